@@ -1,0 +1,27 @@
+"""roboio: read, write and convert robot, world and motion files of Klamp't, OpenRAVE,
+GraspIt! and Choreonoid (plus URDF and MJCF) through one kinematic world model.
+
+>>> import roboio
+>>> robot = roboio.load("planar3R.rob")          # doctest: +SKIP
+>>> robot.fk([0, 0.5, 0.5]).shape                # doctest: +SKIP
+(3, 4, 4)
+"""
+from .api import formats, load, load_world, save
+from .convert import verify
+from .errors import FormatError, RoboioError, RoboioWarning
+from .model import (Appearance, Driver, Geometry, Group, Joint, Link, PointCloud, Primitive,
+                    RigidObject, Robot, Terrain, Trajectory, TriangleMesh, World)
+from .report import ConversionReport
+
+__version__ = "0.1.0"
+
+__all__ = ["load", "load_world", "save", "formats", "verify", "FormatError", "RoboioError",
+           "RoboioWarning", "ConversionReport", "World", "Robot", "Link", "Joint", "Driver",
+           "RigidObject", "Terrain", "Geometry", "TriangleMesh", "PointCloud", "Primitive",
+           "Group", "Appearance", "Trajectory", "__version__"]
+
+
+def sample_path(name: str = "planar3R.rob") -> str:
+    """Path of a sample file shipped with roboio (``roboio/data/samples``)."""
+    import os
+    return os.path.join(os.path.dirname(__file__), "data", "samples", name)

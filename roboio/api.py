@@ -1,0 +1,94 @@
+"""Top-level load / save functions."""
+from __future__ import annotations
+
+import os
+import struct
+import zlib
+
+from .errors import FormatError, LoadContext, RoboioError
+from .formats import registry
+from .formats.fileio import require_file
+from .model import Geometry, RigidObject, Robot, Terrain, World
+from .report import ConversionReport
+
+__all__ = ["load", "load_world", "save", "formats"]
+
+
+def formats():
+    """Every format roboio knows: ``FormatInfo(name, extensions, kinds, can_read, can_write)``."""
+    return registry.formats()
+
+
+def load(path, format=None, *, strict: bool = False):
+    """Read ``path`` into the model: World, Robot, RigidObject, Terrain, Geometry,
+    Trajectory, MultiPath, BodyMotion, ... depending on what the file holds.
+
+    The format is chosen by extension, then by content, unless ``format`` names it.
+    ``strict=True`` turns every warning into a :class:`FormatError`. Warnings are also
+    collected on the result as ``obj.warnings``.
+    """
+    path = os.fspath(path)
+    require_file(path)
+    info = registry.find_reader(path, format)
+    ctx = LoadContext(path, strict)
+    ctx.stack.append(os.path.realpath(path))
+    try:
+        obj = info.read(path, ctx)
+        if isinstance(obj, Geometry) and not isinstance(obj, type(None)):
+            _touch(obj)
+    except (RoboioError, FileNotFoundError, MemoryError, KeyboardInterrupt):
+        raise
+    except (KeyError, IndexError, AttributeError, RecursionError, TypeError, struct.error,
+            UnicodeError, zlib.error, OverflowError, ValueError) as e:
+        # Last line of defence: readers raise located FormatErrors themselves; anything
+        # else is still reported as a problem of this file rather than a bare traceback.
+        raise FormatError(path, None, None, f"cannot read as {info.name}: {type(e).__name__}: {e}") from e
+    try:
+        obj.warnings = list(ctx.warnings)
+    except AttributeError:
+        pass
+    return obj
+
+
+def _touch(geom):
+    """A top-level geometry file is loaded eagerly, so that errors surface at load time."""
+    from .model import Group, TriangleMesh
+    if isinstance(geom, TriangleMesh):
+        geom.load()
+    elif isinstance(geom, Group):
+        for c in geom.children:
+            _touch(c)
+
+
+def load_world(path, *, strict: bool = False) -> World:
+    """Like :func:`load`, but always a :class:`World`: a robot, object, terrain or geometry
+    file is wrapped in a one-element world (a bare geometry becomes a terrain, as Klamp't's
+    ``loadElement`` does)."""
+    obj = load(path, strict=strict)
+    if isinstance(obj, World):
+        return obj
+    world = World(os.path.splitext(os.path.basename(os.fspath(path)))[0])
+    world.source = os.fspath(path)
+    world.warnings = list(getattr(obj, "warnings", []))
+    if isinstance(obj, (Robot, RigidObject, Terrain)):
+        world.add(obj)
+    elif isinstance(obj, Geometry):
+        world.add(Terrain(world.name, obj))
+    else:
+        raise FormatError(os.fspath(path), None, None,
+                          f"holds a {type(obj).__name__}, not a world, robot, object, terrain or geometry")
+    return world
+
+
+def save(obj, path, format=None) -> ConversionReport:
+    """Write ``obj`` to ``path`` (format by name, else by extension). Returns the
+    :class:`ConversionReport` listing everything the target format could not hold."""
+    from .convert import adapt
+    path = os.fspath(path)
+    info = registry.find_writer(obj, path, format)
+    report = ConversionReport(path, info.name)
+    obj = adapt(obj, info, report)
+    info.write(obj, path, report)
+    if path not in report.files:
+        report.files.insert(0, path)
+    return report

@@ -1,0 +1,29 @@
+"""roboio convert: read one file, write another."""
+from ..api import load, save
+from ._common import dump_json
+
+
+def register(sub):
+    p = sub.add_parser("convert", help="convert a file to another format")
+    p.add_argument("input")
+    p.add_argument("output")
+    p.add_argument("--to", dest="to", metavar="FORMAT", help="output format name (default: by extension)")
+    p.add_argument("--from", dest="frm", metavar="FORMAT", help="input format name")
+    p.add_argument("--strict", action="store_true", help="treat input warnings as errors")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args):
+    obj = load(args.input, args.frm, strict=args.strict)
+    try:
+        report = save(obj, args.output, args.to)
+    except ValueError as e:
+        from .main import UsageError
+        if type(e) is ValueError:
+            raise UsageError(str(e)) from None
+        raise
+    for w in getattr(obj, "warnings", []):
+        report.warn(f"input: {w}")
+    print(dump_json(report.to_dict()) if args.json else str(report))
+    return 0

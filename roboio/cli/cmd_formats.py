@@ -1,0 +1,26 @@
+"""roboio formats: the table of formats."""
+from ..api import formats
+from ._common import dump_json
+
+
+def register(sub):
+    p = sub.add_parser("formats", help="list the formats roboio reads and writes")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def run(args):
+    fs = formats()
+    if args.json:
+        print(dump_json([{"name": f.name, "ecosystem": f.ecosystem, "extensions": list(f.extensions),
+                          "kinds": list(f.kinds), "read": f.can_read, "write": f.can_write,
+                          "description": f.description} for f in fs]))
+        return 0
+    rows = [("FORMAT", "EXTENSIONS", "HOLDS", "READ", "WRITE", "DESCRIPTION")]
+    for f in fs:
+        rows.append((f.name, " ".join(f.extensions), ",".join(f.kinds), "yes" if f.can_read else "-",
+                     "yes" if f.can_write else "-", f.description))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5])
+    return 0

@@ -1,0 +1,145 @@
+"""Summaries of loaded objects (what ``roboio info`` prints), as JSON-able dicts.
+
+Model classes outside this module may define ``summary() -> dict``; it is used as is.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from .model import Geometry, Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
+
+__all__ = ["summary", "geometry_files", "mesh_counts"]
+
+
+def _walk(g):
+    if g is None:
+        return
+    yield g
+    if isinstance(g, Group):
+        for c in g.children:
+            yield from _walk(c)
+
+
+def geometry_files(geoms) -> list[str]:
+    """Every file referenced by these geometries (missing ones included), without repeats."""
+    out = []
+    for g in geoms:
+        for x in _walk(g):
+            if x.source is not None and x.source.reference not in out:
+                out.append(x.source.reference)
+    return out
+
+
+def mesh_counts(geoms) -> dict:
+    n = u = missing = 0
+    for g in geoms:
+        for x in _walk(g):
+            if x.missing:
+                missing += 1
+        if g is not None:
+            a, b = g.mesh_count()
+            n += a
+            u += b
+    return {"meshes": n, "meshes_not_loaded": u, "missing": missing}
+
+
+def _geom_kind(g) -> str:
+    if g is None:
+        return "none"
+    if g.missing:
+        return "missing"
+    if isinstance(g, Primitive):
+        return f"Primitive {g.primitive}"
+    return g.kind
+
+
+def _limits(a):
+    return [float(x) for x in a]
+
+
+def robot_summary(r: Robot) -> dict:
+    geoms = [l.geometry for l in r.links]
+    jt = Counter(j.type for j in r.joints)
+    return {
+        "kind": "robot", "name": r.name, "num_links": r.num_links, "num_dofs": r.num_links,
+        "num_drivers": len(r.drivers), "joints": dict(jt),
+        "drivers": {t: n for t, n in Counter(d.type for d in r.drivers).items()},
+        "links": [{"index": l.index, "name": l.name, "parent": l.parent, "type": l.joint_type,
+                   "joint": (r.joint_of_link(l.index).type if r.joint_of_link(l.index) else None),
+                   "qmin": float(r.qmin[l.index]), "qmax": float(r.qmax[l.index]),
+                   "mass": l.mass, "geometry": _geom_kind(l.geometry)} for l in r.links],
+        "limits": {k: _limits(getattr(r, k)) for k in Robot.LIMIT_NAMES},
+        "config": _limits(r.config),
+        "self_collision_pairs": len(r.self_collision_pairs),
+        "files": geometry_files(geoms), **mesh_counts(geoms),
+        "properties": sorted(r.properties),
+    }
+
+
+def _element_geom(e):
+    return {"geometry": _geom_kind(e.geometry), "files": geometry_files([e.geometry]),
+            **mesh_counts([e.geometry])}
+
+
+def object_summary(o: RigidObject) -> dict:
+    return {"kind": "rigid_object", "name": o.name, "mass": o.mass,
+            "position": o.transform[:3, 3].tolist(), **_element_geom(o)}
+
+
+def terrain_summary(t: Terrain) -> dict:
+    return {"kind": "terrain", "name": t.name, **_element_geom(t)}
+
+
+def geometry_summary(g: Geometry) -> dict:
+    out = {"kind": "geometry", "type": _geom_kind(g), "files": geometry_files([g])}
+    if isinstance(g, TriangleMesh) and not g.missing:
+        out.update(vertices=len(g.vertices), triangles=len(g.faces))
+    elif isinstance(g, PointCloud):
+        out.update(points=len(g.points), fields=list(g.fields))
+    elif isinstance(g, Group):
+        out.update(children=len(g.children))
+    elif isinstance(g, Primitive):
+        out.update(params={k: np.asarray(v).tolist() for k, v in g.params.items()})
+    b = None if g.missing else g.bounds()
+    if b is not None:
+        out["bounds"] = b.tolist()
+    return out
+
+
+def world_summary(w: World) -> dict:
+    geoms = ([l.geometry for r in w.robots for l in r.links]
+             + [o.geometry for o in w.rigid_objects] + [t.geometry for t in w.terrains])
+    return {"kind": "world", "name": w.name, "num_ids": w.num_ids,
+            "robots": [robot_summary(r) for r in w.robots],
+            "rigid_objects": [object_summary(o) for o in w.rigid_objects],
+            "terrains": [terrain_summary(t) for t in w.terrains],
+            "extras": sorted(w.extras), **mesh_counts(geoms)}
+
+
+def summary(obj) -> dict:
+    """A JSON-able description of any loaded object."""
+    if isinstance(obj, World):
+        out = world_summary(obj)
+    elif isinstance(obj, Robot):
+        out = robot_summary(obj)
+    elif isinstance(obj, RigidObject):
+        out = object_summary(obj)
+    elif isinstance(obj, Terrain):
+        out = terrain_summary(obj)
+    elif isinstance(obj, Geometry):
+        out = geometry_summary(obj)
+    elif hasattr(obj, "summary"):
+        out = dict(obj.summary())
+    else:
+        from .model import Trajectory
+        if isinstance(obj, Trajectory):
+            out = {"kind": "trajectory", "timed": obj.times is not None,
+                   "milestones": obj.num_milestones, "dimension": obj.dimension,
+                   "start_time": obj.start_time, "end_time": obj.end_time,
+                   "duration": obj.duration}
+        else:
+            out = {"kind": type(obj).__name__}
+    out["warnings"] = list(getattr(obj, "warnings", []))
+    return out

@@ -1,0 +1,1 @@
+"""choreonoid formats."""

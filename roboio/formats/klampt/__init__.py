@@ -1,0 +1,1 @@
+"""klampt formats."""

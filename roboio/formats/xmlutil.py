@@ -1,0 +1,96 @@
+"""Hardened XML parsing shared by every XML format.
+
+lxml with entity expansion, DTD loading and network access off. ``parse`` first parses
+strictly; where the original program's parser (TinyXML) tolerates broken files, readers pass
+``recover=True`` and a recovering parse is used instead, with a warning naming the first
+error. Elements keep ``sourceline`` for error messages.
+"""
+from __future__ import annotations
+
+from lxml import etree
+
+from ..errors import FormatError, LoadContext
+
+__all__ = ["parse", "parse_bytes", "where", "attr_floats", "children", "local_name"]
+
+
+def _parser(recover: bool) -> etree.XMLParser:
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
+                           dtd_validation=False, huge_tree=False, recover=recover,
+                           remove_comments=True, remove_pis=True)
+
+
+def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover: bool = False):
+    """Root element of ``data``; FormatError(path, line, col) on malformed XML unless
+    ``recover`` (then a warning in ``ctx``)."""
+    try:
+        return etree.fromstring(data, _parser(False))
+    except etree.XMLSyntaxError as e:
+        line, col = e.position if e.position else (None, None)
+        msg = e.msg or str(e)
+        if not recover:
+            raise FormatError(path, line, col, f"malformed XML: {msg}") from None
+        try:
+            root = etree.fromstring(data, _parser(True))
+        except etree.XMLSyntaxError:
+            root = None
+        if root is None:
+            raise FormatError(path, line, col, f"malformed XML: {msg}") from None
+        if ctx is not None:
+            ctx.warn(f"malformed XML ({msg}); read what a tolerant parser recovers", line, col)
+        return root
+    except ValueError as e:  # e.g. unicode strings with an encoding declaration
+        raise FormatError(path, None, None, f"malformed XML: {e}") from None
+
+
+def parse(path: str, ctx: LoadContext | None = None, recover: bool = False):
+    with open(path, "rb") as f:
+        data = f.read()
+    return parse_bytes(data, path, ctx, recover)
+
+
+def where(el) -> int | None:
+    """Source line of an element (None if unknown)."""
+    line = getattr(el, "sourceline", None)
+    return int(line) if line else None
+
+
+def local_name(el) -> str:
+    tag = el.tag
+    if not isinstance(tag, str):
+        return ""
+    return tag.rsplit("}", 1)[-1]
+
+
+def children(el, name: str | None = None, ignore_case: bool = False):
+    """Element children (comments and processing instructions skipped), optionally only
+    those named ``name``."""
+    out = []
+    low = name.lower() if (name and ignore_case) else name
+    for c in el:
+        if not isinstance(c.tag, str):
+            continue
+        n = local_name(c)
+        if name is None or n == name or (ignore_case and n.lower() == low):
+            out.append(c)
+    return out
+
+
+def attr_floats(el, name: str, path: str, count: int | None = None, minimum: int | None = None):
+    """The numbers in attribute ``name`` (None if absent); FormatError with the line when a
+    token is not a number or the count is wrong."""
+    text = el.get(name)
+    if text is None:
+        return None
+    try:
+        vals = [float(x) for x in text.split()]
+    except ValueError:
+        raise FormatError(path, where(el), None,
+                          f"<{local_name(el)} {name}=\"{text}\">: expected numbers") from None
+    if count is not None and len(vals) != count:
+        raise FormatError(path, where(el), None,
+                          f"<{local_name(el)} {name}>: expected {count} numbers, got {len(vals)}")
+    if minimum is not None and len(vals) < minimum:
+        raise FormatError(path, where(el), None,
+                          f"<{local_name(el)} {name}>: expected at least {minimum} numbers, got {len(vals)}")
+    return vals

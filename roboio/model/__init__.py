@@ -1,0 +1,10 @@
+"""roboio's in-memory model (Klamp't's): worlds, robots, objects, terrains, geometry, motions."""
+from .geometry import (Appearance, Geometry, GeometrySource, Group, PointCloud, Primitive,
+                       TriangleMesh, PRIMITIVE_KINDS)
+from .robot import Driver, Joint, Link, Robot, JOINT_TYPES, DRIVER_TYPES
+from .trajectory import Trajectory
+from .world import RigidObject, Terrain, World
+
+__all__ = ["Appearance", "Geometry", "GeometrySource", "Group", "PointCloud", "Primitive",
+           "TriangleMesh", "PRIMITIVE_KINDS", "Driver", "Joint", "Link", "Robot", "JOINT_TYPES",
+           "DRIVER_TYPES", "Trajectory", "RigidObject", "Terrain", "World"]

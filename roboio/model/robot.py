@@ -1,0 +1,337 @@
+"""The robot model: Klamp't's one-degree-of-freedom-per-link tree.
+
+A :class:`Robot` is a list of :class:`Link` in topological order (every parent index is
+smaller than its child's), each link one revolute or prismatic DOF. Fixed joints are
+links whose joint group is a ``weld``; a free-floating base is six links (x, y, z
+translations, then rotations about z, y, x) grouped by a ``floating`` joint. Limits and the
+initial configuration are arrays of length ``num_links``.
+
+Structure is separate from state: :meth:`Robot.fk` and friends take configurations as
+arguments and never modify the robot. The robot stays editable; editing a link's
+kinematic fields (``parent``, ``joint_type``, ``axis``, ``parent_transform``) or adding a
+link invalidates the compiled kinematic cache.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+import numpy as np
+
+from .geometry import Appearance, Geometry
+
+__all__ = ["Robot", "Link", "Joint", "Driver", "JOINT_TYPES", "DRIVER_TYPES"]
+
+JOINT_TYPES = ("normal", "spin", "weld", "floating", "floatingplanar", "ballandsocket")
+JOINT_DOFS = {"normal": 1, "spin": 1, "weld": 1, "floating": 6, "floatingplanar": 3,
+              "ballandsocket": 3}
+DRIVER_TYPES = ("normal", "affine", "translation", "rotation")
+
+_KINEMATIC_FIELDS = {"parent", "joint_type", "axis", "parent_transform"}
+
+
+class Link:
+    """One link and the single DOF that moves it relative to its parent.
+
+    ``parent_transform`` (4x4) is the link frame in the parent frame at q = 0; the joint
+    moves the link by ``Rot(axis, q*|axis|)`` (revolute) or ``Trans(q*axis)`` (prismatic)
+    after it, in the link frame. ``axis`` is kept as given (not normalised), as Klamp't does.
+    ``mass`` (kg), ``com`` (m, link frame) and ``inertia`` (kg m^2, about the COM, link axes).
+    """
+
+    def __init__(self, name: str, parent: int = -1, joint_type: str = "revolute", axis=(0, 0, 1),
+                 parent_transform=None, mass: float = 1.0, com=(0, 0, 0), inertia=None,
+                 geometry: Optional[Geometry] = None, appearance: Optional[Appearance] = None):
+        object.__setattr__(self, "_robot", None)
+        self.name = name
+        self.index = -1
+        self.parent = int(parent)
+        self.joint_type = joint_type
+        self.axis = axis
+        self.parent_transform = np.eye(4) if parent_transform is None else parent_transform
+        self.mass = float(mass)
+        self.com = com
+        self.inertia = np.eye(3) if inertia is None else inertia
+        self.geometry = geometry
+        self.appearance = appearance if appearance is not None else Appearance()
+        self.extras: dict = {}
+
+    def __setattr__(self, key, value):
+        if key == "joint_type" and value not in ("revolute", "prismatic"):
+            raise ValueError(f"joint_type must be 'revolute' or 'prismatic', not {value!r}")
+        if key in ("axis", "com"):
+            value = _frozen(value, (3,))
+        elif key == "parent_transform":
+            value = _frozen(value, (4, 4))
+        elif key == "inertia":
+            value = _frozen(value, (3, 3))
+        object.__setattr__(self, key, value)
+        if key in _KINEMATIC_FIELDS and self._robot is not None:
+            self._robot._invalidate()
+
+    @property
+    def is_prismatic(self) -> bool:
+        return self.joint_type == "prismatic"
+
+    def __repr__(self):
+        return f"<Link {self.index} {self.name!r} parent={self.parent} {self.joint_type}>"
+
+
+def _frozen(value, shape):
+    """A read-only float copy: in-place edits would bypass cache invalidation, so assign."""
+    a = np.array(value, dtype=float).reshape(shape)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass
+class Joint:
+    """A Klamp't joint group: ``type`` over ``links`` (indices, root to tip).
+
+    ``normal``/``spin``/``weld`` cover one link; ``floating`` six, ``floatingplanar`` and
+    ``ballandsocket`` three. ``base`` is the parent of the first link (-1 = world).
+    """
+
+    type: str
+    links: list
+    base: int = -1
+
+    def __post_init__(self):
+        if self.type not in JOINT_TYPES:
+            raise ValueError(f"unknown joint type {self.type!r}")
+        self.links = [int(i) for i in self.links]
+
+    @property
+    def link(self) -> int:
+        """The last (tip) link, as Klamp't's ``joint TYPE LINK BASE`` names it."""
+        return self.links[-1]
+
+
+@dataclass
+class Driver:
+    """An actuator. ``normal``: drives ``dofs[0]`` directly. ``affine``: one value ``u`` moves
+    every ``dofs[k]`` to ``offset[k] + scale[k] * u``. ``translation``/``rotation``: force or
+    moment on link ``force_link`` whose value is ``dofs[0]``.
+
+    Limits are on the driver value: ``qmin/qmax``, ``vmin/vmax``, ``tmin/tmax`` (torque),
+    ``amin/amax``. Gains and friction as Klamp't keeps them per driver.
+    """
+
+    name: str
+    type: str = "normal"
+    dofs: list = field(default_factory=list)
+    scale: list = field(default_factory=list)
+    offset: list = field(default_factory=list)
+    qmin: float = -np.inf
+    qmax: float = np.inf
+    vmin: float = -np.inf
+    vmax: float = np.inf
+    tmin: float = -np.inf
+    tmax: float = np.inf
+    amin: float = -np.inf
+    amax: float = np.inf
+    servo_p: float = 0.0
+    servo_i: float = 0.0
+    servo_d: float = 0.0
+    dry_friction: float = 0.0
+    viscous_friction: float = 0.0
+    force_link: int = -1
+    extras: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.type not in DRIVER_TYPES:
+            raise ValueError(f"unknown driver type {self.type!r}")
+        self.dofs = [int(i) for i in self.dofs]
+        if self.type == "affine":
+            if not self.scale:
+                self.scale = [1.0] * len(self.dofs)
+            if not self.offset:
+                self.offset = [0.0] * len(self.dofs)
+            if not (len(self.scale) == len(self.offset) == len(self.dofs)):
+                raise ValueError("affine driver needs one scale and one offset per dof")
+
+
+class Robot:
+    """A kinematic tree of one-DOF links (see the module docstring)."""
+
+    LIMIT_NAMES = ("qmin", "qmax", "vmin", "vmax", "amax", "tmax", "pmax")
+
+    def __init__(self, name: str = "Robot"):
+        self.name = name
+        self._links: list[Link] = []
+        self.qmin = np.zeros(0)
+        self.qmax = np.zeros(0)
+        self.vmin = np.zeros(0)
+        self.vmax = np.zeros(0)
+        self.amax = np.zeros(0)
+        self.tmax = np.zeros(0)
+        self.pmax = np.zeros(0)
+        self.config = np.zeros(0)
+        self.velocity = np.zeros(0)
+        self.joints: list[Joint] = []
+        self.drivers: list[Driver] = []
+        self.self_collision_pairs: set = set()
+        self.properties: dict = {}        # Klamp't robot properties (sensors, controller, ...)
+        self.extras: dict = {}            # what a format keeps for its own writer
+        self.warnings: list = []
+        self.source: Optional[str] = None
+        self._kin = None
+
+    # -- structure --------------------------------------------------------------------
+    @property
+    def links(self) -> list[Link]:
+        return self._links
+
+    @property
+    def num_links(self) -> int:
+        return len(self._links)
+
+    @property
+    def num_dofs(self) -> int:
+        return len(self._links)
+
+    @property
+    def link_names(self) -> list[str]:
+        return [l.name for l in self._links]
+
+    @property
+    def parents(self) -> np.ndarray:
+        return np.array([l.parent for l in self._links], dtype=np.int64)
+
+    def link(self, key) -> Link:
+        """A link by index or by name (the first link of that name)."""
+        return self._links[self.link_index(key)]
+
+    def link_index(self, key) -> int:
+        if isinstance(key, (int, np.integer)):
+            if not -len(self._links) <= key < len(self._links):
+                raise IndexError(f"robot {self.name!r} has no link {key}")
+            return int(key) % len(self._links)
+        if isinstance(key, Link):
+            return key.index
+        for l in self._links:
+            if l.name == key:
+                return l.index
+        raise KeyError(f"robot {self.name!r} has no link named {key!r}")
+
+    def add_link(self, link: Link, *, qmin=-np.inf, qmax=np.inf, vmin=None, vmax=np.inf,
+                 amax=np.inf, tmax=np.inf, pmax=np.inf, q=0.0) -> Link:
+        """Append ``link`` (its parent must already exist) with its limits; returns it."""
+        if link.parent >= len(self._links) or link.parent < -1:
+            raise ValueError(f"link {link.name!r}: parent {link.parent} does not exist yet")
+        link.index = len(self._links)
+        object.__setattr__(link, "_robot", self)
+        self._links.append(link)
+        vmin = -vmax if vmin is None else vmin
+        for name, v in zip(("qmin", "qmax", "vmin", "vmax", "amax", "tmax", "pmax", "config",
+                            "velocity"), (qmin, qmax, vmin, vmax, amax, tmax, pmax, q, 0.0)):
+            setattr(self, name, np.append(getattr(self, name), float(v)))
+        self._invalidate()
+        return link
+
+    def set_links(self, links: Sequence[Link], **limits) -> None:
+        """Replace all links at once; ``limits`` gives arrays for ``qmin``, ``qmax``, ...,
+        ``config`` (defaults: unbounded, zero configuration)."""
+        n = len(links)
+        self._links = []
+        for i, l in enumerate(links):
+            l.index = i
+            object.__setattr__(l, "_robot", self)
+            self._links.append(l)
+        defaults = {"qmin": -np.inf, "qmax": np.inf, "vmax": np.inf, "amax": np.inf,
+                    "tmax": np.inf, "pmax": np.inf, "config": 0.0, "velocity": 0.0}
+        for name, d in defaults.items():
+            v = limits.get(name)
+            setattr(self, name, np.full(n, d) if v is None else np.array(v, dtype=float).reshape(n))
+        v = limits.get("vmin")
+        self.vmin = -self.vmax if v is None else np.array(v, dtype=float).reshape(n)
+        self._invalidate()
+
+    def _invalidate(self):
+        self._kin = None
+
+    def validate_structure(self) -> None:
+        """Raise ValueError unless parents are in range and form a forest without cycles."""
+        self.kinematics  # compiling checks it
+
+    # -- kinematics -------------------------------------------------------------------
+    @property
+    def kinematics(self):
+        """The compiled :class:`roboio.kinematics.KinematicModel` (cached until edited)."""
+        if self._kin is None:
+            from ..kinematics import KinematicModel
+            prism = np.array([l.joint_type == "prismatic" for l in self._links], dtype=bool)
+            self._kin = KinematicModel(
+                self.parents,
+                np.array([l.parent_transform for l in self._links]).reshape(-1, 4, 4),
+                np.array([l.axis for l in self._links]).reshape(-1, 3), prism)
+        return self._kin
+
+    def _q(self, q):
+        return self.config if q is None else q
+
+    def fk(self, q=None) -> np.ndarray:
+        """World transforms of every link, ``(num_links, 4, 4)``; ``q`` defaults to ``config``."""
+        return self.kinematics.fk(self._q(q))
+
+    def fk_batch(self, Q) -> np.ndarray:
+        """``(N, num_links, 4, 4)`` world transforms for ``Q`` of shape ``(N, num_links)``."""
+        return self.kinematics.fk_batch(Q)
+
+    def jacobian(self, link, point=(0, 0, 0), q=None) -> np.ndarray:
+        """``(6, num_links)``: rows 0-2 angular velocity, rows 3-5 linear velocity of
+        ``point`` (in ``link``'s frame), both in world coordinates."""
+        return self.kinematics.jacobian(self._q(q), self.link_index(link), point)
+
+    def jacobian_batch(self, Q, link, point=(0, 0, 0)) -> np.ndarray:
+        """``(N, 6, num_links)`` Jacobians for every row of ``Q``."""
+        return self.kinematics.jacobian_batch(Q, self.link_index(link), point)
+
+    # -- drivers ----------------------------------------------------------------------
+    def config_from_drivers(self, u, q=None) -> np.ndarray:
+        """Configuration with every driver set to ``u`` (length ``len(drivers)``); DOFs no
+        driver moves keep their value from ``q`` (default ``config``)."""
+        u = np.asarray(u, dtype=float).reshape(len(self.drivers))
+        out = np.array(self._q(q), dtype=float, copy=True)
+        for d, val in zip(self.drivers, u):
+            if d.type == "affine":
+                for k, dof in enumerate(d.dofs):
+                    out[dof] = d.offset[k] + d.scale[k] * val
+            else:
+                out[d.dofs[0]] = val
+        return out
+
+    def drivers_from_config(self, q=None) -> np.ndarray:
+        """Driver values for configuration ``q``; an affine driver reads the mean over its
+        DOFs of ``(q - offset) / scale`` (Klamp't's rule)."""
+        q = np.asarray(self._q(q), dtype=float)
+        out = np.empty(len(self.drivers))
+        for i, d in enumerate(self.drivers):
+            if d.type == "affine":
+                vals = [(q[dof] - o) / s for dof, s, o in zip(d.dofs, d.scale, d.offset) if s != 0]
+                out[i] = float(np.mean(vals)) if vals else 0.0
+            else:
+                out[i] = q[d.dofs[0]]
+        return out
+
+    def driver(self, key) -> Driver:
+        if isinstance(key, (int, np.integer)):
+            return self.drivers[key]
+        for d in self.drivers:
+            if d.name == key:
+                return d
+        raise KeyError(f"robot {self.name!r} has no driver named {key!r}")
+
+    # -- misc -------------------------------------------------------------------------
+    def joint_of_link(self, index: int) -> Optional[Joint]:
+        for j in self.joints:
+            if index in j.links:
+                return j
+        return None
+
+    def copy(self) -> "Robot":
+        import copy
+        return copy.deepcopy(self)
+
+    def __repr__(self):
+        return f"<Robot {self.name!r}: {self.num_links} links, {len(self.drivers)} drivers>"

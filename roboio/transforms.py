@@ -1,0 +1,227 @@
+"""Rotations and rigid transforms on numpy arrays.
+
+Conventions (the same everywhere in roboio):
+
+* a transform is a 4x4 float64 array ``T`` with ``p_parent = T @ [p_child, 1]``;
+* a rotation is a 3x3 matrix; quaternions are ``(w, x, y, z)``;
+* roll-pitch-yaw ``(r, p, y)`` means ``R = Rz(y) @ Ry(p) @ Rx(r)`` (URDF and Klamp't);
+* a "moment" is the exponential-map vector ``axis * angle`` (radians).
+
+Every function accepts stacked inputs (leading batch dimensions) where it makes sense.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "rot_x", "rot_y", "rot_z", "rpy_to_matrix", "matrix_to_rpy", "axis_angle_to_matrix",
+    "moment_to_matrix", "matrix_to_moment", "quat_to_matrix", "matrix_to_quat", "slerp",
+    "make_transform", "inverse_transform", "transform_points", "rows12_to_transform",
+    "transform_to_rows12", "dh_modified", "skew", "translation",
+]
+
+
+def _angles(a):
+    return np.asarray(a, dtype=float)
+
+
+def rot_x(a) -> np.ndarray:
+    """Rotation about +x by ``a`` radians; shape ``a.shape + (3, 3)``."""
+    a = _angles(a)
+    c, s = np.cos(a), np.sin(a)
+    o, z = np.ones_like(a), np.zeros_like(a)
+    return np.stack([o, z, z, z, c, -s, z, s, c], axis=-1).reshape(a.shape + (3, 3))
+
+
+def rot_y(a) -> np.ndarray:
+    """Rotation about +y by ``a`` radians (maps +x toward -z for a > 0)."""
+    a = _angles(a)
+    c, s = np.cos(a), np.sin(a)
+    o, z = np.ones_like(a), np.zeros_like(a)
+    return np.stack([c, z, s, z, o, z, -s, z, c], axis=-1).reshape(a.shape + (3, 3))
+
+
+def rot_z(a) -> np.ndarray:
+    """Rotation about +z by ``a`` radians."""
+    a = _angles(a)
+    c, s = np.cos(a), np.sin(a)
+    o, z = np.ones_like(a), np.zeros_like(a)
+    return np.stack([c, -s, z, s, c, z, z, z, o], axis=-1).reshape(a.shape + (3, 3))
+
+
+def rpy_to_matrix(rpy) -> np.ndarray:
+    """``R = Rz(yaw) Ry(pitch) Rx(roll)`` from ``(..., 3)`` roll, pitch, yaw in radians."""
+    rpy = np.asarray(rpy, dtype=float)
+    return rot_z(rpy[..., 2]) @ rot_y(rpy[..., 1]) @ rot_x(rpy[..., 0])
+
+
+def matrix_to_rpy(R) -> np.ndarray:
+    """Inverse of :func:`rpy_to_matrix`; pitch in [-pi/2, pi/2]."""
+    R = np.asarray(R, dtype=float)
+    pitch = np.arctan2(-R[..., 2, 0], np.hypot(R[..., 0, 0], R[..., 1, 0]))
+    gimbal = np.hypot(R[..., 0, 0], R[..., 1, 0]) < 1e-12
+    roll = np.where(gimbal, 0.0, np.arctan2(R[..., 2, 1], R[..., 2, 2]))
+    yaw = np.where(gimbal, np.arctan2(-R[..., 0, 1], R[..., 1, 1]),
+                   np.arctan2(R[..., 1, 0], R[..., 0, 0]))
+    return np.stack([roll, pitch, yaw], axis=-1)
+
+
+def skew(v) -> np.ndarray:
+    """Cross-product matrix ``[v]x`` with ``skew(v) @ u == cross(v, u)``."""
+    v = np.asarray(v, dtype=float)
+    z = np.zeros(v.shape[:-1])
+    return np.stack([z, -v[..., 2], v[..., 1], v[..., 2], z, -v[..., 0],
+                     -v[..., 1], v[..., 0], z], axis=-1).reshape(v.shape[:-1] + (3, 3))
+
+
+def axis_angle_to_matrix(axis, angle) -> np.ndarray:
+    """Rotation by ``angle`` about ``axis`` (normalised here; a zero axis gives identity)."""
+    axis = np.asarray(axis, dtype=float)
+    angle = np.asarray(angle, dtype=float)
+    n = np.linalg.norm(axis, axis=-1, keepdims=True)
+    u = np.divide(axis, n, out=np.zeros_like(axis), where=n > 0)
+    K = skew(u)
+    s = np.sin(angle)[..., None, None]
+    c = np.cos(angle)[..., None, None]
+    return np.eye(3) + s * K + (1.0 - c) * (K @ K)
+
+
+def moment_to_matrix(m) -> np.ndarray:
+    """Exponential map: rotation by ``|m|`` about ``m / |m|``."""
+    m = np.asarray(m, dtype=float)
+    return axis_angle_to_matrix(m, np.linalg.norm(m, axis=-1))
+
+
+def matrix_to_moment(R) -> np.ndarray:
+    """Logarithm map of a rotation matrix: ``axis * angle`` with angle in [0, pi]."""
+    R = np.asarray(R, dtype=float)
+    return quat_to_moment(matrix_to_quat(R))
+
+
+def quat_to_moment(q) -> np.ndarray:
+    q = np.asarray(q, dtype=float)
+    q = q * np.where(q[..., :1] < 0, -1.0, 1.0)
+    v = q[..., 1:]
+    s = np.linalg.norm(v, axis=-1)
+    angle = 2.0 * np.arctan2(s, q[..., 0])
+    scale = np.divide(angle, s, out=np.full_like(s, 2.0), where=s > 1e-300)
+    return v * scale[..., None]
+
+
+def quat_to_matrix(q) -> np.ndarray:
+    """Rotation matrix from a ``(w, x, y, z)`` quaternion (normalised first)."""
+    q = np.asarray(q, dtype=float)
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    out = np.stack([
+        1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+        2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+        2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1)
+    return out.reshape(q.shape[:-1] + (3, 3))
+
+
+def matrix_to_quat(R) -> np.ndarray:
+    """``(w, x, y, z)`` unit quaternion with w >= 0 from a rotation matrix (Shepperd's method)."""
+    R = np.asarray(R, dtype=float)
+    shape = R.shape[:-2]
+    R = R.reshape(-1, 3, 3)
+    tr = np.trace(R, axis1=1, axis2=2)
+    diag = np.stack([tr, R[:, 0, 0], R[:, 1, 1], R[:, 2, 2]], axis=1)
+    k = np.argmax(diag, axis=1)
+    q = np.empty((len(R), 4))
+    for case in range(4):
+        idx = np.nonzero(k == case)[0]
+        if len(idx) == 0:
+            continue
+        m = R[idx]
+        if case == 0:
+            s = np.sqrt(1.0 + tr[idx]) * 2
+            q[idx] = np.stack([0.25 * s, (m[:, 2, 1] - m[:, 1, 2]) / s,
+                               (m[:, 0, 2] - m[:, 2, 0]) / s, (m[:, 1, 0] - m[:, 0, 1]) / s], 1)
+        elif case == 1:
+            s = np.sqrt(1.0 + m[:, 0, 0] - m[:, 1, 1] - m[:, 2, 2]) * 2
+            q[idx] = np.stack([(m[:, 2, 1] - m[:, 1, 2]) / s, 0.25 * s,
+                               (m[:, 0, 1] + m[:, 1, 0]) / s, (m[:, 0, 2] + m[:, 2, 0]) / s], 1)
+        elif case == 2:
+            s = np.sqrt(1.0 + m[:, 1, 1] - m[:, 0, 0] - m[:, 2, 2]) * 2
+            q[idx] = np.stack([(m[:, 0, 2] - m[:, 2, 0]) / s, (m[:, 0, 1] + m[:, 1, 0]) / s,
+                               0.25 * s, (m[:, 1, 2] + m[:, 2, 1]) / s], 1)
+        else:
+            s = np.sqrt(1.0 + m[:, 2, 2] - m[:, 0, 0] - m[:, 1, 1]) * 2
+            q[idx] = np.stack([(m[:, 1, 0] - m[:, 0, 1]) / s, (m[:, 0, 2] + m[:, 2, 0]) / s,
+                               (m[:, 1, 2] + m[:, 2, 1]) / s, 0.25 * s], 1)
+    q *= np.where(q[:, :1] < 0, -1.0, 1.0)
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    return q.reshape(shape + (4,))
+
+
+def slerp(q0, q1, u) -> np.ndarray:
+    """Spherical interpolation between ``(w, x, y, z)`` quaternions, the short way round.
+
+    ``q0``, ``q1`` of shape ``(..., 4)`` and ``u`` broadcastable to their batch shape.
+    """
+    q0 = np.asarray(q0, dtype=float)
+    q1 = np.asarray(q1, dtype=float)
+    u = np.asarray(u, dtype=float)[..., None]
+    dot = np.sum(q0 * q1, axis=-1, keepdims=True)
+    q1 = np.where(dot < 0, -q1, q1)
+    dot = np.abs(dot)
+    theta = np.arccos(np.clip(dot, -1.0, 1.0))
+    sin_t = np.sin(theta)
+    near = sin_t < 1e-9
+    safe = np.where(near, 1.0, sin_t)
+    w0 = np.where(near, 1.0 - u, np.sin((1.0 - u) * theta) / safe)
+    w1 = np.where(near, u, np.sin(u * theta) / safe)
+    out = w0 * q0 + w1 * q1
+    return out / np.linalg.norm(out, axis=-1, keepdims=True)
+
+
+def make_transform(R=None, t=None) -> np.ndarray:
+    """4x4 transform from a rotation (default identity) and a translation (default zero)."""
+    R = np.eye(3) if R is None else np.asarray(R, dtype=float)
+    t = np.zeros(R.shape[:-2] + (3,)) if t is None else np.asarray(t, dtype=float)
+    shape = np.broadcast_shapes(R.shape[:-2], t.shape[:-1])
+    T = np.zeros(shape + (4, 4))
+    T[..., :3, :3] = R
+    T[..., :3, 3] = t
+    T[..., 3, 3] = 1.0
+    return T
+
+
+def translation(t) -> np.ndarray:
+    return make_transform(None, t)
+
+
+def inverse_transform(T) -> np.ndarray:
+    """Inverse of a rigid transform (rotation part assumed orthonormal)."""
+    T = np.asarray(T, dtype=float)
+    Rt = np.swapaxes(T[..., :3, :3], -1, -2)
+    return make_transform(Rt, -(Rt @ T[..., :3, 3:4])[..., 0])
+
+
+def transform_points(T, points) -> np.ndarray:
+    """Apply a 4x4 (affine) transform to ``(..., 3)`` points."""
+    T = np.asarray(T, dtype=float)
+    p = np.asarray(points, dtype=float)
+    return p @ T[:3, :3].T + T[:3, 3]
+
+
+def rows12_to_transform(values) -> np.ndarray:
+    """12 numbers ``r11 r12 r13 r21 ... r33 t1 t2 t3`` (rotation row by row) -> 4x4."""
+    v = np.asarray(values, dtype=float).reshape(-1, 12)
+    T = make_transform(v[:, :9].reshape(-1, 3, 3), v[:, 9:])
+    return T[0] if np.ndim(values) == 1 else T
+
+
+def transform_to_rows12(T) -> list:
+    """Inverse of :func:`rows12_to_transform` for one transform, as a list of floats."""
+    T = np.asarray(T, dtype=float)
+    return [float(x) for x in T[:3, :3].reshape(9)] + [float(x) for x in T[:3, 3]]
+
+
+def dh_modified(alpha, a, theta, d) -> np.ndarray:
+    """Modified (Craig) Denavit-Hartenberg: ``Rx(alpha) Tx(a) Rz(theta) Tz(d)``."""
+    alpha, a, theta, d = (np.asarray(x, dtype=float) for x in (alpha, a, theta, d))
+    R = rot_x(alpha) @ rot_z(theta)
+    t = np.stack([a, -np.sin(alpha) * d, np.cos(alpha) * d], axis=-1)
+    return make_transform(R, t)

@@ -1,0 +1,53 @@
+"""Shared test helpers: where the corpus is, and oracle conversions."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CORPUS = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+KLAMPT = os.path.join(CORPUS, "klampt")
+ORACLE = os.path.join(KLAMPT, "oracle")
+SAMPLES = os.path.join(ROOT, "roboio", "data", "samples")
+
+
+def corpus_path(*parts) -> str:
+    """Path inside ../shared/corpus; skips the test when the corpus is absent."""
+    if not os.path.isdir(CORPUS):
+        pytest.skip("corpus ../shared/corpus not present")
+    return os.path.join(CORPUS, *parts)
+
+
+def oracle_index():
+    p = os.path.join(ORACLE, "INDEX.json")
+    if not os.path.exists(p):
+        return None
+    with open(p) as f:
+        return json.load(f)
+
+
+def oracle_entries(kind=None, status=None):
+    """(source, entry) pairs of the Klamp't oracle index ([] without the corpus)."""
+    idx = oracle_index()
+    if idx is None:
+        return []
+    return [e for e in idx["entries"]
+            if (kind is None or e["kind"] == kind) and (status is None or e["status"] == status)]
+
+
+def load_oracle(source: str) -> dict:
+    with open(os.path.join(ORACLE, source + ".json")) as f:
+        return json.load(f)
+
+
+def oracle_transform(d) -> np.ndarray:
+    """Oracle {"R": rows, "t": [...]} -> 4x4."""
+    T = np.eye(4)
+    T[:3, :3] = d["R"]
+    T[:3, 3] = d["t"]
+    return T
+
+
+def corpus_ids(entries):
+    return [e["source"] for e in entries]
