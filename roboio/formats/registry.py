@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 from ..errors import FormatError, LoadContext
 
 __all__ = ["FormatInfo", "register", "formats", "get", "find_reader", "find_writer",
-           "read_file", "load_geometry", "HEAD_BYTES"]
+           "read_file", "load_geometry", "load_geometry_ref", "HEAD_BYTES"]
 
 HEAD_BYTES = 4096
 
@@ -170,3 +170,38 @@ def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
         cached = read_file(path, ctx, kinds=("geometry",), format=format)
         ctx.cache[key] = cached
     return cached.copy()
+
+
+def load_geometry_ref(reference: str, referring_file: str, ctx: LoadContext, *, line=None,
+                      roots=(), packages=None, format: Optional[str] = None):
+    """Load the geometry a file refers to, as Klamp't-style references work everywhere:
+
+    * ``""`` -> None (no geometry);
+    * ``{TypeName data...}`` -> inline geometry stream (Klamp't, see
+      :func:`roboio.formats.klampt.geom.parse_stream`);
+    * otherwise a file resolved relative to ``referring_file`` (then ``roots``,
+      ``packages``). A missing file is a FormatError in strict mode, else a warning and an
+      empty geometry with ``missing=True`` that remembers the reference.
+    """
+    from ..model import GeometrySource, TriangleMesh
+    from ..resolve import resolve
+    ref = reference.strip()
+    if not ref:
+        return None
+    if ref.startswith("{") and ref.endswith("}"):
+        from .klampt.geom import parse_stream
+        g = parse_stream(ref[1:-1], ctx, line=line)
+        g.source = GeometrySource(reference, None, "inline")
+        return g
+    res = resolve(ref, referring_file, roots, packages)
+    if not res:
+        ctx.warn(f"geometry file {ref!r} not found (looked for: {res.describe_tried()})", line)
+        return TriangleMesh(source=GeometrySource(reference, None, None), missing=True)
+    if res.note:
+        ctx.warn(res.note, line)
+    g = load_geometry(res.path, ctx, format)
+    if g.source is None:
+        g.source = GeometrySource(reference, res.path, None)
+    else:
+        g.source = GeometrySource(reference, res.path, g.source.format)
+    return g
