@@ -1,0 +1,639 @@
+"""Klamp't's ``Geometry3D`` (and the ``TriangleMesh``, ``PointCloud`` and
+``GeometricPrimitive`` values it hands out) on roboio's geometry model.
+
+A ``Geometry3D`` is either *standalone* (it owns its data and a current transform) or a
+*reference* to the geometry of a robot link, rigid object or terrain: then editing it edits
+that element in the roboio model, and its current transform is the element's pose.
+
+Klamp't's "data" of a geometry is roboio's geometry with its ``transform`` applied (data
+coordinates -> owner frame). The modifiers ``transform``, ``translate``, ``rotate`` and
+``scale`` compose onto roboio's ``transform`` instead of rewriting vertices, so a saved
+world can still refer to the original mesh file with the transform written next to it.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+import weakref
+
+import numpy as np
+
+from ...errors import LoadContext, RoboioError, RoboioWarning
+from ...model import Geometry, Group, PointCloud as ModelPointCloud, Primitive, TriangleMesh as ModelMesh
+from ._bounds import bounds
+from ._common import (bounds_or_empty, floats, matrix_to_se3, opengl_methods, se3_to_matrix,
+                      so3_to_matrix, unsupported, vec3)
+
+__all__ = ["Geometry3D", "TriangleMesh", "PointCloud", "GeometricPrimitive"]
+
+# Current transforms set on element geometries with setCurrentTransform, by owner (a Link,
+# RigidObject or Terrain); forgotten when the owner is posed again (setConfig, setTransform).
+_POSE_OVERRIDES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def clear_pose_override(owner) -> None:
+    _POSE_OVERRIDES.pop(owner, None)
+
+
+# -- where a Geometry3D's data lives ---------------------------------------------------------
+class _StandaloneSlot:
+    def __init__(self, geometry=None, pose=None):
+        self.geometry = geometry
+        self.pose = np.eye(4) if pose is None else np.array(pose, dtype=float)
+
+    def get(self):
+        return self.geometry
+
+    def set(self, g):
+        self.geometry = g
+
+    def get_pose(self):
+        return self.pose
+
+    def set_pose(self, T):
+        self.pose = np.array(T, dtype=float)
+
+
+class _ElementSlot:
+    """The ``geometry`` attribute of ``owner``; ``pose()`` gives the owner's world pose."""
+
+    def __init__(self, owner, pose):
+        self.owner = owner
+        self._pose = pose
+
+    def get(self):
+        return self.owner.geometry
+
+    def set(self, g):
+        self.owner.geometry = g
+
+    def get_pose(self):
+        T = _POSE_OVERRIDES.get(self.owner)
+        return self._pose() if T is None else T
+
+    def set_pose(self, T):
+        _POSE_OVERRIDES[self.owner] = np.array(T, dtype=float)
+
+
+# -- values handed out by Geometry3D ------------------------------------------------------------
+class TriangleMesh:
+    """An indexed triangle mesh value: ``vertices`` (n, 3) float64, ``indices`` (m, 3) int32.
+
+    Unlike Klamp't's, the mesh returned by ``Geometry3D.getTriangleMesh()`` is a copy:
+    write changes back with ``Geometry3D.setTriangleMesh(mesh)``.
+    """
+
+    def __init__(self, *args):
+        self._v = np.zeros((0, 3))
+        self._i = np.zeros((0, 3), dtype=np.int32)
+        if args:
+            self.set(args[0])
+
+    vertices = property(lambda self: self._v, lambda self, v: self.setVertices(v))
+    indices = property(lambda self: self._i, lambda self, i: self.setIndices(i))
+
+    def getVertices(self) -> np.ndarray:
+        return self._v
+
+    def setVertices(self, np_array2):
+        self._v = np.array(np_array2, dtype=float).reshape(-1, 3)
+
+    def getIndices(self) -> np.ndarray:
+        return self._i
+
+    def setIndices(self, np_array2):
+        self._i = np.array(np_array2, dtype=np.int32).reshape(-1, 3)
+
+    def addVertex(self, p):
+        self._v = np.vstack([self._v, vec3(p, "vertex")])
+
+    def addTriangleIndices(self, t):
+        self._i = np.vstack([self._i, np.array(t, dtype=np.int32).reshape(1, 3)])
+
+    def triangle(self, i) -> tuple:
+        return tuple(tuple(float(x) for x in self._v[k]) for k in self._i[i])
+
+    def translate(self, t):
+        self._v = self._v + vec3(t, "translation")
+
+    def transform(self, R, t):
+        T = se3_to_matrix(R, t)
+        self._v = self._v @ T[:3, :3].T + T[:3, 3]
+
+    def copy(self) -> "TriangleMesh":
+        return TriangleMesh(self)
+
+    def set(self, other: "TriangleMesh"):
+        self._v = np.array(other.vertices, dtype=float).reshape(-1, 3)
+        self._i = np.array(other.indices, dtype=np.int32).reshape(-1, 3)
+
+    def _model(self) -> ModelMesh:
+        return ModelMesh(self._v.copy(), self._i.astype(np.int64))
+
+    def __repr__(self):
+        return f"<TriangleMesh {len(self._v)} vertices, {len(self._i)} triangles>"
+
+
+class PointCloud:
+    """A point cloud value: ``points`` (n, 3); ``getPoints``/``setPoints``/``addPoint``."""
+
+    def __init__(self, *args):
+        self._p = np.zeros((0, 3))
+        if args:
+            self.set(args[0])
+
+    points = property(lambda self: self._p, lambda self, p: self.setPoints(p))
+    vertices = points
+
+    def getPoints(self) -> np.ndarray:
+        return self._p
+
+    def setPoints(self, np_array2):
+        self._p = np.array(np_array2, dtype=float).reshape(-1, 3)
+
+    def numPoints(self) -> int:
+        return len(self._p)
+
+    def addPoint(self, p) -> int:
+        self._p = np.vstack([self._p, vec3(p, "point")])
+        return len(self._p) - 1
+
+    def getPoint(self, index) -> list:
+        return [float(x) for x in self._p[index]]
+
+    def setPoint(self, index, p):
+        self._p = self._p.copy()
+        self._p[index] = vec3(p, "point")
+
+    def translate(self, t):
+        self._p = self._p + vec3(t, "translation")
+
+    def transform(self, R, t):
+        T = se3_to_matrix(R, t)
+        self._p = self._p @ T[:3, :3].T + T[:3, 3]
+
+    def copy(self) -> "PointCloud":
+        return PointCloud(self)
+
+    def set(self, other):
+        self._p = np.array(other.points, dtype=float).reshape(-1, 3)
+
+    def _model(self) -> ModelPointCloud:
+        return ModelPointCloud(self._p.copy())
+
+    def __repr__(self):
+        return f"<PointCloud {len(self._p)} points>"
+
+
+# Klamp't primitive type names <-> roboio kinds (parameters flattened in roboio's order).
+_PRIM_TYPES = {"point": "Point", "sphere": "Sphere", "segment": "Segment",
+               "triangle": "Triangle", "polygon": "Polygon", "aabb": "AABB", "box": "Box",
+               "cylinder": "Cylinder", "ellipsoid": "Ellipsoid", "capsule": "Capsule",
+               "cone": "Cone"}
+_PRIM_NAMES = {v: k for k, v in _PRIM_TYPES.items()}
+
+
+class GeometricPrimitive:
+    """A primitive value: ``type`` (``"point"``, ``"sphere"``, ``"segment"``,
+    ``"triangle"``, ``"polygon"``, ``"aabb"``, ``"box"``, ...) and ``properties`` (flat
+    array: e.g. sphere ``[cx, cy, cz, r]``, box ``[origin(3), R column-major(9), dims(3)]``).
+    """
+
+    def __init__(self, *args):
+        self.type = ""
+        self.properties = np.zeros(0)
+        if args:
+            self.set(args[0])
+
+    def _put(self, kind, *parts):
+        self.type = kind
+        self.properties = np.concatenate([np.asarray(p, dtype=float).reshape(-1) for p in parts])
+
+    def setPoint(self, pt):
+        self._put("point", vec3(pt))
+
+    def setSphere(self, c, r):
+        self._put("sphere", vec3(c), [r])
+
+    def setSegment(self, a, b):
+        self._put("segment", vec3(a), vec3(b))
+
+    def setTriangle(self, a, b, c):
+        self._put("triangle", vec3(a), vec3(b), vec3(c))
+
+    def setPolygon(self, verts):
+        v = np.asarray(verts, dtype=float).reshape(-1)
+        if v.size % 3:
+            raise ValueError("polygon vertices must be a flat list of 3D points")
+        self._put("polygon", v)
+
+    def setAABB(self, bmin, bmax):
+        self._put("aabb", vec3(bmin), vec3(bmax))
+
+    def setBox(self, ori, R, dims):
+        self._put("box", vec3(ori), floats(R, 9, "rotation"), vec3(dims))
+
+    def getType(self) -> str:
+        return self.type
+
+    def getProperties(self) -> np.ndarray:
+        return self.properties
+
+    def setProperties(self, np_array):
+        self.properties = np.array(np_array, dtype=float).reshape(-1)
+
+    def copy(self) -> "GeometricPrimitive":
+        return GeometricPrimitive(self)
+
+    def set(self, other):
+        self.type = other.type
+        self.properties = np.array(other.properties, dtype=float)
+
+    def saveString(self) -> str:
+        """The Klamp't ``.geom`` text of the primitive (e.g. ``"Sphere 1 2 3 4"``)."""
+        from ...formats.fileio import fmt_floats
+        kind = _PRIM_TYPES.get(self.type)
+        if kind is None:
+            raise ValueError(f"invalid primitive type {self.type!r}")
+        values = list(self.properties)
+        if kind == "Polygon":
+            values = [len(values) // 3] + values
+        return kind + " " + fmt_floats(values)
+
+    def loadString(self, str) -> bool:
+        words = str.split()
+        kind = _PRIM_NAMES.get(words[0]) if words else None
+        if kind is None:
+            return False
+        values = np.array([float(w) for w in words[1:]])
+        if kind == "polygon":
+            values = values[1:]
+        self.type, self.properties = kind, values
+        return True
+
+    # -- roboio model <-> value -----------------------------------------------------------
+    def _model(self) -> Primitive:
+        kind = _PRIM_TYPES.get(self.type)
+        if kind is None:
+            raise ValueError(f"invalid primitive type {self.type!r}")
+        v = self.properties
+        if kind == "Box":
+            R = v[3:12].reshape(3, 3)     # rows of this array are the box axes
+            params = {"origin": v[:3], "xaxis": R[0], "yaxis": R[1], "zaxis": R[2], "dims": v[12:15]}
+        elif kind == "Polygon":
+            params = {"vertices": v.reshape(-1, 3)}
+        elif kind in ("Sphere",):
+            params = {"center": v[:3], "radius": v[3]}
+        elif kind in ("Cylinder", "Capsule", "Cone"):
+            params = {"center": v[:3], "axis": v[3:6], "radius": v[6], "height": v[7]}
+        elif kind == "Ellipsoid":
+            params = {"center": v[:3], "xaxis": v[3:6], "yaxis": v[6:9], "zaxis": v[9:12], "dims": v[12:15]}
+        else:
+            names = {"Point": ("center",), "Segment": ("a", "b"), "Triangle": ("a", "b", "c"),
+                     "AABB": ("bmin", "bmax")}[kind]
+            params = {n: v[3 * i:3 * i + 3] for i, n in enumerate(names)}
+        return Primitive(kind, params)
+
+    @classmethod
+    def _from_model(cls, prim: Primitive) -> "GeometricPrimitive":
+        """The primitive with its transform applied (rigid or uniformly scaled transforms;
+        points, segments, triangles and polygons under any affine map)."""
+        M = prim.transform
+        A, b = M[:3, :3], M[:3, 3]
+        k, p = prim.primitive, prim.params
+        out = cls()
+        pts = lambda x: np.asarray(x, dtype=float).reshape(-1, 3) @ A.T + b  # noqa: E731
+        if k in ("Point", "Segment", "Triangle", "AABB", "Polygon"):
+            if k == "AABB" and not _is_axis_scaling(A):
+                lo, hi = p["bmin"], p["bmax"]
+                k, p = "Box", {"origin": lo, "xaxis": np.eye(3)[0], "yaxis": np.eye(3)[1],
+                               "zaxis": np.eye(3)[2], "dims": hi - lo}
+            else:
+                names = {"Point": ("center",), "Segment": ("a", "b"), "Triangle": ("a", "b", "c"),
+                         "AABB": ("bmin", "bmax"), "Polygon": ("vertices",)}[k]
+                moved = [pts(p[n]) for n in names]
+                if k == "AABB":
+                    moved = [np.minimum(*moved), np.maximum(*moved)]
+                out._put(_PRIM_NAMES[k], *moved)
+                return out
+        s = _similarity_scale(A)
+        if s is None:
+            raise ValueError(f"a {k} primitive under a non-uniform scaling cannot be expressed "
+                             "as a primitive")
+        R = A / s
+        if k == "Box":
+            axes = np.stack([R @ p["xaxis"], R @ p["yaxis"], R @ p["zaxis"]])
+            out._put("box", pts(p["origin"]), axes, np.asarray(p["dims"]) * s)
+        elif k == "Sphere":
+            out._put("sphere", pts(p["center"]), [p["radius"] * s])
+        elif k == "Ellipsoid":
+            out._put("ellipsoid", pts(p["center"]), R @ p["xaxis"], R @ p["yaxis"],
+                     R @ p["zaxis"], np.asarray(p["dims"]) * s)
+        else:
+            out._put(_PRIM_NAMES[k], pts(p["center"]), R @ p["axis"],
+                     [p["radius"] * s], [p["height"] * s])
+        return out
+
+    def __repr__(self):
+        return f"<GeometricPrimitive {self.type} {list(self.properties)}>"
+
+
+def _similarity_scale(A):
+    """``s`` when ``A = s R`` with R a rotation, else None."""
+    s = float(np.mean(np.linalg.norm(A, axis=0)))
+    if s == 0 or not np.allclose(A.T @ A, s * s * np.eye(3), rtol=0, atol=1e-12 * max(1, s * s)):
+        return None
+    return s
+
+
+def _is_axis_scaling(A):
+    return np.allclose(A, np.diag(np.diag(A)), rtol=0, atol=0) and np.all(np.diag(A) > 0)
+
+
+_TYPE_NAMES = {ModelMesh: "TriangleMesh", ModelPointCloud: "PointCloud",
+               Primitive: "GeometricPrimitive", Group: "Group"}
+
+
+def _is_empty(g) -> bool:
+    return g is None or g.missing
+
+
+def _model_of(data) -> Geometry:
+    """A roboio geometry for a Geometry3D constructor / set* argument."""
+    if isinstance(data, Geometry3D):
+        g = data._slot.get()
+        return None if g is None else g.copy()
+    if isinstance(data, (TriangleMesh, PointCloud, GeometricPrimitive)):
+        return data._model()
+    if isinstance(data, Geometry):
+        return data.copy()
+    raise TypeError(f"cannot make a Geometry3D from {type(data).__name__}")
+
+
+class Geometry3D:
+    """Klamp't's geometry container (see the module docstring).
+
+    ``Geometry3D()`` is empty; ``Geometry3D(x)`` copies ``x`` (a Geometry3D, TriangleMesh,
+    PointCloud, GeometricPrimitive or roboio Geometry).
+    """
+
+    def __init__(self, *args):
+        if len(args) > 1:
+            raise TypeError("Geometry3D() takes at most one argument")
+        self._slot = _StandaloneSlot()
+        if args:
+            self._slot.set(_model_of(args[0]))
+            if isinstance(args[0], Geometry3D):
+                self._slot.set_pose(args[0]._slot.get_pose())
+
+    @classmethod
+    def _view(cls, owner, pose) -> "Geometry3D":
+        """A reference to ``owner.geometry`` whose current transform is ``pose()``."""
+        g = cls.__new__(cls)
+        g._slot = _ElementSlot(owner, pose)
+        return g
+
+    @property
+    def _geom(self):
+        return self._slot.get()
+
+    def _require(self):
+        g = self._geom
+        if _is_empty(g):
+            raise RuntimeError("Geometry is empty")
+        return g
+
+    # -- type and content ------------------------------------------------------------------
+    def isStandalone(self) -> bool:
+        return isinstance(self._slot, _StandaloneSlot)
+
+    def type(self) -> str:
+        """``"TriangleMesh"``, ``"PointCloud"``, ``"GeometricPrimitive"``, ``"Group"``, or
+        ``""`` when empty."""
+        g = self._geom
+        return "" if _is_empty(g) else _TYPE_NAMES[type(g)]
+
+    def empty(self) -> bool:
+        g = self._geom
+        return _is_empty(g) or g.is_empty
+
+    def numElements(self) -> int:
+        """Triangles of a mesh, points of a cloud, children of a group, 1 for a primitive."""
+        g = self._require()
+        if isinstance(g, ModelMesh):
+            return len(g.faces)
+        if isinstance(g, ModelPointCloud):
+            return len(g.points)
+        if isinstance(g, Group):
+            return len(g.children)
+        return 1
+
+    def getElement(self, element: int) -> "Geometry3D":
+        """A standalone copy of element ``element``, in this geometry's local coordinates:
+        a child of a group, or a triangle / point primitive of a mesh / point cloud."""
+        g = self._require()
+        i = int(element)
+        if not 0 <= i < self.numElements() or isinstance(g, Primitive):
+            raise RuntimeError("Invalid element specified")
+        if isinstance(g, Group):
+            child = g.children[i].copy()
+            child.apply_transform(g.transform)
+            return Geometry3D(child)
+        prim = GeometricPrimitive()
+        if isinstance(g, ModelMesh):
+            a, b, c = _apply(g.transform, g.vertices[g.faces[i]])
+            prim.setTriangle(a, b, c)
+        else:
+            prim.setPoint(_apply(g.transform, g.points[i:i + 1])[0])
+        return Geometry3D(prim)
+
+    def setGroup(self):
+        """Make this an empty group; add elements with ``setElement(0)``, ``(1)``, ..."""
+        self._slot.set(Group())
+
+    def setElement(self, element: int, data: "Geometry3D"):
+        """Set group element ``element`` (an existing index or the next one) to a copy of
+        ``data`` (in this geometry's local coordinates)."""
+        g = self._geom
+        if not isinstance(g, Group):
+            raise RuntimeError("setElement needs a Group geometry (call setGroup() first); "
+                               "setting mesh triangles or cloud points is not supported")
+        i = int(element)
+        if not 0 <= i <= len(g.children):
+            raise RuntimeError("Invalid element specified")
+        if not np.array_equal(g.transform, np.eye(4)):
+            for c in g.children:          # bring children to the group's local coordinates
+                c.apply_transform(g.transform)
+            g.transform = np.eye(4)
+        child = _model_of(data)
+        if child is None:
+            child = Group()
+        if i == len(g.children):
+            g.children.append(child)
+        else:
+            g.children[i] = child
+
+    def set(self, arg2: "Geometry3D"):
+        """Copy the data of ``arg2`` into this geometry (a standalone one also takes its
+        current transform)."""
+        self._slot.set(_model_of(arg2))
+        if self.isStandalone() and isinstance(arg2, Geometry3D):
+            self._slot.set_pose(arg2._slot.get_pose())
+
+    def copy(self) -> "Geometry3D":
+        """A standalone copy (data and current transform)."""
+        return Geometry3D(self)
+
+    def free(self):
+        if self.isStandalone():
+            self._slot.set(None)
+
+    def setTriangleMesh(self, arg2: TriangleMesh):
+        self._slot.set(arg2._model())
+
+    def setPointCloud(self, arg2: PointCloud):
+        self._slot.set(arg2._model())
+
+    def setGeometricPrimitive(self, arg2: GeometricPrimitive):
+        self._slot.set(arg2._model())
+
+    def getTriangleMesh(self) -> TriangleMesh:
+        """A copy of the mesh data (transform applied)."""
+        g = self._typed(ModelMesh, "TriangleMesh")
+        m = TriangleMesh()
+        m.setVertices(_apply(g.transform, g.vertices))
+        m.setIndices(g.faces)
+        return m
+
+    def getPointCloud(self) -> PointCloud:
+        g = self._typed(ModelPointCloud, "PointCloud")
+        pc = PointCloud()
+        pc.setPoints(_apply(g.transform, g.points))
+        return pc
+
+    def getGeometricPrimitive(self) -> GeometricPrimitive:
+        return GeometricPrimitive._from_model(self._typed(Primitive, "GeometricPrimitive"))
+
+    def _typed(self, cls, name):
+        g = self._geom
+        if not isinstance(g, cls) or g.missing:
+            raise RuntimeError(f"Geometry3D is not {name} type")
+        return g
+
+    # -- modifiers of the data ---------------------------------------------------------------
+    def _compose(self, M):
+        g = self._geom
+        if g is not None:
+            g.apply_transform(M)
+
+    def transform(self, R, t):
+        """Apply ``x -> R x + t`` to the data (R may scale: any 3x3, column-major)."""
+        self._compose(se3_to_matrix(R, t))
+
+    def translate(self, t):
+        M = np.eye(4)
+        M[:3, 3] = vec3(t, "translation")
+        self._compose(M)
+
+    def rotate(self, R):
+        M = np.eye(4)
+        M[:3, :3] = so3_to_matrix(R)
+        self._compose(M)
+
+    def scale(self, *args):
+        """``scale(s)`` or ``scale(sx, sy, sz)``."""
+        if len(args) == 1:
+            s = [float(args[0])] * 3
+        elif len(args) == 3:
+            s = floats(args)
+        else:
+            raise TypeError("scale(s) or scale(sx, sy, sz)")
+        self._compose(np.diag(s + [1.0]))
+
+    def setCollisionMargin(self, margin: float):
+        g = self._geom
+        if g is not None:
+            g.margin = float(margin)
+
+    def getCollisionMargin(self) -> float:
+        g = self._geom
+        return 0.0 if g is None else float(g.margin)
+
+    # -- current transform and bounds ---------------------------------------------------------
+    def setCurrentTransform(self, R, t):
+        """Pose the geometry in the world without changing its data."""
+        self._slot.set_pose(se3_to_matrix(R, t))
+
+    def getCurrentTransform(self) -> tuple:
+        return matrix_to_se3(self._slot.get_pose())
+
+    def getBB(self) -> tuple:
+        """``(bmin, bmax)`` of the geometry under its current transform; the tight box
+        (Klamp't may return a looser one once its collision structures exist)."""
+        g = self._geom
+        return bounds_or_empty(None if _is_empty(g) else bounds(g, self._slot.get_pose()))
+
+    getBBTight = getBB
+
+    # -- files -----------------------------------------------------------------------------
+    def loadFile(self, fn: str) -> bool:
+        """Load a geometry file (any geometry format roboio reads); False on failure (the
+        reason is issued as a RoboioWarning)."""
+        g = load_geometry_file(fn)
+        if g is None:
+            return False
+        self._slot.set(g)
+        return True
+
+    def saveFile(self, fn: str) -> bool:
+        """Save the data (transform applied) with roboio's writer for ``fn``'s extension."""
+        from ...api import save
+        g = self._geom
+        if _is_empty(g):
+            return False
+        if isinstance(g, (ModelMesh, ModelPointCloud)):
+            g = g.baked()
+        try:
+            report = save(g, fn)
+        except (RoboioError, ValueError, OSError) as e:
+            warnings.warn(f"Geometry3D.saveFile({fn!r}): {e}", RoboioWarning, stacklevel=2)
+            return False
+        for item in report.lost:
+            warnings.warn(f"Geometry3D.saveFile({fn!r}): {item}", RoboioWarning, stacklevel=2)
+        return True
+
+    def __repr__(self):
+        return f"<Geometry3D {self.type() or 'empty'}{'' if self.isStandalone() else ' (reference)'}>"
+
+
+def _apply(M, pts):
+    return np.asarray(pts, dtype=float).reshape(-1, 3) @ M[:3, :3].T + M[:3, 3]
+
+
+def load_geometry_file(fn: str):
+    """Read a geometry file through roboio's registry; None (with a warning) on failure."""
+    from ...api import _touch
+    from ...formats import registry
+    fn = os.fspath(fn)
+    try:
+        if not os.path.isfile(fn):
+            raise FileNotFoundError(f"{fn}: no such file")
+        ctx = LoadContext(fn)
+        g = registry.read_file(fn, ctx, kinds=("geometry",))
+        _touch(g)
+    except (RoboioError, OSError) as e:
+        warnings.warn(f"cannot load geometry {fn!r}: {e}", RoboioWarning, stacklevel=3)
+        return None
+    return g
+
+
+opengl_methods(Geometry3D, ["drawGL"])
+unsupported(Geometry3D, [
+    "collides", "collides_ext", "withinDistance", "withinDistance_ext", "distance",
+    "distance_ext", "distance_point", "distance_point_ext", "distance_simple", "contacts",
+    "contains_point", "rayCast", "rayCast_ext", "support", "roi", "slice", "merge",
+    "convert", "getConvexHull", "setConvexHull", "setConvexHullGroup", "getImplicitSurface",
+    "setImplicitSurface", "getOccupancyGrid", "setOccupancyGrid", "getHeightmap",
+    "setHeightmap"],
+    "roboio reads and writes models and computes kinematics; it does no proximity queries, "
+    "geometry conversions or volumetric geometry (use klampt for those)")
