@@ -1,0 +1,118 @@
+"""Klamp't terrain files (``.env``, SimpleFile syntax; spec §7).
+
+Items: ``mesh`` (required, one geometry file resolved relative to the ``.env`` file) and
+``kFriction`` (one value for the whole terrain, or exactly one per geometry element, e.g.
+per triangle; default 0.5). Klamp't ignores every other item; roboio warns about them.
+
+Writing uses ``kFriction`` (Klamp't's own writer emits ``friction``, which its reader does
+not know). A terrain's placement cannot be written in a ``.env`` file: a standalone ``.env``
+gets its geometry re-written with the placement applied (worlds put the placement on the
+``<terrain>`` element instead).
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ...errors import FormatError
+from ...model import Group, PointCloud, Terrain, TriangleMesh
+from ..fileio import atomic_write, read_text
+from ..registry import FormatInfo, load_geometry_ref, register
+from . import _simplefile
+from ._world_geometry import GeometryWriter
+
+__all__ = ["read_terrain", "terrain_items", "write_terrain", "element_count"]
+
+
+def element_count(geom) -> int:
+    """Number of geometry elements Klamp't counts for per-element friction: triangles of a
+    mesh, points of a point cloud, children of a group, 1 for a primitive."""
+    if isinstance(geom, TriangleMesh):
+        return len(geom.faces)
+    if isinstance(geom, PointCloud):
+        return len(geom.points)
+    if isinstance(geom, Group):
+        return len(geom.children)
+    return 1
+
+
+def read_terrain(path: str, ctx) -> Terrain:
+    """Read a Klamp't ``.env`` terrain file."""
+    entries = _simplefile.parse(read_text(path), path)
+    t = Terrain(os.path.splitext(os.path.basename(path))[0])
+    t.source = path
+    for name, e in entries.items():
+        if name not in ("mesh", "kFriction"):
+            ctx.warn(f"item {name!r} is ignored (a terrain file has 'mesh' and 'kFriction')", e.line)
+    if "mesh" not in entries:
+        raise FormatError(path, None, None, "a terrain file needs a 'mesh' item")
+    mesh = entries["mesh"]
+    ref = mesh.string(path)
+    if not ref.strip():
+        raise FormatError(path, mesh.line, None, "mesh: empty file name")
+    t.geometry = load_geometry_ref(ref, path, ctx, line=mesh.line)
+    if "kFriction" in entries:
+        e = entries["kFriction"]
+        if not e.values:
+            raise FormatError(path, e.line, None, "kFriction: expected 1 value or one per geometry element")
+        vals = e.numbers(path, (len(e.values),))
+        if len(vals) == 1:
+            t.kFriction = vals[0]
+        else:
+            if t.geometry.missing:
+                ctx.warn(f"kFriction: {len(vals)} values kept unchecked: the geometry is missing", e.line)
+            else:
+                n = element_count(t.geometry)
+                if len(vals) != n:
+                    raise FormatError(path, e.line, None,
+                                      f"kFriction: expected 1 value or {n} (one per geometry "
+                                      f"element), got {len(vals)}")
+            t.kFriction = np.array(vals)
+    return t
+
+
+def terrain_items(t: Terrain, path: str, report, geometry_writer: GeometryWriter, what: str,
+                  placed: bool = False) -> list:
+    """``(item, values)`` pairs of the ``.env`` file for ``t`` written at ``path``.
+
+    ``placed``: the caller writes the placement (``t.transform @ geometry.transform``)
+    elsewhere (a world's ``<terrain>`` attributes); otherwise a non-identity placement is
+    applied to the data, which are written to a new file.
+    """
+    g = t.geometry
+    if g is None:
+        raise FormatError(path, None, None, f"{what} has no geometry; Klamp't terrains need one")
+    M = np.asarray(t.transform, float) @ g.transform
+    if placed or np.array_equal(M, np.eye(4)):
+        ref = geometry_writer.data_reference(g, path, what)
+    else:
+        ref = geometry_writer.baked_reference(g, M, path, what)
+    kf = np.atleast_1d(np.asarray(t.kFriction, float))
+    return [("mesh", [ref]), ("kFriction", list(kf))]
+
+
+def write_terrain(t: Terrain, path: str, report, geometry_writer=None, placed: bool = False) -> None:
+    """Write ``t`` as a Klamp't ``.env`` file (see :func:`terrain_items`)."""
+    gw = geometry_writer or GeometryWriter(report)
+    what = f"terrain {t.name!r}"
+    items = terrain_items(t, path, report, gw, what, placed)
+    if geometry_writer is None:
+        if t.geometry.margin:
+            report.lose(f"{what}: collision margin {t.geometry.margin} (only a world's "
+                        "<terrain margin> holds it)")
+        if not t.appearance.is_default():
+            report.lose(f"{what}: appearance (only a world's <display> holds it)")
+        for k in sorted(t.extras):
+            report.lose(f"{what}: {k}")
+    atomic_write(path, _simplefile.format_entries(items))
+
+
+def _write(t, path, report):
+    write_terrain(t, path, report)
+
+
+register(FormatInfo(
+    name="klampt-terrain", extensions=(".env",), kinds=("terrain",),
+    description="Klamp't terrain (.env SimpleFile: mesh, kFriction)",
+    ecosystem="klampt", read=read_terrain, write=_write, writes=(Terrain,)))
