@@ -11,6 +11,7 @@ from .convert import verify
 from .errors import FormatError, RoboioError, RoboioWarning
 from .model import (Appearance, Driver, Geometry, Group, Joint, Link, PointCloud, Primitive,
                     RigidObject, Robot, Terrain, Trajectory, TriangleMesh, World)
+from .model import ContactPoint, Grasp, Hold, IKObjective, MultiPath, Section, Stance
 from .report import ConversionReport
 
 __version__ = "0.1.0"
@@ -18,7 +19,8 @@ __version__ = "0.1.0"
 __all__ = ["load", "load_world", "save", "formats", "verify", "FormatError", "RoboioError",
            "RoboioWarning", "ConversionReport", "World", "Robot", "Link", "Joint", "Driver",
            "RigidObject", "Terrain", "Geometry", "TriangleMesh", "PointCloud", "Primitive",
-           "Group", "Appearance", "Trajectory", "__version__"]
+           "Group", "Appearance", "Trajectory", "__version__",
+           "MultiPath", "Section", "Hold", "Stance", "Grasp", "IKObjective", "ContactPoint"]
 
 
 def sample_path(name: str = "planar3R.rob") -> str:

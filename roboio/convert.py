@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .model import Geometry, RigidObject, Robot, Terrain, World
+from .model import Geometry, MultiPath, RigidObject, Robot, Terrain, Trajectory, World
 from .report import ConversionReport
 
 __all__ = ["adapt", "verify", "VerifyResult", "sample_configs"]
@@ -14,10 +14,15 @@ __all__ = ["adapt", "verify", "VerifyResult", "sample_configs"]
 def adapt(obj, info, report: ConversionReport):
     """Shape ``obj`` into something ``info``'s writer accepts, reporting what is dropped:
     a World with one robot becomes that Robot (other elements listed as lost); a Robot,
-    RigidObject, Terrain or Geometry becomes a one-element World."""
+    RigidObject, Terrain or Geometry becomes a one-element World; a MultiPath becomes its
+    concatenated Trajectory (holds, IK goals, settings listed as lost)."""
     accepts = info.writes
     if not accepts or isinstance(obj, accepts):
         return obj
+    if isinstance(obj, MultiPath) and Trajectory in accepts:
+        for item in obj.trajectory_losses():
+            report.lose(item)
+        return obj.to_trajectory()
     if isinstance(obj, World) and Robot in accepts and obj.robots:
         if len(obj.robots) > 1:
             for r in obj.robots[1:]:

@@ -3,8 +3,11 @@ from .geometry import (Appearance, Geometry, GeometrySource, Group, PointCloud, 
                        TriangleMesh, PRIMITIVE_KINDS)
 from .robot import Driver, Joint, Link, Robot, JOINT_TYPES, DRIVER_TYPES
 from .trajectory import Trajectory
+from .contact import ContactPoint, Grasp, Hold, IKObjective, Stance
+from .multipath import MultiPath, Section
 from .world import RigidObject, Terrain, World
 
 __all__ = ["Appearance", "Geometry", "GeometrySource", "Group", "PointCloud", "Primitive",
            "TriangleMesh", "PRIMITIVE_KINDS", "Driver", "Joint", "Link", "Robot", "JOINT_TYPES",
-           "DRIVER_TYPES", "Trajectory", "RigidObject", "Terrain", "World"]
+           "DRIVER_TYPES", "Trajectory", "RigidObject", "Terrain", "World",
+           "ContactPoint", "Grasp", "Hold", "IKObjective", "Stance", "MultiPath", "Section"]

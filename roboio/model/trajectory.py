@@ -72,6 +72,13 @@ class Trajectory:
             out = self.milestones[i] * (1 - u) + self.milestones[i + 1] * u
         return out[0] if np.ndim(t) == 0 else out
 
+    def summary(self) -> dict:
+        """What ``roboio info`` prints."""
+        return {"kind": "trajectory", "timed": self.times is not None,
+                "milestones": self.num_milestones, "dimension": self.dimension,
+                "velocities": self.velocities is not None, "start_time": self.start_time,
+                "end_time": self.end_time, "duration": self.duration}
+
     def __repr__(self):
         timed = "timed" if self.times is not None else "untimed"
         return f"<Trajectory {timed}: {self.num_milestones} milestones x {self.dimension}>"
