@@ -1,0 +1,411 @@
+"""URDF records -> roboio Robot, exactly as Klamp't 0.10.1 converts them (``klampt.md`` §4).
+
+* Link order: pre-order depth-first from the root, the children of a link visited in byte
+  order of their parent joints' names (document order is irrelevant).
+* Base: a root link named ``world_frame`` (default ``world``) is dropped and its children
+  become roots (fixed base); any other root becomes link 5 behind five massless virtual
+  links ``base0..base4`` joined by a ``floating`` joint (six ``weld`` joints with
+  ``freeze_root_link``).
+* Joints: revolute/prismatic -> ``normal``, continuous -> ``spin`` (q unbounded), fixed ->
+  ``weld`` (q, velocity and acceleration limits 0); floating and planar joints are
+  rejected (Klamp't cannot load them either).
+* Mass: ``<inertial>`` (inertia rotated as Rᵀ·I·R, Klamp't's quirk), else
+  ``default_mass`` / ``default_inertia``; ``<klampt><link physical="0">`` zeroes them.
+* Drivers: one ``normal`` driver per revolute/prismatic/continuous joint, named after its
+  link, servo gains 100/0/10, friction from ``<dynamics>``; ``<mimic>`` joints join the
+  driver of the joint they mimic as an affine driver (see :func:`_add_mimic`).
+"""
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+
+import numpy as np
+
+from ...errors import FormatError, LoadContext
+from ...model import Appearance, Driver, GeometrySource, Joint, Link, Primitive, Robot, TriangleMesh
+from ._klampt_ext import KlamptSettings
+from ._mount import (default_self_collision_pairs, has_geometry, klampt_link_index,
+                     mount_geometry, mount_robot)
+from ._records import UrdfModel
+
+__all__ = ["link_order", "build_robot", "mesh_candidates", "affine_driver_limits"]
+
+INF = np.inf
+_FLIP_YZ = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
+_VIRTUAL_AXES = ((1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 1), (0, 1, 0), (1, 0, 0))
+
+
+def link_order(model: UrdfModel, path: str) -> list:
+    """``[(link name, parent joint record or None, parent position or -1)]`` in Klamp't's
+    order; FormatError for a joint naming a missing link, a link with two parents, no or
+    several roots, or links not connected to the root."""
+    parent_joint = {}
+    for j in model.joints.values():
+        for end in (j.parent, j.child):
+            if end not in model.links:
+                raise FormatError(path, j.line, None, f"joint {j.name!r} refers to link {end!r}, "
+                                  "which is not defined")
+        if j.child in parent_joint:
+            raise FormatError(path, j.line, None, f"link {j.child!r} has two parent joints "
+                              f"({parent_joint[j.child].name!r} and {j.name!r})")
+        parent_joint[j.child] = j
+    roots = [n for n in model.links if n not in parent_joint]
+    if len(roots) > 1:
+        raise FormatError(path, model.links[roots[1]].line, None,
+                          f"several root links ({', '.join(repr(r) for r in roots)}): every link "
+                          "but one needs a parent joint")
+    if not roots:
+        raise FormatError(path, None, None, "no root link: every link has a parent joint (the "
+                          "joints form a cycle)")
+    kids = defaultdict(list)
+    for name in sorted(model.joints):
+        j = model.joints[name]
+        kids[j.parent].append(j)
+    out = []
+    stack = [(roots[0], None, -1)]
+    while stack:
+        name, joint, parent = stack.pop()
+        pos = len(out)
+        out.append((name, joint, parent))
+        for j in reversed(kids[name]):
+            stack.append((j.child, j, pos))
+    if len(out) < len(model.links):
+        seen = {o[0] for o in out}
+        lost = [n for n in model.links if n not in seen]
+        raise FormatError(path, model.links[lost[0]].line, None,
+                          f"links {', '.join(repr(n) for n in lost)} are not connected to the root "
+                          f"link {roots[0]!r} (their joints form a cycle)")
+    return out
+
+
+def affine_driver_limits(dofs, scales, lim) -> tuple:
+    """Klamp't's derived limits (qmin, qmax, vmin, vmax, tmin, tmax, amin, amax) of an
+    affine driver over ``dofs`` with ``scales``, from per-link limit arrays ``lim``: the
+    intersection over the DOFs of the DOF limits divided by the scale (offsets ignored,
+    zero scales skipped); velocity as Klamp't computes it, [max_k v_k/|s_k|, min_k
+    v_k/|s_k|] (its sign slip, kept)."""
+    qlo, qhi, vlo, vhi, t, a = -INF, INF, -INF, INF, INF, INF
+    for dof, s in zip(dofs, scales):
+        if s == 0:
+            continue
+        lo, hi = sorted((lim["qmin"][dof] / s, lim["qmax"][dof] / s))
+        qlo, qhi = max(qlo, lo), min(qhi, hi)
+        vlo = max(vlo, -lim["vmin"][dof] / abs(s))
+        vhi = min(vhi, lim["vmax"][dof] / abs(s))
+        t = min(t, lim["tmax"][dof] / abs(s))
+        a = min(a, lim["amax"][dof] / abs(s))
+    return qlo, qhi, vlo, vhi, -t, t, -a, a
+
+
+def mesh_candidates(filename: str, path: str, package_root) -> list:
+    """Paths to try for a ``<mesh filename>``: ``package://PKG/rest`` -> ``package_root/PKG/
+    rest`` (package_root relative to the URDF's directory; without it Klamp't looks for
+    ``/PKG/rest``, and roboio also for ``rest`` below a directory named PKG that contains
+    the URDF); a relative name -> relative to the URDF's directory."""
+    base = os.path.dirname(path)
+    if filename.startswith("package://"):
+        rest = filename[len("package://"):]
+        if package_root is not None:
+            root = package_root if os.path.isabs(package_root) else os.path.join(base, package_root)
+            return [os.path.normpath(os.path.join(root, rest))]
+        cands = [os.path.normpath("/" + rest)]
+        pkg, _, sub = rest.partition("/")
+        d = os.path.abspath(base)
+        while True:
+            if os.path.basename(d) == pkg:
+                cands.append(os.path.join(d, sub))
+            nd = os.path.dirname(d)
+            if nd == d:
+                break
+            d = nd
+        return cands
+    if filename.startswith("file://"):
+        return [filename[len("file://"):]]
+    if os.path.isabs(filename):
+        return [filename]
+    return [os.path.normpath(os.path.join(base, filename))]
+
+
+class _Builder:
+    def __init__(self, model: UrdfModel, s: KlamptSettings, path: str, ctx: LoadContext):
+        self.model, self.s, self.path, self.ctx = model, s, path, ctx
+        self.links: list = []
+        self.lim = {k: [] for k in ("qmin", "qmax", "vmin", "vmax", "amax", "tmax", "pmax")}
+        self.joints: list = []
+        self.drivers: list = []
+        self.urdf_links: dict = {}          # roboio index -> URDF link name
+        self.materials = dict(model.materials)
+        self.colors = self._link_colors()
+
+    # -- pieces ---------------------------------------------------------------------------
+    def add(self, link: Link, qmin=-INF, qmax=INF, vmax=INF, amax=INF, tmax=INF, pmax=INF):
+        for k, v in (("qmin", qmin), ("qmax", qmax), ("vmin", -vmax), ("vmax", vmax),
+                     ("amax", amax), ("tmax", tmax), ("pmax", pmax)):
+            self.lim[k].append(float(v))
+        link.index = len(self.links)
+        self.links.append(link)
+        return link.index
+
+    def mass(self, link: Link, name: str):
+        rec = self.model.links[name]
+        over = self.s.links.get(name, {})
+        if over.get("physical", 1) == 0:
+            link.mass, link.com, link.inertia = 0.0, np.zeros(3), np.zeros((3, 3))
+        elif rec.inertial is not None:
+            R = rec.inertial.origin[:3, :3]
+            link.mass = rec.inertial.mass
+            link.com = rec.inertial.origin[:3, 3]
+            link.inertia = R.T @ rec.inertial.inertia @ R      # Klamp't's quirk (R I Rᵀ is physical)
+        else:
+            link.mass, link.com, link.inertia = self.s.default_mass, np.zeros(3), self.s.default_inertia
+
+    def _link_colors(self) -> dict:
+        """Face colour per link from its first visual's material, resolved the way urdfdom
+        does in document order (a material defined inline in one visual becomes visible
+        by name to later links; an undefined name gives opaque black)."""
+        out = {}
+        for name, rec in self.model.links.items():
+            vis = [v for v in rec.visuals if v.group == "default"]
+            if not vis or vis[0].material_name is None:
+                continue
+            v = vis[0]
+            if v.material_name and v.material_name in self.materials:
+                rgba = self.materials[v.material_name]
+            else:
+                rgba = v.color
+                if v.material_name:
+                    if rgba is None:
+                        self.ctx.warn(f"link {name!r}: material {v.material_name!r} is not "
+                                      "defined (Klamp't shows it black)", v.geometry.line)
+                    self.materials[v.material_name] = rgba
+            out[name] = tuple(rgba) if rgba is not None else (0.0, 0.0, 0.0, 1.0)
+        return out
+
+    def geometry(self, link: Link, name: str):
+        rec = self.model.links[name]
+        els = rec.visuals if self.s.use_vis_geom else rec.collisions
+        els = [e for e in els if e.group == "default"]
+        if not els:
+            return
+        g = els[0].geometry
+        if g.kind == "mesh":
+            S = np.diag([*g.scale, 1.0])
+            if self.s.flip_yz:
+                S = S @ _FLIP_YZ
+            geom = self.mesh(g.filename, name, g.line)
+            geom.apply_transform(g.origin @ S)
+        elif g.kind == "box":
+            h = np.array(g.size) / 2
+            geom = Primitive("AABB", {"bmin": -h, "bmax": h}, transform=g.origin)
+        elif g.kind == "cylinder":
+            geom = Primitive("Cylinder", {"center": (0, 0, -g.length / 2), "axis": (0, 0, 1),
+                                          "radius": g.radius, "height": g.length}, transform=g.origin)
+        else:
+            geom = Primitive("Sphere", {"center": (0, 0, 0), "radius": g.radius}, transform=g.origin)
+        link.geometry = geom
+        if name in self.colors:
+            link.appearance = Appearance(color=self.colors[name])
+
+    def mesh(self, filename: str, link_name: str, line):
+        from .. import registry
+        cands = mesh_candidates(filename, self.path, self.s.package_root)
+        found = next((c for c in cands if os.path.isfile(c)), None)
+        if found is None:
+            hint = ("; set <klampt package_root=...> to the directory holding the packages"
+                    if filename.startswith("package://") and self.s.package_root is None else "")
+            self.ctx.warn(f"mesh {filename!r} of link {link_name!r} not found (looked for: "
+                          f"{', '.join(cands)}){hint}", line)
+            return TriangleMesh(source=GeometrySource(filename, None, None), missing=True)
+        if found != cands[0] and filename.startswith("package://"):
+            self.ctx.warn(f"mesh {filename!r} of link {link_name!r} found as {found!r} (Klamp't "
+                          "needs <klampt package_root=...> to find it)", line)
+        try:
+            geom = registry.load_geometry(found, self.ctx)
+        except FormatError as e:
+            if self.ctx.strict:
+                raise
+            self.ctx.warn(f"mesh {filename!r} of link {link_name!r} cannot be loaded: {e}", line)
+            return TriangleMesh(source=GeometrySource(filename, found, None), missing=True)
+        fmt = geom.source.format if geom.source is not None else None
+        geom.source = GeometrySource(filename, found, fmt)
+        return geom
+
+    # -- drivers --------------------------------------------------------------------------
+    def normal_driver(self, li: int, joint, name: str):
+        over = self.s.links.get(name, {})
+        friction, damping = (joint.dynamics[1], joint.dynamics[0]) if joint.dynamics else (0.0, 0.0)
+        L = self.lim
+        self.drivers.append(Driver(
+            name, "normal", [li], qmin=L["qmin"][li], qmax=L["qmax"][li], vmin=L["vmin"][li],
+            vmax=L["vmax"][li], tmin=-L["tmax"][li], tmax=L["tmax"][li], amin=-L["amax"][li],
+            amax=L["amax"][li], servo_p=over.get("servoP", 100.0), servo_i=over.get("servoI", 0.0),
+            servo_d=over.get("servoD", 10.0), dry_friction=over.get("dryFriction", friction),
+            viscous_friction=over.get("viscousFriction", damping)))
+
+    def add_mimic(self, li: int, joint, done: dict) -> bool:
+        """Make link ``li`` follow the joint its ``<mimic>`` names. Klamp't 0.10.1 handles a
+        mimic while it walks the links in order, so the mimicked joint must come earlier
+        (else the mimic is ignored: returns False). The mimicked joint's driver becomes
+        affine (or grows), with ``q_li = offset + multiplier * q_target``; a mimic of a
+        mimic is collapsed through the target's own scale and offset."""
+        target, m, o, line = joint.mimic
+        tl = done.get(target)
+        if tl is None:
+            why = ("no joint of that name" if target not in self.model.joints else
+                   "it comes later in link order, and Klamp't only honours mimics of earlier joints")
+            self.ctx.warn(f"joint {joint.name!r}: <mimic joint={target!r}> ignored ({why})", line)
+            return False
+        d = next((d for d in self.drivers if tl in d.dofs), None)
+        if d is None:
+            raise FormatError(self.path, line, None, f"joint {joint.name!r} mimics joint {target!r}, "
+                              "which has no driver (a fixed joint cannot be mimicked)")
+        if d.type == "normal":
+            d.type, d.scale, d.offset = "affine", [1.0], [0.0]
+        k = d.dofs.index(tl)
+        d.dofs.append(li)
+        d.scale.append(m * d.scale[k])
+        d.offset.append(o + m * d.offset[k])
+        self._affine_limits(d)
+        return True
+
+    def _affine_limits(self, d: Driver):
+        (d.qmin, d.qmax, d.vmin, d.vmax, d.tmin, d.tmax, d.amin, d.amax) = \
+            affine_driver_limits(d.dofs, d.scale, self.lim)
+
+    # -- the whole robot ------------------------------------------------------------------
+    def base(self, root_name: str):
+        """The floating base: five virtual links, then the URDF root as link 5."""
+        for i in range(5):
+            self.add(Link(f"base{i}", i - 1, "prismatic" if i < 3 else "revolute", _VIRTUAL_AXES[i],
+                          None, 0.0, (0, 0, 0), np.zeros((3, 3))), tmax=0.0)
+        root = Link(root_name, 4, "revolute", _VIRTUAL_AXES[5])
+        self.mass(root, root_name)
+        self.urdf_links[self.add(root, tmax=0.0, pmax=0.0)] = root_name
+        if self.s.freeze_root_link:
+            self.joints += [Joint("weld", [i]) for i in range(6)]
+        else:
+            self.joints.append(Joint("floating", list(range(6)), -1))
+
+    def joint_link(self, name: str, joint, parent: int, done: dict):
+        if joint.type in ("floating", "planar"):
+            raise FormatError(self.path, joint.line, None, f"joint {joint.name!r} is {joint.type}: "
+                              "Klamp't cannot load URDF floating/planar joints (model the DOFs as "
+                              "prismatic and revolute joints)")
+        axis = np.array([0.0, 0.0, 1.0]) if joint.axis is None or not np.any(joint.axis) else joint.axis
+        link = Link(name, parent, "prismatic" if joint.type == "prismatic" else "revolute", axis,
+                    joint.origin)
+        link.extras["urdf_joint"] = joint.name
+        self.mass(link, name)
+        lim = joint.limit or {}
+        qmin, qmax = lim.get("lower", -INF), lim.get("upper", INF)
+        vmax, tmax = lim.get("velocity", INF), lim.get("effort", INF)
+        amax = self.s.links.get(name, {}).get("accMax", self.s.default_acc_max)
+        jtype = {"revolute": "normal", "prismatic": "normal", "continuous": "spin",
+                 "fixed": "weld"}[joint.type]
+        if jtype == "spin":
+            qmin, qmax = -INF, INF
+        elif jtype == "weld":
+            qmin = qmax = vmax = amax = 0.0
+        li = self.add(link, qmin, qmax, vmax, amax, tmax)
+        self.urdf_links[li] = name
+        self.joints.append(Joint(jtype, [li]))
+        mimicked = joint.mimic is not None and self.add_mimic(li, joint, done)
+        if not mimicked and jtype in ("normal", "spin"):
+            self.normal_driver(li, joint, name)
+        done[joint.name] = li
+
+    def build(self) -> Robot:
+        order = link_order(self.model, self.path)
+        root = order[0][0]
+        floating = root != self.s.world_frame
+        if floating:
+            self.base(root)
+        shift = 5 if floating else -1
+        done: dict = {}
+        for name, joint, parent in order[1:]:
+            self.joint_link(name, joint, parent + shift if parent > 0 or floating else -1, done)
+        for name in self.s.links:
+            if name not in self.model.links:
+                self.ctx.warn(f"<klampt><link name={name!r}>: no such link; ignored",
+                              self.s.links[name]["line"])
+        robot = Robot(self.model.name)
+        robot.set_links(self.links, **self.lim)
+        robot.joints = self.joints
+        robot.drivers = self.drivers
+        robot.properties = dict(self.s.properties)
+        for li, name in self.urdf_links.items():
+            self.geometry(robot.links[li], name)
+        self.mounts_and_collisions(robot)
+        return robot
+
+    def mounts_and_collisions(self, robot: Robot):
+        """Geometry mounts, self-collision pairs, robot mounts, then the pairs that name
+        mounted links -- Klamp't's order."""
+        from .. import registry
+        from ...resolve import resolve
+        mounts = []
+        for key, file, T, prefix, line in self.s.mounts:
+            li = klampt_link_index(robot.link_names, key)
+            if li < -1 or li >= robot.num_links or (li == -1 and key != "-1"):
+                raise FormatError(self.path, line, None, f"<mount link={key!r}>: no such link")
+            res = resolve(file, self.path)
+            if not res:
+                raise FormatError(self.path, line, None, f"<mount file={file!r}>: file not found "
+                                  f"(looked for: {res.describe_tried()})")
+            is_robot = os.path.splitext(file)[1] in (".rob", ".urdf")
+            if not is_robot:
+                if li < 0:
+                    raise FormatError(self.path, line, None, "a geometry cannot be mounted on the world (-1)")
+                mount_geometry(robot, li, registry.load_geometry(res.path, self.ctx), T)
+            else:
+                if li < 0:
+                    self.ctx.warn("<mount link=\"-1\">: mounting on the world; Klamp't 0.10.1 "
+                                  "rejects this", line)
+                mounts.append((li, res.path, T, prefix, line))
+        pending_on = self.s.selfcollision
+        pairs = default_self_collision_pairs(robot) if not pending_on else set()
+        pending_on = self._apply_pairs(robot, pairs, pending_on, enable=True, final=False)
+        pending_off = self._apply_pairs(robot, pairs, self.s.noselfcollision, enable=False, final=False)
+        robot.self_collision_pairs = pairs
+        for li, fn, T, prefix, line in mounts:
+            sub = registry.read_file(fn, self.ctx, kinds=("robot",))
+            mount_robot(robot, sub, li, T, prefix, warn=lambda m, l=line: self.ctx.warn(m, l))
+        pairs = set(robot.self_collision_pairs)
+        self._apply_pairs(robot, pairs, pending_on, enable=True, final=True)
+        self._apply_pairs(robot, pairs, pending_off, enable=False, final=True)
+        robot.self_collision_pairs = pairs
+
+    def _apply_pairs(self, robot, pairs: set, items, enable: bool, final: bool) -> list:
+        """Enable/disable the pairs ``items`` that resolve now; returns those that do not
+        (before robot mounts) or raises for them (after)."""
+        names = robot.link_names
+        n = robot.num_links
+        geo = [has_geometry(l) for l in robot.links]
+        rest = []
+        for a, b, line in items:
+            i, j = klampt_link_index(names, a), klampt_link_index(names, b)
+            if not (0 <= i < n and 0 <= j < n):
+                if final:
+                    what = "selfcollision" if enable else "noselfcollision"
+                    raise FormatError(self.path, line, None, f"<{what}> pair ({a}, {b}): no such "
+                                      f"link (links are 0..{n - 1} or their names)")
+                rest.append((a, b, line))
+                continue
+            i, j = min(i, j), max(i, j)
+            if i == j:
+                if enable and not final:
+                    raise FormatError(self.path, line, None, f"<selfcollision> pair ({a}, {b}) "
+                                      "names the same link twice")
+                continue
+            if enable:
+                if geo[i] and geo[j]:
+                    pairs.add((i, j))
+            else:
+                pairs.discard((i, j))
+        return rest
+
+
+def build_robot(model: UrdfModel, settings: KlamptSettings, path: str, ctx: LoadContext) -> Robot:
+    """The roboio Robot Klamp't makes of ``model`` with ``settings``."""
+    return _Builder(model, settings, path, ctx).build()

@@ -1,0 +1,628 @@
+"""roboio Robot -> standard URDF (that ROS tools, pinocchio, yourdfpy and Klamp't read).
+
+* One ``<link>`` per roboio link, under an added ``world`` link (so that Klamp't reads the
+  robot as fixed-base) -- unless the robot is a Klamp't floating base (a six-link
+  x, y, z, yaw, pitch, roll chain at the root with identity frames), whose sixth link then
+  becomes the URDF root and whose five virtual links are left out.
+* Joints: weld -> fixed, spin -> continuous, normal -> revolute/prismatic with
+  ``<limit>``; other Klamp't joint groups become their 1-DOF joints. Joint names are the
+  URDF names the robot was read with, else ``<link>_joint``, chosen so that Klamp't's
+  depth-first, by-joint-name link order reproduces roboio's order.
+* Origins: ``xyz`` + ``rpy`` at full precision (checked to reproduce the rotation).
+* Affine drivers -> ``<mimic>``; inertia at the COM; geometry as meshes referenced
+  relative to the written file (``scale`` and ``origin`` from the geometry transform) or
+  box/cylinder/sphere; colours as materials.
+* A ``<klampt>`` element (ignored by other readers) carries accMax, servo gains,
+  self-collision exceptions and sensors/controller properties.
+
+Everything else URDF cannot hold is listed in ``report.lost`` (grouped per kind).
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+
+import numpy as np
+from lxml import etree
+
+from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
+from ...transforms import make_transform, matrix_to_rpy, rot_y, rot_z, rpy_to_matrix
+from ..fileio import atomic_write, fmt_float
+from ._build import affine_driver_limits
+from ._mount import default_pairs
+
+__all__ = ["write_urdf"]
+
+DBL_MAX = float(np.finfo(float).max)
+_DEFAULT_ACC_MAX = 10.0
+_SERVO_DEFAULTS = {"servoP": 100.0, "servoI": 0.0, "servoD": 10.0}
+_VIRTUAL = (("prismatic", (1, 0, 0)), ("prismatic", (0, 1, 0)), ("prismatic", (0, 0, 1)),
+            ("revolute", (0, 0, 1)), ("revolute", (0, 1, 0)), ("revolute", (1, 0, 0)))
+_ROT_TOL = 1e-12
+_MESH_EXTS = (".stl", ".dae", ".obj")
+_INTEGER = re.compile(r"[+-]?\d+\Z")
+
+
+def rpy_of(R) -> tuple:
+    """Roll, pitch, yaw of rotation ``R`` and the largest entry error of rebuilding it.
+
+    :func:`matrix_to_rpy` gives pitch and yaw; roll is then recomputed from what is left
+    of ``R`` after removing them, which keeps the round trip at rounding level even next
+    to the gimbal lock (pitch = ±90°), where roll and yaw are coupled."""
+    R = np.asarray(R, dtype=float)
+    _, p, y = matrix_to_rpy(R)
+    M = (rot_z(y) @ rot_y(p)).T @ R
+    r = np.arctan2(M[2, 1], M[2, 2])
+    rpy = (float(r), float(p), float(y))
+    return rpy, float(np.abs(rpy_to_matrix(rpy) - R).max())
+
+
+def _fmt(values) -> str:
+    return " ".join(fmt_float(v) for v in values)
+
+
+def _qstring(s: str) -> str:
+    if s and not any(c.isspace() or c in '"\\' for c in s):
+        return s
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _decompose(A):
+    """``A`` (3x3) as ``R @ diag(s)`` with R a rotation, or None."""
+    s = np.linalg.norm(A, axis=0)
+    if np.any(s == 0):
+        return None
+    R = A / s
+    if np.linalg.det(R) < 0:
+        R[:, 0] = -R[:, 0]
+        s = s.copy()
+        s[0] = -s[0]
+    if np.abs(R.T @ R - np.eye(3)).max() > _ROT_TOL:
+        return None
+    return R, s
+
+
+def _leaves(g, T=np.eye(4)):
+    """(geometry, 4x4 transform to the link frame) of every non-group piece of ``g``."""
+    M = T @ g.transform
+    if isinstance(g, Group):
+        for c in g.children:
+            yield from _leaves(c, M)
+    else:
+        yield g, M
+
+
+class _Writer:
+    def __init__(self, robot: Robot, path: str, report):
+        self.r = robot
+        self.path = path
+        self.report = report
+        self.dir = os.path.dirname(os.path.abspath(path))
+        self.stem = os.path.splitext(os.path.basename(path))[0]
+        self.lost = defaultdict(list)        # kind of loss -> items
+        n = robot.num_links
+        self.n = n
+        self.par = [int(p) for p in robot.parents]
+        self.kids = defaultdict(list)
+        for i, p in enumerate(self.par):
+            self.kids[p].append(i)
+        self.frozen = False
+        self.odd_meshes = defaultdict(list)   # extension -> meshes ROS tools cannot read
+        self.group = {}
+        for j in robot.joints:
+            for i in j.links:
+                self.group[i] = j
+
+    def lose(self, kind: str, item: str = "") -> None:
+        if item not in self.lost[kind]:
+            self.lost[kind].append(item)
+
+    # -- structure ----------------------------------------------------------------------
+    def floating_base(self):
+        """The six links of a Klamp't floating base at the root (free or frozen), or None."""
+        roots = self.kids[-1]
+        if len(roots) != 1:
+            return None
+        chain = [roots[0]]
+        for _ in range(5):
+            k = self.kids[chain[-1]]
+            if len(k) != 1:
+                return None
+            chain.append(k[0])
+        for i, (jt, axis) in zip(chain, _VIRTUAL):
+            l = self.r.links[i]
+            if (l.joint_type != jt or not np.array_equal(l.axis, axis)
+                    or not np.array_equal(l.parent_transform, np.eye(4))):
+                return None
+        g = [self.group.get(i) for i in chain]
+        free = all(x is not None and x.type == "floating" and x.links == chain for x in g)
+        frozen = all(x is not None and x.type == "weld" for x in g)
+        if not (free or frozen):
+            return None
+        self.frozen = frozen
+        return chain
+
+    def urdf_type(self, i: int) -> str:
+        l = self.r.links[i]
+        j = self.group.get(i)
+        jt = j.type if j is not None else "normal"
+        if jt == "weld":
+            return "fixed"
+        if jt == "spin":
+            if l.joint_type == "prismatic":
+                self.lose("spin joints on prismatic links written as prismatic joints", l.name)
+                return "prismatic"
+            return "continuous"
+        if jt != "normal":
+            self.lose(f"{jt} joints written as their one-DOF joints", l.name)
+        return l.joint_type
+
+    def names(self, emitted):
+        """Unique link names, the world link's name, and joint names."""
+        used, lnames = set(), {}
+        for i in emitted:
+            nm = self.r.links[i].name or f"link{i}"
+            if nm in used:
+                k = 2
+                while f"{nm}_{k}" in used:
+                    k += 1
+                self.lose("duplicate link names made unique", f"{nm} -> {nm}_{k}")
+                nm = f"{nm}_{k}"
+            elif nm != self.r.links[i].name:
+                self.lose("empty link names filled in", nm)
+            used.add(nm)
+            lnames[i] = nm
+        world = "world"
+        while world in used:
+            world = "_" + world
+        jnames, jused = {}, set()
+        for i in emitted:
+            if i == self.urdf_root:
+                continue
+            nm = self.r.links[i].extras.get("urdf_joint") or f"{lnames[i]}_joint"
+            while nm in jused:
+                nm = "_" + nm
+            jused.add(nm)
+            jnames[i] = nm
+        self._order_joint_names(jnames, jused)
+        return lnames, world, jnames
+
+    def _order_joint_names(self, jnames, jused):
+        """Rename sibling joints whose names would make Klamp't visit them out of order."""
+        for p in [-1] + list(range(self.n)):
+            sibs = [i for i in self.kids[p] if i in jnames]
+            if [jnames[i] for i in sibs] == sorted(jnames[i] for i in sibs):
+                continue
+            w = len(str(len(sibs)))
+            for k, i in enumerate(sibs):
+                nm = f"j{k:0{w}d}_{jnames[i]}"
+                while nm in jused:
+                    nm = "_" + nm
+                jused.add(nm)
+                jnames[i] = nm
+
+    def readback_order(self, emitted, jnames):
+        """roboio indices in the order Klamp't will number the written links."""
+        out = list(self.fb[:5]) if self.fb else []
+        start = [self.urdf_root] if self.fb else sorted(self.kids[-1], key=lambda i: jnames[i])
+        stack = list(reversed(start))
+        while stack:
+            i = stack.pop()
+            out.append(i)
+            stack.extend(sorted((c for c in self.kids[i] if c in jnames), key=lambda c: jnames[c],
+                                reverse=True))
+        return out
+
+    # -- elements -----------------------------------------------------------------------
+    def origin(self, parent_el, T, what: str):
+        rpy, err = rpy_of(T[:3, :3])
+        if err > _ROT_TOL:
+            self.lose("transforms that are not rigid (written as the nearest rotation)",
+                      f"{what} (error {err:.1e})")
+        etree.SubElement(parent_el, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(rpy))
+
+    def finite(self, v: float, kind: str, name: str) -> float:
+        if np.isfinite(v):
+            return v
+        self.lose(f"infinite {kind} written as ±{fmt_float(DBL_MAX)} (URDF numbers are finite)", name)
+        return DBL_MAX if v > 0 else -DBL_MAX
+
+    def inertial(self, el, i: int):
+        l = self.r.links[i]
+        I = np.asarray(l.inertia)
+        if np.abs(I - I.T).max() > 1e-12 * np.abs(I).max():
+            self.lose("non-symmetric inertia matrices (written symmetrised from the upper triangle)", l.name)
+        ine = etree.SubElement(el, "inertial")
+        etree.SubElement(ine, "origin", xyz=_fmt(l.com), rpy="0 0 0")
+        etree.SubElement(ine, "mass", value=fmt_float(l.mass))
+        etree.SubElement(ine, "inertia", ixx=fmt_float(I[0, 0]), ixy=fmt_float(I[0, 1]),
+                         ixz=fmt_float(I[0, 2]), iyy=fmt_float(I[1, 1]), iyz=fmt_float(I[1, 2]),
+                         izz=fmt_float(I[2, 2]))
+
+    def link_element(self, root_el, i: int, name: str) -> bool:
+        """``<link>`` with inertial, visuals and collisions; True if it has geometry."""
+        l = self.r.links[i]
+        el = etree.SubElement(root_el, "link", name=name)
+        self.inertial(el, i)
+        shapes = self.shapes(i) if l.geometry is not None else []
+        color = l.appearance.color if l.appearance is not None else None
+        for T, shape in shapes:
+            vis = etree.SubElement(el, "visual")
+            self.origin(vis, T, f"geometry of link {l.name!r}")
+            vis.append(shape)
+            if color is not None:
+                mat = etree.SubElement(vis, "material", name=f"{name}_color")
+                etree.SubElement(mat, "color", rgba=_fmt(tuple(color) + (1.0,) * (4 - len(color))))
+        for T, shape in shapes:
+            col = etree.SubElement(el, "collision")
+            etree.SubElement(col, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(rpy_of(T[:3, :3])[0]))
+            col.append(etree.fromstring(etree.tostring(shape)))
+        if len(shapes) > 1:
+            self.lose("links with several geometry pieces (Klamp't reads only the first)", l.name)
+        if l.geometry is not None and l.geometry.margin:
+            self.lose("geometry margins", l.name)
+        ap = l.appearance
+        if ap is not None and ap.color is not None and len(ap.color) not in (3, 4):
+            self.lose("malformed colours", l.name)
+        if ap is not None:
+            from ...model import Appearance
+            rest = Appearance(**{**ap.__dict__, "color": None})
+            if not rest.is_default():
+                self.lose("appearance other than the face colour", l.name)
+        return bool(shapes)
+
+    def shapes(self, i: int) -> list:
+        """[(4x4 origin, shape element)] for the geometry of link ``i``."""
+        l = self.r.links[i]
+        out = []
+        for k, (g, T) in enumerate(_leaves(l.geometry)):
+            if g.missing:
+                ref = g.source.reference if g.source else "?"
+                self.lose("geometry whose file was not found on reading", f"{l.name} ({ref})")
+            elif isinstance(g, TriangleMesh):
+                out.append(self.mesh(g, T, f"{l.name}" + (f"_{k}" if k else "")))
+            elif isinstance(g, Primitive):
+                shape = self.primitive(g, T, l.name)
+                if shape is not None:
+                    out.append(shape)
+            elif isinstance(g, PointCloud):
+                self.lose("point-cloud geometry", l.name)
+            else:
+                self.lose(f"{g.kind} geometry", l.name)
+        return [s for s in out if s is not None]
+
+    def mesh(self, g: TriangleMesh, T, label: str):
+        dec = _decompose(T[:3, :3])
+        src = g.source.path if g.source is not None else None
+        if dec is not None and src and os.path.isfile(src):
+            R, s = dec
+            ref = os.path.relpath(os.path.abspath(src), self.dir).replace(os.sep, "/")
+            ext = os.path.splitext(src)[1].lower()
+            if ext not in _MESH_EXTS:
+                self.odd_meshes[ext].append(ref)
+            shape = etree.Element("mesh", filename=ref)
+            if not np.array_equal(s, np.ones(3)):
+                shape.set("scale", _fmt(s))
+            return make_transform(R, T[:3, 3]), shape
+        return self.baked_mesh(g, T, label, "its transform is not rotation x scale" if dec is None
+                               else "it has no source file")
+
+    def baked_mesh(self, g: TriangleMesh, T, label: str, why: str):
+        from .. import registry
+        fn = os.path.join(self.dir, f"{self.stem}_{re.sub(r'[^A-Za-z0-9_.-]', '_', label)}.stl")
+        mesh = g.copy()
+        mesh.transform = T
+        mesh = mesh.baked()
+        try:
+            info = registry.find_writer(mesh, fn)
+            if not info.can_write or not isinstance(mesh, info.writes or (TriangleMesh,)):
+                raise ValueError("no STL writer")
+            info.write(mesh, fn, self.report)
+        except (ValueError, OSError) as e:
+            self.lose(f"meshes that need baking ({why}) but cannot be written: {e}", label)
+            return None
+        self.report.files.append(fn)
+        self.report.warn(f"mesh of {label} baked into {os.path.basename(fn)} ({why})")
+        return np.eye(4), etree.Element("mesh", filename=os.path.basename(fn))
+
+    def primitive(self, g: Primitive, T, name: str):
+        dec = _decompose(T[:3, :3])
+        p, k = g.params, g.primitive
+        if dec is None:
+            self.lose("primitives whose transform is not rotation x scale", name)
+            return None
+        R, s = dec
+        s = np.abs(s)
+        uniform = np.ptp(s) <= 1e-12 * s.max()
+
+        def at(center, Rl=np.eye(3)):
+            return make_transform(R @ Rl, T[:3, :3] @ np.asarray(center, float) + T[:3, 3])
+        if k == "AABB":
+            lo, hi = np.asarray(p["bmin"]), np.asarray(p["bmax"])
+            return at((lo + hi) / 2), etree.Element("box", size=_fmt((hi - lo) * s))
+        if k == "Box" and uniform:
+            B = np.stack([p["xaxis"], p["yaxis"], p["zaxis"]], axis=1)
+            if np.abs(B.T @ B - np.eye(3)).max() <= _ROT_TOL and np.linalg.det(B) > 0:
+                c = np.asarray(p["origin"]) + B @ (np.asarray(p["dims"]) / 2)
+                return at(c, B), etree.Element("box", size=_fmt(np.asarray(p["dims"]) * s[0]))
+        if k == "Sphere" and uniform:
+            return at(p["center"]), etree.Element("sphere", radius=fmt_float(p["radius"] * s[0]))
+        if k == "Cylinder":
+            a = np.asarray(p["axis"], float)
+            a = a / np.linalg.norm(a)
+            mid = np.asarray(p["center"]) + a * p["height"] / 2
+            if uniform or (abs(abs(a[2]) - 1) < 1e-15 and abs(s[0] - s[1]) <= 1e-12 * s.max()):
+                Ra = _z_to(a)
+                return at(mid, Ra), etree.Element("cylinder", radius=fmt_float(p["radius"] * s[0]),
+                                                  length=fmt_float(p["height"] * (s[0] if uniform else s[2])))
+        self.lose("primitives URDF cannot express (box, cylinder, sphere only)", f"{name} ({k})")
+        return None
+
+    # -- joints and drivers -------------------------------------------------------------
+    def mimics(self, types) -> dict:
+        """link -> (target link, multiplier, offset) from affine drivers."""
+        out = {}
+        for d in self.r.drivers:
+            if d.type != "affine" or len(d.dofs) < 2:
+                continue
+            order = sorted(range(len(d.dofs)), key=lambda k: d.dofs[k])
+            t = order[0]
+            st, ot = d.scale[t], d.offset[t]
+            if st == 0 or types.get(d.dofs[t]) not in ("revolute", "prismatic", "continuous"):
+                self.lose("affine drivers that cannot be written as <mimic>", d.name)
+                continue
+            for k in order[1:]:
+                m = d.scale[k] / st
+                out[d.dofs[k]] = (d.dofs[t], m, d.offset[k] - m * ot)
+            if st != 1 or ot != 0:
+                self.lose("affine drivers re-parameterised (their value becomes the first joint's "
+                          "value)", d.name)
+        return out
+
+    def check_drivers(self, types, mimics, readback):
+        """Report where Klamp't's drivers for the written file will differ from ours."""
+        r = self.r
+        pos = {i: k for k, i in enumerate(readback)}
+        lim = {k: getattr(r, k) for k in ("qmin", "qmax", "vmin", "vmax", "tmax", "amax")}
+        drivers_of = {}
+        for d in r.drivers:
+            if d.type in ("translation", "rotation"):
+                self.lose("translation/rotation drivers", d.name)
+                continue
+            for i in d.dofs:
+                drivers_of[i] = d
+            first = min(d.dofs, key=lambda i: pos.get(i, i))
+            if d.name != r.links[first].name:
+                self.lose("driver names (Klamp't names drivers after their link)",
+                          f"{d.name} -> {r.links[first].name}")
+            if d.type == "normal":
+                i = d.dofs[0]
+                want = (r.qmin[i], r.qmax[i], r.vmin[i], r.vmax[i], -r.tmax[i], r.tmax[i],
+                        -r.amax[i], r.amax[i])
+            else:
+                dofs = sorted(d.dofs, key=lambda i: pos.get(i, i))
+                t = d.dofs.index(dofs[0])
+                scales = [d.scale[d.dofs.index(i)] / d.scale[t] if d.scale[t] else 0 for i in dofs]
+                want = affine_driver_limits(dofs, scales, lim)
+            have = (d.qmin, d.qmax, d.vmin, d.vmax, d.tmin, d.tmax, d.amin, d.amax)
+            if not np.allclose(have, want, rtol=1e-12, atol=0, equal_nan=True):
+                self.lose("driver limits that differ from the limits Klamp't derives from the links",
+                          d.name)
+        for i, t in types.items():
+            if t in ("revolute", "prismatic", "continuous") and i not in drivers_of and i not in mimics:
+                self.lose("undriven joints (Klamp't adds a driver for every moving joint)",
+                          r.links[i].name)
+        want_order = sorted((d for d in r.drivers if d.type in ("normal", "affine")),
+                            key=lambda d: min(pos.get(i, i) for i in d.dofs))
+        if [d.name for d in want_order] != [d.name for d in r.drivers if d.type in ("normal", "affine")]:
+            self.lose("driver order (Klamp't orders drivers by link)")
+
+    def limit_element(self, el, i: int, utype: str):
+        r, name = self.r, self.r.links[i].name
+        if r.vmin[i] != -r.vmax[i]:
+            self.lose("asymmetric velocity limits (URDF has one velocity)", name)
+        if utype == "fixed":
+            nonzero = any(getattr(r, k)[i] != 0 for k in ("qmin", "qmax", "vmin", "vmax", "amax"))
+            if nonzero:
+                self.lose("limits of welded links (Klamp't reads fixed joints with zero limits)", name)
+            if np.isfinite(r.tmax[i]):
+                etree.SubElement(el, "limit", lower="0", upper="0", effort=fmt_float(r.tmax[i]),
+                                 velocity="0")
+            return
+        eff = self.finite(r.tmax[i], "effort limits", name)
+        vel = self.finite(r.vmax[i], "velocity limits", name)
+        if utype == "continuous":
+            if np.isfinite(r.qmin[i]) or np.isfinite(r.qmax[i]):
+                self.lose("position limits of continuous joints", name)
+            if np.isfinite(r.tmax[i]) or np.isfinite(r.vmax[i]):
+                etree.SubElement(el, "limit", effort=fmt_float(eff), velocity=fmt_float(vel))
+            return
+        lo = self.finite(r.qmin[i], "position limits", name)
+        hi = self.finite(r.qmax[i], "position limits", name)
+        etree.SubElement(el, "limit", lower=fmt_float(lo), upper=fmt_float(hi),
+                         effort=fmt_float(eff), velocity=fmt_float(vel))
+
+    # -- document -----------------------------------------------------------------------
+    def document(self) -> bytes:
+        r = self.r
+        self.fb = self.floating_base()
+        self.urdf_root = self.fb[5] if self.fb else None
+        emitted = [i for i in range(self.n) if not (self.fb and i in self.fb[:5])]
+        if self.fb:
+            self.check_floating_base()
+        lnames, world, jnames = self.names(emitted)
+        readback = self.readback_order(emitted, jnames)
+        if readback != list(range(self.n)):
+            self.lose("link order (Klamp't numbers URDF links depth-first, by joint name)",
+                      " ".join(r.links[i].name for i in readback))
+        types = {i: self.urdf_type(i) for i in emitted if i != self.urdf_root}
+        mimics = self.mimics(types)
+        self.check_drivers(types, mimics, readback)
+
+        root_el = etree.Element("robot", name=r.name or self.stem)
+        root_el.append(etree.Comment(" written by roboio "))
+        if not self.fb:
+            etree.SubElement(root_el, "link", name=world)
+        has_geo = {i: self.link_element(root_el, i, lnames[i]) for i in emitted}
+        kl = etree.Element("klampt")
+        if world != "world" and not self.fb:
+            kl.set("world_frame", world)
+        if self.fb and self.frozen:
+            kl.set("freeze_root_link", "1")
+        for i in emitted:
+            if i == self.urdf_root:
+                continue
+            self.joint_element(root_el, i, types[i], lnames, jnames, world, mimics)
+        self.klampt_links(kl, emitted, types, lnames)
+        self.self_collision(kl, emitted, has_geo, lnames, readback)
+        self.properties(kl)
+        if len(kl) or kl.attrib:
+            root_el.append(kl)
+        self.misc()
+        for ext, refs in self.odd_meshes.items():
+            self.report.warn(f"{len(refs)} mesh file(s) are {ext} (e.g. {refs[0]}): Klamp't reads "
+                             "them, ROS tools read STL, DAE and OBJ")
+        for kind, items in self.lost.items():
+            items = [x for x in items if x]
+            self.report.lose(f"{kind}: {', '.join(items)}" if items else kind)
+        return etree.tostring(root_el, pretty_print=True, xml_declaration=True, encoding="utf-8")
+
+    def joint_element(self, root_el, i, utype, lnames, jnames, world, mimics):
+        l = self.r.links[i]
+        el = etree.SubElement(root_el, "joint", name=jnames[i], type=utype)
+        self.origin(el, l.parent_transform, f"joint of link {l.name!r}")
+        etree.SubElement(el, "parent", link=lnames[l.parent] if l.parent >= 0 else world)
+        etree.SubElement(el, "child", link=lnames[i])
+        if utype != "fixed":
+            ax = np.asarray(l.axis, float)
+            n = np.linalg.norm(ax)
+            if n == 0:
+                self.lose("zero joint axes (Klamp't reads them as z)", l.name)
+            elif abs(n - 1) > 1e-15:
+                self.lose("joint axes that are not unit length (other URDF readers normalise them, "
+                          "Klamp't does not)", f"{l.name} (|axis| = {fmt_float(n)})")
+            etree.SubElement(el, "axis", xyz=_fmt(ax))
+        self.limit_element(el, i, utype)
+        d = next((d for d in self.r.drivers if d.dofs and i == min(d.dofs)), None)
+        if d is not None and (d.dry_friction or d.viscous_friction):
+            etree.SubElement(el, "dynamics", damping=fmt_float(d.viscous_friction),
+                             friction=fmt_float(d.dry_friction))
+        if i in mimics:
+            t, m, o = mimics[i]
+            etree.SubElement(el, "mimic", joint=jnames[t], multiplier=fmt_float(m), offset=fmt_float(o))
+
+    def klampt_links(self, kl, emitted, types, lnames):
+        r = self.r
+        for i in emitted:
+            attrs = {}
+            if i != self.urdf_root and types[i] != "fixed" and r.amax[i] != _DEFAULT_ACC_MAX:
+                attrs["accMax"] = fmt_float(self.finite(r.amax[i], "acceleration limits", r.links[i].name))
+            d = next((d for d in r.drivers if d.dofs and i == min(d.dofs)
+                      and d.type in ("normal", "affine")), None)
+            if d is not None:
+                for key, v in (("servoP", d.servo_p), ("servoI", d.servo_i), ("servoD", d.servo_d)):
+                    if v != _SERVO_DEFAULTS[key]:
+                        attrs[key] = fmt_float(v)
+            if attrs:
+                etree.SubElement(kl, "link", name=lnames[i], **attrs)
+
+    def self_collision(self, kl, emitted, has_geo, lnames, readback):
+        r = self.r
+        pairs = set(r.self_collision_pairs)
+        bare = sorted(p for p in pairs if not (has_geo.get(p[0]) and has_geo.get(p[1])))
+        if bare:
+            self.lose("self-collision pairs of links without written geometry",
+                      " ".join(f"({r.links[a].name}, {r.links[b].name})" for a, b in bare))
+        pairs -= set(bare)
+        rb = {i: k for k, i in enumerate(readback)}
+        counts = defaultdict(int)
+        for i in emitted:
+            counts[lnames[i]] += 1
+
+        def item(i):
+            nm = lnames[i]
+            return nm if not _INTEGER.match(nm) else str(rb[i])
+        default = default_pairs(self.par, [bool(has_geo.get(k)) for k in range(self.n)])
+        if pairs <= default:
+            off = sorted(default - pairs)
+            if off:
+                etree.SubElement(kl, "noselfcollision",
+                                 pairs=" ".join(f"{_qstring(item(a))} {_qstring(item(b))}" for a, b in off))
+        else:
+            etree.SubElement(kl, "selfcollision",
+                             pairs=" ".join(f"{_qstring(item(a))} {_qstring(item(b))}" for a, b in sorted(pairs)))
+
+    def properties(self, kl):
+        for key, text in self.r.properties.items():
+            if key not in ("sensors", "controller"):
+                self.lose("robot properties other than sensors and controller", key)
+                continue
+            try:
+                el = etree.fromstring(text.encode())
+            except etree.XMLSyntaxError:
+                el = None
+            if el is None or el.tag != key:
+                self.lose(f"the {key} property (not a <{key}> XML element)")
+                continue
+            kl.append(el)
+
+    def check_floating_base(self):
+        r, fb = self.r, self.fb
+        carried = []
+        for k, i in enumerate(fb):
+            l = r.links[i]
+            if k < 5:
+                if l.name != f"base{k}":
+                    carried.append(f"name {l.name!r} (read back as base{k})")
+                if l.mass != 0 or np.any(l.com) or np.any(l.inertia):
+                    carried.append(f"mass of {l.name}")
+                if l.geometry is not None:
+                    carried.append(f"geometry of {l.name}")
+            want_t = 0.0
+            want_p = 0.0 if k == 5 else np.inf
+            if not (r.qmin[i] == -np.inf and r.qmax[i] == np.inf and r.vmin[i] == -np.inf
+                    and r.vmax[i] == np.inf and r.amax[i] == np.inf and r.tmax[i] == want_t
+                    and r.pmax[i] == want_p):
+                carried.append(f"limits of {l.name}")
+        for d in r.drivers:
+            if any(i in fb for i in d.dofs):
+                carried.append(f"driver {d.name}")
+        if carried:
+            self.lose("floating base: what its virtual links carried", ", ".join(carried))
+
+    def misc(self):
+        r = self.r
+        if np.any(r.config != 0):
+            self.lose("the initial configuration (URDF starts at 0)")
+        if np.any(getattr(r, "velocity", np.zeros(0)) != 0):
+            self.lose("the initial velocity")
+        fb5 = set(self.fb[5:]) if self.fb else set()
+        for i in range(self.n):
+            if np.isfinite(r.pmax[i]) and i not in fb5:
+                self.lose("power limits", r.links[i].name)
+        # extras["klampt"] records how a Klamp't file was laid out (mounts, automass);
+        # its effects are in the model, which is written
+        keys = sorted(k for k in r.extras if k != "klampt")
+        if keys:
+            self.lose("format-specific robot data", ", ".join(keys))
+        for l in r.links:
+            keys = sorted(k for k in l.extras if k != "urdf_joint")
+            if keys:
+                self.lose("format-specific link data", f"{l.name} ({', '.join(keys)})")
+
+
+def _z_to(a) -> np.ndarray:
+    """A rotation taking +z to the unit vector ``a``."""
+    z = np.array([0.0, 0.0, 1.0])
+    v = np.cross(z, a)
+    c = float(a @ z)
+    if np.linalg.norm(v) < 1e-15:
+        return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
+    from ...transforms import axis_angle_to_matrix
+    return axis_angle_to_matrix(v / np.linalg.norm(v), np.arctan2(np.linalg.norm(v), c))
+
+
+def write_urdf(robot: Robot, path: str, report) -> None:
+    """Write ``robot`` as URDF to ``path`` (atomically); losses go to ``report``."""
+    atomic_write(path, _Writer(robot, path, report).document())
