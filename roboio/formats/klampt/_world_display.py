@@ -103,7 +103,7 @@ def apply_display(ctx, el, app: Appearance, world_path: str, skip=()) -> None:
             if os.path.isabs(tex):
                 ctx.warn(f"<{local_name(el)} texture>: absolute file name; Klamp't prepends the "
                          "world file's directory to it", line)
-            app.texture = os.path.join(os.path.dirname(world_path), tex)
+            app.texture = os.path.normpath(os.path.join(os.path.dirname(world_path), tex))
         proj = el.get("texture_projection")
         if proj is not None:
             if proj not in _PROJECTIONS:

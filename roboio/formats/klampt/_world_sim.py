@@ -40,7 +40,7 @@ class XmlNode:
     attrib: dict = field(default_factory=dict)
     children: list = field(default_factory=list)
     text: Optional[str] = None
-    line: Optional[int] = None
+    line: Optional[int] = field(default=None, compare=False)
 
     @classmethod
     def from_element(cls, el) -> "XmlNode":

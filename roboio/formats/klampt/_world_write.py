@@ -16,7 +16,6 @@ rotateMoment translation>``; collision margin -> ``<geometry margin>``; terrain 
 """
 from __future__ import annotations
 
-import copy
 import os
 import re
 
@@ -104,12 +103,16 @@ def _write_robot(root, robot, path, elem_dir, gw, report):
         info = registry.find_writer(robot, rpath)
     except ValueError:
         raise FormatError(path, None, None, f"{what}: no .rob writer is available") from None
-    out = copy.copy(robot)              # shallow: the writer only reads
+    # The robot file gets what the world file does not hold: no appearances (<display>
+    # below), no world-level extras, no sensors that came from the world (<sensors> below).
+    out = robot.copy()
+    for link in out.links:
+        link.appearance = Appearance()
     out.extras = {k: v for k, v in robot.extras.items() if k not in _WORLD_KEYS}
     sensors = robot.extras.get(SENSORS_KEY)
     sensors_from_world = sensors is not None and robot.properties.get("sensors") in (
         sensors.attrib.get("file"), sensors.to_xml())
-    if sensors_from_world:              # written as <sensors> below; the world replaces it anyway
+    if sensors_from_world:
         out.properties = {k: v for k, v in robot.properties.items() if k != "sensors"}
     info.write(out, rpath, report)
     report.files.append(rpath)
