@@ -129,7 +129,7 @@ def test_ids_follow_klampt_numbering():
     assert W.robot(0).getID() == 3
     assert [W.robot(0).link(i).getID() for i in range(3)] == [4, 5, 6]
     assert W.robot("second").getID() == 7 and W.robot(1).link(2).getID() == 10
-    assert [W.getName(i) for i in (0, 2, 3, 5, 7)] == ["t0", "o0", "planar3R", "L1", "second"]
+    assert [W.getName(i) for i in (0, 2, 3, 5, 7)] == ["t0", "o0", "planar3R", "planar3R[L1]", "second"]
     # a new terrain shifts every later ID, as in Klamp't
     assert W.makeTerrain("t2").getID() == 2
     assert W.rigidObject(0).getID() == 3 and W.robot(0).getID() == 4
@@ -221,6 +221,8 @@ def test_interpolate_and_distance_spin_and_weld():
 
 def test_self_collision_pairs():
     r = planar3r()
+    for link in r.links[:2]:
+        link.geometry = unit_cube()
     r.self_collision_pairs = {(0, 2)}
     w = World()
     w.add(r)
@@ -228,6 +230,7 @@ def test_self_collision_pairs():
     assert robot.selfCollisionEnabled(2, 0) and not robot.selfCollisionEnabled(0, 1)
     robot.enableSelfCollision(1, 0, True)
     robot.enableSelfCollision(0, 2, False)
+    robot.enableSelfCollision(1, 2, True)        # link 2 has no geometry: not enabled
     assert r.self_collision_pairs == {(0, 1)}
 
 

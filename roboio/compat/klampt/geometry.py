@@ -358,6 +358,21 @@ def _is_empty(g) -> bool:
     return g is None or g.missing
 
 
+def _as_klampt(g):
+    """The geometry as Klamp't holds it: a link's own mesh and the meshes mounted on it
+    are one merged triangle mesh in Klamp't, which roboio's .rob reader keeps as a Group
+    marked ``klampt_merged`` (so that each part keeps its file)."""
+    if (isinstance(g, Group) and g.extras.get("klampt_merged") and g.children
+            and all(isinstance(c, ModelMesh) and not c.missing for c in g.children)):
+        verts, faces, base = [], [], 0
+        for c in g.children:
+            verts.append(_apply(g.transform @ c.transform, c.vertices))
+            faces.append(c.faces + base)
+            base += len(c.vertices)
+        return ModelMesh(np.concatenate(verts), np.concatenate(faces))
+    return g
+
+
 def _model_of(data) -> Geometry:
     """A roboio geometry for a Geometry3D constructor / set* argument."""
     if isinstance(data, Geometry3D):
@@ -411,7 +426,7 @@ class Geometry3D:
         """``"TriangleMesh"``, ``"PointCloud"``, ``"GeometricPrimitive"``, ``"Group"``, or
         ``""`` when empty."""
         g = self._geom
-        return "" if _is_empty(g) else _TYPE_NAMES[type(g)]
+        return "" if _is_empty(g) else _TYPE_NAMES[type(_as_klampt(g))]
 
     def empty(self) -> bool:
         g = self._geom
@@ -419,7 +434,7 @@ class Geometry3D:
 
     def numElements(self) -> int:
         """Triangles of a mesh, points of a cloud, children of a group, 1 for a primitive."""
-        g = self._require()
+        g = _as_klampt(self._require())
         if isinstance(g, ModelMesh):
             return len(g.faces)
         if isinstance(g, ModelPointCloud):
@@ -431,7 +446,7 @@ class Geometry3D:
     def getElement(self, element: int) -> "Geometry3D":
         """A standalone copy of element ``element``, in this geometry's local coordinates:
         a child of a group, or a triangle / point primitive of a mesh / point cloud."""
-        g = self._require()
+        g = _as_klampt(self._require())
         i = int(element)
         if not 0 <= i < self.numElements() or isinstance(g, Primitive):
             raise RuntimeError("Invalid element specified")
@@ -499,7 +514,7 @@ class Geometry3D:
 
     def getTriangleMesh(self) -> TriangleMesh:
         """A copy of the mesh data (transform applied)."""
-        g = self._typed(ModelMesh, "TriangleMesh")
+        g = self._typed(ModelMesh, "TriangleMesh", merged=True)
         m = TriangleMesh()
         m.setVertices(_apply(g.transform, g.vertices))
         m.setIndices(g.faces)
@@ -514,8 +529,8 @@ class Geometry3D:
     def getGeometricPrimitive(self) -> GeometricPrimitive:
         return GeometricPrimitive._from_model(self._typed(Primitive, "GeometricPrimitive"))
 
-    def _typed(self, cls, name):
-        g = self._geom
+    def _typed(self, cls, name, merged=False):
+        g = _as_klampt(self._geom) if merged else self._geom
         if not isinstance(g, cls) or g.missing:
             raise RuntimeError(f"Geometry3D is not {name} type")
         return g

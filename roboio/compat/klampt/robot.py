@@ -16,6 +16,7 @@ import weakref
 
 import numpy as np
 
+from ...transforms import axis_angle_to_matrix
 from ._common import (NotSupportedError, floats, matrix_to_se3, opengl_methods, se3_to_matrix,
                       unsupported, vec3)
 from .appearance import Appearance
@@ -48,6 +49,29 @@ def _update_frames(robot):
     _STATES[robot] = _State(robot)
     for link in robot.links:
         clear_pose_override(link)
+
+
+def _local_transform(link, q) -> np.ndarray:
+    """Transform of ``link`` relative to its parent at joint value ``q``."""
+    M = np.eye(4)
+    axis = np.asarray(link.axis, dtype=float)
+    if link.joint_type == "prismatic":
+        M[:3, 3] = q * axis
+    else:
+        M[:3, :3] = axis_angle_to_matrix(axis, q * np.linalg.norm(axis))
+    return link.parent_transform @ M
+
+
+def _update_subtree(robot, root: int):
+    """Recompute the current transforms of ``root`` and its descendants."""
+    T = _state(robot).T
+    todo = {root}
+    for link in robot.links:       # parents come before children
+        if link.index == root or link.parent in todo:
+            todo.add(link.index)
+            parent = np.eye(4) if link.parent < 0 else T[link.parent]
+            T[link.index] = parent @ _local_transform(link, robot.config[link.index])
+            clear_pose_override(link)
 
 
 def _lookup(items, key, what):
@@ -271,9 +295,13 @@ class RobotModel:
         return float(self._robot.config[_lookup(self._robot.links, index_or_name, "link")])
 
     def setDOFPosition(self, index_or_name, qi):
-        q = self.getConfig()
-        q[_lookup(self._robot.links, index_or_name, "link")] = float(qi)
-        self.setConfig(q)
+        """Set one DOF and update the transforms of that link and its descendants (from
+        the current transforms of their parents, as Klamp't does)."""
+        i = _lookup(self._robot.links, index_or_name, "link")
+        q = self._robot.config.copy()
+        q[i] = float(qi)
+        self._robot.config = q
+        _update_subtree(self._robot, i)
 
     def randomizeConfig(self, unboundedScale: float = 1.0):
         """A random configuration: uniform between finite limits, Laplacian (scale
@@ -339,9 +367,12 @@ class RobotModel:
         return (i, j) in self._robot.self_collision_pairs
 
     def enableSelfCollision(self, link1: int, link2: int, value: bool):
+        """Enable / disable the self-collision check of two links (enabling needs both
+        links to have geometry, as in Klamp't)."""
         i, j = sorted((int(link1), int(link2)))
         pairs = self._robot.self_collision_pairs
-        if value and i != j:
+        links = self._robot.links
+        if value and i != j and not (_no_geometry(links[i]) or _no_geometry(links[j])):
             pairs.add((i, j))
         else:
             pairs.discard((i, j))
@@ -420,6 +451,11 @@ class RobotModel:
 
     def __repr__(self):
         return f"<RobotModel {self._robot.name!r} ({self.numLinks()} links)>"
+
+
+def _no_geometry(link) -> bool:
+    g = link.geometry
+    return g is None or g.is_empty
 
 
 def _set_driver_dofs(d, vec, value, with_offset=True):

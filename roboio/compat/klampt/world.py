@@ -272,7 +272,12 @@ class WorldModel:
         return self._world.robots[int(robot)].num_links
 
     def getName(self, id: int) -> str:
-        return self._world.element(id).name
+        """Name of the element with ID ``id`` (a link is named ``robot[link]``)."""
+        element = self._world.element(id)
+        if isinstance(element, Link):
+            robot = next(r for r in self._world.robots if any(l is element for l in r.links))
+            return f"{robot.name}[{element.name}]"
+        return element.name
 
     def _view_of(self, element):
         if isinstance(element, Robot):
