@@ -2,6 +2,8 @@
 import struct
 import warnings
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -133,7 +135,7 @@ def test_off_write_round_trip_is_exact(tmp_path):
     back = roboio.load(out)
     assert np.array_equal(back.vertices, v) and np.array_equal(back.faces, f)
     assert np.array_equal(back.face_colors, cols)
-    assert open(out).read().splitlines()[2 + 30].startswith("3  ")
+    assert Path(out).read_text().splitlines()[2 + 30].startswith("3  ")
 
 
 def test_off_writer_reports_what_it_cannot_keep(tmp_path):
@@ -259,7 +261,7 @@ def test_stl_write_round_trip(tmp_path):
     assert not report.lost
     back = roboio.load(out)
     assert np.array_equal(back.vertices, v[f].reshape(-1, 3))
-    data = open(out, "rb").read()
+    data = Path(out).read_bytes()
     assert len(data) == 84 + 50 * 4
     normals = np.frombuffer(data[84:], dtype=[("n", "<f4", 3), ("v", "<f4", 9), ("a", "<u2")])["n"]
     assert np.allclose(normals[0], [0, 0, -1])
