@@ -22,7 +22,7 @@ from ...transforms import dh_modified, make_transform
 from .. import registry
 from ..fileio import read_text
 from ._rob_lexer import Scanner, is_integer_text, translate_escapes
-from ._rob_parse import VOTING_LISTS, ListRecord, RobRecords
+from ._rob_parse import VOTING_LISTS, ListRecord, RobRecords, is_keyword
 
 __all__ = ["build_robot", "RobAssembly", "has_geometry", "file_extension", "affine_acc_limits",
            "MULTI_DOF"]
@@ -205,10 +205,16 @@ class _Builder:
         for o in r.occurrences:
             if o.leftover:
                 self.warn(f"{o.spelled}: {o.leftover} trailing number(s) do not make a whole "
-                          f"group of {r.group} and are ignored, as Klamp't does", o.line)
+                          f"group of {r.group} and are ignored, as Klamp't does",
+                          o.stop_line or o.line)
+            elif o.stopped_at and is_keyword(o.stopped_at) and o.stop_line != o.line:
+                self.warn(f"{o.spelled} (line {o.line}) runs on into {o.stopped_at!r}: the line "
+                          f"before ends with a backslash, so Klamp't reads {o.stopped_at!r} as "
+                          f"part of {o.spelled} and ignores it and the rest of that line",
+                          o.stop_line)
             elif o.stopped_at:
                 self.warn(f"{o.spelled}: {o.stopped_at!r} is not a {r.unit}; it and the rest of "
-                          f"the line are ignored, as Klamp't does", o.line)
+                          f"the line are ignored, as Klamp't does", o.stop_line or o.line)
 
     # -- 2-4. defaults and kinematics ---------------------------------------------------
     def links_and_limits(self, n: int) -> None:

@@ -18,7 +18,7 @@ from ...model import Joint, Robot
 from ...resolve import resolve
 from .. import registry
 from ..xmlutil import parse_bytes
-from ._rob_build import RobAssembly, file_extension, has_geometry
+from ._rob_build import MULTI_DOF, RobAssembly, file_extension, has_geometry
 
 __all__ = ["mount_robots", "merge_robot"]
 
@@ -89,8 +89,9 @@ def merge_robot(asm: RobAssembly, sub: Robot, L: int, T, prefix: str, ctx, line)
             if has[i] and not (link.parent < 0 and i == L):
                 asm.pairs.add((i, j))
 
-    for jt in sub.joints:
-        asm.joints.append(Joint(jt.type, [remap(k) for k in jt.links], remap(jt.base)))
+    for jt in sub.joints:   # a single-link joint keeps base -1 (Klamp't does not use it)
+        base = remap(jt.base) if jt.type in MULTI_DOF else -1
+        asm.joints.append(Joint(jt.type, [remap(k) for k in jt.links], base))
     for d in sub.drivers:
         force = remap(d.force_link) if d.type in ("translation", "rotation") else d.force_link
         asm.drivers.append(dataclasses.replace(

@@ -16,7 +16,7 @@ import numpy as np
 from ...errors import LoadContext
 from ._rob_lexer import LexError, LogicalLine, Scanner
 
-__all__ = ["RobRecords", "ListRecord", "parse_records", "VOTING_LISTS"]
+__all__ = ["RobRecords", "ListRecord", "parse_records", "VOTING_LISTS", "is_keyword"]
 
 # Lists that vote for the link count N (spec §3.4), by record name.
 VOTING_LISTS = ("parents", "jointtype", "links", "mass", "com", "inertia", "a", "d", "alpha",
@@ -34,6 +34,7 @@ class Occurrence:
     items: int
     leftover: int = 0
     stopped_at: Optional[str] = None
+    stop_line: Optional[int] = None
 
 
 @dataclass
@@ -183,6 +184,14 @@ _GROUP_KEYWORDS = {"tparent": 12, "axis": 3, "com": 3, "inertiadiag": 3, "inerti
 _SCALAR_KEYWORDS = {"translation": 3, "rotation": 9, "scale": 1, "autotorque": 1}
 
 
+def is_keyword(word: str) -> bool:
+    """Whether ``word`` is a .rob keyword (any case)."""
+    w = word.lower()
+    return (w in _LIST_KEYWORDS or w in _GROUP_KEYWORDS or w in _SCALAR_KEYWORDS
+            or w in ("jointtype", "automass", "selfcollision", "noselfcollision")
+            or hasattr(_LineParser, "kw_" + w))
+
+
 class _LineParser:
     """Parses one logical line into ``records``; errors are located FormatErrors."""
 
@@ -292,10 +301,11 @@ class _LineParser:
         self._occurrence(rec, spelled, n_items, len(nums) - n_items * k)
 
     def _occurrence(self, rec: ListRecord, spelled: str, items: int, leftover: int) -> None:
-        stopped = None
+        stopped = stop_line = None
         if self.sc.failed:
-            stopped = self.sc.next_token_text()
-        rec.occurrences.append(Occurrence(self.ll.line, spelled, items, leftover, stopped))
+            stopped = self.sc.next_token_text() or None
+            stop_line = self.ll.line_at(self.sc.fail_pos)
+        rec.occurrences.append(Occurrence(self.ll.line, spelled, items, leftover, stopped, stop_line))
 
     def jointtype(self, spelled: str) -> None:
         rec = self.rec.list("jointtype")
