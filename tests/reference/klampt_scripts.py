@@ -395,3 +395,58 @@ def observe_world(w, rec):
         p = o.getContactParameters()
         rec(f"object {i} contact", [p.kFriction, p.kRestitution, p.kStiffness, p.kDamping])
         rec(f"object {i} box", o.geometry().getBBTight(), MESH_TOL)
+
+
+# -- building worlds element by element, standalone geometry ----------------------------------
+def world_building(K, rec, corpus, tmpdir):
+    """loadRobot / loadRigidObject / loadTerrain (element files and bare meshes), lookups by
+    name, makeRobot, copy, standalone Geometry3D data access, Geometry3D.saveFile."""
+    w = K.WorldModel()
+    r = w.loadRobot(f"{corpus}/robots/cartpole.rob")
+    o1 = w.loadRigidObject(f"{corpus}/objects/block.obj")
+    o2 = w.loadRigidObject(f"{corpus}/objects/sphere.off")
+    t1 = w.loadTerrain(f"{corpus}/terrains/plane.env")
+    t2 = w.loadTerrain(f"{corpus}/objects/cube.off")
+    rec("ids", [r.getID(), o1.getID(), o2.getID(), t1.getID(), t2.getID(), w.numIDs()])
+    rec("names", [r.getName(), o1.getName(), o2.getName(), t1.getName(), t2.getName()])
+    rec("by name", [w.robot(r.getName()).getID(), w.rigidObject(o2.getName()).getID(),
+                    w.terrain(t1.getName()).getID()])
+    for o in (o1, o2):
+        m = o.getMass()
+        rec(f"{o.getName()} mass", [m.getMass(), m.getCom(), m.getInertia()], MESH_TOL)
+        rec(f"{o.getName()} transform", o.getTransform())
+        p = o.getContactParameters()
+        rec(f"{o.getName()} contact", [p.kFriction, p.kRestitution, p.kStiffness, p.kDamping])
+        rec(f"{o.getName()} colour", o.appearance().getColor())
+    for t in (t1, t2):
+        rec(f"{t.getName()} terrain", [t.geometry().type(), t.appearance().getColor()])
+        rec(f"{t.getName()} box", t.geometry().getBB(), MESH_TOL)
+    t2.setFriction(0.9)
+    link = r.link(1)
+    rec("link robot", [link.robot().getName(), link.robot().numLinks()])
+    made = w.makeRobot("empty")
+    rec("made robot", [made.getName(), made.numLinks(), made.getID(), w.numIDs()])
+    c = w.copy()
+    c.robot(0).setConfig([0.5, 0.5])
+    c.rigidObject(0).setTransform(K.so3.identity(), [9, 9, 9])
+    rec("copy is independent", [w.robot(0).getConfig(), w.rigidObject(0).getTransform(),
+                                c.robot(0).getConfig(), c.numIDs()])
+
+    g = K.Geometry3D()
+    rec("load", g.loadFile(f"{corpus}/objects/sphere.off"))
+    rec("fresh box", g.getBB(), MESH_TOL)
+    g.setCurrentTransform(K.so3.rotation([0, 0, 1], 0.4), [1, 2, 3])
+    rec("current transform", g.getCurrentTransform())
+    rec("posed box", g.getBB(), MESH_TOL)
+    mesh = g.getTriangleMesh()
+    rec("mesh sizes", [len(mesh.vertices), len(mesh.indices)])
+    rec("mesh extent", [np.min(mesh.vertices, axis=0), np.max(mesh.vertices, axis=0)], MESH_TOL)
+    g.scale(2.0, 1.0, 0.5)
+    rec("element 7", g.getElement(7).getBB(), MESH_TOL)
+    rec("save", g.saveFile(f"{tmpdir}/{K.__name__}_scaled.off"))
+    h = K.Geometry3D()
+    rec("reload", h.loadFile(f"{tmpdir}/{K.__name__}_scaled.off"))
+    rec("reloaded box", h.getBB(), MESH_TOL)
+    p = K.Geometry3D()
+    rec("geom file", [p.loadFile(f"{corpus}/objects/sphere.geom"), p.type()])
+    rec("geom box", p.getBB())

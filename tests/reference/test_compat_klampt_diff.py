@@ -17,7 +17,7 @@ klampt = pytest.importorskip("klampt")
 
 
 def _namespace(mod, so3, se3, vectorops):
-    return types.SimpleNamespace(WorldModel=mod.WorldModel, Geometry3D=mod.Geometry3D,
+    return types.SimpleNamespace(__name__=mod.__name__.replace(".", "_"), WorldModel=mod.WorldModel, Geometry3D=mod.Geometry3D,
                                  Appearance=mod.Appearance, Mass=mod.Mass, so3=so3, se3=se3,
                                  vectorops=vectorops)
 
@@ -100,6 +100,10 @@ def test_link_editing(name):
 @pytest.mark.parametrize("name", ["tx90blocks.xml", "athlete_plane.xml", "block.xml"])
 def test_world_api(name):
     run_both(S.world_api, corpus_path("klampt", name))
+
+
+def test_world_building(tmp_path):
+    run_both(S.world_building, corpus_path("klampt"), str(tmp_path))
 
 
 def test_math_helpers():

@@ -247,7 +247,7 @@ def test_geometry_modifiers_compose_onto_the_model_transform():
     g.scale(2)
     assert g.getBB() == ([4.0, 4.0, 6.0], [5.0, 8.0, 12.0])
     g.setCurrentTransform(so3.rotation([0, 0, 1], math.pi / 2), [0, 0, 1])
-    bmin, bmax = g.getBB()
+    bmin, bmax = g.getBBTight()
     np.testing.assert_allclose(bmin, [-8, 4, 7], atol=1e-12)
     np.testing.assert_allclose(bmax, [-4, 5, 13], atol=1e-12)
     tm = g.getTriangleMesh()
@@ -293,8 +293,13 @@ def test_primitive_bounds_are_exact_under_rotation():
     g = Geometry3D(p)
     g.setCurrentTransform(so3.rotation([0, 0, 1], 0.7), [0, 0, 0])
     c = [math.cos(0.7), math.sin(0.7), 0]
-    np.testing.assert_allclose(g.getBB()[0], np.subtract(c, 0.5), atol=1e-15)
-    np.testing.assert_allclose(g.getBB()[1], np.add(c, 0.5), atol=1e-15)
+    np.testing.assert_allclose(g.getBBTight()[0], np.subtract(c, 0.5), atol=1e-15)
+    np.testing.assert_allclose(g.getBBTight()[1], np.add(c, 0.5), atol=1e-15)
+    # getBB: the box around the rotated corners of the data's box [0.5, 1.5] x [-.5, .5]
+    corners = [[x, y, 0] for x in (0.5, 1.5) for y in (-0.5, 0.5)]
+    rotated = np.array(corners) @ rot_z(0.7).T
+    np.testing.assert_allclose(g.getBB()[0][:2], rotated.min(axis=0)[:2], atol=1e-15)
+    np.testing.assert_allclose(g.getBB()[1][:2], rotated.max(axis=0)[:2], atol=1e-15)
     g.scale(2)
     assert g.getGeometricPrimitive().properties.tolist() == [2, 0, 0, 1]
 

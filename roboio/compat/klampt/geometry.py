@@ -19,7 +19,8 @@ import weakref
 import numpy as np
 
 from ...errors import LoadContext, RoboioError, RoboioWarning
-from ...model import Geometry, Group, PointCloud as ModelPointCloud, Primitive, TriangleMesh as ModelMesh
+from ...model import Geometry, Group, PRIMITIVE_KINDS, Primitive
+from ...model import PointCloud as ModelPointCloud, TriangleMesh as ModelMesh
 from ._bounds import bounds
 from ._common import (bounds_or_empty, floats, matrix_to_se3, opengl_methods, se3_to_matrix,
                       so3_to_matrix, unsupported, vec3)
@@ -250,104 +251,50 @@ class GeometricPrimitive:
         self.properties = np.array(other.properties, dtype=float)
 
     def saveString(self) -> str:
-        """The Klamp't ``.geom`` text of the primitive (e.g. ``"Sphere 1 2 3 4"``)."""
-        from ...formats.fileio import fmt_floats
-        kind = _PRIM_TYPES.get(self.type)
-        if kind is None:
-            raise ValueError(f"invalid primitive type {self.type!r}")
-        values = list(self.properties)
-        if kind == "Polygon":
-            values = [len(values) // 3] + values
-        return kind + " " + fmt_floats(values)
+        """The Klamp't ``.geom`` text of the primitive (e.g. ``"Sphere 1 2 3  4"``)."""
+        from ...formats.klampt.geom import primitive_text
+        return primitive_text(self._model())
 
     def loadString(self, str) -> bool:
-        words = str.split()
-        kind = _PRIM_NAMES.get(words[0]) if words else None
-        if kind is None:
+        """Read a ``.geom`` primitive string; False when it is not one."""
+        from ...formats.klampt.geom import parse_primitive_text
+        try:
+            self.set(GeometricPrimitive._from_model(parse_primitive_text(str)))
+        except (RoboioError, ValueError):
             return False
-        values = np.array([float(w) for w in words[1:]])
-        if kind == "polygon":
-            values = values[1:]
-        self.type, self.properties = kind, values
         return True
 
-    # -- roboio model <-> value -----------------------------------------------------------
+    # -- roboio model <-> value (properties = the model's parameters, flattened in order) --
     def _model(self) -> Primitive:
         kind = _PRIM_TYPES.get(self.type)
         if kind is None:
             raise ValueError(f"invalid primitive type {self.type!r}")
-        v = self.properties
-        if kind == "Box":
-            R = v[3:12].reshape(3, 3)     # rows of this array are the box axes
-            params = {"origin": v[:3], "xaxis": R[0], "yaxis": R[1], "zaxis": R[2], "dims": v[12:15]}
-        elif kind == "Polygon":
-            params = {"vertices": v.reshape(-1, 3)}
-        elif kind in ("Sphere",):
-            params = {"center": v[:3], "radius": v[3]}
-        elif kind in ("Cylinder", "Capsule", "Cone"):
-            params = {"center": v[:3], "axis": v[3:6], "radius": v[6], "height": v[7]}
-        elif kind == "Ellipsoid":
-            params = {"center": v[:3], "xaxis": v[3:6], "yaxis": v[6:9], "zaxis": v[9:12], "dims": v[12:15]}
-        else:
-            names = {"Point": ("center",), "Segment": ("a", "b"), "Triangle": ("a", "b", "c"),
-                     "AABB": ("bmin", "bmax")}[kind]
-            params = {n: v[3 * i:3 * i + 3] for i, n in enumerate(names)}
+        v, params, at = self.properties, {}, 0
+        for name in PRIMITIVE_KINDS[kind]:
+            size = {"radius": 1, "height": 1, "vertices": len(v) - at}.get(name, 3)
+            params[name] = v[at:at + size].reshape(-1, 3) if name == "vertices" else (
+                v[at] if size == 1 else v[at:at + size])
+            at += size
+        if at != len(v):
+            raise ValueError(f"a {self.type} primitive needs {at} properties, got {len(v)}")
         return Primitive(kind, params)
 
     @classmethod
     def _from_model(cls, prim: Primitive) -> "GeometricPrimitive":
-        """The primitive with its transform applied (rigid or uniformly scaled transforms;
-        points, segments, triangles and polygons under any affine map)."""
-        M = prim.transform
-        A, b = M[:3, :3], M[:3, 3]
-        k, p = prim.primitive, prim.params
+        """The primitive with its transform applied (Klamp't primitives are data, without a
+        transform of their own)."""
+        from ...formats.klampt.geom import bake_primitive
+        baked = bake_primitive(prim, prim.transform)
+        if baked is None:
+            raise ValueError(f"this {prim.primitive} (under its transform) is not a primitive "
+                             "type Klamp't has")
         out = cls()
-        pts = lambda x: np.asarray(x, dtype=float).reshape(-1, 3) @ A.T + b  # noqa: E731
-        if k in ("Point", "Segment", "Triangle", "AABB", "Polygon"):
-            if k == "AABB" and not _is_axis_scaling(A):
-                lo, hi = p["bmin"], p["bmax"]
-                k, p = "Box", {"origin": lo, "xaxis": np.eye(3)[0], "yaxis": np.eye(3)[1],
-                               "zaxis": np.eye(3)[2], "dims": hi - lo}
-            else:
-                names = {"Point": ("center",), "Segment": ("a", "b"), "Triangle": ("a", "b", "c"),
-                         "AABB": ("bmin", "bmax"), "Polygon": ("vertices",)}[k]
-                moved = [pts(p[n]) for n in names]
-                if k == "AABB":
-                    moved = [np.minimum(*moved), np.maximum(*moved)]
-                out._put(_PRIM_NAMES[k], *moved)
-                return out
-        s = _similarity_scale(A)
-        if s is None:
-            raise ValueError(f"a {k} primitive under a non-uniform scaling cannot be expressed "
-                             "as a primitive")
-        R = A / s
-        if k == "Box":
-            axes = np.stack([R @ p["xaxis"], R @ p["yaxis"], R @ p["zaxis"]])
-            out._put("box", pts(p["origin"]), axes, np.asarray(p["dims"]) * s)
-        elif k == "Sphere":
-            out._put("sphere", pts(p["center"]), [p["radius"] * s])
-        elif k == "Ellipsoid":
-            out._put("ellipsoid", pts(p["center"]), R @ p["xaxis"], R @ p["yaxis"],
-                     R @ p["zaxis"], np.asarray(p["dims"]) * s)
-        else:
-            out._put(_PRIM_NAMES[k], pts(p["center"]), R @ p["axis"],
-                     [p["radius"] * s], [p["height"] * s])
+        out._put(_PRIM_NAMES[baked.primitive],
+                 *[baked.params[name] for name in PRIMITIVE_KINDS[baked.primitive]])
         return out
 
     def __repr__(self):
         return f"<GeometricPrimitive {self.type} {list(self.properties)}>"
-
-
-def _similarity_scale(A):
-    """``s`` when ``A = s R`` with R a rotation, else None."""
-    s = float(np.mean(np.linalg.norm(A, axis=0)))
-    if s == 0 or not np.allclose(A.T @ A, s * s * np.eye(3), rtol=0, atol=1e-12 * max(1, s * s)):
-        return None
-    return s
-
-
-def _is_axis_scaling(A):
-    return np.allclose(A, np.diag(np.diag(A)), rtol=0, atol=0) and np.all(np.diag(A) > 0)
 
 
 _TYPE_NAMES = {ModelMesh: "TriangleMesh", ModelPointCloud: "PointCloud",
@@ -583,12 +530,21 @@ class Geometry3D:
         return matrix_to_se3(self._slot.get_pose())
 
     def getBB(self) -> tuple:
-        """``(bmin, bmax)`` of the geometry under its current transform; the tight box
-        (Klamp't may return a looser one once its collision structures exist)."""
+        """``(bmin, bmax)``: Klamp't's quick box, the axis-aligned box around the data's box
+        moved by the current transform (not tight under rotations; once Klamp't has built
+        collision structures its own quick box can be looser still)."""
+        g = self._geom
+        b = None if _is_empty(g) else bounds(g)
+        if b is None:
+            return bounds_or_empty(None)
+        corners = np.array([[b[i][0], b[j][1], b[k][2]] for i in (0, 1) for j in (0, 1) for k in (0, 1)])
+        moved = _apply(self._slot.get_pose(), corners)
+        return bounds_or_empty((moved.min(axis=0), moved.max(axis=0)))
+
+    def getBBTight(self) -> tuple:
+        """``(bmin, bmax)``: the tight axis-aligned box under the current transform."""
         g = self._geom
         return bounds_or_empty(None if _is_empty(g) else bounds(g, self._slot.get_pose()))
-
-    getBBTight = getBB
 
     # -- files -----------------------------------------------------------------------------
     def loadFile(self, fn: str) -> bool:

@@ -518,7 +518,10 @@ class RobotModelLink:
     name = property(getName, setName)
 
     def robot(self) -> RobotModel:
+        """The link's robot."""
         return self._rv
+
+    getRobot = robot
 
     def getIndex(self) -> int:
         return self._index
