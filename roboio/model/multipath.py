@@ -12,6 +12,11 @@ from .trajectory import Trajectory
 __all__ = ["MultiPath", "Section"]
 
 
+def _first(times, i):
+    """times[i] as a float, None for untimed or empty."""
+    return None if times is None or not len(times) else float(times[i])
+
+
 @dataclass(eq=False)
 class Section:
     """One MultiPath section: ``milestones`` (N, D); ``times`` (N,) absolute seconds or None;
@@ -165,8 +170,7 @@ class MultiPath:
                 "duration": self.duration, "global_holds": len(self.holds),
                 "settings": dict(self.settings),
                 "section_details": [{"milestones": s.num_milestones, "dimension": s.dimension,
-                                     "start_time": None if s.times is None else float(s.times[0]) if len(s.times) else None,
-                                     "end_time": None if s.times is None else float(s.times[-1]) if len(s.times) else None,
+                                     "start_time": _first(s.times, 0), "end_time": _first(s.times, -1),
                                      "velocities": s.velocities is not None, "holds": len(s.holds),
                                      "ik_goals": len(s.ik_goals)} for s in self.sections]}
 

@@ -12,9 +12,9 @@ import re
 import numpy as np
 
 from ...errors import FormatError
-from ..fileio import fmt_float, line_of
+from ..fileio import line_of
 
-__all__ = ["Where", "Tokens", "fmt_vector", "fmt_vec3", "xml_root_name", "xml_escape",
+__all__ = ["Where", "Tokens", "fmt_numbers", "fmt_vector", "fmt_vec3", "xml_root_name", "xml_escape",
            "is_number", "parse_int"]
 
 _TOKEN = re.compile(r"\S+")
@@ -58,12 +58,13 @@ class Tokens:
 
     def __init__(self, text: str, where: Where):
         self.text = text
-        matches = list(_TOKEN.finditer(text))
-        self.toks = [m.group() for m in matches]
-        self.starts = [m.start() for m in matches]
+        self.toks = text.split()
         self.i = 0
         self.where = where
         self._odd_chars = "_" in text       # float() accepts 1_000; Klamp't does not
+        self._starts = None                 # token offsets, computed for error messages only
+        self._shift = {}                    # token index -> characters consumed (next_letter)
+        self._values = None                 # every token as a float, when all are numbers
 
     @property
     def at_end(self) -> bool:
@@ -79,7 +80,9 @@ class Tokens:
     def position(self, i=None):
         """(line, column) of token ``i`` (default: the next one; end of text past the end)."""
         i = self.i if i is None else i
-        off = self.starts[i] if i < len(self.starts) else len(self.text)
+        if self._starts is None:
+            self._starts = [m.start() for m in _TOKEN.finditer(self.text)]
+        off = self._starts[i] + self._shift.get(i, 0) if i < len(self._starts) else len(self.text)
         return line_of(self.text, off)
 
     def line(self, i=None) -> int:
@@ -99,7 +102,8 @@ class Tokens:
             raise self.error(f"expected {what} ({', '.join(letters)}), got {tok!r}")
         if len(tok) > 1:
             self.toks[self.i] = tok[1:]
-            self.starts[self.i] += 1
+            self._shift[self.i] = self._shift.get(self.i, 0) + 1
+            self._values = None
         else:
             self.i += 1
         return tok[0]
@@ -121,15 +125,20 @@ class Tokens:
         if n > self.remaining:
             raise self.error(f"expected {n} numbers for {what}, only {self.remaining} left "
                              f"(count does not match the data)", len(self.toks))
-        chunk = self.toks[self.i:self.i + n]
-        try:
-            vals = np.array(chunk, dtype=float) if n else np.zeros(0)
-            ok = not self._odd_chars or all(_NUM.match(t) for t in chunk)
-        except ValueError:
-            ok = False
-        if not ok:
-            bad = next(k for k, t in enumerate(chunk) if not _NUM.match(t))
-            raise self.error(f"expected a number in {what}, got {chunk[bad]!r}", self.i + bad)
+        if self._values is None:
+            # one conversion for the whole text when it is all numbers (the usual case)
+            try:
+                self._values = False if self._odd_chars else np.array(self.toks, dtype=float)
+            except ValueError:
+                self._values = False
+        if self._values is not False:
+            vals = self._values[self.i:self.i + n]
+        else:
+            chunk = self.toks[self.i:self.i + n]
+            bad = next((k for k, t in enumerate(chunk) if not _NUM.match(t)), None)
+            if bad is not None:
+                raise self.error(f"expected a number in {what}, got {chunk[bad]!r}", self.i + bad)
+            vals = np.array(chunk, dtype=float)
         self.i += n
         return vals
 
@@ -145,14 +154,22 @@ class Tokens:
         return self.floats(n, what)
 
 
+_POINT_ZERO = re.compile(r"\.0(?= |$)")
+
+
+def fmt_numbers(v) -> str:
+    """Space-separated numbers exactly as :func:`~roboio.formats.fileio.fmt_float` writes
+    them (``repr`` without a trailing ``.0``), in one pass for long vectors."""
+    return _POINT_ZERO.sub("", " ".join(map(repr, np.asarray(v, dtype=float).reshape(-1).tolist())))
+
+
 def fmt_vector(v) -> str:
     """Klamp't Vector text ``N<TAB>v1 v2 ... vN``, full precision."""
     v = np.asarray(v, dtype=float).reshape(-1)
-    return f"{len(v)}\t" + " ".join(map(fmt_float, v.tolist()))
+    return f"{len(v)}\t{fmt_numbers(v)}"
 
 
-def fmt_vec3(v) -> str:
-    return " ".join(map(fmt_float, np.asarray(v, dtype=float).reshape(-1).tolist()))
+fmt_vec3 = fmt_numbers
 
 
 _ROOT = re.compile(r"<([A-Za-z_][\w.\-:]*)")
@@ -180,11 +197,13 @@ def xml_root_name(head: bytes):
     return None
 
 
-_XML_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
-                              "\n": "&#x0A;", "\t": "&#x09;", "\r": "&#x0D;"})
+_XML_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"),
+                ("\n", "&#x0A;"), ("\t", "&#x09;"), ("\r", "&#x0D;"))
 
 
 def xml_escape(s: str) -> str:
     """Escape for XML text or a double-quoted attribute, with newlines and tabs as
     ``&#x0A;``/``&#x09;`` (as Klamp't writes them) so that parsers keep them exactly."""
-    return s.translate(_XML_ESCAPES)
+    for char, entity in _XML_ESCAPES:       # str.replace is far faster than str.translate
+        s = s.replace(char, entity)
+    return s

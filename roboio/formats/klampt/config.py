@@ -31,13 +31,14 @@ def _text(path: str, what: str) -> Tokens:
     return Tokens(text, where)
 
 
-def _stack(vectors, lines, tokens: Tokens, what: str) -> np.ndarray:
+def _stack(vectors, starts, tokens: Tokens, what: str) -> np.ndarray:
+    """(N, D) array of equally long vectors; ``starts[k]`` is the token index of vector k."""
     if not vectors:
         return np.zeros((0, 0))
     d = len(vectors[0])
-    for v, line in zip(vectors, lines):
+    for v, start in zip(vectors, starts):
         if len(v) != d:
-            raise tokens.where.error(f"{what} has {len(v)} values, the first has {d}", line)
+            raise tokens.error(f"{what} has {len(v)} values, the first has {d}", start)
     return np.vstack(vectors) if d else np.zeros((len(vectors), 0))
 
 
@@ -55,36 +56,37 @@ def read_config(path: str, ctx) -> Trajectory:
 
 
 def _read_vectors(tokens: Tokens, label):
-    vectors, lines = [], []
+    """Every Vector up to the end, with the token index where each starts."""
+    vectors, starts = [], []
     while not tokens.at_end:
-        lines.append(tokens.line())
+        starts.append(tokens.i)
         vectors.append(tokens.vector(label(len(vectors))))
-    return vectors, lines
+    return vectors, starts
 
 
 def read_configs(path: str, ctx) -> Trajectory:
     tokens = _text(path, "configuration list")
-    vectors, lines = _read_vectors(tokens, lambda k: f"configuration {k + 1}")
+    vectors, starts = _read_vectors(tokens, lambda k: f"configuration {k + 1}")
     if not vectors:
         ctx.warn("no configurations in the file", 1)
-    traj = Trajectory(None, _stack(vectors, lines, tokens, "configuration"))
+    traj = Trajectory(None, _stack(vectors, starts, tokens, "configuration"))
     traj.source = path
     return traj
 
 
 def read_milestones(path: str, ctx) -> Trajectory:
     tokens = _text(path, "milestone list")
-    vectors, lines = _read_vectors(
+    vectors, starts = _read_vectors(
         tokens, lambda k: f"{'configuration' if k % 2 == 0 else 'velocity'} of milestone {k // 2 + 1}")
     if len(vectors) % 2:
-        raise tokens.where.error(f"milestone {len(vectors) // 2 + 1} has a configuration but no velocity "
-                                 f"(a .milestones file holds pairs 'N q...  N dq...')", lines[-1])
+        raise tokens.error(f"milestone {len(vectors) // 2 + 1} has a configuration but no velocity "
+                           f"(a .milestones file holds pairs 'N q...  N dq...')", starts[-1])
     if not vectors:
         ctx.warn("no milestones in the file", 1)
-    q = _stack(vectors[0::2], lines[0::2], tokens, "configuration")
-    dq = _stack(vectors[1::2], lines[1::2], tokens, "velocity")
+    q = _stack(vectors[0::2], starts[0::2], tokens, "configuration")
+    dq = _stack(vectors[1::2], starts[1::2], tokens, "velocity")
     if q.shape != dq.shape:
-        raise tokens.where.error(f"velocities have {dq.shape[1]} values, configurations {q.shape[1]}", lines[1])
+        raise tokens.error(f"velocities have {dq.shape[1]} values, configurations {q.shape[1]}", starts[1])
     traj = Trajectory(None, q, dq)
     traj.source = path
     return traj

@@ -27,7 +27,7 @@ from ..registry import FormatInfo, register
 from ._motion_text import Tokens, Where, fmt_vec3, is_number, parse_int
 
 __all__ = ["parse_ik_text", "ik_text", "parse_hold_text", "hold_text", "parse_stance_text",
-           "stance_text", "read_hold", "read_stance", "read_ikgoal"]
+           "stance_text", "stance_holds", "read_hold", "read_stance", "read_ikgoal"]
 
 _POS_LETTERS = {"N": "free", "F": "fixed", "P": "planar", "L": "linear"}
 _ROT_LETTERS = {"N": "free", "F": "fixed", "A": "axis", "T": "twoaxis"}
@@ -173,8 +173,51 @@ def _rhs_numbers(rhs: str, count, item: str, line: int, where: Where, ctx):
     return np.array(toks[:count], dtype=float)
 
 
+def _assign(item: str, rhs: str, line: int, where: Where, ctx, h: dict) -> None:
+    """Apply ``item = rhs`` to the hold under construction ``h`` (Klamp't's semantics:
+    contacts accumulate, a later ``rotation``/``axis`` replaces an earlier one)."""
+    if item in ("link", "destLink"):
+        toks = rhs.split()
+        value = parse_int(toks[0]) if toks else None
+        if value is None:
+            raise where.error(f"{item}: expected an integer link index, got {rhs.strip()!r}", line)
+        if len(toks) > 1:
+            where.warn(ctx, f"{item}: values after {toks[0]} ignored", line)
+        h[item] = value
+    elif item == "contacts":
+        vals = _rhs_numbers(rhs, None, item, line, where, ctx)
+        if len(vals) % 7:
+            raise where.error(f"contacts: {len(vals)} numbers is not a multiple of 7 "
+                              f"(x y z nx ny nz kFriction per contact)", line)
+        h["contacts"] += [ContactPoint(c[:3], c[3:6], c[6]) for c in vals.reshape(-1, 7)]
+    elif item == "position":
+        h["position"] = _rhs_numbers(rhs, 6, item, line, where, ctx)
+    elif item in ("rotation", "axis"):
+        h["rotation"] = (item, _rhs_numbers(rhs, 3 if item == "rotation" else 6, item, line, where, ctx))
+    elif item == "ikparams":
+        raise where.error("ikparams is not supported (Klamp't's own reader fails on it)", line)
+    else:
+        raise where.error(f"unknown hold item {item!r} (expected one of {', '.join(_HOLD_ITEMS)})", line)
+
+
+def _build_hold(h: dict, end_line: int, where: Where, ctx) -> Hold:
+    if h["link"] < 0:
+        raise where.error("hold without a valid 'link' (a link index >= 0 is required)", end_line)
+    if h["position"] is None:
+        raise where.error("hold without 'position' (Klamp't requires a position constraint)", end_line)
+    if not h["contacts"]:
+        where.warn(ctx, "hold with no contacts", end_line)
+    kw = {}
+    if h["rotation"] is not None:
+        kind, r = h["rotation"]
+        kw = ({"rot_constraint": "fixed", "end_rotation": r} if kind == "rotation"
+              else {"rot_constraint": "axis", "local_axis": r[:3], "end_rotation": r[3:]})
+    pos = h["position"]
+    return Hold(h["link"], h["contacts"], IKObjective(h["link"], h["destLink"], "fixed", pos[:3], pos[3:], **kw))
+
+
 def _read_hold_body(sc: _Scanner, ctx, begin_pos: int) -> Hold:
-    """The hold after its ``begin`` token: ``hold``, items, ``end``."""
+    """The hold after its ``begin`` token: ``hold``, ``item = value`` lines, ``end``."""
     tok = sc.token()
     if tok is None or tok[:2] != ("word", "hold"):
         raise sc.error(f"expected 'hold' after 'begin', got {tok[1] if tok else 'end of text'!r}",
@@ -182,16 +225,14 @@ def _read_hold_body(sc: _Scanner, ctx, begin_pos: int) -> Hold:
     extra = sc.rest_of_line().split("#", 1)[0].strip()
     if extra:
         sc.where.warn(ctx, f"text after 'begin hold' ignored: {extra!r}", sc.at(tok[2])[0])
-    link, dest, contacts = -1, -1, []
-    position = rotation = axis = None
+    h = {"link": -1, "destLink": -1, "contacts": [], "position": None, "rotation": None}
     while True:
         tok = sc.token()
         if tok is None:
             raise sc.error("hold not closed: expected 'end'", begin_pos)
         kind, item, start = tok
-        line = sc.at(start)[0]
         if kind == "word" and item == "end":
-            break
+            return _build_hold(h, sc.at(start)[0], sc.where, ctx)
         if kind != "word":
             raise sc.error(f"expected a hold item or 'end', got {item!r}", start)
         eq = sc.token()
@@ -201,48 +242,7 @@ def _read_hold_body(sc: _Scanner, ctx, begin_pos: int) -> Hold:
         if sc.pos < len(sc.text) and not sc.text[sc.pos].isspace():
             raise sc.error(f"'=' after {item!r} must be followed by a space "
                            f"(Klamp't misreads '{item} ={sc.text[sc.pos]}...')", sc.pos)
-        rhs = sc.rest_of_line()
-        if item in ("link", "destLink"):
-            toks = rhs.split()
-            value = parse_int(toks[0]) if toks else None
-            if value is None:
-                raise sc.where.error(f"{item}: expected an integer link index, got {rhs.strip()!r}", line)
-            if len(toks) > 1:
-                sc.where.warn(ctx, f"{item}: values after {toks[0]} ignored", line)
-            if item == "link":
-                link = value
-            else:
-                dest = value
-        elif item == "contacts":
-            vals = _rhs_numbers(rhs, None, item, line, sc.where, ctx)
-            if len(vals) % 7:
-                raise sc.where.error(f"contacts: {len(vals)} numbers is not a multiple of 7 "
-                                     f"(x y z nx ny nz kFriction per contact)", line)
-            contacts += [ContactPoint(c[:3], c[3:6], c[6]) for c in vals.reshape(-1, 7)]
-        elif item == "position":
-            position = _rhs_numbers(rhs, 6, item, line, sc.where, ctx)
-        elif item == "rotation":
-            rotation, axis = _rhs_numbers(rhs, 3, item, line, sc.where, ctx), None
-        elif item == "axis":
-            axis, rotation = _rhs_numbers(rhs, 6, item, line, sc.where, ctx), None
-        elif item == "ikparams":
-            raise sc.where.error("ikparams is not supported (Klamp't's own reader fails on it)", line)
-        else:
-            raise sc.where.error(f"unknown hold item {item!r} (expected one of {', '.join(_HOLD_ITEMS)})", line)
-    end_line = sc.at(start)[0]
-    if link < 0:
-        raise sc.where.error("hold without a valid 'link' (a link index >= 0 is required)", end_line)
-    if position is None:
-        raise sc.where.error("hold without 'position' (Klamp't requires a position constraint)", end_line)
-    if not contacts:
-        sc.where.warn(ctx, "hold with no contacts", end_line)
-    kw = {}
-    if rotation is not None:
-        kw = {"rot_constraint": "fixed", "end_rotation": rotation}
-    elif axis is not None:
-        kw = {"rot_constraint": "axis", "local_axis": axis[:3], "end_rotation": axis[3:]}
-    ik = IKObjective(link, dest, "fixed", position[:3], position[3:], **kw)
-    return Hold(link, contacts, ik)
+        _assign(item, sc.rest_of_line(), sc.at(start)[0], sc.where, ctx, h)
 
 
 def _expect_begin(sc: _Scanner, what: str) -> int:
@@ -314,13 +314,18 @@ def hold_text(hold: Hold, report=None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def stance_text(stance: Stance, report=None) -> str:
+def stance_holds(stance: Stance, report=None) -> list:
+    """The stance's holds sorted by link, the last one per link (Klamp't keeps a map)."""
     by_link = {}
     for h in stance.holds:
         if h.link in by_link and report is not None:
             report.lose(f"an earlier hold on link {h.link} (a stance keeps one hold per link)")
         by_link[h.link] = h
-    return "begin stance\n" + "".join(hold_text(by_link[k], report) for k in sorted(by_link)) + "end\n"
+    return [by_link[k] for k in sorted(by_link)]
+
+
+def stance_text(stance: Stance, report=None) -> str:
+    return "begin stance\n" + "".join(hold_text(h, report) for h in stance_holds(stance, report)) + "end\n"
 
 
 # --------------------------------------------------------------------------- files

@@ -37,7 +37,7 @@ from ...model.contact import ContactPoint, Grasp, Hold, IKObjective, Stance
 from ..fileio import atomic_write, read_text
 from ..registry import FormatInfo, register
 from ._motion_text import Where
-from .hold import parse_hold_text
+from .hold import hold_text, parse_hold_text, stance_holds
 
 __all__ = ["read_json_motion", "write_json_motion", "to_json", "from_json"]
 
@@ -138,55 +138,61 @@ def _trajectory(d, kind) -> Trajectory:
     return traj
 
 
+def _stance(obj, ctx) -> Stance:
+    if not isinstance(obj["holds"], list):
+        raise _Bad("holds: expected a list")
+    stance = Stance()
+    for i, h in enumerate(obj["holds"]):
+        hold = _cpp_hold(h, f"holds[{i}]")
+        if stance.add(hold) is not None and ctx is not None:
+            ctx.warn(f"a second hold on link {hold.link} replaces the first")
+    return stance
+
+
+def _grasp(obj) -> Grasp:
+    contacts = _contacts(obj.get("contacts", []), "contacts")
+    links = [_int(x, "contactLinks") for x in obj.get("contactLinks", [])]
+    if len(links) != len(contacts):
+        raise _Bad(f"{len(contacts)} contacts but {len(links)} contactLinks")
+    forces = [_num_list(f, f"forces[{i}]", 3) for i, f in enumerate(obj.get("forces", []))]
+    if forces and len(forces) != len(contacts):
+        raise _Bad(f"{len(forces)} forces for {len(contacts)} contacts")
+    dofs = [_int(x, "fixedDofs") for x in obj.get("fixedDofs", [])]
+    values = _num_list(obj.get("fixedValues", []), "fixedValues").tolist()
+    if len(dofs) != len(values):
+        raise _Bad(f"{len(dofs)} fixedDofs but {len(values)} fixedValues")
+    return Grasp(_int(obj["objectIndex"], "objectIndex"), _int(obj["robotIndex"], "robotIndex"),
+                 [_ik(c, f"constraints[{i}]") for i, c in enumerate(obj.get("constraints", []))],
+                 dofs, values, contacts, links, forces or [None] * len(contacts))
+
+
 def from_json(obj, ctx=None, where: Where = None):
     """The roboio model object for a Klamp't JSON value (raises ``_Bad`` if it is none)."""
     if isinstance(obj, list):
-        if all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in obj):
+        if obj and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in obj):
             return Trajectory(None, np.array(obj, dtype=float).reshape(1, -1))
         return Trajectory(None, _matrix(obj, "configurations"))
     if not isinstance(obj, dict):
         raise _Bad("expected a Klamp't JSON array or object")
     kind = obj.get("type")
     keys = set(obj)
-    if (kind is None and {"times", "milestones"} <= keys) or (isinstance(kind, str) and kind.endswith("Trajectory")) \
-            or kind == "LinearPath":
+    if (kind is None and {"times", "milestones"} <= keys) or kind == "LinearPath" \
+            or (isinstance(kind, str) and kind.endswith("Trajectory")):
         return _trajectory(obj, kind)
     if kind in ("IKObjective", "IKGoal") or (kind is None and "link" in keys and keys <= _IK_KEYS):
         return _ik(obj)
     if kind == "ContactPoint" or (kind is None and keys == {"x", "n", "kFriction"}):
         return _contact(obj, "contact point")
-    if kind == "Hold":
-        if "data" in obj:
-            if not isinstance(obj["data"], str):
-                raise _Bad("Hold data: expected the hold text")
-            return parse_hold_text(obj["data"], where or Where(None, None, "Hold data"), ctx)
-        return _cpp_hold(obj, "hold")
-    if kind is None and "ik" in keys and keys <= {"ik", "contacts"}:
+    if kind == "Hold" and "data" in obj:
+        if not isinstance(obj["data"], str):
+            raise _Bad("Hold data: expected the hold text")
+        return parse_hold_text(obj["data"], where or Where(None, None, "Hold data"), ctx)
+    if kind == "Hold" or (kind is None and "ik" in keys and keys <= {"ik", "contacts"}):
         return _cpp_hold(obj, "hold")
     if kind in (None, "Stance") and "holds" in keys:
-        if not isinstance(obj["holds"], list):
-            raise _Bad("holds: expected a list")
-        stance = Stance()
-        for i, h in enumerate(obj["holds"]):
-            hold = _cpp_hold(h, f"holds[{i}]")
-            if stance.add(hold) is not None and ctx is not None:
-                ctx.warn(f"a second hold on link {hold.link} replaces the first")
-        return stance
+        return _stance(obj, ctx)
     if kind in (None, "Grasp") and {"objectIndex", "robotIndex"} <= keys and keys - {"type"} <= _GRASP_KEYS:
-        contacts = _contacts(obj.get("contacts", []), "contacts")
-        links = [_int(x, "contactLinks") for x in obj.get("contactLinks", [])]
-        if len(links) != len(contacts):
-            raise _Bad(f"{len(contacts)} contacts but {len(links)} contactLinks")
-        forces = [_num_list(f, f"forces[{i}]", 3) for i, f in enumerate(obj.get("forces", []))]
-        if forces and len(forces) != len(contacts):
-            raise _Bad(f"{len(forces)} forces for {len(contacts)} contacts")
-        dofs = [_int(x, "fixedDofs") for x in obj.get("fixedDofs", [])]
-        values = _num_list(obj.get("fixedValues", []), "fixedValues").tolist()
-        if len(dofs) != len(values):
-            raise _Bad(f"{len(dofs)} fixedDofs but {len(values)} fixedValues")
-        return Grasp(_int(obj["objectIndex"], "objectIndex"), _int(obj["robotIndex"], "robotIndex"),
-                     [_ik(c, f"constraints[{i}]") for i, c in enumerate(obj.get("constraints", []))],
-                     dofs, values, contacts, links, forces or [None] * len(contacts))
+        return _grasp(obj)
     raise _Bad(f"not a Klamp't motion or contact JSON object (type {kind!r}, keys {sorted(keys)})")
 
 
@@ -240,25 +246,41 @@ def _cpp_hold_json(h: Hold, report) -> dict:
     return {"ik": d, "contacts": [_contact_json(c) for c in h.contacts]}
 
 
+def _trajectory_json(obj: Trajectory, report):
+    m = obj.milestones
+    if obj.times is None and obj.velocities is None:
+        return m[0].tolist() if len(m) == 1 else m.tolist()       # Config / Configs
+    times = obj.times
+    if times is None:
+        times = np.arange(len(m), dtype=float)
+        report.lose("untimed: written with times 0, 1, ..., N-1 (Klamp't's JSON form for "
+                    "milestones with velocities is a timed HermiteTrajectory)")
+    if obj.velocities is not None:
+        return {"type": "HermiteTrajectory", "times": times.tolist(),
+                "milestones": np.hstack([m, obj.velocities]).tolist()}
+    kind = obj.extras.get("klampt_type")
+    out = {"type": kind} if isinstance(kind, str) and kind.endswith("Trajectory") else {}
+    out.update(times=times.tolist(), milestones=m.tolist())
+    return out
+
+
+def _grasp_json(g: Grasp, report) -> dict:
+    forces = [f for f in g.forces if f is not None]
+    if forces and len(forces) != len(g.contacts):
+        report.lose("which contacts the forces belong to (only some contacts have a force)")
+    return {"objectIndex": int(g.object_index), "robotIndex": int(g.robot_index),
+            "constraints": [{k: v for k, v in _ik_json(c).items() if k != "type"} for c in g.constraints],
+            "fixedValues": [float(v) for v in g.fixed_values],
+            "fixedDofs": [int(d) for d in g.fixed_dofs],
+            "contacts": [_contact_json(c) for c in g.contacts],
+            "contactLinks": [int(x) for x in g.contact_links],
+            "forces": [np.asarray(f, dtype=float).tolist() for f in forces]}
+
+
 def to_json(obj, report):
     """The Klamp't JSON value for a roboio model object."""
-    from .hold import hold_text
     if isinstance(obj, Trajectory):
-        m = obj.milestones
-        if obj.times is None and obj.velocities is None:
-            return m[0].tolist() if len(m) == 1 else m.tolist()
-        times = obj.times
-        if times is None:
-            times = np.arange(len(m), dtype=float)
-            report.lose("untimed: written with times 0, 1, ..., N-1 (Klamp't's JSON form for "
-                        "milestones with velocities is a timed HermiteTrajectory)")
-        if obj.velocities is not None:
-            return {"type": "HermiteTrajectory", "times": times.tolist(),
-                    "milestones": np.hstack([m, obj.velocities]).tolist()}
-        kind = obj.extras.get("klampt_type")
-        out = {"type": kind} if isinstance(kind, str) and kind.endswith("Trajectory") else {}
-        out.update(times=times.tolist(), milestones=m.tolist())
-        return out
+        return _trajectory_json(obj, report)
     if isinstance(obj, IKObjective):
         if obj.pos_constraint in ("planar", "linear") or obj.rot_constraint == "twoaxis":
             report.warn("planar/linear position or two-axis rotation constraints are read by "
@@ -269,23 +291,9 @@ def to_json(obj, report):
     if isinstance(obj, Hold):
         return {"type": "Hold", "data": hold_text(obj, report)}
     if isinstance(obj, Stance):
-        by_link = {}
-        for h in obj.holds:
-            if h.link in by_link:
-                report.lose(f"an earlier hold on link {h.link} (a stance keeps one hold per link)")
-            by_link[h.link] = h
-        return {"holds": [_cpp_hold_json(by_link[k], report) for k in sorted(by_link)]}
+        return {"holds": [_cpp_hold_json(h, report) for h in stance_holds(obj, report)]}
     if isinstance(obj, Grasp):
-        forces = [f for f in obj.forces if f is not None]
-        if forces and len(forces) != len(obj.contacts):
-            report.lose("which contacts the forces belong to (only some contacts have a force)")
-        return {"objectIndex": int(obj.object_index), "robotIndex": int(obj.robot_index),
-                "constraints": [{k: v for k, v in _ik_json(c).items() if k != "type"} for c in obj.constraints],
-                "fixedValues": [float(v) for v in obj.fixed_values],
-                "fixedDofs": [int(d) for d in obj.fixed_dofs],
-                "contacts": [_contact_json(c) for c in obj.contacts],
-                "contactLinks": [int(x) for x in obj.contact_links],
-                "forces": [np.asarray(f, dtype=float).tolist() for f in forces]}
+        return _grasp_json(obj, report)
     raise ValueError(f"no Klamp't JSON form for a {type(obj).__name__}")
 
 

@@ -29,33 +29,31 @@ from ...model.multipath import MultiPath, Section
 from .. import xmlutil
 from ..fileio import atomic_write, fmt_float
 from ..registry import FormatInfo, register
-from ._motion_text import Tokens, Where, fmt_vector, xml_escape, xml_root_name
+from ._motion_text import Tokens, Where, fmt_vector, parse_int, xml_escape, xml_root_name
 from .config import report_nonfinite
 from .hold import hold_text, ik_text, parse_hold_text, parse_ik_text
 
 __all__ = ["read_multipath", "write_multipath", "multipath_xml"]
 
 
-def _attr_vector(el, name: str, path: str, what: str):
+def _milestone_attr(el, name: str, path: str, read):
+    """``read(tokens)`` of attribute ``name`` (None if absent); nothing may follow."""
     text = el.get(name)
     if text is None:
         return None
     tokens = Tokens(text, Where(path, xmlutil.where(el), f"<milestone {name}>"))
-    v = tokens.vector(what)
+    value = read(tokens)
     if not tokens.at_end:
-        raise tokens.error(f"{what}: more values than its count {len(v)}")
-    return v
+        raise tokens.error(f"{name}: more values than expected in {text!r}")
+    return value
 
 
-def _attr_float(el, name: str, path: str):
-    text = el.get(name)
-    if text is None:
-        return None
-    tokens = Tokens(text, Where(path, xmlutil.where(el), f"<milestone {name}>"))
-    t = tokens.next_float(name)
-    if not tokens.at_end:
-        raise tokens.error(f"one number expected, got {text!r}")
-    return t
+def _vector(tokens):
+    return tokens.vector("the vector")
+
+
+def _number(tokens):
+    return tokens.next_float("a number")
 
 
 def _text_of(el, path: str) -> str:
@@ -63,6 +61,49 @@ def _text_of(el, path: str) -> str:
     if text is None or not text.strip():
         raise FormatError(path, xmlutil.where(el), None, f"<{xmlutil.local_name(el)}> has no text")
     return text
+
+
+def _section_hold(c, line, holds: list, path: str, ctx):
+    """``(hold, ref)`` of a section's ``<hold>``: ``index`` first, then ``name``, else the
+    hold text (Klamp't's order)."""
+    index, name = c.get("index"), c.get("name")
+    if index is not None:
+        i = parse_int(index.strip())
+        if i is None:
+            raise ctx.error(f"<hold index={index!r}>: expected an integer", line)
+        if not 0 <= i < len(holds):
+            raise ctx.error(f"<hold index=\"{i}\"> out of range: the multipath has {len(holds)} global holds", line)
+        return holds[i], i
+    if name is not None:
+        found = [h for h in holds if h.name == name]
+        if not found:
+            known = ", ".join(repr(h.name) for h in holds if h.name is not None) or "none"
+            raise ctx.error(f"<hold name={name!r}>: no global hold has that name (named: {known})", line)
+        if len(found) > 1:
+            raise ctx.error(f"<hold name={name!r}> is ambiguous: {len(found)} global holds have that name", line)
+        return found[0], name
+    return parse_hold_text(_text_of(c, path), Where(path, line, "<hold>"), ctx), None
+
+
+def _milestone_arrays(k: int, configs, times, vels, rows, ctx):
+    """(milestones, times or None, velocities or None) of section ``k``."""
+    for what, values in (("time", times), ("velocity", vels)):
+        have = [v is not None for v in values]
+        if any(have) and not all(have):
+            bad = have.index(not have[0])
+            raise ctx.error(f"section {k + 1}: milestone {bad + 1} {'has no' if have[0] else 'has a'} "
+                            f"{what}, milestone 1 {'has one' if have[0] else 'has none'} (mixed: a "
+                            f"section's milestones must all have a {what} or none)", rows[bad])
+    d = len(configs[0]) if configs else 0
+    for q, v, row in zip(configs, vels, rows):
+        if len(q) != d:
+            raise ctx.error(f"milestone has {len(q)} values, the first of its section {d}", row)
+        if v is not None and len(v) != d:
+            raise ctx.error(f"velocity has {len(v)} values, the config {d}", row)
+    m = np.vstack(configs) if configs and d else np.zeros((len(configs), d))
+    t = np.array(times, dtype=float) if configs and times[0] is not None else None
+    v = (np.vstack(vels) if d else np.zeros((len(vels), 0))) if configs and vels[0] is not None else None
+    return m, t, v
 
 
 def _read_section(el, k: int, path: str, ctx, holds: list) -> Section:
@@ -73,59 +114,23 @@ def _read_section(el, k: int, path: str, ctx, holds: list) -> Section:
         if name == "ikgoal":
             ik_goals.append(parse_ik_text(_text_of(c, path), Where(path, line, "<ikgoal>"), ctx))
         elif name == "hold":
-            index, hname = c.get("index"), c.get("name")
-            if index is not None:
-                try:
-                    i = int(index.strip())
-                except ValueError:
-                    raise ctx.error(f"<hold index={index!r}>: expected an integer", line) from None
-                if not 0 <= i < len(holds):
-                    raise ctx.error(f"<hold index=\"{i}\"> out of range: the multipath has "
-                                    f"{len(holds)} global holds", line)
-                sec_holds.append(holds[i])
-                refs.append(i)
-            elif hname is not None:
-                found = [h for h in holds if h.name == hname]
-                if not found:
-                    known = ", ".join(repr(h.name) for h in holds if h.name is not None) or "none"
-                    raise ctx.error(f"<hold name={hname!r}>: no global hold has that name (named: {known})", line)
-                if len(found) > 1:
-                    raise ctx.error(f"<hold name={hname!r}> is ambiguous: {len(found)} global holds "
-                                    f"have that name", line)
-                sec_holds.append(found[0])
-                refs.append(hname)
-            else:
-                sec_holds.append(parse_hold_text(_text_of(c, path), Where(path, line, "<hold>"), ctx))
-                refs.append(None)
+            hold, ref = _section_hold(c, line, holds, path, ctx)
+            sec_holds.append(hold)
+            refs.append(ref)
         elif name == "milestone":
             if c.get("config") is None:
                 raise ctx.error("<milestone> without a config attribute", line)
-            configs.append(_attr_vector(c, "config", path, "config"))
-            times.append(_attr_float(c, "time", path))
-            vels.append(_attr_vector(c, "velocity", path, "velocity"))
+            configs.append(_milestone_attr(c, "config", path, _vector))
+            times.append(_milestone_attr(c, "time", path, _number))
+            vels.append(_milestone_attr(c, "velocity", path, _vector))
             rows.append(line)
         else:
             ctx.warn(f"unknown element <{name}> in <section> ignored", line)
-    for what, values in (("time", times), ("velocity", vels)):
-        have = [v is not None for v in values]
-        if any(have) and not all(have):
-            bad = have.index(not have[0])
-            raise ctx.error(f"section {k + 1}: milestone {bad + 1} {'has no' if have[0] else 'has a'} "
-                            f"{what}, milestone 1 {'has one' if have[0] else 'has none'} (mixed: a "
-                            f"section's milestones must all have a {what} or none)", rows[bad])
     if len(configs) < 2:
         ctx.warn(f"section {k + 1} has {len(configs)} milestone(s); Klamp't needs at least 2", xmlutil.where(el))
-    d = len(configs[0]) if configs else 0
-    for i, (q, v) in enumerate(zip(configs, vels)):
-        if len(q) != d:
-            raise ctx.error(f"milestone has {len(q)} values, the first of its section {d}", rows[i])
-        if v is not None and len(v) != d:
-            raise ctx.error(f"velocity has {len(v)} values, the config {d}", rows[i])
-    m = np.vstack(configs) if configs and d else np.zeros((len(configs), d))
-    t = np.array(times, dtype=float) if configs and times[0] is not None else None
+    m, t, v = _milestone_arrays(k, configs, times, vels, rows, ctx)
     if t is not None and np.any(np.diff(t) < 0):
         ctx.warn(f"section {k + 1}: times decrease", xmlutil.where(el))
-    v = (np.vstack(vels) if d else np.zeros((len(vels), 0))) if configs and vels[0] is not None else None
     return Section(m, t, v, sec_holds, refs, ik_goals, dict(el.attrib))
 
 
@@ -145,9 +150,11 @@ def read_multipath(path: str, ctx) -> MultiPath:
         else:
             ctx.warn(f"unknown element <{name}> in <multipath> ignored", xmlutil.where(el))
     sections = [_read_section(el, k, path, ctx, holds) for k, el in enumerate(section_els)]
-    dims = {s.dimension for s in sections if s.num_milestones}
-    if len(dims) > 1:
-        raise ctx.error(f"sections have different milestone dimensions {sorted(dims)}")
+    dims = [s.dimension for s in sections if s.num_milestones]
+    for s, el in zip(sections, section_els):
+        if s.num_milestones and s.dimension != dims[0]:
+            raise ctx.error(f"section milestones have {s.dimension} values, the first section's "
+                            f"{dims[0]}", xmlutil.where(el))
     timed = {s.times is not None for s in sections}
     if len(timed) > 1:
         ctx.warn("some sections are timed and some are not")

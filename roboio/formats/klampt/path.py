@@ -26,9 +26,9 @@ __all__ = ["read_path", "write_path"]
 
 def read_path(path: str, ctx) -> Trajectory:
     tokens = Tokens(read_text(path), Where(path))
-    times, milestones, lines = [], [], []
+    times, milestones, starts = [], [], []
     while not tokens.at_end:
-        lines.append(tokens.line())
+        starts.append(tokens.i)
         k = len(times) + 1
         times.append(tokens.next_float(f"the time of milestone {k}"))
         milestones.append(tokens.vector(f"milestone {k}"))
@@ -38,13 +38,13 @@ def read_path(path: str, ctx) -> Trajectory:
         traj.source = path
         return traj
     d = len(milestones[0])
-    for q, line in zip(milestones, lines):
+    for q, start in zip(milestones, starts):
         if len(q) != d:
-            raise tokens.where.error(f"milestone has {len(q)} values, the first has {d}", line)
+            raise tokens.error(f"milestone has {len(q)} values, the first has {d}", start)
     t = np.array(times)
     back = np.nonzero(np.diff(t) < 0)[0]
     if len(back):
-        ctx.warn(f"times decrease ({times[back[0]]!r} then {times[back[0] + 1]!r})", lines[back[0] + 1])
+        ctx.warn(f"times decrease ({times[back[0]]!r} then {times[back[0] + 1]!r})", tokens.line(starts[back[0] + 1]))
     traj = Trajectory(t, np.vstack(milestones) if d else np.zeros((len(times), 0)))
     traj.source = path
     return traj
