@@ -14,12 +14,12 @@ import numpy as np
 from ...errors import FormatError
 from ..fileio import line_of
 
-__all__ = ["Where", "Tokens", "fmt_numbers", "fmt_vector", "fmt_vec3", "xml_root_name", "xml_escape",
-           "is_number", "parse_int"]
+__all__ = ["Where", "Tokens", "fmt_numbers", "fmt_vector", "fmt_vec3", "xml_root_name",
+           "xml_escape", "is_number", "parse_int"]
 
 _TOKEN = re.compile(r"\S+")
-_INT = re.compile(r"[+-]?\d+\Z")
-_NUM = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z|[+-]?(?:inf|infinity|nan)\Z", re.I)
+_INT = re.compile(r"[+-]?[0-9]+\Z")
+_NUM = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z|[+-]?(?:inf|infinity|nan)\Z", re.I)
 
 
 def is_number(tok: str) -> bool:

@@ -19,7 +19,7 @@ from ..registry import FormatInfo, register
 from ._motion_text import Tokens, Where, fmt_vector, parse_int
 
 __all__ = ["read_config", "read_configs", "read_milestones", "write_config", "write_configs",
-           "write_milestones", "report_nonfinite"]
+           "write_milestones", "report_nonfinite", "stack_vectors"]
 
 
 def _text(path: str, what: str) -> Tokens:
@@ -31,7 +31,7 @@ def _text(path: str, what: str) -> Tokens:
     return Tokens(text, where)
 
 
-def _stack(vectors, starts, tokens: Tokens, what: str) -> np.ndarray:
+def stack_vectors(vectors, starts, tokens: Tokens, what: str) -> np.ndarray:
     """(N, D) array of equally long vectors; ``starts[k]`` is the token index of vector k."""
     if not vectors:
         return np.zeros((0, 0))
@@ -69,7 +69,7 @@ def read_configs(path: str, ctx) -> Trajectory:
     vectors, starts = _read_vectors(tokens, lambda k: f"configuration {k + 1}")
     if not vectors:
         ctx.warn("no configurations in the file", 1)
-    traj = Trajectory(None, _stack(vectors, starts, tokens, "configuration"))
+    traj = Trajectory(None, stack_vectors(vectors, starts, tokens, "configuration"))
     traj.source = path
     return traj
 
@@ -83,8 +83,8 @@ def read_milestones(path: str, ctx) -> Trajectory:
                            f"(a .milestones file holds pairs 'N q...  N dq...')", starts[-1])
     if not vectors:
         ctx.warn("no milestones in the file", 1)
-    q = _stack(vectors[0::2], starts[0::2], tokens, "configuration")
-    dq = _stack(vectors[1::2], starts[1::2], tokens, "velocity")
+    q = stack_vectors(vectors[0::2], starts[0::2], tokens, "configuration")
+    dq = stack_vectors(vectors[1::2], starts[1::2], tokens, "velocity")
     if q.shape != dq.shape:
         raise tokens.error(f"velocities have {dq.shape[1]} values, configurations {q.shape[1]}", starts[1])
     traj = Trajectory(None, q, dq)

@@ -19,7 +19,7 @@ from ...model import Trajectory
 from ..fileio import atomic_write, fmt_float, read_text
 from ..registry import FormatInfo, register
 from ._motion_text import Tokens, Where, fmt_vector, is_number, parse_int
-from .config import report_nonfinite
+from .config import report_nonfinite, stack_vectors
 
 __all__ = ["read_path", "write_path"]
 
@@ -34,18 +34,12 @@ def read_path(path: str, ctx) -> Trajectory:
         milestones.append(tokens.vector(f"milestone {k}"))
     if not times:
         ctx.warn("no milestones in the file", 1)
-        traj = Trajectory(np.zeros(0), np.zeros((0, 0)))
-        traj.source = path
-        return traj
-    d = len(milestones[0])
-    for q, start in zip(milestones, starts):
-        if len(q) != d:
-            raise tokens.error(f"milestone has {len(q)} values, the first has {d}", start)
-    t = np.array(times)
+    t = np.array(times, dtype=float)
     back = np.nonzero(np.diff(t) < 0)[0]
     if len(back):
-        ctx.warn(f"times decrease ({times[back[0]]!r} then {times[back[0] + 1]!r})", tokens.line(starts[back[0] + 1]))
-    traj = Trajectory(t, np.vstack(milestones) if d else np.zeros((len(times), 0)))
+        k = back[0] + 1
+        ctx.warn(f"times decrease ({times[k - 1]!r} then {times[k]!r})", tokens.line(starts[k]))
+    traj = Trajectory(t, stack_vectors(milestones, starts, tokens, "milestone"))
     traj.source = path
     return traj
 
