@@ -183,7 +183,7 @@ def test_robot_sensors_and_displays(wdir):
     a, b = r.links[0].appearance, r.links[1].appearance
     # the last <display> (no link) colours every link; earlier ones set other fields
     assert a.color == b.color == a.vertex_color == b.vertex_color == (0, 0, 1, 1)
-    assert b.draw_faces is True and a.draw_faces is None
+    assert b.draw_faces is None and a.draw_faces is None      # alpha 0.5: faces drawn (default)
     assert a.edge_color == (0, 1, 0, 1) and a.edge_size == 2 and a.draw_edges is True
     assert b.shininess == 5                             # <appearance> after a <display>
     assert a.specular_color == (0.5, 0.5, 0.5, 1)       # any element after a <display> (quirk)

@@ -4,7 +4,8 @@ Reading (attributes applied in this order):
 
 =================  ==========================================================================
 ``color``          rgb[a] (a default 1) -> ``color`` and ``vertex_color`` (no draw flags)
-``faceColor``      rgb[a] -> ``color``; ``draw_faces = (a != 0)``
+``faceColor``      rgb[a] -> ``color``; a = 0 hides faces (``draw_faces = False``), otherwise
+                   faces are drawn (Klamp't's default: ``draw_faces`` True if it was False)
 ``vertexColor``    rgb[a] -> ``vertex_color``; ``draw_vertices = (a != 0)``
 ``edgeColor``      rgb[a] -> ``edge_color``; ``draw_edges = (a != 0)``
 ``emissiveColor``  rgb[a] -> ``emissive_color``;  ``specularColor`` -> ``specular_color``
@@ -35,7 +36,7 @@ from ..xmlutil import local_name, where
 from . import _world_attrs as A
 from ._world_geometry import relative_reference
 
-__all__ = ["apply_display", "display_attrs", "merge_appearance", "lost_fields", "read_back",
+__all__ = ["apply_display", "display_attrs", "lost_fields", "read_back", "Quiet",
            "PROCEDURAL_TEXTURES", "DISPLAY_ATTRS"]
 
 PROCEDURAL_TEXTURES = ("noise", "checker", "gradient", "colorgradient")
@@ -65,8 +66,14 @@ def apply_display(ctx, el, app: Appearance, world_path: str, skip=()) -> None:
     if c is not None:
         app.color = c
         app.vertex_color = c
-    for name, field, flag in (("faceColor", "color", "draw_faces"),
-                              ("vertexColor", "vertex_color", "draw_vertices"),
+    c = _rgba(ctx, el, "faceColor")
+    if c is not None:
+        app.color = c
+        if c[3] == 0:
+            app.draw_faces = False
+        elif app.draw_faces is False:
+            app.draw_faces = True
+    for name, field, flag in (("vertexColor", "vertex_color", "draw_vertices"),
                               ("edgeColor", "edge_color", "draw_edges")):
         c = _rgba(ctx, el, name)
         if c is not None:
@@ -118,19 +125,6 @@ def apply_display(ctx, el, app: Appearance, world_path: str, skip=()) -> None:
         app.extras.setdefault(EXTRAS_KEY, {}).update(unknown)
 
 
-def merge_appearance(app: Appearance, delta: Appearance) -> None:
-    """Copy every field set in ``delta`` onto ``app`` (extras merged)."""
-    for name, value in vars(delta).items():
-        if name == "extras":
-            for k, v in value.items():
-                if isinstance(v, dict):
-                    app.extras.setdefault(k, {}).update(v)
-                else:
-                    app.extras[k] = v
-        elif value is not None:
-            setattr(app, name, value)
-
-
 def _c(rgba) -> str:
     return fmt_floats(rgba)
 
@@ -140,8 +134,8 @@ def display_attrs(app: Appearance, world_out: str) -> dict:
     ``world_out``."""
     out = {}
     if app.color is not None:
-        same_vertex = app.vertex_color is None or tuple(app.vertex_color) == tuple(app.color)
-        if same_vertex and app.draw_faces is None and app.draw_vertices is None:
+        if (app.vertex_color is not None and tuple(app.vertex_color) == tuple(app.color)
+                and app.draw_faces is None and app.draw_vertices is None):
             out["color"] = _c(app.color)
         else:
             out["faceColor"] = _c(app.color)
@@ -173,7 +167,9 @@ def display_attrs(app: Appearance, world_out: str) -> dict:
     return out
 
 
-class _Quiet(LoadContext):
+class Quiet(LoadContext):
+    """A load context that drops warnings (for applying an already checked element again)."""
+
     def warn(self, *args, **kw):
         pass
 
@@ -182,7 +178,7 @@ def read_back(attrs: dict, path: str) -> Appearance:
     """The appearance the display attributes ``attrs`` give when read (no warnings)."""
     from lxml import etree
     app = Appearance()
-    apply_display(_Quiet(path), etree.Element("display", attrs), app, path, skip=("link",))
+    apply_display(Quiet(path), etree.Element("display", attrs), app, path, skip=("link",))
     return app
 
 

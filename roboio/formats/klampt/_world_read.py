@@ -11,6 +11,7 @@ written world still has it. Unknown attributes likewise (``extras["klampt_world_
 """
 from __future__ import annotations
 
+import copy
 import os
 
 import numpy as np
@@ -22,7 +23,7 @@ from .. import registry
 from ..fileio import read_text
 from ..xmlutil import children, local_name, parse, where
 from . import _world_attrs as A
-from ._world_display import DISPLAY_ATTRS, apply_display, merge_appearance
+from ._world_display import DISPLAY_ATTRS, Quiet, apply_display
 from ._world_geometry import apply_automass
 from ._world_sim import SimulationSettings, XmlNode, check_simulation
 
@@ -147,10 +148,9 @@ def _robot_displays(ctx, el, robot, path):
                 ctx.warn(f"<{tag} link=\"{key}\">: no such link; element skipped", where(c))
                 continue
             targets = [robot.links[i]]
-        delta = Appearance()
-        apply_display(ctx, c, delta, path, skip=("link",))
+        apply_display(ctx, c, Appearance(), path, skip=("link",))     # check and warn once
         for link in targets:
-            merge_appearance(link.appearance, delta)
+            apply_display(Quiet(path), c, link.appearance, path, skip=("link",))
 
 
 def _display_part(el):
@@ -205,7 +205,7 @@ def _read_object(ctx, path, el):
     ref = el.get("file")
     if ref is not None:
         if _extension(ref) == "obj":
-            loaded = registry.read_file(_resolve_element_file(ctx, path, el), ctx, format="klampt-object")
+            loaded = _object_file(ctx, _resolve_element_file(ctx, path, el))
             loaded.name = obj.name
             obj = loaded
         else:
@@ -244,6 +244,15 @@ def _read_object(ctx, path, el):
     if el.get("margin") is not None:
         obj.extras.setdefault(ATTRS_KEY, {})["margin"] = el.get("margin")
     return obj
+
+
+def _object_file(ctx, fpath):
+    """A Klamp't ``.obj`` file, read once per load (worlds often place many copies of one
+    object; each gets an independent copy)."""
+    key = ("klampt-object", os.path.realpath(fpath))
+    if key not in ctx.cache:
+        ctx.cache[key] = registry.read_file(fpath, ctx, format="klampt-object")
+    return copy.deepcopy(ctx.cache[key])
 
 
 def _read_physics(ctx, phys, obj):
