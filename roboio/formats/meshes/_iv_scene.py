@@ -1,0 +1,673 @@
+"""Evaluate a parsed Inventor / VRML scene into one triangle mesh in the file's frame.
+
+Inventor and VRML 1.0 (:class:`_InventorWalk`) follow Coin's traversal state: ``Separator``
+works on a copy of the state, ``Group``/``File`` share it (changes leak to later siblings),
+``TransformSeparator`` restores only the matrix. Transform nodes post-multiply the current
+matrix ``M`` (column vectors: a point p of a shape lands at ``M @ p``)::
+
+    Transform:       M <- M T(translation) T(center) R(rotation) R(scaleOrientation)
+                              S(scaleFactor) R(scaleOrientation)^-1 T(-center)
+    MatrixTransform: M <- M A^T     (A = the 16 numbers row by row; Inventor matrices act
+                                     on row vectors, the translation is in A's last row)
+
+VRML 2.0 (:class:`_Vrml2Walk`): ``Transform`` applies the same product to its children;
+grouping nodes have no other state; each ``Shape`` carries its own appearance.
+
+Colours (RGBA per triangle, alpha = 1 - transparency) follow the material binding: OVERALL,
+PER_PART, PER_FACE (and ``_INDEXED`` variants through ``materialIndex``), PER_VERTEX(_INDEXED);
+a per-vertex binding gives each triangle the mean colour of its three corners. A mesh has
+colours only when some shape is coloured by a Material / BaseColor / PackedColor /
+VertexProperty (VRML 2.0: Material or Color); its other shapes get Inventor's default
+diffuse grey (0.8).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...transforms import axis_angle_to_matrix
+from . import _iv_shapes as shapes
+
+__all__ = ["build_mesh", "transform_matrix", "MAX_TRIANGLES", "UNIT_METERS"]
+
+MAX_TRIANGLES = 50_000_000       # DEF/USE can multiply geometry; beyond this the file is refused
+MAX_WALK_DEPTH = 400             # nested groups across File/Inline includes
+
+DEFAULT_RGBA = np.array([0.8, 0.8, 0.8, 1.0])
+
+UNIT_METERS = {
+    "METERS": 1.0, "CENTIMETERS": 0.01, "MILLIMETERS": 0.001, "MICROMETERS": 1e-6,
+    "MICRONS": 1e-6, "NANOMETERS": 1e-9, "ANGSTROMS": 1e-10, "KILOMETERS": 1000.0,
+    "INCHES": 0.0254, "FEET": 0.3048, "YARDS": 0.9144, "MILES": 1609.344,
+    "NAUTICAL_MILES": 1852.0, "POINTS": 0.0254 / 72.0,
+}
+
+
+def transform_matrix(translation=None, rotation=None, scale=None, scale_orientation=None,
+                     center=None) -> np.ndarray:
+    """T(t) T(c) R(r) R(so) S(s) R(so)^-1 T(-c), rotations given as (x, y, z, angle rad)."""
+    M = np.eye(4)
+    c = np.zeros(3) if center is None else np.asarray(center, float)
+    if translation is not None:
+        M[:3, 3] += translation
+    M[:3, 3] += c
+    if rotation is not None:
+        M[:3, :3] = axis_angle_to_matrix(rotation[:3], rotation[3])
+    if scale is not None:
+        S = np.diag(np.asarray(scale, float))
+        if scale_orientation is not None:
+            SO = axis_angle_to_matrix(scale_orientation[:3], scale_orientation[3])
+            S = SO @ S @ SO.T
+        M[:3, :3] = M[:3, :3] @ S
+    M[:3, 3] -= M[:3, :3] @ c
+    return M
+
+
+class _Sink:
+    """Accumulates shapes (vertices already in the file frame). A coordinate list shared by
+    several shapes under the same matrix is stored once."""
+
+    def __init__(self, limit: int):
+        self.verts: list = []
+        self.faces: list = []
+        self.colors: list = []
+        self.nv = 0
+        self.nf = 0
+        self.limit = limit
+        self.colored = False
+        self._cache: dict = {}
+
+    def add(self, points: np.ndarray, M: np.ndarray, faces: np.ndarray, rgba, error):
+        if len(faces) == 0:
+            return
+        if self.nf + len(faces) > self.limit:
+            raise error(f"more than {self.limit} triangles (DEF/USE expansion?); refusing the file")
+        key = (id(points), M.tobytes())
+        hit = self._cache.get(key)
+        if hit is None:
+            if np.array_equal(M, np.eye(4)):
+                v = np.array(points, dtype=np.float64)
+            else:
+                v = points @ M[:3, :3].T + M[:3, 3]
+            hit = (points, self.nv)
+            self._cache[key] = hit
+            self.verts.append(v)
+            self.nv += len(v)
+        self.faces.append(faces + hit[1])
+        self.nf += len(faces)
+        if rgba is not None:
+            self.colored = True
+        self.colors.append((rgba, len(faces)))
+
+    def result(self) -> dict:
+        if not self.faces:
+            return {"vertices": np.zeros((0, 3)), "faces": np.zeros((0, 3), np.int64)}
+        out = {"vertices": np.concatenate(self.verts), "faces": np.concatenate(self.faces)}
+        if self.colored:
+            out["face_colors"] = np.concatenate(
+                [c if c is not None else np.tile(DEFAULT_RGBA, (n, 1)) for c, n in self.colors])
+        return out
+
+
+def _rgba(rgb, alpha) -> np.ndarray:
+    rgb = np.asarray(rgb, float).reshape(-1, 3)
+    a = np.asarray(alpha, float).reshape(-1)
+    if len(a) == 0:
+        a = np.zeros(1)
+    if len(a) < len(rgb):
+        a = np.concatenate([a, np.full(len(rgb) - len(a), a[0])])
+    return np.concatenate([rgb, 1.0 - a[: len(rgb), None]], axis=1)
+
+
+def _palette_colors(palette: np.ndarray, idx: np.ndarray, warn) -> np.ndarray:
+    """Colours of (F,) or (F, 3) palette indices; per-corner colours are averaged."""
+    if len(palette) == 0:
+        return None
+    if idx.size and (idx.min() < 0 or idx.max() >= len(palette)):
+        warn(f"colour index {int(idx.max() if idx.max() >= len(palette) else idx.min())} outside "
+             f"the {len(palette)} colours given; clamped")
+        idx = np.clip(idx, 0, len(palette) - 1)
+    c = palette[idx]
+    return c.mean(axis=1) if c.ndim == 3 else c
+
+
+class _Shape:
+    """Triangulation of one indexed or sequential shape, with what colour lookup needs."""
+
+    def __init__(self, faces, corners, face_of, part_of, stream, counter):
+        self.faces = faces            # (F, 3) coordinate indices
+        self.corners = corners        # (F, 3) positions in the index stream
+        self.face_of = face_of        # (F,) face number (polygon, or strip triangle)
+        self.part_of = part_of        # (F,) part number (polygon or strip)
+        self.stream = stream          # the coordinate index stream (with -1 separators)
+        self.counter = counter        # (F, 3) running vertex number of each corner
+
+    def color_indices(self, binding: str, index):
+        """Palette indices for a material ``binding`` (``index``: materialIndex or None)."""
+        has_index = index is not None and len(index) > 0
+        if binding in ("PER_PART", "PER_PART_INDEXED"):
+            sel = self.part_of
+        elif binding in ("PER_FACE", "PER_FACE_INDEXED"):
+            sel = self.face_of
+        elif binding == "PER_VERTEX":
+            return self.counter
+        elif binding == "PER_VERTEX_INDEXED":
+            src = index if has_index else self.stream
+            return _take(src, self.corners)
+        else:
+            return np.zeros(len(self.faces), np.int64)
+        if binding.endswith("_INDEXED") and has_index:
+            return _take(index, sel)
+        return sel
+
+
+def _take(src: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """``src[pos]`` with positions beyond the end clamped (short index lists)."""
+    src = np.asarray(src, dtype=np.int64)
+    if len(src) == 0:
+        return np.zeros_like(pos)
+    return src[np.minimum(pos, len(src) - 1)]
+
+
+def _indexed(stream: np.ndarray, points, convex: bool, strip: bool, node, field: str) -> _Shape:
+    """Triangulate an index stream (IndexedFaceSet / IndexedTriangleStripSet)."""
+    stream = np.asarray(stream, dtype=np.int64).reshape(-1)
+    bad = (stream < -1) | (stream >= (0 if points is None else len(points)))
+    if bad.any():
+        pos = int(np.flatnonzero(bad)[0])
+        have = "no coordinates precede it" if points is None else f"there are {len(points)} coordinates"
+        raise node.error(f"{field}[{pos}] = {int(stream[pos])} is out of range ({have})", field)
+    starts, lengths = shapes.runs(stream)
+    if strip:
+        corners, face_of = shapes.strips(starts, lengths)
+        part_of = np.repeat(np.arange(len(starts)), np.maximum(lengths - 2, 0))
+        face_of = np.arange(len(corners))
+    elif convex or not (lengths > 3).any():
+        corners, face_of = shapes.fan(starts, lengths)
+        part_of = face_of
+    else:
+        corners, face_of = shapes.ear_clip_runs(
+            starts, lengths, lambda i: points[stream[starts[i]:starts[i] + lengths[i]]])
+        part_of = face_of
+    # running vertex number: position minus the -1 separators before it
+    seps_before = np.cumsum(stream == -1) - (stream == -1)
+    counter = corners - seps_before[corners] if len(corners) else corners
+    return _Shape(stream[corners] if len(corners) else np.zeros((0, 3), np.int64),
+                  corners, face_of, part_of, stream, counter)
+
+
+def _sequential(start: int, counts, npoints: int, convex: bool, strip: bool, points, node) -> _Shape:
+    """FaceSet / TriangleStripSet: consecutive coordinates from ``start``; a count of -1
+    takes all remaining coordinates."""
+    counts = [int(c) for c in np.asarray(counts, dtype=np.int64).reshape(-1)]
+    avail = npoints - start
+    if start < 0 or avail < 0:
+        raise node.error(f"startIndex {start} is outside the {npoints} coordinates", "startIndex")
+    lengths = []
+    used = 0
+    for c in counts:
+        if c == -1:
+            c = avail - used
+        if c < 0:
+            raise node.error(f"numVertices {c} is negative", "numVertices")
+        lengths.append(c)
+        used += c
+    if used > avail:
+        raise node.error(f"numVertices needs {used} coordinates after startIndex {start}, "
+                         f"there are {avail}", "numVertices")
+    stream = np.arange(start, start + used, dtype=np.int64)
+    starts, lengths = shapes.runs(stream, lengths)
+    if strip:
+        corners, part_of = shapes.strips(starts, lengths)
+        face_of = np.arange(len(corners))
+    elif convex or not (lengths > 3).any():
+        corners, face_of = shapes.fan(starts, lengths)
+        part_of = face_of
+    else:
+        corners, face_of = shapes.ear_clip_runs(
+            starts, lengths, lambda i: points[stream[starts[i]:starts[i] + lengths[i]]])
+        part_of = face_of
+    return _Shape(stream[corners] if len(corners) else np.zeros((0, 3), np.int64),
+                  corners, face_of, part_of, stream, corners)
+
+
+# -- Inventor / VRML 1.0 ------------------------------------------------------------------
+class _State:
+    __slots__ = ("M", "coords", "palette", "colored", "binding", "convex", "units")
+
+    def __init__(self):
+        self.M = np.eye(4)
+        self.coords = None
+        self.palette = DEFAULT_RGBA[None, :].copy()
+        self.colored = False
+        self.binding = "OVERALL"
+        self.convex = True
+        self.units = 1.0
+
+    def copy(self) -> "_State":
+        s = _State.__new__(_State)
+        s.M, s.coords, s.palette, s.colored = self.M, self.coords, self.palette, self.colored
+        s.binding, s.convex, s.units = self.binding, self.convex, self.units
+        return s
+
+
+class _Walk:
+    def __init__(self, sink: _Sink, include, warn):
+        self.sink = sink
+        self.include = include        # include(reference, node, field, visit)
+        self.warn = warn              # warn(message, node)
+        self.depth = 0
+
+    def included(self, reference, node, field: str, visit):
+        """Walk the file ``reference`` names (``visit(scene)``), if it can be loaded."""
+        self.enter(node)
+        self.include(reference, node, field, visit)
+        self.depth -= 1
+
+    def enter(self, node):
+        self.depth += 1
+        if self.depth > MAX_WALK_DEPTH:
+            raise node.error(f"scene nested more than {MAX_WALK_DEPTH} levels deep (through includes)")
+
+    def scene(self, scene, M=None, state=None):
+        if scene.header.dialect == "vrml2":
+            _Vrml2Walk(self).nodes(scene.roots, np.eye(4) if M is None else M)
+        else:
+            inv = _InventorWalk(self, scene.header.version)
+            inv.nodes(scene.roots, state if state is not None else _state_with(M))
+
+
+def _state_with(M) -> _State:
+    s = _State()
+    if M is not None:
+        s.M = M
+    return s
+
+
+class _InventorWalk:
+    def __init__(self, walk: _Walk, version: float):
+        self.w = walk
+        self.v1 = version < 2.0
+
+    def nodes(self, nodes, st: _State):
+        for node in nodes:
+            handler = getattr(self, "n_" + node.type, None)
+            if handler is not None:
+                handler(node, st)
+
+    # grouping
+    def _separator(self, node, st):
+        self.w.enter(node)
+        self.nodes(node.children, st.copy())
+        self.w.depth -= 1
+
+    n_Separator = n_Annotation = n_Selection = n_WWWAnchor = _separator
+
+    def n_Group(self, node, st):
+        self.w.enter(node)
+        self.nodes(node.children, st)
+        self.w.depth -= 1
+
+    def n_TransformSeparator(self, node, st):
+        M = st.M
+        self.n_Group(node, st)
+        st.M = M
+
+    def n_Switch(self, node, st):
+        which = int(node.get("whichChild", -1))
+        if which == -3:
+            self.n_Group(node, st)
+        elif 0 <= which < len(node.children):
+            self.w.enter(node)
+            self.nodes([node.children[which]], st)
+            self.w.depth -= 1
+
+    def n_LOD(self, node, st):        # the most detailed child (no viewer distance here)
+        if node.children:
+            self.w.enter(node)
+            self.nodes(node.children[:1], st)
+            self.w.depth -= 1
+
+    n_LevelOfDetail = n_LOD
+
+    def n_File(self, node, st):          # the included scene acts as a Group
+        self.w.included(node.get("name", ""), node, "name", lambda sc: self.w.scene(sc, state=st))
+
+    def n_WWWInline(self, node, st):     # VRML 1.0: like a Separator
+        inner = st.copy()
+        self.w.included(node.get("name", ""), node, "name", lambda sc: self.w.scene(sc, state=inner))
+
+    # transformations
+    def _post(self, st, local):
+        st.M = st.M @ local
+
+    def n_Transform(self, node, st):
+        g = node.get
+        self._post(st, transform_matrix(g("translation"), g("rotation"), g("scaleFactor"),
+                                        g("scaleOrientation"), g("center")))
+
+    def n_Translation(self, node, st):
+        self._post(st, transform_matrix(translation=node.get("translation")))
+
+    def n_Rotation(self, node, st):
+        self._post(st, transform_matrix(rotation=node.get("rotation")))
+
+    def n_RotationXYZ(self, node, st):
+        axis = node.get("axis", "X")
+        if axis not in ("X", "Y", "Z"):
+            raise node.error(f"RotationXYZ axis must be X, Y or Z, not {axis!r}", "axis")
+        r = np.zeros(4)
+        r["XYZ".index(axis)] = 1.0
+        r[3] = node.get("angle", 0.0)
+        self._post(st, transform_matrix(rotation=r))
+
+    def n_Scale(self, node, st):
+        self._post(st, transform_matrix(scale=node.get("scaleFactor")))
+
+    def n_MatrixTransform(self, node, st):
+        m = node.get("matrix")
+        if m is not None:
+            self._post(st, np.asarray(m, float).reshape(4, 4).T)
+
+    def n_ResetTransform(self, node, st):
+        if "TRANSFORM" in node.get("whatToReset", frozenset(["TRANSFORM"])):
+            st.M = np.eye(4)
+
+    def n_Units(self, node, st):
+        name = node.get("units", "METERS")
+        if name not in UNIT_METERS:
+            raise node.error(f"unknown units {name!r}", "units")
+        factor = UNIT_METERS[name]
+        s = factor / st.units
+        st.units = factor
+        self._post(st, np.diag([s, s, s, 1.0]))
+
+    # properties
+    def n_Coordinate3(self, node, st):
+        st.coords = node.get("point", np.zeros((0, 3)))
+
+    def n_Coordinate4(self, node, st):
+        p = node.get("point", np.zeros((0, 4)))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            st.coords = p[:, :3] / p[:, 3:4]
+
+    def n_VertexProperty(self, node, st):
+        v = node.get("vertex")
+        if v is not None and len(v):
+            st.coords = v
+        rgba = node.get("orderedRGBA")
+        if rgba is not None and len(rgba):
+            st.palette, st.colored = _packed(rgba), True
+            st.binding = _binding(node.get("materialBinding", "OVERALL"))
+
+    def n_Material(self, node, st):
+        diffuse = node.get("diffuseColor", np.array([[0.8, 0.8, 0.8]]))
+        if len(diffuse):
+            st.palette = _rgba(diffuse, node.get("transparency", np.zeros(1)))
+        st.colored = True
+
+    def n_BaseColor(self, node, st):
+        rgb = node.get("rgb", np.array([[0.8, 0.8, 0.8]]))
+        if len(rgb):
+            st.palette = _rgba(rgb, 1.0 - st.palette[:1, 3])
+        st.colored = True
+
+    def n_PackedColor(self, node, st):
+        rgba = node.get("orderedRGBA")
+        if rgba is None or not len(rgba):
+            rgba = node.get("rgba")
+        if rgba is not None and len(rgba):
+            st.palette, st.colored = _packed(rgba), True
+
+    def n_MaterialBinding(self, node, st):
+        st.binding = _binding(node.get("value", "OVERALL"))
+
+    def n_ShapeHints(self, node, st):
+        if "hints" in node.fields or self.v1:
+            # Inventor 1.0 ShapeHints (Coin's upgrader): default hints are CONCAVE
+            st.convex = "CONVEX" in node.get("hints", frozenset())
+        else:
+            st.convex = node.get("faceType", "CONVEX") != "UNKNOWN_FACE_TYPE"
+
+    # shapes
+    def _emit(self, st, points, faces, rgba, node):
+        self.w.sink.add(points, st.M, faces, rgba, node.error)
+
+    def _primitive(self, st, node, vf):
+        v, f = vf
+        rgba = np.tile(st.palette[0], (len(f), 1)) if st.colored else None
+        self._emit(st, v, f, rgba, node)
+
+    def n_Cube(self, node, st):
+        g = node.get
+        self._primitive(st, node, shapes.box(g("width", 2.0), g("height", 2.0), g("depth", 2.0)))
+
+    def n_Sphere(self, node, st):
+        self._primitive(st, node, shapes.sphere(node.get("radius", 1.0)))
+
+    def n_Cylinder(self, node, st):
+        parts = _parts(node, ("SIDES", "TOP", "BOTTOM"))
+        self._primitive(st, node, shapes.cylinder(node.get("radius", 1.0), node.get("height", 2.0),
+                                                  "SIDES" in parts, "TOP" in parts, "BOTTOM" in parts))
+
+    def n_Cone(self, node, st):
+        parts = _parts(node, ("SIDES", "BOTTOM"))
+        self._primitive(st, node, shapes.cone(node.get("bottomRadius", 1.0), node.get("height", 2.0),
+                                              "SIDES" in parts, "BOTTOM" in parts))
+
+    def _vertex_source(self, node, st):
+        """Coordinates and colour palette/binding of a shape: its own ``vertexProperty`` if
+        set, else the traversal state."""
+        points, palette, binding, colored = st.coords, st.palette, st.binding, st.colored
+        vp = node.get("vertexProperty")
+        if vp is not None and not vp.skipped:
+            v = vp.get("vertex")
+            if v is not None and len(v):
+                points = v
+            rgba = vp.get("orderedRGBA")
+            if rgba is not None and len(rgba):
+                palette, colored = _packed(rgba), True
+                binding = _binding(vp.get("materialBinding", "OVERALL"))
+        return points, palette, binding, colored
+
+    def _indexed_shape(self, node, st, strip):
+        points, palette, binding, colored = self._vertex_source(node, st)
+        stream = node.get("coordIndex", np.zeros(0, np.int64))
+        if len(stream) == 0:
+            return
+        shape = _indexed(stream, points, st.convex, strip, node, "coordIndex")
+        self._color_and_emit(node, st, points, shape, palette, binding, colored,
+                             node.get("materialIndex"))
+
+    def n_IndexedFaceSet(self, node, st):
+        self._indexed_shape(node, st, strip=False)
+
+    def n_IndexedTriangleStripSet(self, node, st):
+        self._indexed_shape(node, st, strip=True)
+
+    def _sequential_shape(self, node, st, strip):
+        points, palette, binding, colored = self._vertex_source(node, st)
+        counts = node.get("numVertices", np.array([-1]))
+        n = 0 if points is None else len(points)
+        shape = _sequential(int(node.get("startIndex", 0)), counts, n, st.convex, strip, points, node)
+        self._color_and_emit(node, st, points, shape, palette, binding.replace("_INDEXED", ""),
+                             colored, None)
+
+    def n_FaceSet(self, node, st):
+        self._sequential_shape(node, st, strip=False)
+
+    def n_TriangleStripSet(self, node, st):
+        self._sequential_shape(node, st, strip=True)
+
+    def n_QuadMesh(self, node, st):
+        points, palette, binding, colored = self._vertex_source(node, st)
+        cols, rows = int(node.get("verticesPerRow", 1)), int(node.get("verticesPerColumn", 1))
+        start = int(node.get("startIndex", 0))
+        n = 0 if points is None else len(points)
+        if cols < 0 or rows < 0 or start < 0 or start + cols * rows > n:
+            raise node.error(f"QuadMesh of {rows} x {cols} vertices from {start} needs more than "
+                             f"the {n} coordinates")
+        if rows < 2 or cols < 2:
+            return
+        _, faces = shapes.grid(np.zeros(rows * cols), cols, rows, 1.0, 1.0)
+        faces = faces + start
+        quad = np.tile(np.arange((rows - 1) * (cols - 1)), 2)
+        row = quad // (cols - 1)
+        shape = _Shape(faces, faces - start, quad, row, np.arange(start, start + rows * cols),
+                       faces - start)
+        self._color_and_emit(node, st, points, shape, palette, binding.replace("_INDEXED", ""),
+                             colored, None)
+
+    def _color_and_emit(self, node, st, points, shape, palette, binding, colored, index):
+        rgba = None
+        if colored and len(shape.faces):
+            idx = shape.color_indices(binding, index)
+            rgba = _palette_colors(palette, idx, lambda m: self.w.warn(m, node))
+        self._emit(st, points, shape.faces, rgba, node)
+
+
+def _packed(values) -> np.ndarray:
+    v = np.asarray(values, dtype=np.int64).reshape(-1) & 0xFFFFFFFF
+    return np.stack([(v >> 24) & 255, (v >> 16) & 255, (v >> 8) & 255, v & 255], axis=1) / 255.0
+
+
+def _binding(value: str) -> str:
+    return "OVERALL" if value in ("DEFAULT", "NONE") else value
+
+
+def _parts(node, all_parts) -> frozenset:
+    parts = node.get("parts", frozenset(["ALL"]))
+    return frozenset(all_parts) if "ALL" in parts else parts
+
+
+# -- VRML 2.0 -------------------------------------------------------------------------------
+class _Vrml2Walk:
+    def __init__(self, walk: _Walk):
+        self.w = walk
+        self.inventor = _InventorWalk(walk, 2.1)
+
+    def nodes(self, nodes, M):
+        state = None       # Inventor nodes among VRML ones share a state within one group
+        for node in nodes:
+            handler = getattr(self, "n_" + node.type, None)
+            if handler is not None:
+                handler(node, M)
+            elif hasattr(self.inventor, "n_" + node.type):
+                state = state or _state_with(M)
+                self.inventor.nodes([node], state)
+
+    def _children(self, node, M, field="children"):
+        self.w.enter(node)
+        self.nodes(node.get(field, []), M)
+        self.w.depth -= 1
+
+    def n_Transform(self, node, M):
+        g = node.get
+        local = transform_matrix(g("translation"), g("rotation"), g("scale"),
+                                 g("scaleOrientation"), g("center"))
+        self._children(node, M @ local)
+
+    def _group(self, node, M):
+        self._children(node, M)
+
+    n_Group = n_Collision = n_Anchor = n_Billboard = _group
+
+    def n_Switch(self, node, M):
+        which = int(node.get("whichChoice", -1))
+        choice = node.get("choice", [])
+        if 0 <= which < len(choice):
+            self.w.enter(node)
+            self.nodes([choice[which]], M)
+            self.w.depth -= 1
+
+    def n_LOD(self, node, M):          # the most detailed level
+        level = node.get("level", [])
+        if level:
+            self.w.enter(node)
+            self.nodes(level[:1], M)
+            self.w.depth -= 1
+
+    def n_Inline(self, node, M):
+        self.w.included(node.get("url", []), node, "url", lambda sc: self.w.scene(sc, M=M))
+
+    def n_Shape(self, node, M):
+        geom = node.get("geometry")
+        if geom is None or geom.skipped:
+            return
+        handler = getattr(self, "g_" + geom.type, None)
+        if handler is None:
+            self.w.warn(f"{geom.type} is not a geometry node; shape skipped", geom)
+            return
+        rgba = None
+        app = node.get("appearance")
+        if app is not None and not app.skipped and app.type == "Appearance":
+            mat = app.get("material")
+            if mat is not None and not mat.skipped and mat.type == "Material":
+                rgba = _rgba(mat.get("diffuseColor", np.array([0.8, 0.8, 0.8])),
+                             mat.get("transparency", 0.0))
+        handler(geom, M, rgba)
+
+    def _emit(self, M, points, faces, rgba, node):
+        self.w.sink.add(points, M, faces, rgba, node.error)
+
+    def _primitive(self, M, vf, rgba, node):
+        v, f = vf
+        self._emit(M, v, f, None if rgba is None else np.tile(rgba[0], (len(f), 1)), node)
+
+    def g_Box(self, node, M, rgba):
+        s = node.get("size", np.array([2.0, 2.0, 2.0]))
+        self._primitive(M, shapes.box(*s), rgba, node)
+
+    def g_Sphere(self, node, M, rgba):
+        self._primitive(M, shapes.sphere(node.get("radius", 1.0)), rgba, node)
+
+    def g_Cylinder(self, node, M, rgba):
+        g = node.get
+        self._primitive(M, shapes.cylinder(g("radius", 1.0), g("height", 2.0), g("side", True),
+                                           g("top", True), g("bottom", True)), rgba, node)
+
+    def g_Cone(self, node, M, rgba):
+        g = node.get
+        self._primitive(M, shapes.cone(g("bottomRadius", 1.0), g("height", 2.0), g("side", True),
+                                       g("bottom", True)), rgba, node)
+
+    def g_IndexedFaceSet(self, node, M, rgba):
+        coord = node.get("coord")
+        points = coord.get("point") if coord is not None and not coord.skipped else None
+        stream = node.get("coordIndex", np.zeros(0, np.int64))
+        if len(stream) == 0:
+            return
+        shape = _indexed(stream, points, node.get("convex", True), False, node, "coordIndex")
+        faces_rgba = None if rgba is None else np.tile(rgba[0], (len(shape.faces), 1))
+        color = node.get("color")
+        if color is not None and not color.skipped and len(shape.faces):
+            alpha = 1.0 if rgba is None else rgba[0, 3]
+            palette = _rgba(color.get("color", np.zeros((0, 3))), 1.0 - alpha)
+            per_vertex = node.get("colorPerVertex", True)
+            idx = shape.color_indices("PER_VERTEX_INDEXED" if per_vertex else "PER_FACE_INDEXED",
+                                      node.get("colorIndex"))
+            colors = _palette_colors(palette, idx, lambda m: self.w.warn(m, node))
+            if colors is not None:
+                faces_rgba = colors
+        self._emit(M, points, shape.faces, faces_rgba, node)
+
+    def g_ElevationGrid(self, node, M, rgba):
+        nx, nz = int(node.get("xDimension", 0)), int(node.get("zDimension", 0))
+        heights = node.get("height", np.zeros(0))
+        if nx < 0 or nz < 0 or len(heights) < nx * nz:
+            raise node.error(f"ElevationGrid of {nx} x {nz} needs {nx * nz} heights, "
+                             f"got {len(heights)}", "height")
+        if nx < 2 or nz < 2:
+            return
+        v, f = shapes.grid(heights, nx, nz, node.get("xSpacing", 1.0), node.get("zSpacing", 1.0))
+        self._primitive(M, (v, f), rgba, node)
+
+
+def build_mesh(scene, include, warn, limit=None) -> dict:
+    """Triangles of every shape of ``scene`` in the file frame, as a TriangleMesh loader dict.
+
+    ``include(reference, node, field, visit)`` loads the file a ``File``/``Inline`` node
+    names and calls ``visit(scene)`` on it (or reports why it cannot);
+    ``warn(message, node)`` reports a problem."""
+    sink = _Sink(MAX_TRIANGLES if limit is None else limit)
+    _Walk(sink, include, warn).scene(scene)
+    return sink.result()
