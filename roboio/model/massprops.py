@@ -48,10 +48,15 @@ def mass_properties(geom: Geometry, mass: float, surface_fraction: float = 1.0):
     return com, inertia_from_moments(mass, C)
 
 
-def geometry_moments(geom: Geometry, surface_fraction: float = 1.0):
-    """``(com (3,), C (3,3))`` of ``geom`` in its owner frame (see module docstring)."""
+def geometry_moments(geom: Geometry, surface_fraction: float = 1.0, about=None):
+    """``(com (3,), C (3,3))`` of ``geom`` in its owner frame (see module docstring).
+
+    ``about``: a point (owner frame) to take ``C`` about instead of ``com``, as Klamp't's
+    ``autoMass`` does when a ``com`` is given (for primitives ``C`` does not depend on it).
+    """
     com = _center(geom, np.eye(4), surface_fraction)
-    return com, _moment(geom, np.eye(4), com, surface_fraction)
+    p = com if about is None else np.asarray(about, dtype=float)
+    return com, _moment(geom, np.eye(4), p, surface_fraction)
 
 
 # -- triangle meshes ---------------------------------------------------------------------

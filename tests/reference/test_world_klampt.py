@@ -103,6 +103,8 @@ OBJS = {
     "auto_com": "mesh cube.off\nmass 2\ncom 0.1 0.2 0.3\nautoMass 0.5\nMass 5\nkfriction 0.9\n",
     "auto_scaled": "mesh cube.off\ngeomscale 0.4 0.2 0.1\ngeomtranslate -0.2 0 1\nmass 0.1\nautoMass 0\n",
     "auto_surface": "mesh cube.off\ngeomscale 3\nmass 0.1\nautoMass\n",
+    # a primitive's second moment does not depend on the point it is taken about
+    "auto_com_primitive": 'mesh "{Primitive Sphere 0 0 0 1}"\nmass 2\ncom 0.5 0 0\nautoMass 1\n',
 }
 
 

@@ -36,14 +36,9 @@ def apply_automass(obj, surface_fraction: float, about=None, ctx=None, line=None
         if ctx is not None:
             ctx.warn(f"automass of {obj.name!r} skipped: its geometry is missing", line)
         return
-    c, C = geometry_moments(g, surface_fraction)
-    c = np.asarray(c, float)
-    C = np.asarray(C, float)
-    if about is not None:
-        d = c - np.asarray(about, float)
-        C = C + np.outer(d, d)          # second moment about ``about`` (parallel axes)
-    else:
-        obj.com = c
+    c, C = geometry_moments(g, surface_fraction, about=about)
+    if about is None:
+        obj.com = np.asarray(c, float)
     obj.inertia = np.asarray(inertia_from_moments(obj.mass, C), float)
 
 
