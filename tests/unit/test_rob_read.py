@@ -160,6 +160,9 @@ def test_deg_keywords_and_qmindeg_order_quirk(tmp_path):
     assert np.allclose(r.vmax, [10 * d, 2 * d])          # every entry converted
     assert np.allclose(r.amax, [20 * d, 4 * d])
     assert np.allclose(r.config, [30 * d, 0.1 * d])
+    # the index is the position within the qmaxdeg line (measured with klampt 0.10.1)
+    r = load(tmp_path, "tparent " + ID * 3 + "\njointtype p r r\nqmaxdeg 10\nqmaxdeg 0.5 20\n")
+    assert np.allclose(r.qmax, [10, 0.5, 20 * d])
     # jointtype after qmindeg: converted too (Klamp't's order dependence)
     r = load(tmp_path, "tparent " + ID * 2 + "\nqmindeg -90 0.5\njointtype r p\n")
     assert np.allclose(r.qmin, [-90 * d, 0.5 * d])

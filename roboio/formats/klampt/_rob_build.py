@@ -374,6 +374,15 @@ class _Builder:
                       rec.joints[0].line)
         asm.joints = joints
 
+    def warn_joint_index_drivers(self) -> None:
+        if getattr(self, "_warned_drivers", False):
+            return
+        self._warned_drivers = True
+        self.warn("no driver lines, and the joint lines are not one per link in link order: "
+                  "roboio gives each normal/spin joint a driver on its link, but Klamp't 0.10.1 "
+                  "puts the driver of the i-th joint line on link i; add driver lines to make "
+                  "the file unambiguous", self.rec.joints[0].line)
+
     def _link_limits(self, L: int) -> dict:
         a = self.asm
         return dict(qmin=a.qmin[L], qmax=a.qmax[L], vmin=a.vmin[L], vmax=a.vmax[L],
@@ -388,11 +397,13 @@ class _Builder:
         drivers = []
         lines = []
         if not rec.drivers:
-            for j in asm.joints:
+            for i, j in enumerate(asm.joints):
                 if j.type in ("normal", "spin"):
                     L = j.links[0]
                     drivers.append(Driver("", "normal", [L], **self._link_limits(L)))
                     lines.append(None)
+                    if L != i and rec.joints:
+                        self.warn_joint_index_drivers()
         for dr in rec.drivers:
             if dr.type == "affine":
                 for k in dr.dofs:

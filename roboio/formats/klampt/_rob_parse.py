@@ -268,11 +268,12 @@ class _LineParser:
         if conv == "deg":
             rec.items[start:] = [v * _DEG for v in rec.items[start:]]
         elif conv == "degq":
-            # qmindeg/qmaxdeg: entry k stays unconverted only if jointtype[k] was already
-            # read as "p" when this line is parsed (spec §3.5, verified with Klamp't)
+            # qmindeg/qmaxdeg: the k-th value *of this line* stays unconverted if jointtype
+            # entry k was already read as "p" when the line is parsed (spec §3.5; the
+            # index counts from the line's start, as measured with klampt 0.10.1)
             jt = self.rec.values("jointtype")
             rec.items[start:] = [v if (k < len(jt) and jt[k] == "p") else v * _DEG
-                                 for k, v in enumerate(rec.items[start:], start)]
+                                 for k, v in enumerate(rec.items[start:])]
         self._occurrence(rec, spelled, len(rec.items) - start, 0)
 
     def group_keyword(self, key: str, spelled: str) -> None:
