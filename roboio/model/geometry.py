@@ -86,8 +86,9 @@ class TriangleMesh(Geometry):
 
     Optional ``face_colors`` (F, 4) / ``vertex_colors`` (V, 4) RGBA in [0, 1] when the file
     carries colours. A mesh built with ``loader`` (a callable returning a dict with keys
-    ``vertices``, ``faces`` and optionally ``face_colors``, ``vertex_colors``) loads on first
-    access.
+    ``vertices``, ``faces`` and optionally ``face_colors``, ``vertex_colors``, ``extras``) loads
+    on first access. ``extras["parts"]`` (face offsets), when present, marks a mesh read from
+    a file holding several meshes, which Klamp't loads as a Group of them.
     """
 
     kind = "TriangleMesh"
@@ -125,6 +126,7 @@ class TriangleMesh(Geometry):
             data = self._loader()
             self._set(data["vertices"], data["faces"], data.get("face_colors"),
                       data.get("vertex_colors"))
+            self.extras.update(data.get("extras") or {})   # e.g. "parts" of a multi-mesh file
         return self
 
     @property
