@@ -80,8 +80,8 @@ def test_manual_make_shelf_example():
 
 
 ROBOTS = ["planar3R.rob", "AL5D.rob", "robotiq_85.rob", "cartpole.rob", "free_cube.rob",
-          "ur5.rob", "puma760.rob", "tx90l.rob", "athlete.rob", "kinova_gen3_7dof.urdf",
-          "robotiq_140.urdf"]
+          "sphere1cm.rob", "footed_2d_biped.rob", "ur5.rob", "puma760.rob", "tx90l.rob",
+          "athlete.rob", "kinova_gen3_7dof.urdf", "robotiq_140.urdf"]
 NO_DISTANCE = {"footed_2d_biped.rob"}      # Klamp't aborts on floating planar joints
 
 

@@ -734,7 +734,12 @@ class RobotModelDriver:
     affectedLink = property(getAffectedLink)
 
     def getAffectedLinks(self) -> list:
-        return list(self._driver.dofs)
+        """The driven links; a translation / rotation driver also lists the link its force
+        or moment acts on."""
+        d = self._driver
+        if d.type in ("translation", "rotation") and d.force_link >= 0:
+            return list(d.dofs) + [d.force_link]
+        return list(d.dofs)
 
     affectedLinks = property(getAffectedLinks)
 
