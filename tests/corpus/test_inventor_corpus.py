@@ -195,3 +195,19 @@ def test_file_includes_in_graspit_hands():
     np.testing.assert_array_equal(whole["vertices"][:nr], ring["vertices"])
     np.testing.assert_allclose(whole["vertices"][nr:], tip["vertices"] @ M[:3, :3].T + M[:3, 3],
                                atol=1e-9)
+
+
+def test_choreonoid_resource_nodes_of_the_tank():
+    """AgxTank.body picks nodes of tank.wrl by name (``uri: resource/tank.wrl``, ``node: X``)."""
+    from roboio.formats.meshes.inventor import node_mesh
+    body = corpus_path("choreonoid/share/model/Tank/AgxTank.body")
+    wrl = os.path.join(os.path.dirname(body), "resource", "tank.wrl")
+    names = sorted(set(re.findall(r"node:\s*(\w+)", open(body).read())))
+    assert len(names) >= 10
+    ctx = LoadContext(wrl)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = mesh_data(wrl, ctx)
+        sizes = {n: len(node_mesh(wrl, ctx, n).faces) for n in names}
+    assert all(v > 0 for v in sizes.values()), sizes
+    assert sum(sizes.values()) <= len(whole["faces"])

@@ -270,3 +270,12 @@ def test_copies_do_not_share_arrays(tmp_path):
     b = registry.load_geometry(p, ctx)
     a.vertices[0, 0] = 99.0
     assert b.vertices[0, 0] == -1.0
+
+
+def test_deep_include_chains_fail_cleanly(tmp_path):
+    depth = 60
+    for i in range(6):
+        inner = f'File {{ name "f{i + 1}.iv" }}' if i < 5 else "Cube { }"
+        write(tmp_path / f"f{i}.iv", IV + "Separator { " * depth + inner + " }" * depth)
+    with pytest.raises(FormatError, match="nested more than"):
+        load(tmp_path / "f0.iv")

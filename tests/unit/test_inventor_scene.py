@@ -283,6 +283,22 @@ def test_per_vertex_indexed_gives_the_mean_of_the_corners(tmp_path):
     np.testing.assert_allclose(d["face_colors"][:, :3], [[1 / 3, 1 / 3, 1 / 3], [2 / 3, 1 / 3, 2 / 3]])
 
 
+def test_material_index_minus_one_means_coord_index(tmp_path):
+    mat = "Material { diffuseColor [ 1 0 0, 0 1 0, 0 0 1, 1 1 1 ] }\n"
+    body = (mat + "MaterialBinding { value PER_VERTEX_INDEXED }\n" + TWO_FACES +
+            "IndexedFaceSet { coordIndex [ 3 3 3 -1 ] materialIndex -1 }")
+    d, _ = load(tmp_path, body)
+    np.testing.assert_allclose(d["face_colors"], [[1, 1, 1, 1]])
+
+
+def test_vrml1_emissive_only_material_is_the_colour(tmp_path):
+    body = "Material { emissiveColor [ 0 1 0, 0 0 1 ] }\nCube { }"
+    d, _ = load(tmp_path, body, name="e.wrl", header="#VRML V1.0 ascii\n")
+    np.testing.assert_allclose(d["face_colors"], [[0, 1, 0, 1]] * 12)
+    d, _ = load(tmp_path, body)                 # Inventor: emissive is not the diffuse colour
+    np.testing.assert_allclose(d["face_colors"], [[0.8, 0.8, 0.8, 1]] * 12)
+
+
 def test_uncoloured_shapes_get_default_grey_when_others_are_coloured(tmp_path):
     body = ("Separator { Material { diffuseColor 1 0 0 } Cube { } }\n"
             "Separator { Cube { } }\n")

@@ -164,3 +164,27 @@ def test_unknown_field_of_a_known_node_is_an_error(tmp_path):
     with pytest.raises(FormatError, match="unknown field 'sizes' of Box") as e:
         load(tmp_path, "Shape { geometry Box { sizes 1 2 3 } }")
     assert (e.value.line, e.value.column) == (2, 24)
+
+
+def test_one_named_node_in_its_file_frame_or_by_a_custom_rule(tmp_path):
+    from roboio.formats.meshes.inventor import node_mesh
+    body = ("DEF ROOT Transform { translation 0 0 1 rotation 0 0 1 1.5707963267948966 children [\n"
+            "  DEF PART Transform { translation 5 0 0 scale 2 2 2 children [ " + TRI + " ] }\n"
+            "  DEF PART Shape { geometry Box { } }\n] }")
+    p = tmp_path / "n.wrl"
+    p.write_text(V2 + body)
+    whole, _ = load(tmp_path, body, name="n.wrl")
+    mesh = node_mesh(str(p), LoadContext(str(p)), "PART")
+    assert not mesh.is_loaded
+    np.testing.assert_allclose(mesh.vertices, whole["vertices"][:3], atol=1e-12)  # first PART wins
+    Rz = rot([0, 0, 1, np.pi / 2])
+
+    def rotation_only(parent, local):          # e.g. Choreonoid's older node rule
+        out = np.eye(4)
+        out[:3, :3] = parent[:3, :3] @ local[:3, :3]
+        return out
+
+    mesh = node_mesh(str(p), LoadContext(str(p)), "PART", rotation_only)
+    np.testing.assert_allclose(mesh.vertices, (Rz @ (2 * P).T).T, atol=1e-12)
+    with pytest.raises(FormatError, match="no node named 'NONE'"):
+        node_mesh(str(p), LoadContext(str(p)), "NONE").vertices

@@ -149,6 +149,7 @@ class _Reader:
         if defname is not None:
             self.defining.discard(defname)
             self.defs[defname] = node
+            node.name = defname
         return node
 
     def value(self, ftype: str, what: str):

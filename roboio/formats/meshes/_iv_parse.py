@@ -73,12 +73,13 @@ class Source:
 
 class Node:
     """One node as read: ``type`` name, ``fields`` (name -> value), Inventor ``children``,
-    ``offset`` of its type name and ``field_offsets`` for error messages."""
+    ``name`` (DEF), ``offset`` of its type name and ``field_offsets`` for error messages."""
 
-    __slots__ = ("type", "fields", "children", "offset", "field_offsets", "source", "skipped")
+    __slots__ = ("type", "fields", "children", "offset", "field_offsets", "source", "skipped", "name")
 
     def __init__(self, type_: str, offset, source: Source, skipped: bool = False):
         self.type = type_
+        self.name = None              # the DEF name, if any
         self.fields: dict = {}
         self.children: list = []
         self.offset = offset
@@ -304,6 +305,7 @@ class _Parser:
         if name is not None:
             self.defining.discard(name)
             self.defs[name] = node
+            node.name = name
         return node
 
     def ignored_marker(self) -> bool:

@@ -26,11 +26,13 @@ import numpy as np
 
 from ...transforms import axis_angle_to_matrix
 from . import _iv_shapes as shapes
+from ._iv_parse import Header
 
-__all__ = ["build_mesh", "transform_matrix", "MAX_TRIANGLES", "UNIT_METERS"]
+__all__ = ["build_mesh", "build_node_mesh", "find_named", "transform_matrix", "MAX_TRIANGLES",
+           "UNIT_METERS"]
 
 MAX_TRIANGLES = 50_000_000       # DEF/USE can multiply geometry; beyond this the file is refused
-MAX_WALK_DEPTH = 400             # nested groups across File/Inline includes
+MAX_WALK_DEPTH = 150             # nested groups across File/Inline includes (Python stack)
 
 DEFAULT_RGBA = np.array([0.8, 0.8, 0.8, 1.0])
 
@@ -143,7 +145,8 @@ class _Shape:
 
     def color_indices(self, binding: str, index):
         """Palette indices for a material ``binding`` (``index``: materialIndex or None)."""
-        has_index = index is not None and len(index) > 0
+        # Coin's default materialIndex is a single -1: "use coordIndex"
+        has_index = index is not None and len(index) > 0 and not (len(index) == 1 and index[0] == -1)
         if binding in ("PER_PART", "PER_PART_INDEXED"):
             sel = self.part_of
         elif binding in ("PER_FACE", "PER_FACE_INDEXED"):
@@ -272,7 +275,7 @@ class _Walk:
         if scene.header.dialect == "vrml2":
             _Vrml2Walk(self).nodes(scene.roots, np.eye(4) if M is None else M)
         else:
-            inv = _InventorWalk(self, scene.header.version)
+            inv = _InventorWalk(self, scene.header)
             inv.nodes(scene.roots, state if state is not None else _state_with(M))
 
 
@@ -284,9 +287,10 @@ def _state_with(M) -> _State:
 
 
 class _InventorWalk:
-    def __init__(self, walk: _Walk, version: float):
+    def __init__(self, walk: _Walk, header):
         self.w = walk
-        self.v1 = version < 2.0
+        self.v1 = header.dialect == "inventor" and header.version < 2.0
+        self.vrml1 = header.dialect == "vrml1"
 
     def nodes(self, nodes, st: _State):
         for node in nodes:
@@ -401,6 +405,9 @@ class _InventorWalk:
 
     def n_Material(self, node, st):
         diffuse = node.get("diffuseColor", np.array([[0.8, 0.8, 0.8]]))
+        emissive = node.get("emissiveColor", np.zeros((1, 3)))
+        if self.vrml1 and len(emissive) > len(diffuse):
+            diffuse = emissive           # Coin: a VRML 1.0 "emissive only" material
         if len(diffuse):
             st.palette = _rgba(diffuse, node.get("transparency", np.zeros(1)))
         st.colored = True
@@ -543,7 +550,7 @@ def _parts(node, all_parts) -> frozenset:
 class _Vrml2Walk:
     def __init__(self, walk: _Walk):
         self.w = walk
-        self.inventor = _InventorWalk(walk, 2.1)
+        self.inventor = _InventorWalk(walk, Header("inventor", 2.1, "ascii", ""))
 
     def nodes(self, nodes, M):
         state = None       # Inventor nodes among VRML ones share a state within one group
@@ -670,4 +677,44 @@ def build_mesh(scene, include, warn, limit=None) -> dict:
     ``warn(message, node)`` reports a problem."""
     sink = _Sink(MAX_TRIANGLES if limit is None else limit)
     _Walk(sink, include, warn).scene(scene)
+    return sink.result()
+
+
+# -- one named node of a VRML 2.0 scene -----------------------------------------------------
+_V2_CHILD_FIELDS = ("children", "choice", "level")
+
+
+def find_named(scene, name: str):
+    """(node, matrix of its parent frame) of the first node ``DEF``-named ``name`` in a
+    pre-order walk of a VRML 2.0 scene (Transforms compose on the way down), or None."""
+    stack = [(n, np.eye(4)) for n in reversed(scene.roots)]
+    while stack:
+        node, M = stack.pop()
+        if node.name == name:
+            return node, M
+        if node.type == "Transform":
+            g = node.get
+            inner = M @ transform_matrix(g("translation"), g("rotation"), g("scale"),
+                                         g("scaleOrientation"), g("center"))
+        else:
+            inner = M
+        for f in _V2_CHILD_FIELDS:
+            for child in reversed(node.get(f, []) or []):
+                stack.append((child, inner))
+    return None
+
+
+def build_node_mesh(node, parent: np.ndarray, compose, include, warn) -> dict:
+    """Triangles of one VRML 2.0 node's subtree. ``compose(parent, local)`` gives the matrix
+    applied to the node's contents from its parent frame and its own Transform matrix
+    (``local`` is the identity for other nodes); ``parent @ local`` is the file frame."""
+    sink = _Sink(MAX_TRIANGLES)
+    walk = _Vrml2Walk(_Walk(sink, include, warn))
+    if node.type == "Transform":
+        g = node.get
+        local = transform_matrix(g("translation"), g("rotation"), g("scale"),
+                                 g("scaleOrientation"), g("center"))
+        walk.nodes(node.get("children", []), compose(parent, local))
+    else:
+        walk.nodes([node], compose(parent, np.eye(4)))
     return sink.result()

@@ -33,9 +33,9 @@ from ..fileio import read_text
 from ..registry import FormatInfo, register
 from ._iv_binary import parse_binary
 from ._iv_parse import Header, Scene, parse_text, read_header, report_notes
-from ._iv_scene import build_mesh
+from ._iv_scene import build_mesh, build_node_mesh, find_named
 
-__all__ = ["read", "sniff", "load_scene", "mesh_data", "file_header"]
+__all__ = ["read", "sniff", "load_scene", "mesh_data", "file_header", "node_mesh"]
 
 VRML_EXTENSIONS = (".wrl", ".wrl.or", ".vrml")
 
@@ -184,6 +184,32 @@ def read(path: str, ctx: LoadContext) -> TriangleMesh:
     fmt = "vrml" if header.dialect != "inventor" else "inventor"
     mesh = TriangleMesh(loader=lambda: mesh_data(path, ctx), source=GeometrySource(path, path, fmt))
     mesh.extras["dialect"] = header.text or "VRML V2.0 (no header line)"
+    return mesh
+
+
+def node_mesh(path: str, ctx: LoadContext, name: str, compose=None) -> TriangleMesh:
+    """A lazily loaded mesh of one node of a VRML 2.0 file: the first node ``DEF``-named
+    ``name`` in a pre-order walk (Choreonoid's ``Resource { uri, node }``).
+
+    ``compose(parent, local) -> 4x4`` places the node's contents: ``parent`` is the matrix
+    of the node's parent frame in the file, ``local`` the node's own Transform (identity for
+    other nodes). The default, ``parent @ local``, keeps the node where the file puts it;
+    a reader that follows another convention passes its own rule."""
+    header = file_header(path)
+    if header.dialect != "vrml2":
+        raise FormatError(path, 1, 1, f"node {name!r}: picking one node needs a VRML 2.0 file, "
+                                      f"this is {header.text}")
+    compose = compose or (lambda parent, local: parent @ local)
+
+    def loader():
+        found = find_named(load_scene(path, ctx), name)
+        if found is None:
+            raise FormatError(path, None, None, f"no node named {name!r} (DEF {name})")
+        includes = _Includes(path, ctx)
+        return build_node_mesh(found[0], found[1], compose, includes, includes.warn)
+
+    mesh = TriangleMesh(loader=loader, source=GeometrySource(path, path, "vrml"))
+    mesh.extras["node"] = name
     return mesh
 
 
