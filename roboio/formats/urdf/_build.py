@@ -156,7 +156,8 @@ class _Builder:
             R = rec.inertial.origin[:3, :3]
             link.mass = rec.inertial.mass
             link.com = rec.inertial.origin[:3, 3]
-            link.inertia = R.T @ rec.inertial.inertia @ R      # Klamp't's quirk (R I Rᵀ is physical)
+            I = R.T @ rec.inertial.inertia @ R      # Klamp't's quirk (R I Rᵀ is physical)
+            link.inertia = (I + I.T) / 2            # symmetric again after rounding
         else:
             link.mass, link.com, link.inertia = self.s.default_mass, np.zeros(3), self.s.default_inertia
 

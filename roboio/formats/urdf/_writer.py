@@ -59,7 +59,7 @@ def rpy_of(R) -> tuple:
 
 
 def _fmt(values) -> str:
-    return " ".join(fmt_float(v) for v in values)
+    return " ".join(fmt_float(v + 0.0) for v in values)     # + 0.0: no "-0"
 
 
 def _qstring(s: str) -> str:
@@ -250,14 +250,14 @@ class _Writer:
         for T, shape in shapes:
             vis = etree.SubElement(el, "visual")
             self.origin(vis, T, f"geometry of link {l.name!r}")
-            vis.append(shape)
+            etree.SubElement(vis, "geometry").append(shape)
             if color is not None:
                 mat = etree.SubElement(vis, "material", name=f"{name}_color")
                 etree.SubElement(mat, "color", rgba=_fmt(tuple(color) + (1.0,) * (4 - len(color))))
         for T, shape in shapes:
             col = etree.SubElement(el, "collision")
             etree.SubElement(col, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(rpy_of(T[:3, :3])[0]))
-            col.append(etree.fromstring(etree.tostring(shape)))
+            etree.SubElement(col, "geometry").append(etree.fromstring(etree.tostring(shape)))
         if len(shapes) > 1:
             self.lose("links with several geometry pieces (Klamp't reads only the first)", l.name)
         if l.geometry is not None and l.geometry.margin:
@@ -430,13 +430,15 @@ class _Writer:
                 etree.SubElement(el, "limit", lower="0", upper="0", effort=fmt_float(r.tmax[i]),
                                  velocity="0")
             return
-        eff = self.finite(r.tmax[i], "effort limits", name)
-        vel = self.finite(r.vmax[i], "velocity limits", name)
         if utype == "continuous":
             if np.isfinite(r.qmin[i]) or np.isfinite(r.qmax[i]):
                 self.lose("position limits of continuous joints", name)
-            if np.isfinite(r.tmax[i]) or np.isfinite(r.vmax[i]):
-                etree.SubElement(el, "limit", effort=fmt_float(eff), velocity=fmt_float(vel))
+            if not (np.isfinite(r.tmax[i]) or np.isfinite(r.vmax[i])):
+                return                      # no <limit>: Klamp't reads both as infinite
+        eff = self.finite(r.tmax[i], "effort limits", name)
+        vel = self.finite(r.vmax[i], "velocity limits", name)
+        if utype == "continuous":
+            etree.SubElement(el, "limit", effort=fmt_float(eff), velocity=fmt_float(vel))
             return
         lo = self.finite(r.qmin[i], "position limits", name)
         hi = self.finite(r.qmax[i], "position limits", name)
@@ -491,7 +493,13 @@ class _Writer:
     def joint_element(self, root_el, i, utype, lnames, jnames, world, mimics):
         l = self.r.links[i]
         el = etree.SubElement(root_el, "joint", name=jnames[i], type=utype)
-        self.origin(el, l.parent_transform, f"joint of link {l.name!r}")
+        T = l.parent_transform
+        if utype == "fixed" and self.r.config[i] != 0:
+            # a welded link sits at its configured value; URDF fixed joints sit at 0
+            T = T @ _joint_motion(l, self.r.config[i])
+            self.report.warn(f"welded link {l.name!r} is at q = {fmt_float(self.r.config[i])}; "
+                             "that pose is built into its fixed joint")
+        self.origin(el, T, f"joint of link {l.name!r}")
         etree.SubElement(el, "parent", link=lnames[l.parent] if l.parent >= 0 else world)
         etree.SubElement(el, "child", link=lnames[i])
         if utype != "fixed":
@@ -593,8 +601,11 @@ class _Writer:
 
     def misc(self):
         r = self.r
-        if np.any(r.config != 0):
-            self.lose("the initial configuration (URDF starts at 0)")
+        moving = [i for i in range(self.n) if r.config[i] != 0
+                  and getattr(self.group.get(i), "type", None) != "weld"]
+        if moving:
+            self.lose("the initial configuration (URDF starts at 0)",
+                      ", ".join(r.links[i].name for i in moving))
         if np.any(getattr(r, "velocity", np.zeros(0)) != 0):
             self.lose("the initial velocity")
         fb5 = set(self.fb[5:]) if self.fb else set()
@@ -610,6 +621,16 @@ class _Writer:
             keys = sorted(k for k in l.extras if k != "urdf_joint")
             if keys:
                 self.lose("format-specific link data", f"{l.name} ({', '.join(keys)})")
+
+
+def _joint_motion(link, q) -> np.ndarray:
+    """The 4x4 motion of ``link``'s joint at value ``q`` (axis not normalised, as Klamp't)."""
+    from ...transforms import axis_angle_to_matrix
+    w = np.asarray(link.axis, float)
+    if link.joint_type == "prismatic":
+        return make_transform(np.eye(3), q * w)
+    n = np.linalg.norm(w)
+    return make_transform(axis_angle_to_matrix(w / n, q * n) if n else np.eye(3), np.zeros(3))
 
 
 def _z_to(a) -> np.ndarray:
