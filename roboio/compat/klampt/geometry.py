@@ -12,16 +12,16 @@ world can still refer to the original mesh file with the transform written next 
 """
 from __future__ import annotations
 
-import os
-import warnings
 import weakref
 
 import numpy as np
 
-from ...errors import LoadContext, RoboioError, RoboioWarning
+from ...errors import RoboioError
+from ...formats.klampt.terrain import element_count
 from ...model import Geometry, Group, PRIMITIVE_KINDS, Primitive
 from ...model import PointCloud as ModelPointCloud, TriangleMesh as ModelMesh
 from ._bounds import bounds
+from ._io import load_file, save_file
 from ._common import (bounds_or_empty, floats, matrix_to_se3, opengl_methods, se3_to_matrix,
                       so3_to_matrix, unsupported, vec3)
 
@@ -381,14 +381,7 @@ class Geometry3D:
 
     def numElements(self) -> int:
         """Triangles of a mesh, points of a cloud, children of a group, 1 for a primitive."""
-        g = _as_klampt(self._require())
-        if isinstance(g, ModelMesh):
-            return len(g.faces)
-        if isinstance(g, ModelPointCloud):
-            return len(g.points)
-        if isinstance(g, Group):
-            return len(g.children)
-        return 1
+        return element_count(_as_klampt(self._require()))
 
     def getElement(self, element: int) -> "Geometry3D":
         """A standalone copy of element ``element``, in this geometry's local coordinates:
@@ -550,7 +543,7 @@ class Geometry3D:
     def loadFile(self, fn: str) -> bool:
         """Load a geometry file (any geometry format roboio reads); False on failure (the
         reason is issued as a RoboioWarning)."""
-        g = load_geometry_file(fn)
+        g = load_file(fn, ("geometry",))
         if g is None:
             return False
         self._slot.set(g)
@@ -558,20 +551,12 @@ class Geometry3D:
 
     def saveFile(self, fn: str) -> bool:
         """Save the data (transform applied) with roboio's writer for ``fn``'s extension."""
-        from ...api import save
         g = self._geom
         if _is_empty(g):
             return False
         if isinstance(g, (ModelMesh, ModelPointCloud)):
             g = g.baked()
-        try:
-            report = save(g, fn)
-        except (RoboioError, ValueError, OSError) as e:
-            warnings.warn(f"Geometry3D.saveFile({fn!r}): {e}", RoboioWarning, stacklevel=2)
-            return False
-        for item in report.lost:
-            warnings.warn(f"Geometry3D.saveFile({fn!r}): {item}", RoboioWarning, stacklevel=2)
-        return True
+        return save_file(g, fn)
 
     def __repr__(self):
         return f"<Geometry3D {self.type() or 'empty'}{'' if self.isStandalone() else ' (reference)'}>"
@@ -579,23 +564,6 @@ class Geometry3D:
 
 def _apply(M, pts):
     return np.asarray(pts, dtype=float).reshape(-1, 3) @ M[:3, :3].T + M[:3, 3]
-
-
-def load_geometry_file(fn: str):
-    """Read a geometry file through roboio's registry; None (with a warning) on failure."""
-    from ...api import _touch
-    from ...formats import registry
-    fn = os.fspath(fn)
-    try:
-        if not os.path.isfile(fn):
-            raise FileNotFoundError(f"{fn}: no such file")
-        ctx = LoadContext(fn)
-        g = registry.read_file(fn, ctx, kinds=("geometry",))
-        _touch(g)
-    except (RoboioError, OSError) as e:
-        warnings.warn(f"cannot load geometry {fn!r}: {e}", RoboioWarning, stacklevel=3)
-        return None
-    return g
 
 
 opengl_methods(Geometry3D, ["drawGL"])

@@ -20,6 +20,7 @@ from ...transforms import axis_angle_to_matrix
 from ._common import (NotSupportedError, floats, matrix_to_se3, opengl_methods, se3_to_matrix,
                       unsupported, vec3)
 from .appearance import Appearance
+from ._io import load_file, save_file
 from .geometry import Geometry3D, clear_pose_override
 from .mass import Mass
 from .math import so3
@@ -430,8 +431,7 @@ class RobotModel:
     # -- files ------------------------------------------------------------------------------
     def loadFile(self, fn: str) -> bool:
         """Replace this robot by the one in ``fn`` (.rob, .urdf, ...); False on failure."""
-        from .world import _load_element
-        loaded = _load_element(fn, kinds=("robot",))
+        loaded = load_file(fn, ("robot",))
         if loaded is None:
             return False
         _replace_robot(self._robot, loaded)
@@ -446,8 +446,7 @@ class RobotModel:
         if geometryPrefix is not None:
             raise NotSupportedError("RobotModel.saveFile(fn, geometryPrefix): saving link "
                                     "geometry to new files is not supported; omit geometryPrefix")
-        from .world import _save
-        return _save(self._robot, fn)
+        return save_file(self._robot, fn)
 
     def __repr__(self):
         return f"<RobotModel {self._robot.name!r} ({self.numLinks()} links)>"

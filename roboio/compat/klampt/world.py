@@ -14,8 +14,9 @@ import warnings
 
 import numpy as np
 
-from ...errors import RoboioError, RoboioWarning
+from ...errors import RoboioWarning
 from ...model import Geometry, Link, RigidObject, Robot, Terrain, World
+from ._io import load_file, save_file
 from ._common import NotSupportedError, floats, matrix_to_se3, opengl_methods, se3_to_matrix, vec3
 from .appearance import GREY, Appearance
 from .geometry import Geometry3D, clear_pose_override
@@ -23,37 +24,6 @@ from .mass import Mass
 from .robot import RobotModel, RobotModelLink, _update_frames
 
 __all__ = ["WorldModel", "RigidObjectModel", "TerrainModel", "ContactParameters"]
-
-
-# -- reading and writing through roboio ------------------------------------------------------
-def _load_element(fn, kinds=None):
-    """Read ``fn`` with roboio (restricted to ``kinds`` when given); None with a
-    RoboioWarning when it cannot be read."""
-    from ...api import load
-    from ...formats import registry
-    fn = os.fspath(fn)
-    try:
-        if not os.path.isfile(fn):
-            raise FileNotFoundError(f"{fn}: no such file")
-        fmt = None if kinds is None else registry.find_reader(fn, None, kinds).name
-        return load(fn, format=fmt)
-    except (RoboioError, OSError) as e:
-        warnings.warn(f"cannot load {fn!r}: {e}", RoboioWarning, stacklevel=3)
-        return None
-
-
-def _save(obj, fn) -> bool:
-    """Write ``obj`` with roboio's writer for ``fn``; everything the format cannot hold is
-    issued as a RoboioWarning. False (with a warning) on failure."""
-    from ...api import save
-    try:
-        report = save(obj, os.fspath(fn))
-    except (RoboioError, ValueError, OSError) as e:
-        warnings.warn(f"cannot save {fn!r}: {e}", RoboioWarning, stacklevel=3)
-        return False
-    for item in report.lost:
-        warnings.warn(f"{fn}: not saved: {item}", RoboioWarning, stacklevel=3)
-    return True
 
 
 def _stem(fn) -> str:
@@ -152,7 +122,7 @@ class _Element:
 
     def loadFile(self, fn: str) -> bool:
         """Replace this element's content by the one in ``fn``; False on failure."""
-        loaded = _load_element(fn, _KINDS[self._KIND])
+        loaded = load_file(fn, _KINDS[self._KIND])
         new = None if loaded is None else _adopt(loaded, self._KIND, self._obj.name)
         if new is None:
             return False
@@ -166,7 +136,7 @@ class _Element:
         if geometryName is not None:
             raise NotSupportedError(f"{type(self).__name__}.saveFile(fn, geometryName): writing "
                                     "the geometry to a new file is not supported; omit geometryName")
-        return _save(self._obj, fn)
+        return save_file(self._obj, fn)
 
     def __repr__(self):
         return f"<{type(self).__name__} {self._obj.name!r}>"
@@ -404,7 +374,7 @@ class WorldModel:
         geometry file) to this world; False on failure."""
         if not str(fn).lower().endswith(".xml"):
             return self.loadElement(fn) >= 0
-        loaded = _load_element(fn, ("world",))
+        loaded = load_file(fn, ("world",))
         if not isinstance(loaded, World):
             if loaded is not None:
                 warnings.warn(f"{fn}: not a world file", RoboioWarning, stacklevel=2)
@@ -421,7 +391,7 @@ class WorldModel:
     def loadElement(self, fn: str) -> int:
         """Load a robot (.rob, .urdf), rigid object (.obj) or terrain (.env, or any
         geometry file); returns the new element's ID, or -1 on failure."""
-        loaded = _load_element(fn)
+        loaded = load_file(fn)
         if isinstance(loaded, Geometry):
             loaded = Terrain(_stem(fn), loaded)
         if not isinstance(loaded, (Robot, RigidObject, Terrain)):
@@ -432,7 +402,7 @@ class WorldModel:
         return self._world.id_of(self._add_loaded(loaded))
 
     def _load_kind(self, fn, kind):
-        loaded = _load_element(fn, _KINDS[kind])
+        loaded = load_file(fn, _KINDS[kind])
         new = None if loaded is None else _adopt(loaded, kind, _stem(fn))
         return None if new is None else self._add_loaded(new)
 
@@ -463,7 +433,7 @@ class WorldModel:
         if elementDir is not None and os.path.abspath(elementDir) != os.path.abspath(default):
             raise NotSupportedError(f"WorldModel.saveFile: element files always go to {default!r}; "
                                     "another elementDir is not supported")
-        return _save(self._world, fn)
+        return save_file(self._world, fn)
 
     def __repr__(self):
         return (f"<WorldModel: {self.numRobots()} robots, {self.numRigidObjects()} rigid "
