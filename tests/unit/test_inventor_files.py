@@ -44,6 +44,16 @@ def test_vrml2_inline_and_vrml1_wwwinline(tmp_path):
     assert len(load(v1)["faces"]) == 12
 
 
+def test_dialects_can_include_each_other(tmp_path):
+    write(tmp_path / "v2.wrl", "#VRML V2.0 utf8\nShape { geometry Box { } }")
+    write(tmp_path / "iv.iv", IV + "Cube { }")
+    a = load(write(tmp_path / "a.iv", IV + 'Translation { translation 5 0 0 } File { name "v2.wrl" }'))
+    np.testing.assert_allclose(a["vertices"].min(0), [4, -1, -1])
+    b = load(write(tmp_path / "b.wrl", '#VRML V2.0 utf8\nTransform { translation 0 5 0 children '
+                                       'Inline { url "iv.iv" } }'))
+    np.testing.assert_allclose(b["vertices"].min(0), [-1, 4, -1])
+
+
 def test_self_include_is_reported_not_followed(tmp_path):
     main = write(tmp_path / "self.iv", IV + 'Separator {\n  File { name "self.iv" }\n}')
     with pytest.raises(FormatError, match="include cycle") as e:

@@ -283,6 +283,17 @@ def test_per_vertex_indexed_gives_the_mean_of_the_corners(tmp_path):
     np.testing.assert_allclose(d["face_colors"][:, :3], [[1 / 3, 1 / 3, 1 / 3], [2 / 3, 1 / 3, 2 / 3]])
 
 
+def test_face_set_per_vertex_colours_count_from_zero(tmp_path):
+    mat = "Material { diffuseColor [ 1 0 0, 0 1 0, 0 0 1, 1 1 1, 0 0 0 ] }\n"
+    pts = "Coordinate3 { point [ 9 9 9, 0 0 0, 1 0 0, 0 1 0, 1 1 0 ] }\n"
+    body = mat + "MaterialBinding { value PER_VERTEX }\n" + pts + "FaceSet { startIndex 1 numVertices 4 }"
+    d, _ = load(tmp_path, body)      # corners 0,1,2 then 0,2,3 of the material list
+    np.testing.assert_allclose(d["face_colors"][:, :3], [[1 / 3, 1 / 3, 1 / 3], [2 / 3, 1 / 3, 2 / 3]])
+    body = mat + "MaterialBinding { value PER_FACE }\n" + pts + "FaceSet { startIndex 2 numVertices [ 3 ] }"
+    d, _ = load(tmp_path, body)
+    np.testing.assert_allclose(d["face_colors"][:, :3], [[1, 0, 0]])
+
+
 def test_material_index_minus_one_means_coord_index(tmp_path):
     mat = "Material { diffuseColor [ 1 0 0, 0 1 0, 0 0 1, 1 1 1 ] }\n"
     body = (mat + "MaterialBinding { value PER_VERTEX_INDEXED }\n" + TWO_FACES +

@@ -117,10 +117,7 @@ class _Reader:
         self.depth += 1
         node = Node(spec.name if spec else name, off, self.source,
                     skipped=spec is None or spec.skip)
-        if spec is None:
-            self.notes.add("unknown:" + name, f"unknown node type {name} skipped", off)
-        elif spec.warn:
-            self.notes.add("warn:" + name, f"{name} skipped: {spec.warn}", off)
+        self.notes.skipped(name, spec, off)
         if defname is not None:
             self.defining.add(defname)
         for _ in range(nfields):

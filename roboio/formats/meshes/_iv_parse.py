@@ -120,6 +120,15 @@ class Notes:
         else:
             self.items[key] = [message, 1, offset]
 
+    def skipped(self, type_: str, spec, offset, proto: bool = False):
+        """Note a node that is stepped over: unknown, a PROTO instance, or known to make
+        geometry this reader does not build (``spec.warn``)."""
+        if spec is None:
+            what = "instance of PROTO" if proto else "unknown node type"
+            self.add("unknown:" + type_, f"{what} {type_} skipped", offset)
+        elif spec.warn:
+            self.add("warn:" + type_, f"{type_} skipped: {spec.warn}", offset)
+
     def as_list(self):
         out = []
         for message, count, offset in self.items.values():
@@ -252,11 +261,7 @@ class _Parser:
         if spec is None or spec.skip:
             inner = set()
             lex.skip_block("{", open_off, f"{type_} node", inner)
-            if spec is None:
-                what = "instance of PROTO" if type_ in self.protos else "unknown node type"
-                self.notes.add("unknown:" + type_, f"{what} {type_} skipped", off)
-            elif spec.warn:
-                self.notes.add("warn:" + type_, f"{type_} skipped: {spec.warn}", off)
+            self.notes.skipped(type_, spec, off, type_ in self.protos)
             node = Node(type_, off, self.source, skipped=True)
             for n in inner:
                 self.defs.setdefault(n, Node("?", off, self.source, skipped=True))
@@ -341,18 +346,10 @@ class _Parser:
             if not multi:
                 return self.statement(allow_null=True)
             if lex.at_punct("["):
-                lex.next()
-                out = []
-                while not lex.at_punct("]"):
-                    if lex.peek()[0] == EOF:
-                        raise lex.error(f"'[' of {what} is never closed", off)
-                    child = self.statement()
-                    if child is not None and not child.skipped:
-                        out.append(child)
-                lex.next()
-                return out
-            child = self.statement()
-            return [] if child is None or child.skipped else [child]
+                nodes = self.bracket_list(lambda _: self.statement(), what, off)
+            else:
+                nodes = [self.statement()]
+            return [n for n in nodes if n is not None and not n.skipped]
         if kind == "none":
             return None
         if kind == "image":
@@ -364,17 +361,20 @@ class _Parser:
         single = {"bool": self.boolean, "enum": self.word, "string": self.string,
                   "bitmask": self.bitmask}[kind]
         if multi:
-            if lex.at_punct("["):
-                lex.next()
-                out = []
-                while not lex.at_punct("]"):
-                    if lex.peek()[0] == EOF:
-                        raise lex.error(f"'[' of {what} is never closed", off)
-                    out.append(single(what))
-                lex.next()
-                return out
-            return [single(what)]
+            return self.bracket_list(single, what, off) if lex.at_punct("[") else [single(what)]
         return single(what)
+
+    def bracket_list(self, read_one, what: str, off: int) -> list:
+        """``[ item item ... ]`` (the ``[`` is next), each item read by ``read_one(what)``."""
+        lex = self.lex
+        lex.next()
+        out = []
+        while not lex.at_punct("]"):
+            if lex.peek()[0] == EOF:
+                raise lex.error(f"'[' of {what} is never closed", off)
+            out.append(read_one(what))
+        lex.next()
+        return out
 
     def numbers(self, n: int, integer: bool, what: str) -> np.ndarray:
         get = self.lex.integer if integer else self.lex.number

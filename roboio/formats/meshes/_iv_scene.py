@@ -180,22 +180,24 @@ def _indexed(stream: np.ndarray, points, convex: bool, strip: bool, node, field:
         have = "no coordinates precede it" if points is None else f"there are {len(points)} coordinates"
         raise node.error(f"{field}[{pos}] = {int(stream[pos])} is out of range ({have})", field)
     starts, lengths = shapes.runs(stream)
-    if strip:
-        corners, face_of = shapes.strips(starts, lengths)
-        part_of = np.repeat(np.arange(len(starts)), np.maximum(lengths - 2, 0))
-        face_of = np.arange(len(corners))
-    elif convex or not (lengths > 3).any():
-        corners, face_of = shapes.fan(starts, lengths)
-        part_of = face_of
-    else:
-        corners, face_of = shapes.ear_clip_runs(
-            starts, lengths, lambda i: points[stream[starts[i]:starts[i] + lengths[i]]])
-        part_of = face_of
+    corners, face_of, part_of = _triangulate(stream, starts, lengths, points, convex, strip)
     # running vertex number: position minus the -1 separators before it
     seps_before = np.cumsum(stream == -1) - (stream == -1)
     counter = corners - seps_before[corners] if len(corners) else corners
-    return _Shape(stream[corners] if len(corners) else np.zeros((0, 3), np.int64),
-                  corners, face_of, part_of, stream, counter)
+    return _Shape(stream[corners], corners, face_of, part_of, stream, counter)
+
+
+def _triangulate(stream, starts, lengths, points, convex: bool, strip: bool):
+    """(corners, face_of, part_of) of the runs ``starts``/``lengths`` of ``stream``."""
+    if strip:
+        corners, part_of = shapes.strips(starts, lengths)
+        return corners, np.arange(len(corners)), part_of
+    if convex or not (lengths > 3).any():
+        corners, face_of = shapes.fan(starts, lengths)
+    else:
+        corners, face_of = shapes.ear_clip_runs(
+            starts, lengths, lambda i: points[stream[starts[i]:starts[i] + lengths[i]]])
+    return corners, face_of, face_of
 
 
 def _sequential(start: int, counts, npoints: int, convex: bool, strip: bool, points, node) -> _Shape:
@@ -219,18 +221,9 @@ def _sequential(start: int, counts, npoints: int, convex: bool, strip: bool, poi
                          f"there are {avail}", "numVertices")
     stream = np.arange(start, start + used, dtype=np.int64)
     starts, lengths = shapes.runs(stream, lengths)
-    if strip:
-        corners, part_of = shapes.strips(starts, lengths)
-        face_of = np.arange(len(corners))
-    elif convex or not (lengths > 3).any():
-        corners, face_of = shapes.fan(starts, lengths)
-        part_of = face_of
-    else:
-        corners, face_of = shapes.ear_clip_runs(
-            starts, lengths, lambda i: points[stream[starts[i]:starts[i] + lengths[i]]])
-        part_of = face_of
-    return _Shape(stream[corners] if len(corners) else np.zeros((0, 3), np.int64),
-                  corners, face_of, part_of, stream, corners)
+    corners, face_of, part_of = _triangulate(stream, starts, lengths, points, convex, strip)
+    # Coin numbers per-vertex materials of a FaceSet from 0, whatever startIndex is
+    return _Shape(stream[corners], corners, face_of, part_of, stream, corners)
 
 
 # -- Inventor / VRML 1.0 ------------------------------------------------------------------
@@ -272,8 +265,11 @@ class _Walk:
             raise node.error(f"scene nested more than {MAX_WALK_DEPTH} levels deep (through includes)")
 
     def scene(self, scene, M=None, state=None):
+        """Walk a (possibly included) scene from matrix ``M`` or Inventor ``state``."""
         if scene.header.dialect == "vrml2":
-            _Vrml2Walk(self).nodes(scene.roots, np.eye(4) if M is None else M)
+            if M is None:
+                M = state.M if state is not None else np.eye(4)
+            _Vrml2Walk(self).nodes(scene.roots, M)
         else:
             inv = _InventorWalk(self, scene.header)
             inv.nodes(scene.roots, state if state is not None else _state_with(M))
