@@ -1,0 +1,327 @@
+"""Fast path for the frame data of Choreonoid ``.seq`` files (almost all of their bytes).
+
+Reading: :func:`split_frame_blocks` finds every ``frames:`` key followed by lines of the form
+``<indent>- [ ... ]`` (one frame per line, as Choreonoid writes them) and cuts them out of the
+text, so that a general YAML parser only sees the small header. :func:`parse_block` checks a
+block's bracket/comma layout against the shape the header announces (one bytes comparison) and
+converts all its numbers at once with :func:`parse_numbers`, a vectorised decimal parser that
+is exact: mantissas of up to 16 characters and ``|exponent| <= 22`` are converted with a single
+correctly rounded IEEE multiplication or division (Clinger's fast path), which gives the same
+double as ``strtod``/``float()``; every other token is converted one at a time by a callback.
+A block whose layout is not recognised is left to the general YAML reader.
+
+Writing: :func:`format_frames` prints frames with ``%.9g`` where that reads back as exactly the
+same double (checked vectorised), else ``repr``.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+__all__ = ["Block", "split_frame_blocks", "frame_signature", "parse_block", "parse_numbers",
+           "format_frames", "exact9"]
+
+CHUNK_BYTES = 1 << 16           # frame text converted per step (cache-sized; bounds memory)
+
+
+class Block:
+    """Frame lines after a ``frames:`` key: bytes ``start:end`` of the text, ``key_line``
+    (1-based line of the key), ``first_line`` (line of the first frame), ``num_lines``,
+    ``indent`` (bytes before the ``-`` of each line)."""
+
+    __slots__ = ("start", "end", "key_line", "first_line", "num_lines", "indent")
+
+    def __init__(self, start, end, key_line, num_lines, indent):
+        self.start, self.end = start, end
+        self.key_line, self.first_line = key_line, key_line + 1
+        self.num_lines, self.indent = num_lines, indent
+
+
+_KEY = re.compile(rb"[ \t]*frames[ \t]*:[ \t]*(?:#[^\n]*)?\n")
+_FIRST = re.compile(rb"([ \t]*)- \[")
+_ENDS: dict = {}
+
+
+def _end_pattern(indent: bytes):
+    """Finds the newline after the last line that starts with ``indent + "- "``."""
+    p = _ENDS.get(indent)
+    if p is None:
+        p = _ENDS[indent] = re.compile(rb"\n(?!" + re.escape(indent) + rb"- )")
+    return p
+
+
+def split_frame_blocks(data: bytes):
+    """``(header, blocks)``: ``data`` (ending with a newline) with every block of one-line
+    frames replaced by as many empty lines (so YAML line numbers stay right), and the
+    :class:`Block` list keyed by the line of its ``frames:`` key."""
+    blocks = {}
+    pieces = []
+    pos = 0            # start of the text not yet copied to the header
+    search = 0
+    line = 1           # line number at offset ``counted``
+    counted = 0
+    while True:
+        i = data.find(b"frames", search)
+        if i < 0:
+            break
+        ls = data.rfind(b"\n", 0, i) + 1
+        m = _KEY.match(data, ls)
+        if m is None:
+            search = i + 6
+            continue
+        body = m.end()
+        f = _FIRST.match(data, body)
+        if f is None:
+            search = body
+            continue
+        indent = f.group(1)
+        e = _end_pattern(indent).search(data, body)
+        end = e.start() + 1 if e is not None else len(data)
+        line += data.count(b"\n", counted, ls)
+        counted = ls
+        n = data.count(b"\n", body, end)
+        blocks[line] = Block(body, end, line, n, indent)
+        pieces.append(data[pos:body])
+        pieces.append(b"\n" * n)
+        pos = search = end
+    pieces.append(data[pos:])
+    return b"".join(pieces), blocks
+
+
+_TOKEN_CLASS = bytes.maketrans(b"0123456789.eE+-", b"d" * 15)
+
+
+def frame_signature(kind: str, num_parts: int, width: int, has_time: bool) -> bytes:
+    """The brackets and commas of one frame (numbers removed), e.g. ``[,,]``: ``num_parts``
+    lists of ``width`` numbers for ``MultiSE3Seq``, else ``num_parts`` numbers."""
+    if kind == "MultiSE3Seq":
+        inner = b"[" + b"," * (width - 1) + b"]"
+        body = b",".join([inner] * num_parts)
+        return b"[" + (b"," if has_time else b"") + body + b"]"
+    n = num_parts + (1 if has_time else 0)
+    return b"[" + b"," * (n - 1) + b"]"
+
+
+def parse_block(data: bytes, block: Block, signature: bytes, per_frame: int, on_bad):
+    """The block's numbers as an (F, per_frame) array, or None when a line is not exactly
+    ``<indent>- [ a, b, ... ]`` in Choreonoid's layout with the bracket/comma structure
+    ``signature``. ``on_bad(frame, text)`` converts (or rejects) a token the fast parser does
+    not handle."""
+    F = block.num_lines
+    out = np.empty((F, per_frame))
+    flat = out.reshape(-1)
+    pos, done = block.start, 0
+    first = block.indent + b"- "
+    marker = b"\n" + first
+    while pos < block.end:
+        stop = data.find(b"\n", min(pos + CHUNK_BYTES, block.end - 1)) + 1
+        chunk = data[pos:stop]
+        lines = chunk.count(b"\n")
+        if not chunk.startswith(first) or chunk.count(marker) != lines - 1 or b"\t" in chunk:
+            return None
+        s = chunk[len(first):].replace(marker, b",")
+        if b"  " in s:
+            return None
+        t = s.translate(_TOKEN_CLASS)            # every number character -> "d"
+        if b"d d" in t:                          # "1 2" is one YAML scalar, not two numbers
+            return None
+        t = t.translate(None, b" ")
+        if b"d[" in t or b"]d" in t or t.translate(None, b"d") != _expected(signature, lines):
+            return None
+        base = done * per_frame
+
+        def bad(i, text, base=base):
+            return on_bad((base + i) // per_frame, text)
+
+        flat[base:base + lines * per_frame] = parse_numbers(s.translate(None, b" []\n"), bad)
+        done += lines
+        pos = stop
+    return out
+
+
+_EXPECTED: dict = {}
+
+
+def _expected(signature: bytes, lines: int) -> bytes:
+    key = (signature, lines)
+    e = _EXPECTED.get(key)
+    if e is None:
+        if len(_EXPECTED) > 64:
+            _EXPECTED.clear()
+        e = _EXPECTED[key] = b",".join([signature] * lines) + b"\n"
+    return e
+
+
+# -- vectorised decimal parser -----------------------------------------------------------------
+
+_U8 = np.uint64
+_ZEROS = _U8(0x3030303030303030)      # "00000000"
+_DOTS = _U8(0x2E2E2E2E2E2E2E2E)
+_LOW7 = _U8(0x7F7F7F7F7F7F7F7F)
+_HIGH4 = _U8(0xF0F0F0F0F0F0F0F0)
+_SIXES = _U8(0x0606060606060606)
+_BYTEPOS = _U8(0x0807060504030201)
+# _KEEP[k]: the bytes from column k on (k = 0..8; columns 8..15 of the table keep nothing)
+_KEEP = np.array([(0xFFFFFFFFFFFFFFFF << (8 * k)) & 0xFFFFFFFFFFFFFFFF for k in range(9)] + [0] * 7,
+                 dtype=np.uint64)
+_U10 = np.array([10 ** k for k in range(20)], dtype=np.uint64)
+_TWO53 = _U8(1 << 53)
+_P10 = 10.0 ** np.arange(23)
+_E = np.arange(64) - 22                # decimal exponent e stored at index (e + 22) & 63
+_MUL = np.where((_E > 0) & (_E <= 22), 10.0 ** np.clip(_E, 0, 22), 1.0)
+_DIV = np.where((_E < 0) & (_E >= -22), 10.0 ** np.clip(-_E, 0, 22), 1.0)
+_SIGN = np.array([1.0, -1.0])
+_S1, _S7, _S56 = _U8(1), _U8(7), _U8(56)
+
+
+def _eight_digits(w):
+    """Value of 8 ASCII digits packed little-endian (first character = most significant)."""
+    w = ((w & _U8(0x0F0F0F0F0F0F0F0F)) * _U8(2561)) >> _U8(8)
+    w = ((w & _U8(0x00FF00FF00FF00FF)) * _U8(6553601)) >> _U8(16)
+    return ((w & _U8(0x0000FFFF0000FFFF)) * _U8(42949672960001)) >> _U8(32)
+
+
+def _not_all_digits(w):
+    return ((w & _HIGH4) != _ZEROS) | (((w + _SIXES) & _HIGH4) != _ZEROS)
+
+
+def _keep_from(w, col):
+    """Bytes of ``w`` before column ``col`` (0..8) replaced by '0'."""
+    return ((w ^ _ZEROS) & _KEEP.take(col)) ^ _ZEROS
+
+
+def _dot_bytes(w):
+    """0x01 in every byte of ``w`` equal to '.', 0 elsewhere (exact zero-byte test)."""
+    x = w ^ _DOTS
+    return ~(((x & _LOW7) + _LOW7) | x | _LOW7) >> _S7
+
+
+def parse_numbers(stream: bytes, on_bad) -> np.ndarray:
+    """Convert the comma-separated decimal numbers of ``stream`` (no spaces) to float64,
+    exactly as ``float()`` / C ``strtod`` would.
+
+    Each token's mantissa is gathered right-aligned into 16 bytes (two little-endian words),
+    the sign and bytes of the previous token are replaced by '0', the dot is located and
+    replaced by '0', and the digits are summed with SWAR multiplications. Tokens outside the
+    exact fast path (mantissa longer than 16 characters, |decimal exponent| > 22, mantissa
+    >= 2**53, ``inf``, hex, empty, malformed) go to ``on_bad(index, text) -> float``."""
+    pad = 16
+    buf = b"," * pad + stream + b"," + b"0" * pad
+    u = np.frombuffer(buf, np.uint8)
+    sp = np.flatnonzero(u == 44)[pad - 1:]
+    starts = sp[:-1] + 1
+    ends = sp[1:]
+    mend = ends.copy()                                  # end of the mantissa
+    ep = np.flatnonzero((u | 0x20) == 0x65)             # 'e' / 'E'
+    if len(ep):
+        et = np.searchsorted(sp, ep) - 1
+        mend[et] = ep
+    mlen = mend - starts
+    first = u.take(starts)
+    neg = first == 45
+    sgn = neg | (first == 43)
+    skip = 16 - mlen + sgn                              # columns before the first digit
+    bad = (skip < 0) | (mlen < 1)
+    skip &= 15
+    windows = np.ndarray((len(u) - 15,), dtype="V16", buffer=buf, offset=0, strides=(1,))
+    w = windows.take(mend - 16).view("<u8").reshape(-1, 2)
+    w0 = _keep_from(w[:, 0], np.minimum(skip, 8))
+    w1 = _keep_from(w[:, 1], np.maximum(skip - 8, 0))
+    d0 = _dot_bytes(w0)
+    d1 = _dot_bytes(w1)
+    ndot = np.bitwise_count(d0) + np.bitwise_count(d1)
+    w0 += d0 << _S1                                     # '.' (0x2E) -> '0' (0x30)
+    w1 += d1 << _S1
+    bad |= (ndot > 1) | (mlen - sgn - ndot < 1) | _not_all_digits(w0) | _not_all_digits(w1)
+    code0 = (d0 * _BYTEPOS) >> _S56                     # 8 - byte index of the dot, or 0
+    code1 = (d1 * _BYTEPOS) >> _S56
+    frac = np.where(code0 != 0, code0 + _S7, np.where(code1 != 0, code1 - _S1, _U8(0)))
+    frac = frac.astype(np.int64)                        # digits after the dot
+    mant = _eight_digits(w0) * _U8(100000000) + _eight_digits(w1)
+    dotted = np.flatnonzero(ndot)
+    if len(dotted):                                     # drop the '0' that replaced the dot
+        pw = _U10.take(np.minimum(frac[dotted], 19))
+        v = mant[dotted]
+        mant[dotted] = (v // (pw * _U8(10))) * pw + v % pw
+    exp10 = -frac
+    if len(ep):
+        _add_exponents(u, buf, ep, et, ends, exp10, bad)
+    ok = ~bad & (mant < _TWO53) & (exp10 >= -22) & (exp10 <= 22)
+    ix = (exp10 + 22) & 63
+    # one correctly rounded IEEE operation: exact mantissa times or over an exact power of ten
+    vals = (mant.astype(np.float64) * _SIGN.take(neg.view(np.uint8)) * _MUL.take(ix)) / _DIV.take(ix)
+    slow = np.flatnonzero(~ok)
+    if len(slow):
+        _convert_slow(vals, slow, stream, buf, starts, ends, on_bad)
+    return vals
+
+
+def _add_exponents(u, buf, ep, et, ends, exp10, bad):
+    """Add the exponent after each 'e' (at ``ep``, in token ``et``) to ``exp10``."""
+    xs = ep + 1
+    xlen = ends[et] - xs
+    xf = u.take(xs)
+    xneg = xf == 45
+    xsgn = xneg | (xf == 43)
+    words = np.ndarray((len(u) - 7,), dtype="<u8", buffer=buf, offset=0, strides=(1,))
+    xw = _keep_from(words.take(ends[et] - 8), np.clip(8 - xlen + xsgn, 0, 8))
+    xv = _eight_digits(xw).astype(np.int64)
+    xbad = (xlen - xsgn < 1) | (xlen > 8) | _not_all_digits(xw)
+    xbad[1:] |= et[1:] == et[:-1]                       # two 'e' in one token
+    bad[et[xbad]] = True
+    exp10[et] += np.where(xneg, -xv, xv)
+
+
+def _convert_slow(vals, slow, stream, buf, starts, ends, on_bad):
+    """Tokens outside the fast path: numpy's C parser (correctly rounded, like ``float()``)
+    for the ones it accepts as a whole, ``on_bad`` one by one otherwise."""
+    texts = [buf[a:b] for a, b in zip(starts[slow].tolist(), ends[slow].tolist())]
+    try:
+        whole = np.fromstring(b",".join(texts), dtype=float, sep=",")
+    except ValueError:
+        whole = None
+    if whole is not None and len(whole) == len(slow) and all(_PLAIN_DECIMAL.match(t) for t in texts):
+        vals[slow] = whole
+        return
+    for i, t in zip(slow.tolist(), texts):
+        vals[i] = on_bad(i, t.decode("latin-1"))
+
+
+_PLAIN_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+def exact9(x: np.ndarray) -> np.ndarray:
+    """True where ``%.9g`` of the value reads back as exactly the same double."""
+    a = np.abs(np.asarray(x, dtype=float))
+    with np.errstate(all="ignore"):
+        k = 8 - np.floor(np.log10(a))
+        ok = np.isfinite(a) & (a > 0) & (np.abs(k) <= 22)
+        k = np.where(ok, k, 0).astype(np.int64)
+        p = _P10[np.abs(k)]
+        m = np.rint(np.where(k >= 0, a * p, a / p))
+        back = np.where(k >= 0, m / p, m * p)
+        ok &= (back == a) & (m < 1e9)
+    return ok | (a == 0)
+
+
+def format_frames(values: np.ndarray, pieces: list) -> str:
+    """One line per frame: ``pieces[0] v0 pieces[1] v1 ... v(K-1) pieces[K]`` for each row of
+    ``values`` (F, K); numbers exactly round-trip (``%.9g`` when exact, else ``repr``)."""
+    values = np.asarray(values, dtype=float)
+    F, K = values.shape
+    lit = [p.replace("%", "%%") for p in pieces]
+    flat = values.reshape(-1)
+    ok = exact9(flat)
+
+    def line(specs):
+        return "".join(lit[i] + specs[i] for i in range(K)) + lit[K]
+
+    if ok.all():
+        fmt = line(["%.9g"] * K) * F
+    else:
+        spec = np.where(ok, "%.9g", "%r").reshape(F, K).tolist()
+        fmt = "".join(line(s) for s in spec)
+    return fmt % tuple(flat.tolist())

@@ -1,0 +1,514 @@
+"""Choreonoid motions: :class:`BodyMotion` (``.seq``) made of :class:`Seq` components, and
+:class:`PoseSeq` (``.pseq`` key poses).
+
+Units: seconds, frames per second, radians and metres (joint values), metres (positions).
+Link poses are stored canonically as ``x y z qw qx qy qz`` (world frame, quaternion w first)
+whatever ``SE3Format`` the file used. Joint values are in **joint-id order** (the columns of
+Choreonoid's ``JointDisplacement``), which is neither the link order of the body file nor the
+link order of roboio's :class:`~roboio.model.Robot`; :meth:`BodyMotion.link_transforms` maps
+them with the joint-id table a Choreonoid ``.body`` reader stores in
+``robot.extras["choreonoid"]``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from .. import transforms as tf
+
+__all__ = ["Seq", "BodyMotion", "PoseSeq", "PoseKey", "IkLink", "ROLES", "resample_hold",
+           "resample_linear"]
+
+# role -> (seq type, content name written in format versions 2 and 4)
+ROLES = {
+    "link_position": ("MultiSE3Seq", "LinkPosition"),
+    "joint_displacement": ("MultiValueSeq", "JointDisplacement"),
+    "zmp": ("Vector3Seq", "ZMP"),
+}
+_WIDTH = {"MultiSE3Seq": 7, "Vector3Seq": 3}
+
+
+class Seq:
+    """One component of a body motion.
+
+    ``type``: ``MultiValueSeq`` (``data`` (F, P)), ``MultiSE3Seq`` (``data`` (F, P, 7) as
+    x y z qw qx qy qz), ``Vector3Seq`` (``data`` (F, 3)), or any other type, kept verbatim in
+    ``raw`` (the component's YAML tree, strings) with ``data`` None. ``role`` is
+    ``joint_displacement``, ``link_position``, ``zmp`` or None (an extra component, such as
+    ``JointEffort``). ``times`` (F,) seconds when the file gave frame times, else None (frame i is
+    at i / frame_rate). ``extra`` keeps the component's other keys as read, for the writer.
+    """
+
+    def __init__(self, type: str, content: Optional[str] = None, data=None, *,
+                 frame_rate: Optional[float] = None, times=None, role: Optional[str] = None,
+                 part_labels=None, is_root_relative: bool = False, se3_format: Optional[str] = None,
+                 extra=None, raw=None, line=None):
+        self.type = type
+        self.content = content
+        self.role = role
+        self.frame_rate = None if frame_rate is None else float(frame_rate)
+        self.data = None if data is None else np.asarray(data, dtype=float)
+        self.times = None if times is None else np.asarray(times, dtype=float).reshape(-1)
+        self.part_labels = None if part_labels is None else list(part_labels)
+        self.is_root_relative = bool(is_root_relative)
+        self.se3_format = se3_format
+        self.extra = dict(extra or {})
+        self.raw = raw
+        self.line = line
+        if self.data is not None:
+            w = _WIDTH.get(type)
+            if type == "MultiSE3Seq" and (self.data.ndim != 3 or self.data.shape[2] != 7):
+                raise ValueError("MultiSE3Seq data must be (frames, parts, 7)")
+            if type == "Vector3Seq" and (self.data.ndim != 2 or self.data.shape[1] != w):
+                raise ValueError("Vector3Seq data must be (frames, 3)")
+            if type == "MultiValueSeq" and self.data.ndim != 2:
+                raise ValueError("MultiValueSeq data must be (frames, parts)")
+            if self.times is not None and len(self.times) != len(self.data):
+                raise ValueError(f"{len(self.times)} frame times for {len(self.data)} frames")
+
+    @property
+    def num_frames(self) -> int:
+        return 0 if self.data is None else len(self.data)
+
+    @property
+    def num_parts(self) -> int:
+        if self.data is None:
+            return 0
+        return 1 if self.type == "Vector3Seq" else self.data.shape[1]
+
+    def frame_times(self) -> np.ndarray:
+        """Time of every frame (s): the file's frame times, else ``i / frame_rate``."""
+        if self.times is not None:
+            return self.times
+        if not self.frame_rate:
+            raise ValueError(f"{self.type} {self.content}: no frame rate")
+        return np.arange(self.num_frames) / self.frame_rate
+
+    def copy(self) -> "Seq":
+        import copy
+        return copy.deepcopy(self)
+
+    def __repr__(self):
+        shape = None if self.data is None else self.data.shape
+        return f"<Seq {self.type} {self.content} {shape}{' timed' if self.times is not None else ''}>"
+
+
+class BodyMotion:
+    """A Choreonoid body motion: a list of :class:`Seq` components.
+
+    ``frame_rate`` / ``num_frames`` / ``times`` are those of the principal component (the
+    link positions if present, else the joint displacements), as in Choreonoid.
+    ``format_version`` is the version of the file read (None for a motion built in memory);
+    ``extra`` keeps unknown top-level keys for the writer.
+    """
+
+    def __init__(self, components=None, frame_rate: Optional[float] = None):
+        self.components: list[Seq] = list(components or [])
+        self._frame_rate = None if frame_rate is None else float(frame_rate)
+        self.format_version = None
+        self.extra: dict = {}
+        self.warnings: list = []
+        self.source: Optional[str] = None
+
+    # -- components --------------------------------------------------------------------
+    def component(self, role: str) -> Optional[Seq]:
+        """The component with this role (the last one, as Choreonoid keeps the last)."""
+        found = None
+        for c in self.components:
+            if c.role == role:
+                found = c
+        return found
+
+    def _data(self, role):
+        c = self.component(role)
+        return None if c is None else c.data
+
+    @property
+    def joint_displacement(self) -> Optional[np.ndarray]:
+        """(F, P) joint values by joint id (rad / m), or None."""
+        return self._data("joint_displacement")
+
+    @property
+    def link_positions(self) -> Optional[np.ndarray]:
+        """(F, P, 7) link poses ``x y z qw qx qy qz`` by link index, or None."""
+        return self._data("link_position")
+
+    @property
+    def zmp(self) -> Optional[np.ndarray]:
+        """(F, 3) ZMP (m); root-relative when ``component('zmp').is_root_relative``."""
+        return self._data("zmp")
+
+    @property
+    def principal(self) -> Optional[Seq]:
+        return self.component("link_position") or self.component("joint_displacement")
+
+    @property
+    def frame_rate(self) -> Optional[float]:
+        p = self.principal
+        if p is not None and p.frame_rate:
+            return p.frame_rate
+        return self._frame_rate
+
+    @frame_rate.setter
+    def frame_rate(self, rate):
+        self._frame_rate = None if rate is None else float(rate)
+        for c in self.components:
+            c.frame_rate = self._frame_rate
+
+    @property
+    def num_frames(self) -> int:
+        p = self.principal
+        if p is not None:
+            return p.num_frames
+        return max((c.num_frames for c in self.components), default=0)
+
+    @property
+    def times(self) -> Optional[np.ndarray]:
+        """(F,) frame times (s) of frame-time data, else None (fixed rate)."""
+        p = self.principal
+        if p is not None:
+            return p.times
+        for c in self.components:
+            if c.times is not None:
+                return c.times
+        return None
+
+    @property
+    def duration(self) -> float:
+        """Seconds: last frame time for frame-time data, else num_frames / frame_rate."""
+        t = self.times
+        if t is not None:
+            return float(t[-1]) if len(t) else 0.0
+        return self.num_frames / self.frame_rate if self.frame_rate else 0.0
+
+    # -- applying to a body ------------------------------------------------------------
+    def robot_configs(self, robot, joint_map=None) -> np.ndarray:
+        """(F, num_links) configurations of ``robot``: ``robot.config`` with every joint id j
+        < min(num_parts, num_joints) set from frame values (Choreonoid's rule, §6 of the spec).
+        ``joint_map`` (joint id -> link index or name) defaults to the table of a Choreonoid
+        ``.body`` model (``robot.extras["choreonoid"]["joint_links"]``)."""
+        dofs = _joint_dofs(robot, joint_map)
+        F = self.num_frames
+        Q = np.tile(np.asarray(robot.config, dtype=float), (F, 1))
+        jd = self.joint_displacement
+        if jd is not None and len(jd):
+            jd = _fit_frames(jd, F)
+            n = min(jd.shape[1], len(dofs))
+            cols = np.arange(n)
+            ok = dofs[:n] >= 0
+            Q[:, dofs[:n][ok]] = jd[:, cols[ok]]
+        return Q
+
+    def root_transforms(self) -> Optional[np.ndarray]:
+        """(F, 4, 4) root link poses from LinkPosition part 0, or None."""
+        lp = self.link_positions
+        if lp is None or lp.shape[1] == 0:
+            return None
+        return _pose_matrices(_fit_frames(lp[:, 0], self.num_frames))
+
+    def link_transforms(self, robot, joint_map=None, root=None) -> np.ndarray:
+        """(F, num_links, 4, 4) world transforms of every link of ``robot`` for every frame.
+
+        Joint values by joint id (see :meth:`robot_configs`); the root link's pose from
+        LinkPosition part 0 when present, else ``root`` (4x4, or (F, 4, 4)) when given, else
+        the model's initial root pose (the ``.body`` root ``translation``/``rotation``;
+        Choreonoid's sample walks contain no LinkPosition). When LinkPosition holds poses for
+        more links, those override the computed ones (link index order of the ``.body``).
+        """
+        info = robot.extras.get("choreonoid", {})
+        root_link = int(info.get("root_link", 0))
+        T = robot.fk_batch(self.robot_configs(robot, joint_map))
+        desired = self.root_transforms()
+        if desired is None and root is not None:
+            desired = np.broadcast_to(np.asarray(root, dtype=float), (len(T), 4, 4))
+        if desired is not None:
+            corr = desired @ tf.inverse_transform(T[:, root_link])
+            T = corr[:, None] @ T
+        lp = self.link_positions
+        if lp is not None and lp.shape[1] > 1:
+            order = info.get("link_order")
+            if order is None:
+                raise ValueError("LinkPosition has several parts but the robot has no Choreonoid "
+                                 "link index table (load it from a .body file)")
+            poses = _pose_matrices(_fit_frames(lp, len(T)))
+            for k in range(1, min(lp.shape[1], len(order))):
+                T[:, order[k]] = poses[:, k]
+        return T
+
+    # -- resampling --------------------------------------------------------------------
+    def resampled(self, rate: Optional[float] = None, method: str = "hold") -> "BodyMotion":
+        """A fixed-rate copy at ``rate`` frames/s (default: the motion's own rate).
+
+        ``method="hold"`` is Choreonoid's import of frame-time data exactly: sample s goes to
+        frame ``int(t_s * rate)`` (truncation), frames before the first sample take the default
+        (0, identity pose), gaps repeat the previous frame, later samples overwrite earlier ones
+        in the same frame. ``method="linear"`` (roboio's own) interpolates values and positions
+        linearly and rotations by slerp at ``t_k = k / rate`` up to the last sample time,
+        holding the first sample before it. Components kept verbatim (unknown types) are copied.
+        """
+        if method not in ("hold", "linear"):
+            raise ValueError(f"unknown resampling method {method!r} (hold or linear)")
+        out = BodyMotion(frame_rate=rate or self.frame_rate)
+        out.format_version = self.format_version
+        out.extra = dict(self.extra)
+        for c in self.components:
+            r = rate or c.frame_rate or self.frame_rate
+            if c.data is None:
+                out.components.append(c.copy())
+                out.warnings.append(f"component {c.type} {c.content} copied without resampling")
+                continue
+            if not r:
+                raise ValueError(f"component {c.type} {c.content}: no frame rate to resample to")
+            t = c.times if c.times is not None else c.frame_times()
+            if method == "hold":
+                data = resample_hold(t, c.data, r, _default_frame(c))
+            else:
+                data = resample_linear(t, c.data, r, c.type == "MultiSE3Seq")
+            n = c.copy()
+            n.data, n.times, n.frame_rate = data, None, float(r)
+            out.components.append(n)
+        return out
+
+    # -- description -------------------------------------------------------------------
+    def summary(self) -> dict:
+        comps = []
+        for c in self.components:
+            d = {"type": c.type, "content": c.content, "role": c.role, "frames": c.num_frames,
+                 "parts": c.num_parts, "frame_rate": c.frame_rate, "frame_times": c.times is not None}
+            if c.type == "Vector3Seq":
+                d["root_relative"] = c.is_root_relative
+            if c.se3_format:
+                d["se3_format"] = c.se3_format
+            if c.data is None:
+                d["kept_verbatim"] = True
+            comps.append(d)
+        return {"kind": "body_motion", "format_version": self.format_version,
+                "frame_rate": self.frame_rate, "num_frames": self.num_frames,
+                "duration": self.duration, "timed": self.times is not None, "components": comps}
+
+    def copy(self) -> "BodyMotion":
+        import copy
+        return copy.deepcopy(self)
+
+    def __repr__(self):
+        return (f"<BodyMotion {self.num_frames} frames at {self.frame_rate} fps, "
+                f"{len(self.components)} components>")
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+def _fit_frames(a: np.ndarray, F: int) -> np.ndarray:
+    """``a`` with exactly F frames: extra frames dropped, missing ones repeat the last."""
+    if len(a) == F:
+        return a
+    if len(a) > F:
+        return a[:F]
+    if len(a) == 0:
+        raise ValueError("component has no frames")
+    return np.concatenate([a, np.repeat(a[-1:], F - len(a), axis=0)])
+
+
+def _pose_matrices(p: np.ndarray) -> np.ndarray:
+    """(..., 7) x y z qw qx qy qz -> (..., 4, 4)."""
+    return tf.make_transform(tf.quat_to_matrix(p[..., 3:7]), p[..., :3])
+
+
+def _joint_dofs(robot, joint_map) -> np.ndarray:
+    """Robot DOF index for every joint id (-1 where the id has no joint)."""
+    if joint_map is None:
+        info = robot.extras.get("choreonoid")
+        if not info or "joint_links" not in info:
+            raise ValueError(f"robot {robot.name!r} has no Choreonoid joint-id table; load it from "
+                             "a .body file or pass joint_map={joint id: link name or index}")
+        return np.asarray(info["joint_links"], dtype=np.int64)
+    items = joint_map.items() if isinstance(joint_map, dict) else enumerate(joint_map)
+    items = list(items)
+    n = max((int(j) for j, _ in items), default=-1) + 1
+    out = np.full(n, -1, dtype=np.int64)
+    for j, link in items:
+        out[int(j)] = -1 if link is None else robot.link_index(link)
+    return out
+
+
+def _default_frame(c: Seq) -> np.ndarray:
+    if c.type == "MultiSE3Seq":
+        d = np.zeros(c.data.shape[1:])
+        d[:, 3] = 1.0
+        return d
+    return np.zeros(c.data.shape[1:])
+
+
+def resample_hold(times, data, rate: float, default=None) -> np.ndarray:
+    """Choreonoid's frame-time import (``AbstractSeq`` readers): frame ``int(t * rate)``.
+
+    ``times`` (S,) seconds (must be >= 0), ``data`` (S, ...) samples; returns (N, ...) with
+    N = max index + 1. Frames before the first sample are ``default`` (zeros); a frame
+    created by growing the sequence copies the previous last frame; a sample falling into an
+    existing frame overwrites it (the last one wins)."""
+    times = np.asarray(times, dtype=float)
+    data = np.asarray(data, dtype=float)
+    if np.any(times < 0) or not np.all(np.isfinite(times)):
+        raise ValueError("frame times must be finite and >= 0")
+    idx = (times * float(rate)).astype(np.int64)          # C truncation (t >= 0)
+    if len(idx) == 0:
+        return data[:0].copy()
+    default = np.zeros(data.shape[1:]) if default is None else np.asarray(default, dtype=float)
+    n = int(idx.max()) + 1
+    if np.all(np.diff(idx) >= 0):
+        k = np.arange(n)
+        src = np.searchsorted(idx, k, side="right") - 1
+        out = np.where((src >= 0).reshape((-1,) + (1,) * (data.ndim - 1)),
+                       data[np.maximum(src, 0)], default)
+        return out
+    out: list = []
+    for i, sample in zip(idx.tolist(), data):
+        if i >= len(out):
+            fill = out[-1] if out else default
+            out.extend([fill] * (i + 1 - len(out)))
+        out[i] = sample
+    return np.array(out, dtype=float)
+
+
+def resample_linear(times, data, rate: float, se3: bool = False) -> np.ndarray:
+    """Interpolate samples at ``k / rate`` for k = 0 .. int(t_last * rate): linear for values
+    and positions, slerp for the quaternions of (S, P, 7) SE3 data; clamped at both ends."""
+    times = np.asarray(times, dtype=float)
+    data = np.asarray(data, dtype=float)
+    if len(times) == 0:
+        return data[:0].copy()
+    if np.any(np.diff(times) < 0):
+        order = np.argsort(times, kind="stable")
+        times, data = times[order], data[order]
+    n = int(times[-1] * float(rate)) + 1
+    t = np.arange(n) / float(rate)
+    i = np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(times) - 1)
+    j = np.minimum(i + 1, len(times) - 1)
+    span = times[j] - times[i]
+    u = np.divide(t - times[i], span, out=np.zeros_like(t), where=span > 0)
+    u = np.clip(u, 0.0, 1.0)
+    shape = (-1,) + (1,) * (data.ndim - 1)
+    out = data[i] * (1 - u).reshape(shape) + data[j] * u.reshape(shape)
+    exact = u == 0
+    out[exact] = data[i][exact]
+    if se3:
+        q0 = data[i][..., 3:7]
+        q1 = data[j][..., 3:7]
+        q0 = q0 / np.linalg.norm(q0, axis=-1, keepdims=True)
+        q1 = q1 / np.linalg.norm(q1, axis=-1, keepdims=True)
+        uu = np.broadcast_to(u[:, None], q0.shape[:-1])
+        q = tf.slerp(q0, q1, uu)
+        out[..., 3:7] = np.where(exact[:, None, None], q0, q)
+    return out
+
+
+# -- pose sequences (.pseq) -------------------------------------------------------------------
+
+@dataclass
+class IkLink:
+    """An IK link of a key pose: ``translation`` (3,) world position (m), ``rotation`` (3, 3)
+    world orientation, ``index`` = Choreonoid link index (depth-first order)."""
+
+    name: str
+    index: int = -1
+    translation: Optional[np.ndarray] = None
+    rotation: Optional[np.ndarray] = None
+    is_base_link: bool = False
+    is_stationary_point: bool = False
+    is_touching: bool = False
+    parting_direction: Optional[np.ndarray] = None
+    contact_points: Optional[np.ndarray] = None
+    is_slave: bool = False
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def transform(self) -> np.ndarray:
+        return tf.make_transform(self.rotation, self.translation)
+
+
+@dataclass
+class PoseKey:
+    """One key pose at ``time`` (s). ``joints`` joint ids and ``q`` their values (rad / m,
+    never degrees), same order; ``type`` is ``Pose`` or ``PronunSymbol``."""
+
+    time: float
+    type: str = "Pose"
+    name: str = ""
+    joints: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    q: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sp_joints: list = field(default_factory=list)
+    ik_links: list = field(default_factory=list)
+    zmp: Optional[np.ndarray] = None
+    is_zmp_stationary_point: bool = False
+    max_transition_time: float = 0.0
+    extra: dict = field(default_factory=dict)
+    line: Optional[int] = None
+
+    def base_link(self) -> Optional[IkLink]:
+        for lk in self.ik_links:
+            if lk.is_base_link:
+                return lk
+        return None
+
+    def joint_values(self, num_joints: Optional[int] = None) -> np.ndarray:
+        """Values by joint id (NaN for ids this key does not set); sized by the last listed id
+        + 1 as Choreonoid does, or ``num_joints``."""
+        n = num_joints if num_joints is not None else (int(self.joints[-1]) + 1 if len(self.joints) else 0)
+        out = np.full(n, np.nan)
+        ok = self.joints < n
+        out[self.joints[ok]] = self.q[ok]
+        return out
+
+
+class PoseSeq:
+    """A Choreonoid pose sequence: key poses (:class:`PoseKey`) read as data. Choreonoid's
+    interpolation into a motion (splines, IK, foot adjustments) is not reproduced."""
+
+    def __init__(self, name: str = "", target_body: str = "", keys=None):
+        self.name = name
+        self.target_body = target_body
+        self.keys: list[PoseKey] = list(keys or [])
+        self.extra: dict = {}
+        self.warnings: list = []
+        self.source: Optional[str] = None
+
+    @property
+    def times(self) -> np.ndarray:
+        return np.array([k.time for k in self.keys], dtype=float)
+
+    def key_link_transforms(self, robot, key: int | PoseKey, joint_map=None) -> np.ndarray:
+        """(num_links, 4, 4) world transforms of ``robot`` at a key pose: joints the key does
+        not set keep ``robot.config``; the root pose from the key's base IK link
+        (``isBaseLink``) when it is the robot's root, else the model's initial root pose."""
+        k = self.keys[key] if isinstance(key, (int, np.integer)) else key
+        dofs = _joint_dofs(robot, joint_map)
+        q = np.array(robot.config, dtype=float)
+        vals = k.joint_values()
+        for j in range(min(len(vals), len(dofs))):
+            if dofs[j] >= 0 and not np.isnan(vals[j]):
+                q[dofs[j]] = vals[j]
+        info = robot.extras.get("choreonoid", {})
+        T = robot.fk(q)
+        base = k.base_link()
+        order = info.get("link_order")
+        if base is not None and base.translation is not None and base.rotation is not None:
+            idx = order[base.index] if order is not None and 0 <= base.index < len(order) else None
+            if idx is None and base.name in robot.link_names:
+                idx = robot.link_index(base.name)
+            if idx is not None:
+                corr = base.transform @ tf.inverse_transform(T[idx])
+                T = corr @ T
+        return T
+
+    def summary(self) -> dict:
+        ids = sorted({int(j) for k in self.keys for j in k.joints})
+        return {"kind": "pose_sequence", "name": self.name, "target_body": self.target_body,
+                "keys": len(self.keys),
+                "start_time": float(self.keys[0].time) if self.keys else 0.0,
+                "end_time": float(self.keys[-1].time) if self.keys else 0.0,
+                "joint_ids": ids[:1] + ids[-1:] if ids else [],
+                "ik_links": sorted({lk.name for k in self.keys for lk in k.ik_links})}
+
+    def __repr__(self):
+        return f"<PoseSeq {self.name!r} for {self.target_body!r}: {len(self.keys)} keys>"
