@@ -161,3 +161,21 @@ def test_cli_convert_multipath_to_path_reports(tmp_path, capsys):
     t = roboio.load(str(tmp_path / "a.path"))
     mp = roboio.load(src)
     assert np.array_equal(t.milestones, mp.sections[0].milestones)
+
+
+def test_xml_files_routed_by_root():
+    """World and multipath .xml files of the corpus go to their readers by root element."""
+    import glob
+    from lxml import etree
+    from roboio.formats import registry
+    paths = glob.glob(os.path.join(KLAMPT, "**", "*.xml"), recursive=True)
+    if not paths:
+        pytest.skip("corpus ../shared/corpus not present")
+    expected = {"world": "klampt-world", "multipath": "klampt-multipath"}
+    seen = set()
+    for p in paths:
+        root = etree.parse(p).getroot().tag
+        if root in expected:
+            assert registry.find_reader(p).name == expected[root], p
+            seen.add(root)
+    assert seen == set(expected)

@@ -245,3 +245,29 @@ def test_klampt_written_files_read_by_roboio(tmp_path):
     h = parse_hold_text(loader.write_Hold(kh), Where("mem"), LoadContext("mem"))    # Python writer layout
     assert h.link == 5 and [c.kFriction for c in h.contacts] == [0.5, 0.25]
     assert h.ik_constraint.end_position.tolist() == [1, 2, 3]
+
+
+def test_grasp_ik_goals_read_by_klampt(tmp_path):
+    """Klamp't's Python has no grasp reader: its C++ IK reader checks every <IKGoal data>, an
+    lxml parse (independent of roboio's reader) the rest."""
+    from lxml import etree
+    goals = [IKObjective(3, -1, "fixed", RNG.normal(size=3), RNG.normal(size=3), rot_constraint="fixed",
+                         end_rotation=RNG.normal(size=3)),
+             IKObjective(8, 2, "planar", RNG.normal(size=3), RNG.normal(size=3), RNG.normal(size=3))]
+    contacts = [ContactPoint(RNG.normal(size=3), RNG.normal(size=3), 0.4) for _ in range(2)]
+    g = roboio.Grasp(4, 1, goals, [2, 5], [0.125, 1 / 7], contacts, [3, 8], [RNG.normal(size=3), None])
+    out = str(tmp_path / "g.xml")
+    roboio.save(g, out)
+    root = etree.parse(out).getroot()
+    assert root.tag == "Grasp" and (root.get("object"), root.get("robot")) == ("4", "1")
+    fixed = root.get("fixed").split()
+    assert [int(x) for x in fixed[0::2]] == [2, 5] and [float(x) for x in fixed[1::2]] == [0.125, 1 / 7]
+    for el, goal in zip(root.iter("IKGoal"), goals):
+        k = KIK()
+        assert k.loadString(el.get("data"))
+        assert (k.link(), k.destLink()) == (goal.link, goal.dest_link)
+        assert k.getPosition() == (goal.local_position.tolist(), goal.end_position.tolist())
+    cs = list(root.iter("contact"))
+    assert [int(c.get("link")) for c in cs] == [3, 8]
+    assert [[float(x) for x in c.get("x").split()] for c in cs] == [c.x.tolist() for c in contacts]
+    assert [float(x) for x in cs[0].get("force").split()] == g.forces[0].tolist() and cs[1].get("force") is None
