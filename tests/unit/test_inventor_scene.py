@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from roboio.errors import LoadContext
+from roboio.errors import LoadContext, RoboioWarning
 from roboio.formats.meshes.inventor import mesh_data
 
 IV = "#Inventor V2.1 ascii\n"
@@ -344,3 +344,30 @@ def test_crlf_and_comments_do_not_change_the_result(tmp_path):
     np.testing.assert_array_equal(lf["vertices"], crlf["vertices"])
     np.testing.assert_array_equal(lf["faces"], crlf["faces"])
     np.testing.assert_allclose(lf["vertices"], P)
+
+
+def test_coordinate4_is_homogeneous(tmp_path):
+    d, _ = load(tmp_path, "Coordinate4 { point [ 2 4 6 2, 1 0 0 1, 0 3 0 3 ] }\n"
+                          "IndexedFaceSet { coordIndex [ 0 1 2 ] }")
+    np.testing.assert_allclose(d["vertices"], [[1, 2, 3], [1, 0, 0], [0, 1, 0]])
+
+
+def test_base_color_and_packed_color(tmp_path):
+    d, _ = load(tmp_path, "Material { transparency 0.5 }\nBaseColor { rgb 0 0 1 }\nCube { }")
+    np.testing.assert_allclose(d["face_colors"][0], [0, 0, 1, 0.5])
+    d, _ = load(tmp_path, "PackedColor { orderedRGBA 0x00ff0080 }\nCube { }")
+    np.testing.assert_allclose(d["face_colors"][0], [0, 1, 0, 128 / 255])
+
+
+def test_reset_transform_and_lod(tmp_path):
+    body = ("Translation { translation 9 9 9 }\nResetTransform { }\n"
+            "LOD { range [ 10 ] Separator { " + POINT + " } Cube { } }")
+    d, _ = load(tmp_path, body)
+    np.testing.assert_allclose(d["vertices"], P)            # first (most detailed) child only
+
+
+def test_3d_text_is_skipped_with_a_warning(tmp_path):
+    with pytest.warns(RoboioWarning, match="AsciiText skipped"):
+        d, _ = load(tmp_path, 'AsciiText { string "hi" }\nCube { }', name="t.wrl",
+                    header="#VRML V1.0 ascii\n")
+    assert len(d["faces"]) == 12
