@@ -19,6 +19,8 @@ import numpy as np
 from ...model import Group, Primitive, Robot
 from ..fileio import atomic_write, fmt_float
 from ._rob_build import MULTI_DOF, affine_acc_limits, file_extension
+from ._world_geometry import GeometryWriter, relative_reference
+from .geom import bake_primitive, primitive_text
 
 __all__ = ["write_rob", "rob_text"]
 
@@ -45,7 +47,6 @@ class _Writer:
         self.path = path
         self.report = report
         self.out: list[str] = []
-        from ._world_geometry import GeometryWriter
         protected = [robot.source] if robot.source else []
         self.geom_writer = GeometryWriter(report, protected)
 
@@ -140,7 +141,7 @@ class _Writer:
             parts = self._parts(l.geometry, np.eye(4), f"link {l.name!r} geometry")
             written = []
             for g, T in parts:
-                ref = self.geom_writer.data_reference(g, self.path, f"link {l.name!r} geometry")
+                ref, T = self._reference(g, T, f"link {l.name!r} geometry")
                 if ref and ("#" in ref or '"' in ref or "\n" in ref):
                     self.report.lose(f"link {l.name!r}: geometry reference {ref!r} cannot be "
                                      "written in a .rob ('#', '\"' or a line break)")
@@ -185,6 +186,28 @@ class _Writer:
         for i, ref, T in mounts:
             vals = self.finite(T[:3, :3], "mount rotation") + self.finite(T[:3, 3], "mount translation")
             self.out.append(f'mount\t{i} "{ref}"\t' + " ".join(map(fmt_float, vals)))
+
+    def _reference(self, g, T, what: str) -> tuple:
+        """(reference as written in this file, data->link transform) for one part: a
+        primitive without a file becomes inline text (placement baked in when it stays a
+        primitive), a missing file keeps its reference (rewritten relative to this file),
+        anything else is referenced or written by the shared GeometryWriter."""
+        src = g.source
+        if isinstance(g, Primitive) and (src is None or (not src.path and src.format != "inline")):
+            baked = bake_primitive(g, T)
+            for p, M in ((baked, np.eye(4)), (g, T if _is_rigid(T) else None)):
+                if p is not None and M is not None:
+                    try:
+                        return "{Primitive " + primitive_text(p) + "}", M
+                    except ValueError:      # a kind Klamp't has no text form for
+                        pass
+        if g.missing and src is not None and g.extras.get("referring_file"):
+            old = os.path.join(os.path.dirname(g.extras["referring_file"]), src.reference)
+            ref = relative_reference(old, self.path)
+            self.report.lose(f"{what}: file {src.reference!r} was missing when read; its "
+                             f"reference is kept as {ref!r}")
+            return ref, T
+        return self.geom_writer.data_reference(g, self.path, what), T
 
     def _parts(self, g, T, what: str) -> list:
         """(geometry, data->link transform) of every part written for ``g``: the geometry
