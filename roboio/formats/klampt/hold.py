@@ -67,8 +67,9 @@ def parse_ik_text(text: str, where: Where, ctx) -> IKObjective:
 
 def ik_text(ik: IKObjective, report=None) -> str:
     """Klamp't's IK objective layout: ``LINK DEST`` / position line / rotation line."""
-    if ik.rot_constraint == "twoaxis" and report is not None:
-        report.warn("two-axis rotation constraint: Klamp't's C++ reader accepts it, its Python reader does not")
+    if report is not None and (ik.rot_constraint == "twoaxis" or ik.pos_constraint == "planar"):
+        report.warn("planar position or two-axis rotation constraint: Klamp't's C++ reader accepts "
+                    "it, its Python read_IKObjective fails on it")
     pos = _POS_CODES[ik.pos_constraint]
     if ik.pos_constraint != "free":
         pos += f" {fmt_vec3(ik.local_position)}   {fmt_vec3(ik.end_position)}"
