@@ -371,3 +371,11 @@ def test_3d_text_is_skipped_with_a_warning(tmp_path):
         d, _ = load(tmp_path, 'AsciiText { string "hi" }\nCube { }', name="t.wrl",
                     header="#VRML V1.0 ascii\n")
     assert len(d["faces"]) == 12
+
+
+def test_short_material_index_warns(tmp_path):
+    body = ("Material { diffuseColor [ 1 0 0, 0 1 0 ] }\nMaterialBinding { value PER_FACE_INDEXED }\n"
+            + TWO_FACES + "IndexedFaceSet { coordIndex [ 0 1 2 -1 0 2 3 -1 ] materialIndex [ 1 ] }")
+    with pytest.warns(RoboioWarning, match="1 entries, 2 needed"):
+        d, _ = load(tmp_path, body)
+    np.testing.assert_allclose(d["face_colors"][:, :3], [[0, 1, 0], [0, 1, 0]])

@@ -143,7 +143,7 @@ class _Shape:
         self.stream = stream          # the coordinate index stream (with -1 separators)
         self.counter = counter        # (F, 3) running vertex number of each corner
 
-    def color_indices(self, binding: str, index):
+    def color_indices(self, binding: str, index, warn):
         """Palette indices for a material ``binding`` (``index``: materialIndex or None)."""
         # Coin's default materialIndex is a single -1: "use coordIndex"
         has_index = index is not None and len(index) > 0 and not (len(index) == 1 and index[0] == -1)
@@ -154,21 +154,23 @@ class _Shape:
         elif binding == "PER_VERTEX":
             return self.counter
         elif binding == "PER_VERTEX_INDEXED":
-            src = index if has_index else self.stream
-            return _take(src, self.corners)
+            return _take(index, self.corners, warn) if has_index else self.stream[self.corners]
         else:
             return np.zeros(len(self.faces), np.int64)
         if binding.endswith("_INDEXED") and has_index:
-            return _take(index, sel)
+            return _take(index, sel, warn)
         return sel
 
 
-def _take(src: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """``src[pos]`` with positions beyond the end clamped (short index lists)."""
-    src = np.asarray(src, dtype=np.int64)
-    if len(src) == 0:
-        return np.zeros_like(pos)
-    return src[np.minimum(pos, len(src) - 1)]
+def _take(index, pos: np.ndarray, warn) -> np.ndarray:
+    """``index[pos]``; positions beyond a too short index list take its last entry."""
+    index = np.asarray(index, dtype=np.int64)
+    need = int(pos.max()) + 1 if pos.size else 0
+    if need > len(index):
+        warn(f"colour/material index list has {len(index)} entries, {need} needed; "
+             "the last one is repeated")
+        pos = np.minimum(pos, len(index) - 1)
+    return index[pos]
 
 
 def _indexed(stream: np.ndarray, points, convex: bool, strip: bool, node, field: str) -> _Shape:
@@ -523,8 +525,8 @@ class _InventorWalk:
     def _color_and_emit(self, node, st, points, shape, palette, binding, colored, index):
         rgba = None
         if colored and len(shape.faces):
-            idx = shape.color_indices(binding, index)
-            rgba = _palette_colors(palette, idx, lambda m: self.w.warn(m, node))
+            warn = lambda m: self.w.warn(m, node)    # noqa: E731
+            rgba = _palette_colors(palette, shape.color_indices(binding, index, warn), warn)
         self._emit(st, points, shape.faces, rgba, node)
 
 
@@ -646,9 +648,10 @@ class _Vrml2Walk:
             alpha = 1.0 if rgba is None else rgba[0, 3]
             palette = _rgba(color.get("color", np.zeros((0, 3))), 1.0 - alpha)
             per_vertex = node.get("colorPerVertex", True)
+            warn = lambda m: self.w.warn(m, node)    # noqa: E731
             idx = shape.color_indices("PER_VERTEX_INDEXED" if per_vertex else "PER_FACE_INDEXED",
-                                      node.get("colorIndex"))
-            colors = _palette_colors(palette, idx, lambda m: self.w.warn(m, node))
+                                      node.get("colorIndex"), warn)
+            colors = _palette_colors(palette, idx, warn)
             if colors is not None:
                 faces_rgba = colors
         self._emit(M, points, shape.faces, faces_rgba, node)
