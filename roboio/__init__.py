@@ -6,7 +6,8 @@ GraspIt! and Choreonoid (plus URDF and MJCF) through one kinematic world model.
 >>> robot.fk([0, 0.5, 0.5]).shape                # doctest: +SKIP
 (3, 4, 4)
 """
-from .api import formats, load, load_world, save
+from . import formats  # the package; calling it lists the formats
+from .api import load, load_world, save
 from .convert import verify
 from .errors import FormatError, RoboioError, RoboioWarning
 from .model import (Appearance, Driver, Geometry, Group, Joint, Link, PointCloud, Primitive,
