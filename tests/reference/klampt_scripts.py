@@ -450,3 +450,15 @@ def world_building(K, rec, corpus, tmpdir):
     p = K.Geometry3D()
     rec("geom file", [p.loadFile(f"{corpus}/objects/sphere.geom"), p.type()])
     rec("geom box", p.getBB())
+
+
+def mass_estimates(K, rec, corpus):
+    """Mass.estimate on meshes (solid, surface, mixed) and a primitive file."""
+    for name in ("cube.off", "sphere.off", "cylinder.off", "sphere.geom"):
+        g = K.Geometry3D()
+        g.loadFile(f"{corpus}/objects/{name}")
+        g.transform([1, 0, 0, 0, 2, 0, 0, 0, 0.5], [0.1, 0.2, 0.3])
+        for f in (0.0, 1.0, 0.3):
+            m = K.Mass()
+            m.estimate(g, 2.5, f)
+            rec(f"{name} {f}", [m.getMass(), m.getCom(), m.getInertia()], MESH_TOL)

@@ -106,6 +106,10 @@ def test_world_building(tmp_path):
     run_both(S.world_building, corpus_path("klampt"), str(tmp_path))
 
 
+def test_mass_estimates():
+    run_both(S.mass_estimates, corpus_path("klampt"))
+
+
 def test_math_helpers():
     run_both(S.math_helpers)
 

@@ -12,11 +12,12 @@ world can still refer to the original mesh file with the transform written next 
 """
 from __future__ import annotations
 
+import warnings
 import weakref
 
 import numpy as np
 
-from ...errors import RoboioError
+from ...errors import RoboioError, RoboioWarning
 from ...formats.klampt.terrain import element_count
 from ...model import Geometry, Group, PRIMITIVE_KINDS, Primitive
 from ...model import PointCloud as ModelPointCloud, TriangleMesh as ModelMesh
@@ -477,7 +478,14 @@ class Geometry3D:
 
     # -- modifiers of the data ---------------------------------------------------------------
     def _compose(self, M):
+        from ...formats.klampt.geom import bake_primitive
         g = self._geom
+        if isinstance(g, Primitive) and bake_primitive(g, M @ g.transform) is None:
+            # Klamp't refuses too ("Nonuniform scaling of sphere not supported yet")
+            warnings.warn(f"Geometry3D: a {g.primitive} primitive cannot take this transform "
+                          "(e.g. a non-uniform scaling); the geometry is unchanged",
+                          RoboioWarning, stacklevel=3)
+            return
         if g is not None:
             g.apply_transform(M)
 

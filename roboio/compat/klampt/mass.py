@@ -42,6 +42,19 @@ class Mass:
     def getInertia(self) -> list:
         return list(self._inertia)
 
+    def estimate(self, g, mass: float, surfaceFraction: float = 0):
+        """Set the mass to ``mass`` and the COM and inertia to those of the geometry ``g``
+        (a Geometry3D) with that mass: for meshes ``surfaceFraction`` of it on the surface,
+        the rest filling the interior (Klamp't's formulas, ``roboio.model.massprops``)."""
+        from ...model.massprops import mass_properties
+        geom = g._geom
+        if geom is None or geom.missing:
+            raise RuntimeError("Geometry is empty")
+        com, inertia = mass_properties(geom, float(mass), float(surfaceFraction))
+        self._mass = float(mass)
+        self._com = floats(com, 3)
+        self._inertia = [float(v) for v in np.asarray(inertia, dtype=float).T.reshape(9)]
+
     mass = property(getMass, setMass)
     com = property(getCom, setCom)
     inertia = property(getInertia, setInertia)

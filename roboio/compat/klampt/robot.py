@@ -640,21 +640,23 @@ class RobotModelLink:
 
     # -- Jacobians (from the current link transforms) -------------------------------------------
     def _jacobian(self, plocal) -> np.ndarray:
+        """6 x n Jacobian from the current link transforms: column j of every ancestor j
+        is (w, w x (p - o_j)) for a revolute joint, (0, w) for a prismatic one, with w the
+        joint axis in world coordinates (as given, not normalised) and o_j its origin."""
         r = self._robot
+        kin = r.kinematics
         T = _state(r).T
-        n = r.num_links
-        J = np.zeros((6, n))
+        chain = kin.ancestors[self._index]
         P = T[self._index, :3, :3] @ vec3(plocal) + T[self._index, :3, 3]
-        j = self._index
-        while j >= 0:
-            link = r.links[j]
-            w = T[j, :3, :3] @ link.axis
-            if link.joint_type == "prismatic":
-                J[3:, j] = w
-            else:
-                J[:3, j] = w
-                J[3:, j] = np.cross(w, P - T[j, :3, 3])
-            j = link.parent
+        w = np.einsum("kij,kj->ki", T[chain, :3, :3], kin.axes[chain])
+        d = P - T[chain, :3, 3]
+        cross = np.stack([w[:, 1] * d[:, 2] - w[:, 2] * d[:, 1],
+                          w[:, 2] * d[:, 0] - w[:, 0] * d[:, 2],
+                          w[:, 0] * d[:, 1] - w[:, 1] * d[:, 0]], axis=1)
+        prism = kin.prismatic[chain][:, None]
+        J = np.zeros((6, r.num_links))
+        J[:3, chain] = np.where(prism, 0.0, w).T
+        J[3:, chain] = np.where(prism, w, cross).T
         return J
 
     def getJacobian(self, plocal) -> np.ndarray:
