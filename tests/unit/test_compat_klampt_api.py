@@ -413,3 +413,46 @@ def test_primitive_model_round_trip():
     back = GeometricPrimitive._from_model(prim)
     np.testing.assert_allclose(back.properties, p.properties, atol=1e-15)
     assert GeometricPrimitive().loadString("Sphere 1 2 3 0.5")
+
+
+def test_files_load_save_and_reload(tmp_path):
+    """Loading the shipped samples through the compat API, element loadFile, saving and
+    reading back with roboio (the Klamp't read-back is in tests/reference)."""
+    import os
+    import warnings
+    import roboio
+    samples = os.path.join(os.path.dirname(roboio.__file__), "data", "samples")
+    W = WorldModel(os.path.join(samples, "world.xml"))
+    assert (W.numRobots(), W.numRigidObjects(), W.numTerrains()) == (1, 1, 1)
+    arm = W.robot("arm")
+    assert arm.getConfig() == [0, 0.3, -0.6, 0.3, 0.01, 0.01]
+    # the world's rotateZ is on the root link; FK of the stored config gives the transforms
+    T = W.model.robots[0].fk()
+    np.testing.assert_allclose(arm.link(3).getTransform()[1], T[3, :3, 3], atol=1e-15)
+    assert W.rigidObject("crate").getContactParameters().kFriction == 0.6
+    assert W.loadElement(os.path.join(samples, "crate.obj")) == 2
+    assert W.rigidObject(1).getName() == "crate" and W.robot(0).getID() == 3
+    with pytest.warns(roboio.RoboioWarning, match="cannot load"):
+        assert W.loadElement(str(tmp_path / "missing.rob")) == -1
+    with pytest.warns(roboio.RoboioWarning):
+        bad = W.loadRobot(str(tmp_path / "missing.rob"))
+    assert bad.getID() == -1 and bad.numLinks() == 0 and W.numRobots() == 1
+    # replacing an element's content keeps the views valid
+    t = W.terrain("floor")
+    assert t.loadFile(os.path.join(samples, "floor.env")) and t.getName() == "floor"
+    assert t.geometry().type() == "TriangleMesh" and W.model.terrains[0].kFriction == 0.8
+    r = WorldModel().makeRobot("blank")
+    assert r.loadFile(os.path.join(samples, "planar_arm.rob"))
+    assert r.numLinks() == 6 and r.link(5).getTransform() is not None
+    # save and read back with roboio
+    arm.link(1).setAxis([0, 0, 1])
+    arm.setJointLimits([-1] * 6, [1] * 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert W.saveFile(str(tmp_path / "out.xml"))
+    back = roboio.load(str(tmp_path / "out.xml"))
+    assert list(back.robots[0].links[1].axis) == [0, 0, 1]
+    assert list(back.robots[0].qmax) == [1] * 6
+    assert [o.name for o in back.rigid_objects] == ["crate", "crate"]
+    with pytest.raises(NotSupportedError):
+        W.saveFile(str(tmp_path / "out2.xml"), str(tmp_path / "elsewhere"))

@@ -121,12 +121,15 @@ class _Element:
         return Appearance._view(self._obj, self._KIND)
 
     def loadFile(self, fn: str) -> bool:
-        """Replace this element's content by the one in ``fn``; False on failure."""
+        """Replace this element's content (not its name) by the one in ``fn``; False on
+        failure."""
         loaded = load_file(fn, _KINDS[self._KIND])
         new = None if loaded is None else _adopt(loaded, self._KIND, self._obj.name)
         if new is None:
             return False
+        name = self._obj.name
         vars(self._obj).update(vars(new))
+        self._obj.name = name
         clear_pose_override(self._obj)
         return True
 
