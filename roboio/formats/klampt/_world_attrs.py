@@ -17,12 +17,12 @@ from ...transforms import moment_to_matrix, rot_x, rot_y, rot_z, rpy_to_matrix
 from ..xmlutil import local_name, where
 
 __all__ = ["numbers", "vector", "double", "kparam", "integer", "transform", "has_transform",
-           "TRANSFORM_ATTRS"]
+           "TRANSFORM_ATTRS", "STREAM_NUMBER", "INT_TOKEN"]
 
 # (S) stream numbers: no inf/nan; (F) safe floats: no leading '+', but inf/infinity/nan.
-_S = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+STREAM_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
 _F = re.compile(r"(?:-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|-?(?:inf|infinity|nan))\Z", re.I)
-_INT = re.compile(r"\s*[+-]?\d+\s*\Z")
+INT_TOKEN = re.compile(r"\s*[+-]?\d+\s*\Z")
 
 TRANSFORM_ATTRS = ("translation", "position", "rotateRPY", "rotateMoment", "rotateX",
                    "rotateY", "rotateZ")
@@ -38,7 +38,7 @@ def numbers(ctx, el, name: str) -> list | None:
     if text is None:
         return None
     toks = text.split()
-    if not all(_S.match(t) for t in toks):
+    if not all(STREAM_NUMBER.match(t) for t in toks):
         raise _bad(ctx, el, name, "numbers")
     return [float(t) for t in toks]
 
@@ -62,7 +62,7 @@ def double(ctx, el, name: str) -> float | None:
     if text is None:
         return None
     t = text.strip()
-    if not _F.match(t) and not _S.match(t):
+    if not _F.match(t) and not STREAM_NUMBER.match(t):
         raise _bad(ctx, el, name, "a number")
     return float(t)
 
@@ -82,7 +82,7 @@ def integer(ctx, el, name: str) -> int | None:
     text = el.get(name)
     if text is None:
         return None
-    if not _INT.match(text):
+    if not INT_TOKEN.match(text):
         raise _bad(ctx, el, name, "an integer")
     return int(text)
 

@@ -125,6 +125,13 @@ def apply_display(ctx, el, app: Appearance, world_path: str, skip=()) -> None:
         app.extras.setdefault(EXTRAS_KEY, {}).update(unknown)
 
 
+# Appearance fields written as they are, in writing order.
+_PLAIN_FIELDS = (("edge_color", "edgeColor"), ("emissive_color", "emissiveColor"),
+                 ("specular_color", "specularColor"), ("shininess", "shininess"),
+                 ("vertex_size", "vertexSize"), ("edge_size", "edgeSize"),
+                 ("silhouette", "silhouette"))
+
+
 def _c(rgba) -> str:
     return fmt_floats(rgba)
 
@@ -143,20 +150,10 @@ def display_attrs(app: Appearance, world_out: str) -> dict:
         out["faceColor"] = "0 0 0 0"
     if app.vertex_color is not None and "color" not in out:
         out["vertexColor"] = _c(app.vertex_color)
-    if app.edge_color is not None:
-        out["edgeColor"] = _c(app.edge_color)
-    if app.emissive_color is not None:
-        out["emissiveColor"] = _c(app.emissive_color)
-    if app.specular_color is not None:
-        out["specularColor"] = _c(app.specular_color)
-    if app.shininess is not None:
-        out["shininess"] = fmt_float(app.shininess)
-    if app.vertex_size is not None:
-        out["vertexSize"] = fmt_float(app.vertex_size)
-    if app.edge_size is not None:
-        out["edgeSize"] = fmt_float(app.edge_size)
-    if app.silhouette is not None:
-        out["silhouette"] = fmt_floats(app.silhouette)
+    for field, attr in _PLAIN_FIELDS:
+        v = getattr(app, field)
+        if v is not None:
+            out[attr] = fmt_floats(v) if isinstance(v, (tuple, list)) else fmt_float(v)
     if app.texture is not None:
         out["texture"] = (app.texture if app.texture in PROCEDURAL_TEXTURES
                           else relative_reference(app.texture, world_out))

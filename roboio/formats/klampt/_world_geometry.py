@@ -16,7 +16,7 @@ from ...errors import FormatError
 from ...model import Group, PointCloud, Primitive, TriangleMesh
 
 __all__ = ["apply_automass", "GeometryWriter", "split_scale_translate", "split_affine",
-           "KLAMPT_GEOMETRY_EXTENSIONS", "relative_reference"]
+           "KLAMPT_GEOMETRY_EXTENSIONS", "relative_reference", "lose_world_only"]
 
 # What Klamp't loads as a geometry file (native readers and Assimp), lower case.
 KLAMPT_GEOMETRY_EXTENSIONS = frozenset(
@@ -40,6 +40,19 @@ def apply_automass(obj, surface_fraction: float, about=None, ctx=None, line=None
     if about is None:
         obj.com = np.asarray(c, float)
     obj.inertia = np.asarray(inertia_from_moments(obj.mass, C), float)
+
+
+def lose_world_only(element, what: str, report, margin_home: str) -> None:
+    """Report what a standalone ``.obj``/``.env`` file cannot hold but a world file could:
+    the collision margin (``margin_home`` names where a world keeps it), the appearance and
+    any extras."""
+    if element.geometry is not None and element.geometry.margin:
+        report.lose(f"{what}: collision margin {element.geometry.margin} (only a world's "
+                    f"{margin_home} holds it)")
+    if not element.appearance.is_default():
+        report.lose(f"{what}: appearance (only a world's <display> holds it)")
+    for k in sorted(element.extras):
+        report.lose(f"{what}: {k}")
 
 
 def split_scale_translate(M):

@@ -15,6 +15,7 @@ import copy
 import os
 
 import numpy as np
+from lxml import etree
 
 from ...errors import FormatError
 from ...model import Appearance, RigidObject, Terrain, World
@@ -96,11 +97,11 @@ def _extension(ref: str) -> str:
 
 def _config(ctx, el, text, n_links, what):
     vals = text.split()
-    if not vals or not A._INT.match(vals[0]):
+    if not vals or not A.INT_TOKEN.match(vals[0]):
         raise ctx.error(f"<robot {what}>: expected 'N q1 ... qN', got {text[:40]!r}", where(el))
     n = int(vals[0])
     q = vals[1:n + 1]
-    if len(q) < n or not all(A._S.match(v) for v in q):
+    if len(q) < n or not all(A.STREAM_NUMBER.match(v) for v in q):
         raise ctx.error(f"<robot {what}>: expected {n} numbers after the count", where(el))
     if n != n_links:
         raise ctx.error(f"<robot {what}>: {n} values for a robot with {n_links} links", where(el))
@@ -155,7 +156,6 @@ def _robot_displays(ctx, el, robot, path):
 
 def _display_part(el):
     """A <display> element with only the display attributes (and link) of ``el``."""
-    from lxml import etree
     keep = {k: v for k, v in el.attrib.items() if k in DISPLAY_ATTRS or k == "link"}
     out = etree.Element("display", keep)
     out.sourceline = el.sourceline
@@ -239,9 +239,8 @@ def _read_object(ctx, path, el):
     disp = _first(el, "display", "appearance")
     if disp is not None:
         apply_display(ctx, disp, obj.appearance, path)
-    known = {"geometry", "physics", "display", "appearance"}
-    _keep_unknown(ctx, el, _OBJECT_ATTRS - {"margin"}, obj.extras, known)
-    if el.get("margin") is not None:
+    _keep_unknown(ctx, el, _OBJECT_ATTRS, obj.extras, {"geometry", "physics", "display", "appearance"})
+    if el.get("margin") is not None:       # kept too, written back as it was
         obj.extras.setdefault(ATTRS_KEY, {})["margin"] = el.get("margin")
     return obj
 
@@ -285,7 +284,7 @@ def _read_terrain(ctx, path, el, index):
         t.name = name
     else:
         t = Terrain(name, _geometry_file(ctx, path, el))
-    t.source = path
+        t.source = path
     kf = A.double(ctx, el, "kFriction")
     if kf is not None:
         t.kFriction = kf

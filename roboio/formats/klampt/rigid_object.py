@@ -32,7 +32,7 @@ from ...model import RigidObject
 from ..fileio import atomic_write, read_text
 from ..registry import FormatInfo, load_geometry_ref, register
 from . import _simplefile
-from ._world_geometry import GeometryWriter, apply_automass, split_scale_translate
+from ._world_geometry import GeometryWriter, apply_automass, lose_world_only, split_scale_translate
 
 __all__ = ["ITEMS", "read_object", "object_items", "write_object", "sniff"]
 
@@ -185,14 +185,8 @@ def write_object(obj: RigidObject, path: str, report, geometry_writer=None,
     gw = geometry_writer or GeometryWriter(report)
     what = f"rigid object {obj.name!r}"
     items = object_items(obj, path, report, gw, what, geometry_transform)
-    if geometry_writer is None:     # standalone file: what only a world file can hold
-        if obj.geometry.margin:
-            report.lose(f"{what}: collision margin {obj.geometry.margin} (only a world's "
-                        "<geometry margin> holds it)")
-        if not obj.appearance.is_default():
-            report.lose(f"{what}: appearance (only a world's <display> holds it)")
-        for k in sorted(obj.extras):
-            report.lose(f"{what}: {k}")
+    if geometry_writer is None:     # a standalone file (a world writer keeps the rest)
+        lose_world_only(obj, what, report, "<geometry margin>")
     atomic_write(path, _simplefile.format_entries(items))
 
 

@@ -20,7 +20,7 @@ from ...model import Group, PointCloud, Terrain, TriangleMesh
 from ..fileio import atomic_write, read_text
 from ..registry import FormatInfo, load_geometry_ref, register
 from . import _simplefile
-from ._world_geometry import GeometryWriter
+from ._world_geometry import GeometryWriter, lose_world_only
 
 __all__ = ["read_terrain", "terrain_items", "write_terrain", "element_count"]
 
@@ -97,14 +97,8 @@ def write_terrain(t: Terrain, path: str, report, geometry_writer=None, placed: b
     gw = geometry_writer or GeometryWriter(report)
     what = f"terrain {t.name!r}"
     items = terrain_items(t, path, report, gw, what, placed)
-    if geometry_writer is None:
-        if t.geometry.margin:
-            report.lose(f"{what}: collision margin {t.geometry.margin} (only a world's "
-                        "<terrain margin> holds it)")
-        if not t.appearance.is_default():
-            report.lose(f"{what}: appearance (only a world's <display> holds it)")
-        for k in sorted(t.extras):
-            report.lose(f"{what}: {k}")
+    if geometry_writer is None:     # a standalone file (a world writer keeps the rest)
+        lose_world_only(t, what, report, "<terrain margin>")
     atomic_write(path, _simplefile.format_entries(items))
 
 
