@@ -67,12 +67,14 @@ def _update_subtree(robot, root: int):
     """Recompute the current transforms of ``root`` and its descendants."""
     T = _state(robot).T
     todo = {root}
-    for link in robot.links:       # parents come before children
-        if link.index == root or link.parent in todo:
-            todo.add(link.index)
-            parent = np.eye(4) if link.parent < 0 else T[link.parent]
-            T[link.index] = parent @ _local_transform(link, robot.config[link.index])
-            clear_pose_override(link)
+    for indices, _ in robot.kinematics.levels:      # tree levels, root first
+        for i in indices:
+            link = robot.links[i]
+            if i == root or link.parent in todo:
+                todo.add(int(i))
+                parent = np.eye(4) if link.parent < 0 else T[link.parent]
+                T[i] = parent @ _local_transform(link, robot.config[i])
+                clear_pose_override(link)
 
 
 def _lookup(items, key, what):
