@@ -12,7 +12,7 @@ import pytest
 
 import roboio
 
-from conftest import corpus_path
+from conftest import SAMPLES, corpus_path
 
 # the unit tests' fixtures (cube mesh, a world built in code, world comparison)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit"))
@@ -72,9 +72,9 @@ def assert_klampt_sees(kw, w, atol=1e-9):
         assert kw.terrain(i).getName() == t.name
 
 
-@pytest.mark.parametrize("name", WORLDS)
+@pytest.mark.parametrize("name", WORLDS + ["sample"])
 def test_written_corpus_world_reads_back_in_klampt(name, tmp_path):
-    src = corpus_path("klampt", name)
+    src = os.path.join(SAMPLES, "world.xml") if name == "sample" else corpus_path("klampt", name)
     w = quiet_load(src)
     out = tmp_path / "w.xml"
     assert roboio.save(w, str(out)).lost == []

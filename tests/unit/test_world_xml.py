@@ -363,3 +363,26 @@ def test_missing_mesh_is_a_warning_unless_strict(wdir):
     assert any("w.xml:3" in x and "gone.off" in x for x in w.warnings)
     with pytest.raises(FormatError, match=r"w\.xml:3: .*gone\.off"):
         world(wdir, '<terrain file="gone.off"/>', strict=True)
+
+
+# ------------------------------------------------------------------------- shipped sample
+
+def test_sample_world_loads():
+    from conftest import SAMPLES
+    w = roboio.load(os.path.join(SAMPLES, "world.xml"), strict=True)
+    assert ([r.name for r in w.robots], [o.name for o in w.rigid_objects], [t.name for t in w.terrains]) == (
+        ["arm"], ["crate"], ["floor"])
+    arm = w.robots[0]
+    assert arm.config.tolist() == [0, 0.3, -0.6, 0.3, 0.01, 0.01]
+    alone = roboio.load(os.path.join(SAMPLES, "planar_arm.rob"))
+    np.testing.assert_allclose(arm.links[0].parent_transform, affine(Rz(0.1)) @ alone.links[0].parent_transform,
+                               atol=1e-15)
+    assert arm.links[1].appearance.color == (0.9, 0.5, 0.1, 1)
+    crate = w.rigid_objects[0]
+    np.testing.assert_array_equal(crate.transform, affine(t=(0.7, 0.2, 0.1)))
+    assert crate.mass == 0.5 and crate.kFriction == 0.6
+    np.testing.assert_allclose(crate.com, 0, atol=1e-15)          # the crate mesh is centred
+    np.testing.assert_allclose(crate.inertia, inertia_from_C(0.5, np.diag(box_surface_moments(0.2, 0.2, 0.2))),
+                               rtol=1e-12, atol=1e-18)
+    floor = w.terrains[0]
+    assert floor.kFriction == 0.8 and floor.appearance.color == (0.5, 0.5, 0.5, 1)
