@@ -105,3 +105,20 @@ def test_every_collada_file_matches_trimesh():
         ours = np.asarray(m.vertices)[m.faces]
         theirs = np.asarray(ref.vertices)[np.asarray(ref.faces)]
         assert np.abs(ours - theirs).max() <= 2e-6, path
+
+
+def test_tri_and_geom_corpus_files():
+    tris = corpus_files("*.tri")
+    assert len(tris) == 3
+    for path in tris:
+        with open(path) as f:
+            t = f.read().split()                 # one block: nv, coords, nt, indices
+        nv = int(t[0])
+        nt = int(t[1 + 3 * nv])
+        m = roboio.load(path)
+        assert np.array_equal(m.vertices, np.array(t[1:1 + 3 * nv], float).reshape(-1, 3)), path
+        assert np.array_equal(m.faces, np.array(t[2 + 3 * nv:2 + 3 * nv + 3 * nt], int).reshape(-1, 3)), path
+    cube = roboio.load(corpus_path("klampt", "objects", "cube.geom"))
+    assert cube.primitive == "AABB" and cube.params["bmax"].tolist() == [1, 1, 1]
+    sphere = roboio.load(corpus_path("klampt", "objects", "sphere.geom"))
+    assert sphere.primitive == "Sphere" and sphere.params["radius"] == 1.0

@@ -161,3 +161,15 @@ def test_klampt_written_group_and_pcd_read_by_roboio(tmp_path):
     assert klampt.Geometry3D(pc).saveFile(out)
     back = roboio.load(out)
     assert back.points.tolist() == [[1, 2, 3], [4, 5, 6]] and back.fields["rgb"].tolist() == [46003, 7]
+
+
+@pytest.mark.parametrize("ext", ["stl", "obj", "ply", "off"])
+def test_meshes_written_by_roboio_read_back_by_klampt(tmp_path, ext):
+    rng = np.random.default_rng(8)
+    v = rng.normal(size=(30, 3)).astype(np.float32).astype(float)     # STL stores float32
+    f = np.array([[i, (i + 3) % 30, (i + 11) % 30] for i in range(30)])
+    out = str(tmp_path / f"w.{ext}")
+    roboio.save(TriangleMesh(v, f), out)
+    kv, kf = klampt_mesh(out)
+    assert kf.shape == f.shape, ext
+    assert np.allclose(kv[kf], v[f], rtol=1e-6, atol=1e-7), ext
