@@ -386,3 +386,14 @@ def test_sample_world_loads():
                                rtol=1e-12, atol=1e-18)
     floor = w.terrains[0]
     assert floor.kFriction == 0.8 and floor.appearance.color == (0.5, 0.5, 0.5, 1)
+
+
+def test_world_sniff_and_dispatch(wdir):
+    from roboio.formats.klampt.world import sniff
+    assert sniff(b'\xef\xbb\xbf<?xml version="1.0"?>\n<!-- a <world> -->\n<world>\n<terrain file="x"/>', "w.xml")
+    assert sniff(b"<world/>", "w.xml")
+    assert not sniff(b"<?xml version='1.0'?><multipath><section/></multipath>", "m.xml")
+    assert not sniff(b"<world>\n<robot>\n<filename>models/robots/Barrett/Barrett.xml</filename>", "g.xml")
+    assert not sniff(b"<Environment><Robot file='x'/></Environment>", "e.xml")
+    # an .xml without a format name is read as a Klamp't world by content
+    assert isinstance(world(wdir, '<terrain file="cube.off"/>'), roboio.World)
