@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...transforms import axis_angle_to_matrix
 from . import _iv_shapes as shapes
+from ._iv_geometry import (DEFAULT_RGBA, Shape, Sink, indexed, palette_colors, sequential, to_rgba,
+                           transform_matrix)
 from ._iv_parse import Header
 
 __all__ = ["build_mesh", "build_node_mesh", "find_named", "transform_matrix", "MAX_TRIANGLES",
@@ -34,198 +35,12 @@ __all__ = ["build_mesh", "build_node_mesh", "find_named", "transform_matrix", "M
 MAX_TRIANGLES = 50_000_000       # DEF/USE can multiply geometry; beyond this the file is refused
 MAX_WALK_DEPTH = 150             # nested groups across File/Inline includes (Python stack)
 
-DEFAULT_RGBA = np.array([0.8, 0.8, 0.8, 1.0])
-
 UNIT_METERS = {
     "METERS": 1.0, "CENTIMETERS": 0.01, "MILLIMETERS": 0.001, "MICROMETERS": 1e-6,
     "MICRONS": 1e-6, "NANOMETERS": 1e-9, "ANGSTROMS": 1e-10, "KILOMETERS": 1000.0,
     "INCHES": 0.0254, "FEET": 0.3048, "YARDS": 0.9144, "MILES": 1609.344,
     "NAUTICAL_MILES": 1852.0, "POINTS": 0.0254 / 72.0,
 }
-
-
-def transform_matrix(translation=None, rotation=None, scale=None, scale_orientation=None,
-                     center=None) -> np.ndarray:
-    """T(t) T(c) R(r) R(so) S(s) R(so)^-1 T(-c), rotations given as (x, y, z, angle rad)."""
-    M = np.eye(4)
-    c = np.zeros(3) if center is None else np.asarray(center, float)
-    if translation is not None:
-        M[:3, 3] += translation
-    M[:3, 3] += c
-    if rotation is not None:
-        M[:3, :3] = axis_angle_to_matrix(rotation[:3], rotation[3])
-    if scale is not None:
-        S = np.diag(np.asarray(scale, float))
-        if scale_orientation is not None:
-            SO = axis_angle_to_matrix(scale_orientation[:3], scale_orientation[3])
-            S = SO @ S @ SO.T
-        M[:3, :3] = M[:3, :3] @ S
-    M[:3, 3] -= M[:3, :3] @ c
-    return M
-
-
-class _Sink:
-    """Accumulates shapes (vertices already in the file frame). A coordinate list shared by
-    several shapes under the same matrix is stored once."""
-
-    def __init__(self, limit: int):
-        self.verts: list = []
-        self.faces: list = []
-        self.colors: list = []
-        self.nv = 0
-        self.nf = 0
-        self.limit = limit
-        self.colored = False
-        self._cache: dict = {}
-
-    def add(self, points: np.ndarray, M: np.ndarray, faces: np.ndarray, rgba, error):
-        if len(faces) == 0:
-            return
-        if self.nf + len(faces) > self.limit:
-            raise error(f"more than {self.limit} triangles (DEF/USE expansion?); refusing the file")
-        key = (id(points), M.tobytes())
-        hit = self._cache.get(key)
-        if hit is None:
-            if np.array_equal(M, np.eye(4)):
-                v = np.array(points, dtype=np.float64)
-            else:
-                v = points @ M[:3, :3].T + M[:3, 3]
-            hit = (points, self.nv)
-            self._cache[key] = hit
-            self.verts.append(v)
-            self.nv += len(v)
-        self.faces.append(faces + hit[1])
-        self.nf += len(faces)
-        if rgba is not None:
-            self.colored = True
-        self.colors.append((rgba, len(faces)))
-
-    def result(self) -> dict:
-        if not self.faces:
-            return {"vertices": np.zeros((0, 3)), "faces": np.zeros((0, 3), np.int64)}
-        out = {"vertices": np.concatenate(self.verts), "faces": np.concatenate(self.faces)}
-        if self.colored:
-            out["face_colors"] = np.concatenate(
-                [c if c is not None else np.tile(DEFAULT_RGBA, (n, 1)) for c, n in self.colors])
-        return out
-
-
-def _rgba(rgb, alpha) -> np.ndarray:
-    rgb = np.asarray(rgb, float).reshape(-1, 3)
-    a = np.asarray(alpha, float).reshape(-1)
-    if len(a) == 0:
-        a = np.zeros(1)
-    if len(a) < len(rgb):
-        a = np.concatenate([a, np.full(len(rgb) - len(a), a[0])])
-    return np.concatenate([rgb, 1.0 - a[: len(rgb), None]], axis=1)
-
-
-def _palette_colors(palette: np.ndarray, idx: np.ndarray, warn) -> np.ndarray:
-    """Colours of (F,) or (F, 3) palette indices; per-corner colours are averaged."""
-    if len(palette) == 0:
-        return None
-    if idx.size and (idx.min() < 0 or idx.max() >= len(palette)):
-        warn(f"colour index {int(idx.max() if idx.max() >= len(palette) else idx.min())} outside "
-             f"the {len(palette)} colours given; clamped")
-        idx = np.clip(idx, 0, len(palette) - 1)
-    c = palette[idx]
-    return c.mean(axis=1) if c.ndim == 3 else c
-
-
-class _Shape:
-    """Triangulation of one indexed or sequential shape, with what colour lookup needs."""
-
-    def __init__(self, faces, corners, face_of, part_of, stream, counter):
-        self.faces = faces            # (F, 3) coordinate indices
-        self.corners = corners        # (F, 3) positions in the index stream
-        self.face_of = face_of        # (F,) face number (polygon, or strip triangle)
-        self.part_of = part_of        # (F,) part number (polygon or strip)
-        self.stream = stream          # the coordinate index stream (with -1 separators)
-        self.counter = counter        # (F, 3) running vertex number of each corner
-
-    def color_indices(self, binding: str, index, warn):
-        """Palette indices for a material ``binding`` (``index``: materialIndex or None)."""
-        # Coin's default materialIndex is a single -1: "use coordIndex"
-        has_index = index is not None and len(index) > 0 and not (len(index) == 1 and index[0] == -1)
-        if binding in ("PER_PART", "PER_PART_INDEXED"):
-            sel = self.part_of
-        elif binding in ("PER_FACE", "PER_FACE_INDEXED"):
-            sel = self.face_of
-        elif binding == "PER_VERTEX":
-            return self.counter
-        elif binding == "PER_VERTEX_INDEXED":
-            return _take(index, self.corners, warn) if has_index else self.stream[self.corners]
-        else:
-            return np.zeros(len(self.faces), np.int64)
-        if binding.endswith("_INDEXED") and has_index:
-            return _take(index, sel, warn)
-        return sel
-
-
-def _take(index, pos: np.ndarray, warn) -> np.ndarray:
-    """``index[pos]``; positions beyond a too short index list take its last entry."""
-    index = np.asarray(index, dtype=np.int64)
-    need = int(pos.max()) + 1 if pos.size else 0
-    if need > len(index):
-        warn(f"colour/material index list has {len(index)} entries, {need} needed; "
-             "the last one is repeated")
-        pos = np.minimum(pos, len(index) - 1)
-    return index[pos]
-
-
-def _indexed(stream: np.ndarray, points, convex: bool, strip: bool, node, field: str) -> _Shape:
-    """Triangulate an index stream (IndexedFaceSet / IndexedTriangleStripSet)."""
-    stream = np.asarray(stream, dtype=np.int64).reshape(-1)
-    bad = (stream < -1) | (stream >= (0 if points is None else len(points)))
-    if bad.any():
-        pos = int(np.flatnonzero(bad)[0])
-        have = "no coordinates precede it" if points is None else f"there are {len(points)} coordinates"
-        raise node.error(f"{field}[{pos}] = {int(stream[pos])} is out of range ({have})", field)
-    starts, lengths = shapes.runs(stream)
-    corners, face_of, part_of = _triangulate(stream, starts, lengths, points, convex, strip)
-    # running vertex number: position minus the -1 separators before it
-    seps_before = np.cumsum(stream == -1) - (stream == -1)
-    counter = corners - seps_before[corners] if len(corners) else corners
-    return _Shape(stream[corners], corners, face_of, part_of, stream, counter)
-
-
-def _triangulate(stream, starts, lengths, points, convex: bool, strip: bool):
-    """(corners, face_of, part_of) of the runs ``starts``/``lengths`` of ``stream``."""
-    if strip:
-        corners, part_of = shapes.strips(starts, lengths)
-        return corners, np.arange(len(corners)), part_of
-    if convex or not (lengths > 3).any():
-        corners, face_of = shapes.fan(starts, lengths)
-    else:
-        corners, face_of = shapes.ear_clip_runs(
-            starts, lengths, lambda i: points[stream[starts[i]:starts[i] + lengths[i]]])
-    return corners, face_of, face_of
-
-
-def _sequential(start: int, counts, npoints: int, convex: bool, strip: bool, points, node) -> _Shape:
-    """FaceSet / TriangleStripSet: consecutive coordinates from ``start``; a count of -1
-    takes all remaining coordinates."""
-    counts = [int(c) for c in np.asarray(counts, dtype=np.int64).reshape(-1)]
-    avail = npoints - start
-    if start < 0 or avail < 0:
-        raise node.error(f"startIndex {start} is outside the {npoints} coordinates", "startIndex")
-    lengths = []
-    used = 0
-    for c in counts:
-        if c == -1:
-            c = avail - used
-        if c < 0:
-            raise node.error(f"numVertices {c} is negative", "numVertices")
-        lengths.append(c)
-        used += c
-    if used > avail:
-        raise node.error(f"numVertices needs {used} coordinates after startIndex {start}, "
-                         f"there are {avail}", "numVertices")
-    stream = np.arange(start, start + used, dtype=np.int64)
-    starts, lengths = shapes.runs(stream, lengths)
-    corners, face_of, part_of = _triangulate(stream, starts, lengths, points, convex, strip)
-    # Coin numbers per-vertex materials of a FaceSet from 0, whatever startIndex is
-    return _Shape(stream[corners], corners, face_of, part_of, stream, corners)
 
 
 # -- Inventor / VRML 1.0 ------------------------------------------------------------------
@@ -249,7 +64,7 @@ class _State:
 
 
 class _Walk:
-    def __init__(self, sink: _Sink, include, warn):
+    def __init__(self, sink: Sink, include, warn):
         self.sink = sink
         self.include = include        # include(reference, node, field, visit)
         self.warn = warn              # warn(message, node)
@@ -407,13 +222,13 @@ class _InventorWalk:
         if self.vrml1 and len(emissive) > len(diffuse):
             diffuse = emissive           # Coin: a VRML 1.0 "emissive only" material
         if len(diffuse):
-            st.palette = _rgba(diffuse, node.get("transparency", np.zeros(1)))
+            st.palette = to_rgba(diffuse, node.get("transparency", np.zeros(1)))
         st.colored = True
 
     def n_BaseColor(self, node, st):
         rgb = node.get("rgb", np.array([[0.8, 0.8, 0.8]]))
         if len(rgb):
-            st.palette = _rgba(rgb, 1.0 - st.palette[:1, 3])
+            st.palette = to_rgba(rgb, 1.0 - st.palette[:1, 3])
         st.colored = True
 
     def n_PackedColor(self, node, st):
@@ -479,7 +294,7 @@ class _InventorWalk:
         stream = node.get("coordIndex", np.zeros(0, np.int64))
         if len(stream) == 0:
             return
-        shape = _indexed(stream, points, st.convex, strip, node, "coordIndex")
+        shape = indexed(stream, points, st.convex, strip, node, "coordIndex")
         self._color_and_emit(node, st, points, shape, palette, binding, colored,
                              node.get("materialIndex"))
 
@@ -493,7 +308,7 @@ class _InventorWalk:
         points, palette, binding, colored = self._vertex_source(node, st)
         counts = node.get("numVertices", np.array([-1]))
         n = 0 if points is None else len(points)
-        shape = _sequential(int(node.get("startIndex", 0)), counts, n, st.convex, strip, points, node)
+        shape = sequential(int(node.get("startIndex", 0)), counts, n, st.convex, strip, points, node)
         self._color_and_emit(node, st, points, shape, palette, binding.replace("_INDEXED", ""),
                              colored, None)
 
@@ -517,7 +332,7 @@ class _InventorWalk:
         faces = faces + start
         quad = np.tile(np.arange((rows - 1) * (cols - 1)), 2)
         row = quad // (cols - 1)
-        shape = _Shape(faces, faces - start, quad, row, np.arange(start, start + rows * cols),
+        shape = Shape(faces, faces - start, quad, row, np.arange(start, start + rows * cols),
                        faces - start)
         self._color_and_emit(node, st, points, shape, palette, binding.replace("_INDEXED", ""),
                              colored, None)
@@ -526,7 +341,7 @@ class _InventorWalk:
         rgba = None
         if colored and len(shape.faces):
             warn = lambda m: self.w.warn(m, node)    # noqa: E731
-            rgba = _palette_colors(palette, shape.color_indices(binding, index, warn), warn)
+            rgba = palette_colors(palette, shape.color_indices(binding, index, warn), warn)
         self._emit(st, points, shape.faces, rgba, node)
 
 
@@ -607,7 +422,7 @@ class _Vrml2Walk:
         if app is not None and not app.skipped and app.type == "Appearance":
             mat = app.get("material")
             if mat is not None and not mat.skipped and mat.type == "Material":
-                rgba = _rgba(mat.get("diffuseColor", np.array([0.8, 0.8, 0.8])),
+                rgba = to_rgba(mat.get("diffuseColor", np.array([0.8, 0.8, 0.8])),
                              mat.get("transparency", 0.0))
         handler(geom, M, rgba)
 
@@ -641,17 +456,17 @@ class _Vrml2Walk:
         stream = node.get("coordIndex", np.zeros(0, np.int64))
         if len(stream) == 0:
             return
-        shape = _indexed(stream, points, node.get("convex", True), False, node, "coordIndex")
+        shape = indexed(stream, points, node.get("convex", True), False, node, "coordIndex")
         faces_rgba = None if rgba is None else np.tile(rgba[0], (len(shape.faces), 1))
         color = node.get("color")
         if color is not None and not color.skipped and len(shape.faces):
             alpha = 1.0 if rgba is None else rgba[0, 3]
-            palette = _rgba(color.get("color", np.zeros((0, 3))), 1.0 - alpha)
+            palette = to_rgba(color.get("color", np.zeros((0, 3))), 1.0 - alpha)
             per_vertex = node.get("colorPerVertex", True)
             warn = lambda m: self.w.warn(m, node)    # noqa: E731
             idx = shape.color_indices("PER_VERTEX_INDEXED" if per_vertex else "PER_FACE_INDEXED",
                                       node.get("colorIndex"), warn)
-            colors = _palette_colors(palette, idx, warn)
+            colors = palette_colors(palette, idx, warn)
             if colors is not None:
                 faces_rgba = colors
         self._emit(M, points, shape.faces, faces_rgba, node)
@@ -674,7 +489,7 @@ def build_mesh(scene, include, warn, limit=None) -> dict:
     ``include(reference, node, field, visit)`` loads the file a ``File``/``Inline`` node
     names and calls ``visit(scene)`` on it (or reports why it cannot);
     ``warn(message, node)`` reports a problem."""
-    sink = _Sink(MAX_TRIANGLES if limit is None else limit)
+    sink = Sink(MAX_TRIANGLES if limit is None else limit)
     _Walk(sink, include, warn).scene(scene)
     return sink.result()
 
@@ -707,7 +522,7 @@ def build_node_mesh(node, parent: np.ndarray, compose, include, warn) -> dict:
     """Triangles of one VRML 2.0 node's subtree. ``compose(parent, local)`` gives the matrix
     applied to the node's contents from its parent frame and its own Transform matrix
     (``local`` is the identity for other nodes); ``parent @ local`` is the file frame."""
-    sink = _Sink(MAX_TRIANGLES)
+    sink = Sink(MAX_TRIANGLES)
     walk = _Vrml2Walk(_Walk(sink, include, warn))
     if node.type == "Transform":
         g = node.get
