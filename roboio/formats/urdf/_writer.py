@@ -27,7 +27,7 @@ import numpy as np
 from lxml import etree
 
 from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
-from ...transforms import make_transform, matrix_to_rpy, rot_y, rot_z, rpy_to_matrix
+from ...transforms import make_transform, rot_y, rot_z, rpy_to_matrix
 from ..fileio import atomic_write, fmt_float
 from ._build import affine_driver_limits
 from ._mount import default_pairs
@@ -47,11 +47,15 @@ _INTEGER = re.compile(r"[+-]?\d+\Z")
 def rpy_of(R) -> tuple:
     """Roll, pitch, yaw of rotation ``R`` and the largest entry error of rebuilding it.
 
-    :func:`matrix_to_rpy` gives pitch and yaw; roll is then recomputed from what is left
-    of ``R`` after removing them, which keeps the round trip at rounding level even next
-    to the gimbal lock (pitch = ±90°), where roll and yaw are coupled."""
+    Pitch from the third row, yaw from the first column (however small it is: near the
+    gimbal lock, pitch = ±90°, its relative error grows but its effect shrinks as fast),
+    and roll from what is left of ``R`` once yaw and pitch are removed, so that roll
+    absorbs yaw's error in the coupled combination. The round trip stays at rounding
+    level everywhere, gimbal lock included."""
     R = np.asarray(R, dtype=float)
-    _, p, y = matrix_to_rpy(R)
+    c = np.hypot(R[0, 0], R[1, 0])
+    p = np.arctan2(-R[2, 0], c)
+    y = np.arctan2(R[1, 0], R[0, 0]) if c > 0 else np.arctan2(-R[0, 1], R[1, 1])
     M = (rot_z(y) @ rot_y(p)).T @ R
     r = np.arctan2(M[2, 1], M[2, 2])
     rpy = (float(r), float(p), float(y))
@@ -108,6 +112,7 @@ class _Writer:
         for i, p in enumerate(self.par):
             self.kids[p].append(i)
         self.frozen = False
+        self.has_mesh = False
         self.odd_meshes = defaultdict(list)   # extension -> meshes ROS tools cannot read
         self.group = {}
         for j in robot.joints:
@@ -301,6 +306,7 @@ class _Writer:
             ext = os.path.splitext(src)[1].lower()
             if ext not in _MESH_EXTS:
                 self.odd_meshes[ext].append(ref)
+            self.has_mesh = True
             shape = etree.Element("mesh", filename=ref)
             if not np.array_equal(s, np.ones(3)):
                 shape.set("scale", _fmt(s))
@@ -322,6 +328,7 @@ class _Writer:
         except (ValueError, OSError) as e:
             self.lose(f"meshes that need baking ({why}) but cannot be written: {e}", label)
             return None
+        self.has_mesh = True
         self.report.files.append(fn)
         self.report.warn(f"mesh of {label} baked into {os.path.basename(fn)} ({why})")
         return np.eye(4), etree.Element("mesh", filename=os.path.basename(fn))
@@ -476,6 +483,8 @@ class _Writer:
             if i == self.urdf_root:
                 continue
             self.joint_element(root_el, i, types[i], lnames, jnames, world, mimics)
+        if self.has_mesh:
+            kl.set("flip_yz", "0")   # Klamp't would keep a flip_yz="1" of a URDF loaded before
         self.klampt_links(kl, emitted, types, lnames)
         self.self_collision(kl, emitted, has_geo, lnames, readback)
         self.properties(kl)

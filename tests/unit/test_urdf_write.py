@@ -1,0 +1,241 @@
+"""URDF writing: frames, joint naming and order, floating bases, drivers, geometry and
+what the report says is lost. Expected values are hand-worked or the written file read
+back (by roboio's reader, itself checked against klampt in tests/reference)."""
+import os
+import warnings
+
+import numpy as np
+import pytest
+from lxml import etree
+
+import roboio
+from roboio.cli.main import main
+from roboio.model import Driver, Joint, Link, Primitive, Robot, TriangleMesh
+from roboio.formats.urdf._writer import rpy_of
+
+from conftest import SAMPLES
+
+
+def chain(specs, joints=None):
+    """Robot from (name, parent, type, axis, xyz) tuples; normal joints, normal drivers."""
+    links = []
+    for name, parent, jt, axis, xyz in specs:
+        T = np.eye(4)
+        T[:3, 3] = xyz
+        links.append(Link(name, parent, jt, axis, T, mass=1.0))
+    r = Robot("t")
+    n = len(links)
+    r.set_links(links, qmin=[-1] * n, qmax=[1] * n, vmax=[2] * n, amax=[10] * n, tmax=[3] * n)
+    r.joints = joints or [Joint("normal", [i]) for i in range(n)]
+    r.drivers = [Driver(l.name, "normal", [l.index], qmin=-1, qmax=1, vmin=-2, vmax=2, tmin=-3, tmax=3,
+                        amin=-10, amax=10, servo_p=100, servo_d=10)
+                 for l in r.links if r.joint_of_link(l.index).type == "normal"]
+    return r
+
+
+def reread(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", roboio.RoboioWarning)
+        return roboio.load(path)
+
+
+def test_rpy_round_trip_including_gimbal_lock():
+    rng = np.random.default_rng(0)
+    cases = [np.eye(3), np.diag([1.0, -1.0, -1.0]), np.diag([-1.0, 1.0, -1.0])]
+    for _ in range(300):
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        w, x, y, z = q
+        cases.append(np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                               [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                               [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]))
+    for s in (1, -1):          # pitch exactly and nearly +-90 degrees: R[2, 0] = -+1
+        for eps in (0, 1e-14, 1e-10, 1e-7):
+            a, b = rng.uniform(-np.pi, np.pi, 2)
+            p = s * (np.pi / 2 - eps)
+            cz, sz, cy, sy, cx, sx = np.cos(a), np.sin(a), np.cos(p), np.sin(p), np.cos(b), np.sin(b)
+            cases.append(np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]]) @
+                         np.array([[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]]) @
+                         np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]]))
+    for R in cases:
+        rpy, err = rpy_of(R)
+        r, p, y = rpy
+        back = (np.array([[np.cos(y), -np.sin(y), 0], [np.sin(y), np.cos(y), 0], [0, 0, 1]]) @
+                np.array([[np.cos(p), 0, np.sin(p)], [0, 1, 0], [-np.sin(p), 0, np.cos(p)]]) @
+                np.array([[1, 0, 0], [0, np.cos(r), -np.sin(r)], [0, np.sin(r), np.cos(r)]]))
+        assert np.abs(back - R).max() < 1e-15 and err < 1e-15
+
+
+def test_readme_command_converts_the_sample(tmp_path, capsys):
+    out = tmp_path / "planar_arm.urdf"
+    assert main(["convert", os.path.join(SAMPLES, "planar_arm.rob"), str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    src = roboio.load(os.path.join(SAMPLES, "planar_arm.rob"))
+    back = reread(out)
+    assert back.link_names == src.link_names and list(back.parents) == list(src.parents)
+    Q = roboio.convert.sample_configs(src, 5)
+    np.testing.assert_allclose(back.fk_batch(Q), src.fk_batch(Q), atol=1e-12, rtol=0)
+    # the gripper's affine driver is a <mimic>; meshes are referenced relative to the file
+    (d,) = [d for d in back.drivers if d.type == "affine"]
+    assert [back.link_names[i] for i in d.dofs] == ["finger_left", "finger_right"]
+    mesh = etree.parse(str(out)).find(".//mesh")
+    assert os.path.isfile(os.path.join(tmp_path, mesh.get("filename")))
+
+
+def test_joint_names_reproduce_link_order(tmp_path):
+    # children of the root listed as "zeta" before "alpha": natural joint names would sort
+    # the other way round, so the writer renames those two joints
+    r = chain([("root", -1, "revolute", (0, 0, 1), (0, 0, 0)), ("zeta", 0, "revolute", (0, 1, 0), (1, 0, 0)),
+               ("alpha", 0, "revolute", (0, 1, 0), (0, 1, 0)), ("tip", 2, "prismatic", (1, 0, 0), (0, 0, 1))])
+    rep = roboio.save(r, tmp_path / "t.urdf")
+    assert not rep.lost, rep.lost
+    back = reread(tmp_path / "t.urdf")
+    assert back.link_names == ["root", "zeta", "alpha", "tip"]
+    names = {j.find("child").get("link"): j.get("name") for j in etree.parse(str(tmp_path / "t.urdf")).iter("joint")}
+    assert names["zeta"] < names["alpha"] and names["tip"] == "tip_joint"
+
+
+def test_link_order_that_is_not_depth_first_is_reported(tmp_path):
+    # breadth-first: a, b (children of root), then their children
+    r = chain([("r", -1, "revolute", (0, 0, 1), (0, 0, 0)), ("a", 0, "revolute", (0, 0, 1), (1, 0, 0)),
+               ("b", 0, "revolute", (0, 0, 1), (0, 1, 0)), ("a2", 1, "revolute", (0, 0, 1), (1, 0, 0)),
+               ("b2", 2, "revolute", (0, 0, 1), (0, 1, 0))])
+    rep = roboio.save(r, tmp_path / "t.urdf")
+    assert any(x.startswith("link order") and "r a a2 b b2" in x for x in rep.lost)
+
+
+def test_floating_base_becomes_the_urdf_root(tmp_path):
+    specs = [(f"base{i}", i - 1, "prismatic" if i < 3 else "revolute", ax, (0, 0, 0)) for i, ax in
+             enumerate([(1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 1), (0, 1, 0), (1, 0, 0)])]
+    specs[5] = ("body",) + specs[5][1:]
+    r = chain(specs + [("arm", 5, "revolute", (0, 1, 0), (0.1, 0, 0))],
+              [Joint("floating", list(range(6))), Joint("normal", [6])])
+    for i in range(6):
+        r.links[i].mass = 0.0 if i < 5 else 2.0
+        r.links[i].inertia = np.zeros((3, 3)) if i < 5 else np.eye(3)
+    r.qmin[:6], r.qmax[:6], r.vmin[:6], r.vmax[:6] = -np.inf, np.inf, -np.inf, np.inf
+    r.amax[:6], r.tmax[:6], r.pmax[5] = np.inf, 0.0, 0.0
+    r.drivers = r.drivers[-1:]
+    rep = roboio.save(r, tmp_path / "t.urdf")
+    assert not rep.lost, rep.lost
+    root = etree.parse(str(tmp_path / "t.urdf")).getroot()
+    assert [l.get("name") for l in root.iter("link")] == ["body", "arm"]
+    back = reread(tmp_path / "t.urdf")
+    assert back.link_names == r.link_names and [j.type for j in back.joints] == ["floating", "normal"]
+    # a floating base whose virtual links carry something says so
+    r.links[1].mass = 1.0
+    rep = roboio.save(r, tmp_path / "t.urdf")
+    assert any("floating base" in x and "mass of base1" in x for x in rep.lost)
+
+
+def test_limits_and_joint_types(tmp_path):
+    r = chain([("a", -1, "revolute", (0, 0, 1), (0, 0, 0)), ("b", 0, "revolute", (0, 0, 1), (1, 0, 0)),
+               ("c", 1, "prismatic", (0, 0, 1), (1, 0, 0)), ("d", 2, "revolute", (0, 0, 2), (1, 0, 0))],
+              [Joint("weld", [0]), Joint("spin", [1]), Joint("normal", [2]), Joint("normal", [3])])
+    r.qmin[0] = r.qmax[0] = r.vmin[0] = r.vmax[0] = r.amax[0] = 0
+    r.qmin[1], r.qmax[1] = -np.inf, np.inf
+    r.qmin[2], r.tmax[2] = -np.inf, np.inf
+    r.drivers = [d for d in r.drivers if d.dofs[0] != 0]
+    r.drivers[1].qmin, r.drivers[1].tmin, r.drivers[1].tmax = -np.inf, -np.inf, np.inf
+    rep = roboio.save(r, tmp_path / "t.urdf")
+    types = {j.find("child").get("link"): j.get("type") for j in etree.parse(str(tmp_path / "t.urdf")).iter("joint")}
+    assert types == {"a": "fixed", "b": "continuous", "c": "prismatic", "d": "revolute"}
+    assert any("infinite position limits" in x and ": c" in x for x in rep.lost)
+    assert any("infinite effort limits" in x for x in rep.lost)
+    assert any("not unit length" in x and "d (|axis| = 2)" in x for x in rep.lost)
+    back = reread(tmp_path / "t.urdf")
+    assert back.qmin[2] == -np.finfo(float).max and back.qmax[2] == 1
+    np.testing.assert_array_equal(back.links[3].axis, [0, 0, 2])        # Klamp't keeps it
+
+
+def test_affine_drivers_and_mimic(tmp_path):
+    r = chain([("a", -1, "revolute", (0, 0, 1), (0, 0, 0)), ("b", 0, "revolute", (0, 0, 1), (1, 0, 0)),
+               ("c", 1, "revolute", (0, 0, 1), (1, 0, 0))])
+    r.drivers = [Driver("a", "affine", [0, 2], [1.0, -2.0], [0.0, 0.5]), r.drivers[1]]
+    rep = roboio.save(r, tmp_path / "t.urdf")
+    mimic = etree.parse(str(tmp_path / "t.urdf")).find(".//mimic")
+    assert (mimic.get("joint"), mimic.get("multiplier"), mimic.get("offset")) == ("a_joint", "-2", "0.5")
+    back = reread(tmp_path / "t.urdf")
+    d = back.drivers[0]
+    assert (d.type, d.dofs, d.scale, d.offset) == ("affine", [0, 2], [1, -2], [0, 0.5])
+    assert any("driver limits" in x for x in rep.lost)        # Klamp't derives other limits
+    # a driver whose first scale is not 1 changes meaning: q_c = 1 + 3 u, q_a = 2 u
+    r.drivers[0] = Driver("a", "affine", [2, 0], [3.0, 2.0], [1.0, 0.0])
+    rep = roboio.save(r, tmp_path / "t.urdf")
+    assert any("re-parameterised" in x for x in rep.lost)
+    mimic = etree.parse(str(tmp_path / "t.urdf")).find(".//mimic")
+    assert (mimic.get("multiplier"), mimic.get("offset")) == ("1.5", "1")     # q_c = 1 + 1.5 q_a
+    r.drivers[0] = Driver("a", "translation", [0], force_link=2)
+    assert any("translation/rotation" in x for x in roboio.save(r, tmp_path / "t.urdf").lost)
+
+
+def test_geometry(tmp_path):
+    (tmp_path / "m.stl").write_bytes(b"\0" * 80 + np.uint32(1).tobytes() + np.zeros(3, "<f4").tobytes() +
+                                     np.array([0, 0, 0, 1, 0, 0, 0, 1, 0], "<f4").tobytes() + b"\0\0")
+    r = chain([("a", -1, "revolute", (0, 0, 1), (0, 0, 0)), ("b", 0, "revolute", (0, 0, 1), (1, 0, 0)),
+               ("c", 1, "revolute", (0, 0, 1), (1, 0, 0)), ("d", 2, "revolute", (0, 0, 1), (1, 0, 0))])
+    mesh = roboio.load(tmp_path / "m.stl")
+    g = mesh.copy()
+    g.transform = np.array([[0, -2, 0, 1], [1, 0, 0, 2], [0, 0, 3, 3], [0, 0, 0, 1]], float)  # Rz(90) diag(1,2,3)
+    r.links[0].geometry = g
+    sheared = mesh.copy()
+    sheared.transform = np.array([[1, 0.5, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], float)
+    r.links[1].geometry = sheared
+    r.links[2].geometry = Primitive("Cylinder", {"center": (0, 0, 0), "axis": (1, 0, 0), "radius": 0.5, "height": 2})
+    r.links[2].appearance.color = (0.1, 0.2, 0.3, 1.0)
+    r.links[3].geometry = Primitive("Ellipsoid", {"center": (0, 0, 0), "xaxis": (1, 0, 0), "yaxis": (0, 1, 0),
+                                                  "zaxis": (0, 0, 1), "dims": (1, 2, 3)})
+    out = tmp_path / "out" / "t.urdf"
+    rep = roboio.save(r, out)
+    root = etree.parse(str(out)).getroot()
+    m0 = root.find("link[@name='a']/visual/geometry/mesh")
+    assert m0.get("filename") == "../m.stl" and m0.get("scale") == "1 2 3"
+    assert root.find("link[@name='a']/visual/origin").get("xyz") == "1 2 3"
+    baked = root.find("link[@name='b']/visual/geometry/mesh").get("filename")
+    assert baked == "t_b.stl" and str(tmp_path / "out" / "t_b.stl") in rep.files
+    assert any("baked" in w for w in rep.warnings)
+    cyl = root.find("link[@name='c']/collision/geometry/cylinder")
+    assert (cyl.get("radius"), cyl.get("length")) == ("0.5", "2")
+    assert root.find("link[@name='c']/visual/material/color").get("rgba") == "0.1 0.2 0.3 1"
+    assert any("Ellipsoid" in x for x in rep.lost)
+    back = reread(out)
+    np.testing.assert_allclose(back.links[0].geometry.transform, g.transform, atol=1e-15)
+    np.testing.assert_allclose(back.links[1].geometry.baked().vertices, sheared.baked().vertices, atol=1e-6)
+    c = back.links[2].geometry        # a z cylinder from -1 to 1, turned onto x, centred at x = 1
+    np.testing.assert_allclose(c.transform[:3, :3] @ [0, 0, 1], [1, 0, 0], atol=1e-15)
+    np.testing.assert_allclose(c.transform[:3, 3], [1, 0, 0], atol=1e-15)
+
+
+def test_self_collision_pairs_and_welded_pose(tmp_path):
+    r = chain([("a", -1, "revolute", (0, 0, 1), (0, 0, 0)), ("b", 0, "revolute", (0, 0, 1), (1, 0, 0)),
+               ("c", 1, "revolute", (0, 0, 1), (1, 0, 0)), ("d", 0, "revolute", (0, 0, 1), (0, 1, 0))],
+              [Joint("normal", [0]), Joint("normal", [1]), Joint("weld", [2]), Joint("normal", [3])])
+    r.drivers = [d for d in r.drivers if d.dofs[0] != 2]
+    r.qmin[2] = r.qmax[2] = r.config[2] = 0.5
+    r.vmin[2] = r.vmax[2] = r.amax[2] = 0
+    for l in r.links:
+        l.geometry = Primitive("Sphere", {"center": (0, 0, 0), "radius": 0.1})
+    # Klamp't's default would be (a,c), (b,d), (c,d); keep only (b,d) and the parent/child pair (a,b)
+    r.self_collision_pairs = {(1, 3), (0, 1)}
+    rep = roboio.save(r, tmp_path / "t.urdf")
+    assert etree.parse(str(tmp_path / "t.urdf")).find(".//selfcollision") is not None
+    back = reread(tmp_path / "t.urdf")
+    assert back.self_collision_pairs == {(1, 3), (0, 1)}
+    r.self_collision_pairs = {(1, 3)}
+    roboio.save(r, tmp_path / "t.urdf")
+    assert reread(tmp_path / "t.urdf").self_collision_pairs == {(1, 3)}
+    # the weld sits at q = 0.5: that rotation about z is built into the fixed joint
+    np.testing.assert_allclose(back.fk()[2], r.fk()[2], atol=1e-15)
+    assert any("welded link 'c'" in w for w in rep.warnings)
+    assert any("limits of welded links" in x for x in rep.lost)
+
+
+def test_write_is_atomic_and_replaces(tmp_path):
+    r = chain([("a", -1, "revolute", (0, 0, 1), (0, 0, 0))])
+    out = tmp_path / "t.urdf"
+    out.write_text("old")
+    roboio.save(r, out)
+    assert out.read_text().startswith("<?xml") and os.listdir(tmp_path) == ["t.urdf"]
+    r.links[0].geometry = TriangleMesh(missing=True)
+    rep = roboio.save(r, out)
+    assert any("not found on reading" in x for x in rep.lost)
