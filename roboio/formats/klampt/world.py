@@ -1,5 +1,9 @@
 """Klamp't world files: ``.xml`` with root ``<world>`` (reader in ``_world_read``, writer in
-``_world_write``; see their docstrings and the spec §5, §10.2)."""
+``_world_write``; see their docstrings and the spec §5, §10.2).
+
+``world.extras["klampt_simulation"]`` is a :class:`SimulationSettings`, whose ``node`` is an
+:class:`XmlNode` tree; both are importable from here to build or edit the section in code.
+"""
 from __future__ import annotations
 
 import re
@@ -7,9 +11,10 @@ import re
 from ...model import World
 from ..registry import FormatInfo, register
 from ._world_read import read_world
+from ._world_sim import SimulationSettings, XmlNode
 from ._world_write import write_world
 
-__all__ = ["read_world", "write_world", "sniff"]
+__all__ = ["read_world", "write_world", "sniff", "SimulationSettings", "XmlNode"]
 
 _ROOT = re.compile(rb"<([A-Za-z_][\w.:-]*)")
 _PROLOG = re.compile(rb"\s*(?:<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>)", re.S)
