@@ -7,7 +7,7 @@ import pytest
 
 from roboio.cli.main import main
 
-from conftest import KLAMPT, corpus_ids, load_oracle, oracle_entries, oracle_transform
+from conftest import KLAMPT, corpus_ids, corpus_path, load_oracle, oracle_entries, oracle_transform
 
 ROBS = [e for e in oracle_entries(kind="robot") if e["source"].endswith(".rob")]
 LOADED = [e for e in ROBS if e["status"] == "loaded"]
@@ -73,7 +73,7 @@ def test_fk_json_matches_oracle(capsys, entry):
 
 
 def test_info_text_and_missing_file(capsys, tmp_path):
-    rc, out, err = run(capsys, "info", os.path.join(KLAMPT, "robots/ur5.rob"))
+    rc, out, err = run(capsys, "info", corpus_path("klampt", "robots/ur5.rob"))
     assert rc == 0 and "ur5" in out
     rc, out, err = run(capsys, "info", str(tmp_path / "nope.rob"))
     assert rc == 1 and "nope.rob" in err and "Traceback" not in err

@@ -280,3 +280,20 @@ def test_random_robot_matches_klampt(generated, tmp_path, index):
     assert report.lost == []
     k2 = load_klampt(out)
     compare(k2, r, rng, f"roboio's output:\n{open(out).read()}")
+
+
+def test_rob_mounting_a_urdf_matches_klampt(tmp_path):
+    (tmp_path / "arm.urdf").write_text(
+        '<robot name="arm"><link name="base"/><link name="tip"/>'
+        '<joint name="j1" type="revolute"><parent link="base"/><child link="tip"/>'
+        '<origin xyz="0 0 1" rpy="0.1 0 0"/><axis xyz="0 1 0"/>'
+        '<limit lower="-1" upper="1" effort="10" velocity="2"/></joint></robot>')
+    (tmp_path / "top.rob").write_text(
+        "tparent 1 0 0 0 1 0 0 0 1 0 0 0\n"
+        'mount 0 "arm.urdf" 0 -1 0  1 0 0  0 0 1  0 0 0.5 as "a"\n')
+    path = str(tmp_path / "top.rob")
+    k = load_klampt(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RoboioWarning)
+        r = roboio.load(path)
+    compare(k, r, np.random.default_rng(0), "top.rob mounting arm.urdf")

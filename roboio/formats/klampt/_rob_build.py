@@ -17,40 +17,18 @@ from typing import Optional
 import numpy as np
 
 from ...errors import FormatError, LoadContext
-from ...model import Driver, Group, Joint, Link, Robot, TriangleMesh
-from ...transforms import dh_modified, make_transform
-from .. import registry
+from ...model import Driver, Joint, Link, Robot
+from ...transforms import dh_modified
 from ..fileio import read_text
-from ._rob_lexer import Scanner, is_integer_text, translate_escapes
+from ._rob_geometry import apply_automass, has_geometry, load_link_geometry, mount_geometry
+from ._rob_lexer import Scanner, file_extension, is_integer_text, translate_escapes
 from ._rob_parse import VOTING_LISTS, ListRecord, RobRecords, is_keyword
 
-__all__ = ["build_robot", "RobAssembly", "has_geometry", "file_extension", "affine_acc_limits",
-           "MULTI_DOF"]
+__all__ = ["build_robot", "RobAssembly", "affine_acc_limits", "MULTI_DOF"]
 
 MULTI_DOF = {"floating": 6, "floatingplanar": 3, "ballandsocket": 3}
 _DRIVER_LISTS = (("servop", "servo_p"), ("servoi", "servo_i"), ("servod", "servo_d"),
                  ("dryfriction", "dry_friction"), ("viscousfriction", "viscous_friction"))
-
-
-def file_extension(path: str) -> Optional[str]:
-    """Klamp't's ``FileExtension``: the text after the last ``.`` of the whole string."""
-    i = path.rfind(".")
-    return path[i + 1:] if i >= 0 else None
-
-
-def has_geometry(g) -> bool:
-    """Whether Klamp't would count the link as having geometry. Meshes not loaded yet
-    count (loading them only to test for emptiness would defeat lazy loading); a missing
-    file counts too, since the file says the link has geometry."""
-    if g is None:
-        return False
-    if g.missing:
-        return True
-    if isinstance(g, Group):
-        return any(has_geometry(c) for c in g.children)
-    if isinstance(g, TriangleMesh) and not g.is_loaded:
-        return True
-    return not g.is_empty
 
 
 def affine_acc_limits(scale, accmax) -> tuple:
@@ -139,15 +117,6 @@ class RobAssembly:
         return robot
 
 
-def _item_line(rec: ListRecord, i: int) -> Optional[int]:
-    k = 0
-    for o in rec.occurrences:
-        if i < k + o.items:
-            return o.line
-        k += o.items
-    return rec.line
-
-
 def _per(rec: ListRecord) -> str:
     if rec.group == 1:
         return f"1 {rec.unit}"
@@ -222,7 +191,7 @@ class _Builder:
         parents = list(rec.values("parents")) or list(range(-1, n - 1))
         for i, p in enumerate(parents):
             if not -1 <= p < i:
-                line = _item_line(rec.lists["parents"], i)
+                line = rec.lists["parents"].line_of(i)
                 raise self.err(f"parents: link {i} has parent {p}; a parent must be -1 (the "
                                f"world) or the index of an earlier link", line)
         asm.parents = parents
@@ -293,42 +262,6 @@ class _Builder:
                 asm.tmax[i] = sum_com * sum_mass * grav
 
     # -- 6. geometry --------------------------------------------------------------------
-    def geometry(self, n: int) -> None:
-        rec, asm = self.rec, self.asm
-        asm.geoms = [None] * n
-        refs = rec.values("geometry")
-        scales = rec.values("geomscale")
-        margins = rec.values("geommargin")
-        for i, ref in enumerate(refs):
-            if not ref:
-                continue
-            line = _item_line(rec.lists["geometry"], i)
-            g = registry.load_geometry_ref(ref, self.path, self.ctx, line=line)
-            if g is None:
-                continue
-            g.extras["referring_file"] = self.path
-            s = scales[0 if len(scales) == 1 else i] if scales else 1.0
-            if s != 1:
-                g.apply_transform(np.diag([s, s, s, 1.0]))
-            if margins:
-                g.margin = float(margins[0 if len(margins) == 1 else i])
-            asm.geoms[i] = g
-        for gt in rec.geomtransforms:
-            if not 0 <= gt.index < n:
-                raise self.err(f"geomtransform: link index {gt.index} out of range (the robot "
-                               f"has {n} links)", gt.line)
-            M = np.array(gt.matrix, dtype=float)
-            if M[3, 3] != 1:
-                raise self.err(f"geomtransform: the matrix must end with 1 (bottom row 0 0 0 1), "
-                               f"got {M[3, 3]!r}", gt.line)
-            if np.any(M[3, :3] != 0):
-                self.warn("geomtransform: bottom row entries other than 0 0 0 1 are ignored",
-                          gt.line)
-                M[3, :3] = 0
-            g = asm.geoms[gt.index]
-            if g is not None:
-                g.apply_transform(M)
-
     # -- 7-8. joints and drivers --------------------------------------------------------
     def joints(self, n: int) -> None:
         rec, asm = self.rec, self.asm
@@ -463,54 +396,6 @@ class _Builder:
             out.append(k)
         return out
 
-    def geometry_mounts(self, links: list) -> None:
-        asm = self.asm
-        for m, L in zip(self.rec.mounts, links):
-            if file_extension(m.file) in ("rob", "urdf"):
-                continue
-            if L < 0:
-                raise self.err(f"mount: geometry {m.file!r} must be mounted on a link, not "
-                               f"the world", m.line)
-            g = registry.load_geometry_ref(m.file, self.path, self.ctx, line=m.line)
-            if g is None:
-                raise self.err("mount: empty file name", m.line)
-            g.extras["referring_file"] = self.path
-            g.extras["klampt_mount"] = True
-            g.apply_transform(m.transform)
-            old = asm.geoms[L]
-            if old is None:
-                asm.geoms[L] = g
-            elif isinstance(old, Group) and old.extras.get("klampt_merged"):
-                old.children.append(g)
-            else:
-                merged = Group([old, g])
-                merged.extras["klampt_merged"] = True
-                asm.geoms[L] = merged
-
-    def automass(self) -> None:
-        sf = self.rec.scalars["automass"].value
-        from ...model.massprops import geometry_moments
-        asm = self.asm
-        own_com = self.rec.has("com")
-        own_inertia = self.rec.has("inertia")
-        for i, g in enumerate(asm.geoms):
-            g = _mass_geometry(g)
-            if g is None:
-                c = C = None
-            else:
-                c, C = geometry_moments(g, sf)
-                c = np.asarray(c, dtype=float)
-            if not own_com:
-                asm.com[i] = c.copy() if c is not None else np.zeros(3)
-            if not own_inertia:
-                m = asm.mass[i]
-                if C is None or m == 0:
-                    asm.inertia[i] = np.zeros((3, 3))
-                else:
-                    d = c - asm.com[i]
-                    Cp = np.asarray(C, dtype=float) + np.outer(d, d)   # about the link's com
-                    asm.inertia[i] = m * (np.trace(Cp) * np.eye(3) - Cp)
-
     def pair_indices(self, pr, kw: str, deferred: list) -> Optional[tuple]:
         i, j = self.asm.link_index(pr.a), self.asm.link_index(pr.b)
         n = self.asm.n
@@ -600,14 +485,14 @@ class _Builder:
                            "Klamp't (it aborts)", rec.lists["nocollision"].line)
         self.links_and_limits(n)
         self.masses(n)
-        self.geometry(n)
+        load_link_geometry(self, n)
         self.joints(n)
         self.drivers(n)
         self.properties()
         mount_links = self.resolve_mount_links()
-        self.geometry_mounts(mount_links)
+        mount_geometry(self, mount_links)
         if "automass" in rec.scalars:
-            self.automass()
+            apply_automass(self)
         deferred = self.self_collision()
         from ._rob_mount import mount_robots
         mount_robots(self, mount_links)
@@ -624,28 +509,6 @@ class _Builder:
                        for m in rec.mounts],
         }
         return robot
-
-
-def _mass_geometry(g):
-    """The geometry automass integrates: None when Klamp't would see an empty one; the
-    triangle meshes a geometry mount merged, as the one mesh Klamp't makes of them."""
-    if g is None or g.missing:
-        return None
-    if isinstance(g, Group) and g.extras.get("klampt_merged"):
-        parts = [c for c in g.children if not c.missing]
-        if parts and all(isinstance(c, TriangleMesh) for c in parts):
-            verts, faces, off = [], [], 0
-            for c in parts:
-                b = c.baked()
-                verts.append(b.vertices @ g.transform[:3, :3].T + g.transform[:3, 3])
-                faces.append(b.faces + off)
-                off += len(b.vertices)
-            g = TriangleMesh(np.concatenate(verts), np.concatenate(faces))
-        elif not parts:
-            return None
-    if isinstance(g, TriangleMesh):
-        g.load()
-    return None if g.is_empty else g
 
 
 def build_robot(rec: RobRecords, path: str, ctx: LoadContext) -> Robot:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 __all__ = ["LogicalLine", "logical_lines", "Scanner", "LexError", "is_integer_text",
-           "translate_escapes"]
+           "translate_escapes", "file_extension"]
 
 _SPECIAL = re.compile(r"[\n#\\]")
 _WS = " \t\n\r\v\f"                       # C isspace() in the "C" locale
@@ -126,6 +126,13 @@ def logical_lines(text: str) -> list[LogicalLine]:
 def is_integer_text(s: str) -> bool:
     """KrisLibrary's ``IsValidInteger``: optional sign and digits, nothing else."""
     return _INT.fullmatch(s) is not None
+
+
+def file_extension(path: str) -> Optional[str]:
+    """Klamp't's ``FileExtension``: the text after the last ``.`` of the whole string
+    (compared case-sensitively: ``rob``/``urdf`` make a robot mount, ``xml`` a property file)."""
+    i = path.rfind(".")
+    return path[i + 1:] if i >= 0 else None
 
 
 _ESCAPES = {"a": "\a", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}

@@ -18,7 +18,9 @@ from ...model import Joint, Robot
 from ...resolve import resolve
 from .. import registry
 from ..xmlutil import parse_bytes
-from ._rob_build import MULTI_DOF, RobAssembly, file_extension, has_geometry
+from ._rob_build import MULTI_DOF, RobAssembly
+from ._rob_geometry import has_geometry
+from ._rob_lexer import file_extension
 
 __all__ = ["mount_robots", "merge_robot"]
 

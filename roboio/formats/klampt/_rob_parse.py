@@ -58,6 +58,15 @@ class ListRecord:
     def __len__(self):
         return len(self.items)
 
+    def line_of(self, i: int) -> Optional[int]:
+        """The line that gave item ``i``."""
+        k = 0
+        for o in self.occurrences:
+            if i < k + o.items:
+                return o.line
+            k += o.items
+        return self.line
+
     def raw_count(self) -> int:
         """Numbers (or names) read, including dropped incomplete groups."""
         return len(self.items) * self.group + sum(o.leftover for o in self.occurrences)
