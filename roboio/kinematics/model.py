@@ -56,64 +56,106 @@ class KinematicModel:
                 chain.append(j)
                 j = parents[j]
             self.ancestors.append(np.array(chain[::-1], dtype=np.int64))
+        # non-root levels; a level of one link uses slices (views, no gather copies)
+        self._level_slices = []
+        for idx, par in self.levels[1:]:
+            if len(idx) == 1:
+                i, p = int(idx[0]), int(par[0])
+                self._level_slices.append((slice(i, i + 1), slice(p, p + 1)))
+            else:
+                self._level_slices.append((idx, par))
 
     # -- forward kinematics -----------------------------------------------------------
+    # Batched evaluation keeps arrays component-major, (n, 3, 3, N) and (n, 3, N), so every
+    # product of a tree level is a handful of multiply-adds over contiguous length-N rows;
+    # numpy's matmul on stacks of 3x3 matrices is several times slower.
+
     def _check(self, Q):
         Q = np.asarray(Q, dtype=float)
         if Q.ndim != 2 or Q.shape[1] != self.n:
             raise ValueError(f"configurations must have shape (N, {self.n}), got {Q.shape}")
         return Q
 
-    def _world(self, Q):
-        """World rotations (N, n, 3, 3) and translations (N, n, 3)."""
-        theta = Q * self._rate
-        s = np.sin(theta)[:, :, None, None]
-        c = (1.0 - np.cos(theta))[:, :, None, None]
-        R = self._A + s * self._B + c * self._C
-        t = self._t0 + Q[:, :, None] * self._slide
-        for idx, par in self.levels:
-            if par is None:
-                continue
-            Rp = R[:, par]
-            t[:, idx] = np.einsum("mnij,mnj->mni", Rp, t[:, idx]) + t[:, par]
-            R[:, idx] = Rp @ R[:, idx]
+    def _world_batch(self, Q):
+        """World rotations (n, 3, 3, N) and translations (n, 3, N) for Q (N, n)."""
+        QT = np.ascontiguousarray(Q.T)
+        theta = QT * self._rate[:, None]
+        s = np.sin(theta)[:, None, None, :]
+        c = (1.0 - np.cos(theta))[:, None, None, :]
+        R = self._A[..., None] + s * self._B[..., None] + c * self._C[..., None]
+        t = self._t0[:, :, None] + QT[:, None, :] * self._slide[:, :, None]
+        for idx, par in self._level_slices:
+            Rp, Ri, ti = R[par], R[idx], t[idx]
+            t[idx] = (Rp[:, :, 0] * ti[:, None, 0] + Rp[:, :, 1] * ti[:, None, 1]
+                      + Rp[:, :, 2] * ti[:, None, 2] + t[par])
+            R[idx] = (Rp[:, :, 0, None] * Ri[:, None, 0] + Rp[:, :, 1, None] * Ri[:, None, 1]
+                      + Rp[:, :, 2, None] * Ri[:, None, 2])
         return R, t
+
+    def _local(self, q):
+        """(n, 4, 4) joint-moved local transforms T0(i) J_i(q_i) for one configuration."""
+        theta = q * self._rate
+        L = np.zeros((self.n, 4, 4))
+        L[:, :3, :3] = (self._A + np.sin(theta)[:, None, None] * self._B
+                        + (1.0 - np.cos(theta))[:, None, None] * self._C)
+        L[:, :3, 3] = self._t0 + q[:, None] * self._slide
+        L[:, 3, 3] = 1.0
+        return L
+
+    def fk(self, q) -> np.ndarray:
+        """``(n, 4, 4)`` world transforms for one configuration."""
+        q = np.asarray(q, dtype=float).reshape(-1)
+        if q.shape != (self.n,):
+            raise ValueError(f"configuration must have {self.n} values, got {q.shape[0]}")
+        W = self._local(q)
+        for idx, par in self._level_slices:
+            W[idx] = W[par] @ W[idx]
+        return W
 
     def fk_batch(self, Q) -> np.ndarray:
         """``(N, n, 4, 4)`` world transforms for configurations ``Q`` (N, n)."""
         Q = self._check(Q)
-        R, t = self._world(Q)
+        R, t = self._world_batch(Q)
         out = np.zeros(Q.shape[:1] + (self.n, 4, 4))
-        out[..., :3, :3] = R
-        out[..., :3, 3] = t
+        out[..., :3, :3] = R.transpose(3, 0, 1, 2)
+        out[..., :3, 3] = t.transpose(2, 0, 1)
         out[..., 3, 3] = 1.0
         return out
 
-    def fk(self, q) -> np.ndarray:
-        """``(n, 4, 4)`` world transforms for one configuration."""
-        return self.fk_batch(np.asarray(q, dtype=float).reshape(1, -1))[0]
-
     # -- Jacobians --------------------------------------------------------------------
+    def _link_ok(self, link):
+        if not 0 <= link < self.n:
+            raise IndexError(f"link {link} out of range for {self.n} links")
+
     def jacobian_batch(self, Q, link: int, point=(0.0, 0.0, 0.0)) -> np.ndarray:
         """``(N, 6, n)`` Jacobians of ``point`` (in ``link``'s frame) for every row of Q."""
         Q = self._check(Q)
-        if not 0 <= link < self.n:
-            raise IndexError(f"link {link} out of range for {self.n} links")
-        R, t = self._world(Q)
+        self._link_ok(link)
+        R, t = self._world_batch(Q)
         cols = self.ancestors[link]
         p = np.asarray(point, dtype=float).reshape(3)
-        P = np.einsum("mij,j->mi", R[:, link], p) + t[:, link]            # (N, 3)
-        w = np.einsum("mkij,kj->mki", R[:, cols], self.axes[cols])       # world axes (N, k, 3)
+        P = (R[link] * p[None, :, None]).sum(axis=1) + t[link]                  # (3, N)
+        w = (R[cols] * self.axes[cols][:, None, :, None]).sum(axis=2)           # (k, 3, N)
+        d = P[None] - t[cols]
+        prism = self.prismatic[cols][:, None, None]
+        lin = np.where(prism, w, np.cross(w, d, axis=1))
         J = np.zeros((len(Q), 6, self.n))
-        prism = self.prismatic[cols]
-        lin = np.where(prism[None, :, None], w, np.cross(w, P[:, None, :] - t[:, cols]))
-        J[:, 0:3, cols] = np.where(prism[None, :, None], 0.0, w).transpose(0, 2, 1)
-        J[:, 3:6, cols] = lin.transpose(0, 2, 1)
+        J[:, 0:3, cols] = np.where(prism, 0.0, w).transpose(2, 1, 0)
+        J[:, 3:6, cols] = lin.transpose(2, 1, 0)
         return J
 
     def jacobian(self, q, link: int, point=(0.0, 0.0, 0.0)) -> np.ndarray:
         """``(6, n)`` Jacobian for one configuration."""
-        return self.jacobian_batch(np.asarray(q, dtype=float).reshape(1, -1), link, point)[0]
+        self._link_ok(link)
+        W = self.fk(q)
+        cols = self.ancestors[link]
+        P = W[link, :3, :3] @ np.asarray(point, dtype=float).reshape(3) + W[link, :3, 3]
+        w = np.einsum("kij,kj->ki", W[cols, :3, :3], self.axes[cols])
+        prism = self.prismatic[cols][:, None]
+        J = np.zeros((6, self.n))
+        J[0:3, cols] = np.where(prism, 0.0, w).T
+        J[3:6, cols] = np.where(prism, w, np.cross(w, P - W[cols, :3, 3])).T
+        return J
 
 
 def _levels(parents):
