@@ -30,7 +30,7 @@ def test_tri_tabs_and_several_blocks_merge_into_one_mesh(tmp_path):
 
 @pytest.mark.parametrize("text, where, what", [
     ("3\n0 0 0\n1 0 0\n0 1 0\n1\n0 1 3\n", ":6:5:", "vertex index 3 out of range"),
-    ("3\n0 0 0\n1 0 0\n0 1 0\n2\n0 1 2\n", ":7:", "expected 2 triangles"),
+    ("3\n0 0 0\n1 0 0\n0 1 0\n2\n0 1 2\n", ":7:", "expected 2 triangle triples"),
     ("0\n1\n0 1 2\n", ":1:1:", "vertex count 0 out of range"),
     ("3\n0 0 0\n1 zero 0\n0 1 0\n1\n0 1 2\n", ":3:3:", "expected a vertex coordinate"),
     ("3\n0 0 0\n1 0 0\n0 1 0\n", ":5:", "triangle count"),

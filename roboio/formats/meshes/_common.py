@@ -14,7 +14,8 @@ import numpy as np
 from ...errors import FormatError
 from ...model import Geometry, GeometrySource, Group, PointCloud, Primitive, TriangleMesh
 
-__all__ = ["read_bytes", "check_readable", "lazy_mesh", "flatten_for_writing", "MeshData"]
+__all__ = ["read_bytes", "check_readable", "lazy_mesh", "flatten_for_writing", "MeshData", "fan",
+           "color_bytes"]
 
 
 def read_bytes(path: str) -> bytes:
@@ -124,3 +125,27 @@ def _merge_colors(cols, sizes):
     for c, n in zip(cols, sizes):
         out.append(np.asarray(c, float).reshape(n, 4) if c is not None else np.tile([0.5, 0.5, 0.5, 1.0], (n, 1)))
     return np.concatenate(out)
+
+
+def fan(k, flat):
+    """Fan-triangulate polygons ``(i1, ij, ij+1)``: polygon ``p`` has ``k[p]`` corners,
+    listed consecutively in ``flat``. Returns the triangles and each triangle's polygon
+    (polygons with fewer than 3 corners give none)."""
+    k = np.asarray(k, np.int64)
+    flat = np.asarray(flat, np.int64)
+    koff = np.cumsum(k) - k
+    ntri = np.maximum(k - 2, 0)
+    poly = np.repeat(np.arange(len(k)), ntri)
+    j = np.arange(int(ntri.sum())) - np.repeat(np.cumsum(ntri) - ntri, ntri)
+    base = koff[poly]
+    tris = np.stack([flat[base], flat[base + 1 + j], flat[base + 2 + j]], axis=1).reshape(-1, 3)
+    return tris, poly
+
+
+def color_bytes(colors, what: str, target: str, report) -> np.ndarray:
+    """RGBA in [0, 1] as 0-255 integers ((n, 4) uint8), reporting rounding."""
+    c = np.asarray(colors, dtype=np.float64).reshape(-1, 4)
+    q = np.clip(np.round(c * 255.0), 0, 255)
+    if np.any(q / 255.0 != c):
+        report.lose(f"{what} colours rounded to 1/255 steps ({target} stores 0-255 integers)")
+    return q.astype(np.uint8)

@@ -14,10 +14,10 @@ import numpy as np
 
 from ...errors import FormatError
 
-__all__ = ["TokenTable", "NUMBER_RE", "parse_number_block"]
+__all__ = ["TokenTable", "NUMBER_RE", "WHITESPACE", "parse_number_block"]
 
-_WS = np.zeros(256, dtype=bool)
-_WS[[9, 10, 11, 12, 13, 32]] = True
+WHITESPACE = np.zeros(256, dtype=bool)      # byte -> is C isspace()
+WHITESPACE[[9, 10, 11, 12, 13, 32]] = True
 
 # What C strtod / iostream-style readers accept as one number (plus inf/nan words).
 NUMBER_RE = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\Z",
@@ -49,7 +49,7 @@ class TokenTable:
         self.path = path
         arr = np.frombuffer(data, dtype=np.uint8)
         self.bytes = arr
-        ws = _WS[arr]
+        ws = WHITESPACE[arr]
         begin = ~ws
         begin[1:] &= ws[:-1]
         finish = ~ws

@@ -13,7 +13,7 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["Part", "assemble", "fan", "strip"]
+__all__ = ["Part", "assemble", "strip"]
 
 GREY = (0.5, 0.5, 0.5, 1.0)
 
@@ -26,17 +26,6 @@ class Part:
     vertices: np.ndarray                  # (V, 3), node transform applied
     sets: list
     vertex_colors: Optional[np.ndarray] = None
-
-
-def fan(k: np.ndarray, flat: np.ndarray) -> np.ndarray:
-    """Fan-triangulate polygons with ``k[i]`` corners listed consecutively in ``flat``."""
-    k = np.asarray(k, np.int64)
-    koff = np.cumsum(k) - k
-    ntri = np.maximum(k - 2, 0)
-    poly = np.repeat(np.arange(len(k)), ntri)
-    j = np.arange(int(ntri.sum())) - np.repeat(np.cumsum(ntri) - ntri, ntri)
-    base = koff[poly]
-    return np.stack([flat[base], flat[base + 1 + j], flat[base + 2 + j]], axis=1).reshape(-1, 3)
 
 
 def strip(idx: np.ndarray) -> np.ndarray:

@@ -21,8 +21,8 @@ from ...model import TriangleMesh
 from ...transforms import axis_angle_to_matrix
 from ..registry import FormatInfo, register
 from ..xmlutil import children, local_name, parse, where
-from ._common import check_readable, lazy_mesh
-from ._scene import Part, assemble, fan, strip
+from ._common import check_readable, fan, lazy_mesh
+from ._scene import Part, assemble, strip
 
 __all__ = ["read_dae", "parse_dae", "collada_parts"]
 
@@ -130,13 +130,13 @@ def _primitive_faces(doc: _Doc, prim, nverts: int):
         if k.sum() != len(v):
             raise FormatError(doc.path, where(prim), None,
                               f"<polylist>: <vcount> sums to {int(k.sum())} corners, <p> has {len(v)}")
-        f = fan(k, v)
+        f = fan(k, v)[0]
     elif kind == "polygons":
         polys = [corners(p) for p in ps]
         f = fan(np.array([len(p) for p in polys], np.int64),
-                np.concatenate(polys) if polys else np.zeros(0, np.int64))
+                np.concatenate(polys) if polys else np.zeros(0, np.int64))[0]
     elif kind == "trifans":
-        f = np.concatenate([fan(np.array([len(c)]), c) for c in map(corners, ps)] or [np.zeros((0, 3), np.int64)])
+        f = np.concatenate([fan([len(c)], c)[0] for c in map(corners, ps)] or [np.zeros((0, 3), np.int64)])
     elif kind == "tristrips":
         f = np.concatenate([strip(c) for c in map(corners, ps)] or [np.zeros((0, 3), np.int64)])
     else:

@@ -18,7 +18,7 @@ from ...errors import FormatError
 from ...model import Geometry, TriangleMesh
 from ..fileio import atomic_write
 from ..registry import FormatInfo, register
-from ._common import check_readable, flatten_for_writing, lazy_mesh, read_bytes
+from ._common import check_readable, color_bytes, fan, flatten_for_writing, lazy_mesh, read_bytes
 from ._scan import TokenTable
 
 __all__ = ["read_off", "parse_off_bytes", "parse_off_block", "write_off", "format_floats"]
@@ -116,11 +116,7 @@ def _faces(t: TokenTable, fl: np.ndarray, nv: int):
         face = int(np.searchsorted(koff, bad[0], side="right") - 1)
         raise FormatError(t.path, int(fl[face]) + 1, None,
                           f"vertex index {int(flat[bad[0]])} out of range (the file has {nv} vertices)")
-    ntri = np.maximum(k - 2, 0)
-    face_of_tri = np.repeat(np.arange(nf), ntri)
-    j = np.arange(int(ntri.sum())) - np.repeat(np.cumsum(ntri) - ntri, ntri)
-    base = koff[face_of_tri]
-    faces = np.stack([flat[base], flat[base + 1 + j], flat[base + 2 + j]], axis=1)
+    faces, face_of_tri = fan(k, flat)
     colors = _face_colors(t, first + 1 + k, ntok - 1 - k)
     return faces, (None if colors is None else colors[face_of_tri])
 
@@ -182,7 +178,9 @@ def write_off(geom: Geometry, path: str, report) -> None:
     parts.extend(f"{v[3 * i]} {v[3 * i + 1]} {v[3 * i + 2]}" for i in range(nv))
     f = m.faces.ravel().tolist()
     if m.face_colors is not None:
-        rgb = _color_bytes(m.face_colors, report)
+        if np.any(np.asarray(m.face_colors, float).reshape(-1, 4)[:, 3] != 1.0):
+            report.lose("face colour alpha (OFF stores r g b only)")
+        rgb = color_bytes(m.face_colors, "face", "OFF", report).tolist()
         parts.extend(f"3  {f[3 * i]} {f[3 * i + 1]} {f[3 * i + 2]}   {rgb[i][0]} {rgb[i][1]} {rgb[i][2]}"
                      for i in range(nf))
     else:
@@ -190,16 +188,6 @@ def write_off(geom: Geometry, path: str, report) -> None:
     if m.vertex_colors is not None:
         report.lose("per-vertex colours (OFF as Klamp't reads it has face colours only)")
     atomic_write(path, "\n".join(parts) + "\n")
-
-
-def _color_bytes(colors, report) -> list:
-    c = np.asarray(colors, dtype=np.float64).reshape(-1, 4)
-    q = np.clip(np.round(c[:, :3] * 255.0), 0, 255)
-    if np.any(q / 255.0 != c[:, :3]):
-        report.lose("face colours rounded to 1/255 steps (OFF stores 0-255 integers)")
-    if np.any(c[:, 3] != 1.0):
-        report.lose("face colour alpha (OFF stores r g b only)")
-    return q.astype(int).tolist()
 
 
 def _sniff(head: bytes, path: str) -> bool:

@@ -19,7 +19,7 @@ from ...errors import FormatError
 from ...model import Geometry, TriangleMesh
 from ..fileio import atomic_write
 from ..registry import FormatInfo, register
-from ._common import check_readable, flatten_for_writing, lazy_mesh, read_bytes
+from ._common import check_readable, color_bytes, fan, flatten_for_writing, lazy_mesh, read_bytes
 from ._scan import TokenTable
 
 __all__ = ["read_ply", "parse_ply_bytes", "write_ply"]
@@ -211,12 +211,7 @@ def parse_ply_bytes(data: bytes, path: str) -> dict:
         if len(bad):
             raise FormatError(path, fel.line, None, f"face vertex index {int(flat[bad[0]])} out of range "
                                                     f"(the file has {len(vertices)} vertices)")
-        koff = np.cumsum(k) - k
-        ntri = np.maximum(k - 2, 0)
-        face_of_tri = np.repeat(np.arange(len(k)), ntri)
-        j = np.arange(int(ntri.sum())) - np.repeat(np.cumsum(ntri) - ntri, ntri)
-        base = koff[face_of_tri]
-        out["faces"] = np.stack([flat[base], flat[base + 1 + j], flat[base + 2 + j]], axis=1)
+        out["faces"], face_of_tri = fan(k, flat)
         fc = _colors({n: v for n, v in fcols.items() if n != key}, fel.props)
         out["face_colors"] = None if fc is None else fc[face_of_tri]
     return out
@@ -227,14 +222,6 @@ def read_ply(path: str, ctx) -> TriangleMesh:
     if head and head != b"ply":
         raise FormatError(path, 1, 1, "not a PLY file (expected 'ply' as the first line)")
     return lazy_mesh(path, lambda p: parse_ply_bytes(read_bytes(p), p), "ply")
-
-
-def _color_bytes(c, what, report):
-    c = np.asarray(c, float).reshape(-1, 4)
-    q = np.clip(np.round(c * 255.0), 0, 255)
-    if np.any(q / 255.0 != c):
-        report.lose(f"{what} colours rounded to 1/255 steps (PLY colours written as uchar)")
-    return q.astype(np.uint8)
 
 
 def write_ply(geom: Geometry, path: str, report) -> None:
@@ -256,14 +243,14 @@ def write_ply(geom: Geometry, path: str, report) -> None:
     vrec = np.zeros(nv, np.dtype(vfields))
     vrec["x"], vrec["y"], vrec["z"] = m.vertices.T
     if m.vertex_colors is not None:
-        q = _color_bytes(m.vertex_colors, "vertex", report)
+        q = color_bytes(m.vertex_colors, "vertex", "PLY", report)
         for i, n in enumerate(("red", "green", "blue", "alpha")):
             vrec[n] = q[:, i]
     frec = np.zeros(nf, np.dtype(ffields))
     frec["n"] = 3
     frec["i"] = m.faces
     if m.face_colors is not None:
-        q = _color_bytes(m.face_colors, "face", report)
+        q = color_bytes(m.face_colors, "face", "PLY", report)
         for i, n in enumerate(("red", "green", "blue", "alpha")):
             frec[n] = q[:, i]
     atomic_write(path, ("\n".join(head) + "\n").encode("ascii") + vrec.tobytes() + frec.tobytes())

@@ -21,30 +21,33 @@ __all__ = ["read_tri", "parse_tri_bytes", "parse_tri_block", "tri_text", "write_
 MAX_COUNT = 10_000_000
 
 
+def _count(t: TokenTable, pos: int, what: str) -> int:
+    if pos >= len(t):
+        raise t.end_error(f"expected the {what} count, found the end of the file")
+    n = int(t.ints(pos, pos + 1, f"the {what} count of a .tri block")[0])
+    if not 1 <= n <= MAX_COUNT:
+        raise t.error(pos, f"{what} count {n} out of range (1..{MAX_COUNT})")
+    return n
+
+
+def _triples(t: TokenTable, pos: int, n: int, what: str, parse, number: str):
+    if pos + 3 * n > len(t):
+        raise t.end_error(f"expected {n} {what} triples, the file ends after {(len(t) - pos) // 3}")
+    return parse(pos, pos + 3 * n, number).reshape(n, 3)
+
+
 def parse_tri_block(t: TokenTable, pos: int):
     """One block starting at token ``pos``: ``(vertices, faces, next_pos)``."""
-    nv = int(t.ints(pos, pos + 1, "the vertex count of a .tri block")[0])
-    if not 1 <= nv <= MAX_COUNT:
-        raise t.error(pos, f"vertex count {nv} out of range (1..{MAX_COUNT})")
-    pos += 1
-    if pos + 3 * nv > len(t):
-        raise t.end_error(f"expected {nv} vertices (x y z), the file ends after {(len(t) - pos) // 3}")
-    v = t.floats(pos, pos + 3 * nv, "a vertex coordinate").reshape(nv, 3)
-    pos += 3 * nv
-    if pos >= len(t):
-        raise t.end_error("expected the triangle count after the vertices, found the end of the file")
-    nt = int(t.ints(pos, pos + 1, "the triangle count of a .tri block")[0])
-    if not 1 <= nt <= MAX_COUNT:
-        raise t.error(pos, f"triangle count {nt} out of range (1..{MAX_COUNT})")
-    pos += 1
-    if pos + 3 * nt > len(t):
-        raise t.end_error(f"expected {nt} triangles (a b c), the file ends after {(len(t) - pos) // 3}")
-    f = t.ints(pos, pos + 3 * nt, "an integer vertex index").reshape(nt, 3)
+    nv = _count(t, pos, "vertex")
+    v = _triples(t, pos + 1, nv, "vertex", t.floats, "a vertex coordinate")
+    pos += 1 + 3 * nv
+    nt = _count(t, pos, "triangle")
+    f = _triples(t, pos + 1, nt, "triangle", t.ints, "an integer vertex index")
     bad = np.flatnonzero(((f < 0) | (f >= nv)).ravel())
     if len(bad):
-        raise t.error(pos + int(bad[0]), f"vertex index {int(f.ravel()[bad[0]])} out of range "
-                                         f"(the block has {nv} vertices)")
-    return v, f, pos + 3 * nt
+        raise t.error(pos + 1 + int(bad[0]), f"vertex index {int(f.ravel()[bad[0]])} out of range "
+                                             f"(the block has {nv} vertices)")
+    return v, f, pos + 1 + 3 * nt
 
 
 def parse_tri_bytes(data: bytes, path: str) -> dict:

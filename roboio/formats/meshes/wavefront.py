@@ -28,8 +28,8 @@ from ...errors import FormatError
 from ...model import Geometry, TriangleMesh
 from ..fileio import atomic_write
 from ..registry import FormatInfo, register
-from ._common import check_readable, flatten_for_writing, lazy_mesh, read_bytes
-from ._scan import TokenTable
+from ._common import check_readable, fan, flatten_for_writing, lazy_mesh, read_bytes
+from ._scan import WHITESPACE, TokenTable
 from .off import format_floats
 
 __all__ = ["read_obj", "parse_obj_bytes", "write_obj", "looks_like_wavefront"]
@@ -64,7 +64,7 @@ class _Lines:
         self.ends = np.concatenate((nl, [len(arr)]))
         padded = np.concatenate((arr, np.array([10, 10], np.uint8)))
         b0, b1 = padded[self.starts], padded[self.starts + 1]
-        sep = _WS[b1]
+        sep = WHITESPACE[b1]
         self.is_v = (b0 == ord("v")) & sep
         self.is_f = (b0 == ord("f")) & sep
         quiet = (self.is_v | self.is_f | (b0 == ord("#")) | (b0 == 10)
@@ -94,10 +94,6 @@ class _Lines:
             np.frombuffer(piece, np.uint8)[pos] = 32
             pieces.append(bytes(piece))
         return b"\n".join(pieces)
-
-
-_WS = np.zeros(256, dtype=bool)
-_WS[[9, 10, 11, 12, 13, 32]] = True
 
 
 def parse_obj_bytes(data: bytes, path: str, warn=None) -> dict:
@@ -190,12 +186,7 @@ def _faces(text, fl, vl, nv, path):
     short = np.flatnonzero(k < 3)
     if len(short):
         raise FormatError(path, int(fl[int(short[0])]) + 1, None, f"'f' needs at least 3 vertices, found {int(k[short[0]])}")
-    koff = np.cumsum(k) - k
-    ntri = k - 2
-    face_of_tri = np.repeat(np.arange(len(fl)), ntri)
-    j = np.arange(int(ntri.sum())) - np.repeat(np.cumsum(ntri) - ntri, ntri)
-    base = koff[face_of_tri]
-    tris = np.stack([idx[base], idx[base + 1 + j], idx[base + 2 + j]], axis=1)
+    tris, face_of_tri = fan(k, idx)
     return tris, fl[face_of_tri]
 
 
