@@ -121,7 +121,7 @@ class _Reader:
         text = el.get(name)
         if text is None:
             if required:
-                raise self.error(el, f"<{local_name(el)}> needs a '{name}' attribute")
+                raise self.error(el, f"<{local_name(el)}> needs the '{name}' attribute")
             return default
         toks = text.split()
         bad = [t for t in toks if not _NUMBER.match(t)]
