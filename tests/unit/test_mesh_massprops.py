@@ -149,3 +149,12 @@ def test_unknown_geometry_type_is_an_error():
     from roboio.model import Geometry
     with pytest.raises(TypeError):
         geometry_moments(Geometry())
+
+
+def test_moments_about_a_given_point():
+    d = np.array([0.5, 0.5, 0.5])
+    com, C = geometry_moments(cube(), surface_fraction=0.0, about=[0, 0, 0])
+    assert np.allclose(com, 0.5) and np.allclose(C, np.eye(3) / 12 + np.outer(d, d))
+    # Klamp't ignores the centre for primitives: the box matrix stays as it is
+    com, C = geometry_moments(Primitive("Sphere", {"center": [1, 2, 3], "radius": 0.5}), about=[9, 9, 9])
+    assert np.allclose(com, [1, 2, 3]) and np.allclose(C, np.eye(3) / 12)
