@@ -368,3 +368,12 @@ def test_mounted_sensors_are_renumbered(tmp_path):
     assert [(e.tag, dict(e.attrib)) for e in root] == [
         ("Z", {"link": "0"}), ("A", {"link": "2"}), ("B", {"link": "s:base"}),
         ("C", {"indices": "1 2"})]
+
+
+def test_default_drivers_follow_the_joints_links_with_a_warning(tmp_path):
+    # klampt 0.10.1 (measured) would put joint line i's driver on link i: [0, 1, 2]
+    p = write(tmp_path, "r.rob", "tparent " + ID * 3 + "\njoint normal 0\njoint normal 2\n"
+              "joint normal 1\n")
+    with pytest.warns(RoboioWarning, match="Klamp't 0.10.1 puts the driver of the i-th joint"):
+        r = roboio.load(p)
+    assert [d.dofs for d in r.drivers] == [[0], [2], [1]]

@@ -129,6 +129,8 @@ class _Builder:
         self.path = path
         self.ctx = ctx
         self.asm = RobAssembly()
+        self.voters: list = []           # keywords whose count decided the link count
+        self.warned_drivers = False
 
     def err(self, message: str, line=None) -> FormatError:
         return self.ctx.error(message, line)
@@ -261,7 +263,7 @@ class _Builder:
                 sum_com = num / den if den != 0 else math.nan
                 asm.tmax[i] = sum_com * sum_mass * grav
 
-    # -- 6. geometry --------------------------------------------------------------------
+    # -- 6. geometry: see _rob_geometry ---------------------------------------------------
     # -- 7-8. joints and drivers --------------------------------------------------------
     def joints(self, n: int) -> None:
         rec, asm = self.rec, self.asm
@@ -308,9 +310,9 @@ class _Builder:
         asm.joints = joints
 
     def warn_joint_index_drivers(self) -> None:
-        if getattr(self, "_warned_drivers", False):
+        if self.warned_drivers:
             return
-        self._warned_drivers = True
+        self.warned_drivers = True
         self.warn("no driver lines, and the joint lines are not one per link in link order: "
                   "roboio gives each normal/spin joint a driver on its link, but Klamp't 0.10.1 "
                   "puts the driver of the i-th joint line on link i; add driver lines to make "
@@ -469,7 +471,6 @@ class _Builder:
     # -- all ----------------------------------------------------------------------------
     def build(self) -> Robot:
         rec = self.rec
-        self.voters = []
         n = self.vote()
         if n == 0 and not rec.mounts:
             if rec.first_line is None:
