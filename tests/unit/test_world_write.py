@@ -11,8 +11,8 @@ import roboio
 from roboio import FormatError
 from roboio.cli.main import main as cli_main
 from roboio.formats.klampt._world_sim import SimulationSettings, XmlNode
-from roboio.model import (Appearance, Group, Link, PointCloud, RigidObject, Robot, Terrain,
-                          TriangleMesh, World)
+from roboio.model import (Appearance, Group, Link, PointCloud, Primitive, RigidObject, Robot,
+                          Terrain, TriangleMesh, World)
 
 from test_world_objects import CUBE_OFF
 from test_world_xml import FOREST_ROB, SIM, TWO_ROB, Rz, Rx, affine
@@ -80,7 +80,8 @@ def assert_same_world(a, b, atol=1e-12):
     for oa, ob in zip(a.rigid_objects, b.rigid_objects):
         np.testing.assert_allclose(oa.transform, ob.transform, rtol=0, atol=atol)
         np.testing.assert_allclose(oa.geometry.transform, ob.geometry.transform, rtol=0, atol=atol)
-        np.testing.assert_allclose(oa.geometry.world_vertices(), ob.geometry.world_vertices(), atol=atol)
+        assert type(oa.geometry) is type(ob.geometry)
+        np.testing.assert_allclose(oa.geometry.sample_points(), ob.geometry.sample_points(), atol=atol)
         assert oa.geometry.margin == ob.geometry.margin
         for k in ("mass", "kFriction", "kRestitution", "kStiffness", "kDamping"):
             assert getattr(oa, k) == getattr(ob, k), k
@@ -156,6 +157,15 @@ def built_world():
     o.mass, o.com, o.inertia = 0.7, np.array([0.1, 0.15, 0.2]), np.diag([1e-3, 2e-3, 3e-3])
     o.appearance = Appearance(color=(0.6, 0.4, 0.2, 1.0), vertex_color=(0.6, 0.4, 0.2, 1.0))
     w.add(o)
+    ball = RigidObject("ball", Primitive("Sphere", {"center": [0, 0, 0.1], "radius": 0.1}),
+                       affine(t=(0, 1, 0.5)))
+    ball.geometry.transform = affine(Rx(0.3), s=(2, 2, 2))       # a rotated, scaled primitive
+    w.add(ball)
+    pair = Group([Primitive("Sphere", {"center": [0, 0, 0], "radius": 0.05}),
+                  Primitive("AABB", {"bmin": [0, 0, 0], "bmax": [0.1, 0.2, 0.3]})])
+    w.add(RigidObject("pair", pair, affine(t=(2, 0, 0))))
+    cloud = PointCloud(np.random.default_rng(1).random((20, 3)))
+    w.add(RigidObject("cloud", cloud, affine(t=(-2, 0, 0))))
     t = Terrain("ground", cube_mesh())
     t.geometry.transform = affine(t=(-5, -5, -1), s=(10, 10, 1))
     t.kFriction = 0.9
@@ -175,7 +185,13 @@ def test_world_built_in_code_writes_its_meshes(tmp_path):
     assert back.warnings == []
     assert_same_world(w, back)
     files = sorted(os.listdir(tmp_path / "b" / "built"))
-    assert "crate.obj" in files and "ground.env" in files and "crate.off" in files and "ground.off" in files
+    # meshes and point clouds without a file get one (the robot's from the .rob writer)
+    assert files == ["arm.off", "arm.rob", "ball.obj", "cloud.obj", "cloud.pcd", "crate.obj",
+                     "crate.off", "ground.env", "ground.off", "pair.obj"]
+    # primitives and groups are written inline (no .geom: Klamp't versions disagree on it)
+    assert 'mesh "{Primitive Sphere 0 0 0.1 0.1}"\n' in (tmp_path / "b" / "built" / "ball.obj").read_text()
+    assert ('mesh "{Group 2 Primitive Sphere 0 0 0 0.05 Primitive AABB 0 0 0 0.1 0.2 0.3}"\n'
+            in (tmp_path / "b" / "built" / "pair.obj").read_text())
 
 
 def test_what_klampt_cannot_hold_is_reported(tmp_path):
@@ -200,6 +216,6 @@ def test_unwritable_geometry_fails_before_the_world_file_is_written(tmp_path):
     w = built_world()
     w.rigid_objects[0].geometry = Group([cube_mesh(), PointCloud(np.zeros((2, 3)))])
     out = tmp_path / "y" / "w.xml"
-    with pytest.raises(FormatError, match="cannot write group geometry"):
+    with pytest.raises(FormatError, match="cannot write a group holding a point cloud"):
         roboio.save(w, str(out))
     assert not out.exists()

@@ -16,14 +16,16 @@ from ...errors import FormatError
 from ...model import Group, PointCloud, Primitive, TriangleMesh
 
 __all__ = ["apply_automass", "GeometryWriter", "split_scale_translate", "split_affine",
-           "KLAMPT_GEOMETRY_EXTENSIONS", "relative_reference", "lose_world_only"]
+           "KLAMPT_GEOMETRY_EXTENSIONS", "relative_reference", "lose_world_only", "walk_geometry"]
 
 # What Klamp't loads as a geometry file (native readers and Assimp), lower case.
 KLAMPT_GEOMETRY_EXTENSIONS = frozenset(
     "off tri stl dae ply obj wrl gltf glb fbx 3ds blend dxf pcd geom json vol sdf occ".split())
 
-# Extension of a newly written file, by geometry type.
-_NEW_FILE_EXT = ((TriangleMesh, ".off"), (PointCloud, ".pcd"), (Primitive, ".geom"))
+# Extension of a newly written file, by geometry type. Primitives and groups are written
+# inline instead (``{Primitive ...}``): a .geom file cannot be read by every Klamp't (0.10.1
+# requires a "Primitive" header line that later versions reject).
+_NEW_FILE_EXT = ((TriangleMesh, ".off"), (PointCloud, ".pcd"))
 
 
 def apply_automass(obj, surface_fraction: float, about=None, ctx=None, line=None) -> None:
@@ -151,23 +153,24 @@ class GeometryWriter:
         g = geom.copy()
         g.transform = np.asarray(M, float)
         g.margin = 0.0
+        self.report.warn(f"{what}: geometry transform cannot be written as Klamp't attributes; "
+                         "the transformed data are written instead")
         if isinstance(g, (TriangleMesh, PointCloud)):
             baked = g.baked()
             baked.margin = 0.0
-            self.report.warn(f"{what}: geometry transform cannot be written as Klamp't "
-                             "attributes; the transformed data are written to a new file")
             return self._write_new(baked, referring_file, what)
-        self.report.lose(f"{what}: geometry transform {np.asarray(M).tolist()} (a {g.kind} "
-                         "cannot be re-written transformed)")
-        return self.data_reference(geom, referring_file, what)
+        return self._write_new(g, referring_file, what)
 
     def _write_new(self, geom, referring_file: str, what: str) -> str:
+        """A new file (meshes, point clouds) or inline text (primitives, groups) holding
+        ``geom`` with its transform applied."""
         from .. import registry
+        if isinstance(geom, (Primitive, Group)):
+            return self._inline(geom, referring_file, what)
         ext = next((e for cls, e in _NEW_FILE_EXT if isinstance(geom, cls)), None)
         if ext is None:
-            kind = "group" if isinstance(geom, Group) else type(geom).__name__
             raise FormatError(referring_file, None, None,
-                              f"{what}: cannot write {kind} geometry as a Klamp't geometry file")
+                              f"{what}: cannot write {type(geom).__name__} geometry for Klamp't")
         stem = os.path.splitext(os.path.basename(referring_file))[0]
         path = self.new_path(os.path.dirname(referring_file), stem, ext)
         try:
@@ -178,3 +181,20 @@ class GeometryWriter:
         info.write(geom, path, self.report)
         self.report.files.append(path)
         return relative_reference(path, referring_file)
+
+    def _inline(self, geom, referring_file: str, what: str) -> str:
+        """``{TypeName data ...}`` inline geometry (Klamp't's stream form, transform baked;
+        a primitive Klamp't cannot hold transformed becomes a mesh)."""
+        from .geom import stream_text
+        if any(isinstance(g, PointCloud) for g in walk_geometry(geom)):
+            raise FormatError(referring_file, None, None,
+                              f"{what}: cannot write a group holding a point cloud for Klamp't")
+        return "{" + " ".join(stream_text(geom, self.report).split()) + "}"
+
+
+def walk_geometry(g):
+    """``g`` and, for groups, every geometry inside it (depth first); nothing for None."""
+    if g is not None:
+        yield g
+        for c in getattr(g, "children", ()):
+            yield from walk_geometry(c)

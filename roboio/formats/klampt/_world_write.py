@@ -23,12 +23,13 @@ import numpy as np
 from lxml import etree
 
 from ...errors import FormatError
-from ...model import Appearance, Group
+from ...model import Appearance
 from ...transforms import matrix_to_moment
 from .. import registry
 from ..fileio import atomic_write, fmt_float, fmt_floats
 from ._world_display import display_attrs, lost_fields, read_back
-from ._world_geometry import GeometryWriter, relative_reference, split_affine, split_scale_translate
+from ._world_geometry import (GeometryWriter, relative_reference, split_affine,
+                              split_scale_translate, walk_geometry)
 from ._world_read import ATTRS_KEY, SENSORS_KEY, XML_KEY
 from .rigid_object import write_object
 from .terrain import write_terrain
@@ -45,18 +46,10 @@ def _safe(name: str) -> str:
     return s or "element"
 
 
-def _walk(g):
-    if g is not None:
-        yield g
-        if isinstance(g, Group):
-            for c in g.children:
-                yield from _walk(c)
-
-
 def _source_files(world) -> set:
     geoms = [l.geometry for r in world.robots for l in r.links]
     geoms += [o.geometry for o in world.rigid_objects] + [t.geometry for t in world.terrains]
-    return {g.source.path for top in geoms for g in _walk(top) if g.source is not None and g.source.path}
+    return {g.source.path for top in geoms for g in walk_geometry(top) if g.source is not None and g.source.path}
 
 
 def _placement_attrs(M) -> dict | None:
