@@ -359,3 +359,33 @@ def test_sniff():
     assert not sniff(b'<robot type="Hand"><palm>x.xml</palm>', "x.xml")
     assert not sniff(b"<world><robot/></world>", "x.xml")
     assert not sniff(b"links a b\n", "x.rob")
+
+
+def test_geometry_mount_joins_the_link_geometry(tmp_path):
+    (tmp_path / "m.off").write_text("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n")
+    r = load(tmp_path, _geo("a") + '<link name="b"/>' + joint("j", "a", "b") +
+             '<klampt><mount link="a" file="m.off" transform="1 0 0 0 1 0 0 0 1 0 0 2"/>'
+             '<mount link="b" file="m.off"/></klampt>')
+    a, b = r.links[5].geometry, r.links[6].geometry
+    assert a.kind == "Group" and [c.kind for c in a.children] == ["Primitive", "TriangleMesh"]
+    np.testing.assert_array_equal(a.children[1].transform[:3, 3], [0, 0, 2])
+    assert b.kind == "TriangleMesh"
+    # b got geometry from the mount, so the pair (a, b) is excluded only as parent/child
+    assert r.self_collision_pairs == set()
+
+
+def test_package_uri_without_package_root(tmp_path):
+    d = tmp_path / "mypkg" / "urdf"
+    d.mkdir(parents=True)
+    (tmp_path / "mypkg" / "meshes").mkdir()
+    (tmp_path / "mypkg" / "meshes" / "m.off").write_text("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n")
+    body = '<link name="a"><collision><geometry><mesh filename="package://mypkg/meshes/m.off"/></geometry></collision></link>'
+    (d / "r.urdf").write_text(f'<robot name="r">{body}</robot>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", roboio.RoboioWarning)
+        r = roboio.load(d / "r.urdf")
+    # Klamp't would look for /mypkg/meshes/m.off; roboio finds the package above the URDF and says so
+    assert r.links[5].geometry.source.path == str(tmp_path / "mypkg" / "meshes" / "m.off")
+    assert any("package_root" in w for w in r.warnings)
+    with pytest.raises(FormatError, match="package_root"):
+        roboio.load(d / "r.urdf", strict=True)
