@@ -312,12 +312,12 @@ def bake_primitive(p: Primitive, T) -> Primitive | None:
 def stream_text(geom: Geometry, report, T=None) -> str:
     """Geometry stream text (``TypeName`` + data, newline after every element), with
     ``geom.transform`` (and ``T`` before it) baked in. Used for ``.group`` files and for
-    inline geometry written by other formats."""
+    inline geometry written by other formats. A primitive whose transform cannot be
+    expressed (non-uniform scale) is written as a triangulated mesh, which the report says."""
     from ..meshes._common import flatten_for_writing
-    from ..meshes.pcd import _baked_cloud, pcd_text
+    from ..meshes.pcd import baked_cloud, pcd_text
     from ..meshes.tri import tri_text
-    T = np.eye(4) if T is None else np.asarray(T, float)
-    M = T @ geom.transform
+    M = (np.eye(4) if T is None else np.asarray(T, float)) @ geom.transform
     if isinstance(geom, Group):
         parts = [stream_text(c, report, M) for c in geom.children]
         return f"Group\n{len(parts)}\n" + "".join(parts)
@@ -325,29 +325,17 @@ def stream_text(geom: Geometry, report, T=None) -> str:
         b = bake_primitive(geom, M)
         if b is not None and b.primitive in _LAYOUT:
             return "Primitive\n" + primitive_text(b) + "\n"
-        g = geom.copy()
-        g.transform = M
-        return stream_text(flatten_as_mesh(g, report, "a geometry stream"), report)
+    placed = geom.copy()
+    placed.transform = M
     if isinstance(geom, PointCloud):
-        g = geom.copy()
-        g.transform = M
-        return "PointCloud\n" + pcd_text(_baked_cloud(g, report))
-    g = geom.copy()
-    g.transform = M
-    m = flatten_for_writing(g, report, "a geometry stream")
+        return "PointCloud\n" + pcd_text(baked_cloud(placed, report))
+    m = flatten_for_writing(placed, report, "a geometry stream")
     if m.face_colors is not None or m.vertex_colors is not None:
         report.lose("mesh colours (a geometry stream mesh is written as a .tri block)")
     if len(m.vertices) == 0 or len(m.faces) == 0:
         report.lose("an empty triangle mesh (Klamp't's .tri block needs a vertex and a triangle)")
         return "Group\n0\n"
-    from ..meshes.tri import tri_text
     return "TriangleMesh\n" + tri_text(m.vertices, m.faces)
-
-
-def flatten_as_mesh(geom: Geometry, report, target: str) -> TriangleMesh:
-    from ..meshes._common import flatten_for_writing
-    m = flatten_for_writing(geom, report, target)
-    return TriangleMesh(m.vertices, m.faces, face_colors=m.face_colors, vertex_colors=m.vertex_colors)
 
 
 def _geom_writer(legacy: bool):

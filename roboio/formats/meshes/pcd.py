@@ -42,7 +42,7 @@ from ._common import check_readable, read_bytes
 from ._scan import TokenTable
 from .off import format_floats
 
-__all__ = ["read_pcd", "parse_pcd_bytes", "pcd_text", "write_pcd"]
+__all__ = ["read_pcd", "parse_pcd_bytes", "pcd_text", "write_pcd", "baked_cloud"]
 
 _INT = re.compile(r"[+-]?\d+\Z")
 
@@ -252,7 +252,9 @@ def read_pcd(path: str, ctx) -> PointCloud:
 _SETTING_ORDER = ("width", "height", "viewpoint")
 
 
-def _baked_cloud(geom: Geometry, report) -> PointCloud:
+def baked_cloud(geom: Geometry, report) -> PointCloud:
+    """``geom`` as a point cloud in its owner frame (transform applied to points and normals;
+    meshes give their vertices)."""
     if isinstance(geom, PointCloud):
         T = geom.transform
         pts = geom.points @ T[:3, :3].T + T[:3, 3]
@@ -316,7 +318,7 @@ def pcd_text(pc: PointCloud) -> str:
 
 
 def write_pcd(geom: Geometry, path: str, report) -> None:
-    pc = _baked_cloud(geom, report)
+    pc = baked_cloud(geom, report)
     if any(k.lower() in ("points", "data", "fields", "size", "type", "count") for k in pc.settings):
         report.lose("settings named like PCD header keywords")
     atomic_write(path, pcd_text(pc))

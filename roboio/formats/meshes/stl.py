@@ -48,17 +48,21 @@ def stl_kind(head: bytes, size: int) -> str:
     return "ascii" if _looks_ascii(head) else "binary"
 
 
+def _check_size(head: bytes, size: int, path: str) -> int:
+    """Triangle count of a binary STL of ``size`` bytes; FormatError when it is truncated."""
+    if size < 84:
+        raise FormatError(path, None, None, f"byte {size}: truncated binary STL (the 84-byte header is incomplete)")
+    n = struct.unpack_from("<I", head, 80)[0]
+    if size < 84 + 50 * n:
+        raise FormatError(path, None, None,
+                          f"byte {size}: truncated binary STL: the header announces {n} triangles "
+                          f"({84 + 50 * n} bytes) but the file has {size} bytes ({(size - 84) // 50} complete triangles)")
+    return n
+
+
 def _binary(data: bytes, path: str, warn) -> dict:
-    if len(data) < 84:
-        raise FormatError(path, None, None,
-                          f"byte {len(data)}: truncated binary STL (the 84-byte header is incomplete)")
-    n = struct.unpack_from("<I", data, 80)[0]
+    n = _check_size(data[:84], len(data), path)
     need = 84 + 50 * n
-    if len(data) < need:
-        full = (len(data) - 84) // 50
-        raise FormatError(path, None, None,
-                          f"byte {len(data)}: truncated binary STL: the header announces {n} triangles "
-                          f"({need} bytes) but the file has {len(data)} bytes ({full} complete triangles)")
     if len(data) > need and warn is not None:
         warn(f"{len(data) - need} bytes after the last of the {n} triangles ignored")
     rec = np.frombuffer(data, dtype=_RECORD, count=n, offset=84)
@@ -173,15 +177,7 @@ def read_stl(path: str, ctx) -> TriangleMesh:
     head = check_readable(path, 84)
     size = os.path.getsize(path)
     if stl_kind(head, size) == "binary":
-        if size < 84:
-            raise FormatError(path, None, None,
-                              f"byte {size}: truncated binary STL (the 84-byte header is incomplete)")
-        n = struct.unpack_from("<I", head, 80)[0]
-        if size < 84 + 50 * n:
-            raise FormatError(path, None, None,
-                              f"byte {size}: truncated binary STL: the header announces {n} triangles "
-                              f"({84 + 50 * n} bytes) but the file has {size} bytes "
-                              f"({(size - 84) // 50} complete triangles)")
+        _check_size(head, size, path)
     return lazy_mesh(path, lambda p: parse_stl_bytes(read_bytes(p), p, lambda m: ctx.warn(m)), "stl")
 
 
