@@ -212,6 +212,19 @@ def test_what_klampt_cannot_hold_is_reported(tmp_path):
                                w.terrains[0].geometry.world_vertices(), atol=1e-15)
 
 
+def test_group_of_meshes_without_a_file_becomes_one_mesh_file(tmp_path):
+    w = built_world()
+    a, b = cube_mesh(), cube_mesh()
+    b.transform = affine(t=(2, 0, 0))
+    w.rigid_objects[0].geometry = Group([a, b])
+    out = tmp_path / "g" / "w.xml"
+    report = roboio.save(w, str(out))
+    assert any("group structure" in x for x in report.lost)
+    back = quiet_load(out).rigid_objects[0].geometry
+    assert isinstance(back, TriangleMesh) and len(back.faces) == 24
+    np.testing.assert_allclose(back.world_vertices(), np.concatenate([a.world_vertices(), b.world_vertices()]))
+
+
 def test_unwritable_geometry_fails_before_the_world_file_is_written(tmp_path):
     w = built_world()
     w.rigid_objects[0].geometry = Group([cube_mesh(), PointCloud(np.zeros((2, 3)))])

@@ -22,10 +22,6 @@ __all__ = ["apply_automass", "GeometryWriter", "split_scale_translate", "split_a
 KLAMPT_GEOMETRY_EXTENSIONS = frozenset(
     "off tri stl dae ply obj wrl gltf glb fbx 3ds blend dxf pcd geom json vol sdf occ".split())
 
-# Extension of a newly written file, by geometry type. Primitives and groups are written
-# inline instead (``{Primitive ...}``): a .geom file cannot be read by every Klamp't (0.10.1
-# requires a "Primitive" header line that later versions reject).
-_NEW_FILE_EXT = ((TriangleMesh, ".off"), (PointCloud, ".pcd"))
 
 
 def apply_automass(obj, surface_fraction: float, about=None, ctx=None, line=None) -> None:
@@ -162,12 +158,20 @@ class GeometryWriter:
         return self._write_new(g, referring_file, what)
 
     def _write_new(self, geom, referring_file: str, what: str) -> str:
-        """A new file (meshes, point clouds) or inline text (primitives, groups) holding
-        ``geom`` with its transform applied."""
+        """A new file (``.off`` meshes, ``.pcd`` point clouds) or inline text (primitives and
+        groups of them) holding ``geom`` with its transform applied. Not ``.geom`` files:
+        Klamp't 0.10.1 requires a "Primitive" header line that later versions reject."""
         from .. import registry
-        if isinstance(geom, (Primitive, Group)):
-            return self._inline(geom, referring_file, what)
-        ext = next((e for cls, e in _NEW_FILE_EXT if isinstance(geom, cls)), None)
+        inside = list(walk_geometry(geom))
+        if any(isinstance(g, PointCloud) for g in inside) and len(inside) > 1:
+            raise FormatError(referring_file, None, None,
+                              f"{what}: cannot write a group holding a point cloud for Klamp't")
+        if isinstance(geom, Primitive) or (isinstance(geom, Group) and not any(
+                isinstance(g, TriangleMesh) for g in inside)):
+            return self._inline(geom)
+        # a group with meshes goes into one mesh file (the writer reports the merge)
+        ext = (".off" if isinstance(geom, (TriangleMesh, Group))
+               else ".pcd" if isinstance(geom, PointCloud) else None)
         if ext is None:
             raise FormatError(referring_file, None, None,
                               f"{what}: cannot write {type(geom).__name__} geometry for Klamp't")
@@ -182,13 +186,10 @@ class GeometryWriter:
         self.report.files.append(path)
         return relative_reference(path, referring_file)
 
-    def _inline(self, geom, referring_file: str, what: str) -> str:
+    def _inline(self, geom) -> str:
         """``{TypeName data ...}`` inline geometry (Klamp't's stream form, transform baked;
         a primitive Klamp't cannot hold transformed becomes a mesh)."""
         from .geom import stream_text
-        if any(isinstance(g, PointCloud) for g in walk_geometry(geom)):
-            raise FormatError(referring_file, None, None,
-                              f"{what}: cannot write a group holding a point cloud for Klamp't")
         return "{" + " ".join(stream_text(geom, self.report).split()) + "}"
 
 
