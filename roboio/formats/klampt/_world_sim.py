@@ -250,7 +250,9 @@ def check_simulation(ctx, sim: SimulationSettings, world) -> None:
                             ctx.warn("simulation: <geometry preshink> is ignored by Klamp't "
                                      "(misspelling of preshrink)", c.line)
                         elif k not in _GEOMETRY_ATTRS:
-                            ctx.warn(f"simulation: <geometry {k}> is ignored by Klamp't", c.line)
+                            hint = f" (it reads k{k[0].upper()}{k[1:]})" if f"k{k[0].upper()}{k[1:]}" \
+                                in _GEOMETRY_ATTRS else ""
+                            ctx.warn(f"simulation: <geometry {k}> is ignored by Klamp't{hint}", c.line)
                         elif _num(v) is None or (k == "preshrink" and _int(v) is None):
                             ctx.warn(f"simulation: <geometry {k}=\"{v}\"> is not a number", c.line)
                 elif c.tag == "velocity" and n.tag == "robot":
