@@ -313,18 +313,13 @@ def parse_model(root, path: str, ctx: LoadContext) -> UrdfModel:
             if mname in materials:
                 raise rd.error(el, f"material {mname!r} is defined twice")
             materials[mname] = rgba
-        elif tag == "link":
-            rec = rd.link(el)
-            if rec.name in links:
-                raise rd.error(el, f"link {rec.name!r} is defined twice (first on line "
-                                   f"{links[rec.name].line})")
-            links[rec.name] = rec
-        elif tag == "joint":
-            rec = rd.joint(el)
-            if rec.name in joints:
-                raise rd.error(el, f"joint {rec.name!r} is defined twice (first on line "
-                                   f"{joints[rec.name].line})")
-            joints[rec.name] = rec
+        elif tag in ("link", "joint"):
+            table = links if tag == "link" else joints
+            rec = rd.link(el) if tag == "link" else rd.joint(el)
+            if rec.name in table:
+                raise rd.error(el, f"{tag} {rec.name!r} is defined twice (first on line "
+                                   f"{table[rec.name].line})")
+            table[rec.name] = rec
         elif tag not in _IGNORED_TOP:
             ctx.warn(f"<{tag}> in <robot> ignored", where(el))
     if not links:

@@ -113,6 +113,7 @@ class _Writer:
             self.kids[p].append(i)
         self.frozen = False
         self.has_mesh = False
+        self.lead = {}                         # link -> the driver Klamp't creates there
         self.odd_meshes = defaultdict(list)   # extension -> meshes ROS tools cannot read
         self.group = {}
         for j in robot.joints:
@@ -367,13 +368,16 @@ class _Writer:
         return None
 
     # -- joints and drivers -------------------------------------------------------------
-    def mimics(self, types) -> dict:
-        """link -> (target link, multiplier, offset) from affine drivers."""
+    def mimics(self, types, readback) -> dict:
+        """link -> (target link, multiplier, offset) from affine drivers. The target is the
+        driver's DOF that Klamp't will number first (it honours only mimics of earlier
+        joints)."""
+        pos = {i: k for k, i in enumerate(readback)}
         out = {}
         for d in self.r.drivers:
             if d.type != "affine" or len(d.dofs) < 2:
                 continue
-            order = sorted(range(len(d.dofs)), key=lambda k: d.dofs[k])
+            order = sorted(range(len(d.dofs)), key=lambda k: pos.get(d.dofs[k], d.dofs[k]))
             t = order[0]
             st, ot = d.scale[t], d.offset[t]
             if st == 0 or types.get(d.dofs[t]) not in ("revolute", "prismatic", "continuous"):
@@ -465,8 +469,12 @@ class _Writer:
         if readback != list(range(self.n)):
             self.lose("link order (Klamp't numbers URDF links depth-first, by joint name)",
                       " ".join(r.links[i].name for i in readback))
+        pos = {i: k for k, i in enumerate(readback)}
+        # the driver Klamp't will create at each link (at the first of its DOFs)
+        self.lead = {min(d.dofs, key=lambda i: pos.get(i, i)): d for d in r.drivers
+                     if d.dofs and d.type in ("normal", "affine")}
         types = {i: self.urdf_type(i) for i in emitted if i != self.urdf_root}
-        mimics = self.mimics(types)
+        mimics = self.mimics(types, readback)
         self.check_drivers(types, mimics, readback)
 
         root_el = etree.Element("robot", name=r.name or self.stem)
@@ -521,7 +529,7 @@ class _Writer:
                           "Klamp't does not)", f"{l.name} (|axis| = {fmt_float(n)})")
             etree.SubElement(el, "axis", xyz=_fmt(ax))
         self.limit_element(el, i, utype)
-        d = next((d for d in self.r.drivers if d.dofs and i == min(d.dofs)), None)
+        d = self.lead.get(i)
         if d is not None and (d.dry_friction or d.viscous_friction):
             etree.SubElement(el, "dynamics", damping=fmt_float(d.viscous_friction),
                              friction=fmt_float(d.dry_friction))
@@ -535,8 +543,7 @@ class _Writer:
             attrs = {}
             if i != self.urdf_root and types[i] != "fixed" and r.amax[i] != _DEFAULT_ACC_MAX:
                 attrs["accMax"] = fmt_float(self.finite(r.amax[i], "acceleration limits", r.links[i].name))
-            d = next((d for d in r.drivers if d.dofs and i == min(d.dofs)
-                      and d.type in ("normal", "affine")), None)
+            d = self.lead.get(i)
             if d is not None:
                 for key, v in (("servoP", d.servo_p), ("servoI", d.servo_i), ("servoD", d.servo_d)):
                     if v != _SERVO_DEFAULTS[key]:
