@@ -106,16 +106,17 @@ class GeometryWriter:
 
     def __init__(self, report, protected=()):
         self.report = report
-        self.protected = {os.path.abspath(p) for p in protected}
+        self.protected = {_key(p) for p in protected}
         self.written: set = set()
 
     def new_path(self, directory: str, stem: str, ext: str) -> str:
         """A fresh file name ``directory/stem[_k]ext`` not written before in this session
-        and not a protected source file."""
+        and not a protected source file (compared ignoring case, so that the files also
+        stay apart on case-insensitive file systems)."""
         k = 0
         while True:
             name = f"{stem}{'' if k == 0 else f'_{k}'}{ext}"
-            p = os.path.abspath(os.path.join(directory, name))
+            p = _key(os.path.join(directory, name))
             if p not in self.written and p not in self.protected:
                 self.written.add(p)
                 return os.path.join(directory, name)
@@ -191,6 +192,10 @@ class GeometryWriter:
         a primitive Klamp't cannot hold transformed becomes a mesh)."""
         from .geom import stream_text
         return "{" + " ".join(stream_text(geom, self.report).split()) + "}"
+
+
+def _key(path: str) -> str:
+    return os.path.abspath(path).lower()
 
 
 def walk_geometry(g):

@@ -174,7 +174,7 @@ def write_world(world, path: str, report) -> None:
     path = os.fspath(path)
     elem_dir = os.path.join(os.path.dirname(path), os.path.splitext(os.path.basename(path))[0])
     gw = GeometryWriter(report, protected=_source_files(world))
-    gw.written.add(os.path.abspath(path))
+    gw.new_path(os.path.dirname(path), os.path.splitext(os.path.basename(path))[0], ".xml")  # reserve it
     root = etree.Element("world")
     for k, v in world.extras.get(ATTRS_KEY, {}).items():
         root.set(k, v)
