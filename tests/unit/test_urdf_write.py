@@ -239,3 +239,17 @@ def test_write_is_atomic_and_replaces(tmp_path):
     r.links[0].geometry = TriangleMesh(missing=True)
     rep = roboio.save(r, out)
     assert any("not found on reading" in x for x in rep.lost)
+
+
+def test_properties_and_a_link_named_world(tmp_path):
+    r = chain([("world", -1, "revolute", (0, 0, 1), (0, 0, 0)), ("b", 0, "revolute", (0, 0, 1), (1, 0, 0))])
+    r.properties = {"sensors": '<sensors><JointPositionSensor name="enc"/></sensors>', "notes": "x"}
+    rep = roboio.save(r, tmp_path / "t.urdf")
+    assert rep.lost == ["robot properties other than sensors and controller: notes"]
+    root = etree.parse(str(tmp_path / "t.urdf")).getroot()
+    assert root.find("klampt").get("world_frame") == "_world"
+    back = reread(tmp_path / "t.urdf")
+    assert back.link_names == ["world", "b"] and list(back.parents) == [-1, 0]
+    assert list(back.properties) == ["sensors"]     # the same XML (indented in the file)
+    assert etree.canonicalize(back.properties["sensors"], strip_text=True) == \
+        etree.canonicalize(r.properties["sensors"], strip_text=True)
