@@ -218,7 +218,7 @@ class BodyMotion:
         more links, those override the computed ones (link index order of the ``.body``).
         """
         info = robot.extras.get("choreonoid", {})
-        root_link = int(info.get("root_link", 0))
+        root_link = _root_index(robot)
         T = robot.fk_batch(self.robot_configs(robot, joint_map))
         desired = self.root_transforms()
         if desired is None and root is not None:
@@ -313,6 +313,18 @@ def _fit_frames(a: np.ndarray, F: int) -> np.ndarray:
 def _pose_matrices(p: np.ndarray) -> np.ndarray:
     """(..., 7) x y z qw qx qy qz -> (..., 4, 4)."""
     return tf.make_transform(tf.quat_to_matrix(p[..., 3:7]), p[..., :3])
+
+
+def _root_index(robot) -> int:
+    """The root body link: from a Choreonoid model's table, else the link a floating base
+    moves (Klamp't layout), else link 0."""
+    info = robot.extras.get("choreonoid")
+    if info and "root_link" in info:
+        return int(info["root_link"])
+    for j in robot.joints:
+        if j.type == "floating" and j.base == -1:
+            return j.links[-1]
+    return 0
 
 
 def _joint_dofs(robot, joint_map) -> np.ndarray:
