@@ -75,6 +75,7 @@ def triangle_rows(v, f):
     return rows[np.lexsort(rows.T[::-1])]
 
 
+@pytest.mark.filterwarnings("ignore::roboio.RoboioWarning")      # the .mtl files are not in the corpus
 def test_every_wavefront_obj_matches_trimesh():
     trimesh = pytest.importorskip("trimesh")
     files = [p for p in corpus_files("*.obj") if "/choreonoid/" in p]

@@ -181,6 +181,7 @@ def test_collada_nodes_primitives_materials(tmp_path):
     ("0 0 0 1 0 0 1 1 0 0 1 0</float_array>", "0 0 0 1 0 0 1 1 0 0 1 x</float_array>", "found 'x'"),
     ("</COLLADA>", "", "malformed XML"),
 ])
+@pytest.mark.filterwarnings("ignore::roboio.RoboioWarning")
 def test_collada_errors(tmp_path, old, new, what):
     path = write(tmp_path, "bad.dae", DAE.replace(old, new))
     with pytest.raises(FormatError, match=what) as e:
