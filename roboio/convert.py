@@ -32,6 +32,11 @@ def adapt(obj, info, report: ConversionReport):
         for t in obj.terrains:
             report.lose(f"terrain {t.name!r} (the target holds one robot)")
         return obj.robots[0]
+    if isinstance(obj, World) and not obj.robots:
+        for cls, items in ((RigidObject, obj.rigid_objects), (Terrain, obj.terrains)):
+            others = obj.terrains if cls is RigidObject else obj.rigid_objects
+            if cls in accepts and len(items) == 1 and not others:
+                return items[0]
     if isinstance(obj, World) and Geometry in accepts:
         elems = obj.terrains + obj.rigid_objects
         if len(elems) == 1 and not obj.robots and elems[0].geometry is not None:

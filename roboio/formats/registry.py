@@ -168,8 +168,30 @@ def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
     cached = ctx.cache.get(key)
     if cached is None:
         cached = read_file(path, ctx, kinds=("geometry",), format=format)
+        _share_parse(cached)
         ctx.cache[key] = cached
     return cached.copy()
+
+
+def _share_parse(geom) -> None:
+    """Make every copy of a lazy mesh parse its file at most once: the loader is memoised
+    and hands each copy its own arrays."""
+    from ..model import Group, TriangleMesh
+    if isinstance(geom, Group):
+        for c in geom.children:
+            _share_parse(c)
+        return
+    if not isinstance(geom, TriangleMesh) or geom.is_loaded:
+        return
+    loader = geom._loader
+    result = []
+
+    def once():
+        if not result:
+            result.append(loader())
+        return {k: (v.copy() if hasattr(v, "copy") else v) for k, v in result[0].items()}
+
+    geom._loader = once
 
 
 def load_geometry_ref(reference: str, referring_file: str, ctx: LoadContext, *, line=None,
