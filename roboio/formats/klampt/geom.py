@@ -164,7 +164,7 @@ def _mesh(cur: _Cursor) -> TriangleMesh:
         v, f, nxt = parse_tri_block(t, 0)
     except FormatError as e:
         raise _relocate(cur, at, e) from None
-    cur.pos = at + (int(t.end[nxt - 1]) if nxt else 0)
+    cur.pos = at + (t.end_of(nxt - 1) if nxt else 0)
     return TriangleMesh(v, f)
 
 

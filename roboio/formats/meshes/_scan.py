@@ -23,6 +23,7 @@ WHITESPACE[[9, 10, 11, 12, 13, 32]] = True
 NUMBER_RE = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\Z",
                        re.IGNORECASE)
 _INT_RE = re.compile(rb"[+-]?\d+\Z")
+_NONSPACE = re.compile(rb"[^\t\n\v\f\r ]+")
 
 
 def _fromstring(text: bytes, dtype):
@@ -36,9 +37,10 @@ def _fromstring(text: bytes, dtype):
 
 
 class TokenTable:
-    """Every whitespace-separated token of ``data`` with its byte span and line.
+    """Every whitespace-separated token of ``data`` with its position and line.
 
-    ``start``/``end`` (byte offsets), ``line`` (0-based line of each token),
+    ``start`` (byte offsets; :meth:`end_of` gives a token's end), ``line`` (0-based line of
+    each token),
     ``line_ntok`` (tokens per line), ``line_first`` (index of each line's first token),
     ``line_start`` (byte offset of each line). Lines are split at ``\\n``; ``\\r`` is
     whitespace, so CRLF files need no special care.
@@ -52,25 +54,29 @@ class TokenTable:
         ws = WHITESPACE[arr]
         begin = ~ws
         begin[1:] &= ws[:-1]
-        finish = ~ws
-        finish[:-1] &= ws[1:]
         self.start = np.flatnonzero(begin)
-        self.end = np.flatnonzero(finish) + 1
         self.newlines = np.flatnonzero(arr == 10)
-        self.line = np.searchsorted(self.newlines, self.start)
         self.nlines = len(self.newlines) + 1
-        self.line_ntok = np.bincount(self.line, minlength=self.nlines)
-        self.line_first = np.cumsum(self.line_ntok) - self.line_ntok
+        # tokens per line from the running token count at each line end
+        counted = np.cumsum(begin, dtype=np.int64)
+        at_end = np.concatenate((counted[self.newlines], [len(self.start)])) if len(arr) else np.zeros(1, np.int64)
+        self.line_ntok = np.diff(at_end, prepend=0)
+        self.line_first = at_end - self.line_ntok
+        self.line = np.repeat(np.arange(self.nlines), self.line_ntok)
         self.line_start = np.concatenate(([0], self.newlines + 1))
+
+    def end_of(self, i: int) -> int:
+        """Byte offset just after token ``i``."""
+        return _NONSPACE.match(self.data, int(self.start[i])).end()
 
     def __len__(self):
         return len(self.start)
 
     def token(self, i: int) -> bytes:
-        return self.data[self.start[i]:self.end[i]]
+        return _NONSPACE.match(self.data, int(self.start[i])).group()
 
     def tokens(self, lo: int, hi: int) -> list:
-        return [self.data[s:e] for s, e in zip(self.start[lo:hi].tolist(), self.end[lo:hi].tolist())]
+        return [self.token(i) for i in range(lo, hi)]
 
     def line_tokens(self, line: int) -> list:
         lo = int(self.line_first[line])
@@ -116,7 +122,7 @@ class TokenTable:
             n = hi - lo
             if n <= 0:
                 return np.zeros(0, dtype)
-            text = self.data[self.start[lo]:self.end[hi - 1]]
+            text = self.data[self.start[lo]:self.end_of(hi - 1)]
             out = _fromstring(text, dtype)
             if out is not None and len(out) == n:
                 return out
@@ -129,7 +135,7 @@ class TokenTable:
                 return np.zeros(shape, dtype)
             if flat.size > 1 and np.all(np.diff(flat) == 1):
                 return self._parse(None, int(flat[0]), int(flat[-1]) + 1, dtype, what).reshape(shape)
-            text = b" ".join(self.data[s:e] for s, e in zip(self.start[flat].tolist(), self.end[flat].tolist()))
+            text = b" ".join(_NONSPACE.match(self.data, s).group() for s in self.start[flat].tolist())
             out = _fromstring(text, dtype)
             if out is not None and len(out) == flat.size:
                 return out.reshape(shape)
