@@ -163,3 +163,9 @@ def test_mesh_to_pcd_keeps_vertices_and_reports_triangles(tmp_path):
     report = roboio.save(TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]]), out)
     assert any("triangles" in x for x in report.lost)
     assert roboio.load(out).points.tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
+
+
+def test_absurd_count_is_an_error_not_a_memory_blowup(tmp_path):
+    text = "FIELDS x y z h\nCOUNT 1 1 1 1000000000\nPOINTS 1\nDATA ascii\n1 2 3 4\n"
+    with pytest.raises(FormatError, match="COUNT declares"):
+        roboio.load(write(tmp_path, "c.pcd", text))

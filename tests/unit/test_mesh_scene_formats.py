@@ -251,3 +251,13 @@ def test_gltf_errors(tmp_path):
     doc = {"asset": {"version": "2.0"}, "extensionsRequired": ["KHR_draco_mesh_compression"]}
     with pytest.raises(FormatError, match="compressed glTF"):
         roboio.load(write(tmp_path, "d.gltf", json.dumps(doc)))
+
+
+def test_collada_instance_bomb_is_an_error(tmp_path):
+    nodes = ['<node id="n0"><instance_geometry url="#quad"/></node>']
+    for i in range(1, 30):      # each level instances the previous one twice: 2^29 placements
+        nodes.append(f'<node id="n{i}"><instance_node url="#n{i - 1}"/><instance_node url="#n{i - 1}"/></node>')
+    text = DAE.replace('<library_nodes>', '<library_nodes>' + "".join(nodes)).replace(
+        '<node id="b">', '<node id="b"><instance_node url="#n29"/>')
+    with pytest.raises(FormatError, match="node instances"):
+        roboio.load(write(tmp_path, "bomb.dae", text))

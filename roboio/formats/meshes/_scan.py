@@ -57,9 +57,8 @@ class TokenTable:
         self.start = np.flatnonzero(begin)
         self.newlines = np.flatnonzero(arr == 10)
         self.nlines = len(self.newlines) + 1
-        # tokens per line from the running token count at each line end
-        counted = np.cumsum(begin, dtype=np.int64)
-        at_end = np.concatenate((counted[self.newlines], [len(self.start)])) if len(arr) else np.zeros(1, np.int64)
+        # tokens per line: how many tokens start before each line end
+        at_end = np.concatenate((np.searchsorted(self.start, self.newlines), [len(self.start)]))
         self.line_ntok = np.diff(at_end, prepend=0)
         self.line_first = at_end - self.line_ntok
         self.line = np.repeat(np.arange(self.nlines), self.line_ntok)

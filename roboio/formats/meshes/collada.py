@@ -57,6 +57,8 @@ class _Doc:
     def __init__(self, root, path, warn):
         self.root, self.path, self.warn = root, path, warn
         self.ids = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
+        self.visits = 0
+        self.meshes = {}
 
     def ref(self, url, el):
         if not url or not url.startswith("#") or url[1:] not in self.ids:
@@ -169,26 +171,36 @@ def _material_color(doc: _Doc, material):
 _PRIMITIVES = ("triangles", "polylist", "polygons", "trifans", "tristrips", "lines", "linestrips")
 
 
+def _mesh_data(doc: _Doc, geom):
+    """(positions, [(faces, material symbol)]) of a ``<geometry>``, parsed once per file."""
+    key = id(geom)
+    if key not in doc.meshes:
+        mesh = doc.child(geom, "mesh")
+        if mesh is None:
+            doc.warn(f"geometry {geom.get('id')!r} is not a <mesh> (skipped)", where(geom))
+            doc.meshes[key] = (np.zeros((0, 3)), [])
+        else:
+            pos = _positions(doc, mesh)
+            sets = []
+            for prim in children(mesh):
+                if local_name(prim) in _PRIMITIVES:
+                    f = _primitive_faces(doc, prim, len(pos))
+                    if f is not None:
+                        sets.append((f, prim.get("material")))
+            doc.meshes[key] = (pos, sets)
+    return doc.meshes[key]
+
+
 def _geometry_parts(doc: _Doc, geom, M, bindings):
-    mesh = doc.child(geom, "mesh")
-    if mesh is None:
-        doc.warn(f"geometry {geom.get('id')!r} is not a <mesh> (skipped)", where(geom))
+    pos, sets = _mesh_data(doc, geom)
+    if not sets:
         return []
-    pos = _positions(doc, mesh)
+    colors = []
+    for _, symbol in sets:
+        mat = bindings.get(symbol)
+        colors.append(_material_color(doc, mat) if mat is not None else None)
     world = pos @ M[:3, :3].T + M[:3, 3]
-    sets = []
-    for prim in children(mesh):
-        if local_name(prim) not in _PRIMITIVES:
-            continue
-        f = _primitive_faces(doc, prim, len(pos))
-        if f is None:
-            continue
-        color = None
-        mat = bindings.get(prim.get("material"))
-        if mat is not None:
-            color = _material_color(doc, mat)
-        sets.append((f, color))
-    return [Part(world, sets)]
+    return [Part(world, [(f, c) for (f, _), c in zip(sets, colors)])]
 
 
 def _node_matrix(doc: _Doc, node) -> np.ndarray:
@@ -237,9 +249,15 @@ def _bindings(doc: _Doc, inst):
     return out
 
 
+MAX_INSTANCES = 20_000       # placed nodes: instance_node can multiply them exponentially
+
+
 def _walk(doc: _Doc, node, parent, parts, depth):
     if depth > 200:
         raise FormatError(doc.path, where(node), None, "COLLADA nodes nested more than 200 deep (a cycle?)")
+    doc.visits += 1
+    if doc.visits > MAX_INSTANCES:
+        raise FormatError(doc.path, where(node), None, f"more than {MAX_INSTANCES} node instances in the scene")
     M = parent @ _node_matrix(doc, node)
     for el in children(node):
         name = local_name(el)

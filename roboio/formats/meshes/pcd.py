@@ -45,6 +45,7 @@ from .off import format_floats
 __all__ = ["read_pcd", "parse_pcd_bytes", "pcd_text", "write_pcd", "baked_cloud"]
 
 _INT = re.compile(r"[+-]?\d+\Z")
+MAX_VALUES = 65536          # values per point (after COUNT expansion): a guard against absurd headers
 
 
 class _Header:
@@ -134,6 +135,9 @@ def _expanded(h: _Header, path: str, warn):
         warn("no TYPE line: every field is read as a float", h.lines.get("FIELDS"))
     sizes = h.sizes or [None] * n
     counts = h.counts or [1] * n
+    if sum(counts) > MAX_VALUES:
+        raise FormatError(path, h.lines.get("COUNT"), None,
+                          f"COUNT declares {sum(counts)} values per point (more than {MAX_VALUES})")
     names, tt, ss = [], [], []
     for name, t, s, c in zip(h.fields, types, sizes, counts):
         if c == 1:
