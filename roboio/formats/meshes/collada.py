@@ -53,6 +53,16 @@ def _is_float(t):
         return False
 
 
+def _int_attr(doc, el, name: str, default: int) -> int:
+    text = el.get(name)
+    if text is None:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise FormatError(doc.path, where(el), None, f"<{local_name(el)} {name}=\"{text}\">: expected an integer") from None
+
+
 class _Doc:
     def __init__(self, root, path, warn):
         self.root, self.path, self.warn = root, path, warn
@@ -80,10 +90,10 @@ def _source_array(doc: _Doc, src) -> np.ndarray:
     tc = doc.child(src, "technique_common")
     if tc is not None:
         acc = doc.child(tc, "accessor")
-    stride = int(acc.get("stride", "1")) if acc is not None else 3
-    count = int(acc.get("count", len(data) // max(stride, 1))) if acc is not None else len(data) // 3
-    offset = int(acc.get("offset", "0")) if acc is not None else 0
-    if stride < 1 or offset + count * stride > len(data):
+    stride = _int_attr(doc, acc, "stride", 1) if acc is not None else 3
+    count = _int_attr(doc, acc, "count", len(data) // max(stride, 1)) if acc is not None else len(data) // 3
+    offset = _int_attr(doc, acc, "offset", 0) if acc is not None else 0
+    if stride < 1 or offset < 0 or count < 0 or offset + count * stride > len(data):
         raise FormatError(doc.path, where(src), None,
                           f"<accessor> needs {offset + count * stride} values, <float_array> has {len(data)}")
     return data[offset:offset + count * stride].reshape(count, stride)
@@ -108,11 +118,11 @@ def _primitive_faces(doc: _Doc, prim, nverts: int):
     if kind in ("lines", "linestrips"):
         return None
     inputs = children(prim, "input")
-    stride = max((int(i.get("offset", "0")) for i in inputs), default=0) + 1
+    stride = max((_int_attr(doc, i, "offset", 0) for i in inputs), default=0) + 1
     vin = [i for i in inputs if i.get("semantic") == "VERTEX"]
     if not vin:
         raise FormatError(doc.path, where(prim), None, f"<{kind}> without a VERTEX input")
-    voff = int(vin[0].get("offset", "0"))
+    voff = _int_attr(doc, vin[0], "offset", 0)
     ps = children(prim, "p")
 
     def corners(p_el):

@@ -168,6 +168,15 @@ def _primitive_part(doc: _Doc, prim, M) -> Part | None:
 
 
 def parse_gltf_bytes(data: bytes, path: str) -> dict:
+    try:
+        return _parse(data, path)
+    except KeyError as e:
+        raise FormatError(path, None, None, f"malformed glTF: required property {e.args[0]!r} missing") from None
+    except (TypeError, ValueError, IndexError, AttributeError) as e:
+        raise FormatError(path, None, None, f"malformed glTF: {type(e).__name__}: {e}") from None
+
+
+def _parse(data: bytes, path: str) -> dict:
     doc = _Doc(data, path)
     g = doc.gltf
     nodes = g.get("nodes", [])

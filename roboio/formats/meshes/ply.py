@@ -120,6 +120,8 @@ def _columns_binary(data: bytes, el: _Element, pos: int, order: str, path: str):
     if pos + csize > len(data):
         raise _truncated(path, data, el)
     k0 = int(np.frombuffer(data, order + cty, 1, pos)[0])
+    if k0 < 0 or pos + csize + k0 * np.dtype(ity).itemsize > len(data):
+        raise _truncated(path, data, el)
     dt = np.dtype([("_n", order + cty), ("_i", order + ity, (k0,))] + [(n, order + t) for n, t in scalar])
     if pos + dt.itemsize * el.count <= len(data):
         rec = np.frombuffer(data, dt, el.count, pos)
