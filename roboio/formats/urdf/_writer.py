@@ -19,6 +19,8 @@ Everything else URDF cannot hold is listed in ``report.lost`` (grouped per kind)
 """
 from __future__ import annotations
 
+import copy
+import math
 import os
 import re
 from collections import defaultdict
@@ -27,7 +29,7 @@ import numpy as np
 from lxml import etree
 
 from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
-from ...transforms import make_transform, rot_y, rot_z, rpy_to_matrix
+from ...transforms import make_transform
 from ..fileio import atomic_write, fmt_float
 from ._build import affine_driver_limits
 from ._mount import default_pairs
@@ -44,6 +46,14 @@ _MESH_EXTS = (".stl", ".dae", ".obj")
 _INTEGER = re.compile(r"[+-]?\d+\Z")
 
 
+def _rpy_matrix(r, p, y) -> np.ndarray:
+    """``Rz(y) Ry(p) Rx(r)`` (scalar math: this runs once per written frame)."""
+    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+                     [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+                     [-sp, cp * sr, cp * cr]])
+
+
 def rpy_of(R) -> tuple:
     """Roll, pitch, yaw of rotation ``R`` and the largest entry error of rebuilding it.
 
@@ -53,13 +63,12 @@ def rpy_of(R) -> tuple:
     absorbs yaw's error in the coupled combination. The round trip stays at rounding
     level everywhere, gimbal lock included."""
     R = np.asarray(R, dtype=float)
-    c = np.hypot(R[0, 0], R[1, 0])
-    p = np.arctan2(-R[2, 0], c)
-    y = np.arctan2(R[1, 0], R[0, 0]) if c > 0 else np.arctan2(-R[0, 1], R[1, 1])
-    M = (rot_z(y) @ rot_y(p)).T @ R
-    r = np.arctan2(M[2, 1], M[2, 2])
-    rpy = (float(r), float(p), float(y))
-    return rpy, float(np.abs(rpy_to_matrix(rpy) - R).max())
+    c = math.hypot(R[0, 0], R[1, 0])
+    p = math.atan2(-R[2, 0], c)
+    y = math.atan2(R[1, 0], R[0, 0]) if c > 0 else math.atan2(-R[0, 1], R[1, 1])
+    M = _rpy_matrix(0.0, p, y).T @ R
+    r = math.atan2(M[2, 1], M[2, 2])
+    return (r, p, y), float(np.abs(_rpy_matrix(r, p, y) - R).max())
 
 
 def _fmt(values) -> str:
@@ -260,10 +269,10 @@ class _Writer:
             if color is not None:
                 mat = etree.SubElement(vis, "material", name=f"{name}_color")
                 etree.SubElement(mat, "color", rgba=_fmt(tuple(color) + (1.0,) * (4 - len(color))))
-        for T, shape in shapes:
+        for vis in list(el.iter("visual")):
             col = etree.SubElement(el, "collision")
-            etree.SubElement(col, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(rpy_of(T[:3, :3])[0]))
-            etree.SubElement(col, "geometry").append(etree.fromstring(etree.tostring(shape)))
+            col.append(copy.deepcopy(vis.find("origin")))
+            col.append(copy.deepcopy(vis.find("geometry")))
         if len(shapes) > 1:
             self.lose("links with several geometry pieces (Klamp't reads only the first)", l.name)
         if l.geometry is not None and l.geometry.margin:
