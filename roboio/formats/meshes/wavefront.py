@@ -217,7 +217,7 @@ def _material_colors(path, mtllibs, warn) -> dict:
         try:
             with open(fn, "rb") as f:
                 text = f.read()
-        except OSError:
+        except (OSError, ValueError):          # missing, unreadable or an impossible name
             warn(f"material library {name.decode('utf-8', 'replace')!r} not found: no face colours from it", line + 1)
             continue
         cur = None
