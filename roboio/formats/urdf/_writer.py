@@ -238,8 +238,12 @@ class _Writer:
         etree.SubElement(parent_el, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(rpy))
 
     def finite(self, v: float, kind: str, name: str) -> float:
+        """``v``, or the largest float for an infinite (or undefined, NaN) limit."""
         if np.isfinite(v):
             return v
+        if np.isnan(v):
+            self.lose(f"undefined (NaN) {kind} written as {fmt_float(DBL_MAX)}", name)
+            return DBL_MAX
         self.lose(f"infinite {kind} written as ±{fmt_float(DBL_MAX)} (URDF numbers are finite)", name)
         return DBL_MAX if v > 0 else -DBL_MAX
 
