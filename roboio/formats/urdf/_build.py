@@ -140,7 +140,7 @@ class _Builder:
 
     # -- pieces ---------------------------------------------------------------------------
     def add(self, link: Link, qmin=-INF, qmax=INF, vmax=INF, amax=INF, tmax=INF, pmax=INF):
-        for k, v in (("qmin", qmin), ("qmax", qmax), ("vmin", -vmax), ("vmax", vmax),
+        for k, v in (("qmin", qmin), ("qmax", qmax), ("vmin", 0.0 - vmax), ("vmax", vmax),
                      ("amax", amax), ("tmax", tmax), ("pmax", pmax)):
             self.lim[k].append(float(v))
         link.index = len(self.links)
