@@ -19,6 +19,10 @@ def adapt(obj, info, report: ConversionReport):
     accepts = info.writes
     if not accepts or isinstance(obj, accepts):
         return obj
+    from .formats.choreonoid.motion_convert import adapt_motion   # BodyMotion <-> Trajectory
+    motion = adapt_motion(obj, accepts, report)
+    if motion is not None:
+        return motion
     if isinstance(obj, MultiPath) and Trajectory in accepts:
         for item in obj.trajectory_losses():
             report.lose(item)

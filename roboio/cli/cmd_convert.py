@@ -11,12 +11,17 @@ def register(sub):
     p.add_argument("--from", dest="frm", metavar="FORMAT", help="input format name")
     p.add_argument("--strict", action="store_true", help="treat input warnings as errors")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--body", metavar="MODEL", help="body model for motion conversions (Choreonoid "
+                   ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
     p.set_defaults(func=run)
 
 
 def run(args):
     obj = load(args.input, args.frm, strict=args.strict)
     try:
+        if getattr(args, "body", None):
+            from ..formats.choreonoid.motion_convert import attach_body
+            attach_body(obj, load(args.body, strict=args.strict))
         report = save(obj, args.output, args.to)
     except ValueError as e:
         from .main import UsageError

@@ -101,7 +101,9 @@ class BodyMotion:
     ``frame_rate`` / ``num_frames`` / ``times`` are those of the principal component (the
     link positions if present, else the joint displacements), as in Choreonoid.
     ``format_version`` is the version of the file read (None for a motion built in memory);
-    ``extra`` keeps unknown top-level keys for the writer.
+    ``extra`` keeps unknown top-level keys for the writer. ``body`` is the body model the
+    motion applies to (a :class:`~roboio.model.Robot`, None after reading a ``.seq``, which
+    does not name it); conversions to Klamp't trajectories need it.
     """
 
     def __init__(self, components=None, frame_rate: Optional[float] = None):
@@ -111,6 +113,7 @@ class BodyMotion:
         self.extra: dict = {}
         self.warnings: list = []
         self.source: Optional[str] = None
+        self.body = None
 
     # -- components --------------------------------------------------------------------
     def component(self, role: str) -> Optional[Seq]:
@@ -219,11 +222,15 @@ class BodyMotion:
         """
         info = robot.extras.get("choreonoid", {})
         root_link = _root_index(robot)
-        T = robot.fk_batch(self.robot_configs(robot, joint_map))
+        Q = self.robot_configs(robot, joint_map)
         desired = self.root_transforms()
         if desired is None and root is not None:
-            desired = np.broadcast_to(np.asarray(root, dtype=float), (len(T), 4, 4))
-        if desired is not None:
+            desired = np.broadcast_to(np.asarray(root, dtype=float), (len(Q), 4, 4))
+        chain = floating_base(robot)
+        if desired is not None and chain is not None:
+            set_floating_base(robot, chain, Q, desired)
+        T = robot.fk_batch(Q)
+        if desired is not None and chain is None:
             corr = desired @ tf.inverse_transform(T[:, root_link])
             T = corr[:, None] @ T
         lp = self.link_positions
@@ -325,6 +332,35 @@ def _root_index(robot) -> int:
         if j.type == "floating" and j.base == -1:
             return j.links[-1]
     return 0
+
+
+_FLOATING_AXES = ((1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 1), (0, 1, 0), (1, 0, 0))
+
+
+def floating_base(robot):
+    """The six links of the root's floating base in Klamp't's layout (x, y, z prismatic, then
+    yaw, pitch, roll revolute, no offsets after the first), or None."""
+    root = _root_index(robot)
+    for j in robot.joints:
+        if j.type == "floating" and len(j.links) == 6 and j.links[-1] == root:
+            ok = all(robot.links[i].joint_type == ("prismatic" if k < 3 else "revolute")
+                     and np.allclose(robot.links[i].axis, _FLOATING_AXES[k])
+                     and (k == 0 or np.allclose(robot.links[i].parent_transform, np.eye(4)))
+                     for k, i in enumerate(j.links))
+            return j.links if ok else None
+    return None
+
+
+def set_floating_base(robot, chain, Q, poses) -> None:
+    """Write root link poses (F, 4, 4), world frame, into the floating-base DOFs of ``Q``."""
+    base = robot.links[chain[0]].parent_transform
+    parent = robot.links[chain[0]].parent
+    if parent >= 0:
+        raise ValueError("the floating base is attached to another link")
+    local = poses if np.allclose(base, np.eye(4)) else tf.inverse_transform(base) @ poses
+    rpy = tf.matrix_to_rpy(local[:, :3, :3])
+    Q[:, chain[0]:chain[0] + 3] = local[:, :3, 3]
+    Q[:, chain[3]], Q[:, chain[4]], Q[:, chain[5]] = rpy[:, 2], rpy[:, 1], rpy[:, 0]
 
 
 def _joint_dofs(robot, joint_map) -> np.ndarray:
