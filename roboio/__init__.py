@@ -13,6 +13,7 @@ from .errors import FormatError, RoboioError, RoboioWarning
 from .model import (Appearance, Driver, Geometry, Group, Joint, Link, PointCloud, Primitive,
                     RigidObject, Robot, Terrain, Trajectory, TriangleMesh, World)
 from .model import ContactPoint, Grasp, Hold, IKObjective, MultiPath, Section, Stance
+from .model import BodyMotion, PoseSeq, Seq
 from .report import ConversionReport
 
 __version__ = "0.1.0"
@@ -21,7 +22,8 @@ __all__ = ["load", "load_world", "save", "formats", "verify", "FormatError", "Ro
            "RoboioWarning", "ConversionReport", "World", "Robot", "Link", "Joint", "Driver",
            "RigidObject", "Terrain", "Geometry", "TriangleMesh", "PointCloud", "Primitive",
            "Group", "Appearance", "Trajectory", "__version__",
-           "MultiPath", "Section", "Hold", "Stance", "Grasp", "IKObjective", "ContactPoint"]
+           "MultiPath", "Section", "Hold", "Stance", "Grasp", "IKObjective", "ContactPoint",
+           "BodyMotion", "Seq", "PoseSeq"]
 
 
 def sample_path(name: str = "planar3R.rob") -> str:

@@ -11,3 +11,5 @@ __all__ = ["Appearance", "Geometry", "GeometrySource", "Group", "PointCloud", "P
            "TriangleMesh", "PRIMITIVE_KINDS", "Driver", "Joint", "Link", "Robot", "JOINT_TYPES",
            "DRIVER_TYPES", "Trajectory", "RigidObject", "Terrain", "World",
            "ContactPoint", "Grasp", "Hold", "IKObjective", "Stance", "MultiPath", "Section"]
+from .body_motion import BodyMotion, IkLink, PoseKey, PoseSeq, Seq  # noqa: E402
+__all__ += ["BodyMotion", "IkLink", "PoseKey", "PoseSeq", "Seq"]
