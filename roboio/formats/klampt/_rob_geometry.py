@@ -111,7 +111,10 @@ def apply_automass(b) -> None:
         if g is None:
             c = C = None
         else:
-            c, C = geometry_moments(g, sf)
+            # Klamp't takes the second moment about the link's com: the file's when it
+            # has a com keyword (not the parallel-axis shift, which differs for primitives
+            # and for surface fractions below 1), else the geometry's own centre
+            c, C = geometry_moments(g, sf, about=asm.com[i] if own_com else None)
             c = np.asarray(c, dtype=float)
         if not own_com:
             asm.com[i] = c.copy() if c is not None else np.zeros(3)
@@ -120,8 +123,7 @@ def apply_automass(b) -> None:
             if C is None or m == 0:
                 asm.inertia[i] = np.zeros((3, 3))
             else:
-                d = c - asm.com[i]          # second moment about the link's com
-                asm.inertia[i] = inertia_from_moments(m, np.asarray(C, dtype=float) + np.outer(d, d))
+                asm.inertia[i] = inertia_from_moments(m, np.asarray(C, dtype=float))
 
 
 def _mass_geometry(g):
