@@ -51,3 +51,23 @@ def oracle_transform(d) -> np.ndarray:
 
 def corpus_ids(entries):
     return [e["source"] for e in entries]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def corpus_stays_untouched():
+    """Fail the run if any test wrote into the shared corpus (tests must use tmp_path)."""
+    import time
+    start = time.time() - 1.0
+    yield
+    if not os.path.isdir(CORPUS):
+        return
+    touched = []
+    for dirpath, _dirs, files in os.walk(CORPUS):
+        for f in files:
+            p = os.path.join(dirpath, f)
+            try:
+                if os.lstat(p).st_mtime > start:
+                    touched.append(p)
+            except OSError:
+                pass
+    assert not touched, f"tests wrote into the corpus: {touched[:10]}"
