@@ -603,3 +603,25 @@ def test_info_summary(tmp_path, capsys):
     s = json.loads(capsys.readouterr().out)
     assert s["kind"] == "body_motion" and s["num_frames"] == 2 and s["frame_rate"] == 50
     assert [c["role"] for c in s["components"]] == ["link_position", "joint_displacement", "zmp"]
+
+
+def test_frame_lines_followed_by_other_items(tmp_path, path_kind):
+    """Text after the frame lines that is not a frame (a comment, an item of another list, a
+    block scalar holding 'frames:') must reach the YAML parser unchanged."""
+    text = V2 + """    # a comment between frames and the next component
+  -
+    type: MultiValueSeq
+    content: Notes
+    numParts: 1
+    frames:
+      - [ 1 ]
+      -   [ 2 ]
+      - [ 3 ]
+    note: |
+      frames:
+        - [ 9, 9 ]
+"""
+    m = load(write(tmp_path, text))
+    assert np.array_equal(m.joint_displacement, [[0, -0.5, 0.00001], [3, 0.5, -0.0], [2.5, 150, 0.000123]])
+    notes = m.components[1]
+    assert np.array_equal(notes.data, [[1], [2], [3]]) and notes.extra["note"] == "frames:\n  - [ 9, 9 ]\n"

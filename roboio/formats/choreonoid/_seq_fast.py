@@ -15,14 +15,15 @@ same double (checked vectorised), else ``repr``.
 """
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 
-__all__ = ["Block", "split_frame_blocks", "frame_signature", "parse_block", "parse_numbers",
+__all__ = ["Block", "split_frame_blocks", "cut_blocks", "exact_end", "frame_signature", "parse_block", "parse_numbers",
            "format_frames", "exact9"]
 
-CHUNK_BYTES = 1 << 16           # frame text converted per step (cache-sized; bounds memory)
+CHUNK_BYTES = 1 << 18           # frame text converted per step (cache-sized; bounds memory)
 
 
 class Block:
@@ -40,27 +41,39 @@ class Block:
 
 _KEY = re.compile(rb"[ \t]*frames[ \t]*:[ \t]*(?:#[^\n]*)?\n")
 _FIRST = re.compile(rb"([ \t]*)- \[")
-_ENDS: dict = {}
+def _block_end(data: bytes, body: int, first: bytes) -> int:
+    """End of the run of lines starting with ``first`` from offset ``body``: frame lines hold
+    no ':', so the run ends before the next line with a ':' (a YAML key), minus any trailing
+    lines that do not start with ``first`` (a ``-`` item, blank or comment lines). Lines in
+    the middle that are not frame lines make :func:`parse_block` hand the block to YAML."""
+    colon = data.find(b":", body)
+    end = len(data) if colon < 0 else data.rfind(b"\n", body, colon) + 1
+    while end > body:
+        start = data.rfind(b"\n", body, end - 1) + 1
+        if start < body:
+            start = body
+        if data.startswith(first, start):
+            break
+        end = start
+    return end
 
 
-def _end_pattern(indent: bytes):
-    """Finds the newline after the last line that starts with ``indent + "- "``."""
-    p = _ENDS.get(indent)
-    if p is None:
-        p = _ENDS[indent] = re.compile(rb"\n(?!" + re.escape(indent) + rb"- )")
-    return p
+def exact_end(data: bytes, block: "Block") -> int:
+    """End of the run of frame lines of ``block`` checked line by line (the cheap
+    :func:`_block_end` may include non-frame lines, which :func:`parse_block` rejects)."""
+    first = block.indent + b"- "
+    pos = block.start
+    while pos < block.end and data.startswith(first, pos):
+        pos = data.index(b"\n", pos) + 1
+    return pos
 
 
-def split_frame_blocks(data: bytes):
-    """``(header, blocks)``: ``data`` (ending with a newline) with every block of one-line
-    frames replaced by as many empty lines (so YAML line numbers stay right), and the
-    :class:`Block` list keyed by the line of its ``frames:`` key."""
+def split_frame_blocks(data: bytes) -> dict:
+    """Every block of one-line frames of ``data`` (which ends with a newline), as
+    :class:`Block` objects keyed by the line of their ``frames:`` key."""
     blocks = {}
-    pieces = []
-    pos = 0            # start of the text not yet copied to the header
     search = 0
-    line = 1           # line number at offset ``counted``
-    counted = 0
+    line, counted = 1, 0         # line number at offset ``counted``
     while True:
         i = data.find(b"frames", search)
         if i < 0:
@@ -76,17 +89,25 @@ def split_frame_blocks(data: bytes):
             search = body
             continue
         indent = f.group(1)
-        e = _end_pattern(indent).search(data, body)
-        end = e.start() + 1 if e is not None else len(data)
+        end = _block_end(data, body, indent + b"- ")
         line += data.count(b"\n", counted, ls)
-        counted = ls
         n = data.count(b"\n", body, end)
         blocks[line] = Block(body, end, line, n, indent)
-        pieces.append(data[pos:body])
-        pieces.append(b"\n" * n)
-        pos = search = end
+        line += 1 + n
+        counted = search = end
+    return blocks
+
+
+def cut_blocks(data: bytes, blocks: dict) -> bytes:
+    """``data`` with the frame lines of ``blocks`` replaced by as many empty lines, so that
+    the YAML parser sees only the header and line numbers stay right."""
+    pieces, pos = [], 0
+    for line in sorted(blocks):
+        b = blocks[line]
+        pieces += [data[pos:b.start], b"\n" * b.num_lines]
+        pos = b.end
     pieces.append(data[pos:])
-    return b"".join(pieces), blocks
+    return b"".join(pieces)
 
 
 _TOKEN_CLASS = bytes.maketrans(b"0123456789.eE+-", b"d" * 15)
@@ -114,20 +135,22 @@ def parse_block(data: bytes, block: Block, signature: bytes, per_frame: int, on_
     pos, done = block.start, 0
     first = block.indent + b"- "
     marker = b"\n" + first
+    layouts = _layouts(signature)
+    width = len(layouts[0]) + 1
     while pos < block.end:
         stop = data.find(b"\n", min(pos + CHUNK_BYTES, block.end - 1)) + 1
         chunk = data[pos:stop]
-        lines = chunk.count(b"\n")
-        if not chunk.startswith(first) or chunk.count(marker) != lines - 1 or b"\t" in chunk:
+        if not chunk.startswith(first):
             return None
-        s = chunk[len(first):].replace(marker, b",")
-        if b"  " in s:
-            return None
-        t = s.translate(_TOKEN_CLASS)            # every number character -> "d"
-        if b"d d" in t:                          # "1 2" is one YAML scalar, not two numbers
-            return None
-        t = t.translate(None, b" ")
-        if b"d[" in t or b"]d" in t or t.translate(None, b"d") != _expected(signature, lines):
+        s = chunk[len(first):].replace(marker, b",")      # lines joined by ","
+        t = s.translate(_TOKEN_CLASS)                      # every number character -> "d"
+        skeleton = t.translate(None, b"d")
+        lines = len(skeleton) // width
+        if not any(skeleton == _expected(lay, lines) for lay in layouts):
+            return None                                    # another layout: the YAML reader
+        # a number glued to a bracket, or two numbers apart by a space ("1 2" is ONE YAML
+        # scalar), would be merged by deleting brackets and spaces
+        if _glued(t):
             return None
         base = done * per_frame
 
@@ -137,19 +160,37 @@ def parse_block(data: bytes, block: Block, signature: bytes, per_frame: int, on_
         flat[base:base + lines * per_frame] = parse_numbers(s.translate(None, b" []\n"), bad)
         done += lines
         pos = stop
+    if done != F:
+        return None
     return out
+
+
+def _glued(t: bytes) -> bool:
+    """True when ``t`` (numbers as "d") has "d[", "]d" or "d d" (a number, one space, a number)."""
+    c = np.frombuffer(t, np.uint8)
+    d = c == 100
+    return bool(np.any(d[:-1] & (c[1:] == 91)) or np.any((c[:-1] == 93) & d[1:])
+                or np.any(d[:-2] & (c[1:-1] == 32) & d[2:]))
+
+
+def _layouts(signature: bytes) -> tuple:
+    """The bracket/comma/space skeletons of one frame accepted by the fast path: Choreonoid's
+    ``[ a, b ]`` (its writer, and roboio's) and PyYAML's flow style ``[a, b]``."""
+    spaced = signature.replace(b"[", b"[ ").replace(b",", b", ").replace(b"]", b" ]")
+    return spaced, signature.replace(b",", b", ")
 
 
 _EXPECTED: dict = {}
 
 
-def _expected(signature: bytes, lines: int) -> bytes:
-    key = (signature, lines)
+def _expected(layout: bytes, lines: int) -> bytes:
+    """``lines`` frames of ``layout`` joined the way :func:`parse_block` joins lines."""
+    key = (layout, lines)
     e = _EXPECTED.get(key)
     if e is None:
         if len(_EXPECTED) > 64:
             _EXPECTED.clear()
-        e = _EXPECTED[key] = b",".join([signature] * lines) + b"\n"
+        e = _EXPECTED[key] = b",".join([layout] * lines) + b"\n"
     return e
 
 
@@ -162,9 +203,6 @@ _LOW7 = _U8(0x7F7F7F7F7F7F7F7F)
 _HIGH4 = _U8(0xF0F0F0F0F0F0F0F0)
 _SIXES = _U8(0x0606060606060606)
 _BYTEPOS = _U8(0x0807060504030201)
-# _KEEP[k]: the bytes from column k on (k = 0..8; columns 8..15 of the table keep nothing)
-_KEEP = np.array([(0xFFFFFFFFFFFFFFFF << (8 * k)) & 0xFFFFFFFFFFFFFFFF for k in range(9)] + [0] * 7,
-                 dtype=np.uint64)
 _U10 = np.array([10 ** k for k in range(20)], dtype=np.uint64)
 _TWO53 = _U8(1 << 53)
 _P10 = 10.0 ** np.arange(23)
@@ -173,6 +211,7 @@ _MUL = np.where((_E > 0) & (_E <= 22), 10.0 ** np.clip(_E, 0, 22), 1.0)
 _DIV = np.where((_E < 0) & (_E >= -22), 10.0 ** np.clip(-_E, 0, 22), 1.0)
 _SIGN = np.array([1.0, -1.0])
 _S1, _S7, _S56 = _U8(1), _U8(7), _U8(56)
+_ONES = _U8(0xFFFFFFFFFFFFFFFF)
 
 
 def _eight_digits(w):
@@ -187,8 +226,9 @@ def _not_all_digits(w):
 
 
 def _keep_from(w, col):
-    """Bytes of ``w`` before column ``col`` (0..8) replaced by '0'."""
-    return ((w ^ _ZEROS) & _KEEP.take(col)) ^ _ZEROS
+    """Bytes of ``w`` before column ``col`` (0..8, int64) replaced by '0'."""
+    keep = _ONES << (col.astype(np.uint64) << _U8(3))    # shifts >= 64 give 0 in numpy
+    return ((w ^ _ZEROS) & keep) ^ _ZEROS
 
 
 def _dot_bytes(w):
@@ -258,16 +298,19 @@ def parse_numbers(stream: bytes, on_bad) -> np.ndarray:
 
 
 def _add_exponents(u, buf, ep, et, ends, exp10, bad):
-    """Add the exponent after each 'e' (at ``ep``, in token ``et``) to ``exp10``."""
+    """Add the exponent after each 'e' (at ``ep``, in token ``et``) to ``exp10``: an optional
+    sign and 1 to 3 digits (longer exponents go to the slow path)."""
     xs = ep + 1
-    xlen = ends[et] - xs
-    xf = u.take(xs)
-    xneg = xf == 45
-    xsgn = xneg | (xf == 43)
-    words = np.ndarray((len(u) - 7,), dtype="<u8", buffer=buf, offset=0, strides=(1,))
-    xw = _keep_from(words.take(ends[et] - 8), np.clip(8 - xlen + xsgn, 0, 8))
-    xv = _eight_digits(xw).astype(np.int64)
-    xbad = (xlen - xsgn < 1) | (xlen > 8) | _not_all_digits(xw)
+    xe = ends[et]
+    sign = u.take(xs)
+    xneg = sign == 45
+    nd = xe - xs - (xneg | (sign == 43))                  # digits after the sign
+    d1 = u.take(xe - 1).astype(np.int64) - 48
+    d2 = u.take(xe - 2).astype(np.int64) - 48
+    d3 = u.take(xe - 3).astype(np.int64) - 48
+    okd = lambda d: (d >= 0) & (d <= 9)                   # noqa: E731
+    xbad = (nd < 1) | (nd > 3) | ~okd(d1) | ((nd >= 2) & ~okd(d2)) | ((nd >= 3) & ~okd(d3))
+    xv = d1 + np.where(nd >= 2, 10 * d2, 0) + np.where(nd >= 3, 100 * d3, 0)
     xbad[1:] |= et[1:] == et[:-1]                       # two 'e' in one token
     bad[et[xbad]] = True
     exp10[et] += np.where(xneg, -xv, xv)
@@ -315,6 +358,11 @@ def format_frames(values: np.ndarray, pieces: list) -> str:
     lit = [p.replace("%", "%%") for p in pieces]
     flat = values.reshape(-1)
     ok = exact9(flat)
+    rest = np.flatnonzero(~ok)
+    if len(rest) * 4 <= len(flat):          # outside the vectorised check's range: ask Python
+        for i in rest.tolist():
+            v = float(flat[i])
+            ok[i] = math.isfinite(v) and float("%.9g" % v) == v
 
     def line(specs):
         return "".join(lit[i] + specs[i] for i in range(K)) + lit[K]
@@ -322,6 +370,7 @@ def format_frames(values: np.ndarray, pieces: list) -> str:
     if ok.all():
         fmt = line(["%.9g"] * K) * F
     else:
-        spec = np.where(ok, "%.9g", "%r").reshape(F, K).tolist()
-        fmt = "".join(line(s) for s in spec)
+        fast = line(["%.9g"] * K)
+        rows = ok.reshape(F, K)
+        fmt = "".join(fast if r.all() else line(["%.9g" if o else "%r" for o in r.tolist()]) for r in rows)
     return fmt % tuple(flat.tolist())

@@ -78,19 +78,6 @@ def _size(n: int) -> str:
     return f"{n / 2**20:.0f} MiB" if n >= 1 << 20 else f"{n} bytes"
 
 
-def _cut(raw: bytes, blocks: dict, keep: set) -> bytes:
-    """``raw`` with the blocks whose key line is not in ``keep`` replaced by empty lines."""
-    pieces, pos = [], 0
-    for line in sorted(blocks):
-        b = blocks[line]
-        if line in keep:
-            continue
-        pieces += [raw[pos:b.start], b"\n" * b.num_lines]
-        pos = b.end
-    pieces.append(raw[pos:])
-    return b"".join(pieces)
-
-
 def read_seq(path: str, ctx: LoadContext) -> BodyMotion:
     """Read a ``.seq`` file into a :class:`BodyMotion` (see the module docstring)."""
     size = os.path.getsize(path)
@@ -106,10 +93,10 @@ def read_seq(path: str, ctx: LoadContext) -> BodyMotion:
         raw = raw.replace(b"\r\n", b"\n")
     if not raw.endswith(b"\n"):
         raw += b"\n"
-    _, blocks = _seq_fast.split_frame_blocks(raw)
+    blocks = _seq_fast.split_frame_blocks(raw)
     keep: set = set()
     while True:
-        header = _cut(raw, blocks, keep)
+        header = _seq_fast.cut_blocks(raw, {k: b for k, b in blocks.items() if k not in keep})
         if len(header) > MAX_YAML_BYTES:
             raise ctx.error(f"{_size(len(header))} of this file are not in the one-frame-per-line "
                             "layout Choreonoid writes, too much for the general YAML parser (limit "
@@ -118,8 +105,19 @@ def read_seq(path: str, ctx: LoadContext) -> BodyMotion:
         reader = _SeqReader(path, ctx, raw, {k: v for k, v in blocks.items() if k not in keep})
         unclaimed = reader.unclaimed_blocks(top)
         if not unclaimed:
-            return reader.motion(top)
+            try:
+                return reader.motion(top)
+            except _Uncut as e:
+                unclaimed = {e.line}
         keep |= unclaimed
+
+
+class _Uncut(Exception):
+    """The text cut out after the ``frames:`` key at ``line`` holds more than frame lines:
+    read the file again with that text left to the YAML parser."""
+
+    def __init__(self, line):
+        self.line = line
 
 
 class _SeqReader:
@@ -344,6 +342,8 @@ class _SeqReader:
                 if len(out) == 0:
                     raise self.err(own, "frames must not be empty", line)
                 return out
+            if _seq_fast.exact_end(self.raw, block) != block.end:
+                raise _Uncut(line)
             text = _decode(self.raw[block.start:block.end])
             if len(text) > MAX_YAML_BYTES:
                 raise self.err(own, f"frames (line {block.first_line}) are not in the one-frame-"
