@@ -34,3 +34,15 @@ def test_sr1_body_and_urdf_agree_along_walk():
     assert np.abs(Tb[:, ib] - Tu[:, iu]).max() < 1e-12
     # the joint columns really moved the URDF model: compare against the zero pose
     assert np.abs(Tu[1:, iu] - Tu[:1, iu]).max() > 0.05
+
+
+def test_sr1_body_and_urdf_verify():
+    """Spec §8: `roboio verify SR1.body SR1.urdf` agrees on every link (the floating bases
+    carry the same names, base0..base4, so random configurations match DOF by DOF)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        body = roboio.load(corpus_path(*MODEL, "SR1.body"))
+        urdf = roboio.load(corpus_path(*MODEL, "SR1.urdf"))
+    v = roboio.verify(body, urdf, samples=50, tol=1e-12)
+    assert not v.only_a and not v.only_b and len(v.matched) == 35
+    assert v.ok, (v.max_position_error, v.max_rotation_error)

@@ -96,7 +96,7 @@ def test_link_order_floating_base_and_fk(tmp_path):
     # depth-first from BASE, children in file order: SHOULDER (-> ELBOW -> TIP), HAND
     names = [r.links[i].name for i in info["link_order"]]
     assert names == ["BASE", "SHOULDER", "ELBOW", "TIP", "HAND"]
-    assert r.link_names[:6] == ["BASE_x", "BASE_y", "BASE_z", "BASE_rz", "BASE_ry", "BASE"]
+    assert r.link_names[:6] == ["base0", "base1", "base2", "base3", "base4", "BASE"]
     assert [j.type for j in r.joints][0] == "floating" and r.joints[0].links == [0, 1, 2, 3, 4, 5]
     # joint ids 0, 1, 3; id 2 is a gap
     jl = info["joint_links"]

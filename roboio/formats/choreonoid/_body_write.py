@@ -26,7 +26,6 @@ from ... import transforms as tf
 from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ..fileio import atomic_write, fmt_float
 from . import _yaml as Y
-from .body import FLOATING_SUFFIXES
 
 __all__ = ["write_body", "body_text"]
 
@@ -333,5 +332,3 @@ def write_body(robot: Robot, path: str, report=None) -> None:
     """Write ``robot`` to ``path`` as a Choreonoid body (atomically); losses go to ``report``."""
     atomic_write(path, body_text(robot, path, report))
 
-
-del FLOATING_SUFFIXES

@@ -5,12 +5,14 @@ Mapping onto Klamp't's one-DOF-per-link model:
 * links are created in Choreonoid's **link index order** (depth-first from the root, spec
   §4.6), each with ``parent_transform = [Rb | b]`` (``rotation`` / ``translation``) and the
   joint axis in its own frame — Choreonoid's forward kinematics (§4.7) exactly;
-* a ``free`` root becomes Klamp't's floating base: five virtual links ``<root>_x``,
-  ``<root>_y``, ``<root>_z`` (prismatic), ``<root>_rz``, ``<root>_ry`` (revolute) and the root
-  link itself rotating about x, grouped by a ``floating`` joint; the root's initial
-  ``translation`` / ``rotation`` is the initial configuration (x, y, z, yaw, pitch, roll);
-* a non-root ``free`` link (a separate body in a scene file) gets the same six-DOF chain,
-  placed at its offset (at q = 0 it is where Choreonoid's kinematics puts it);
+* a ``free`` root becomes Klamp't's floating base: five massless virtual links ``base0`` ..
+  ``base4`` (x, y, z prismatic, then yaw, pitch revolute; the names Klamp't gives the floating
+  base of a URDF robot, so both models of a robot match link by link) and the root link itself
+  rotating about x, grouped by a ``floating`` joint; the root's initial ``translation`` /
+  ``rotation`` is the initial configuration (x, y, z, yaw, pitch, roll);
+* a non-root ``free`` link (a separate body in a scene file) gets the same six-DOF chain
+  (virtual links ``<link>_base0`` ..), placed at its offset (at q = 0 it is where
+  Choreonoid's kinematics puts it);
 * a ``fixed`` root keeps its pose in ``parent_transform``; ``fixed`` and
   ``pseudo_continuous_track`` joints are ``weld`` links (Choreonoid's kinematics does not move
   them);
@@ -34,9 +36,9 @@ from ...model import Appearance, Group, Joint, Link, Robot
 from .. import registry
 from ._body_records import BodyRecords, depth_first, load_records
 
-__all__ = ["read_body", "robot_from_records", "FLOATING_SUFFIXES"]
+__all__ = ["read_body", "robot_from_records", "FLOATING_NAMES"]
 
-FLOATING_SUFFIXES = ("_x", "_y", "_z", "_rz", "_ry")
+FLOATING_NAMES = ("base0", "base1", "base2", "base3", "base4")
 _FLOATING_AXES = ((1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 1), (0, 1, 0), (1, 0, 0))
 
 
@@ -91,8 +93,8 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
         """Five virtual links (x, y, z, rz, ry) before ``r``, grouped with it by a floating
         joint; ``base`` (4x4) places the chain in the parent frame."""
         first = len(links)
-        for k, suffix in enumerate(FLOATING_SUFFIXES):
-            name = r.name + suffix
+        for k, base_name in enumerate(FLOATING_NAMES):
+            name = base_name if parent < 0 else f"{r.name}_{base_name}"
             while name in names:
                 name += "_"
             add(Link(name, parent if k == 0 else first + k - 1, "prismatic" if k < 3 else "revolute",
