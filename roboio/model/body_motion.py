@@ -260,6 +260,7 @@ class BodyMotion:
         out = BodyMotion(frame_rate=rate or self.frame_rate)
         out.format_version = self.format_version
         out.extra = dict(self.extra)
+        out.body = self.body
         for c in self.components:
             r = rate or c.frame_rate or self.frame_rate
             if c.data is None:

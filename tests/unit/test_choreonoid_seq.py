@@ -625,3 +625,20 @@ def test_frame_lines_followed_by_other_items(tmp_path, path_kind):
     assert np.array_equal(m.joint_displacement, [[0, -0.5, 0.00001], [3, 0.5, -0.0], [2.5, 150, 0.000123]])
     notes = m.components[1]
     assert np.array_equal(notes.data, [[1], [2], [3]]) and notes.extra["note"] == "frames:\n  - [ 9, 9 ]\n"
+
+
+@pytest.mark.parametrize("line", ["- [ 1, -2.5, 3e-05 ]", "- [1, -2.5, 3e-05]"])
+def test_fast_path_layouts(line):
+    """Choreonoid's (and roboio's) `- [ a, b ]` and PyYAML's `- [a, b]` take the fast path;
+    glued or space-separated numbers do not."""
+    data = ("frames:\n" + "\n".join("  " + line for _ in range(3)) + "\n").encode()
+    blocks = _seq_fast.split_frame_blocks(data)
+    b = blocks[1]
+    sig = _seq_fast.frame_signature("MultiValueSeq", 3, 0, False)
+    out = _seq_fast.parse_block(data, b, sig, 3, lambda f, t: float(t))
+    assert out is not None and np.array_equal(out, [[1, -2.5, 3e-05]] * 3)
+    for bad in (line.replace("1,", "1 7,"), line.replace("- [", "- 9["), line.replace("]", "]9")):
+        d2 = ("frames:\n" + "  " + line + "\n  " + bad + "\n").encode()
+        b2 = _seq_fast.split_frame_blocks(d2)[1]
+        assert b2.num_lines == 2
+        assert _seq_fast.parse_block(d2, b2, sig, 3, lambda f, t: float(t)) is None

@@ -1,13 +1,14 @@
 """Fast path for the frame data of Choreonoid ``.seq`` files (almost all of their bytes).
 
 Reading: :func:`split_frame_blocks` finds every ``frames:`` key followed by lines of the form
-``<indent>- [ ... ]`` (one frame per line, as Choreonoid writes them) and cuts them out of the
-text, so that a general YAML parser only sees the small header. :func:`parse_block` checks a
-block's bracket/comma layout against the shape the header announces (one bytes comparison) and
-converts all its numbers at once with :func:`parse_numbers`, a vectorised decimal parser that
-is exact: mantissas of up to 16 characters and ``|exponent| <= 22`` are converted with a single
-correctly rounded IEEE multiplication or division (Clinger's fast path), which gives the same
-double as ``strtod``/``float()``; every other token is converted one at a time by a callback.
+``<indent>- [ ... ]`` (one frame per line, as Choreonoid writes them); :func:`cut_blocks` cuts
+them out of the text, so that a general YAML parser only sees the small header.
+:func:`parse_block` checks a block's bracket/comma/space layout against the shape the header
+announces (byte-string operations) and converts all its numbers at once with
+:func:`parse_numbers`, a vectorised decimal parser that is exact: mantissas of up to 16
+characters and ``|exponent| <= 22`` are converted with a single correctly rounded IEEE
+multiplication or division (Clinger's fast path), which gives the same double as
+``strtod``/``float()``; other tokens go to numpy's C parser or one at a time to a callback.
 A block whose layout is not recognised is left to the general YAML reader.
 
 Writing: :func:`format_frames` prints frames with ``%.9g`` where that reads back as exactly the
@@ -20,8 +21,8 @@ import re
 
 import numpy as np
 
-__all__ = ["Block", "split_frame_blocks", "cut_blocks", "exact_end", "frame_signature", "parse_block", "parse_numbers",
-           "format_frames", "exact9"]
+__all__ = ["Block", "split_frame_blocks", "cut_blocks", "exact_end", "frame_signature",
+           "parse_block", "parse_numbers", "format_frames", "exact9"]
 
 CHUNK_BYTES = 1 << 18           # frame text converted per step (cache-sized; bounds memory)
 
@@ -41,6 +42,8 @@ class Block:
 
 _KEY = re.compile(rb"[ \t]*frames[ \t]*:[ \t]*(?:#[^\n]*)?\n")
 _FIRST = re.compile(rb"([ \t]*)- \[")
+
+
 def _block_end(data: bytes, body: int, first: bytes) -> int:
     """End of the run of lines starting with ``first`` from offset ``body``: frame lines hold
     no ':', so the run ends before the next line with a ':' (a YAML key), minus any trailing
@@ -136,7 +139,6 @@ def parse_block(data: bytes, block: Block, signature: bytes, per_frame: int, on_
     first = block.indent + b"- "
     marker = b"\n" + first
     layouts = _layouts(signature)
-    width = len(layouts[0]) + 1
     while pos < block.end:
         stop = data.find(b"\n", min(pos + CHUNK_BYTES, block.end - 1)) + 1
         chunk = data[pos:stop]
@@ -145,8 +147,11 @@ def parse_block(data: bytes, block: Block, signature: bytes, per_frame: int, on_
         s = chunk[len(first):].replace(marker, b",")      # lines joined by ","
         t = s.translate(_TOKEN_CLASS)                      # every number character -> "d"
         skeleton = t.translate(None, b"d")
-        lines = len(skeleton) // width
-        if not any(skeleton == _expected(lay, lines) for lay in layouts):
+        for lay in layouts:
+            lines = len(skeleton) // (len(lay) + 1)
+            if skeleton == _expected(lay, lines):
+                break
+        else:
             return None                                    # another layout: the YAML reader
         # a number glued to a bracket, or two numbers apart by a space ("1 2" is ONE YAML
         # scalar), would be merged by deleting brackets and spaces

@@ -123,6 +123,7 @@ class _Uncut(Exception):
 class _SeqReader:
     def __init__(self, path, ctx, raw, blocks):
         self.path, self.ctx, self.raw, self.blocks = path, ctx, raw, blocks
+        self.frame_lines: dict = {}      # id(component node) -> line of each frame (YAML path)
 
     def err(self, node, msg, line=None):
         return FormatError(self.path, line if line is not None else Y.line_of(node), None, msg)
@@ -246,12 +247,9 @@ class _SeqReader:
         if has_time:
             times, frames = frames[:, 0].copy(), frames[:, 1:]
             self.check_times(times, own)
+        data = frames
         if kind == "MultiSE3Seq":
             data = _canonical_se3(frames.reshape(len(frames), parts, width), se3_format)
-        elif kind == "Vector3Seq":
-            data = frames
-        else:
-            data = frames
         root_rel = False
         if kind == "Vector3Seq":
             rr = Y.get(c, "is_root_relative", "isRootRelative")
@@ -314,12 +312,13 @@ class _SeqReader:
                       "overwrite the earlier frame", self.frame_line(own, i))
 
     def frame_line(self, own, i):
+        """Line of frame ``i`` of component ``own`` (one frame per line in fast blocks)."""
+        lines = self.frame_lines.get(id(own))
+        if lines is not None:
+            return lines[i] if i < len(lines) else None
         line = own.key_lines.get("frames")
         b = self.blocks.get(line)
-        if b is not None:
-            return b.first_line + i
-        lines = getattr(self, "_frame_lines", {}).get(id(own))
-        return lines[i] if lines is not None and i < len(lines) else line
+        return b.first_line + i if b is not None else line
 
     # -- frame data --------------------------------------------------------------------------
     def frames(self, c, own, kind, parts, width, has_time) -> np.ndarray:
@@ -385,17 +384,18 @@ class _SeqReader:
             lines.append(ln)
             vals = self.frame_values(fr, ln, i, kind, parts, width, n_head)
             out[i] = vals
-        if not hasattr(self, "_frame_lines"):
-            self._frame_lines = {}
-        self._frame_lines[id(own)] = lines
+        self.frame_lines[id(own)] = lines
         return out
 
     def frame_values(self, fr, ln, i, kind, parts, width, n_head):
+        offset = ln - fr.start_mark.line - 1          # node line -> file line
+
         def scalar(n, what):
+            line = n.start_mark.line + 1 + offset
             if not isinstance(n, yaml.ScalarNode):
-                raise FormatError(self.path, n.start_mark.line + 1 + (ln - fr.start_mark.line - 1),
-                                  None, f"frame {i}: {what} must be a number, got a list or mapping")
-            return self.number(n.value, ln, i)
+                raise FormatError(self.path, line, None,
+                                  f"frame {i}: {what} must be a number, got a list or mapping")
+            return self.number(n.value, line, i)
 
         if not isinstance(fr, yaml.SequenceNode):
             raise FormatError(self.path, ln, None, f"frame {i} must be a list")
