@@ -642,3 +642,88 @@ def test_fast_path_layouts(line):
         b2 = _seq_fast.split_frame_blocks(d2)[1]
         assert b2.num_lines == 2
         assert _seq_fast.parse_block(d2, b2, sig, 3, lambda f, t: float(t)) is None
+
+
+# -- every version x type x SE3 format x frame-time combination -------------------------------
+
+def _q_rpy(r, p, y):
+    """Quaternion (w, x, y, z) of Rz(y) Ry(p) Rx(r), from half-angle products (independent of
+    roboio.transforms)."""
+    cr, sr, cp, sp, cy, sy = (math.cos(r / 2), math.sin(r / 2), math.cos(p / 2), math.sin(p / 2),
+                              math.cos(y / 2), math.sin(y / 2))
+    q = [cy * cp * cr + sy * sp * sr, cy * cp * sr - sy * sp * cr, cy * sp * cr + sy * cp * sr,
+         sy * cp * cr - cy * sp * sr]
+    return q if q[0] >= 0 else [-x for x in q]
+
+
+_CONTENT = {1: ("JointPosition", "LinkPosition", "ZMP"), 2: ("JointDisplacement", "LinkPosition", "ZMP"),
+            3: ("MultiJointDisplacementSeq", "MultiLinkPositionSeq", "ZMPSeq"),
+            4: ("JointDisplacement", "LinkPosition", "ZMP")}
+
+
+def _combos():
+    for v in (1, 2, 3, 4):
+        for timed in ((False, True) if v >= 2 else (False,)):
+            yield v, "MultiValueSeq", None, timed
+            yield v, "Vector3Seq", None, timed
+            for fmt in ("XYZQWQXQYQZ", "XYZRPY") + (("XYZQXQYQZQW",) if v == 1 else ()):
+                yield v, "MultiSE3Seq", fmt, timed
+
+
+@pytest.mark.parametrize("v,typ,fmt,timed", list(_combos()), ids=lambda x: str(x))
+def test_every_combination(tmp_path, v, typ, fmt, timed, path_kind):
+    camel = v != 4
+    k = (lambda c, s: c if camel else s)
+    rows = {"MultiValueSeq": [[0.5, -1.25], [2.0, 1e-05], [-0.0, 3.5]],
+            "Vector3Seq": [[0.1, 0.2, -0.7], [0.3, 0.4, -0.7], [0.5, 0.6, -0.7]],
+            "MultiSE3Seq": {"XYZQWQXQYQZ": [[1, 2, 3, 0.5, 0.5, 0.5, 0.5], [0, 0, 1, 1, 0, 0, 0], [4, 5, 6, 0, 0, 0, 1]],
+                            "XYZQXQYQZQW": [[1, 2, 3, 0.5, 0.5, 0.5, 0.5], [0, 0, 1, 0, 0, 0, 1], [4, 5, 6, 0, 0, 1, 0]],
+                            "XYZRPY": [[1, 2, 3, 0.25, -0.5, 1.0], [0, 0, 1, 0, 0, 0], [4, 5, 6, 0, 0, 3.0]]}}
+    data = rows[typ] if typ != "MultiSE3Seq" else rows[typ][fmt]
+    times = [0.0, 0.05, 0.3]
+    if typ == "MultiSE3Seq":
+        frames = [("[ " + (f"{t!r}, " if timed else "") + "[ " + ", ".join(repr(float(x)) for x in r) + " ] ]")
+                  for t, r in zip(times, data)]
+    else:
+        frames = ["[ " + ", ".join(repr(float(x)) for x in (([t] if timed else []) + r)) + " ]"
+                  for t, r in zip(times, data)]
+    content = _CONTENT[v][("MultiValueSeq", "MultiSE3Seq", "Vector3Seq").index(typ)]
+    top = ["type: " + ("BodyMotion" if v == 1 else "CompositeSeq"), f"{k('frameRate', 'frame_rate')}: 20"]
+    if v > 1:
+        top.append(f"{k('formatVersion', 'format_version')}: {v}")
+    comp = [f"type: {typ}", f"{'purpose' if v == 1 else 'content'}: {content}"]
+    if typ != "Vector3Seq":
+        comp.append(f"{k('numParts', 'num_parts')}: {2 if typ == 'MultiValueSeq' else 1}")
+    if fmt:
+        comp.append(f"{'format' if v == 1 else 'SE3Format'}: {fmt}")
+    if timed:
+        comp.append(f"{k('hasFrameTime', 'has_frame_time')}: true")
+    text = "\n".join(top) + "\ncomponents:\n  -\n" + "".join(f"    {c}\n" for c in comp) + \
+        "    frames:\n" + "".join(f"      - {f}\n" for f in frames)
+    p = tmp_path / "c.seq"
+    p.write_text(text)
+    m = load(str(p))
+    assert m.format_version == v and m.frame_rate == 20
+    c = m.components[0]
+    role = {"MultiValueSeq": "joint_displacement", "MultiSE3Seq": "link_position", "Vector3Seq": "zmp"}[typ]
+    assert c.role == role and c.content == content
+    if typ == "MultiSE3Seq":
+        if fmt == "XYZQWQXQYQZ":
+            want = data
+        elif fmt == "XYZQXQYQZQW":
+            want = [r[:3] + [r[6]] + r[3:6] for r in data]
+        else:
+            want = [r[:3] + _q_rpy(*r[3:]) for r in data]
+        assert np.allclose(c.data[:, 0], want, atol=1e-15, rtol=0)
+        if fmt != "XYZRPY":
+            assert np.array_equal(bits(c.data[:, 0]), bits(want))
+    else:
+        assert np.array_equal(bits(c.data), bits(data))
+    if timed:
+        assert np.array_equal(c.times, times)
+    else:
+        assert c.times is None
+    out = tmp_path / "w.seq"                                   # and through the writer
+    roboio.save(m, str(out))
+    back = load(str(out))
+    assert np.array_equal(bits(back.components[0].data), bits(c.data))
