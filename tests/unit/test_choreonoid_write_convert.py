@@ -4,7 +4,6 @@ import textwrap
 import warnings
 
 import numpy as np
-import pytest
 
 import roboio
 from roboio.cli.main import main

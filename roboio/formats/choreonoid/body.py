@@ -185,7 +185,6 @@ def _collision_pairs(order, index_of, info) -> set:
                     level = int(str(rule["disabled_link_chain_level"]).strip())
                 except ValueError:
                     pass
-    parent = {r.name: r.parent for r in order}
     depth, anc = {}, {}
     for r in order:
         depth[r.name] = 0 if r.parent is None else depth[r.parent] + 1
@@ -200,7 +199,6 @@ def _collision_pairs(order, index_of, info) -> set:
             if dist > level:
                 i, j = index_of[a], index_of[bn]
                 pairs.add((min(i, j), max(i, j)))
-    del parent
     return pairs
 
 
