@@ -98,6 +98,7 @@ def test_link_order_floating_base_and_fk(tmp_path):
     assert names == ["BASE", "SHOULDER", "ELBOW", "TIP", "HAND"]
     assert r.link_names[:6] == ["base0", "base1", "base2", "base3", "base4", "BASE"]
     assert [j.type for j in r.joints][0] == "floating" and r.joints[0].links == [0, 1, 2, 3, 4, 5]
+    assert [d.name for d in r.drivers] == ["SHOULDER", "ELBOW", "TIP"]          # one per joint
     # joint ids 0, 1, 3; id 2 is a gap
     jl = info["joint_links"]
     assert [r.links[i].name if i >= 0 else None for i in jl] == ["SHOULDER", "ELBOW", None, "TIP"]

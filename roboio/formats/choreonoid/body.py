@@ -32,7 +32,7 @@ import numpy as np
 
 from ... import transforms as tf
 from ...errors import LoadContext
-from ...model import Appearance, Group, Joint, Link, Robot
+from ...model import Appearance, Driver, Group, Joint, Link, Robot
 from .. import registry
 from ._body_records import BodyRecords, depth_first, load_records
 
@@ -145,6 +145,10 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
     robot.set_links(links, qmin=lim["qmin"], qmax=lim["qmax"], vmin=lim["vmin"], vmax=lim["vmax"],
                     tmax=lim["tmax"], config=lim["config"])
     robot.joints = joints
+    robot.drivers = [Driver(links[j.link].name, "normal", [j.link], qmin=lim["qmin"][j.link],
+                            qmax=lim["qmax"][j.link], vmin=lim["vmin"][j.link], vmax=lim["vmax"][j.link],
+                            tmin=-lim["tmax"][j.link], tmax=lim["tmax"][j.link])
+                     for j in joints if j.type == "normal"]      # every Choreonoid joint is actuated
     robot.extras["choreonoid"] = {
         "link_order": link_order, "joint_links": _joint_table(order, index_of, b, ctx),
         "root_link": index_of[root.name], "floating": floating, "root_pose": root_pose,
