@@ -147,15 +147,35 @@ class KinematicModel:
     def jacobian(self, q, link: int, point=(0.0, 0.0, 0.0)) -> np.ndarray:
         """``(6, n)`` Jacobian for one configuration."""
         self._link_ok(link)
-        W = self.fk(q)
+        return self.jacobian_from_frames(self.fk(q), link, point)
+
+    def jacobian_from_frames(self, W, link: int, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+        """``(6, n)`` Jacobian of ``point`` (in ``link``'s frame) given the world transforms
+        ``W`` (n, 4, 4) of every link: column j of each ancestor j is ``(w, w x (p - o_j))``
+        (revolute) or ``(0, w)`` (prismatic), ``w`` the joint axis in world coordinates."""
+        self._link_ok(link)
         cols = self.ancestors[link]
         P = W[link, :3, :3] @ np.asarray(point, dtype=float).reshape(3) + W[link, :3, 3]
-        w = np.einsum("kij,kj->ki", W[cols, :3, :3], self.axes[cols])
+        R = W[cols, :3, :3]
+        a = self.axes[cols]
+        w = R[:, :, 0] * a[:, 0, None] + R[:, :, 1] * a[:, 1, None] + R[:, :, 2] * a[:, 2, None]
+        d = P - W[cols, :3, 3]
+        cross = np.stack([w[:, 1] * d[:, 2] - w[:, 2] * d[:, 1],
+                          w[:, 2] * d[:, 0] - w[:, 0] * d[:, 2],
+                          w[:, 0] * d[:, 1] - w[:, 1] * d[:, 0]], axis=1)
         prism = self.prismatic[cols][:, None]
         J = np.zeros((6, self.n))
         J[0:3, cols] = np.where(prism, 0.0, w).T
-        J[3:6, cols] = np.where(prism, w, np.cross(w, P - W[cols, :3, 3])).T
+        J[3:6, cols] = np.where(prism, w, cross).T
         return J
+
+    def local_transform(self, i: int, qi: float) -> np.ndarray:
+        """``T0(i) J_i(qi)``: link ``i``'s transform relative to its parent at joint value qi."""
+        theta = qi * self._rate[i]
+        L = np.eye(4)
+        L[:3, :3] = self._A[i] + np.sin(theta) * self._B[i] + (1.0 - np.cos(theta)) * self._C[i]
+        L[:3, 3] = self._t0[i] + qi * self._slide[i]
+        return L
 
 
 def _levels(parents):

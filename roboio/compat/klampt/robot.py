@@ -16,7 +16,6 @@ import weakref
 
 import numpy as np
 
-from ...transforms import axis_angle_to_matrix
 from ._common import (NotSupportedError, floats, matrix_to_se3, opengl_methods, se3_to_matrix,
                       unsupported, vec3)
 from .appearance import Appearance
@@ -52,17 +51,6 @@ def _update_frames(robot):
         clear_pose_override(link)
 
 
-def _local_transform(link, q) -> np.ndarray:
-    """Transform of ``link`` relative to its parent at joint value ``q``."""
-    M = np.eye(4)
-    axis = np.asarray(link.axis, dtype=float)
-    if link.joint_type == "prismatic":
-        M[:3, 3] = q * axis
-    else:
-        M[:3, :3] = axis_angle_to_matrix(axis, q * np.linalg.norm(axis))
-    return link.parent_transform @ M
-
-
 def _update_subtree(robot, root: int):
     """Recompute the current transforms of ``root`` and its descendants."""
     T = _state(robot).T
@@ -73,7 +61,7 @@ def _update_subtree(robot, root: int):
             if i == root or link.parent in todo:
                 todo.add(int(i))
                 parent = np.eye(4) if link.parent < 0 else T[link.parent]
-                T[i] = parent @ _local_transform(link, robot.config[i])
+                T[i] = parent @ robot.kinematics.local_transform(int(i), robot.config[i])
                 clear_pose_override(link)
 
 
@@ -642,24 +630,10 @@ class RobotModelLink:
 
     # -- Jacobians (from the current link transforms) -------------------------------------------
     def _jacobian(self, plocal) -> np.ndarray:
-        """6 x n Jacobian from the current link transforms: column j of every ancestor j
-        is (w, w x (p - o_j)) for a revolute joint, (0, w) for a prismatic one, with w the
-        joint axis in world coordinates (as given, not normalised) and o_j its origin."""
+        """6 x n Jacobian from the *current* link transforms (which ``setTransform`` may
+        have overridden, as in Klamp't)."""
         r = self._robot
-        kin = r.kinematics
-        T = _state(r).T
-        chain = kin.ancestors[self._index]
-        P = T[self._index, :3, :3] @ vec3(plocal) + T[self._index, :3, 3]
-        w = np.einsum("kij,kj->ki", T[chain, :3, :3], kin.axes[chain])
-        d = P - T[chain, :3, 3]
-        cross = np.stack([w[:, 1] * d[:, 2] - w[:, 2] * d[:, 1],
-                          w[:, 2] * d[:, 0] - w[:, 0] * d[:, 2],
-                          w[:, 0] * d[:, 1] - w[:, 1] * d[:, 0]], axis=1)
-        prism = kin.prismatic[chain][:, None]
-        J = np.zeros((6, r.num_links))
-        J[:3, chain] = np.where(prism, 0.0, w).T
-        J[3:, chain] = np.where(prism, w, cross).T
-        return J
+        return r.kinematics.jacobian_from_frames(_state(r).T, self._index, vec3(plocal))
 
     def getJacobian(self, plocal) -> np.ndarray:
         """6 x n: rows 0-2 angular velocity, rows 3-5 velocity of the local point ``plocal``,
