@@ -365,9 +365,11 @@ def test_mounted_sensors_are_renumbered(tmp_path):
              "mount 0 sub.rob as s\n")
     from lxml import etree
     root = etree.fromstring(r.properties["sensors"])
+    # "base" is no link of sub.rob (Link_0, Link_1): the sensor sat in sub.rob's world
+    # frame, so it gets the mount transform (identity here) as its Tsensor
     assert [(e.tag, dict(e.attrib)) for e in root] == [
-        ("Z", {"link": "0"}), ("A", {"link": "2"}), ("B", {"link": "s:base"}),
-        ("C", {"indices": "1 2"})]
+        ("Z", {"link": "0"}), ("A", {"link": "2"}),
+        ("B", {"link": "s:base", "Tsensor": "1 0 0 0 1 0 0 0 1 0 0 0"}), ("C", {"indices": "1 2"})]
 
 
 def test_default_drivers_follow_the_joints_links_with_a_warning(tmp_path):

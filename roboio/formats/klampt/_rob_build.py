@@ -4,8 +4,8 @@ Follows Klamp't's load pipeline step by step: vote the link count and check ever
 size; apply defaults; link transforms (``tparent`` or modified DH) with the base transform
 on every root; masses and ``autotorque``; geometry (scale, margin, ``geomtransform``);
 joints and drivers (defaults, limits, names, servo lists, validation); geometry mounts;
-``automass``; self-collision pairs; robot mounts (see :mod:`._rob_mount`); the pairs that
-named mounted links; properties.
+``automass``; self-collision pairs; robot mounts; the pairs that named mounted links
+(mount and pair rules: :mod:`._mount`, shared with the URDF reader); properties.
 """
 from __future__ import annotations
 
@@ -18,10 +18,13 @@ import numpy as np
 
 from ...errors import FormatError, LoadContext
 from ...model import Driver, Joint, Link, Robot
+from ...resolve import resolve
 from ...transforms import dh_modified
 from ..fileio import read_text
-from ._rob_geometry import apply_automass, has_geometry, load_link_geometry, mount_geometry
-from ._rob_lexer import Scanner, file_extension, is_integer_text, translate_escapes
+from ._mount import (default_pairs, has_geometry, is_robot_file, link_index, mount_robot,
+                     read_mounted_robot)
+from ._rob_geometry import apply_automass, load_link_geometry, mount_geometry
+from ._rob_lexer import Scanner, file_extension, translate_escapes
 from ._rob_parse import VOTING_LISTS, ListRecord, RobRecords, is_keyword
 
 __all__ = ["build_robot", "RobAssembly", "affine_acc_limits", "MULTI_DOF"]
@@ -55,7 +58,7 @@ def _cmin(a, b):
 
 
 class RobAssembly:
-    """The robot being built, as plain per-link lists (mounts append to them)."""
+    """The robot file's own links, as plain per-link lists, until :meth:`to_robot`."""
 
     ARRAYS = ("q", "qmin", "qmax", "vmin", "vmax", "amax", "tmax", "pmax")
 
@@ -73,34 +76,11 @@ class RobAssembly:
             setattr(self, a, [])
         self.joints: list = []
         self.drivers: list = []
-        self.pairs: set = set()
         self.properties: dict = {}
 
     @property
     def n(self) -> int:
         return len(self.names)
-
-    def link_index(self, text: str) -> int:
-        """Klamp't's ``LinkIndex``: an integer-looking text is an index (possibly out of
-        range), else the first link of that name, else -1."""
-        if is_integer_text(text):
-            return int(text)
-        try:
-            return self.names.index(text)
-        except ValueError:
-            return -1
-
-    def default_pairs(self) -> set:
-        """Every pair with geometry on both links, except direct parent/child."""
-        has = [has_geometry(g) for g in self.geoms]
-        out = set()
-        for j in range(self.n):
-            if not has[j]:
-                continue
-            for i in range(j):
-                if has[i] and self.parents[j] != i and self.parents[i] != j:
-                    out.add((i, j))
-        return out
 
     def to_robot(self, name: str) -> Robot:
         robot = Robot(name)
@@ -112,7 +92,6 @@ class RobAssembly:
                         amax=self.amax, tmax=self.tmax, pmax=self.pmax, config=self.q)
         robot.joints = self.joints
         robot.drivers = self.drivers
-        robot.self_collision_pairs = self.pairs
         robot.properties = self.properties
         return robot
 
@@ -129,6 +108,7 @@ class _Builder:
         self.path = path
         self.ctx = ctx
         self.asm = RobAssembly()
+        self.robot: Optional[Robot] = None     # from the self-collision step on
         self.voters: list = []           # keywords whose count decided the link count
         self.warned_drivers = False
 
@@ -385,11 +365,11 @@ class _Builder:
                 driven[k] = i
         asm.drivers = drivers
 
-    # -- 9. geometry mounts, automass, self-collision -----------------------------------
+    # -- 9. mount links (geometry mounts: _rob_geometry) --------------------------------
     def resolve_mount_links(self) -> list:
         out = []
         for m in self.rec.mounts:
-            k = self.asm.link_index(m.link)
+            k = link_index(self.asm.names, m.link)
             if not 0 <= k < self.asm.n:
                 if m.link != "-1":
                     raise self.err(f"mount: link {m.link!r} does not exist (the robot has "
@@ -398,9 +378,15 @@ class _Builder:
             out.append(k)
         return out
 
-    def pair_indices(self, pr, kw: str, deferred: list) -> Optional[tuple]:
-        i, j = self.asm.link_index(pr.a), self.asm.link_index(pr.b)
-        n = self.asm.n
+    # -- 10. self-collision, robot mounts, pairs naming mounted links -------------------
+    # on self.robot: the file's own links, then the mounted ones
+    def _pair_links(self) -> tuple:
+        r = self.robot
+        return r.link_names, [has_geometry(l.geometry, missing_counts=True) for l in r.links]
+
+    def pair_indices(self, pr, kw: str, deferred: list, names: list) -> Optional[tuple]:
+        i, j = link_index(names, pr.a), link_index(names, pr.b)
+        n = len(names)
         if not (0 <= i < n and 0 <= j < n):
             deferred.append((kw, pr))
             return None
@@ -409,28 +395,43 @@ class _Builder:
         return (min(i, j), max(i, j))
 
     def self_collision(self) -> list:
-        asm, rec = self.asm, self.rec
+        rec, robot = self.rec, self.robot
         deferred = []
+        names, has = self._pair_links()
         if not rec.selfcollision:
-            asm.pairs = asm.default_pairs()
+            robot.self_collision_pairs = default_pairs(robot.parents, has)
         else:
-            asm.pairs = set()
+            robot.self_collision_pairs = set()
             self.add_pairs("selfcollision", rec.selfcollision, deferred)
         self.remove_pairs("noselfcollision", rec.noselfcollision, deferred)
         return deferred
 
     def add_pairs(self, kw, pairs, deferred):
-        has = [has_geometry(g) for g in self.asm.geoms]
+        names, has = self._pair_links()
         for pr in pairs:
-            ij = self.pair_indices(pr, kw, deferred)
+            ij = self.pair_indices(pr, kw, deferred, names)
             if ij is not None and has[ij[0]] and has[ij[1]]:
-                self.asm.pairs.add(ij)
+                self.robot.self_collision_pairs.add(ij)
 
     def remove_pairs(self, kw, pairs, deferred):
+        names, _ = self._pair_links()
         for pr in pairs:
-            ij = self.pair_indices(pr, kw, deferred)
+            ij = self.pair_indices(pr, kw, deferred, names)
             if ij is not None:
-                self.asm.pairs.discard(ij)
+                self.robot.self_collision_pairs.discard(ij)
+
+    def mount_robots(self, mount_links: list) -> None:
+        """Read and append every robot mount of the file, in file order."""
+        for m, L in zip(self.rec.mounts, mount_links):
+            if not is_robot_file(m.file):
+                continue
+            res = resolve(m.file, self.path)
+            if not res:
+                raise self.err(f"mount: robot file {m.file!r} not found (looked for: "
+                               f"{res.describe_tried()})", m.line)
+            sub = read_mounted_robot(res.path, m.file, self.ctx, m.line)
+            mount_robot(self.robot, sub, L, m.transform, m.name,
+                        warn=lambda msg, line=m.line: self.warn(msg, line), missing_counts=True)
 
     def deferred_pairs(self, deferred: list) -> None:
         for kw, pr in deferred:
@@ -441,7 +442,8 @@ class _Builder:
                 self.remove_pairs(kw, [pr], still)
             if still:
                 raise self.err(f"{kw}: pair ({pr.a!r}, {pr.b!r}) names a link that does not exist "
-                               f"(links are 0..{self.asm.n - 1}, mounted links included)", pr.line)
+                               f"(links are 0..{self.robot.num_links - 1}, mounted links "
+                               f"included)", pr.line)
 
     # -- properties ---------------------------------------------------------------------
     def properties(self) -> None:
@@ -461,7 +463,6 @@ class _Builder:
             self.asm.properties[pr.name] = v
 
     def _property_file(self, pr, ref: str) -> str:
-        from ...resolve import resolve
         res = resolve(ref, self.path)
         if not res:
             raise self.err(f"property {pr.name}: file {ref!r} not found (looked for: "
@@ -494,13 +495,12 @@ class _Builder:
         mount_geometry(self, mount_links)
         if "automass" in rec.scalars:
             apply_automass(self)
-        deferred = self.self_collision()
-        from ._rob_mount import mount_robots
-        mount_robots(self, mount_links)
-        self.deferred_pairs(deferred)
         name = os.path.splitext(os.path.basename(self.path))[0]
-        robot = self.asm.to_robot(name)
+        self.robot = robot = self.asm.to_robot(name)
         robot.source = self.path
+        deferred = self.self_collision()
+        self.mount_robots(mount_links)
+        self.deferred_pairs(deferred)
         robot.extras["klampt"] = {
             "format": "rob",
             "automass": rec.scalars["automass"].value if "automass" in rec.scalars else None,

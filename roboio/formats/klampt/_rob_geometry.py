@@ -11,24 +11,9 @@ import numpy as np
 
 from ...model import Group, TriangleMesh
 from .. import registry
-from ._rob_lexer import file_extension
+from ._mount import is_robot_file, mounted_geometry
 
-__all__ = ["has_geometry", "load_link_geometry", "mount_geometry", "apply_automass"]
-
-
-def has_geometry(g) -> bool:
-    """Whether Klamp't would count the link as having geometry. Meshes not loaded yet
-    count (loading them only to test for emptiness would defeat lazy loading); a missing
-    file counts too, since the file says the link has geometry."""
-    if g is None:
-        return False
-    if g.missing:
-        return True
-    if isinstance(g, Group):
-        return any(has_geometry(c) for c in g.children)
-    if isinstance(g, TriangleMesh) and not g.is_loaded:
-        return True
-    return not g.is_empty
+__all__ = ["load_link_geometry", "mount_geometry", "apply_automass"]
 
 
 def load_link_geometry(b, n: int) -> None:
@@ -70,12 +55,11 @@ def load_link_geometry(b, n: int) -> None:
 
 
 def mount_geometry(b, links: list) -> None:
-    """Merge every geometry ``mount`` (file order) into its link's geometry: the mounted
-    geometry placed by the mount transform; a link with geometry already becomes a Group
-    tagged ``extras["klampt_merged"]`` (Klamp't merges two meshes into one mesh)."""
+    """Merge every geometry ``mount`` (file order) into its link's geometry, placed by the
+    mount transform (:func:`._mount.mounted_geometry`)."""
     asm = b.asm
     for m, L in zip(b.rec.mounts, links):
-        if file_extension(m.file) in ("rob", "urdf"):
+        if is_robot_file(m.file):
             continue
         if L < 0:
             raise b.err(f"mount: geometry {m.file!r} must be mounted on a link, not the "
@@ -84,17 +68,7 @@ def mount_geometry(b, links: list) -> None:
         if g is None:
             raise b.err("mount: empty file name", m.line)
         g.extras["referring_file"] = b.path
-        g.extras["klampt_mount"] = True
-        g.apply_transform(m.transform)
-        old = asm.geoms[L]
-        if old is None:
-            asm.geoms[L] = g
-        elif isinstance(old, Group) and old.extras.get("klampt_merged"):
-            old.children.append(g)
-        else:
-            merged = Group([old, g])
-            merged.extras["klampt_merged"] = True
-            asm.geoms[L] = merged
+        asm.geoms[L] = mounted_geometry(asm.geoms[L], g, m.transform, missing_counts=True)
 
 
 def apply_automass(b) -> None:

@@ -1,10 +1,10 @@
 """Klamp't robot files (``.rob``): reader and writer.
 
 Reading follows Klamp't's own loader (spec klampt.md §3): bytes -> logical lines
-(:mod:`._rob_lexer`) -> keyword records (:mod:`._rob_parse`) -> robot (:mod:`._rob_build`,
-mounts in :mod:`._rob_mount`). Writing (:mod:`._rob_write`) emits a file that Klamp't and
-roboio read back with the same kinematics, limits, masses, joints, drivers, gains,
-self-collision pairs and properties (spec §3.16, §10.6).
+(:mod:`._rob_lexer`) -> keyword records (:mod:`._rob_parse`) -> robot (:mod:`._rob_build`;
+mount and self-collision rules in :mod:`._mount`). Writing (:mod:`._rob_write`) emits a file
+that Klamp't and roboio read back with the same kinematics, limits, masses, joints, drivers,
+gains, self-collision pairs and properties (spec §3.16, §10.6).
 """
 from __future__ import annotations
 

@@ -24,9 +24,9 @@ import numpy as np
 
 from ...errors import FormatError, LoadContext
 from ...model import Appearance, Driver, GeometrySource, Joint, Link, Primitive, Robot, TriangleMesh
+from ..klampt._mount import (default_pairs, has_geometry, is_robot_file, link_index,
+                             mount_robot, mounted_geometry, read_mounted_robot)
 from ._klampt_ext import KlamptSettings
-from ._mount import (default_self_collision_pairs, has_geometry, klampt_link_index,
-                     mount_geometry, mount_robot)
 from ._records import UrdfModel
 
 __all__ = ["link_order", "build_robot", "mesh_candidates", "affine_driver_limits"]
@@ -347,30 +347,32 @@ class _Builder:
         from ...resolve import resolve
         mounts = []
         for key, file, T, prefix, line in self.s.mounts:
-            li = klampt_link_index(robot.link_names, key)
+            li = link_index(robot.link_names, key)
             if li < -1 or li >= robot.num_links or (li == -1 and key != "-1"):
                 raise FormatError(self.path, line, None, f"<mount link={key!r}>: no such link")
             res = resolve(file, self.path)
             if not res:
                 raise FormatError(self.path, line, None, f"<mount file={file!r}>: file not found "
                                   f"(looked for: {res.describe_tried()})")
-            is_robot = os.path.splitext(file)[1] in (".rob", ".urdf")
-            if not is_robot:
+            if not is_robot_file(file):
                 if li < 0:
                     raise FormatError(self.path, line, None, "a geometry cannot be mounted on the world (-1)")
-                mount_geometry(robot, li, registry.load_geometry(res.path, self.ctx), T)
+                lk = robot.links[li]
+                lk.geometry = mounted_geometry(lk.geometry, registry.load_geometry(res.path, self.ctx), T)
             else:
                 if li < 0:
                     self.ctx.warn("<mount link=\"-1\">: mounting on the world; Klamp't 0.10.1 "
                                   "rejects this", line)
-                mounts.append((li, res.path, T, prefix, line))
+                mounts.append((li, res.path, file, T, prefix, line))
         pending_on = self.s.selfcollision
-        pairs = default_self_collision_pairs(robot) if not pending_on else set()
+        pairs = set()
+        if not pending_on:
+            pairs = default_pairs(robot.parents, [has_geometry(l.geometry) for l in robot.links])
         pending_on = self._apply_pairs(robot, pairs, pending_on, enable=True, final=False)
         pending_off = self._apply_pairs(robot, pairs, self.s.noselfcollision, enable=False, final=False)
         robot.self_collision_pairs = pairs
-        for li, fn, T, prefix, line in mounts:
-            sub = registry.read_file(fn, self.ctx, kinds=("robot",))
+        for li, fn, file, T, prefix, line in mounts:
+            sub = read_mounted_robot(fn, file, self.ctx, line)
             mount_robot(robot, sub, li, T, prefix, warn=lambda m, l=line: self.ctx.warn(m, l))
         pairs = set(robot.self_collision_pairs)
         self._apply_pairs(robot, pairs, pending_on, enable=True, final=True)
@@ -382,10 +384,10 @@ class _Builder:
         (before robot mounts) or raises for them (after)."""
         names = robot.link_names
         n = robot.num_links
-        geo = [has_geometry(l) for l in robot.links]
+        geo = [has_geometry(l.geometry) for l in robot.links]
         rest = []
         for a, b, line in items:
-            i, j = klampt_link_index(names, a), klampt_link_index(names, b)
+            i, j = link_index(names, a), link_index(names, b)
             if not (0 <= i < n and 0 <= j < n):
                 if final:
                     what = "selfcollision" if enable else "noselfcollision"
