@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _iv_shapes as shapes
+from . import _tessellate as tess
 from ._iv_geometry import (DEFAULT_RGBA, Shape, Sink, indexed, palette_colors, sequential, to_rgba,
                            transform_matrix)
 from ._iv_parse import Header
@@ -259,20 +260,20 @@ class _InventorWalk:
 
     def n_Cube(self, node, st):
         g = node.get
-        self._primitive(st, node, shapes.box(g("width", 2.0), g("height", 2.0), g("depth", 2.0)))
+        self._primitive(st, node, tess.box(g("width", 2.0), g("height", 2.0), g("depth", 2.0)))
 
     def n_Sphere(self, node, st):
-        self._primitive(st, node, shapes.sphere(node.get("radius", 1.0)))
+        self._primitive(st, node, tess.sphere(node.get("radius", 1.0)))
 
     def n_Cylinder(self, node, st):
         parts = _parts(node, ("SIDES", "TOP", "BOTTOM"))
-        self._primitive(st, node, shapes.cylinder(node.get("radius", 1.0), node.get("height", 2.0),
-                                                  "SIDES" in parts, "TOP" in parts, "BOTTOM" in parts))
+        self._primitive(st, node, tess.cylinder(node.get("radius", 1.0), node.get("height", 2.0),
+                                                "SIDES" in parts, "TOP" in parts, "BOTTOM" in parts))
 
     def n_Cone(self, node, st):
         parts = _parts(node, ("SIDES", "BOTTOM"))
-        self._primitive(st, node, shapes.cone(node.get("bottomRadius", 1.0), node.get("height", 2.0),
-                                              "SIDES" in parts, "BOTTOM" in parts))
+        self._primitive(st, node, tess.cone(node.get("bottomRadius", 1.0), node.get("height", 2.0),
+                                            "SIDES" in parts, "BOTTOM" in parts))
 
     def _vertex_source(self, node, st):
         """Coordinates and colour palette/binding of a shape: its own ``vertexProperty`` if
@@ -435,20 +436,20 @@ class _Vrml2Walk:
 
     def g_Box(self, node, M, rgba):
         s = node.get("size", np.array([2.0, 2.0, 2.0]))
-        self._primitive(M, shapes.box(*s), rgba, node)
+        self._primitive(M, tess.box(*s), rgba, node)
 
     def g_Sphere(self, node, M, rgba):
-        self._primitive(M, shapes.sphere(node.get("radius", 1.0)), rgba, node)
+        self._primitive(M, tess.sphere(node.get("radius", 1.0)), rgba, node)
 
     def g_Cylinder(self, node, M, rgba):
         g = node.get
-        self._primitive(M, shapes.cylinder(g("radius", 1.0), g("height", 2.0), g("side", True),
-                                           g("top", True), g("bottom", True)), rgba, node)
+        self._primitive(M, tess.cylinder(g("radius", 1.0), g("height", 2.0), g("side", True),
+                                         g("top", True), g("bottom", True)), rgba, node)
 
     def g_Cone(self, node, M, rgba):
         g = node.get
-        self._primitive(M, shapes.cone(g("bottomRadius", 1.0), g("height", 2.0), g("side", True),
-                                       g("bottom", True)), rgba, node)
+        self._primitive(M, tess.cone(g("bottomRadius", 1.0), g("height", 2.0), g("side", True),
+                                     g("bottom", True)), rgba, node)
 
     def g_IndexedFaceSet(self, node, M, rgba):
         coord = node.get("coord")

@@ -1,5 +1,6 @@
-"""Triangles for Inventor / VRML shapes: polygon and strip index lists, and the analytic
-primitives (box, sphere, cylinder, cone).
+"""Triangles for Inventor / VRML shapes: polygon and strip index lists, and VRML
+ElevationGrid. The analytic primitives (Cube/Box, Sphere, Cylinder, Cone) come from
+:mod:`._tessellate`, shared with the mesh writers.
 
 Index lists are handled as whole numpy arrays. Each triangulation returns ``corners``, an
 (F, 3) array of *positions in the index stream* (so that per-vertex colour indices, which
@@ -11,19 +12,12 @@ Polygons: Coin triangulates convex faces (the default, ``ShapeHints faceType CON
 VRML ``convex TRUE``) as a fan from the first vertex -- (v0 v1 v2), (v0 v2 v3), ... -- and
 this reader does the same; faces declared non-convex are ear-clipped after projection onto
 their best-fitting plane (Newell normal). Faces with fewer than 3 vertices give nothing.
-
-Primitives are centred at the origin with Y as their axis, as in Inventor and VRML, and are
-tessellated with :data:`SEGMENTS` segments around the axis (spheres with ``SEGMENTS // 2``
-stacks). Winding is counter-clockwise seen from outside.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SEGMENTS", "runs", "fan", "ear_clip_runs", "strips", "box", "sphere", "cylinder",
-           "cone", "grid"]
-
-SEGMENTS = 32
+__all__ = ["runs", "fan", "ear_clip_runs", "strips", "grid"]
 
 
 def runs(index: np.ndarray, lengths=None):
@@ -130,79 +124,6 @@ def _cross(a, b, c) -> float:
 def _inside(p, a, b, c, sign) -> bool:
     return (sign * _cross(a, b, p) >= 0 and sign * _cross(b, c, p) >= 0
             and sign * _cross(c, a, p) >= 0)
-
-
-# -- primitives --------------------------------------------------------------------------
-def box(sx: float, sy: float, sz: float):
-    """Box of full sizes (sx, sy, sz) centred at the origin: 8 vertices, 12 triangles."""
-    h = np.array([sx, sy, sz], float) / 2.0
-    v = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float) * h
-    # vertex index = 4*(x>0) + 2*(y>0) + (z>0)
-    f = np.array([[0, 1, 3], [0, 3, 2],      # -x
-                  [4, 6, 7], [4, 7, 5],      # +x
-                  [0, 4, 5], [0, 5, 1],      # -y
-                  [2, 3, 7], [2, 7, 6],      # +y
-                  [0, 2, 6], [0, 6, 4],      # -z
-                  [1, 5, 7], [1, 7, 3]],     # +z
-                 dtype=np.int64)
-    return v, f
-
-
-def _ring(radius: float, y: float, n: int) -> np.ndarray:
-    phi = 2.0 * np.pi * np.arange(n) / n
-    return np.stack([radius * np.sin(phi), np.full(n, y), radius * np.cos(phi)], axis=1)
-
-
-def _ring_band(lower: int, upper: int, n: int) -> np.ndarray:
-    """Two triangles per segment between two rings of ``n`` vertices (outward winding)."""
-    j = np.arange(n)
-    k = (j + 1) % n
-    return np.concatenate([np.stack([lower + j, lower + k, upper + k], axis=1),
-                           np.stack([lower + j, upper + k, upper + j], axis=1)])
-
-
-def _cap(center: int, ring: int, n: int, up: bool) -> np.ndarray:
-    j = np.arange(n)
-    k = (j + 1) % n
-    c = np.full(n, center)
-    return np.stack([c, ring + j, ring + k] if up else [c, ring + k, ring + j], axis=1)
-
-
-def sphere(radius: float, n: int = SEGMENTS):
-    stacks = max(n // 2, 2)
-    theta = np.pi * np.arange(1, stacks) / stacks
-    rings = [_ring(radius * np.sin(t), radius * np.cos(t), n) for t in theta]   # top to bottom
-    v = np.concatenate([[[0.0, radius, 0.0]], *rings, [[0.0, -radius, 0.0]]])
-    bottom = len(v) - 1
-    faces = [_cap(0, 1, n, up=True)]
-    for r in range(stacks - 2):
-        faces.append(_ring_band(1 + (r + 1) * n, 1 + r * n, n))
-    faces.append(_cap(bottom, 1 + (stacks - 2) * n, n, up=False))
-    return v, np.concatenate(faces)
-
-
-def cylinder(radius: float, height: float, sides=True, top=True, bottom=True, n: int = SEGMENTS):
-    h = height / 2.0
-    v = np.concatenate([_ring(radius, -h, n), _ring(radius, h, n), [[0, -h, 0], [0, h, 0]]])
-    faces = []
-    if sides:
-        faces.append(_ring_band(0, n, n))
-    if top:
-        faces.append(_cap(2 * n + 1, n, n, up=True))
-    if bottom:
-        faces.append(_cap(2 * n, 0, n, up=False))
-    return v, (np.concatenate(faces) if faces else np.zeros((0, 3), np.int64))
-
-
-def cone(bottom_radius: float, height: float, sides=True, bottom=True, n: int = SEGMENTS):
-    h = height / 2.0
-    v = np.concatenate([_ring(bottom_radius, -h, n), [[0, h, 0], [0, -h, 0]]])
-    faces = []
-    if sides:
-        faces.append(_cap(n, 0, n, up=True))
-    if bottom:
-        faces.append(_cap(n + 1, 0, n, up=False))
-    return v, (np.concatenate(faces) if faces else np.zeros((0, 3), np.int64))
 
 
 def grid(heights: np.ndarray, nx: int, nz: int, dx: float, dz: float):

@@ -18,7 +18,8 @@ Loading is lazy: :func:`read` only checks the header; the file is parsed the fir
 mesh's vertices or faces are read. ``File { name "..." }`` (Inventor), ``WWWInline`` (VRML
 1.0) and ``Inline { url ... }`` (VRML 2.0) include other files, relative to the including
 file; a file that (indirectly) includes itself is a :class:`FormatError`, a missing one a
-warning. Node semantics, triangulation and tessellation: :mod:`._iv_scene`, :mod:`._iv_shapes`.
+warning. Node semantics, triangulation and tessellation: :mod:`._iv_scene`, :mod:`._iv_shapes`,
+:mod:`._tessellate`.
 """
 from __future__ import annotations
 
