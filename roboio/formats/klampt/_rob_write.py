@@ -18,9 +18,9 @@ import numpy as np
 
 from ...model import Group, Primitive, Robot
 from ..fileio import atomic_write, fmt_float
+from ._geometry_out import GeometryWriter, relative_reference
 from ._rob_build import MULTI_DOF, affine_acc_limits
 from ._rob_lexer import file_extension
-from ._world_geometry import GeometryWriter, relative_reference
 from .geom import bake_primitive, primitive_text
 
 __all__ = ["write_rob", "rob_text"]

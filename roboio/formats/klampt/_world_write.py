@@ -27,9 +27,9 @@ from ...model import Appearance
 from ...transforms import matrix_to_moment
 from .. import registry
 from ..fileio import atomic_write, fmt_float, fmt_floats
+from ._geometry_out import (GeometryWriter, relative_reference, split_affine, split_scale_translate,
+                            walk_geometry)
 from ._world_display import display_attrs, lost_fields, read_back
-from ._world_geometry import (GeometryWriter, relative_reference, split_affine,
-                              split_scale_translate, walk_geometry)
 from ._world_read import ATTRS_KEY, SENSORS_KEY, XML_KEY
 from .rigid_object import write_object
 from .terrain import write_terrain

@@ -32,7 +32,8 @@ from ...model import RigidObject
 from ..fileio import atomic_write, read_text
 from ..registry import FormatInfo, load_geometry_ref, register
 from . import _simplefile
-from ._world_geometry import GeometryWriter, apply_automass, lose_world_only, split_scale_translate
+from ._geometry_out import GeometryWriter, split_scale_translate
+from ._world_geometry import apply_automass, lose_world_only
 
 __all__ = ["ITEMS", "read_object", "object_items", "write_object", "sniff"]
 

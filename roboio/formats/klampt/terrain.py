@@ -20,7 +20,8 @@ from ...model import Group, PointCloud, Terrain, TriangleMesh
 from ..fileio import atomic_write, read_text
 from ..registry import FormatInfo, load_geometry_ref, register
 from . import _simplefile
-from ._world_geometry import GeometryWriter, lose_world_only
+from ._geometry_out import GeometryWriter
+from ._world_geometry import lose_world_only
 
 __all__ = ["read_terrain", "terrain_items", "write_terrain", "element_count"]
 
