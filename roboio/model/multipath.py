@@ -7,7 +7,7 @@ from typing import Optional
 
 import numpy as np
 
-from .trajectory import Trajectory
+from .trajectory import MilestoneSequence, TimeSpan, Trajectory, milestone_arrays
 
 __all__ = ["MultiPath", "Section"]
 
@@ -18,7 +18,7 @@ def _first(times, i):
 
 
 @dataclass(eq=False)
-class Section:
+class Section(MilestoneSequence):
     """One MultiPath section: ``milestones`` (N, D); ``times`` (N,) absolute seconds or None;
     ``velocities`` (N, D) or None; ``holds`` every hold the section must keep, in file order
     (inline holds and resolved references alike); ``hold_refs[i]`` says where ``holds[i]``
@@ -35,22 +35,8 @@ class Section:
     settings: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        m = np.asarray(self.milestones, dtype=float)
-        self.milestones = m.reshape(1, -1) if m.ndim == 1 else m
-        if self.times is not None:
-            self.times = np.asarray(self.times, dtype=float).reshape(-1)
-            if len(self.times) != len(self.milestones):
-                raise ValueError(f"{len(self.times)} times for {len(self.milestones)} milestones")
-        if self.velocities is not None:
-            self.velocities = np.asarray(self.velocities, dtype=float).reshape(self.milestones.shape)
-
-    @property
-    def num_milestones(self) -> int:
-        return len(self.milestones)
-
-    @property
-    def dimension(self) -> int:
-        return self.milestones.shape[1] if self.milestones.ndim == 2 else 0
+        self.milestones, self.times, self.velocities = milestone_arrays(
+            self.milestones, self.times, self.velocities)
 
     def ref(self, i: int):
         """Where hold ``i`` came from (None = inline), tolerating a short ``hold_refs``."""
@@ -58,7 +44,7 @@ class Section:
 
 
 @dataclass(eq=False)
-class MultiPath:
+class MultiPath(TimeSpan):
     """``sections`` (list of :class:`Section`), ``holds`` the global hold list (each
     :class:`~roboio.model.contact.Hold` may carry a ``name``), ``settings`` the root's XML
     attributes (str -> str)."""
@@ -103,20 +89,6 @@ class MultiPath:
                 out.append(t if k + 1 == len(self.sections) else t[:-1])
                 t_end = float(t[-1])
         return np.concatenate(out) if out else np.zeros(0)
-
-    @property
-    def start_time(self) -> float:
-        t = self._times()
-        return float(t[0]) if len(t) else 0.0
-
-    @property
-    def end_time(self) -> float:
-        t = self._times()
-        return float(t[-1]) if len(t) else 0.0
-
-    @property
-    def duration(self) -> float:
-        return self.end_time - self.start_time
 
     def to_trajectory(self) -> Trajectory:
         """The sections concatenated into one Trajectory, as Klamp't's Python

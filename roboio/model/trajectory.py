@@ -8,26 +8,45 @@ import numpy as np
 __all__ = ["Trajectory"]
 
 
-class Trajectory:
-    """Milestones ``(N, D)`` with optional non-decreasing ``times`` ``(N,)`` in seconds.
+def milestone_arrays(milestones, times=None, velocities=None) -> tuple:
+    """``(milestones (N, D), times (N,) or None, velocities (N, D) or None)`` as float
+    arrays; one configuration ``(D,)`` is one milestone. ValueError when the times or the
+    velocities do not match the milestones."""
+    m = np.asarray(milestones if milestones is not None else np.zeros((0, 0)), dtype=float)
+    if m.ndim == 1:
+        m = m.reshape(1, -1)
+    t = None if times is None else np.asarray(times, dtype=float).reshape(-1)
+    if t is not None and len(t) != len(m):
+        raise ValueError(f"{len(t)} times for {len(m)} milestones")
+    v = None if velocities is None else np.asarray(velocities, dtype=float).reshape(m.shape)
+    return m, t, v
 
-    ``eval(t)`` interpolates linearly and clamps outside ``[times[0], times[-1]]`` (Klamp't's
-    rule). An untimed trajectory is evaluated on its milestone index (t = 0, 1, ..., N-1).
-    ``velocities`` (N, D) is kept when the file gives them (``.milestones``).
-    """
 
-    def __init__(self, times=None, milestones=None, velocities=None):
-        m = np.asarray(milestones if milestones is not None else np.zeros((0, 0)), dtype=float)
-        if m.ndim == 1:
-            m = m.reshape(1, -1)
-        self.milestones = m
-        self.times = None if times is None else np.asarray(times, dtype=float).reshape(-1)
-        if self.times is not None and len(self.times) != len(m):
-            raise ValueError(f"{len(self.times)} times for {len(m)} milestones")
-        self.velocities = None if velocities is None else np.asarray(velocities, dtype=float)
-        self.extras: dict = {}
-        self.warnings: list = []
-        self.source: Optional[str] = None
+class TimeSpan:
+    """``start_time``, ``end_time`` and ``duration`` (s) of a motion whose ``_times()``
+    gives the time of every milestone (0 for a motion without milestones)."""
+
+    @property
+    def start_time(self) -> float:
+        t = self._times()
+        return float(t[0]) if len(t) else 0.0
+
+    @property
+    def end_time(self) -> float:
+        t = self._times()
+        return float(t[-1]) if len(t) else 0.0
+
+    @property
+    def duration(self) -> float:
+        return self.end_time - self.start_time
+
+
+class MilestoneSequence(TimeSpan):
+    """What a Trajectory and a MultiPath section share: ``milestones`` (N, D) with
+    ``times`` (N,) or None; an untimed sequence is timed by milestone index 0..N-1."""
+
+    milestones: np.ndarray
+    times: Optional[np.ndarray]
 
     @property
     def num_milestones(self) -> int:
@@ -37,28 +56,29 @@ class Trajectory:
     def dimension(self) -> int:
         return self.milestones.shape[1] if self.milestones.ndim == 2 else 0
 
-    def _grid(self):
+    def _times(self) -> np.ndarray:
         return self.times if self.times is not None else np.arange(len(self.milestones), dtype=float)
 
-    @property
-    def start_time(self) -> float:
-        g = self._grid()
-        return float(g[0]) if len(g) else 0.0
 
-    @property
-    def end_time(self) -> float:
-        g = self._grid()
-        return float(g[-1]) if len(g) else 0.0
+class Trajectory(MilestoneSequence):
+    """Milestones ``(N, D)`` with optional non-decreasing ``times`` ``(N,)`` in seconds.
 
-    @property
-    def duration(self) -> float:
-        return self.end_time - self.start_time
+    ``eval(t)`` interpolates linearly and clamps outside ``[times[0], times[-1]]`` (Klamp't's
+    rule). An untimed trajectory is evaluated on its milestone index (t = 0, 1, ..., N-1).
+    ``velocities`` (N, D) is kept when the file gives them (``.milestones``).
+    """
+
+    def __init__(self, times=None, milestones=None, velocities=None):
+        self.milestones, self.times, self.velocities = milestone_arrays(milestones, times, velocities)
+        self.extras: dict = {}
+        self.warnings: list = []
+        self.source: Optional[str] = None
 
     def eval(self, t) -> np.ndarray:
         """Configuration(s) at time(s) ``t``: shape (D,) for a scalar, (len(t), D) for arrays."""
         if len(self.milestones) == 0:
             raise ValueError("empty trajectory")
-        g = self._grid()
+        g = self._times()
         ts = np.atleast_1d(np.asarray(t, dtype=float))
         # last segment whose start <= t (Klamp't picks the later segment at repeated times)
         i = np.clip(np.searchsorted(g, ts, side="right") - 1, 0, max(len(g) - 2, 0))

@@ -244,3 +244,25 @@ def test_xml_sniffs_reject_other_roots():
     from roboio.formats.klampt import grasp, multipath
     for head in (b"<world>", b"<grasp>", b"<Robot>", b"<KinBody>", b"<multipathX>"):
         assert not multipath._sniff(head, "x.xml") and not grasp._sniff(head, "x.xml")
+
+
+def test_trajectories_and_sections_check_their_arrays_alike():
+    # one configuration is one milestone; untimed -> timed by index 0..N-1
+    for seq in (Trajectory(None, [1.0, 2.0, 3.0]), Section([1.0, 2.0, 3.0])):
+        assert (seq.num_milestones, seq.dimension) == (1, 3)
+        assert (seq.start_time, seq.end_time, seq.duration) == (0.0, 0.0, 0.0)
+    for make in (lambda m, t, v: Trajectory(t, m, v), Section):
+        seq = make([[0, 0], [1, 1], [2, 2]], [1.0, 2.0, 4.0], None)
+        assert (seq.start_time, seq.end_time, seq.duration) == (1.0, 4.0, 3.0)
+        with pytest.raises(ValueError, match="2 times for 3 milestones"):
+            make([[0, 0], [1, 1], [2, 2]], [0.0, 1.0], None)
+        with pytest.raises(ValueError):            # 4 velocity values for 3 x 2 milestones
+            make([[0, 0], [1, 1], [2, 2]], None, [[0, 0], [1, 1]])
+
+
+def test_multipath_time_span_over_timed_and_untimed_sections():
+    # section 0 timed [0, 1] (its last milestone repeats section 1's first and is dropped);
+    # section 1 untimed, 3 milestones, continues from t = 1: 1, 2, 3 -> times 0, 1, 2, 3
+    mp = MultiPath(sections=[Section([[0.0], [1.0]], [0.0, 1.0]), Section([[1.0], [2.0], [3.0]])])
+    assert (mp.start_time, mp.end_time, mp.duration) == (0.0, 3.0, 3.0)
+    assert MultiPath().duration == 0.0
