@@ -1,14 +1,18 @@
 """Geometry helpers shared by the Klamp't world, rigid-object and terrain files.
 
 Reading: :func:`apply_automass` (Klamp't's ``autoMass``/``automass`` from the geometry).
-Writing: :func:`lose_world_only` (what a standalone ``.obj``/``.env`` cannot hold). The
-geometry references every Klamp't writer emits are chosen in :mod:`._geometry_out`.
+Writing: :func:`write_element_file` (an ``.obj``/``.env`` file, standalone or for a world).
+The geometry references every Klamp't writer emits are chosen in :mod:`._geometry_out`.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["apply_automass", "lose_world_only"]
+from ..fileio import atomic_write
+from . import _simplefile
+from ._geometry_out import GeometryWriter
+
+__all__ = ["apply_automass", "write_element_file"]
 
 
 def apply_automass(obj, surface_fraction: float, about=None, ctx=None, line=None) -> None:
@@ -27,7 +31,22 @@ def apply_automass(obj, surface_fraction: float, about=None, ctx=None, line=None
     obj.inertia = np.asarray(inertia_from_moments(obj.mass, C), float)
 
 
-def lose_world_only(element, what: str, report, margin_home: str) -> None:
+def write_element_file(element, path: str, report, geometry_writer, what: str, margin_home: str,
+                       items) -> None:
+    """Write the SimpleFile (``.obj``/``.env``) of a rigid object or terrain at ``path``.
+
+    ``items(gw)`` gives its ``(item, values)`` pairs, with ``gw`` the ``geometry_writer``
+    of a world being written (which keeps the rest in the world file), or else a new
+    :class:`GeometryWriter` for a standalone file, which then reports what only a world file
+    could hold (``margin_home`` names where a world keeps the collision margin)."""
+    gw = geometry_writer or GeometryWriter(report)
+    entries = items(gw)
+    if geometry_writer is None:
+        _lose_world_only(element, what, report, margin_home)
+    atomic_write(path, _simplefile.format_entries(entries))
+
+
+def _lose_world_only(element, what: str, report, margin_home: str) -> None:
     """Report what a standalone ``.obj``/``.env`` file cannot hold but a world file could:
     the collision margin (``margin_home`` names where a world keeps it), the appearance and
     any extras."""

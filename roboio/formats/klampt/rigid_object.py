@@ -29,11 +29,11 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import RigidObject
-from ..fileio import atomic_write, read_text
+from ..fileio import read_text
 from ..registry import FormatInfo, load_geometry_ref, register
 from . import _simplefile
 from ._geometry_out import GeometryWriter, split_scale_translate
-from ._world_geometry import apply_automass, lose_world_only
+from ._world_geometry import apply_automass, write_element_file
 
 __all__ = ["ITEMS", "read_object", "object_items", "write_object", "sniff"]
 
@@ -183,12 +183,9 @@ def object_items(obj: RigidObject, path: str, report, geometry_writer: GeometryW
 def write_object(obj: RigidObject, path: str, report, geometry_writer=None,
                  geometry_transform=None) -> None:
     """Write ``obj`` as a Klamp't ``.obj`` file (see :func:`object_items`)."""
-    gw = geometry_writer or GeometryWriter(report)
     what = f"rigid object {obj.name!r}"
-    items = object_items(obj, path, report, gw, what, geometry_transform)
-    if geometry_writer is None:     # a standalone file (a world writer keeps the rest)
-        lose_world_only(obj, what, report, "<geometry margin>")
-    atomic_write(path, _simplefile.format_entries(items))
+    write_element_file(obj, path, report, geometry_writer, what, "<geometry margin>",
+                       lambda gw: object_items(obj, path, report, gw, what, geometry_transform))
 
 
 def _write(obj, path, report):

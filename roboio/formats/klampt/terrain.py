@@ -17,11 +17,11 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import Group, PointCloud, Terrain, TriangleMesh
-from ..fileio import atomic_write, read_text
+from ..fileio import read_text
 from ..registry import FormatInfo, load_geometry_ref, register
 from . import _simplefile
 from ._geometry_out import GeometryWriter
-from ._world_geometry import lose_world_only
+from ._world_geometry import write_element_file
 
 __all__ = ["read_terrain", "terrain_items", "write_terrain", "element_count"]
 
@@ -95,12 +95,9 @@ def terrain_items(t: Terrain, path: str, report, geometry_writer: GeometryWriter
 
 def write_terrain(t: Terrain, path: str, report, geometry_writer=None, placed: bool = False) -> None:
     """Write ``t`` as a Klamp't ``.env`` file (see :func:`terrain_items`)."""
-    gw = geometry_writer or GeometryWriter(report)
     what = f"terrain {t.name!r}"
-    items = terrain_items(t, path, report, gw, what, placed)
-    if geometry_writer is None:     # a standalone file (a world writer keeps the rest)
-        lose_world_only(t, what, report, "<terrain margin>")
-    atomic_write(path, _simplefile.format_entries(items))
+    write_element_file(t, path, report, geometry_writer, what, "<terrain margin>",
+                       lambda gw: terrain_items(t, path, report, gw, what, placed))
 
 
 def _write(t, path, report):
