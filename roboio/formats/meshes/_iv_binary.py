@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._iv_nodes import FIELD_TYPES, INVENTOR, lookup
-from ._iv_parse import MAX_DEPTH, Header, Node, Scene, Source, Notes
+from ._iv_parse import Header, Node, NodeNames, Notes, Scene, Source
 
 __all__ = ["parse_binary"]
 
@@ -47,10 +47,8 @@ class _Reader:
         self.pos = pos
         self.source = source
         self.has_ioflags = version > 2.0
-        self.defs: dict = {}
-        self.defining: set = set()
+        self.names = NodeNames(self.error)
         self.notes = Notes()
-        self.depth = 0
 
     def error(self, message, offset=None):
         return self.source.error(message, self.pos if offset is None else offset)
@@ -86,12 +84,7 @@ class _Reader:
         if name == "NULL":
             return None
         if name == "USE":
-            ref = self.string("a USE name")
-            if ref in self.defining:
-                raise self.error(f"USE {ref} inside the definition of {ref} (a cycle)", off)
-            if ref not in self.defs:
-                raise self.error(f"USE {ref}: no node was defined with DEF {ref} before", off)
-            return self.defs[ref]
+            return self.names.use(self.string("a USE name"), off)
         defname = None
         if name == "DEF":
             defname = self.string("a DEF name")
@@ -112,14 +105,10 @@ class _Reader:
                 declared[fname] = ftype
         if spec is None and builtin:
             raise self.error(f"unknown node type {name!r} (a binary file cannot be read past it)", off)
-        if self.depth >= MAX_DEPTH:
-            raise self.error(f"nodes nested more than {MAX_DEPTH} deep", off)
-        self.depth += 1
+        self.names.enter(defname, off)
         node = Node(spec.name if spec else name, off, self.source,
                     skipped=spec is None or spec.skip)
         self.notes.skipped(name, spec, off)
-        if defname is not None:
-            self.defining.add(defname)
         for _ in range(nfields):
             foff = self.pos
             fname = self.string(f"a field name of {name}")
@@ -142,12 +131,7 @@ class _Reader:
                 child = self.node()
                 if child is not None and not child.skipped:
                     node.children.append(child)
-        self.depth -= 1
-        if defname is not None:
-            self.defining.discard(defname)
-            self.defs[defname] = node
-            node.name = defname
-        return node
+        return self.names.leave(node, defname)
 
     def value(self, ftype: str, what: str):
         multi, kind, n = FIELD_TYPES[ftype]

@@ -19,8 +19,8 @@ from ..fileio import line_of
 from ._iv_lexer import EOF, PUNCT, STRING, WORD, Lexer, describe
 from ._iv_nodes import FIELD_TYPES, INVENTOR, VRML2, lookup
 
-__all__ = ["Node", "Source", "Scene", "Header", "Notes", "read_header", "parse_text", "report_notes",
-           "MAX_DEPTH"]
+__all__ = ["Node", "Source", "Scene", "Header", "Notes", "NodeNames", "read_header", "parse_text",
+           "report_notes", "MAX_DEPTH"]
 
 MAX_DEPTH = 100          # nested nodes; deeper files are rejected instead of overflowing the stack
 
@@ -136,6 +136,44 @@ class Notes:
         return out
 
 
+class NodeNames:
+    """``DEF``/``USE`` names and node nesting of one file, for the text and binary readers:
+    ``USE X`` gives the node last defined as ``DEF X`` before it, and may not stand inside
+    that node's own definition (a cycle); nodes nest at most :data:`MAX_DEPTH` deep.
+    ``error(message, offset)`` builds the reader's exception."""
+
+    def __init__(self, error):
+        self.error = error
+        self.defs: dict = {}
+        self.defining: set = set()
+        self.depth = 0
+
+    def use(self, name: str, offset):
+        if name in self.defining:
+            raise self.error(f"USE {name} inside the definition of {name} (a cycle)", offset)
+        node = self.defs.get(name)
+        if node is None:
+            raise self.error(f"USE {name}: no node was defined with DEF {name} before", offset)
+        return node
+
+    def enter(self, name, offset) -> None:
+        """Start reading the body of a node (``name``: its DEF name or None)."""
+        if self.depth >= MAX_DEPTH:
+            raise self.error(f"nodes nested more than {MAX_DEPTH} deep", offset)
+        self.depth += 1
+        if name is not None:
+            self.defining.add(name)
+
+    def leave(self, node, name):
+        """The node's body is read: from now on ``USE name`` gives it."""
+        self.depth -= 1
+        if name is not None:
+            self.defining.discard(name)
+            self.defs[name] = node
+            node.name = name
+        return node
+
+
 def parse_text(text: str, path: str, header: Header) -> Scene:
     """Parse a whole ASCII Inventor / VRML file (``header`` already recognised)."""
     source = Source(path, text)
@@ -151,11 +189,9 @@ class _Parser:
         self.vrml2 = header.dialect == "vrml2"
         self.table = VRML2 if self.vrml2 else INVENTOR
         self.source = source
-        self.defs: dict = {}
-        self.defining: set = set()
+        self.names = NodeNames(lexer.error)
         self.protos: set = set()
         self.notes = Notes()
-        self.depth = 0
 
     # -- statements ------------------------------------------------------------------------
     def parse_file(self) -> list:
@@ -221,12 +257,7 @@ class _Parser:
         k, name, o = lex.next()
         if k != WORD:
             raise lex.error(f"expected a name after USE, found {describe((k, name, o))}", o)
-        if name in self.defining:
-            raise lex.error(f"USE {name} inside the definition of {name} (a cycle)", o)
-        node = self.defs.get(name)
-        if node is None:
-            raise lex.error(f"USE {name}: no node was defined with DEF {name} before", o)
-        return node
+        return self.names.use(name, o)
 
     def skip_proto(self, keyword: str, off: int):
         lex = self.lex
@@ -264,16 +295,12 @@ class _Parser:
             self.notes.skipped(type_, spec, off, type_ in self.protos)
             node = Node(type_, off, self.source, skipped=True)
             for n in inner:
-                self.defs.setdefault(n, Node("?", off, self.source, skipped=True))
+                self.names.defs.setdefault(n, Node("?", off, self.source, skipped=True))
             if name is not None:
-                self.defs[name] = node
+                self.names.defs[name] = node
             return node
-        if self.depth >= MAX_DEPTH:
-            raise lex.error(f"nodes nested more than {MAX_DEPTH} deep", off)
-        self.depth += 1
+        self.names.enter(name, off)
         node = Node(spec.name, off, self.source)
-        if name is not None:
-            self.defining.add(name)
         fields = spec.fields
         while True:
             kind, value, foff = lex.peek()
@@ -306,12 +333,7 @@ class _Parser:
                 else:
                     msg = f"expected a field of {type_} or '}}', found {describe((kind, value, foff))}"
                 raise lex.error(msg, foff)
-        self.depth -= 1
-        if name is not None:
-            self.defining.discard(name)
-            self.defs[name] = node
-            node.name = name
-        return node
+        return self.names.leave(node, name)
 
     def ignored_marker(self) -> bool:
         """Inventor's ``~`` after a value marks the field as ignored; ``=`` connects it."""
