@@ -80,12 +80,21 @@ def load_world(path, *, strict: bool = False) -> World:
     return world
 
 
+def _adaptable(obj, info) -> bool:
+    from .convert import adapt
+    try:
+        adapt(obj, info, ConversionReport())
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
 def save(obj, path, format=None) -> ConversionReport:
     """Write ``obj`` to ``path`` (format by name, else by extension). Returns the
     :class:`ConversionReport` listing everything the target format could not hold."""
     from .convert import adapt
     path = os.fspath(path)
-    info = registry.find_writer(obj, path, format)
+    info = registry.find_writer(obj, path, format, adaptable=lambda f: _adaptable(obj, f))
     report = ConversionReport(path, info.name)
     obj = adapt(obj, info, report)
     info.write(obj, path, report)

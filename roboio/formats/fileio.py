@@ -1,6 +1,7 @@
 """Small file helpers shared by readers and writers."""
 from __future__ import annotations
 
+import errno
 import math
 import os
 import tempfile
@@ -66,6 +67,6 @@ def line_of(text: str, offset: int) -> tuple[int, int]:
 
 def require_file(path: str) -> None:
     if not os.path.exists(path):
-        raise FileNotFoundError(path)
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
     if os.path.isdir(path):
         raise FormatError(path, None, None, "is a directory, not a file")

@@ -131,8 +131,12 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
     raise FormatError(path, None, None, f"unknown file type{what}: no reader for this extension or content")
 
 
-def find_writer(obj, path: str, format: Optional[str] = None) -> FormatInfo:
-    """The format to write ``obj`` to ``path`` with (``format`` name, else extension)."""
+def find_writer(obj, path: str, format: Optional[str] = None,
+                adaptable: Optional[Callable[[FormatInfo], bool]] = None) -> FormatInfo:
+    """The format to write ``obj`` to ``path`` with (``format`` name, else extension).
+
+    Among formats for the extension, one whose writer takes ``obj`` as it is wins; then one
+    for which ``adaptable(info)`` says ``obj`` can be converted; then priority."""
     _ensure_loaded()
     if format is not None:
         info = get(format)
@@ -142,7 +146,11 @@ def find_writer(obj, path: str, format: Optional[str] = None) -> FormatInfo:
     cands = [f for f in _FORMATS.values() if f.can_write and f.matches_extension(path)]
     if not cands:
         raise ValueError(f"no writer for the extension of {path!r}; pass format=")
-    cands.sort(key=lambda f: (-f.matches_extension(path), not isinstance(obj, f.writes), -f.priority))
+    def rank(f):
+        if not f.writes or isinstance(obj, f.writes):
+            return 0
+        return 1 if adaptable is not None and adaptable(f) else 2
+    cands.sort(key=lambda f: (-f.matches_extension(path), rank(f), -f.priority))
     return cands[0]
 
 
