@@ -17,10 +17,7 @@ def test_sr1_body_and_urdf_agree_along_walk():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         body = roboio.load(corpus_path(*MODEL, "SR1.body"))
-        try:
-            urdf = roboio.load(corpus_path(*MODEL, "SR1.urdf"))
-        except roboio.FormatError as e:                   # pragma: no cover - reader absent
-            pytest.skip(f"no URDF reader yet: {e}")
+        urdf = roboio.load(corpus_path(*MODEL, "SR1.urdf"))
     motion = roboio.load(corpus_path("choreonoid", "sample", "SimpleController", "SR1WalkPattern1.seq"))
     info = body.extras["choreonoid"]
     joint_map = {j: body.links[i].name for j, i in enumerate(info["joint_links"])}
