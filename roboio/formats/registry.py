@@ -114,10 +114,11 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
         for f in by_ext:
             if f.sniff is None or f.sniff(head, path):
                 return f
-        # no content match: fall back to the single most specific extension match, whose
-        # reader then says what is wrong with the file
+        # no content match: fall back to the most specific extension match of highest
+        # priority (the ecosystem's native meaning of the extension), whose reader then
+        # says where the file goes wrong
         top = [f for f in by_ext if f.matches_extension(path) == longest]
-        if len(top) == 1:
+        if len(top) == 1 or top[0].priority > top[1].priority:
             return top[0]
     head = head if head is not None else _head(path)
     sniffers = sorted((f for f in readers if f.sniff is not None), key=lambda f: -f.priority)

@@ -351,3 +351,11 @@ def test_missing_mesh_warns(tmp_path):
     assert r.links[0].geometry.missing
     with pytest.raises(FormatError, match="nothere.stl"):
         roboio.load(p, strict=True)
+
+
+def test_control_character_is_located(tmp_path):
+    p = tmp_path / "bad.body"
+    p.write_bytes(b"format: ChoreonoidBody\nformatVersion: 1.0\nname: x\x01y\nlinks: []\n")
+    with pytest.raises(roboio.FormatError) as e:
+        roboio.load(p)
+    assert e.value.line == 3 and e.value.column == 8 and "not allowed" in str(e.value)

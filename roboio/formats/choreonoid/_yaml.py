@@ -23,6 +23,7 @@ import yaml
 
 from ...errors import FormatError
 from ..fileio import fmt_float
+from ..fileio import line_of as text_position
 
 __all__ = ["YMap", "YSeq", "YStr", "load", "compose", "convert", "get", "get_key", "line_of",
            "strtod", "to_float", "to_int", "to_bool", "to_str", "to_floats", "to_map", "to_list",
@@ -62,7 +63,12 @@ def _mark_line(node):
     return node.start_mark.line + 1 if node.start_mark is not None else None
 
 
-def _located(e, path) -> FormatError:
+def _located(e, path, text: str = "") -> FormatError:
+    if isinstance(e, yaml.reader.ReaderError):     # bad characters: a position, no mark
+        line, col = text_position(text, e.position) if text else (None, None)
+        code = ord(e.character) if isinstance(e.character, str) else int(e.character)
+        return FormatError(path, line, col, f"invalid YAML: character U+{code:04X} is not "
+                           f"allowed ({e.reason})")
     mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
     problem = getattr(e, "problem", None) or str(e)
     ctx = getattr(e, "context", None)
@@ -82,7 +88,7 @@ def compose(text: str, path=None, line_offset: int = 0):
         finally:
             loader.dispose()
     except yaml.YAMLError as e:
-        err = _located(e, path)
+        err = _located(e, path, text)
         if err.line is not None:
             err = FormatError(path, err.line + line_offset, err.column, err.message)
         raise err from None

@@ -195,4 +195,5 @@ def _write(obj, path, report):
 register(FormatInfo(
     name="klampt-object", extensions=(".obj",), kinds=("rigid_object",),
     description="Klamp't rigid object (.obj SimpleFile: mesh, T, mass, inertia, contact parameters)",
-    ecosystem="klampt", sniff=sniff, read=read_object, write=_write, writes=(RigidObject,)))
+    ecosystem="klampt", sniff=sniff, read=read_object, write=_write, writes=(RigidObject,),
+    priority=1))   # Klamp't's own meaning of .obj: broken files get its located errors
