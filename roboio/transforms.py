@@ -17,7 +17,7 @@ __all__ = [
     "rot_x", "rot_y", "rot_z", "rpy_to_matrix", "matrix_to_rpy", "axis_angle_to_matrix",
     "moment_to_matrix", "matrix_to_moment", "quat_to_matrix", "matrix_to_quat", "slerp",
     "make_transform", "inverse_transform", "transform_points", "rows12_to_transform",
-    "transform_to_rows12", "dh_modified", "skew", "translation",
+    "transform_to_rows12", "dh_modified", "skew", "translation", "rotation_between",
 ]
 
 
@@ -84,6 +84,35 @@ def axis_angle_to_matrix(axis, angle) -> np.ndarray:
     s = np.sin(angle)[..., None, None]
     c = np.cos(angle)[..., None, None]
     return np.eye(3) + s * K + (1.0 - c) * (K @ K)
+
+
+def rotation_between(a, b) -> np.ndarray:
+    """The smallest rotation (3x3) turning direction ``a`` onto direction ``b``: about
+    ``a x b`` by the angle between them (single 3-vectors, normalised here; a zero vector
+    gives identity). For obtuse angles it is built as a half turn about ``a x b`` (made
+    exactly perpendicular to ``a``; for exactly opposite directions, the perpendicular
+    nearest the coordinate axis along which ``a`` is smallest) followed by the acute turn
+    from ``-a`` onto ``b``, which keeps ``R @ a == b`` accurate for nearly opposite
+    directions."""
+    a = np.asarray(a, dtype=float).reshape(3)
+    b = np.asarray(b, dtype=float).reshape(3)
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    if na == 0 or nb == 0:
+        return np.eye(3)
+    a, b = a / na, b / nb
+    if a @ b >= 0:
+        return _acute_rotation(a, b)
+    p = np.cross(a, b)
+    if not p.any():
+        p = np.cross(a, np.eye(3)[np.argmin(np.abs(a))])
+    p -= (p @ a) * a
+    return _acute_rotation(-a, b) @ axis_angle_to_matrix(p, np.pi)
+
+
+def _acute_rotation(a, b) -> np.ndarray:
+    """Rotation about ``a x b`` by the angle between unit vectors at most 90 degrees apart."""
+    axis = np.cross(a, b)
+    return axis_angle_to_matrix(axis, np.arctan2(np.linalg.norm(axis), a @ b))
 
 
 def moment_to_matrix(m) -> np.ndarray:

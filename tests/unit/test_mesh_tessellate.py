@@ -104,3 +104,47 @@ def test_klampt_box_and_ellipsoid():
     x, y, z = (e.vertices - [0, 0, 1]).T
     assert np.allclose(x ** 2 + (y / 2) ** 2 + (z / 3) ** 2, 1)
     assert np.allclose(e.bounds(), [[-1, -2, -2], [1, 2, 4]])
+
+
+# -- rotation_between (replaces trimesh.geometry.align_vectors in the mesh writers) ---------
+
+def is_rotation(R):
+    return np.allclose(R @ R.T, np.eye(3), atol=1e-14) and np.linalg.det(R) == pytest.approx(1.0)
+
+
+def test_rotation_between_turns_a_onto_b_about_their_common_normal():
+    from roboio.transforms import rotation_between
+    rng = np.random.default_rng(12)
+    for a, b in rng.normal(size=(200, 2, 3)):
+        R = rotation_between(a, b)
+        ua, ub = a / np.linalg.norm(a), b / np.linalg.norm(b)
+        assert is_rotation(R)
+        assert np.allclose(R @ ua, ub, atol=1e-14)
+        n = np.cross(ua, ub)                       # the smallest rotation fixes a x b
+        assert np.allclose(R @ n, n, atol=1e-14)
+        # and turns by the angle between them: trace = 1 + 2 cos(angle)
+        assert np.trace(R) == pytest.approx(1 + 2 * (ua @ ub), abs=1e-13)
+
+
+@pytest.mark.parametrize("a", [[0, 0, 1], [0, 0, -2], [1, 0, 0], [0, 3, 0], [1, 2, 2], [1e-9, 0, -1]])
+def test_rotation_between_equal_and_opposite_directions(a):
+    from roboio.transforms import rotation_between
+    a = np.array(a, float)
+    u = a / np.linalg.norm(a)
+    assert np.allclose(rotation_between(a, 5 * a), np.eye(3), atol=1e-15)
+    R = rotation_between(a, -a)
+    assert is_rotation(R) and np.allclose(R @ u, -u, atol=1e-15)
+    # a half turn: R is symmetric with trace -1
+    assert np.allclose(R, R.T, atol=1e-15) and np.trace(R) == pytest.approx(-1.0)
+    # nearly opposite directions stay accurate
+    b = -u + np.array([1e-10, -2e-10, 1e-10])
+    assert np.allclose(rotation_between(a, b) @ u, b / np.linalg.norm(b), atol=1e-15)
+    assert np.array_equal(rotation_between([0, 0, 0], a), np.eye(3))
+
+
+def test_axial_primitive_along_z_is_not_rotated():
+    # +z onto +z is the identity, so the ring starts on +x as built (no roll about the axis)
+    m = tess.primitive_to_mesh(Primitive("Cylinder", {"center": np.zeros(3), "axis": [0, 0, 2.0],
+                                                      "radius": 1.0, "height": 1.0}))
+    v, _ = tess.cylinder(1.0, 1.0, up=2)
+    assert np.array_equal(m.vertices, v + [0.0, 0.0, 0.5])

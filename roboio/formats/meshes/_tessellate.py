@@ -15,9 +15,9 @@ have no surface (no triangles).
 from __future__ import annotations
 
 import numpy as np
-import trimesh
 
 from ...model import Primitive, TriangleMesh
+from ...transforms import rotation_between
 
 __all__ = ["SEGMENTS", "box", "sphere", "capsule", "cylinder", "cone", "primitive_to_mesh"]
 
@@ -135,15 +135,6 @@ def cone(bottom_radius: float, height: float, sides=True, bottom=True,
 
 
 # -- Klamp't primitives -------------------------------------------------------------------
-def _frame_to_axis(axis) -> np.ndarray:
-    """Rotation taking +z to the unit vector along ``axis``."""
-    a = np.asarray(axis, float)
-    n = np.linalg.norm(a)
-    if n == 0:
-        return np.eye(3)
-    return trimesh.geometry.align_vectors([0, 0, 1], a / n)[:3, :3]
-
-
 def primitive_to_mesh(p: Primitive) -> TriangleMesh:
     """The primitive as a triangle mesh, in its data frame. Cylinders, cones and capsules
     start at their base centre and extend ``height`` along their axis."""
@@ -177,5 +168,5 @@ def primitive_to_mesh(p: Primitive) -> TriangleMesh:
         v, f = cone(r, h, up=2)
     else:  # Capsule: the cylinder part from the base centre up h along the axis
         v, f = capsule(r, h, up=2)
-    v = (v + [0.0, 0.0, h / 2.0]) @ _frame_to_axis(q["axis"]).T + q["center"]
+    v = (v + [0.0, 0.0, h / 2.0]) @ rotation_between([0.0, 0.0, 1.0], q["axis"]).T + q["center"]
     return TriangleMesh(v, f)
