@@ -173,3 +173,83 @@ def test_meshes_written_by_roboio_read_back_by_klampt(tmp_path, ext):
     kv, kf = klampt_mesh(out)
     assert kf.shape == f.shape, ext
     assert np.allclose(kv[kf], v[f], rtol=1e-6, atol=1e-7), ext
+
+
+# Assimp (inside Klamp't 0.10.1) applies COLLADA's <up_axis> (turning the file to Assimp's
+# Y-up: Z_UP gives (x, y, z) -> (x, z, -y)) and <unit meter>; roboio does not (spec §8.1
+# says Klamp't ignores both), so the comparison turns roboio's bounds the same way. Every
+# corpus .dae file is Z_UP with unit 1.
+Z_UP_TO_ASSIMP = np.array([[1.0, 0, 0], [0, 0, 1], [0, -1, 0]])
+
+
+def klampt_summary(path):
+    """(type, bounds, triangles or None, Group elements or None); a Group's elements are not
+    read (Geometry3D.getElement crashes on a Group loaded from a mesh file)."""
+    g = klampt.Geometry3D()
+    assert g.loadFile(path), path
+    bounds = np.array(g.getBB())
+    if g.type() == "Group":
+        return "Group", bounds, None, g.numElements()
+    assert g.type() == "TriangleMesh", path
+    return "TriangleMesh", bounds, len(g.getTriangleMesh().indices), None
+
+
+def corpus_meshes(eco, pattern):
+    files = sorted(glob.glob(os.path.join(CORPUS, eco, "**", pattern), recursive=True))
+    if not files:
+        pytest.skip("corpus absent")
+    return files
+
+
+@pytest.mark.parametrize("eco, pattern", [("klampt", "*.dae"), ("choreonoid", "*.obj")])
+@pytest.mark.filterwarnings("ignore::roboio.RoboioWarning")
+def test_collada_and_wavefront_corpus_files_agree_with_klampt(eco, pattern):
+    for path in corpus_meshes(eco, pattern):
+        m = roboio.load(path)
+        kind, kb, ktris, kparts = klampt_summary(path)
+        v = m.vertices @ Z_UP_TO_ASSIMP.T if path.endswith(".dae") else m.vertices
+        assert close_bounds([v.min(0), v.max(0)], kb), path
+        parts = m.extras.get("parts")
+        if kind == "Group":                       # one Assimp mesh per part
+            assert parts is not None and len(parts) == kparts, path
+        else:
+            assert parts is None and ktris == assimp_triangle_count(m), path
+
+
+def test_hand_written_obj_parts_are_klampt_group_elements(tmp_path):
+    (tmp_path / "c.mtl").write_text("newmtl red\nKd 1 0 0\nnewmtl blue\nKd 0 0 1\n")
+    v = "mtllib c.mtl\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\n"
+    for body in ("o a\nf 1 2 3 4 5\ng b\nf 5 4 3\nf 1 2 5\no c\ng d\nf 1 3 5\n",
+                 "usemtl red\nf 1 2 3\nusemtl blue\nf 1 2 4\nusemtl red\nf 2 3 4\nf 1 3 5\n",
+                 "g a\nusemtl red\nf 1 2 3\nusemtl blue\nf 1 2 4\ng b\nf 2 3 4\n"):
+        path = str(tmp_path / "m.obj")
+        with open(path, "w") as f:
+            f.write(v + body)
+        m = roboio.load(path)
+        kind, kb, _, kparts = klampt_summary(path)
+        assert kind == "Group" and len(m.extras["parts"]) == kparts, body
+        used = m.vertices[np.unique(m.faces)]        # Assimp drops vertices no face uses
+        assert close_bounds([used.min(0), used.max(0)], kb), body
+
+
+def test_collada_unit_and_up_axis_are_what_separates_roboio_from_klampt(tmp_path):
+    dae = ('<?xml version="1.0"?><COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" '
+           'version="1.4.1"><asset><unit meter="0.01"/><up_axis>X_UP</up_axis></asset><library_geometries>'
+           '<geometry id="t"><mesh><source id="p"><float_array id="a" count="9">1 2 3 4 5 6 7 8 10</float_array>'
+           '<technique_common><accessor source="#a" count="3" stride="3"><param name="X" type="float"/>'
+           '<param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common></source>'
+           '<vertices id="v"><input semantic="POSITION" source="#p"/></vertices><triangles count="1">'
+           '<input semantic="VERTEX" source="#v" offset="0"/><p>0 1 2</p></triangles></mesh></geometry>'
+           '</library_geometries><library_visual_scenes><visual_scene id="s"><node id="n">'
+           '<instance_geometry url="#t"/></node></visual_scene></library_visual_scenes>'
+           '<scene><instance_visual_scene url="#s"/></scene></COLLADA>')
+    path = tmp_path / "u.dae"
+    path.write_text(dae)
+    with pytest.warns(roboio.RoboioWarning, match="is not applied"):
+        m = roboio.load(str(path))
+    assert m.vertices.tolist() == [[1, 2, 3], [4, 5, 6], [7, 8, 10]]        # the file's numbers
+    g = klampt.Geometry3D()
+    assert g.loadFile(str(path))
+    kv = np.array(g.getTriangleMesh().vertices, dtype=float)
+    # Klamp't: scaled by 0.01 and X_UP turned to Y-up, (x, y, z) -> (-y, x, z)
+    assert np.allclose(kv, 0.01 * np.array([[-2, 1, 3], [-5, 4, 6], [-8, 7, 10]]), rtol=1e-6)
