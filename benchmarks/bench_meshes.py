@@ -120,7 +120,7 @@ def main(argv=None):
         t_r, tris = best(lambda: roboio_load_all(files), args.repeat)
         line = (f"{name:14s} {len(files):5d} {tris:10d} {mb:7.2f} | {t_r:8.3f} "
                 f"{tris / t_r / 1e6:7.2f} {mb / t_r:6.1f} |")
-        if have_klampt and name != "Wavefront OBJ":
+        if have_klampt:
             t_k, ktris = best(lambda: klampt_load_all(files), args.repeat)
             line += f" {t_k:8.3f} {ktris / t_k / 1e6:7.2f} | {t_r / t_k:5.2f}"
         print(line)
