@@ -71,3 +71,20 @@ def corpus_stays_untouched():
             except OSError:
                 pass
     assert not touched, f"tests wrote into the corpus: {touched[:10]}"
+
+
+# Elementary rotations written out by hand, independent of roboio.transforms, for tests
+# that compute expected values themselves.
+def Rx(a):
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+
+
+def Ry(a):
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
+
+
+def Rz(a):
+    c, s = np.cos(a), np.sin(a)
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])

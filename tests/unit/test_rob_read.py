@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import roboio
+from conftest import Rx, Ry, Rz
 from roboio import FormatError, RoboioWarning
 
 I12 = "1 0 0  0 1 0  0 0 1  "
@@ -26,21 +27,6 @@ def load(tmp_path, text, name="r.rob", **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RoboioWarning)
         return roboio.load(write(tmp_path, name, text), **kw)
-
-
-def Rx(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
-
-
-def Ry(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
-
-
-def Rz(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
 
 
 CUBE_OFF = """OFF

@@ -12,6 +12,7 @@ import roboio
 from roboio import FormatError
 from roboio.formats.klampt._world_sim import SimulationSettings
 
+from conftest import Rx, Ry, Rz
 from test_world_objects import CUBE_OFF, box_surface_moments, inertia_from_C
 
 TWO_ROB = """links "a" "b"
@@ -30,21 +31,6 @@ axis 0 0 1  0 0 1  1 0 0
 Tparent 1 0 0 0 1 0 0 0 1 1 0 0   0 1 0 -1 0 0 0 0 1 0 2 0   1 0 0 0 1 0 0 0 1 0 0 1
 geometry "" "" ""
 """
-
-
-def Rx(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
-
-
-def Ry(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
-
-
-def Rz(a):
-    c, s = math.cos(a), math.sin(a)
-    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
 
 
 def rodrigues(m):
