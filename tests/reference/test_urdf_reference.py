@@ -358,7 +358,10 @@ def compare_with_klampt(path, colours=True):
     return robot
 
 
-@pytest.mark.parametrize("seed", range(40))
+RANDOM_SEEDS = range(40)
+
+
+@pytest.mark.parametrize("seed", RANDOM_SEEDS)
 def test_random_urdf_reads_as_in_klampt(seed, tmp_path):
     pytest.importorskip("klampt")
     path = tmp_path / "random.urdf"
@@ -369,7 +372,6 @@ def test_random_urdf_reads_as_in_klampt(seed, tmp_path):
     out = tmp_path / "written.urdf"
     report = roboio.save(robot, out)
     back = compare_with_klampt(out)
-    LOSSLESS.append(not report.lost)
     if not report.lost:
         assert back.link_names == robot.link_names
         assert list(back.parents) == list(robot.parents)
@@ -389,13 +391,18 @@ def test_random_urdf_reads_as_in_klampt(seed, tmp_path):
             [[getattr(d, f) for f in fields] for d in robot.drivers]
 
 
-LOSSLESS = []
-
-
-def test_random_urdfs_were_often_written_losslessly():
-    if len(LOSSLESS) < 10:
-        pytest.skip("random URDF tests did not run")
-    assert sum(LOSSLESS) >= len(LOSSLESS) // 4
+def test_random_urdfs_are_mostly_written_losslessly(tmp_path):
+    """The lossless branch of the test above must not be vacuous: at least a quarter of the
+    random robots are written with nothing reported lost."""
+    lossless = 0
+    for seed in RANDOM_SEEDS:
+        path = tmp_path / f"r{seed}.urdf"
+        path.write_text(random_urdf(np.random.default_rng(seed)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            report = roboio.save(roboio.load(path), tmp_path / f"w{seed}.urdf")
+        lossless += not report.lost
+    assert lossless >= len(RANDOM_SEEDS) // 4
 
 
 @pytest.mark.parametrize("entry", [e for e in ROBOTS if e["source"].endswith(".urdf")] + [None],
