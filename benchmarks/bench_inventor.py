@@ -20,7 +20,8 @@ from collections import defaultdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-from roboio.errors import FormatError, LoadContext  # noqa: E402
+from roboio.errors import FormatError  # noqa: E402
+from roboio.context import LoadContext  # noqa: E402
 from roboio.formats.meshes.inventor import file_header, mesh_data  # noqa: E402
 
 CORPUS = os.path.join(ROOT, "..", "shared", "corpus")

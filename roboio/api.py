@@ -5,7 +5,8 @@ import os
 import struct
 import zlib
 
-from .errors import FormatError, LoadContext, RoboioError
+from .errors import FormatError, RoboioError
+from .context import LoadContext
 from .formats import registry
 from .formats.fileio import require_file
 from .model import Geometry, RigidObject, Robot, Terrain, World
@@ -19,18 +20,26 @@ def formats():
     return registry.formats()
 
 
-def load(path, format=None, *, strict: bool = False):
+def load(path, format=None, *, strict: bool = False, search_paths=None, package_dirs=None,
+         limits=None):
     """Read ``path`` into the model: World, Robot, RigidObject, Terrain, Geometry,
     Trajectory, MultiPath, BodyMotion, ... depending on what the file holds.
 
     The format is chosen by extension, then by content, unless ``format`` names it.
     ``strict=True`` turns every warning into a :class:`FormatError`. Warnings are also
     collected on the result as ``obj.warnings``.
+
+    ``search_paths``: extra roots for referenced files (OpenRAVE data directories,
+    ``$GRASPIT``), tried after the referring file's directory. ``package_dirs``:
+    ``package://`` roots, a mapping NAME -> directory or a list of directories holding
+    packages. ``limits``: resource limits (:class:`roboio.limits.Limits` or a mapping such
+    as ``{"max_triangles": 10**8}``).
     """
     path = os.fspath(path)
     require_file(path)
     info = registry.find_reader(path, format)
-    ctx = LoadContext(path, strict)
+    ctx = LoadContext(path, strict, limits=limits, search_paths=search_paths,
+                      package_dirs=package_dirs)
     ctx.stack.append(os.path.realpath(path))
     try:
         obj = info.read(path, ctx)
@@ -60,11 +69,11 @@ def _touch(geom):
             _touch(c)
 
 
-def load_world(path, *, strict: bool = False) -> World:
+def load_world(path, *, strict: bool = False, **options) -> World:
     """Like :func:`load`, but always a :class:`World`: a robot, object, terrain or geometry
     file is wrapped in a one-element world (a bare geometry becomes a terrain, as Klamp't's
     ``loadElement`` does)."""
-    obj = load(path, strict=strict)
+    obj = load(path, strict=strict, **options)
     if isinstance(obj, World):
         return obj
     world = World(os.path.splitext(os.path.basename(os.fspath(path)))[0])

@@ -54,12 +54,13 @@ def _case_insensitive(path: str) -> Optional[str]:
 
 
 def resolve(reference: str, referring_file=None, roots: Iterable[str] = (),
-            packages: Optional[dict] = None) -> Resolution:
+            packages=None) -> Resolution:
     """Resolve ``reference`` as written inside ``referring_file``.
 
-    Order: absolute path; ``package://NAME/rest`` through ``packages`` (NAME -> directory);
-    relative to the referring file's directory; relative to each of ``roots``; then the same
-    candidates matched case-insensitively (``note`` says so).
+    Order: absolute path; ``package://NAME/rest`` through ``packages`` (a mapping NAME ->
+    directory, or a list of directories that hold package folders); relative to the referring
+    file's directory; relative to each of ``roots``; then the same candidates matched
+    case-insensitively (``note`` says so).
     """
     ref = reference.strip()
     tried: list[str] = []
@@ -67,8 +68,11 @@ def resolve(reference: str, referring_file=None, roots: Iterable[str] = (),
     if ref.startswith("package://"):
         rest = ref[len("package://"):]
         name, _, sub = rest.partition("/")
-        if packages and name in packages:
-            cands.append(os.path.join(packages[name], sub))
+        if isinstance(packages, dict):
+            if name in packages:
+                cands.append(os.path.join(packages[name], sub))
+        elif packages:
+            cands.extend(os.path.join(p, name, sub) for p in packages)
         for root in roots:
             cands.append(os.path.join(root, name, sub))
         cands.append(os.path.join(base_dir(referring_file), sub))

@@ -4,22 +4,40 @@ from __future__ import annotations
 import errno
 import math
 import os
+import stat
 import tempfile
 
 from ..errors import FormatError
 
 
-def read_text(path: str) -> str:
-    """File contents as text: UTF-8 (BOM stripped), falling back to Latin-1, so that no
-    byte sequence makes a reader fail before it can report a located error."""
+def read_bytes(path: str, ctx=None) -> bytes:
+    """The whole file as bytes. Only regular files are read (a FIFO or device would block
+    or never end); with a context, the file's size is checked against ``max_file_bytes``
+    before anything is read."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (FIFO, device or socket)"
+        raise FormatError(path, None, None, f"is {kind}; roboio reads regular files only")
+    if ctx is not None:
+        ctx.check_claim("file_bytes", st.st_size, what="file size")
     with open(path, "rb") as f:
-        data = f.read()
+        return f.read()
+
+
+def decode_text(data: bytes) -> str:
+    """Bytes as text: UTF-8 (BOM stripped), falling back to Latin-1, so that no byte
+    sequence makes a reader fail before it can report a located error."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data.decode("latin-1")
+
+
+def read_text(path: str, ctx=None) -> str:
+    """File contents as text (see :func:`read_bytes` and :func:`decode_text`)."""
+    return decode_text(read_bytes(path, ctx))
 
 
 def atomic_write(path: str, data, mode: str = "w") -> None:

@@ -1,54 +1,132 @@
 """The one table of file formats.
 
-Each format module registers a :class:`FormatInfo` (name, extensions, kinds, ``sniff``,
-``read``, ``write``). :func:`find_reader` picks a format by extension, then by content;
-:func:`find_writer` by name or extension and the type of object to write. Nothing else in
-roboio branches on formats.
+Each ecosystem package declares its formats in its ``__init__.py`` with :func:`register`:
+name, extensions, kinds, a cheap ``sniff`` and the entry points ``read``/``write``, given as
+``"module:function"`` strings so that a format's code is imported only when that format is
+used (callables are accepted too). :func:`find_reader` picks a format by extension, then by
+content; :func:`find_writer` by name or extension and the type of object to write. Nothing
+else in roboio branches on formats. This module is the table only: reading referenced files
+is :mod:`roboio.formats.loading`.
 
-Reader signature: ``read(path: str, ctx: LoadContext) -> object``.
-Writer signature: ``write(obj, path: str, report: ConversionReport) -> None``; writers
-write atomically (see :func:`roboio.formats.fileio.atomic_write`).
-Sniff signature: ``sniff(head: bytes, path: str) -> bool`` where ``head`` is the first
-4 KiB of the file.
+Signatures of the entry points:
+
+* ``sniff(head: bytes, path: str) -> bool``: ``head`` is the first :data:`HEAD_BYTES` bytes;
+* ``read(path: str, ctx: LoadContext) -> object``;
+* ``write(obj, path: str, report: ConversionReport) -> None`` (atomic, see
+  :func:`roboio.formats.fileio.atomic_write`).
 """
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+import importlib
+from typing import Any, Callable, Optional, Union
 
-from ..errors import FormatError, LoadContext
+from ..errors import FormatError
 
 __all__ = ["FormatInfo", "register", "formats", "get", "find_reader", "find_writer",
-           "read_file", "load_geometry", "load_geometry_ref", "HEAD_BYTES"]
+           "HEAD_BYTES", "UnknownFormat"]
 
 HEAD_BYTES = 4096
 
+Entry = Union[None, str, Callable]
 
-@dataclass(frozen=True)
+
+class UnknownFormat(ValueError):
+    """A format name that no entry of the table has, or one that cannot read/write."""
+
+
+def _resolve(entry: Entry):
+    if entry is None or callable(entry):
+        return entry
+    module, _, func = entry.partition(":")
+    if not func:
+        raise ValueError(f"entry point {entry!r} must be 'module:function'")
+    return getattr(importlib.import_module(module), func)
+
+
 class FormatInfo:
     """One file format. ``kinds`` name what it holds (``robot``, ``world``, ``rigid_object``,
     ``terrain``, ``geometry``, ``trajectory``, ``multipath``, ``body_motion``, ...);
-    ``writes`` the model classes its writer accepts."""
+    ``writes`` the model classes its writer accepts; ``priority`` orders formats whose sniff
+    both accept a file (higher wins). ``sniff``/``read``/``write`` are callables or
+    ``"module:function"`` strings imported on first use."""
 
-    name: str
-    extensions: tuple
-    kinds: tuple
-    description: str = ""
-    ecosystem: str = ""
-    sniff: Optional[Callable[[bytes, str], bool]] = None
-    read: Optional[Callable[[str, LoadContext], Any]] = None
-    write: Optional[Callable[[Any, str, Any], None]] = None
-    writes: tuple = field(default_factory=tuple)
-    priority: int = 0          # among formats that sniff True, higher wins
+    __slots__ = ("name", "extensions", "kinds", "description", "ecosystem", "_writes", "priority",
+                 "_entries", "_resolved")
+
+    def __init__(self, name: str, extensions: tuple, kinds: tuple, description: str = "",
+                 ecosystem: str = "", sniff: Entry = None, read: Entry = None,
+                 write: Entry = None, writes: tuple = (), priority: int = 0):
+        self.name = name
+        self.extensions = tuple(extensions)
+        self.kinds = tuple(kinds)
+        self.description = description
+        self.ecosystem = ecosystem
+        self._writes = tuple(writes)
+        self.priority = priority
+        self._entries = {"sniff": sniff, "read": read, "write": write}
+        self._resolved: dict = {}
+
+    def _entry(self, key: str):
+        if key not in self._resolved:
+            self._resolved[key] = _resolve(self._entries[key])
+        return self._resolved[key]
+
+    @property
+    def sniff(self) -> Optional[Callable[[bytes, str], bool]]:
+        return self._entry("sniff")
+
+    @property
+    def read(self) -> Optional[Callable[[str, Any], Any]]:
+        return self._entry("read")
+
+    @property
+    def write(self) -> Optional[Callable[[Any, str, Any], None]]:
+        return self._entry("write")
+
+    @property
+    def writes(self) -> tuple:
+        """Model classes the writer accepts (names given at registration are looked up in
+        :mod:`roboio.model`)."""
+        if any(isinstance(w, str) for w in self._writes):
+            from .. import model
+            self._writes = tuple(getattr(model, w) if isinstance(w, str) else w for w in self._writes)
+        return self._writes
+
+    @property
+    def has_sniff(self) -> bool:
+        return self._entries["sniff"] is not None
 
     @property
     def can_read(self) -> bool:
-        return self.read is not None
+        return self._entries["read"] is not None
 
     @property
     def can_write(self) -> bool:
-        return self.write is not None
+        return self._entries["write"] is not None
+
+    @property
+    def module(self) -> Optional[str]:
+        """The module implementing the format (``roboio formats --verbose``)."""
+        for key in ("read", "write", "sniff"):
+            e = self._entries[key]
+            if isinstance(e, str):
+                return e.partition(":")[0]
+            if e is not None:
+                return getattr(e, "__module__", None)
+        return None
+
+    def _key(self):
+        return (self.name, self.extensions, self.kinds, self.description, self.ecosystem,
+                self._writes, self.priority, tuple(self._entries.items()))
+
+    def __eq__(self, other):
+        return isinstance(other, FormatInfo) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return f"FormatInfo({self.name!r}, {self.extensions}, {self.kinds})"
 
     def matches_extension(self, path: str) -> int:
         """Length of the longest of our extensions that ``path`` ends with (0 = none)."""
@@ -67,7 +145,7 @@ def register(info: FormatInfo) -> FormatInfo:
 
 
 def _ensure_loaded():
-    from . import _all  # noqa: F401  (imports every format module, which register)
+    from . import _all  # noqa: F401  (imports every ecosystem package, which registers)
 
 
 def formats() -> list[FormatInfo]:
@@ -82,7 +160,7 @@ def get(name: str) -> FormatInfo:
         return _FORMATS[name]
     except KeyError:
         known = ", ".join(sorted(_FORMATS))
-        raise ValueError(f"unknown format {name!r} (known: {known})") from None
+        raise UnknownFormat(f"unknown format {name!r} (known: {known})") from None
 
 
 def _head(path: str) -> bytes:
@@ -100,19 +178,20 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
     if format is not None:
         info = get(format)
         if not info.can_read:
-            raise ValueError(f"format {format!r} cannot be read")
+            readable = ", ".join(sorted(f.name for f in _FORMATS.values() if f.can_read))
+            raise UnknownFormat(f"format {format!r} cannot be read (readable: {readable})")
         return info
     readers = [f for f in _FORMATS.values() if f.can_read and (kinds is None or set(f.kinds) & set(kinds))]
     by_ext = [f for f in readers if f.matches_extension(path)]
     by_ext.sort(key=lambda f: (-f.matches_extension(path), -f.priority))
     head = None
-    if len(by_ext) == 1 and by_ext[0].sniff is None:
+    if len(by_ext) == 1 and not by_ext[0].has_sniff:
         return by_ext[0]
     if by_ext:
         head = _head(path)
         longest = by_ext[0].matches_extension(path)
         for f in by_ext:
-            if f.sniff is None or f.sniff(head, path):
+            if not f.has_sniff or f.sniff(head, path):
                 return f
         # no content match: fall back to the most specific extension match of highest
         # priority (the ecosystem's native meaning of the extension), whose reader then
@@ -121,7 +200,7 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
         if len(top) == 1 or top[0].priority > top[1].priority:
             return top[0]
     head = head if head is not None else _head(path)
-    sniffers = sorted((f for f in readers if f.sniff is not None), key=lambda f: -f.priority)
+    sniffers = sorted((f for f in readers if f.has_sniff), key=lambda f: -f.priority)
     for f in sniffers:
         if f.sniff(head, path):
             return f
@@ -142,97 +221,17 @@ def find_writer(obj, path: str, format: Optional[str] = None,
     if format is not None:
         info = get(format)
         if not info.can_write:
-            raise ValueError(f"format {format!r} cannot be written")
+            writable = ", ".join(sorted(f.name for f in _FORMATS.values() if f.can_write))
+            raise UnknownFormat(f"format {format!r} cannot be written (writable: {writable})")
         return info
     cands = [f for f in _FORMATS.values() if f.can_write and f.matches_extension(path)]
     if not cands:
-        raise ValueError(f"no writer for the extension of {path!r}; pass format=")
+        raise UnknownFormat(f"no writer for the extension of {path!r}; name a format "
+                            "(--to FORMAT, or format= in Python)")
+
     def rank(f):
         if not f.writes or isinstance(obj, f.writes):
             return 0
         return 1 if adaptable is not None and adaptable(f) else 2
     cands.sort(key=lambda f: (-f.matches_extension(path), rank(f), -f.priority))
     return cands[0]
-
-
-def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format: Optional[str] = None):
-    """Read a file referenced from another (world -> robot, robot -> mount) with a child
-    context; detects reference cycles."""
-    path = os.fspath(path)
-    key = os.path.realpath(path)
-    if key in ctx.stack:
-        raise ctx.error(f"{path} includes itself (reference cycle)")
-    info = find_reader(path, format, kinds)
-    ctx.stack.append(key)
-    try:
-        return info.read(path, ctx.child(path))
-    finally:
-        ctx.stack.pop()
-
-
-def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
-    """Load a geometry file (lazily for meshes). Results are cached per resolved path and
-    returned as independent copies sharing nothing mutable."""
-    key = ("geometry", os.path.realpath(path), format)
-    cached = ctx.cache.get(key)
-    if cached is None:
-        cached = read_file(path, ctx, kinds=("geometry",), format=format)
-        _share_parse(cached)
-        ctx.cache[key] = cached
-    return cached.copy()
-
-
-def _share_parse(geom) -> None:
-    """Make every copy of a lazy mesh parse its file at most once: the loader is memoised
-    and hands each copy its own arrays."""
-    from ..model import Group, TriangleMesh
-    if isinstance(geom, Group):
-        for c in geom.children:
-            _share_parse(c)
-        return
-    if not isinstance(geom, TriangleMesh) or geom.is_loaded:
-        return
-    loader = geom._loader
-    result = []
-
-    def once():
-        if not result:
-            result.append(loader())
-        return {k: (v.copy() if hasattr(v, "copy") else v) for k, v in result[0].items()}
-
-    geom._loader = once
-
-
-def load_geometry_ref(reference: str, referring_file: str, ctx: LoadContext, *, line=None,
-                      roots=(), packages=None, format: Optional[str] = None):
-    """Load the geometry a file refers to, as Klamp't-style references work everywhere:
-
-    * ``""`` -> None (no geometry);
-    * ``{TypeName data...}`` -> inline geometry stream (Klamp't, see
-      :func:`roboio.formats.klampt.geom.parse_stream`);
-    * otherwise a file resolved relative to ``referring_file`` (then ``roots``,
-      ``packages``). A missing file is a FormatError in strict mode, else a warning and an
-      empty geometry with ``missing=True`` that remembers the reference.
-    """
-    from ..model import GeometrySource, TriangleMesh
-    from ..resolve import resolve
-    ref = reference.strip()
-    if not ref:
-        return None
-    if ref.startswith("{") and ref.endswith("}"):
-        from .klampt.geom import parse_stream
-        g = parse_stream(ref[1:-1], ctx, line=line)
-        g.source = GeometrySource(reference, None, "inline")
-        return g
-    res = resolve(ref, referring_file, roots, packages)
-    if not res:
-        ctx.warn(f"geometry file {ref!r} not found (looked for: {res.describe_tried()})", line)
-        return TriangleMesh(source=GeometrySource(reference, None, None), missing=True)
-    if res.note:
-        ctx.warn(res.note, line)
-    g = load_geometry(res.path, ctx, format)
-    if g.source is None:
-        g.source = GeometrySource(reference, res.path, None)
-    else:
-        g.source = GeometrySource(reference, res.path, g.source.format)
-    return g

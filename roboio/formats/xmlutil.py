@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from lxml import etree
 
-from ..errors import FormatError, LoadContext
+from ..errors import FormatError
+from ..context import LoadContext
 
 __all__ = ["parse", "parse_bytes", "where", "attr_floats", "children", "local_name"]
 

@@ -37,6 +37,8 @@ class Link:
     moves the link by ``Rot(axis, q*|axis|)`` (revolute) or ``Trans(q*axis)`` (prismatic)
     after it, in the link frame. ``axis`` is kept as given (not normalised), as Klamp't does.
     ``mass`` (kg), ``com`` (m, link frame) and ``inertia`` (kg m^2, about the COM, link axes).
+    ``geometry`` is the collision geometry (what Klamp't uses); ``visual_geometry`` a
+    separate visual geometry where the format has one (None: draw ``geometry``).
     """
 
     def __init__(self, name: str, parent: int = -1, joint_type: str = "revolute", axis=(0, 0, 1),
@@ -53,6 +55,7 @@ class Link:
         self.com = com
         self.inertia = np.eye(3) if inertia is None else inertia
         self.geometry = geometry
+        self.visual_geometry: Optional[Geometry] = None
         self.appearance = appearance if appearance is not None else Appearance()
         self.extras: dict = {}
 
@@ -172,6 +175,8 @@ class Robot:
         self.drivers: list[Driver] = []
         self.self_collision_pairs: set = set()
         self.properties: dict = {}        # Klamp't robot properties (sensors, controller, ...)
+        self.manipulators: list = []      # Manipulator (end effectors: OpenRAVE, COLLADA)
+        self.sensors: list = []           # AttachedSensor (OpenRAVE, COLLADA)
         self.extras: dict = {}            # what a format keeps for its own writer
         self.warnings: list = []
         self.source: Optional[str] = None

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from roboio.errors import FormatError, LoadContext
+from roboio.errors import FormatError
+from roboio.context import LoadContext
 from roboio.formats.meshes.inventor import mesh_data
 
 from conftest import CORPUS, corpus_path

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import roboio
-from roboio.errors import LoadContext
-from roboio.formats import registry
+from roboio.context import LoadContext
+from roboio.formats import loading
 
 from conftest import CORPUS, corpus_path
 
@@ -66,7 +66,7 @@ def test_every_stl_file_matches_trimesh():
 
 def test_corpus_meshes_load_lazily():
     path = corpus_path("klampt", "robots", "pr2", "base_link.off")
-    m = registry.read_file(path, LoadContext(path), kinds=("geometry",))
+    m = loading.read_file(path, LoadContext(path), kinds=("geometry",))
     assert not m.is_loaded
     assert len(m.faces) > 0 and m.is_loaded
 

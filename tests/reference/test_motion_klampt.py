@@ -11,7 +11,7 @@ import roboio
 from roboio import ContactPoint, Hold, IKObjective, MultiPath, Section, Trajectory
 from roboio.formats.klampt._motion_text import Where
 from roboio.formats.klampt.hold import hold_text, ik_text, parse_hold_text, parse_ik_text
-from roboio.errors import LoadContext
+from roboio.context import LoadContext
 
 from conftest import KLAMPT, ORACLE
 

@@ -5,8 +5,9 @@ import warnings
 import numpy as np
 import pytest
 
-from roboio.errors import FormatError, LoadContext, RoboioWarning
-from roboio.formats import registry
+from roboio.errors import FormatError, RoboioWarning
+from roboio.context import LoadContext
+from roboio.formats import loading, registry
 from roboio.formats.meshes import _iv_scene
 from roboio.formats.meshes.inventor import mesh_data
 
@@ -256,7 +257,7 @@ def test_headerless_vrml_is_found_by_content(tmp_path):
 def test_read_is_lazy_and_loads_on_access(tmp_path):
     p = write(tmp_path / "m.iv", IV + "Cube { }")
     ctx = LoadContext(p)
-    mesh = registry.read_file(p, ctx, kinds=("geometry",))
+    mesh = loading.read_file(p, ctx, kinds=("geometry",))
     assert not mesh.is_loaded and mesh.extras["dialect"] == "#Inventor V2.1 ascii"
     assert mesh.source.format == "inventor"
     assert mesh.faces.shape == (12, 3) and mesh.is_loaded
@@ -265,19 +266,19 @@ def test_read_is_lazy_and_loads_on_access(tmp_path):
 
 def test_lazy_read_defers_parse_errors_but_checks_the_header(tmp_path):
     p = write(tmp_path / "bad.iv", IV + "Separator {")
-    mesh = registry.read_file(p, LoadContext(p), kinds=("geometry",))
+    mesh = loading.read_file(p, LoadContext(p), kinds=("geometry",))
     with pytest.raises(FormatError, match="never closed"):
         mesh.vertices
     q = write(tmp_path / "nohead.iv", "Separator { }")
     with pytest.raises(FormatError):
-        registry.read_file(q, LoadContext(q), kinds=("geometry",))
+        loading.read_file(q, LoadContext(q), kinds=("geometry",))
 
 
 def test_copies_do_not_share_arrays(tmp_path):
     p = write(tmp_path / "m.iv", IV + "Cube { }")
     ctx = LoadContext(p)
-    a = registry.load_geometry(p, ctx)
-    b = registry.load_geometry(p, ctx)
+    a = loading.load_geometry(p, ctx)
+    b = loading.load_geometry(p, ctx)
     a.vertices[0, 0] = 99.0
     assert b.vertices[0, 0] == -1.0
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from roboio.errors import LoadContext, RoboioWarning
+from roboio.errors import RoboioWarning
+from roboio.context import LoadContext
 from roboio.formats.meshes.inventor import mesh_data
 
 IV = "#Inventor V2.1 ascii\n"

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from roboio.errors import FormatError, LoadContext, RoboioWarning
+from roboio.errors import FormatError, RoboioWarning
+from roboio.context import LoadContext
 from roboio.formats.meshes.inventor import mesh_data
 
 V2 = "#VRML V2.0 utf8\n"

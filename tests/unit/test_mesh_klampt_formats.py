@@ -7,8 +7,8 @@ import pytest
 
 import roboio
 from roboio import FormatError
-from roboio.errors import LoadContext
-from roboio.formats import registry
+from roboio.context import LoadContext
+from roboio.formats import loading
 from roboio.formats.klampt.geom import bake_primitive, parse_stream, primitive_text
 from roboio.model import Group, PointCloud, Primitive, TriangleMesh
 
@@ -45,7 +45,7 @@ def test_tri_errors(tmp_path, text, where, what):
 
 def test_tri_is_lazy_and_round_trips(tmp_path):
     path = write(tmp_path, "m.tri", "3 0 0 0 1 0 0 0 1 0 1 0 1 2")
-    m = registry.read_file(path, LoadContext(path), kinds=("geometry",))
+    m = loading.read_file(path, LoadContext(path), kinds=("geometry",))
     assert not m.is_loaded
     rng = np.random.default_rng(2)
     v, f = rng.normal(size=(9, 3)), rng.integers(0, 9, size=(5, 3))
@@ -168,7 +168,7 @@ def test_inline_geometry_errors_are_located_at_the_referring_line(text, what):
 
 def test_inline_geometry_through_the_registry_reference():
     ctx = LoadContext("robot.rob")
-    g = registry.load_geometry_ref("{Primitive Sphere 0 0 0 0.25}", "robot.rob", ctx, line=3)
+    g = loading.load_geometry_ref("{Primitive Sphere 0 0 0 0.25}", "robot.rob", ctx, line=3)
     assert g.primitive == "Sphere" and g.params["radius"] == 0.25 and g.source.format == "inline"
 
 

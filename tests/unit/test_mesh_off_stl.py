@@ -9,8 +9,8 @@ import pytest
 
 import roboio
 from roboio import FormatError
-from roboio.errors import LoadContext
-from roboio.formats import registry
+from roboio.context import LoadContext
+from roboio.formats import loading, registry
 from roboio.model import Group, Primitive, TriangleMesh
 
 
@@ -22,7 +22,7 @@ def write(tmp_path, name, data):
 
 def load_lazy(path):
     """Read through the registry like a robot reference does (no eager touch)."""
-    return registry.read_file(path, LoadContext(path), kinds=("geometry",))
+    return loading.read_file(path, LoadContext(path), kinds=("geometry",))
 
 
 # ---------------------------------------------------------------------------------- OFF

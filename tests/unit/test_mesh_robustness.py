@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from roboio import FormatError
-from roboio.errors import LoadContext
+from roboio.context import LoadContext
 from roboio.formats import registry
 
 SAMPLES = {

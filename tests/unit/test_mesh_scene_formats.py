@@ -10,8 +10,8 @@ import pytest
 
 import roboio
 from roboio import FormatError
-from roboio.errors import LoadContext
-from roboio.formats import registry
+from roboio.context import LoadContext
+from roboio.formats import loading
 from roboio.formats.meshes.gltf import Y_UP_TO_Z_UP
 from roboio.model import TriangleMesh
 
@@ -135,7 +135,7 @@ def test_ply_write_round_trip_exact_and_lazy(tmp_path):
     vc[:, :3] = rng.integers(0, 256, (20, 3)) / 255
     out = str(tmp_path / "o.ply")
     assert roboio.save(TriangleMesh(v, f, vertex_colors=vc), out).lossless
-    m = registry.read_file(out, LoadContext(out), kinds=("geometry",))
+    m = loading.read_file(out, LoadContext(out), kinds=("geometry",))
     assert not m.is_loaded
     assert np.array_equal(m.vertices, v) and np.array_equal(m.faces, f) and np.array_equal(m.vertex_colors, vc)
     # the bytes, decoded here from the header's counts and property types

@@ -7,8 +7,8 @@ import pytest
 
 import roboio
 from roboio import FormatError
-from roboio.errors import LoadContext
-from roboio.formats import registry
+from roboio.context import LoadContext
+from roboio.formats import loading, registry
 from roboio.model import TriangleMesh
 from roboio.model.massprops import geometry_moments
 
@@ -134,7 +134,7 @@ def test_klampt_object_files_are_not_wavefront(tmp_path):
 
 def test_lazy_and_round_trip_exact(tmp_path):
     path = write(tmp_path, "w.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
-    assert not registry.read_file(path, LoadContext(path), kinds=("geometry",)).is_loaded
+    assert not loading.read_file(path, LoadContext(path), kinds=("geometry",)).is_loaded
     rng = np.random.default_rng(9)
     v, f = rng.normal(size=(10, 3)) * 1e3, rng.integers(0, 10, size=(7, 3))
     colors = np.ones((10, 4))

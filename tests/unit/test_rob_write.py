@@ -12,7 +12,7 @@ import roboio
 from roboio import RoboioWarning
 from roboio.model import Driver, Group, Joint, Link, Primitive, Robot, TriangleMesh
 from roboio.formats.klampt.rob import loads
-from roboio.errors import LoadContext
+from roboio.context import LoadContext
 
 
 def Rz(a):

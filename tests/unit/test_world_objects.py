@@ -9,7 +9,7 @@ import pytest
 
 import roboio
 from roboio import FormatError
-from roboio.errors import LoadContext
+from roboio.context import LoadContext
 from roboio.formats.klampt import _simplefile
 from roboio.formats.klampt.rigid_object import read_object, sniff
 from roboio.formats.klampt.terrain import read_terrain

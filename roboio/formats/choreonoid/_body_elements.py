@@ -20,7 +20,7 @@ import numpy as np
 from ... import transforms as tf
 from ...errors import FormatError
 from ...model import GeometrySource, Primitive, TriangleMesh
-from .. import registry
+from .. import loading
 from . import _yaml as Y
 from ._extrusion import extrusion_mesh
 
@@ -293,7 +293,7 @@ class ElementReader:
                       "its shapes are missing", node)
             return None
         if fragment is None:
-            return registry.load_geometry_ref(uri, self.path, self.ctx, line=line)
+            return loading.load_geometry_ref(uri, self.path, self.ctx, line=line)
         res = resolve(uri, self.path)
         if not res:
             self.ctx.warn(f"geometry file {uri!r} not found (looked for: {res.describe_tried()})", line)

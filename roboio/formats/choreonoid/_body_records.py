@@ -12,7 +12,8 @@ from typing import Optional
 
 import numpy as np
 
-from ...errors import FormatError, LoadContext
+from ...errors import FormatError
+from ...context import LoadContext
 from ..fileio import read_text
 from . import _yaml as Y
 from ._body_elements import ElementReader, LinkShapes, read_inertia, read_rotation, read_translation

@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from ... import transforms as tf
-from ...errors import LoadContext
+from ...context import LoadContext
 from ...model import Appearance, Driver, Group, Joint, Link, Robot
 from .. import registry
 from ._body_records import BodyRecords, depth_first, load_records

@@ -11,7 +11,8 @@ import json
 
 import numpy as np
 
-from ...errors import FormatError, LoadContext
+from ...errors import FormatError
+from ...context import LoadContext
 from ...model.body_motion import IkLink, PoseKey, PoseSeq
 from .. import registry
 from ..fileio import atomic_write, fmt_float, read_text

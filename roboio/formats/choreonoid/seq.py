@@ -24,7 +24,8 @@ import numpy as np
 import yaml
 
 from ... import transforms as tf
-from ...errors import FormatError, LoadContext
+from ...errors import FormatError
+from ...context import LoadContext
 from ...model.body_motion import ROLES, BodyMotion, Seq
 from .. import registry
 from ..fileio import atomic_write, fmt_float

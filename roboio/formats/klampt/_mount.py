@@ -97,13 +97,13 @@ def mounted_geometry(old, geom, T, missing_counts: bool = False):
 def read_mounted_robot(path: str, reference: str, ctx, line) -> Robot:
     """Read the robot file ``path`` (resolved from ``reference``) that a mount names, by
     its own format's rules; a file that mounts itself, directly or not, is an error."""
-    from .. import registry
+    from .. import loading
     key = os.path.realpath(path)
     if key in ctx.stack:
         chain = " -> ".join(os.path.basename(p) for p in ctx.stack[ctx.stack.index(key):])
         raise ctx.error(f"mount: {reference!r} mounts itself (cycle {chain} -> "
                         f"{os.path.basename(path)})", line)
-    sub = registry.read_file(path, ctx, kinds=("robot",))
+    sub = loading.read_file(path, ctx, kinds=("robot",))
     if not isinstance(sub, Robot):
         raise ctx.error(f"mount: {reference!r} holds a {type(sub).__name__}, not a robot", line)
     return sub

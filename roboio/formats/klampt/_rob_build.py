@@ -16,7 +16,8 @@ from typing import Optional
 
 import numpy as np
 
-from ...errors import FormatError, LoadContext
+from ...errors import FormatError
+from ...context import LoadContext
 from ...model import Driver, Joint, Link, Robot
 from ...resolve import resolve
 from ...transforms import dh_modified

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import Group, TriangleMesh
-from .. import registry
+from .. import loading
 from ._mount import is_robot_file, mounted_geometry
 
 __all__ = ["load_link_geometry", "mount_geometry", "apply_automass"]
@@ -28,7 +28,7 @@ def load_link_geometry(b, n: int) -> None:
         if not ref:
             continue
         line = rec.lists["geometry"].line_of(i)
-        g = registry.load_geometry_ref(ref, b.path, b.ctx, line=line)
+        g = loading.load_geometry_ref(ref, b.path, b.ctx, line=line)
         if g is None:
             continue
         g.extras["referring_file"] = b.path
@@ -64,7 +64,7 @@ def mount_geometry(b, links: list) -> None:
         if L < 0:
             raise b.err(f"mount: geometry {m.file!r} must be mounted on a link, not the "
                         f"world", m.line)
-        g = registry.load_geometry_ref(m.file, b.path, b.ctx, line=m.line)
+        g = loading.load_geometry_ref(m.file, b.path, b.ctx, line=m.line)
         if g is None:
             raise b.err("mount: empty file name", m.line)
         g.extras["referring_file"] = b.path

@@ -13,7 +13,7 @@ from typing import Optional
 
 import numpy as np
 
-from ...errors import LoadContext
+from ...context import LoadContext
 from ._rob_lexer import LexError, LogicalLine, Scanner
 
 __all__ = ["RobRecords", "ListRecord", "parse_records", "VOTING_LISTS", "is_keyword"]

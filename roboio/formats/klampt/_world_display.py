@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 
-from ...errors import LoadContext
+from ...context import LoadContext
 from ...model import Appearance
 from ..fileio import fmt_float, fmt_floats
 from ..xmlutil import local_name, where

@@ -20,7 +20,7 @@ from lxml import etree
 from ...errors import FormatError
 from ...model import Appearance, RigidObject, Terrain, World
 from ...resolve import resolve
-from .. import registry
+from .. import loading
 from ..fileio import read_text
 from ..xmlutil import children, local_name, parse, where
 from . import _world_attrs as A
@@ -85,7 +85,7 @@ def _resolve_element_file(ctx, path, el, attr="file"):
 def _geometry_file(ctx, path, el, attr="file"):
     """The geometry an element's attribute names; a missing file is a warning and an empty
     geometry (FormatError when strict), as for every geometry reference."""
-    return registry.load_geometry_ref(_reference(ctx, el, attr), path, ctx, line=where(el))
+    return loading.load_geometry_ref(_reference(ctx, el, attr), path, ctx, line=where(el))
 
 
 def _extension(ref: str) -> str:
@@ -172,7 +172,7 @@ def _read_robot(ctx, path, el):
                      f"extension .{ext.lower()}", where(el))
         else:
             raise ctx.error(f"<robot file=\"{ref}\">: a robot file must be .rob or .urdf", where(el))
-    robot = registry.read_file(fpath, ctx, kinds=("robot",))
+    robot = loading.read_file(fpath, ctx, kinds=("robot",))
     robot.name = el.get("name", "Robot")
     for attr in ("config", "configfile"):      # configfile, read second, wins
         text = el.get(attr)
@@ -217,7 +217,7 @@ def _read_object(ctx, path, el):
         if geo.get("file") is not None and geo.get("mesh") is not None:
             ctx.warn("<geometry>: both file and mesh given; file is used", where(geo))
         if ref is not None:
-            obj.geometry = registry.load_geometry_ref(ref, path, ctx, line=where(geo))
+            obj.geometry = loading.load_geometry_ref(ref, path, ctx, line=where(geo))
         M = A.transform(ctx, geo, scale=True)
         if M is not None and obj.geometry is not None:
             obj.geometry.apply_transform(M)
@@ -250,7 +250,7 @@ def _object_file(ctx, fpath):
     object; each gets an independent copy)."""
     key = ("klampt-object", os.path.realpath(fpath))
     if key not in ctx.cache:
-        ctx.cache[key] = registry.read_file(fpath, ctx, format="klampt-object")
+        ctx.cache[key] = loading.read_file(fpath, ctx, format="klampt-object")
     return copy.deepcopy(ctx.cache[key])
 
 
@@ -280,7 +280,7 @@ def _read_physics(ctx, phys, obj):
 def _read_terrain(ctx, path, el, index):
     name = el.get("name", f"Terrain{index}")
     if _extension(el.get("file") or "") == "env":
-        t = registry.read_file(_resolve_element_file(ctx, path, el), ctx, format="klampt-terrain")
+        t = loading.read_file(_resolve_element_file(ctx, path, el), ctx, format="klampt-terrain")
         t.name = name
     else:
         t = Terrain(name, _geometry_file(ctx, path, el))

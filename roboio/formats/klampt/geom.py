@@ -27,7 +27,8 @@ import re
 
 import numpy as np
 
-from ...errors import FormatError, LoadContext
+from ...errors import FormatError
+from ...context import LoadContext
 from ...model import Geometry, GeometrySource, Group, PointCloud, Primitive, TriangleMesh
 from ..fileio import atomic_write, line_of, read_text
 from ..registry import FormatInfo, register

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from ...errors import LoadContext
+from ...context import LoadContext
 from ...model import Robot
 from ..fileio import read_text
 from ..registry import FormatInfo, register

@@ -18,7 +18,8 @@ import numpy as np
 from ...errors import FormatError
 from ...model import Group, PointCloud, Terrain, TriangleMesh
 from ..fileio import read_text
-from ..registry import FormatInfo, load_geometry_ref, register
+from ..loading import load_geometry_ref
+from ..registry import FormatInfo, register
 from . import _simplefile
 from ._geometry_out import GeometryWriter
 from ._world_geometry import write_element_file

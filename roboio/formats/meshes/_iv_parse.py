@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import FormatError, LoadContext
+from ...errors import FormatError
+from ...context import LoadContext
 from ..fileio import line_of
 from ._iv_lexer import EOF, PUNCT, STRING, WORD, Lexer, describe
 from ._iv_nodes import FIELD_TYPES, INVENTOR, VRML2, lookup

@@ -27,7 +27,8 @@ import os
 
 import numpy as np
 
-from ...errors import FormatError, LoadContext
+from ...errors import FormatError
+from ...context import LoadContext
 from ...model import GeometrySource, TriangleMesh
 from ...resolve import resolve
 from ..fileio import read_text

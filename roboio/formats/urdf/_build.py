@@ -22,7 +22,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from ...errors import FormatError, LoadContext
+from ...errors import FormatError
+from ...context import LoadContext
 from ...model import Appearance, Driver, GeometrySource, Joint, Link, Primitive, Robot, TriangleMesh
 from ..klampt._mount import (default_pairs, has_geometry, is_robot_file, link_index,
                              mount_robot, mounted_geometry, read_mounted_robot)
@@ -209,7 +210,7 @@ class _Builder:
             link.appearance = Appearance(color=self.colors[name])
 
     def mesh(self, filename: str, link_name: str, line):
-        from .. import registry
+        from .. import loading
         cands = mesh_candidates(filename, self.path, self.s.package_root)
         found = next((c for c in cands if os.path.isfile(c)), None)
         if found is None:
@@ -222,7 +223,7 @@ class _Builder:
             self.ctx.warn(f"mesh {filename!r} of link {link_name!r} found as {found!r} (Klamp't "
                           "needs <klampt package_root=...> to find it)", line)
         try:
-            geom = registry.load_geometry(found, self.ctx)
+            geom = loading.load_geometry(found, self.ctx)
         except FormatError as e:
             if self.ctx.strict:
                 raise
@@ -343,7 +344,7 @@ class _Builder:
     def mounts_and_collisions(self, robot: Robot):
         """Geometry mounts, self-collision pairs, robot mounts, then the pairs that name
         mounted links -- Klamp't's order."""
-        from .. import registry
+        from .. import loading
         from ...resolve import resolve
         mounts = []
         for key, file, T, prefix, line in self.s.mounts:
@@ -358,7 +359,7 @@ class _Builder:
                 if li < 0:
                     raise FormatError(self.path, line, None, "a geometry cannot be mounted on the world (-1)")
                 lk = robot.links[li]
-                lk.geometry = mounted_geometry(lk.geometry, registry.load_geometry(res.path, self.ctx), T)
+                lk.geometry = mounted_geometry(lk.geometry, loading.load_geometry(res.path, self.ctx), T)
             else:
                 if li < 0:
                     self.ctx.warn("<mount link=\"-1\">: mounting on the world; Klamp't 0.10.1 "

@@ -19,7 +19,8 @@ from typing import Optional
 
 import numpy as np
 
-from ...errors import FormatError, LoadContext
+from ...errors import FormatError
+from ...context import LoadContext
 from ...transforms import rows12_to_transform
 from ..fileio import read_text
 from ..xmlutil import children, local_name, where

@@ -16,7 +16,8 @@ from typing import Optional
 
 import numpy as np
 
-from ...errors import FormatError, LoadContext
+from ...errors import FormatError
+from ...context import LoadContext
 from ...transforms import make_transform, rpy_to_matrix
 from ..xmlutil import children, local_name, where
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ...errors import LoadContext
+from ...context import LoadContext
 from ...model import Robot
 from .. import xmlutil
 from ..registry import FormatInfo, register

@@ -1,0 +1,107 @@
+"""The state shared by the readers of one top-level load.
+
+A :class:`LoadContext` is what a reader gets besides the bytes: the file being read (for
+messages and for resolving relative references), ``strict`` (warnings become errors), the
+warnings collected so far, a cache of already-parsed referenced files, the stack of files
+being read (for cycle detection), the search roots and ``package://`` directories given by
+the user, and the resource :class:`~roboio.limits.Limits` with the running totals charged
+against them. Readers make a child context per referenced file (:meth:`LoadContext.child`);
+children share everything with the root except ``path``.
+"""
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Iterable, Mapping, Optional, Sequence, Union
+
+from .errors import FormatError, RoboioWarning
+from .limits import Limits, as_limits, describe, limit_name
+
+__all__ = ["LoadContext"]
+
+
+class LoadContext:
+    """See the module docstring.
+
+    ``search_paths``: extra roots for referenced files (OpenRAVE data directories,
+    ``$GRASPIT``, ...), tried after the referring file's directory. ``package_dirs``:
+    ``package://NAME`` roots, a mapping NAME -> directory or a list of directories that hold
+    packages. ``limits``: a :class:`Limits`, a mapping of limit names, or None (defaults).
+    """
+
+    def __init__(self, path=None, strict: bool = False, *, limits=None,
+                 search_paths: Optional[Iterable[str]] = None,
+                 package_dirs: Union[None, Mapping[str, str], Sequence[str]] = None, _root=None):
+        self.path = os.fspath(path) if path is not None else None
+        if _root is not None:
+            self.root = _root
+            self.strict = _root.strict
+            self.warnings = _root.warnings
+            self.cache = _root.cache
+            self.stack = _root.stack
+            self.limits = _root.limits
+            self.totals = _root.totals
+            self.search_paths = _root.search_paths
+            self.package_dirs = _root.package_dirs
+            return
+        self.root = self
+        self.strict = strict
+        self.warnings: list[str] = []
+        self.cache: dict = {}
+        self.stack: list[str] = []
+        self.limits: Limits = as_limits(limits)
+        self.totals: dict[str, int] = {}
+        self.search_paths: list[str] = [os.fspath(p) for p in (search_paths or ())]
+        if package_dirs is None:
+            self.package_dirs = None
+        elif isinstance(package_dirs, Mapping):
+            self.package_dirs = {str(k): os.fspath(v) for k, v in package_dirs.items()}
+        else:
+            self.package_dirs = [os.fspath(p) for p in package_dirs]
+
+    def child(self, path) -> "LoadContext":
+        """A context for a file referenced from this one (shares everything but ``path``)."""
+        return LoadContext(path, _root=self.root)
+
+    # -- messages ---------------------------------------------------------------------
+    def error(self, message: str, line=None, column=None, path=None) -> FormatError:
+        """Build (not raise) a FormatError located in this context's file."""
+        return FormatError(path if path is not None else self.path, line, column, message)
+
+    def warn(self, message: str, line=None, column=None, path=None) -> None:
+        """Record a warning; in strict mode raise it as a FormatError instead."""
+        err = self.error(message, line, column, path)
+        if self.strict:
+            raise err
+        text = str(err)
+        self.warnings.append(text)
+        warnings.warn(text, RoboioWarning, stacklevel=3)
+
+    # -- resource budget (see roboio.limits) ------------------------------------------
+    def limit(self, counter: str) -> int:
+        return getattr(self.limits, limit_name(counter))
+
+    def check_depth(self, depth: int, line=None, column=None, what: Optional[str] = None) -> None:
+        """Raise before descending to nesting level ``depth`` if it exceeds ``max_depth``."""
+        if depth > self.limits.max_depth:
+            raise self.error(describe("depth", depth, self.limits.max_depth, what or "nesting"),
+                             line, column)
+
+    def check_claim(self, counter: str, amount: int, line=None, column=None,
+                    what: Optional[str] = None) -> None:
+        """Raise if one claimed quantity (a header's count, a requested array) exceeds its
+        limit. Not cumulative: use before allocating what a file asks for."""
+        limit = self.limit(counter)
+        if amount > limit:
+            raise self.error(describe(counter, int(amount), limit, what), line, column)
+
+    def charge(self, counter: str, amount: int = 1, line=None, column=None,
+               what: Optional[str] = None) -> int:
+        """Add ``amount`` to the load's running total of ``counter`` and raise if the total
+        exceeds its limit. Returns the new total."""
+        total = self.totals.get(counter, 0) + int(amount)
+        self.totals[counter] = total
+        limit = self.limit(counter)
+        if total > limit:
+            raise self.error(describe(counter, total, limit, what), line, column)
+        return total

@@ -1,0 +1,138 @@
+"""Reading the files that other files reference (world -> robot, robot -> mount, link ->
+mesh), for every ecosystem.
+
+* :func:`read_file` reads a referenced file through the registry with a child context,
+  charging the load's file budget and refusing reference cycles;
+* :func:`load_geometry` reads a geometry file once per load and hands out independent
+  copies (lazy meshes parse their file at most once);
+* :func:`load_geometry_ref` turns a reference as written in a file into a geometry: empty,
+  inline (a parser registered by an ecosystem with :func:`register_inline_geometry`, e.g.
+  Klamp't's ``{TypeName ...}`` streams), or a file found by :func:`roboio.resolve.resolve`
+  from the referring file, the context's search roots and ``package://`` directories.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Callable, Optional, Union
+
+from ..context import LoadContext
+from . import registry
+
+__all__ = ["read_file", "load_geometry", "load_geometry_ref", "register_inline_geometry",
+           "resolve_reference"]
+
+# (opening, closing, parser or "module:function"): parse(text_inside, ctx, line) -> Geometry
+_INLINE: list = []
+
+
+def register_inline_geometry(opening: str, closing: str, parser: Union[str, Callable]) -> None:
+    """Declare an inline-geometry syntax: a reference ``opening ... closing`` is parsed by
+    ``parser(inner_text, ctx, line=...)`` instead of being looked up as a file."""
+    entry = (opening, closing, parser)
+    if entry not in _INLINE:
+        _INLINE.append(entry)
+
+
+def _inline_parser(ref: str) -> Optional[tuple]:
+    registry.formats()           # the ecosystems declare their syntaxes when imported
+    for opening, closing, parser in _INLINE:
+        if ref.startswith(opening) and ref.endswith(closing) and len(ref) >= len(opening) + len(closing):
+            if isinstance(parser, str):
+                module, _, func = parser.partition(":")
+                parser = getattr(importlib.import_module(module), func)
+            return parser, ref[len(opening):len(ref) - len(closing)]
+    return None
+
+
+def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format: Optional[str] = None):
+    """Read a file referenced from another with a child context; detects reference cycles
+    and charges the ``files`` budget."""
+    path = os.fspath(path)
+    key = os.path.realpath(path)
+    if key in ctx.stack:
+        raise ctx.error(f"{path} includes itself (reference cycle)")
+    ctx.charge("files", 1, what=f"opening {path}")
+    info = registry.find_reader(path, format, kinds)
+    ctx.stack.append(key)
+    try:
+        return info.read(path, ctx.child(path))
+    finally:
+        ctx.stack.pop()
+
+
+def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
+    """Load a geometry file (lazily for meshes). Results are cached per resolved path and
+    returned as independent copies sharing nothing mutable."""
+    key = ("geometry", os.path.realpath(path), format)
+    cached = ctx.cache.get(key)
+    if cached is None:
+        cached = read_file(path, ctx, kinds=("geometry",), format=format)
+        _share_parse(cached)
+        ctx.cache[key] = cached
+    return cached.copy()
+
+
+def _share_parse(geom) -> None:
+    """Make every copy of a lazy mesh parse its file at most once: the loader is memoised
+    and hands each copy its own arrays."""
+    from ..model import Group, TriangleMesh
+    if isinstance(geom, Group):
+        for c in geom.children:
+            _share_parse(c)
+        return
+    if not isinstance(geom, TriangleMesh) or geom.is_loaded:
+        return
+    loader = geom._loader
+    result = []
+
+    def once():
+        if not result:
+            result.append(loader())
+        return {k: (v.copy() if hasattr(v, "copy") else v) for k, v in result[0].items()}
+
+    geom._loader = once
+
+
+def resolve_reference(reference: str, referring_file, ctx: LoadContext, roots=(), packages=None):
+    """:func:`roboio.resolve.resolve` with the context's search roots and package
+    directories appended to ``roots``/``packages``."""
+    from ..resolve import resolve
+    roots = list(roots) + [r for r in ctx.search_paths if r not in roots]
+    if packages is None:
+        packages = ctx.package_dirs
+    return resolve(reference, referring_file, roots, packages)
+
+
+def load_geometry_ref(reference: str, referring_file: str, ctx: LoadContext, *, line=None,
+                      roots=(), packages=None, format: Optional[str] = None):
+    """Load the geometry a file refers to:
+
+    * ``""`` -> None (no geometry);
+    * an inline syntax registered with :func:`register_inline_geometry` -> its parser;
+    * otherwise a file resolved relative to ``referring_file`` (then ``roots``, the
+      context's search paths, ``packages``). A missing file is a FormatError in strict mode,
+      else a warning and an empty geometry with ``missing=True`` that remembers the reference.
+    """
+    from ..model import GeometrySource, TriangleMesh
+    ref = reference.strip()
+    if not ref:
+        return None
+    inline = _inline_parser(ref)
+    if inline is not None:
+        parser, inner = inline
+        g = parser(inner, ctx, line=line)
+        g.source = GeometrySource(reference, None, "inline")
+        return g
+    res = resolve_reference(ref, referring_file, ctx, roots, packages)
+    if not res:
+        ctx.warn(f"geometry file {ref!r} not found (looked for: {res.describe_tried()})", line)
+        return TriangleMesh(source=GeometrySource(reference, None, None), missing=True)
+    if res.note:
+        ctx.warn(res.note, line)
+    g = load_geometry(res.path, ctx, format)
+    if g.source is None:
+        g.source = GeometrySource(reference, res.path, None)
+    else:
+        g.source = GeometrySource(reference, res.path, g.source.format)
+    return g
