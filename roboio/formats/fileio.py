@@ -76,6 +76,13 @@ def fmt_floats(values, sep: str = " ") -> str:
     return sep.join(fmt_float(v) for v in values)
 
 
+def fmt_float_list(values) -> list:
+    """:func:`fmt_float` of every value of an array, flattened (fast for large arrays)."""
+    import numpy as np
+    out = list(map(repr, np.asarray(values, dtype=np.float64).ravel().tolist()))
+    return [s[:-2] if s.endswith(".0") else s for s in out]
+
+
 def line_of(text: str, offset: int) -> tuple[int, int]:
     """1-based (line, column) of a character offset in ``text``."""
     line = text.count("\n", 0, offset) + 1

@@ -22,7 +22,7 @@ from ...model import Driver, Joint, Link, Robot
 from ...resolve import resolve
 from ...transforms import dh_modified
 from ..fileio import read_text
-from ._mount import (default_pairs, has_geometry, is_robot_file, link_index, mount_robot,
+from .mount import (default_pairs, has_geometry, is_robot_file, link_index, mount_robot,
                      read_mounted_robot)
 from ._rob_geometry import apply_automass, load_link_geometry, mount_geometry
 from ._rob_lexer import Scanner, file_extension, translate_escapes

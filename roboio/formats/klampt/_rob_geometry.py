@@ -11,7 +11,7 @@ import numpy as np
 
 from ...model import Group, TriangleMesh
 from .. import loading
-from ._mount import is_robot_file, mounted_geometry
+from .mount import is_robot_file, mounted_geometry
 
 __all__ = ["load_link_geometry", "mount_geometry", "apply_automass"]
 

@@ -151,7 +151,7 @@ def _sub_path(cur):
 
 
 def _mesh(cur: _Cursor) -> TriangleMesh:
-    from ..meshes._scan import TokenTable
+    from ..numeric_text import TokenTable
     from ..meshes.off import parse_off_block
     from ..meshes.tri import parse_tri_block
     tok, at = cur.peek()
@@ -315,7 +315,7 @@ def stream_text(geom: Geometry, report, T=None) -> str:
     ``geom.transform`` (and ``T`` before it) baked in. Used for ``.group`` files and for
     inline geometry written by other formats. A primitive whose transform cannot be
     expressed (non-uniform scale) is written as a triangulated mesh, which the report says."""
-    from ..meshes._common import flatten_for_writing
+    from ..meshfile import flatten_for_writing
     from ..meshes.pcd import baked_cloud, pcd_text
     from ..meshes.tri import tri_text
     M = (np.eye(4) if T is None else np.asarray(T, float)) @ geom.transform

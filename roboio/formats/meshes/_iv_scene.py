@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _iv_shapes as shapes
-from . import _tessellate as tess
+from ...model import tessellate as tess
 from ._iv_geometry import (DEFAULT_RGBA, Shape, Sink, indexed, palette_colors, sequential, to_rgba,
                            transform_matrix)
 from ._iv_parse import Header

@@ -30,7 +30,7 @@ from ...model import TriangleMesh
 from ..registry import FormatInfo, register
 from ..xmlutil import children, local_name, parse_bytes, where
 from . import _trimesh
-from ._common import check_readable, lazy_mesh, read_bytes
+from ..meshfile import check_readable, lazy_mesh, read_bytes
 
 __all__ = ["read_dae", "parse_dae", "MAX_INSTANCES"]
 

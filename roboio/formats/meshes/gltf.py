@@ -27,7 +27,7 @@ from ...errors import FormatError
 from ...model import TriangleMesh
 from ..registry import FormatInfo, register
 from . import _trimesh
-from ._common import check_readable, lazy_mesh, read_bytes
+from ..meshfile import check_readable, lazy_mesh, read_bytes
 
 __all__ = ["read_gltf", "parse_gltf", "Y_UP_TO_Z_UP"]
 

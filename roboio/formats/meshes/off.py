@@ -16,12 +16,12 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import Geometry, TriangleMesh
-from ..fileio import atomic_write
+from ..fileio import atomic_write, fmt_float_list
 from ..registry import FormatInfo, register
-from ._common import check_readable, color_bytes, fan, flatten_for_writing, lazy_mesh, read_bytes
-from ._scan import TokenTable
+from ..meshfile import check_readable, color_bytes, fan, flatten_for_writing, lazy_mesh, read_bytes
+from ..numeric_text import TokenTable
 
-__all__ = ["read_off", "parse_off_bytes", "parse_off_block", "write_off", "format_floats"]
+__all__ = ["read_off", "parse_off_bytes", "parse_off_block", "write_off"]
 
 
 def _strip_bom(data: bytes) -> bytes:
@@ -141,7 +141,7 @@ def _face_colors(t: TokenTable, start: np.ndarray, extra: np.ndarray):
     try:
         rgb = t.gather_floats(idx)
     except FormatError:        # Klamp't reads a colour only when three numbers follow
-        from ._scan import NUMBER_RE
+        from ..numeric_text import NUMBER_RE
         ok = np.array([all(NUMBER_RE.match(t.token(int(i))) for i in row) for row in idx])
         has[np.flatnonzero(has)[~ok]] = False
         if not has.any():
@@ -163,18 +163,11 @@ def read_off(path: str, ctx) -> TriangleMesh:
     return lazy_mesh(path, lambda p: parse_off_bytes(read_bytes(p), p), "off")
 
 
-def format_floats(values) -> list:
-    """Shortest exact decimal text of every value (``repr``; ``1`` for ``1.0``; ``inf``,
-    ``-inf``, ``nan`` as C ``strtod`` reads them)."""
-    out = list(map(repr, np.asarray(values, dtype=np.float64).ravel().tolist()))
-    return [s[:-2] if s.endswith(".0") else s for s in out]
-
-
 def write_off(geom: Geometry, path: str, report) -> None:
     m = flatten_for_writing(geom, report, "OFF")
     nv, nf = len(m.vertices), len(m.faces)
     parts = ["OFF", f"{nv} {nf} 0"]
-    v = format_floats(m.vertices)
+    v = fmt_float_list(m.vertices)
     parts.extend(f"{v[3 * i]} {v[3 * i + 1]} {v[3 * i + 2]}" for i in range(nv))
     f = m.faces.ravel().tolist()
     if m.face_colors is not None:

@@ -38,9 +38,9 @@ from ...errors import FormatError
 from ...model import Geometry, Group, PointCloud, TriangleMesh
 from ..fileio import atomic_write
 from ..registry import FormatInfo, register
-from ._common import check_readable, read_bytes
-from ._scan import TokenTable
-from .off import format_floats
+from ..meshfile import check_readable, read_bytes
+from ..numeric_text import TokenTable
+from ..fileio import fmt_float_list
 
 __all__ = ["read_pcd", "parse_pcd_bytes", "pcd_text", "write_pcd", "baked_cloud"]
 
@@ -274,7 +274,7 @@ def baked_cloud(geom: Geometry, report) -> PointCloud:
                 report.lose("normals are not transformed with the points (no normal_x/y/z triple)")
         return PointCloud(pts, fields, geom.settings)
     if isinstance(geom, (TriangleMesh, Group)):
-        from ._common import flatten_for_writing
+        from ..meshfile import flatten_for_writing
         m = flatten_for_writing(geom, report, "PCD")
         if len(m.faces):
             report.lose("triangles (PCD keeps the vertices only)")
@@ -315,7 +315,7 @@ def pcd_text(pc: PointCloud) -> str:
     lines += [f"POINTS {n}", "DATA ascii"]
     if n:
         table = np.stack(cols, axis=1) if cols else np.zeros((n, 0))
-        txt = format_floats(table)
+        txt = fmt_float_list(table)
         m = len(names)
         lines += [" ".join(txt[i * m:(i + 1) * m]) for i in range(n)]
     return "\n".join(lines) + "\n"

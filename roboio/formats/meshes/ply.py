@@ -27,7 +27,7 @@ from ...model import Geometry, TriangleMesh
 from ..fileio import atomic_write
 from ..registry import FormatInfo, register
 from . import _trimesh
-from ._common import check_readable, color_bytes, flatten_for_writing, lazy_mesh, read_bytes
+from ..meshfile import check_readable, color_bytes, flatten_for_writing, lazy_mesh, read_bytes
 
 __all__ = ["read_ply", "parse_ply", "write_ply"]
 

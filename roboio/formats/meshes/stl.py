@@ -26,8 +26,8 @@ from ...errors import FormatError
 from ...model import Geometry, TriangleMesh
 from ..fileio import atomic_write, line_of
 from ..registry import FormatInfo, register
-from ._common import check_readable, flatten_for_writing, lazy_mesh, read_bytes
-from ._scan import NUMBER_RE
+from ..meshfile import check_readable, flatten_for_writing, lazy_mesh, read_bytes
+from ..numeric_text import NUMBER_RE
 
 __all__ = ["read_stl", "parse_stl_bytes", "write_stl", "stl_kind"]
 

@@ -12,9 +12,9 @@ import numpy as np
 from ...model import Geometry, TriangleMesh
 from ..fileio import atomic_write
 from ..registry import FormatInfo, register
-from ._common import check_readable, flatten_for_writing, lazy_mesh, read_bytes
-from ._scan import TokenTable
-from .off import format_floats
+from ..meshfile import check_readable, flatten_for_writing, lazy_mesh, read_bytes
+from ..numeric_text import TokenTable
+from ..fileio import fmt_float_list
 
 __all__ = ["read_tri", "parse_tri_bytes", "parse_tri_block", "tri_text", "write_tri"]
 
@@ -71,7 +71,7 @@ def read_tri(path: str, ctx) -> TriangleMesh:
 
 def tri_text(vertices, faces) -> str:
     """One ``.tri`` block (also the ``TriangleMesh`` payload of geometry streams)."""
-    v = format_floats(vertices)
+    v = fmt_float_list(vertices)
     f = np.asarray(faces, np.int64).ravel().tolist()
     lines = [str(len(v) // 3)]
     lines += [f"{v[i]} {v[i + 1]} {v[i + 2]}" for i in range(0, len(v), 3)]

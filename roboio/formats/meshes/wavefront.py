@@ -40,9 +40,9 @@ from ...model import Geometry, TriangleMesh
 from ..fileio import atomic_write
 from ..registry import FormatInfo, register
 from . import _trimesh
-from ._common import check_readable, flatten_for_writing, lazy_mesh, read_bytes
-from ._scan import TokenTable
-from .off import format_floats
+from ..meshfile import check_readable, flatten_for_writing, lazy_mesh, read_bytes
+from ..numeric_text import TokenTable
+from ..fileio import fmt_float_list
 
 __all__ = ["read_obj", "parse_obj", "write_obj", "looks_like_wavefront"]
 
@@ -146,13 +146,13 @@ def looks_like_wavefront(head: bytes) -> bool:
 
 def write_obj(geom: Geometry, path: str, report) -> None:
     m = flatten_for_writing(geom, report, "Wavefront OBJ")
-    v = format_floats(m.vertices)
+    v = fmt_float_list(m.vertices)
     out = ["# Wavefront OBJ written by roboio"]
     if m.vertex_colors is not None:
         c = np.asarray(m.vertex_colors, float).reshape(-1, 4)
         if np.any(c[:, 3] != 1.0):
             report.lose("vertex colour alpha (written as r g b)")
-        cs = format_floats(c[:, :3])
+        cs = fmt_float_list(c[:, :3])
         out += [f"v {v[3 * i]} {v[3 * i + 1]} {v[3 * i + 2]} {cs[3 * i]} {cs[3 * i + 1]} {cs[3 * i + 2]}"
                 for i in range(len(m.vertices))]
     else:

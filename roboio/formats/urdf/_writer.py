@@ -32,7 +32,7 @@ from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...transforms import make_transform
 from ..fileio import atomic_write, fmt_float
 from ._build import affine_driver_limits
-from ..klampt._mount import default_pairs
+from ..klampt.mount import default_pairs
 
 __all__ = ["write_urdf"]
 

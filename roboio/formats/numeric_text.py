@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from ...errors import FormatError
+from ..errors import FormatError
 
 __all__ = ["TokenTable", "NUMBER_RE", "WHITESPACE", "parse_number_block"]
 

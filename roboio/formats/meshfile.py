@@ -1,9 +1,12 @@
-"""Helpers shared by the mesh readers and writers.
+"""Helpers shared by the mesh readers and writers of every ecosystem (meshes, Klamp't
+``.tri`` and geometry streams, ...).
 
 Readers: :func:`lazy_mesh` builds a :class:`TriangleMesh` whose file is parsed on first
-access to its arrays (the read function only checks that the file can be opened).
+access to its arrays (the ``read`` function only checks that the file can be opened);
+:func:`parsed_mesh` builds one from data already parsed (the ``loads`` functions).
 Writers: :func:`flatten_for_writing` turns any geometry into one baked triangle soup
-(transform applied, groups concatenated) and reports what a mesh file cannot keep.
+(transform applied, groups concatenated) and reports what a mesh file cannot keep;
+:func:`color_bytes` quantises colours; :func:`fan` triangulates polygons.
 """
 from __future__ import annotations
 
@@ -11,16 +14,13 @@ import os
 
 import numpy as np
 
-from ...errors import FormatError
-from ...model import Geometry, GeometrySource, Group, PointCloud, Primitive, TriangleMesh
+from ..errors import FormatError
+from ..model import Geometry, GeometrySource, Group, PointCloud, Primitive, TriangleMesh
 
-__all__ = ["read_bytes", "check_readable", "lazy_mesh", "flatten_for_writing", "MeshData", "fan",
-           "color_bytes"]
+from .fileio import read_bytes
 
-
-def read_bytes(path: str) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
+__all__ = ["read_bytes", "check_readable", "lazy_mesh", "parsed_mesh", "flatten_for_writing",
+           "MeshData", "fan", "color_bytes"]
 
 
 def check_readable(path: str, nbytes: int = 0) -> bytes:
@@ -44,6 +44,14 @@ def lazy_mesh(path: str, parse, format_name: str) -> TriangleMesh:
         return parse(path)
 
     return TriangleMesh(loader=loader, source=GeometrySource(path, path, format_name))
+
+
+def parsed_mesh(parsed: dict, path, format_name: str) -> TriangleMesh:
+    """A loaded TriangleMesh from what a mesh parser returned (``vertices``, ``faces``,
+    optional ``face_colors``/``vertex_colors``/``extras``); ``path`` names its source (None
+    for data that came from no file)."""
+    mesh = TriangleMesh(loader=lambda: parsed, source=GeometrySource(path, path, format_name))
+    return mesh.load()
 
 
 class MeshData:
@@ -81,7 +89,7 @@ def _collect(geom: Geometry, T: np.ndarray, out: list, report, target: str):
             report.lose(f"point cloud properties {sorted(geom.fields)} ({target} keeps positions only)")
         out.append((_affine(T, geom.points), np.zeros((0, 3), np.int64), None, None))
     elif isinstance(geom, Primitive):
-        from ._tessellate import primitive_to_mesh
+        from ..model.tessellate import primitive_to_mesh
         m = primitive_to_mesh(geom)
         report.lose(f"{geom.primitive} primitive: written to {target} as a triangulated "
                     f"approximation ({len(m.faces)} triangles)" if geom.primitive not in ("AABB", "Box")

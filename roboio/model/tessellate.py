@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...model import Primitive, TriangleMesh
-from ...transforms import rotation_between
+from .geometry import Primitive, TriangleMesh
+from ..transforms import rotation_between
 
 __all__ = ["SEGMENTS", "box", "sphere", "capsule", "cylinder", "cone", "primitive_to_mesh"]
 
