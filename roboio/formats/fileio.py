@@ -35,6 +35,16 @@ def decode_text(data: bytes) -> str:
         return data.decode("latin-1")
 
 
+def as_bytes(data) -> bytes:
+    """What a ``loads`` function was given, as bytes (text is encoded as UTF-8)."""
+    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+
+def as_text(data) -> str:
+    """What a ``loads`` function was given, as text (bytes through :func:`decode_text`)."""
+    return data if isinstance(data, str) else decode_text(bytes(data))
+
+
 def read_text(path: str, ctx=None) -> str:
     """File contents as text (see :func:`read_bytes` and :func:`decode_text`)."""
     return decode_text(read_bytes(path, ctx))

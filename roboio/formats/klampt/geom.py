@@ -153,7 +153,7 @@ def _sub_path(cur):
 def _mesh(cur: _Cursor) -> TriangleMesh:
     from ..numeric_text import TokenTable
     from ..meshes.off import parse_off_block
-    from ..meshes.tri import parse_tri_block
+    from .tri import parse_tri_block
     tok, at = cur.peek()
     data = cur.text[at:].encode("latin-1", "replace")
     try:
@@ -317,7 +317,7 @@ def stream_text(geom: Geometry, report, T=None) -> str:
     expressed (non-uniform scale) is written as a triangulated mesh, which the report says."""
     from ..meshfile import flatten_for_writing
     from ..meshes.pcd import baked_cloud, pcd_text
-    from ..meshes.tri import tri_text
+    from .tri import tri_text
     M = (np.eye(4) if T is None else np.asarray(T, float)) @ geom.transform
     if isinstance(geom, Group):
         parts = [stream_text(c, report, M) for c in geom.children]

@@ -1,6 +1,6 @@
 """Triangles for Inventor / VRML shapes: polygon and strip index lists, and VRML
 ElevationGrid. The analytic primitives (Cube/Box, Sphere, Cylinder, Cone) come from
-:mod:`._tessellate`, shared with the mesh writers.
+:mod:`roboio.model.tessellate`, shared with the mesh writers.
 
 Index lists are handled as whole numpy arrays. Each triangulation returns ``corners``, an
 (F, 3) array of *positions in the index stream* (so that per-vertex colour indices, which

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._iv_nodes import FIELD_TYPES, INVENTOR, lookup
-from ._iv_parse import Header, Node, NodeNames, Notes, Scene, Source
+from ._nodes import FIELD_TYPES, INVENTOR, lookup
+from ._parse import Header, Node, NodeNames, Notes, Scene, Source
 
 __all__ = ["parse_binary"]
 

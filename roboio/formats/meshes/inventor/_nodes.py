@@ -11,7 +11,7 @@ their Inventor field types and says whether the node
 * ``warn`` -- would produce geometry this reader does not build (reported, then skipped).
 
 Field types follow Coin's names (``SFVec3f``, ``MFInt32`` ...). The tables are data only;
-what nodes do is in :mod:`._iv_scene`.
+what nodes do is in :mod:`._scene`.
 """
 from __future__ import annotations
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _iv_shapes as shapes
-from ...model import tessellate as tess
-from ._iv_geometry import (DEFAULT_RGBA, Shape, Sink, indexed, palette_colors, sequential, to_rgba,
+from . import _shapes as shapes
+from ....model import tessellate as tess
+from ._geometry import (DEFAULT_RGBA, Shape, Sink, indexed, palette_colors, sequential, to_rgba,
                            transform_matrix)
-from ._iv_parse import Header
+from ._parse import Header
 
 __all__ = ["build_mesh", "build_node_mesh", "find_named", "transform_matrix", "MAX_TRIANGLES",
            "UNIT_METERS"]

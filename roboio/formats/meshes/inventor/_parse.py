@@ -1,11 +1,11 @@
 """Inventor ASCII / VRML 1.0 / VRML 2.0 text -> a tree of :class:`Node` records.
 
 The parser knows the field types of the nodes that matter for geometry (see
-:mod:`._iv_nodes`) and reads their fields; nodes without geometric effect and unknown nodes
+:mod:`._nodes`) and reads their fields; nodes without geometric effect and unknown nodes
 are stepped over structurally (braces and brackets balanced, ``DEF`` names inside noted),
 unknown ones with a warning. ``DEF``/``USE`` share one :class:`Node` object: a ``USE`` puts
 the same record at a second place of the tree, as Coin does. Nothing is interpreted here:
-transforms, coordinates and shapes are evaluated by :mod:`._iv_scene`.
+transforms, coordinates and shapes are evaluated by :mod:`._scene`.
 """
 from __future__ import annotations
 
@@ -14,42 +14,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import FormatError
-from ...context import LoadContext
-from ..fileio import line_of
-from ._iv_lexer import EOF, PUNCT, STRING, WORD, Lexer, describe
-from ._iv_nodes import FIELD_TYPES, INVENTOR, VRML2, lookup
+from ....errors import FormatError
+from ....context import LoadContext
+from ...fileio import line_of
+from ._lexer import EOF, PUNCT, STRING, WORD, Lexer, describe
+from ._nodes import FIELD_TYPES, INVENTOR, VRML2, lookup
+from .._sniff import InventorHeader as Header
+from .._sniff import read_inventor_header as read_header
 
 __all__ = ["Node", "Source", "Scene", "Header", "Notes", "NodeNames", "read_header", "parse_text",
            "report_notes", "MAX_DEPTH"]
 
 MAX_DEPTH = 100          # nested nodes; deeper files are rejected instead of overflowing the stack
-
-_HEADER_RE = re.compile(r"#(Inventor|VRML) V(\d+\.\d+) +(\w+)")
-
-
-@dataclass(frozen=True)
-class Header:
-    """What the first line says: ``dialect`` is ``inventor``, ``vrml1`` or ``vrml2``."""
-
-    dialect: str
-    version: float
-    encoding: str        # ascii / binary / utf8
-    text: str            # the header as written ("" when the file has none)
-
-
-def read_header(head: str):
-    """The :class:`Header` of a file starting with ``head``, or None without one."""
-    m = _HEADER_RE.match(head.lstrip("\ufeff"))
-    if not m:
-        return None
-    kind, version, enc = m.group(1), float(m.group(2)), m.group(3).lower()
-    if kind == "Inventor":
-        dialect = "inventor"
-    else:
-        dialect = "vrml1" if version < 2.0 else "vrml2"
-    return Header(dialect, version, enc, m.group(0))
-
 
 class Source:
     """A parsed file, for locating errors: text offsets (ASCII) or byte offsets (binary)."""

@@ -1,4 +1,4 @@
-"""Klamp't ``.tri`` triangle meshes (spec §8.6).
+"""Klamp't ``.tri`` triangle meshes.
 
 One or more concatenated blocks ``nv``, ``nv`` x ``x y z``, ``nt``, ``nt`` x ``a b c``
 (0-based indices into the block's own vertices); whitespace (spaces, tabs, newlines) is
@@ -10,13 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import Geometry, TriangleMesh
-from ..fileio import atomic_write
-from ..registry import FormatInfo, register
-from ..meshfile import check_readable, flatten_for_writing, lazy_mesh, read_bytes
+from ..fileio import as_bytes, atomic_write, fmt_float_list
+from ..meshfile import check_readable, flatten_for_writing, lazy_mesh, parsed_mesh, read_bytes
 from ..numeric_text import TokenTable
-from ..fileio import fmt_float_list
+from ..registry import FormatInfo, register
 
-__all__ = ["read_tri", "parse_tri_bytes", "parse_tri_block", "tri_text", "write_tri"]
+__all__ = ["loads", "read", "dumps", "write", "parse_tri_bytes", "parse_tri_block", "tri_text"]
 
 MAX_COUNT = 10_000_000
 
@@ -64,7 +63,13 @@ def parse_tri_bytes(data: bytes, path: str) -> dict:
     return {"vertices": np.concatenate(verts), "faces": np.concatenate(faces)}
 
 
-def read_tri(path: str, ctx) -> TriangleMesh:
+def loads(data, ctx) -> TriangleMesh:
+    """The mesh of ``.tri`` text, parsed now."""
+    return parsed_mesh(parse_tri_bytes(as_bytes(data), ctx.path), ctx.path, "klampt-tri")
+
+
+def read(path: str, ctx) -> TriangleMesh:
+    """Lazy ``.tri`` mesh, parsed on first access."""
     check_readable(path)
     return lazy_mesh(path, lambda p: parse_tri_bytes(read_bytes(p), p), "klampt-tri")
 
@@ -80,16 +85,21 @@ def tri_text(vertices, faces) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_tri(geom: Geometry, path: str, report) -> None:
+def dumps(geom: Geometry, report, path=None) -> str:
+    """One ``.tri`` block of ``geom`` baked into one mesh."""
     m = flatten_for_writing(geom, report, ".tri")
     if len(m.vertices) == 0 or len(m.faces) == 0:
         raise ValueError(".tri needs at least one vertex and one triangle (Klamp't rejects empty blocks)")
     if m.face_colors is not None or m.vertex_colors is not None:
         report.lose("colours (.tri holds vertices and triangles only)")
-    atomic_write(path, tri_text(m.vertices, m.faces))
+    return tri_text(m.vertices, m.faces)
+
+
+def write(geom: Geometry, path: str, report) -> None:
+    atomic_write(path, dumps(geom, report, path))
 
 
 register(FormatInfo(
     name="klampt-tri", extensions=(".tri",), kinds=("geometry",),
     description="Klamp't .tri triangle mesh (vertex and triangle count blocks)",
-    ecosystem="klampt", read=read_tri, write=write_tri, writes=(Geometry,)))
+    ecosystem="klampt", read=read, write=write, writes=(Geometry,)))

@@ -16,8 +16,8 @@ import warnings
 
 import numpy as np
 
-from ...errors import FormatError
-from ..fileio import line_of
+from ....errors import FormatError
+from ...fileio import line_of
 
 __all__ = ["Lexer", "WORD", "STRING", "PUNCT", "EOF", "NUMBER_RE", "INT_RE"]
 

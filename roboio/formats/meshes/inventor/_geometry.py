@@ -1,4 +1,4 @@
-"""Shape data -> triangles and colours, for the Inventor / VRML scene walk (:mod:`._iv_scene`).
+"""Shape data -> triangles and colours, for the Inventor / VRML scene walk (:mod:`._scene`).
 
 :class:`Sink` collects the shapes of a file (vertices moved into the file frame, a
 coordinate list shared by several shapes under one matrix stored once); :func:`indexed` and
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...transforms import axis_angle_to_matrix
-from . import _iv_shapes as shapes
+from ....transforms import axis_angle_to_matrix
+from . import _shapes as shapes
 
 __all__ = ["Sink", "Shape", "indexed", "sequential", "transform_matrix", "to_rgba", "palette_colors",
            "DEFAULT_RGBA"]

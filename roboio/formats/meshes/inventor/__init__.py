@@ -18,8 +18,8 @@ Loading is lazy: :func:`read` only checks the header; the file is parsed the fir
 mesh's vertices or faces are read. ``File { name "..." }`` (Inventor), ``WWWInline`` (VRML
 1.0) and ``Inline { url ... }`` (VRML 2.0) include other files, relative to the including
 file; a file that (indirectly) includes itself is a :class:`FormatError`, a missing one a
-warning. Node semantics, triangulation and tessellation: :mod:`._iv_scene`, :mod:`._iv_shapes`,
-:mod:`._tessellate`.
+warning. Node semantics, triangulation and tessellation: :mod:`._scene`, :mod:`._shapes`,
+:mod:`roboio.model.tessellate`.
 """
 from __future__ import annotations
 
@@ -27,68 +27,46 @@ import os
 
 import numpy as np
 
-from ...errors import FormatError
-from ...context import LoadContext
-from ...model import GeometrySource, TriangleMesh
-from ...resolve import resolve
-from ..fileio import read_text
-from ..registry import FormatInfo, register
-from ._iv_binary import parse_binary
-from ._iv_parse import Header, Scene, parse_text, read_header, report_notes
-from ._iv_scene import build_mesh, build_node_mesh, find_named
+from ....errors import FormatError
+from ....context import LoadContext
+from ....model import GeometrySource, TriangleMesh
+from ....resolve import resolve
+from ...fileio import as_bytes, decode_text, read_bytes
+from ...meshfile import parsed_mesh
+from .._sniff import VRML_EXTENSIONS, inventor_header_of
+from .._sniff import sniff_inventor as sniff
+from ._binary import parse_binary
+from ._parse import Header, Scene, parse_text, report_notes
+from ._scene import build_mesh, build_node_mesh, find_named
 
-__all__ = ["read", "sniff", "load_scene", "mesh_data", "file_header", "node_mesh"]
-
-VRML_EXTENSIONS = (".wrl", ".wrl.or", ".vrml")
-
-
-def _header_of(data: bytes, path: str):
-    """(Header, error message) for a file starting with ``data``."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    first = data.split(b"\n", 1)[0].decode("latin-1").rstrip("\r")
-    header = read_header(first)
-    if header is not None:
-        if header.dialect != "inventor" and header.version not in (1.0, 2.0):
-            return None, f"unsupported VRML version in header {first!r}"
-        if header.encoding not in ("ascii", "binary", "utf8"):
-            return None, f"unsupported encoding in header {first!r}"
-        if header.dialect != "inventor" and header.encoding == "binary":
-            return None, f"binary VRML is not supported ({first!r})"
-        return header, None
-    if first.startswith("#Inventor") or first.startswith("#VRML") or first.startswith("#X3D"):
-        return None, f"unsupported header {first!r} (expected '#Inventor V2.1 ascii', " \
-                     "'#VRML V1.0 ascii' or '#VRML V2.0 utf8')"
-    if path.lower().endswith(VRML_EXTENSIONS):
-        return Header("vrml2", 2.0, "utf8", ""), None
-    return None, ("not an Open Inventor file: the first line must be a header such as "
-                  "'#Inventor V2.1 ascii' or '#VRML V2.0 utf8'")
+__all__ = ["sniff", "loads", "read", "parse_scene", "load_scene", "mesh_data", "file_header",
+           "node_mesh", "VRML_EXTENSIONS"]
 
 
 def file_header(path: str) -> Header:
     """The dialect of ``path`` from its first line (FormatError if it has no usable one)."""
     with open(path, "rb") as f:
         head = f.read(256)
-    header, problem = _header_of(head, path)
+    return _header(head, path)
+
+
+def _header(head: bytes, path) -> Header:
+    header, problem = inventor_header_of(head, path)
     if header is None:
         raise FormatError(path, 1, 1, problem)
     return header
 
 
-def sniff(head: bytes, path: str) -> bool:
-    header, _ = _header_of(head, path)
-    if header is None:
-        return False
-    if header.text:
-        return True
-    # headerless VRML 2.0: accept text whose first statement looks like a node
-    text = head.decode("latin-1").lstrip("\ufeff\r\n\t ,")
-    while text.startswith("#"):
-        text = text.split("\n", 1)[1].lstrip("\r\n\t ,") if "\n" in text else ""
-    word = text.split(None, 1)[0] if text.split() else ""
-    return word in ("DEF", "Transform", "Group", "Shape", "Collision", "Switch", "Inline",
-                    "Anchor", "Billboard", "LOD", "PROTO", "WorldInfo", "Viewpoint",
-                    "NavigationInfo", "Background")
+def parse_scene(data: bytes, path, ctx: LoadContext) -> Scene:
+    """Parse Inventor/VRML data (ASCII or binary) into a :class:`Scene`; parse warnings go
+    to ``ctx``."""
+    header = _header(data[:256], path)
+    if header.encoding == "binary":
+        scene = parse_binary(data, path, header)
+    else:
+        scene = parse_text(decode_text(data), path, header)
+    report_notes(scene, ctx)
+    return scene
 
 
 def load_scene(path: str, ctx: LoadContext) -> Scene:
@@ -98,16 +76,7 @@ def load_scene(path: str, ctx: LoadContext) -> Scene:
     scene = ctx.cache.get(key)
     if scene is not None:
         return scene
-    with open(path, "rb") as f:
-        data = f.read()
-    header, problem = _header_of(data[:256], path)
-    if header is None:
-        raise FormatError(path, 1, 1, problem)
-    if header.encoding == "binary":
-        scene = parse_binary(data, path, header)
-    else:
-        scene = parse_text(read_text(path), path, header)
-    report_notes(scene, ctx)
+    scene = parse_scene(read_bytes(path), path, ctx)
     ctx.cache[key] = scene
     return scene
 
@@ -178,6 +147,19 @@ def mesh_data(path: str, ctx: LoadContext) -> dict:
     return {k: np.array(v) for k, v in cached.items()}
 
 
+def loads(data, ctx: LoadContext) -> TriangleMesh:
+    """The mesh of Inventor/VRML data, parsed now; included files are found relative to
+    ``ctx.path``."""
+    data = as_bytes(data)
+    path = ctx.path
+    header = _header(data[:256], path)
+    includes = _Includes(path or "", ctx)
+    mesh = parsed_mesh(build_mesh(parse_scene(data, path, ctx), includes, includes.warn), path,
+                       "vrml" if header.dialect != "inventor" else "inventor")
+    mesh.extras["dialect"] = header.text or "VRML V2.0 (no header line)"
+    return mesh
+
+
 def read(path: str, ctx: LoadContext) -> TriangleMesh:
     """A lazily loaded :class:`TriangleMesh` of ``path`` (header checked now)."""
     if os.path.isdir(path):
@@ -213,16 +195,3 @@ def node_mesh(path: str, ctx: LoadContext, name: str, compose=None) -> TriangleM
     mesh = TriangleMesh(loader=loader, source=GeometrySource(path, path, "vrml"))
     mesh.extras["node"] = name
     return mesh
-
-
-register(FormatInfo(
-    name="inventor", extensions=(".iv",), kinds=("geometry",), ecosystem="meshes",
-    description="Open Inventor scene (ASCII V1.0/V2.0/V2.1, binary V2.x; VRML text by header), "
-                "read as one triangle mesh",
-    sniff=sniff, read=read))
-
-register(FormatInfo(
-    name="vrml", extensions=VRML_EXTENSIONS, kinds=("geometry",), ecosystem="meshes",
-    description="VRML 1.0 / VRML 2.0 (VRML97) scene, header line optional for 2.0, read as one "
-                "triangle mesh",
-    sniff=sniff, read=read))
