@@ -22,7 +22,7 @@ import numpy as np
 from ...model import Group, Joint, Link, Robot, TriangleMesh
 from ..fileio import fmt_floats
 from ..xmlutil import parse_bytes
-from ._rob_lexer import file_extension, is_integer_text
+from ._strings import file_extension, is_integer_text
 
 __all__ = ["link_index", "is_robot_file", "has_geometry", "default_pairs", "mounted_geometry", "read_mounted_robot",
            "mount_robot"]

@@ -9,7 +9,6 @@ transforms, coordinates and shapes are evaluated by :mod:`._scene`.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import numpy as np

@@ -16,17 +16,18 @@ from typing import Optional
 
 import numpy as np
 
-from ...errors import FormatError
-from ...context import LoadContext
-from ...model import Driver, Joint, Link, Robot
-from ...resolve import resolve
-from ...transforms import dh_modified
-from ..fileio import read_text
-from .mount import (default_pairs, has_geometry, is_robot_file, link_index, mount_robot,
+from ....errors import FormatError
+from ....context import LoadContext
+from ....model import Driver, Joint, Link, Robot
+from ....resolve import resolve
+from ....transforms import dh_modified
+from ...fileio import read_text
+from ..mount import (default_pairs, has_geometry, is_robot_file, link_index, mount_robot,
                      read_mounted_robot)
-from ._rob_geometry import apply_automass, load_link_geometry, mount_geometry
-from ._rob_lexer import Scanner, file_extension, translate_escapes
-from ._rob_parse import VOTING_LISTS, ListRecord, RobRecords, is_keyword
+from ._geometry import apply_automass, load_link_geometry, mount_geometry
+from ._lexer import Scanner, file_extension, translate_escapes
+from ._parse import is_keyword
+from ._records import VOTING_LISTS, ListRecord, RobRecords
 
 __all__ = ["build_robot", "RobAssembly", "affine_acc_limits", "MULTI_DOF"]
 

@@ -17,18 +17,18 @@ import os
 import numpy as np
 from lxml import etree
 
-from ...errors import FormatError
-from ...model import Appearance, RigidObject, Terrain, World
-from ...resolve import resolve
-from .. import loading
-from ..fileio import read_text
-from ..xmlutil import children, local_name, parse, where
-from . import _world_attrs as A
-from ._world_display import DISPLAY_ATTRS, Quiet, apply_display
-from ._world_geometry import apply_automass
-from ._world_sim import SimulationSettings, XmlNode, check_simulation
+from ....errors import FormatError
+from ....model import Appearance, RigidObject, Terrain, World
+from ....resolve import resolve
+from ... import loading
+from ...fileio import read_text
+from ...xmlutil import children, local_name, parse_bytes, where
+from . import _attrs as A
+from ._display import DISPLAY_ATTRS, Quiet, apply_display
+from .._element_files import apply_automass
+from ._simulation import SimulationSettings, XmlNode, check_simulation
 
-__all__ = ["read_world", "XML_KEY", "ATTRS_KEY", "SENSORS_KEY"]
+__all__ = ["world_from_xml", "XML_KEY", "ATTRS_KEY", "SENSORS_KEY"]
 
 XML_KEY = "klampt_world_xml"          # kept child elements Klamp't ignores (list of XmlNode)
 ATTRS_KEY = "klampt_world_attrs"      # kept attributes Klamp't ignores (dict)
@@ -315,13 +315,15 @@ def _element(ctx, path, el, fn, *args):
         raise ctx.error(f"cannot load {what}: {e}", where(el)) from e
 
 
-def read_world(path: str, ctx) -> World:
-    """Read a Klamp't world file (see the module docstring)."""
-    root = parse(path, ctx)
+def world_from_xml(data: bytes, ctx) -> World:
+    """The world of Klamp't world XML (see the module docstring); element files are found
+    relative to ``ctx.path``."""
+    path = ctx.path or ""
+    root = parse_bytes(data, path, ctx)
     if local_name(root) != "world":
         raise FormatError(path, where(root), None, f"root element is <{local_name(root)}>, not <world>")
-    world = World(os.path.splitext(os.path.basename(path))[0])
-    world.source = path
+    world = World(os.path.splitext(os.path.basename(path))[0] or "world")
+    world.source = ctx.path
     kids = children(root)
     for el in kids:
         if local_name(el) == "robot":

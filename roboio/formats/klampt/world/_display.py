@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import os
 
-from ...context import LoadContext
-from ...model import Appearance
-from ..fileio import fmt_float, fmt_floats
-from ..xmlutil import local_name, where
-from . import _world_attrs as A
-from ._geometry_out import relative_reference
+from ....context import LoadContext
+from ....model import Appearance
+from ...fileio import fmt_float, fmt_floats
+from ...xmlutil import local_name, where
+from . import _attrs as A
+from .._geometry_refs import relative_reference
 
 __all__ = ["apply_display", "display_attrs", "lost_fields", "read_back", "Quiet",
            "PROCEDURAL_TEXTURES", "DISPLAY_ATTRS"]

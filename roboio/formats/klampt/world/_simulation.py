@@ -15,7 +15,7 @@ from typing import Optional
 
 from lxml import etree
 
-from ..xmlutil import local_name, where
+from ...xmlutil import local_name, where
 
 __all__ = ["XmlNode", "SimulationSettings", "BodyRef", "BodySettings", "SimJoint",
            "GLOBAL_DEFAULTS", "check_simulation"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...model import Group, TriangleMesh
-from .. import loading
-from .mount import is_robot_file, mounted_geometry
+from ....model import Group, TriangleMesh
+from ... import loading
+from ..mount import is_robot_file, mounted_geometry
 
 __all__ = ["load_link_geometry", "mount_geometry", "apply_automass"]
 
@@ -75,7 +75,7 @@ def apply_automass(b) -> None:
     """``automass [sf]``: com from the geometry unless the file has a ``com`` keyword,
     inertia ``mass (trace(C) I - C)`` about the link's com unless it has ``inertia`` or
     ``inertiaDiag`` (zero without geometry or mass), as Klamp't decides per keyword."""
-    from ...model.massprops import geometry_moments, inertia_from_moments
+    from ....model.massprops import geometry_moments, inertia_from_moments
     sf = b.rec.scalars["automass"].value
     asm = b.asm
     own_com = b.rec.has("com")

@@ -13,22 +13,12 @@ import numpy as np
 
 from ...errors import FormatError
 from ..fileio import line_of
+from ._sniff import is_number, parse_int, xml_root_name
 
 __all__ = ["Where", "Tokens", "fmt_numbers", "fmt_vector", "fmt_vec3", "xml_root_name",
            "xml_escape", "is_number", "parse_int"]
 
 _TOKEN = re.compile(r"\S+")
-_INT = re.compile(r"[+-]?[0-9]+\Z")
-_NUM = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z|[+-]?(?:inf|infinity|nan)\Z", re.I)
-
-
-def is_number(tok: str) -> bool:
-    return _NUM.match(tok) is not None
-
-
-def parse_int(tok: str):
-    """int(tok) for a plain integer token, else None."""
-    return int(tok) if _INT.match(tok) else None
 
 
 class Where:
@@ -135,7 +125,7 @@ class Tokens:
             vals = self._values[self.i:self.i + n]
         else:
             chunk = self.toks[self.i:self.i + n]
-            bad = next((k for k, t in enumerate(chunk) if not _NUM.match(t)), None)
+            bad = next((k for k, t in enumerate(chunk) if not is_number(t)), None)
             if bad is not None:
                 raise self.error(f"expected a number in {what}, got {chunk[bad]!r}", self.i + bad)
             vals = np.array(chunk, dtype=float)
@@ -170,31 +160,6 @@ def fmt_vector(v) -> str:
 
 
 fmt_vec3 = fmt_numbers
-
-
-_ROOT = re.compile(r"<([A-Za-z_][\w.\-:]*)")
-
-
-def xml_root_name(head: bytes):
-    """Name of the root element of an XML document whose first bytes are ``head`` (None if
-    it does not look like XML). Skips the declaration, comments, processing instructions and
-    a DOCTYPE."""
-    text = head.decode("utf-8", "replace").lstrip("\ufeff")
-    pos, n = 0, len(text)
-    while pos < n:
-        while pos < n and text[pos].isspace():
-            pos += 1
-        for opening, closing in (("<?", "?>"), ("<!--", "-->"), ("<!", ">")):
-            if text.startswith(opening, pos):
-                end = text.find(closing, pos + len(opening))
-                if end < 0:
-                    return None
-                pos = end + len(closing)
-                break
-        else:
-            m = _ROOT.match(text, pos)
-            return m.group(1) if m else None
-    return None
 
 
 _XML_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ('"', "&quot;"),

@@ -161,7 +161,7 @@ class GeometryWriter:
     def _inline(self, geom) -> str:
         """``{TypeName data ...}`` inline geometry (Klamp't's stream form, transform baked;
         a primitive Klamp't cannot hold transformed becomes a mesh)."""
-        from .geom import stream_text
+        from .geometry.stream import stream_text
         return "{" + " ".join(stream_text(geom, self.report).split()) + "}"
 
 

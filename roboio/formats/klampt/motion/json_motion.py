@@ -1,4 +1,4 @@
-"""Klamp't's JSON forms of motions and contacts (spec §9.10): what Python
+"""Klamp't's JSON forms of motions and contacts: what Python
 ``klampt.io.loader.to_json``/``from_json`` and the C++ ``Convert`` functions produce.
 
 Read (``.json`` whose content is one of these; Klamp't heightmap JSON is left to the
@@ -27,19 +27,19 @@ has none). Numbers keep full precision.
 from __future__ import annotations
 
 import json
-import re
 
 import numpy as np
 
-from ...errors import FormatError
-from ...model import Trajectory
-from ...model.contact import ContactPoint, Grasp, Hold, IKObjective, Stance
-from ..fileio import atomic_write, read_text
-from ..registry import FormatInfo, register
-from ._motion_text import Where
-from .hold import hold_text, parse_hold_text, stance_holds
+from ....errors import FormatError
+from ....model import Trajectory
+from ....model.contact import ContactPoint, Grasp, Hold, IKObjective, Stance
+from ...fileio import as_text, atomic_write, read_bytes
+from .._sniff import sniff_json as sniff
+from .._text import Where
+from ..contact.hold import hold_text, parse_hold_text
+from ..contact.hold import stance_holds
 
-__all__ = ["read_json_motion", "write_json_motion", "to_json", "from_json"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "to_json", "from_json"]
 
 _IK_KEYS = {"type", "link", "destLink", "posConstraint", "localPosition", "endPosition",
             "direction", "rotConstraint", "endRotation", "localAxis"}
@@ -196,8 +196,10 @@ def from_json(obj, ctx=None, where: Where = None):
     raise _Bad(f"not a Klamp't motion or contact JSON object (type {kind!r}, keys {sorted(keys)})")
 
 
-def read_json_motion(path: str, ctx):
-    text = read_text(path)
+def loads(data, ctx):
+    """The motion or contact object of Klamp't JSON text (see the module docstring)."""
+    path = ctx.path
+    text = as_text(data)
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
@@ -209,6 +211,10 @@ def read_json_motion(path: str, ctx):
     if isinstance(out, (Trajectory, Hold, Stance, Grasp)):
         out.source = path
     return out
+
+
+def read(path: str, ctx):
+    return loads(read_bytes(path, ctx), ctx)
 
 
 # ------------------------------------------------------------------------------ writing
@@ -297,38 +303,14 @@ def to_json(obj, report):
     raise ValueError(f"no Klamp't JSON form for a {type(obj).__name__}")
 
 
-def write_json_motion(obj, path: str, report) -> None:
+def dumps(obj, report, path=None) -> str:
     value = to_json(obj, report)
     text = json.dumps(value)
     if "Infinity" in text or "NaN" in text:
         report.warn("non-finite values written as Infinity/NaN (Python's json reads them; strict "
                     "JSON parsers do not)")
-    atomic_write(path, text + "\n")
+    return text + "\n"
 
 
-_KLAMPT_TYPE = re.compile(rb'"type"\s*:\s*"([A-Za-z0-9_]*)"')
-_KLAMPT_KEYS = re.compile(rb'"(times|milestones|kFriction|posConstraint|rotConstraint|localPosition|'
-                          rb'endRotation|holds|objectIndex|robotIndex|contactLinks|ik)"\s*:')
-_NUMERIC_ARRAY = re.compile(rb"\s*\[\s*(\[\s*)*([-+0-9.]|NaN|-?Infinity|\])")
-
-
-def _sniff(head: bytes, path: str) -> bool:
-    text = head.lstrip(b"\xef\xbb\xbf").lstrip()
-    if text.startswith(b"["):
-        return _NUMERIC_ARRAY.match(text) is not None
-    if not text.startswith(b"{"):
-        return False
-    m = _KLAMPT_TYPE.search(text)
-    if m:
-        kind = m.group(1).decode()
-        return kind.endswith("Trajectory") or kind in ("LinearPath", "IKObjective", "IKGoal",
-                                                       "ContactPoint", "Hold", "Stance", "Grasp")
-    return _KLAMPT_KEYS.search(text) is not None
-
-
-register(FormatInfo(
-    name="klampt-json-motion", extensions=(".json",),
-    kinds=("trajectory", "ik_objective", "contact_point", "hold", "stance", "grasp"),
-    description="Klamp't JSON: configs, trajectories, IK objectives, contacts, holds, stances, grasps",
-    ecosystem="klampt", sniff=_sniff, read=read_json_motion, write=write_json_motion,
-    writes=(Trajectory, IKObjective, ContactPoint, Hold, Stance, Grasp), priority=5))
+def write(obj, path: str, report) -> None:
+    atomic_write(path, dumps(obj, report, path))

@@ -22,19 +22,19 @@ import re
 import numpy as np
 from lxml import etree
 
-from ...errors import FormatError
-from ...model import Appearance
-from ...transforms import matrix_to_moment
-from .. import registry
-from ..fileio import atomic_write, fmt_float, fmt_floats
-from ._geometry_out import (GeometryWriter, relative_reference, split_affine, split_scale_translate,
+from ....errors import FormatError
+from ....model import Appearance
+from ....transforms import matrix_to_moment
+from ... import registry
+from ...fileio import fmt_float, fmt_floats
+from .._geometry_refs import (GeometryWriter, relative_reference, split_affine, split_scale_translate,
                             walk_geometry)
-from ._world_display import display_attrs, lost_fields, read_back
-from ._world_read import ATTRS_KEY, SENSORS_KEY, XML_KEY
-from .rigid_object import write_object
-from .terrain import write_terrain
+from ._display import display_attrs, lost_fields, read_back
+from ._reader import ATTRS_KEY, SENSORS_KEY, XML_KEY
+from ..rigid_object import write_object
+from ..terrain import write_terrain
 
-__all__ = ["write_world"]
+__all__ = ["world_xml"]
 
 _WORLD_KEYS = (ATTRS_KEY, XML_KEY, SENSORS_KEY)
 _KNOWN_WORLD_EXTRAS = {"background", "goals", "klampt_simulation", "klampt_world_display",
@@ -169,8 +169,9 @@ def _lose_other_extras(extras, what, report):
             report.lose(f"{what}: {k}")
 
 
-def write_world(world, path: str, report) -> None:
-    """Write ``world`` as a Klamp't world file at ``path`` (see the module docstring)."""
+def world_xml(world, path: str, report) -> bytes:
+    """The world file's XML for ``world`` to be stored at ``path``; the element files are
+    written now, into the directory named after ``path`` (see the module docstring)."""
     path = os.fspath(path)
     elem_dir = os.path.join(os.path.dirname(path), os.path.splitext(os.path.basename(path))[0])
     gw = GeometryWriter(report, protected=_source_files(world))
@@ -202,5 +203,4 @@ def write_world(world, path: str, report) -> None:
     for k in sorted(world.extras):
         if k not in _KNOWN_WORLD_EXTRAS:
             report.lose(f"world {world.name!r}: {k}")
-    text = etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="UTF-8")
-    atomic_write(path, text)
+    return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="UTF-8")

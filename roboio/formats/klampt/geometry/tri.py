@@ -1,4 +1,4 @@
-"""Klamp't ``.tri`` triangle meshes.
+"""Klamp't ``.tri`` triangle meshes (no content signature: the ``.tri`` extension decides).
 
 One or more concatenated blocks ``nv``, ``nv`` x ``x y z``, ``nt``, ``nt`` x ``a b c``
 (0-based indices into the block's own vertices); whitespace (spaces, tabs, newlines) is
@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...model import Geometry, TriangleMesh
-from ..fileio import as_bytes, atomic_write, fmt_float_list
-from ..meshfile import check_readable, flatten_for_writing, lazy_mesh, parsed_mesh, read_bytes
-from ..numeric_text import TokenTable
-from ..registry import FormatInfo, register
+from ....model import Geometry, TriangleMesh
+from ...fileio import as_bytes, atomic_write, fmt_float_list
+from ...meshfile import check_readable, flatten_for_writing, lazy_mesh, parsed_mesh, read_bytes
+from ...numeric_text import TokenTable
 
 __all__ = ["loads", "read", "dumps", "write", "parse_tri_bytes", "parse_tri_block", "tri_text"]
 
@@ -97,9 +96,3 @@ def dumps(geom: Geometry, report, path=None) -> str:
 
 def write(geom: Geometry, path: str, report) -> None:
     atomic_write(path, dumps(geom, report, path))
-
-
-register(FormatInfo(
-    name="klampt-tri", extensions=(".tri",), kinds=("geometry",),
-    description="Klamp't .tri triangle mesh (vertex and triangle count blocks)",
-    ecosystem="klampt", read=read, write=write, writes=(Geometry,)))

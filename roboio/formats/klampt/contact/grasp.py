@@ -1,4 +1,4 @@
-"""Klamp't grasp XML (spec §9.9; root ``<Grasp>`` with a capital G, extension ``.xml``).
+"""Klamp't grasp XML (root ``<Grasp>`` with a capital G, extension ``.xml``).
 
 ``<Grasp object="i" robot="j" fixed="dof value dof value ...">`` with ``<IKGoal data="IK
 objective text"/>`` and ``<contact link="i" x="x y z" n="nx ny nz" kFriction="f"
@@ -8,14 +8,14 @@ raises a FormatError for both. Unknown children are ignored with a warning.
 """
 from __future__ import annotations
 
-from ...model.contact import ContactPoint, Grasp
-from .. import xmlutil
-from ..fileio import atomic_write, fmt_float
-from ..registry import FormatInfo, register
-from ._motion_text import Tokens, Where, fmt_vec3, parse_int, xml_escape, xml_root_name
-from .hold import ik_text, parse_ik_text
+from ....model.contact import ContactPoint, Grasp
+from ... import xmlutil
+from ...fileio import as_bytes, atomic_write, fmt_float, read_bytes
+from .._sniff import sniff_grasp as sniff
+from .._text import Tokens, Where, fmt_vec3, parse_int, xml_escape
+from .ikgoal import ik_text, parse_ik_text
 
-__all__ = ["read_grasp", "write_grasp", "grasp_xml"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "grasp_xml"]
 
 
 def _int_attr(el, name, default, ctx):
@@ -39,8 +39,9 @@ def _floats_attr(el, name, path, count):
     return v
 
 
-def read_grasp(path: str, ctx) -> Grasp:
-    root = xmlutil.parse(path, ctx)
+def loads(data, ctx) -> Grasp:
+    path = ctx.path
+    root = xmlutil.parse_bytes(as_bytes(data), path, ctx)
     if xmlutil.local_name(root) != "Grasp":
         raise ctx.error(f"root element is <{xmlutil.local_name(root)}>, not <Grasp>", xmlutil.where(root))
     g = Grasp(_int_attr(root, "object", -1, ctx), _int_attr(root, "robot", 0, ctx))
@@ -71,6 +72,10 @@ def read_grasp(path: str, ctx) -> Grasp:
     return g
 
 
+def read(path: str, ctx) -> Grasp:
+    return loads(read_bytes(path, ctx), ctx)
+
+
 def grasp_xml(g: Grasp, report) -> str:
     if len(g.fixed_dofs) != len(g.fixed_values):
         raise ValueError(f"grasp has {len(g.fixed_dofs)} fixed DOFs but {len(g.fixed_values)} values")
@@ -91,15 +96,9 @@ def grasp_xml(g: Grasp, report) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_grasp(g: Grasp, path: str, report) -> None:
-    atomic_write(path, grasp_xml(g, report))
+def dumps(g: Grasp, report, path=None) -> str:
+    return grasp_xml(g, report)
 
 
-def _sniff(head: bytes, path: str) -> bool:
-    return xml_root_name(head) == "Grasp"
-
-
-register(FormatInfo(
-    name="klampt-grasp", extensions=(".xml",), kinds=("grasp",),
-    description="Klamp't grasp (XML root <Grasp>)", ecosystem="klampt",
-    sniff=_sniff, read=read_grasp, write=write_grasp, writes=(Grasp,)))
+def write(g: Grasp, path: str, report) -> None:
+    atomic_write(path, dumps(g, report, path))

@@ -1,7 +1,7 @@
-"""Klamp't primitive files (``.geom``), geometry streams (inline ``{...}`` geometry) and
-``.group`` files (spec §8.2, §8.3).
+"""Klamp't geometry streams (inline ``{...}`` geometry, ``.group`` files) and primitive
+strings (``.geom`` files).
 
-``.geom``: an optional legacy ``Primitive`` word (Klamp't <= 0.10.1 requires it, master
+Primitive string: an optional legacy ``Primitive`` word (Klamp't <= 0.10.1 requires it, master
 rejects it), then ``TypeName`` and its numbers::
 
     Point x y z                 Segment a(3) b(3)           Triangle a(3) b(3) c(3)
@@ -9,9 +9,7 @@ rejects it), then ``TypeName`` and its numbers::
     Cylinder c(3) axis(3) r h   AABB min(3) max(3)          Box o(3) xb(3) yb(3) zb(3) dims(3)
 
 (type names are case-sensitive; the cylinder's ``c`` is the centre of its base disc, the
-box's ``o`` a corner). The writer emits the header-less form Klamp't writes and master reads
-(format ``klampt-geom``); format ``klampt-geom-legacy`` prepends the ``Primitive`` line
-that Klamp't 0.10.1 needs.
+box's ``o`` a corner).
 
 Geometry stream: ``TypeName data``, with ``Primitive`` (a primitive string),
 ``TriangleMesh`` (OFF text if it starts with ``OFF``, else one ``.tri`` block),
@@ -27,14 +25,13 @@ import re
 
 import numpy as np
 
-from ...errors import FormatError
-from ...context import LoadContext
-from ...model import Geometry, GeometrySource, Group, PointCloud, Primitive, TriangleMesh
-from ..fileio import atomic_write, line_of, read_text
-from ..registry import FormatInfo, register
+from ....errors import FormatError
+from ....context import LoadContext
+from ....model import Geometry, Group, PointCloud, Primitive, TriangleMesh
+from ...fileio import line_of
 
 __all__ = ["parse_stream", "parse_primitive_text", "primitive_text", "stream_text",
-           "read_geom", "read_group", "write_geom", "write_group", "STREAM_TYPES"]
+           "bake_primitive", "parse_primitive_file", "parse_group_file", "STREAM_TYPES"]
 
 # Klamp't .geom types and their number layout: fixed counts, Polygon is "n v1..vn".
 _LAYOUT = {
@@ -151,8 +148,8 @@ def _sub_path(cur):
 
 
 def _mesh(cur: _Cursor) -> TriangleMesh:
-    from ..numeric_text import TokenTable
-    from ..meshes.off import parse_off_block
+    from ...numeric_text import TokenTable
+    from ...meshes.off import parse_off_block
     from .tri import parse_tri_block
     tok, at = cur.peek()
     data = cur.text[at:].encode("latin-1", "replace")
@@ -170,7 +167,7 @@ def _mesh(cur: _Cursor) -> TriangleMesh:
 
 
 def _cloud(cur: _Cursor, ctx) -> PointCloud:
-    from ..meshes.pcd import parse_pcd_bytes
+    from ...meshes.pcd import parse_pcd_bytes
     data = cur.text.encode("latin-1", "replace")
     warn = (lambda m, line=None: ctx.warn(m, line)) if ctx is not None else None
     try:
@@ -216,30 +213,31 @@ def parse_primitive_text(text: str, path=None) -> Primitive:
     return _primitive(cur)
 
 
-def read_geom(path: str, ctx) -> Primitive:
-    cur = _Cursor(read_text(path), path)
+def parse_primitive_file(text: str, ctx) -> Primitive:
+    """The primitive of a ``.geom`` file's text; text after it is ignored with a warning."""
+    cur = _Cursor(text, ctx.path)
     p = _primitive(cur)
     tok, at = cur.peek()
     if tok is not None:
         ctx.warn(f"text after the primitive ignored: {tok!r}...", cur.where(at)[0])
-    p.source = GeometrySource(path, path, "klampt-geom")
     return p
 
 
-def read_group(path: str, ctx) -> Group:
-    cur = _Cursor(read_text(path), path)
+def parse_group_file(text: str, ctx) -> Group:
+    """The group of a ``.group`` file's text (a count, then that many geometry streams);
+    text after the last element is ignored with a warning."""
+    cur = _Cursor(text, ctx.path)
     g = _group_payload(cur, ctx, 0)
     tok, at = cur.peek()
     if tok is not None:
         ctx.warn(f"text after the last group element ignored: {tok!r}...", cur.where(at)[0])
-    g.source = GeometrySource(path, path, "klampt-group")
     return g
 
 
 # -- writing -------------------------------------------------------------------------------
 
 def _num(x) -> str:
-    from ..fileio import fmt_float
+    from ...fileio import fmt_float
     x = float(x)
     if not np.isfinite(x):
         raise ValueError(f"{x} cannot be written to a Klamp't primitive (iostream numbers are finite)")
@@ -315,8 +313,8 @@ def stream_text(geom: Geometry, report, T=None) -> str:
     ``geom.transform`` (and ``T`` before it) baked in. Used for ``.group`` files and for
     inline geometry written by other formats. A primitive whose transform cannot be
     expressed (non-uniform scale) is written as a triangulated mesh, which the report says."""
-    from ..meshfile import flatten_for_writing
-    from ..meshes.pcd import baked_cloud, pcd_text
+    from ...meshfile import flatten_for_writing
+    from ...meshes.pcd import baked_cloud, pcd_text
     from .tri import tri_text
     M = (np.eye(4) if T is None else np.asarray(T, float)) @ geom.transform
     if isinstance(geom, Group):
@@ -337,54 +335,3 @@ def stream_text(geom: Geometry, report, T=None) -> str:
         report.lose("an empty triangle mesh (Klamp't's .tri block needs a vertex and a triangle)")
         return "Group\n0\n"
     return "TriangleMesh\n" + tri_text(m.vertices, m.faces)
-
-
-def _geom_writer(legacy: bool):
-    def write(geom: Geometry, path: str, report) -> None:
-        if isinstance(geom, Group) and len(geom.children) == 1:
-            inner = geom.children[0].copy()
-            inner.apply_transform(geom.transform)
-            geom = inner
-        if not isinstance(geom, Primitive):
-            raise ValueError(f".geom holds one primitive, not a {type(geom).__name__}")
-        b = bake_primitive(geom, geom.transform)
-        if b is None:
-            raise ValueError(f"the transform of this {geom.primitive} primitive (a non-uniform scale) "
-                             "cannot be expressed in a .geom file")
-        text = primitive_text(b)
-        atomic_write(path, ("Primitive\n" if legacy else "") + text)
-    return write
-
-
-write_geom = _geom_writer(False)
-
-
-def write_group(geom: Geometry, path: str, report) -> None:
-    if isinstance(geom, Group):
-        M = geom.transform
-        children = geom.children
-    else:
-        M, children = np.eye(4), [geom]
-    parts = [stream_text(c, report, M) for c in children]
-    atomic_write(path, f"{len(parts)}\n" + "".join(parts))
-
-
-def _sniff_geom(head: bytes, path: str) -> bool:
-    words = head.decode("latin-1").split()
-    if words[:1] == ["Primitive"]:
-        words = words[1:]
-    return bool(words) and words[0] in _LAYOUT
-
-
-register(FormatInfo(
-    name="klampt-geom", extensions=(".geom",), kinds=("geometry",),
-    description="Klamp't geometric primitive (.geom); written without the legacy 'Primitive' line",
-    ecosystem="klampt", sniff=_sniff_geom, read=read_geom, write=write_geom, writes=(Geometry,), priority=1))
-register(FormatInfo(
-    name="klampt-geom-legacy", extensions=(".geom",), kinds=("geometry",),
-    description="Klamp't .geom with the 'Primitive' header line that Klamp't <= 0.10.1 requires",
-    ecosystem="klampt", write=_geom_writer(True), writes=(Geometry,)))
-register(FormatInfo(
-    name="klampt-group", extensions=(".group",), kinds=("geometry",),
-    description="Klamp't geometry group (.group): count, then typed geometry streams",
-    ecosystem="klampt", read=read_group, write=write_group, writes=(Geometry,)))

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .._strings import file_extension, is_integer_text, translate_escapes
+
 __all__ = ["LogicalLine", "logical_lines", "Scanner", "LexError", "is_integer_text",
            "translate_escapes", "file_extension"]
 
@@ -121,27 +123,6 @@ def logical_lines(text: str) -> list[LogicalLine]:
             parts.append(kept)
             length += len(kept)
     return out
-
-
-def is_integer_text(s: str) -> bool:
-    """KrisLibrary's ``IsValidInteger``: optional sign and digits, nothing else."""
-    return _INT.fullmatch(s) is not None
-
-
-def file_extension(path: str) -> Optional[str]:
-    """Klamp't's ``FileExtension``: the text after the last ``.`` of the whole string
-    (compared case-sensitively: ``rob``/``urdf`` make a robot mount, ``xml`` a property file)."""
-    i = path.rfind(".")
-    return path[i + 1:] if i >= 0 else None
-
-
-_ESCAPES = {"a": "\a", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
-
-
-def translate_escapes(s: str) -> str:
-    """``\\n \\t \\r \\a \\b \\v`` -> control characters, ``\\x`` -> ``x`` (KrisLibrary's
-    ``TranslateEscapes``, without its bug of repeating the last character)."""
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), s, flags=re.S)
 
 
 class Scanner:

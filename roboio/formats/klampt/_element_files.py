@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..fileio import atomic_write
 from . import _simplefile
-from ._geometry_out import GeometryWriter
+from ._geometry_refs import GeometryWriter
 
-__all__ = ["apply_automass", "write_element_file"]
+__all__ = ["apply_automass", "element_file_text"]
 
 
 def apply_automass(obj, surface_fraction: float, about=None, ctx=None, line=None) -> None:
@@ -31,9 +30,10 @@ def apply_automass(obj, surface_fraction: float, about=None, ctx=None, line=None
     obj.inertia = np.asarray(inertia_from_moments(obj.mass, C), float)
 
 
-def write_element_file(element, path: str, report, geometry_writer, what: str, margin_home: str,
-                       items) -> None:
-    """Write the SimpleFile (``.obj``/``.env``) of a rigid object or terrain at ``path``.
+def element_file_text(element, path: str, report, geometry_writer, what: str, margin_home: str,
+                      items) -> str:
+    """The SimpleFile text (``.obj``/``.env``) of a rigid object or terrain to be stored at
+    ``path``.
 
     ``items(gw)`` gives its ``(item, values)`` pairs, with ``gw`` the ``geometry_writer``
     of a world being written (which keeps the rest in the world file), or else a new
@@ -43,7 +43,7 @@ def write_element_file(element, path: str, report, geometry_writer, what: str, m
     entries = items(gw)
     if geometry_writer is None:
         _lose_world_only(element, what, report, margin_home)
-    atomic_write(path, _simplefile.format_entries(entries))
+    return _simplefile.format_entries(entries)
 
 
 def _lose_world_only(element, what: str, report, margin_home: str) -> None:

@@ -1,6 +1,6 @@
-"""Klamp't contact text formats: IK objectives (``.ikgoal``, spec §9.5), holds (``.hold``,
-§9.6) and stances (``.stance``, §9.7). The same text appears inside multipath ``<hold>`` /
-``<ikgoal>`` elements and grasp ``<IKGoal data>`` attributes.
+"""Klamp't holds (``.hold``) and the hold text grammar, shared with stances (``.stance``, a
+list of holds: :mod:`.stance`). The same text appears inside multipath ``<hold>`` elements
+and JSON holds; the IK constraint of a hold is written as in :mod:`.ikgoal`.
 
 Holds are read with the rules of Klamp't's C++ line parser, which accepts more than the
 Python ``loader.read_Hold``: ``#`` comments outside right-hand sides, ``destLink``,
@@ -21,67 +21,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...model.contact import ContactPoint, Hold, IKObjective, Stance
-from ..fileio import atomic_write, fmt_float, line_of, read_text
-from ..registry import FormatInfo, register
-from ._motion_text import Tokens, Where, fmt_vec3, is_number, parse_int
+from ....model.contact import ContactPoint, Hold, IKObjective, Stance
+from ...fileio import as_text, atomic_write, fmt_float, line_of, read_bytes
+from .._sniff import sniff_hold as sniff
+from .._text import Where, fmt_vec3, is_number, parse_int
 
-__all__ = ["parse_ik_text", "ik_text", "parse_hold_text", "hold_text", "parse_stance_text",
-           "stance_text", "stance_holds", "read_hold", "read_stance", "read_ikgoal"]
-
-_POS_LETTERS = {"N": "free", "F": "fixed", "P": "planar", "L": "linear"}
-_ROT_LETTERS = {"N": "free", "F": "fixed", "A": "axis", "T": "twoaxis"}
-_POS_CODES = {v: k for k, v in _POS_LETTERS.items()}
-_ROT_CODES = {v: k for k, v in _ROT_LETTERS.items()}
-
-
-# --------------------------------------------------------------------------- IK objectives
-
-def read_ik_tokens(tokens: Tokens) -> IKObjective:
-    """One IK objective ``LINK DEST P [pos data] R [rot data]`` from a token stream."""
-    link = tokens.next_int("the link index")
-    dest = tokens.next_int("the destination link index")
-    pos = _POS_LETTERS[tokens.next_letter("NFPL", "a position constraint type")]
-    kw = {}
-    if pos != "free":
-        kw["local_position"] = tokens.floats(3, "the local position")
-        kw["end_position"] = tokens.floats(3, "the target position")
-        if pos in ("planar", "linear"):
-            kw["direction"] = tokens.floats(3, "the plane normal" if pos == "planar" else "the line direction")
-    rot = _ROT_LETTERS[tokens.next_letter("NFAT", "a rotation constraint type")]
-    if rot == "fixed":
-        kw["end_rotation"] = tokens.floats(3, "the rotation (moment)")
-    elif rot != "free":
-        kw["local_axis"] = tokens.floats(3, "the local axis")
-        kw["end_rotation"] = tokens.floats(3, "the target axis")
-    return IKObjective(link, dest, pos, rot_constraint=rot, **kw)
-
-
-def parse_ik_text(text: str, where: Where, ctx) -> IKObjective:
-    tokens = Tokens(text, where)
-    ik = read_ik_tokens(tokens)
-    if not tokens.at_end:
-        where.warn(ctx, f"text after the IK objective ignored (from {tokens.peek()!r})", *tokens.position())
-    return ik
-
-
-def ik_text(ik: IKObjective, report=None) -> str:
-    """Klamp't's IK objective layout: ``LINK DEST`` / position line / rotation line."""
-    if report is not None and (ik.rot_constraint == "twoaxis" or ik.pos_constraint == "planar"):
-        report.warn("planar position or two-axis rotation constraint: Klamp't's C++ reader accepts "
-                    "it, its Python read_IKObjective fails on it")
-    pos = _POS_CODES[ik.pos_constraint]
-    if ik.pos_constraint != "free":
-        pos += f" {fmt_vec3(ik.local_position)}   {fmt_vec3(ik.end_position)}"
-        if ik.pos_constraint in ("planar", "linear"):
-            pos += f"   {fmt_vec3(ik.direction)}"
-    rot = _ROT_CODES[ik.rot_constraint]
-    if ik.rot_constraint == "fixed":
-        rot += f" {fmt_vec3(ik.end_rotation)}"
-    elif ik.rot_constraint != "free":
-        rot += f" {fmt_vec3(ik.local_axis)}   {fmt_vec3(ik.end_rotation)}"
-    return f"{ik.link} {ik.dest_link}\n{pos}\n{rot}\n"
-
+__all__ = ["sniff", "loads", "read", "dumps", "write", "parse_hold_text", "hold_text",
+           "parse_stance_text", "stance_text", "stance_holds"]
 
 # --------------------------------------------------------------------------- line scanner
 
@@ -329,55 +275,21 @@ def stance_text(stance: Stance, report=None) -> str:
     return "begin stance\n" + "".join(hold_text(h, report) for h in stance_holds(stance, report)) + "end\n"
 
 
-# --------------------------------------------------------------------------- files
+# --------------------------------------------------------------------------- the .hold file
 
-def read_hold(path: str, ctx) -> Hold:
-    hold = parse_hold_text(read_text(path), Where(path), ctx)
-    hold.source = path
+def loads(data, ctx) -> Hold:
+    hold = parse_hold_text(as_text(data), Where(ctx.path), ctx)
+    hold.source = ctx.path
     return hold
 
 
-def read_stance(path: str, ctx) -> Stance:
-    stance = parse_stance_text(read_text(path), Where(path), ctx)
-    stance.source = path
-    return stance
+def read(path: str, ctx) -> Hold:
+    return loads(read_bytes(path, ctx), ctx)
 
 
-def read_ikgoal(path: str, ctx) -> IKObjective:
-    return parse_ik_text(read_text(path), Where(path), ctx)
+def dumps(hold: Hold, report, path=None) -> str:
+    return hold_text(hold, report)
 
 
-def write_hold(hold: Hold, path: str, report) -> None:
-    atomic_write(path, hold_text(hold, report))
-
-
-def write_stance(stance: Stance, path: str, report) -> None:
-    atomic_write(path, stance_text(stance, report))
-
-
-def write_ikgoal(ik: IKObjective, path: str, report) -> None:
-    atomic_write(path, ik_text(ik, report))
-
-
-def _starts_with_words(*words):
-    def sniff(head: bytes, path: str) -> bool:
-        lines = [l.split("#", 1)[0] for l in head.decode("utf-8", "replace").split("\n")]
-        return " ".join(" ".join(lines).split()[:len(words)]) == " ".join(words)
-    return sniff
-
-
-register(FormatInfo(
-    name="klampt-hold", extensions=(".hold",), kinds=("hold",),
-    description="Klamp't hold (begin hold ... end)", ecosystem="klampt",
-    sniff=_starts_with_words("begin", "hold"), read=read_hold, write=write_hold, writes=(Hold,)))
-
-register(FormatInfo(
-    name="klampt-stance", extensions=(".stance",), kinds=("stance",),
-    description="Klamp't stance (begin stance, holds, end)", ecosystem="klampt",
-    sniff=_starts_with_words("begin", "stance"), read=read_stance, write=write_stance,
-    writes=(Stance,)))
-
-register(FormatInfo(
-    name="klampt-ikgoal", extensions=(".ikgoal",), kinds=("ik_objective",),
-    description="Klamp't IK objective (LINK DEST P ... R ...)", ecosystem="klampt",
-    read=read_ikgoal, write=write_ikgoal, writes=(IKObjective,)))
+def write(hold: Hold, path: str, report) -> None:
+    atomic_write(path, dumps(hold, report, path))

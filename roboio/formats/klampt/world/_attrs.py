@@ -13,8 +13,8 @@ import re
 
 import numpy as np
 
-from ...transforms import moment_to_matrix, rot_x, rot_y, rot_z, rpy_to_matrix
-from ..xmlutil import local_name, where
+from ....transforms import moment_to_matrix, rot_x, rot_y, rot_z, rpy_to_matrix
+from ...xmlutil import local_name, where
 
 __all__ = ["numbers", "vector", "double", "kparam", "integer", "transform", "has_transform",
            "TRANSFORM_ATTRS", "STREAM_NUMBER", "INT_TOKEN"]

@@ -1,4 +1,4 @@
-"""Klamp't MultiPath XML (spec §9.8; root ``<multipath>``, extension ``.xml``).
+"""Klamp't MultiPath XML (root ``<multipath>``, extension ``.xml``).
 
 Read: root attributes -> ``settings``; each ``<section>`` (attributes -> section settings)
 with ``<ikgoal>`` texts, ``<hold>`` (inline text, or ``index=`` / ``name=`` references into
@@ -23,17 +23,18 @@ import re
 
 import numpy as np
 
-from ...errors import FormatError
-from ...model import Trajectory
-from ...model.multipath import MultiPath, Section
-from .. import xmlutil
-from ..fileio import atomic_write, fmt_float
-from ..registry import FormatInfo, register
-from ._motion_text import Tokens, Where, fmt_vector, parse_int, xml_escape, xml_root_name
-from .config import report_nonfinite
-from .hold import hold_text, ik_text, parse_hold_text, parse_ik_text
+from ....errors import FormatError
+from ....model import Trajectory
+from ....model.multipath import MultiPath, Section
+from ... import xmlutil
+from ...fileio import as_bytes, atomic_write, fmt_float, read_bytes
+from .._sniff import sniff_multipath as sniff
+from .._text import Tokens, Where, fmt_vector, parse_int, xml_escape
+from ..contact.hold import hold_text, parse_hold_text
+from ..contact.ikgoal import ik_text, parse_ik_text
+from ._vectors import report_nonfinite
 
-__all__ = ["read_multipath", "write_multipath", "multipath_xml"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "multipath_xml"]
 
 
 def _milestone_attr(el, name: str, path: str, read):
@@ -134,8 +135,9 @@ def _read_section(el, k: int, path: str, ctx, holds: list) -> Section:
     return Section(m, t, v, sec_holds, refs, ik_goals, dict(el.attrib))
 
 
-def read_multipath(path: str, ctx) -> MultiPath:
-    root = xmlutil.parse(path, ctx)
+def loads(data, ctx) -> MultiPath:
+    path = ctx.path
+    root = xmlutil.parse_bytes(as_bytes(data), path, ctx)
     if xmlutil.local_name(root) != "multipath":
         raise ctx.error(f"root element is <{xmlutil.local_name(root)}>, not <multipath>", xmlutil.where(root))
     holds, section_els = [], []
@@ -159,6 +161,10 @@ def read_multipath(path: str, ctx) -> MultiPath:
     if len(timed) > 1:
         ctx.warn("some sections are timed and some are not")
     return MultiPath(sections, holds, dict(root.attrib), source=path)
+
+
+def read(path: str, ctx) -> MultiPath:
+    return loads(read_bytes(path, ctx), ctx)
 
 
 _XML_NAME = re.compile(r"[A-Za-z_][\w.\-]*\Z")
@@ -207,16 +213,11 @@ def multipath_xml(mp: MultiPath, report) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_multipath(obj, path: str, report) -> None:
+def dumps(obj, report, path=None) -> str:
+    """Multipath XML of a MultiPath (a Trajectory is written as a one-section multipath)."""
     mp = MultiPath.from_trajectory(obj) if isinstance(obj, Trajectory) else obj
-    atomic_write(path, multipath_xml(mp, report))
+    return multipath_xml(mp, report)
 
 
-def _sniff(head: bytes, path: str) -> bool:
-    return xml_root_name(head) == "multipath"
-
-
-register(FormatInfo(
-    name="klampt-multipath", extensions=(".xml",), kinds=("multipath",),
-    description="Klamp't MultiPath (XML root <multipath>)", ecosystem="klampt",
-    sniff=_sniff, read=read_multipath, write=write_multipath, writes=(MultiPath, Trajectory)))
+def write(obj, path: str, report) -> None:
+    atomic_write(path, dumps(obj, report, path))

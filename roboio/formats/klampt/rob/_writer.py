@@ -16,20 +16,16 @@ import os
 
 import numpy as np
 
-from ...model import Group, Primitive, Robot
-from ..fileio import atomic_write, fmt_float
-from ._geometry_out import GeometryWriter, relative_reference
-from ._rob_build import MULTI_DOF, affine_acc_limits
-from ._rob_lexer import file_extension
-from .geom import bake_primitive, primitive_text
+from ....model import Group, Primitive, Robot
+from ...fileio import fmt_float
+from .._geometry_refs import GeometryWriter, relative_reference
+from ._build import MULTI_DOF, affine_acc_limits
+from ._lexer import file_extension
+from ..geometry.stream import bake_primitive, primitive_text
 
-__all__ = ["write_rob", "rob_text"]
+__all__ = ["rob_text"]
 
 _PER_LINE = 10       # scalar values per physical line in long lists
-
-
-def write_rob(robot: Robot, path: str, report) -> None:
-    atomic_write(path, rob_text(robot, path, report))
 
 
 def rob_text(robot: Robot, path: str, report) -> str:
