@@ -34,6 +34,17 @@ def _vec(v) -> str:
     return "[ " + ", ".join(fmt_float(x) for x in np.asarray(v, float).reshape(-1)) + " ]"
 
 
+def _pose_in_ancestor(robot: Robot, q, link: int, ancestor: int) -> np.ndarray:
+    """Pose of ``link`` in the frame of its ancestor ``ancestor`` (-1: the world) at
+    configuration ``q``: the product of the joint transforms along the chain between them."""
+    T = np.eye(4)
+    k = link
+    while k != ancestor:
+        T = robot.links[k].joint_transform(q[k]) @ T
+        k = robot.links[k].parent
+    return T
+
+
 class _Writer:
     def __init__(self, robot: Robot, path: str, report):
         self.r, self.path, self.report = robot, path, report
@@ -61,7 +72,6 @@ class _Writer:
                     chain[k] = j
                 chain[j.links[5]] = j
         q = np.asarray(r.config, float)
-        T = r.fk(q)
         out = []
         for link in r.links:
             i = link.index
@@ -71,9 +81,7 @@ class _Writer:
             if j is not None:
                 first = j.links[0]
                 parent = r.links[first].parent
-                Tp = T[parent] if parent >= 0 else np.eye(4)
-                offset = tf.inverse_transform(Tp) @ T[i]
-                out.append((i, "free", offset, parent))
+                out.append((i, "free", _pose_in_ancestor(r, q, i, parent), parent))
                 continue
             parent = link.parent
             group = r.joint_of_link(i)
