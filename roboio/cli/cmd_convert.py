@@ -20,7 +20,7 @@ def run(args):
     obj = load(args.input, args.frm, strict=args.strict)
     try:
         if getattr(args, "body", None):
-            from ..formats.choreonoid.motion_convert import attach_body
+            from ..convert import attach_body
             attach_body(obj, load(args.body, strict=args.strict))
         report = save(obj, args.output, args.to)
     except ValueError as e:

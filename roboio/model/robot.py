@@ -193,6 +193,11 @@ class Robot:
         self.properties: dict = {}        # Klamp't robot properties (sensors, controller, ...)
         self.manipulators: list = []      # Manipulator (end effectors: OpenRAVE, COLLADA)
         self.sensors: list = []           # AttachedSensor (OpenRAVE, COLLADA)
+        # How the source model numbers links and joints where that is not roboio's link
+        # order (a Choreonoid body, whose motions address joints by id): the robot link of
+        # each link index of the source, and of each joint id (-1: no link has that id).
+        self.source_link_order: Optional[list] = None
+        self.joint_id_links: Optional[list] = None
         self.extras: dict = {}            # what a format keeps for its own writer
         self.warnings: list = []
         self.source: Optional[str] = None

@@ -279,6 +279,8 @@ class _Writer:
             col.append(copy.deepcopy(vis.find("geometry")))
         if len(shapes) > 1:
             self.lose("links with several geometry pieces (Klamp't reads only the first)", l.name)
+        if l.visual_geometry is not None:
+            self.lose("separate visual geometry (the collision geometry is written as both)", l.name)
         if l.geometry is not None and l.geometry.margin:
             self.lose("geometry margins", l.name)
         ap = l.appearance

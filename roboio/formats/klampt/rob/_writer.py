@@ -92,6 +92,9 @@ class _Writer:
         for l in r.links:
             if not l.appearance.is_default():
                 self.report.lose(f"link {l.name!r}: appearance (a .rob has no colours)")
+            if l.visual_geometry is not None:
+                self.report.lose(f"link {l.name!r}: separate visual geometry (a .rob has one "
+                                 "geometry per link, the collision geometry)")
         return "\n".join(self.out) + "\n"
 
     def structure(self) -> None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import transforms as tf
-from ...errors import FormatError
-from ...model import TriangleMesh
-from . import _yaml as Y
+from .... import transforms as tf
+from ....errors import FormatError
+from ....model import TriangleMesh
+from .. import _yaml as Y
 
 __all__ = ["extrusion_mesh"]
 

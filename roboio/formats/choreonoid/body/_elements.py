@@ -17,37 +17,20 @@ import os
 
 import numpy as np
 
-from ... import transforms as tf
-from ...errors import FormatError
-from ...model import GeometrySource, Primitive, TriangleMesh
-from .. import loading
-from . import _yaml as Y
+from .... import transforms as tf
+from ....errors import FormatError
+from ....model import GeometrySource, Primitive, TriangleMesh
+from ... import loading
+from .. import _yaml as Y
 from ._extrusion import extrusion_mesh
+from ._records import LinkShapes
 
-__all__ = ["ElementReader", "LinkShapes", "DEVICE_TYPES", "read_rotation", "read_translation"]
+__all__ = ["ElementReader", "DEVICE_TYPES", "read_rotation", "read_translation"]
 
 DEVICE_TYPES = ("ForceSensor", "RateGyroSensor", "AccelerationSensor", "IMU", "Camera",
                 "CameraDevice", "RangeCamera", "RangeSensor", "SpotLight", "PointLight",
                 "DirectionalLight")
 MAX_ELEMENTS = 200_000          # aliases can make a small file describe a huge tree
-
-
-class LinkShapes:
-    """What a link's elements hold: ``shapes`` as (geometry, "both"|"visual"|"collision"),
-    ``rigid_bodies`` as (mass, com, inertia) in the link frame, ``devices`` records,
-    ``has_visual_or_collision`` (Choreonoid then splits shapes by model type)."""
-
-    def __init__(self):
-        self.shapes: list = []
-        self.rigid_bodies: list = []
-        self.devices: list = []
-        self.has_visual_or_collision = False
-
-    def collision(self):
-        return [g for g, kind in self.shapes if kind != "visual"]
-
-    def visual(self):
-        return [g for g, kind in self.shapes if kind != "collision"]
 
 
 def read_rotation(node, path, to_radian, what="rotation") -> np.ndarray:
@@ -283,7 +266,7 @@ class ElementReader:
             out.shapes.append((g, mode))
 
     def load_resource(self, uri, fragment, node):
-        from ...resolve import resolve
+        from ....resolve import resolve
         line = Y.line_of(node)
         if not uri:
             raise self.err(node, "Resource without uri")
@@ -298,7 +281,7 @@ class ElementReader:
         if not res:
             self.ctx.warn(f"geometry file {uri!r} not found (looked for: {res.describe_tried()})", line)
             return TriangleMesh(source=GeometrySource(uri, None, None), missing=True)
-        from ..meshes.inventor import node_mesh
+        from ...meshes.inventor import node_mesh
         try:
             g = node_mesh(res.path, self.ctx, fragment, compose=_choreonoid_node_frame)
         except FormatError as ex:

@@ -22,12 +22,12 @@ import os
 
 import numpy as np
 
-from ... import transforms as tf
-from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
-from ..fileio import atomic_write, fmt_float
-from . import _yaml as Y
+from .... import transforms as tf
+from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
+from ...fileio import fmt_float
+from .. import _yaml as Y
 
-__all__ = ["write_body", "body_text"]
+__all__ = ["body_text"]
 
 
 def _vec(v) -> str:
@@ -93,7 +93,7 @@ class _Writer:
         return out
 
     def joint_ids(self, bodies) -> dict:
-        table = self.info.get("joint_links")
+        table = self.r.joint_id_links
         if table is not None:
             return {link: j for j, link in enumerate(table) if link >= 0}
         ids, n = {}, 0
@@ -198,7 +198,7 @@ class _Writer:
     # -- geometry ----------------------------------------------------------------------------
     def elements(self, link, ext) -> list:
         items = []
-        visual = ext.get("visual_geometry")
+        visual = link.visual_geometry
         if visual is not None:
             items.append(self.group_node("Visual", visual, link.name))
             if link.geometry is not None:
@@ -336,7 +336,4 @@ def body_text(robot: Robot, path: str = "robot.body", report=None) -> str:
     return _Writer(robot, path, report).document()
 
 
-def write_body(robot: Robot, path: str, report=None) -> None:
-    """Write ``robot`` to ``path`` as a Choreonoid body (atomically); losses go to ``report``."""
-    atomic_write(path, body_text(robot, path, report))
 

@@ -1,5 +1,5 @@
-"""Choreonoid ``.body`` files -> link records (spec §4): the YAML tree read the way
-StdBodyLoader reads it, before any mapping onto roboio's robot model.
+"""Choreonoid ``.body`` text -> link records (:mod:`._records`): the YAML tree read the way
+Choreonoid's StdBodyLoader reads it, before any mapping onto roboio's robot model.
 
 Angles are converted to radians here (``angle_unit``, default degree); lengths are metres.
 """
@@ -7,22 +7,19 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
-from ...errors import FormatError
-from ...context import LoadContext
-from ..fileio import read_text
-from . import _yaml as Y
-from ._body_elements import ElementReader, LinkShapes, read_inertia, read_rotation, read_translation
+from ....errors import FormatError
+from ....context import LoadContext
+from .. import _yaml as Y
+from ._elements import ElementReader, read_inertia, read_rotation, read_translation
+from ...fileio import read_text
+from ._records import JOINT_TYPES, BodyRecords, LinkRec, LinkShapes
 
-__all__ = ["LinkRec", "BodyRecords", "load_records", "JOINT_TYPES"]
+__all__ = ["parse_records", "depth_first", "combine_rigid_bodies"]
 
-JOINT_TYPES = {"revolute": "revolute", "prismatic": "prismatic", "slide": "prismatic", "free": "free",
-               "fixed": "fixed", "pseudo_continuous_track": "pseudo_continuous_track",
-               "pseudoContinuousTrack": "pseudo_continuous_track"}
 _AXES = {"X": (1, 0, 0), "-X": (-1, 0, 0), "Y": (0, 1, 0), "-Y": (0, -1, 0), "Z": (0, 0, 1),
          "-Z": (0, 0, -1)}
 # keys interpreted by the link reader (everything else is kept as link info)
@@ -32,45 +29,6 @@ _LINK_KEYS = {"type", "name", "parent", "joint_name", "translation", "rotation",
               "jointVelocityRange", "max_joint_effort", "maxJointEffort", "joint_angle", "jointAngle",
               "joint_displacement", "jointDisplacement", "center_of_mass", "centerOfMass", "mass",
               "inertia", "material", "elements", "import"}
-
-
-@dataclass
-class LinkRec:
-    """One link as the file describes it (SI units, radians)."""
-
-    name: str
-    parent: Optional[str] = None
-    line: Optional[int] = None
-    joint_name: Optional[str] = None
-    translation: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    rotation: np.ndarray = field(default_factory=lambda: np.eye(3))
-    joint_type: str = "fixed"
-    axis: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
-    joint_id: int = -1
-    q0: float = 0.0
-    qlim: tuple = (-math.inf, math.inf)
-    vlim: tuple = (-math.inf, math.inf)
-    effort: float = math.inf
-    mass: float = 1.0
-    com: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    inertia: np.ndarray = field(default_factory=lambda: np.eye(3))
-    material: Optional[str] = None
-    shapes: LinkShapes = field(default_factory=LinkShapes)
-    info: dict = field(default_factory=dict)
-    internal: bool = False          # a link of a sub-body attached to a sub-body parent
-    given: set = field(default_factory=set)   # keys the file gave (for the writer)
-
-
-@dataclass
-class BodyRecords:
-    name: str
-    links: list
-    root: str
-    format_version: float
-    degree: bool
-    info: dict
-    extra_joints: list
-    path: str
 
 
 class _Reader:
@@ -296,7 +254,7 @@ class _Reader:
             raise self.err(uri, "recursive sub-body is prohibited")
         self.ctx.stack.append(real)
         try:
-            sub = load_records(sub_path, self.ctx.child(sub_path))
+            sub = parse_records(read_text(sub_path, self.ctx), self.ctx.child(sub_path))
         finally:
             self.ctx.stack.pop()
         prefix = str(node.get("prefix", ""))
@@ -392,7 +350,8 @@ def depth_first(recs: list, root: str, path) -> list:
     return order
 
 
-def load_records(path: str, ctx: LoadContext) -> BodyRecords:
-    text = read_text(path)
-    top = Y.load(text, path)
-    return _Reader(path, ctx).body(top)
+def parse_records(text: str, ctx: LoadContext) -> BodyRecords:
+    """The records of ``.body`` text (``ctx.path`` names the file and is the base of
+    referenced mesh files)."""
+    path = ctx.path or ""
+    return _Reader(path, ctx).body(Y.load(text, path))

@@ -1,52 +1,21 @@
-"""Choreonoid body models (``.body``, ``format: ChoreonoidBody``) as roboio robots.
-
-Mapping onto Klamp't's one-DOF-per-link model:
-
-* links are created in Choreonoid's **link index order** (depth-first from the root, spec
-  §4.6), each with ``parent_transform = [Rb | b]`` (``rotation`` / ``translation``) and the
-  joint axis in its own frame — Choreonoid's forward kinematics (§4.7) exactly;
-* a ``free`` root becomes Klamp't's floating base: five massless virtual links ``base0`` ..
-  ``base4`` (x, y, z prismatic, then yaw, pitch revolute; the names Klamp't gives the floating
-  base of a URDF robot, so both models of a robot match link by link) and the root link itself
-  rotating about x, grouped by a ``floating`` joint; the root's initial ``translation`` /
-  ``rotation`` is the initial configuration (x, y, z, yaw, pitch, roll);
-* a non-root ``free`` link (a separate body in a scene file) gets the same six-DOF chain
-  (virtual links ``<link>_base0`` ..), placed at its offset (at q = 0 it is where
-  Choreonoid's kinematics puts it);
-* a ``fixed`` root keeps its pose in ``parent_transform``; ``fixed`` and
-  ``pseudo_continuous_track`` joints are ``weld`` links (Choreonoid's kinematics does not move
-  them);
-* geometry: collision shapes (or all shapes when the link has no Visual/Collision node) in
-  ``link.geometry``, visual-only ones in ``link.extras["choreonoid"]["visual_geometry"]``.
-
-``robot.extras["choreonoid"]`` keeps the tables motions need: ``link_order`` (robot link of
-Choreonoid link index i), ``joint_links`` (robot link of joint id j, -1 for gaps),
-``root_link``, ``floating``, ``root_pose`` (initial, 4x4), plus the file's other keys
-(``standard_pose``, ``foot_links``, ...) verbatim in ``info``.
-"""
+"""Choreonoid body records -> roboio :class:`~roboio.model.Robot` (see the package docstring
+for the mapping onto Klamp't's one-DOF-per-link model)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from ... import transforms as tf
-from ...context import LoadContext
-from ...model import Appearance, Driver, Group, Joint, Link, Robot
-from .. import registry
-from ._body_records import BodyRecords, depth_first, load_records
+from .... import transforms as tf
+from ....context import LoadContext
+from ....model import Appearance, Driver, Group, Joint, Link, Robot
+from ._parse import depth_first
+from ._records import BodyRecords
 
-__all__ = ["read_body", "robot_from_records", "FLOATING_NAMES"]
+__all__ = ["robot_from_records", "FLOATING_NAMES"]
 
 FLOATING_NAMES = ("base0", "base1", "base2", "base3", "base4")
 _FLOATING_AXES = ((1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 1), (0, 1, 0), (1, 0, 0))
-
-
-def read_body(path: str, ctx: LoadContext) -> Robot:
-    recs = load_records(path, ctx)
-    robot = robot_from_records(recs, ctx)
-    robot.source = path
-    return robot
 
 
 def _geometry(items):
@@ -134,11 +103,11 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
             lim["config"][i - 5:i + 1] = [*root.translation, rpy[2], rpy[1], rpy[0]]
         index_of[r.name] = i
         link_order.append(i)
-        visual = r.shapes.visual()
+        if r.shapes.has_visual_or_collision:
+            link.visual_geometry = _geometry(r.shapes.visual())
         link.extras["choreonoid"] = {
             "joint_type": r.joint_type, "joint_id": r.joint_id, "joint_name": r.joint_name,
             "material": r.material, "devices": r.shapes.devices, "info": r.info,
-            "visual_geometry": _geometry(visual) if r.shapes.has_visual_or_collision else None,
             "mass_given": "mass" in r.given, "rotation_given": "rotation" in r.given,
             "translation_given": "translation" in r.given, "joint_range": r.qlim, "q0": r.q0,
             "velocity_range": r.vlim, "effort": r.effort}
@@ -149,9 +118,10 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
                             qmax=lim["qmax"][j.link], vmin=lim["vmin"][j.link], vmax=lim["vmax"][j.link],
                             tmin=-lim["tmax"][j.link], tmax=lim["tmax"][j.link])
                      for j in joints if j.type == "normal"]      # every Choreonoid joint is actuated
+    robot.source_link_order = link_order
+    robot.joint_id_links = _joint_table(order, index_of, b, ctx)
     robot.extras["choreonoid"] = {
-        "link_order": link_order, "joint_links": _joint_table(order, index_of, b, ctx),
-        "root_link": index_of[root.name], "floating": floating, "root_pose": root_pose,
+        "floating": floating, "root_pose": root_pose,
         "format_version": b.format_version, "degree": b.degree, "info": b.info,
         "extra_joints": b.extra_joints}
     robot.self_collision_pairs = _collision_pairs(order, index_of, b.info)
@@ -204,15 +174,3 @@ def _collision_pairs(order, index_of, info) -> set:
                 i, j = index_of[a], index_of[bn]
                 pairs.add((min(i, j), max(i, j)))
     return pairs
-
-
-def _write(robot, path, report):
-    from ._body_write import write_body
-    write_body(robot, path, report)
-
-
-registry.register(registry.FormatInfo(
-    name="choreonoid-body", extensions=(".body",), kinds=("robot",),
-    description="Choreonoid body model (YAML, format ChoreonoidBody)", ecosystem="choreonoid",
-    sniff=lambda head, path: b"ChoreonoidBody" in head, read=read_body, write=_write,
-    writes=(Robot,)))

@@ -2,9 +2,10 @@
 
 A ``.seq`` file addresses joints by **joint id**, a Klamp't path holds whole configurations
 (one value per link of the robot). The mapping needs the body model: a robot read from a
-Choreonoid ``.body`` file (its ``extras["choreonoid"]["joint_links"]`` table), or any robot
-with a ``joint_map`` (joint id -> link). Attach it as ``motion.body = robot`` (or
-``trajectory.body``) before :func:`roboio.save`; ``roboio convert IN OUT --body MODEL`` does so.
+Choreonoid ``.body`` file (its ``robot.joint_id_links`` table), or any robot with a
+``joint_map`` (joint id -> link). :func:`roboio.convert.adapt` applies these conversions when
+a motion is saved to the other kind of format, with the body model attached as
+``motion.body`` (``roboio convert IN OUT --body MODEL`` attaches it).
 
 * motion -> trajectory: configuration = the model's initial configuration with joint id j set
   from column j; the floating base (Klamp't ``floating`` joint: x, y, z, yaw, pitch, roll) from
@@ -20,15 +21,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import transforms as tf
-from ...model import MultiPath, Robot, Trajectory
-from ...model.body_motion import (BodyMotion, Seq, _joint_dofs, _root_index, floating_base,
-                                  set_floating_base)
+from .. import transforms as tf
+from .body_motion import BodyMotion, Seq, _joint_dofs, _root_index, floating_base, set_floating_base
+from .multipath import MultiPath
+from .robot import Robot
+from .trajectory import Trajectory
 
-__all__ = ["motion_to_trajectory", "trajectory_to_motion", "adapt_motion", "attach_body", "NEEDS_BODY"]
+__all__ = ["motion_to_trajectory", "trajectory_to_motion"]
 
-NEEDS_BODY = ("needs the body model to map joint ids to links: pass --body MODEL.body "
-              "(in Python: obj.body = roboio.load('MODEL.body'))")
+
 def motion_to_trajectory(motion: BodyMotion, robot: Robot, report=None, joint_map=None) -> Trajectory:
     """Klamp't configurations (F, num_links) of ``robot`` for every frame of ``motion``."""
     def lose(item):
@@ -131,31 +132,3 @@ def trajectory_to_motion(traj, robot: Robot, report=None, joint_map=None,
     m = BodyMotion(comps, frame_rate=rate)
     m.body = robot
     return m
-
-
-def adapt_motion(obj, accepts: tuple, report):
-    """The conversion :func:`roboio.convert.adapt` applies between body motions and Klamp't
-    trajectories (None when it does not apply). Raises ValueError when the body is missing."""
-    if isinstance(obj, BodyMotion) and Trajectory in accepts:
-        body = getattr(obj, "body", None)
-        if body is None:
-            raise ValueError("converting a Choreonoid motion to a Klamp't trajectory " + NEEDS_BODY)
-        return motion_to_trajectory(obj, body, report)
-    if isinstance(obj, (Trajectory, MultiPath)) and BodyMotion in accepts:
-        body = getattr(obj, "body", None)
-        if body is None:
-            raise ValueError("converting a Klamp't trajectory to a Choreonoid motion " + NEEDS_BODY)
-        return trajectory_to_motion(obj, body, report)
-    return None
-
-
-def attach_body(obj, body) -> None:
-    """Give a motion (BodyMotion, Trajectory, MultiPath) the body model its conversion uses."""
-    from ...model import World
-    if isinstance(body, World) and len(body.robots) == 1:
-        body = body.robots[0]
-    if not isinstance(body, Robot):
-        raise ValueError(f"the body model must be a robot, got a {type(body).__name__}")
-    if not isinstance(obj, (BodyMotion, Trajectory, MultiPath)):
-        raise ValueError(f"a body model applies to motions, not to a {type(obj).__name__}")
-    obj.body = body
