@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 import warnings
@@ -23,10 +24,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from .. import cli as pkg
-    for m in sorted(m.name for m in pkgutil.iter_modules(pkg.__path__)):
+    here = os.path.dirname(os.path.abspath(__file__))
+    for m in sorted(m.name for m in pkgutil.iter_modules([here])):
         if m.startswith("cmd_"):
-            importlib.import_module(f"{pkg.__name__}.{m}").register(sub)
+            importlib.import_module(f"{__package__}.{m}").register(sub)
     return parser
 
 
