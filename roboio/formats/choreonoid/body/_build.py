@@ -141,6 +141,9 @@ def _joint_table(order, index_of, b: BodyRecords, ctx) -> list:
             continue
         ids[r.joint_id] = r
     n = max(ids, default=-1) + 1
+    if ids:
+        ctx.check_claim("links", n, ids[n - 1].line,
+                        what=f"joint id {n - 1} (the id table has an entry per id)")
     missing = [j for j in range(n) if j not in ids]
     if missing:
         ctx.warn(f"joint ids {missing} are not specified by any link")
