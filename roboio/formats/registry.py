@@ -116,8 +116,9 @@ class FormatInfo:
         return None
 
     def _key(self):
+        writes = tuple(w if isinstance(w, str) else w.__name__ for w in self._writes)
         return (self.name, self.extensions, self.kinds, self.description, self.ecosystem,
-                self._writes, self.priority, tuple(self._entries.items()))
+                writes, self.priority, tuple(self._entries.items()))
 
     def __eq__(self, other):
         return isinstance(other, FormatInfo) and self._key() == other._key()
