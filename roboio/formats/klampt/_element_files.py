@@ -2,7 +2,7 @@
 
 Reading: :func:`apply_automass` (Klamp't's ``autoMass``/``automass`` from the geometry).
 Writing: :func:`write_element_file` (an ``.obj``/``.env`` file, standalone or for a world).
-The geometry references every Klamp't writer emits are chosen in :mod:`._geometry_out`.
+The geometry references every Klamp't writer emits are chosen in :mod:`._geometry_refs`.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ size; apply defaults; link transforms (``tparent`` or modified DH) with the base
 on every root; masses and ``autotorque``; geometry (scale, margin, ``geomtransform``);
 joints and drivers (defaults, limits, names, servo lists, validation); geometry mounts;
 ``automass``; self-collision pairs; robot mounts; the pairs that named mounted links
-(mount and pair rules: :mod:`._mount`, shared with the URDF reader); properties.
+(mount and pair rules: :mod:`..mount`, shared with the URDF reader); properties.
 """
 from __future__ import annotations
 
@@ -245,7 +245,7 @@ class _Builder:
                 sum_com = num / den if den != 0 else math.nan
                 asm.tmax[i] = sum_com * sum_mass * grav
 
-    # -- 6. geometry: see _rob_geometry ---------------------------------------------------
+    # -- 6. geometry: see _geometry ---------------------------------------------------
     # -- 7-8. joints and drivers --------------------------------------------------------
     def joints(self, n: int) -> None:
         rec, asm = self.rec, self.asm
@@ -367,7 +367,7 @@ class _Builder:
                 driven[k] = i
         asm.drivers = drivers
 
-    # -- 9. mount links (geometry mounts: _rob_geometry) --------------------------------
+    # -- 9. mount links (geometry mounts: _geometry) --------------------------------
     def resolve_mount_links(self) -> list:
         out = []
         for m in self.rec.mounts:

@@ -3,7 +3,7 @@
 ``geometry`` references (loaded lazily through the registry), ``geomscale``,
 ``geommargin`` and ``geomtransform`` (``geometry.transform`` is the affine data -> link map
 ``p' = M (s p)``); geometry ``mount``s merged into the link geometry; ``automass``. The
-functions take the :class:`._rob_build._Builder` whose robot is being assembled.
+functions take the :class:`._build._Builder` whose robot is being assembled.
 """
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def load_link_geometry(b, n: int) -> None:
 
 def mount_geometry(b, links: list) -> None:
     """Merge every geometry ``mount`` (file order) into its link's geometry, placed by the
-    mount transform (:func:`._mount.mounted_geometry`)."""
+    mount transform (:func:`..mount.mounted_geometry`)."""
     asm = b.asm
     for m, L in zip(b.rec.mounts, links):
         if is_robot_file(m.file):

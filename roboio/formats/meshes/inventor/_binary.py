@@ -12,7 +12,7 @@ and booleans as int32, enums as their name string, bit masks as name strings end
 empty string, multiple-value fields as a count followed by the values.
 
 Field values are not self-describing, so every node read must be known with its field types
-(:data:`._iv_nodes.INVENTOR`), unless the file declares them.
+(:data:`._nodes.INVENTOR`), unless the file declares them.
 """
 from __future__ import annotations
 
