@@ -58,11 +58,20 @@ import numpy as np
 
 __all__ = ["Source", "XmlData", "GeomRecord", "MassRecord", "LinkRecord", "MimicRecord",
            "JointRecord", "ManipulatorRecord", "SensorRecord", "BodyRecord", "CameraRecord",
-           "InterfaceRecord", "EnvironmentRecord", "JOINT_TYPES", "JOINT_DOFS"]
+           "InterfaceRecord", "EnvironmentRecord", "JOINT_TYPES", "JOINT_DOFS", "MULTI_AXIS_TYPES"]
 
 #: OpenRAVE joint types read from XML and the number of DOFs (axes) of each
 JOINT_TYPES = ("hinge", "slider", "universal", "hinge2", "spherical")
 JOINT_DOFS = {"hinge": 1, "slider": 1, "universal": 2, "hinge2": 2, "spherical": 3}
+
+#: Multi-axis joints of COLLADA files (OpenRAVE's ``JointRR``, ``JointRP``, ``JointPR``,
+#: ``JointPP`` and their three-axis analogues): the type is one letter per axis, ``R``
+#: (revolute) or ``P`` (prismatic), in axis order. Their motion is the product of the axes'
+#: motions in order, ``M = M_0(q_0) @ M_1(q_1) @ ...`` (``M_i`` = rotation about ``axes[i]`` /
+#: translation along it, every axis in ``link0``'s frame at zero, each applied in the frame
+#: the previous one left), placed like a hinge: ``T1 = T0 @ Tr(anchor) @ M @ Tr(-anchor) @ trel``.
+#: One-axis COLLADA joints are ``hinge`` / ``slider``.
+MULTI_AXIS_TYPES = ("RR", "RP", "PR", "PP", "RRR", "RRP", "RPR", "RPP", "PRR", "PRP", "PPR", "PPP")
 
 
 def _eye():
@@ -230,6 +239,8 @@ class JointRecord:
 
     @property
     def dof(self) -> int:
+        if self.type in MULTI_AXIS_TYPES:
+            return len(self.type)
         return JOINT_DOFS[self.type]
 
     @property
