@@ -176,7 +176,7 @@ class CBody:
     manipulators: list = field(default_factory=list)
     sensors: list = field(default_factory=list)
     gripper_infos: list = field(default_factory=list)
-    adjacent: list = field(default_factory=list)          # forced-adjacent link name pairs
+    adjacent: list = field(default_factory=list)          # forced-adjacent (CLink, CLink) pairs
     readable: dict = field(default_factory=dict)          # extra data kept verbatim
     unsupported: list = field(default_factory=list)       # what was read but not represented
     up_axis: str = "Z_UP"

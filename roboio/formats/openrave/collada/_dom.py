@@ -47,17 +47,16 @@ def ln(el) -> str:
 
 def kids(el, name: Optional[str] = None) -> list:
     """Element children (optionally only those with local name ``name``), in order."""
-    return [c for c in el if isinstance(c.tag, str) and (name is None or local_name(c) == name)]
+    if name is None:
+        return [c for c in el if isinstance(c.tag, str)]
+    return list(el.iterchildren("{*}" + name))
 
 
 def child(el, name: str):
     """The first element child named ``name`` (or None)."""
     if el is None:
         return None
-    for c in el:
-        if isinstance(c.tag, str) and local_name(c) == name:
-            return c
-    return None
+    return next(el.iterchildren("{*}" + name), None)
 
 
 def text(el) -> str:
@@ -301,8 +300,8 @@ class Document:
     def _find_sid(self, container, sid: str, depth: int = 0):
         if depth > 16:
             return None
-        if ln(container).startswith("instance_"):
-            target = self.url_or_none(container, "url")
+        if ln(container).startswith("instance_") and container.get("url") is not None:
+            target = self.url(container, "url")
             if target is not None:
                 found = self._find_sid(target, sid, depth + 1)
                 if found is not None:

@@ -130,6 +130,7 @@ class ColladaReader:
         self._joint_sids: dict = {}
         self._joint_units: dict = {}
         self._converted: dict = {}
+        self._newparams: dict = {}
         root = doc.root
         asset = child(root, "asset")
         self.up_axis = "Z_UP"
@@ -261,19 +262,29 @@ class ColladaReader:
                         if s is not None:
                             scope.append(parent)
                             return doc.resolve_sid(text(s), target)
-                for np_ in kids(parent, "newparam"):
-                    if np_.get("sid") == ref:
-                        s = child(np_, "SIDREF")
-                        if s is not None:
-                            scope.append(parent)
-                            if text(s).strip():
-                                return doc.resolve_sid(text(s), target)
-                        if child(np_, "float") is not None or child(np_, "int") is not None:
-                            return np_
-                        doc.warn(f"newparam sid={ref!r} has no SIDREF", np_)
+                np_ = self._newparam(parent, ref)
+                if np_ is not None:
+                    s = child(np_, "SIDREF")
+                    if s is not None:
+                        scope.append(parent)
+                        if text(s).strip():
+                            return doc.resolve_sid(text(s), target)
+                    if child(np_, "float") is not None or child(np_, "int") is not None:
+                        return np_
+                    doc.warn(f"newparam sid={ref!r} has no SIDREF", np_)
             if name == "instance_articulated_system" and target is not None:
                 return self._search_binding(ref, target, scope, depth + 1)
         return None
+
+    def _newparam(self, holder, sid):
+        """The first ``<newparam sid=...>`` child of ``holder`` (indexed once per holder)."""
+        index = self._newparams.get(holder)
+        if index is None:
+            index = {}
+            for np_ in kids(holder, "newparam"):
+                index.setdefault(np_.get("sid"), np_)
+            self._newparams[holder] = index
+        return index.get(sid)
 
     def _search_common(self, el, kscene, scope):
         """``common_sidref_or_param``: a ``<SIDREF>`` (resolved from the scene) or a ``<param>``."""
@@ -587,9 +598,6 @@ class ColladaReader:
         tc = child(kmodel, "technique_common")
         if tc is None:
             raise doc.error("<kinematics_model> has no <technique_common>", kmodel)
-        for el in kids(tc):
-            if ln(el) in ("attachment_start", "attachment_end"):
-                raise doc.error("closed kinematic loop (attachment_start/end) not supported", el)
         links = kids(tc, "link")
         if not links:
             raise doc.error("<kinematics_model> has no <link>", kmodel)
@@ -655,6 +663,10 @@ class ColladaReader:
             self._node_geometries(dnode, link, b, 0)
         for att in kids(dlink, "attachment_full"):
             self._attachment(body, link, att, b, depth)
+        for el in kids(dlink):
+            if ln(el) in ("attachment_start", "attachment_end"):
+                raise doc.error(f"closed kinematic loop (<{ln(el)}>) not supported (OpenRAVE ignores it "
+                                "with a warning; roboio refuses rather than drop a constraint)", el)
         return link
 
     def _rigid_body(self, body, link, rigid, offset_T, dnode) -> None:
@@ -1079,7 +1091,7 @@ class ColladaReader:
                     if l0 is None or l1 is None:
                         doc.warn(f"ignore_link_pair {el.get('link0')!r} {el.get('link1')!r}: link not found", el)
                         continue
-                    body.adjacent.append((l0.name, l1.name))
+                    body.adjacent.append((l0, l1))
                 elif name == "link_collision_state":
                     l = self._link_from_ref(el.get("link") or "", ref_el, body, b)
                     if l is None:
