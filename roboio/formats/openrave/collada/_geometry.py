@@ -264,8 +264,9 @@ def _layout(doc, prim):
     return stride + 1, voff
 
 
-def _indices(doc, p_el, nverts):
-    idx = doc.int_array(p_el)
+def _indices(doc, p_el, nverts, voff, stride):
+    """The position indices of a ``<p>`` (the VERTEX slot of every vertex), checked."""
+    idx = doc.int_array(p_el)[voff::stride]
     if len(idx) and (idx.min() < 0 or idx.max() >= nverts):
         bad = idx[(idx < 0) | (idx >= nverts)][0]
         raise doc.error(f"<p>: vertex index {bad} out of range (the mesh has {nverts} positions)", p_el)
@@ -284,7 +285,7 @@ def _faces(doc, prim, kind, nverts):
         if p is None or count is None or count == 0:
             return np.zeros((0, 3), np.int64)
         doc.ctx.check_claim("triangles", count, where(prim), what=f"<triangles count>")
-        v = _indices(doc, p, nverts)[voff::stride]
+        v = _indices(doc, p, nverts, voff, stride)
         n = min(count, len(v) // 3)
         if n < count:
             doc.warn(f"<triangles count=\"{count}\"> but <p> holds {len(v) // 3} complete triangles "
@@ -296,7 +297,7 @@ def _faces(doc, prim, kind, nverts):
             ps = ps[:count]
         out = []
         for p in ps:
-            v = _indices(doc, p, nverts)[voff::stride]
+            v = _indices(doc, p, nverts, voff, stride)
             if len(v) < 3:
                 continue
             i = np.arange(2, len(v))
@@ -312,14 +313,14 @@ def _faces(doc, prim, kind, nverts):
         if p is None or vc is None:
             return np.zeros((0, 3), np.int64)
         counts = doc.int_array(vc, "vertex counts")
-        v = _indices(doc, p, nverts)[voff::stride]
+        v = _indices(doc, p, nverts, voff, stride)
         return _fan_polygons(doc, prim, v, counts)
     # polygons: each <p> one polygon; <ph> (with holes) ignored
     out = []
     for ph in kids(prim, "ph"):
         doc.warn("<polygons><ph>: polygons with holes are not read", ph)
     for p in kids(prim, "p"):
-        v = _indices(doc, p, nverts)[voff::stride]
+        v = _indices(doc, p, nverts, voff, stride)
         out.append(_fan_polygons(doc, prim, v, np.array([len(v)])))
     return np.concatenate(out) if out else np.zeros((0, 3), np.int64)
 
