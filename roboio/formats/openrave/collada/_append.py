@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...model import TriangleMesh
+from ....model import TriangleMesh
 from .._records import (BodyRecord, GeomRecord, JointRecord, LinkRecord, ManipulatorRecord,
                         MassRecord, MimicRecord, SensorRecord, Source, XmlData)
 from ._body import CBody, CJoint, CLink, CManipulator, CSensor
@@ -153,7 +153,10 @@ def _joint_record(cj: CJoint, index_of, order: int, path) -> JointRecord:
 
 
 def append_to_record(cb: CBody, maps: _Maps, body: BodyRecord, path: str) -> BodyRecord:
-    """Write what the reader added to ``cb`` back into ``body`` (see the module docstring)."""
+    """Write what the reader added to ``cb`` back into ``body`` (see the module docstring).
+    ``path`` is the file read; sources name the document in it (``x.zae!/x.dae``)."""
+    file_path = path
+    path = cb.document or path
     records: dict = {}
     for cl in cb.links:
         rec = maps.links.get(id(cl))
@@ -217,8 +220,7 @@ def append_to_record(cb: CBody, maps: _Maps, body: BodyRecord, path: str) -> Bod
         body.name = cb.name
     info = body.extras.setdefault("collada", {})
     info.setdefault("files", []).append({
-        "path": path, "name": cb.name, "id": cb.id, "interface": cb.interface, "description": cb.description,
+        "path": file_path, "document": path, "name": cb.name, "id": cb.id, "interface": cb.interface, "description": cb.description,
         "up_axis": cb.up_axis, "gravity": cb.gravity, "readable": dict(cb.readable),
         "gripper_infos": list(cb.gripper_infos), "unsupported": list(cb.unsupported)})
-    body.files.append(path)
     return body

@@ -181,6 +181,7 @@ class CBody:
     unsupported: list = field(default_factory=list)       # what was read but not represented
     up_axis: str = "Z_UP"
     gravity: Optional[tuple] = None
+    document: str = ""            # the document last read into the body (messages, sources)
 
     def link(self, name: str) -> Optional[CLink]:
         for l in self.links:

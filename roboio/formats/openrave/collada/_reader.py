@@ -195,6 +195,7 @@ class ColladaReader:
             raise doc.error("the kinematics scene yields no articulated system or kinematics model",
                             ikscenes[0])
         body = result
+        body.document = doc.path
         body.up_axis = self.up_axis
         if self.up_axis != "Z_UP":
             doc.warn(f"<up_axis>{self.up_axis}</up_axis>: kept as is (OpenRAVE does not rotate "
