@@ -101,7 +101,7 @@ def _mass_record(cl: CLink, path) -> MassRecord:
 
 
 def _link_extras(cl: CLink) -> dict:
-    return {"sid": cl.sid, "inertia_moments": tuple(float(x) for x in cl.inertia_moments),
+    return {"sid": cl.sid, "memo": dict(cl.memo), "inertia_moments": tuple(float(x) for x in cl.inertia_moments),
             "mass_frame": np.array(cl.mass_frame, float), "has_rigid_body": cl.has_rigid_body,
             "float_parameters": dict(cl.float_parameters), "int_parameters": dict(cl.int_parameters),
             "string_parameters": dict(cl.string_parameters)}
@@ -129,7 +129,7 @@ def _joint_record(cj: CJoint, index_of, order: int, path) -> JointRecord:
     if cj.mimic is not None:
         mimic[0] = MimicRecord(pos=cj.mimic.equation, vel=cj.mimic.velocity, accel=cj.mimic.acceleration,
                                source=Source(path, cj.mimic.line))
-    extras = {"sid": cj.sid, "axis_types": list(cj.axis_types),
+    extras = {"sid": cj.sid, "axis_types": list(cj.axis_types), "memo": dict(cj.memo),
               "axes_as_written": [np.array(a, float) for a in cj.axes_as_written],
               "attachment": np.array(cj.attachment, float), "stored_values": list(cj.initial),
               "maxjerk": list(cj.max_jerk), "hardmaxaccel": list(cj.hard_max_acceleration),
@@ -152,6 +152,14 @@ def _joint_record(cj: CJoint, index_of, order: int, path) -> JointRecord:
                        source=Source(path, cj.line), extras={"collada": extras})
 
 
+def _sensor_attrib(cs: CSensor, link) -> dict:
+    out = {k: v for k, v in (("reference_attached_sensor", cs.reference_attached_sensor),
+                             ("sensor_maker", cs.sensor_maker), ("sensor_model", cs.sensor_model)) if v}
+    if link is not None:
+        out["link_index"] = link.index
+    return out
+
+
 def append_to_record(cb: CBody, maps: _Maps, body: BodyRecord, path: str) -> BodyRecord:
     """Write what the reader added to ``cb`` back into ``body`` (see the module docstring).
     ``path`` is the file read; sources name the document in it (``x.zae!/x.dae``)."""
@@ -169,7 +177,7 @@ def append_to_record(cb: CBody, maps: _Maps, body: BodyRecord, path: str) -> Bod
             rec.name = cl.name
             if cl.has_rigid_body:
                 rec.mass = _mass_record(cl, path)
-                rec.extras["collada"] = _link_extras(cl)
+            rec.extras["collada"] = _link_extras(cl)
         rec.transform = np.array(cl.transform, dtype=float)
         rec.static = cl.static
         rec.enabled = cl.enabled
@@ -208,12 +216,10 @@ def append_to_record(cb: CBody, maps: _Maps, body: BodyRecord, path: str) -> Bod
         if id(cs) in maps.sensors:
             continue
         params = [XmlData(tag=k, text=v.strip()) for k, v in cs.params.items()]
+        link = body.link(cs.link) if cs.link else None
         body.sensors.append(SensorRecord(name=cs.name, link=cs.link, transform=np.array(cs.transform, float),
                                          type=cs.type, params=params, source=Source(path, cs.line),
-                                         attrib={k: v for k, v in (("reference_attached_sensor",
-                                                                    cs.reference_attached_sensor),
-                                                                   ("sensor_maker", cs.sensor_maker),
-                                                                   ("sensor_model", cs.sensor_model)) if v}))
+                                         attrib=_sensor_attrib(cs, link)))
     for a, b in cb.adjacent:
         body.forced_adjacent.append((index_of(a), index_of(b)))
     if not body.name:

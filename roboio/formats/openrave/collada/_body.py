@@ -72,6 +72,7 @@ class CLink:
     geometry_groups: dict = field(default_factory=dict)   # group name -> list of CGeometry
     line: Optional[int] = None
     created_here: bool = True      # False: an existing link of the body, re-used by name
+    memo: dict = field(default_factory=dict)   # numbers as written (metre files), for writing back
 
 
 @dataclass
@@ -120,6 +121,7 @@ class CJoint:
     control_info: dict = field(default_factory=dict)
     axes_as_written: list = field(default_factory=list)  # joint-frame axes of the file
     attachment: np.ndarray = field(default_factory=_eye)  # attachment_full transform
+    memo: dict = field(default_factory=dict)   # numbers as written (metre files), for writing back
     line: Optional[int] = None
 
     @property

@@ -115,6 +115,9 @@ class _Bindings:
         self.links: list = []
 
 
+_MEMO_TAGS = ("translate", "rotate", "matrix")
+
+
 class ColladaReader:
     """Reads one COLLADA document into a body (see the module docstring)."""
 
@@ -640,6 +643,7 @@ class ColladaReader:
         else:
             link.created_here = False
         link.transform = T_parent @ doc.transform(dlink)
+        link.memo = {"own": self._memo_transform(dlink)}
         rigid, offset_T = None, None
         if dnode is not None:
             found = False
@@ -679,6 +683,10 @@ class ColladaReader:
             return
         trigid = offset_T if offset_T is not None else body.links[0].transform
         link.has_rigid_body = True
+        mf_el = child(tc, "mass_frame")
+        memo_frame = self._memo_transform(mf_el) if mf_el is not None else []
+        if memo_frame is not None and np.array_equal(trigid, np.eye(4)):
+            link.memo["mass_frame"] = memo_frame
         m = child(tc, "mass")
         if m is not None:
             link.mass = doc.float1(m)
@@ -712,7 +720,9 @@ class ColladaReader:
         if not geoms:
             return
         rel = np.linalg.inv(link.transform) @ doc.node_world(node)
-        if not is_identity(rel, 1e-9):
+        if is_identity(rel, 1e-9):
+            rel = np.eye(4)      # rounding of the node chain against the link chain: no offset
+        else:
             doc.warn(f"geometry of node {node.get('id') or node.get('name')!r} sits at a non-identity "
                      f"offset from link {link.name!r}'s frame; roboio applies it (standard COLLADA), "
                      "OpenRAVE would ignore it for meshes", node)
@@ -776,6 +786,8 @@ class ColladaReader:
             jname = self._name(jel.get("name"), jel)
         else:
             jname = f"dummy{len(body.joints) if active else -1}"
+        memo = {"att": self._memo_transform(att), "axes": [], "limits": [], "speed": [],
+                "acceleration": []}
         joint = CJoint(name=jname, sid=jel.get("sid") or jname, axis_types=types, parent=link,
                        child=link, anchor=tatt[:3, 3].copy(), axes=[], trel=np.eye(4), active=active,
                        lower=[0.0] * n, upper=[0.0] * n, circular=[False] * n,
@@ -783,7 +795,7 @@ class ColladaReader:
                        max_acceleration=[50.0] * n, max_jerk=[50.0 * 1000] * n,
                        hard_max_velocity=[0.0] * n, hard_max_acceleration=[0.0] * n,
                        hard_max_jerk=[0.0] * n, weights=[1.0] * n, resolutions=[0.02] * n,
-                       initial=[0.0] * n, attachment=tatt, line=where(att))
+                       initial=[0.0] * n, attachment=tatt, memo=memo, line=where(att))
         for i, a in enumerate(axes_el):
             for ab in b.axes:
                 if ab.axis is a:
@@ -813,6 +825,11 @@ class ColladaReader:
             raise doc.error(f"joint {joint.name!r}: <{ln(a)}> has no <axis>", a)
         v = np.array(doc.floats(ax_el, count=3))
         joint.axes_as_written.append(v.copy())
+        memo = joint.memo
+        memo["axes"].append([float(x) for x in v])
+        memo["speed"].append(None)
+        memo["acceleration"].append(None)
+        memo["limits"].append(None)
         nv = math.sqrt(float(v @ v))
         if nv > 0:
             v = v / nv
@@ -839,11 +856,13 @@ class ColladaReader:
                                     ("jerk", joint.max_jerk, joint.hard_max_jerk)):
                 e = child(mai, tag)
                 if e is not None:
-                    val = self._resolve_float(e, mai)
+                    raw = val = self._resolve_float(e, mai)
                     if not self.back_compat_radians:
                         val *= mult
                     if hard[i] != 0.0 and hard[i] < val:
                         val = hard[i]
+                    elif tag in memo and not self.back_compat_radians and (revolute or mult == 1.0):
+                        memo[tag][i] = raw
                     soft[i] = val
         locked = False
         has_soft = has_hard = False
@@ -857,8 +876,10 @@ class ColladaReader:
                 joint.lower[i] = joint.upper[i] = 0.0
             elif lim is not None:
                 has_soft = True
-                joint.lower[i] = mult * self._resolve_float(child(lim, "min"), kai)
-                joint.upper[i] = mult * self._resolve_float(child(lim, "max"), kai)
+                lo, hi = self._resolve_float(child(lim, "min"), kai), self._resolve_float(child(lim, "max"), kai)
+                joint.lower[i], joint.upper[i] = mult * lo, mult * hi
+                if revolute or mult == 1.0:
+                    memo["limits"][i] = (lo, hi)
             for np_ in kids(kai, "newparam"):
                 sid = np_.get("sid")
                 if sid == "circular":
@@ -887,8 +908,10 @@ class ColladaReader:
                 mn, mx = child(lim, "min"), child(lim, "max")
                 if mn is None or mx is None:
                     raise doc.error("<limits> needs <min> and <max>", lim)
-                joint.lower[i] = doc.float1(mn) * scale
-                joint.upper[i] = doc.float1(mx) * scale
+                lo, hi = doc.float1(mn), doc.float1(mx)
+                joint.lower[i], joint.upper[i] = lo * scale, hi * scale
+                if revolute or scale == 1.0:
+                    memo["limits"][i] = (lo, hi)
         if circular is not None:
             joint.circular[i] = circular
         if not has_soft and not has_hard and not locked:
@@ -953,6 +976,22 @@ class ColladaReader:
                     continue
         raise doc.error(f"<{ln(el)}><param>{ref}</param>: no newparam {ref!r} with a boolean in "
                         f"<{ln(holder)}>", p)
+
+    # ----------------------------------------------------------------------- memory for writing
+    def _memo_transform(self, el) -> Optional[list]:
+        """The transform children of ``el`` as ``(tag, numbers)`` when a metre-unit writer can
+        write them back unchanged (no scale/lookat/skew, unit 1), else None."""
+        doc = self.doc
+        out = []
+        for c in kids(el):
+            tag = ln(c)
+            if tag in ("scale", "lookat", "skew"):
+                return None
+            if tag in _MEMO_TAGS:
+                if tag != "rotate" and doc.unit(c) != 1.0:
+                    return None
+                out.append((tag, doc.floats(c)))
+        return out
 
     # ----------------------------------------------------------------------- joints by reference
     def _joint_from_ref(self, ref: str, context, body, b):

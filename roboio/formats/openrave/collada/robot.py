@@ -33,9 +33,57 @@ def read_record(data: bytes, ctx) -> BodyRecord:
 
 
 def loads(data: bytes, ctx):
-    """The roboio model of a COLLADA robot/body file's content ``data``."""
-    from .. import _build
-    return _build.build_body(read_record(data, ctx), ctx)
+    """The roboio model (a Robot) of a COLLADA robot/body file's content ``data``."""
+    from .._build import build_robot
+    record = read_record(data, ctx)
+    robot = build_robot(record, ctx, ctx.path)
+    robot.extras["collada"] = remember(robot, record)
+    return robot
+
+
+def remember(robot, record: BodyRecord) -> dict:
+    """What the writer needs to write the file's numbers again where the model is unchanged
+    (see :mod:`._writer`): per COLLADA joint (by child link name) the transforms, axis, limits,
+    speed and acceleration as written, per link the rigid body as written, and the forced
+    adjacent pairs, each with a fingerprint of the model values they produced."""
+    from ....report import ConversionReport
+    from ._writer import _Writer, fingerprint, joint_fingerprint, mass_fingerprint
+    import numpy as np
+    w = _Writer(robot, ConversionReport(), None)
+    w.analyse()
+    by_child = {record.links[j.link1].name: j for j in record.joints}
+    links = {l.name: l for l in record.links}
+    joints = {}
+    for J in w.joints:
+        name = robot.links[J.child].name
+        rec, lrec = by_child.get(name), links.get(name)
+        memo = (rec.extras.get("collada") or {}).get("memo") if rec is not None else None
+        own = ((lrec.extras.get("collada") or {}).get("memo") or {}).get("own") if lrec is not None else None
+        if not memo or memo.get("att") is None or own is None or rec.dof != 1 or len(J.segs) > 2:
+            continue
+        joints[name] = {"fingerprint": joint_fingerprint(robot, J.segs), "active": J.active,
+                        "kind": w.kind(J), "att": memo["att"], "own": own, "axes": memo["axes"],
+                        "limits": memo["limits"][0], "speed": memo["speed"][0],
+                        "acceleration": memo["acceleration"][0]}
+    T0 = robot.fk(np.zeros(robot.num_links))
+    out_links = {}
+    for i, l in enumerate(robot.links):
+        lrec = links.get(l.name)
+        info = (lrec.extras.get("collada") or {}) if lrec is not None else {}
+        memo = info.get("memo") or {}
+        entry = {}
+        if l.parent < 0 and memo.get("own") is not None:
+            entry.update(own=memo["own"], fingerprint=fingerprint(l.name, l.parent_transform))
+        if info.get("has_rigid_body") and memo.get("mass_frame") is not None:
+            entry.update(mass=lrec.mass.mass, mass_frame=memo["mass_frame"],
+                         inertia=list(info["inertia_moments"]),
+                         mass_fingerprint=mass_fingerprint(robot, i, T0[i]))
+        if entry:
+            out_links[l.name] = entry
+    pairs = sorted((min(a, b), max(a, b)) for a, b in robot.self_collision_pairs)
+    collision = {"fingerprint": fingerprint(*[f"{a},{b}" for a, b in pairs]),
+                 "pairs": [(record.links[a].name, record.links[b].name) for a, b in record.forced_adjacent]}
+    return {"joints": joints, "links": out_links, "collision": collision}
 
 
 def read(path: str, ctx):
