@@ -594,10 +594,12 @@ class _Writer:
             node = vparent.add("node", id=f"v1.node{c}", name=l.name, sid=f"node{c}")
             self.transform_elements(node, J.att, mem["att"] if mem else None)
             x = r.links[J.axes_links[0]]
-            if x.is_prismatic:
+            weld = self.kind(J) == "weld" and not J.static
+            if x.is_prismatic and not weld:
                 node.add("translate", "0 0 0", sid=f"node_{J.sid}_axis0")
             else:
-                axis_text = _fs(mem["axes"][0] if mem else np.asarray(x.axis, float))
+                axis = np.array([0.0, 0.0, 1.0]) if weld else np.asarray(x.axis, float)
+                axis_text = _fs(mem["axes"][0] if mem else axis)
                 node.add("rotate", axis_text + " 0", sid=f"node_{J.sid}_axis0")
             self.transform_elements(node, J.own, mem["own"] if mem else None)
             self.link_geometry(c, node, geoms, effects, materials)
@@ -623,8 +625,9 @@ class _Writer:
         mem = self.mem_of[J]
         j = ktc.add("joint", name=J.name, sid=J.sid)
         x = r.links[J.axes_links[0]]
-        ax = j.add("prismatic" if x.is_prismatic else "revolute", sid="axis0")
-        axis = np.asarray(x.axis, float)
+        weld = self.kind(J) == "weld" and not J.static
+        ax = j.add("prismatic" if x.is_prismatic and not weld else "revolute", sid="axis0")
+        axis = np.array([0.0, 0.0, 1.0]) if weld else np.asarray(x.axis, float)
         norm = float(np.linalg.norm(axis))
         if norm == 0 or abs(norm - 1) > 1e-12:
             self.lose("joint axes that are not unit vectors (OpenRAVE normalises them)", x.name)
@@ -714,16 +717,19 @@ class _Writer:
             if J.static:                      # a weld in the model: its driver keeps the limits
                 d = next(d for d, K in self.dof_joints if K is J)
                 v, a = float(d.vmax), float(d.amax)
-            if math.isfinite(v) and v > 0:
-                ai.add("speed").add("float", _f(mem["speed"] if mem and mem.get("speed") is not None else v * unit))
-                if not J.static and float(r.vmin[x]) != -v:
-                    self.lose("asymmetric velocity limits (OpenRAVE keeps one speed)", r.links[x].name)
-            elif J.active:
-                self.lose("unlimited joint speeds (OpenRAVE uses its default 0.5 rad/s, 0.01 m/s)",
-                          r.links[x].name)
-            if math.isfinite(a) and a > 0:
-                ai.add("acceleration").add("float", _f(mem["acceleration"] if mem and mem.get("acceleration")
-                                                       is not None else a * unit))
+            if not (math.isfinite(v) and v > 0):
+                v = 0.01 if r.links[x].is_prismatic else 0.5
+                self.lose("unlimited (or zero) joint speeds, written as OpenRAVE's default 0.5 rad/s "
+                          "(0.01 m/s)", r.links[x].name)
+            elif not J.static and float(r.vmin[x]) != -v:
+                self.lose("asymmetric velocity limits (OpenRAVE keeps one speed)", r.links[x].name)
+            ai.add("speed").add("float", _f(mem["speed"] if mem and mem.get("speed") is not None else v * unit))
+            if not (math.isfinite(a) and a > 0):
+                a = 50.0
+                self.lose("unlimited (or zero) joint accelerations, written as OpenRAVE's default 50 "
+                          "rad/s^2 (m/s^2)", r.links[x].name)
+            ai.add("acceleration").add("float", _f(mem["acceleration"] if mem and mem.get("acceleration")
+                                                   is not None else a * unit))
             if math.isfinite(float(r.tmax[x])):
                 self.lose("joint torque limits", r.links[x].name)
         itf = mot.add("extra", type="interface_type").add("technique", profile="OpenRAVE")
@@ -735,8 +741,13 @@ class _Writer:
         self.sensors(mot)
 
     def stored_value(self, J) -> float:
+        """The joint value stored with the binding: the model's configuration (degrees or
+        metres), or the value read from COLLADA while the configuration is unchanged."""
         x = J.axes_links[0]
         q = float(self.robot.config[x]) if len(self.robot.config) > x else 0.0
+        mem = self.memory.get("stored", {}).get(self.robot.links[J.child].name)
+        if isinstance(mem, (list, tuple)) and len(mem) == 2 and mem[0] == q:
+            return mem[1]
         return q * RAD2DEG if not self.robot.links[x].is_prismatic else q
 
     def _clink_of(self, i: int) -> int:

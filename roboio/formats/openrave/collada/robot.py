@@ -47,7 +47,7 @@ def remember(robot, record: BodyRecord) -> dict:
     speed and acceleration as written, per link the rigid body as written, and the forced
     adjacent pairs, each with a fingerprint of the model values they produced."""
     from ....report import ConversionReport
-    from ._writer import _Writer, fingerprint, joint_fingerprint, mass_fingerprint
+    from ._writer import RAD2DEG, _Writer, fingerprint, joint_fingerprint, mass_fingerprint
     import numpy as np
     w = _Writer(robot, ConversionReport(), None)
     w.analyse()
@@ -65,6 +65,15 @@ def remember(robot, record: BodyRecord) -> dict:
                         "kind": w.kind(J), "att": memo["att"], "own": own, "axes": memo["axes"],
                         "limits": memo["limits"][0], "speed": memo["speed"][0],
                         "acceleration": memo["acceleration"][0]}
+    stored = {}
+    for J in w.joints:
+        name = robot.links[J.child].name
+        rec = by_child.get(name)
+        if rec is not None and rec.dof == 1:
+            value = ((rec.extras.get("collada") or {}).get("stored_values") or [0.0])[0]
+            q = float(robot.config[J.axes_links[0]])
+            is_rev = not robot.links[J.axes_links[0]].is_prismatic
+            stored[name] = (q, value * RAD2DEG if is_rev else value)
     T0 = robot.fk(np.zeros(robot.num_links))
     out_links = {}
     for i, l in enumerate(robot.links):
@@ -83,7 +92,7 @@ def remember(robot, record: BodyRecord) -> dict:
     pairs = sorted((min(a, b), max(a, b)) for a, b in robot.self_collision_pairs)
     collision = {"fingerprint": fingerprint(*[f"{a},{b}" for a, b in pairs]),
                  "pairs": [(record.links[a].name, record.links[b].name) for a, b in record.forced_adjacent]}
-    return {"joints": joints, "links": out_links, "collision": collision}
+    return {"joints": joints, "links": out_links, "collision": collision, "stored": stored}
 
 
 def read(path: str, ctx):
