@@ -15,7 +15,9 @@ def adapt(obj, info, report: ConversionReport):
     """Shape ``obj`` into something ``info``'s writer accepts, reporting what is dropped:
     a World with one robot becomes that Robot (other elements listed as lost); a Robot,
     RigidObject, Terrain or Geometry becomes a one-element World; a MultiPath becomes its
-    concatenated Trajectory (holds, IK goals, settings listed as lost)."""
+    concatenated Trajectory (holds, IK goals, settings listed as lost); a Robot or World
+    written to a mesh format becomes one posed mesh scene (robots at ``robot.config``,
+    kinematics listed as lost)."""
     accepts = info.writes
     if not accepts or isinstance(obj, accepts):
         return obj
@@ -53,6 +55,9 @@ def adapt(obj, info, report: ConversionReport):
         if isinstance(obj, RigidObject):
             report.lose("mass, inertia and contact parameters of the rigid object (target holds geometry only)")
         return g
+    if Geometry in accepts and isinstance(obj, (Robot, World)):
+        from .formats.meshes.posed import posed_geometry   # robots at their configuration
+        return posed_geometry(obj, report)
     if World in accepts and isinstance(obj, (Robot, RigidObject, Terrain, Geometry)):
         w = World(getattr(obj, "name", "World"))
         w.add(Terrain("Terrain", obj) if isinstance(obj, Geometry) else obj)
