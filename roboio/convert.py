@@ -88,6 +88,7 @@ class VerifyResult:
     samples: int
     tol: float
     notes: list = field(default_factory=list)
+    per_link: dict = field(default_factory=dict)   # link name -> (max position, max rotation error)
 
     @property
     def ok(self) -> bool:
@@ -133,5 +134,8 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9) -> Verify
                      Rrel[..., 1, 0] - Rrel[..., 0, 1]], axis=-1)
     rot = np.arctan2(np.linalg.norm(skew, axis=-1) / 2, cos)
     worst = np.unravel_index(np.argmax(np.maximum(pos, rot)), pos.shape)
+    per_link = {}
+    for k, i in enumerate(ia):
+        per_link.setdefault(ra.link_names[i], (float(pos[:, k].max()), float(rot[:, k].max())))
     return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos.max()),
-                        float(rot.max()), ra.link_names[ia[worst[1]]], samples, tol)
+                        float(rot.max()), ra.link_names[ia[worst[1]]], samples, tol, per_link=per_link)
