@@ -22,7 +22,6 @@ def plot_motion(motion, path: str, robot=None, *, columns: int = 4, title: str =
     mpl.use("Agg", force=True)
     from matplotlib.figure import Figure
     times, values, names, limits, units, step = motion_columns(motion, robot)
-    finite = np.where(np.isnan(values), 0.0, values)
     moving = [j for j in range(values.shape[1])
               if np.nanmax(values[:, j], initial=-np.inf) - np.nanmin(values[:, j], initial=np.inf) > 1e-12]
     constant = [names[j] for j in range(values.shape[1]) if j not in moving]
@@ -61,8 +60,9 @@ def plot_motion(motion, path: str, robot=None, *, columns: int = 4, title: str =
     fig.suptitle(f"{head}  ({len(moving)} moving joints, {len(times)} frames, "
                  f"{times[-1] - times[0]:.3g} s; grey: outside the joint limits)", fontsize=10)
     if constant:
-        shown = ", ".join(constant[:12]) + (f", ... ({len(constant)} in all)" if len(constant) > 12 else "")
-        fig.text(0.01, 0.005, f"constant: {shown}", fontsize=7, color="0.3")
+        import textwrap
+        shown = ", ".join(constant[:24]) + (f", ... ({len(constant)} in all)" if len(constant) > 24 else "")
+        fig.text(0.01, 0.005, textwrap.fill(f"constant: {shown}", 32 * cols), fontsize=7, color="0.3")
     fig.tight_layout(rect=(0, 0.03, 1, 0.97))
     import io
     buf = io.BytesIO()
@@ -70,5 +70,4 @@ def plot_motion(motion, path: str, robot=None, *, columns: int = 4, title: str =
     fig.savefig(buf, format=ext)
     from ..formats.fileio import atomic_write
     atomic_write(path, buf.getvalue())
-    del finite
     return {"plotted": [names[j] for j in moving], "constant": constant}
