@@ -184,13 +184,13 @@ class Viewer:
         elements = scene_elements(m.world, m.configs)
         pts = []
         opacity = 0.55 if k == 1 else None
+        counts = {"rigid_object": 0, "terrain": 0}     # scene_elements keeps file order per kind
         for em in elements:
             if em.kind == "link":
                 name = f"/m{k}/r{em.robot}/L{em.link}"
             else:
-                idx = (m.world.rigid_objects if em.kind == "rigid_object" else m.world.terrains)
-                pos = next(n for n, e in enumerate(idx) if e.name == em.name) if em.kind != "link" else 0
-                name = f"/m{k}/{'o' if em.kind == 'rigid_object' else 't'}{pos}"
+                name = f"/m{k}/{'o' if em.kind == 'rigid_object' else 't'}{counts[em.kind]}"
+                counts[em.kind] += 1
             frame = sc.add_frame(name, show_axes=False, wxyz=matrix_to_quat(em.transform[:3, :3]),
                                  position=em.transform[:3, 3])
             if em.kind == "link":
