@@ -147,6 +147,7 @@ class GeomRecord:
     collision: object = None                        # roboio Geometry in the link frame
     render: object = None                           # roboio Geometry in the link frame
     loaded: bool = True
+    raw_pose: list = field(default_factory=list)    # (tag, values) as read, in order
     source: Source = field(default_factory=Source)
 
 

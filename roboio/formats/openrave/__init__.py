@@ -1,0 +1,17 @@
+"""OpenRAVE formats: XML robots, kinbodies and environments (``openrave.md``).
+
+The package follows OpenRAVE's own structure: every reader fills the in-memory body model of
+:mod:`._records` (the XML reader in :mod:`._parse`, the COLLADA reader in
+:mod:`.collada`), and :mod:`._build` alone turns it into roboio's model.
+"""
+from ..registry import FormatInfo, register
+from ._sniff import sniff_openrave
+
+DECLARES_FORMATS = True
+
+register(FormatInfo(
+    name="openrave", extensions=(".robot.xml", ".kinbody.xml", ".env.xml", ".xml"),
+    kinds=("robot", "world"), ecosystem="openrave",
+    description="OpenRAVE XML robot, kinbody or environment (read as OpenRAVE reads it)",
+    sniff=sniff_openrave, read="roboio.formats.openrave.xml:read",
+    write="roboio.formats.openrave.xml:write", writes=("Robot", "World")))
