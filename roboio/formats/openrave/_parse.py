@@ -931,8 +931,9 @@ class Reader:
                     anchor = np.array(self.nums(scope, c, 3, [0.0] * 3))
                     j.extras["raw_anchor"] = list(anchor)
             elif tag == "axis" and jtype in ("hinge", "slider"):
-                axes[0] = normalize3(self.nums(scope, c, 3, [0.0] * 3))
-                j.extras["raw_axes"] = [list(axes[0])]
+                raw = self.nums(scope, c, 3, [0.0] * 3)
+                axes[0] = normalize3(raw)
+                j.extras["raw_axes"] = [list(raw)]
             elif tag in ("axis1", "axis2") and jtype in ("universal", "hinge2"):
                 v = np.array(self.nums(scope, c, 3, [0.0] * 3))
                 if tag == "axis1":

@@ -105,6 +105,12 @@ def _rotation_onto(src, dst):
     return rotation_between(src, dst)
 
 
+def _unit(v):
+    v = np.asarray(v, dtype=float)
+    n = float(np.linalg.norm(v))
+    return v / n if n > 0 else v
+
+
 def _decompose(A):
     """``A`` = R @ diag(s) with R a rotation and s > 0, or None."""
     s = np.linalg.norm(A, axis=0)
@@ -173,10 +179,30 @@ class _BodyWriter:
                 for a, b in zip(seq[:-1], seq[1:]):
                     chains[b] = (a, [b])
         self.bodies = [i for i in range(self.n) if i not in self.fold]
+        # OpenRAVE's first link is the body frame and cannot move: a root whose joint moves
+        # hangs from a fixed virtual link written first
+        self.vroot = None
+        moving_roots = [i for i, (p, seq) in chains.items() if p < 0 and self.moving(seq)]
+        if moving_roots:
+            self.vroot = self.n
+            for i in moving_roots:
+                chains[i] = (self.vroot, chains[i][1])
+            self.bodies.insert(0, self.vroot)
+            self.T0 = np.concatenate([self.T0, np.eye(4)[None]], axis=0)
         self.chains = chains
         self.names = {}
         used = set()
+        if self.vroot is not None:
+            vname = "world"
+            while vname in {l.name for l in links}:
+                vname = "_" + vname
+            self.names[self.vroot] = vname
+            used.add(vname)
+            self.lose(f"a fixed link {vname!r} is added as OpenRAVE's first link (the base link "
+                      f"{links[moving_roots[0]].name!r} moves relative to the world)")
         for i in self.bodies:
+            if i == self.vroot:
+                continue
             name = links[i].name
             if any(c.isspace() for c in name) or not name and i != 0:
                 new = "_".join(name.split()) or f"link{i}"
@@ -208,11 +234,8 @@ class _BodyWriter:
         return None
 
     def _is_weld(self, k) -> bool:
-        if self.r.joints:
-            j = self.r.joint_of_link(k)
-            if j is not None:
-                return j.type == "weld"
-        return self.r.qmin[k] == self.r.qmax[k] == 0
+        """A link that never moves: no driver moves it and its limits allow one value."""
+        return k not in self.driven and self.r.qmin[k] == self.r.qmax[k]
 
     def moving(self, seq):
         return [k for k in seq if not self._is_weld(k)]
@@ -255,9 +278,19 @@ class _BodyWriter:
                 a = d.scale[k] / s0
                 b = d.offset[k] - d.scale[k] * o0 / s0
                 self.role[li] = ("mimic", di, a, b)
+        for k in range(self.n):
+            if k in self.role or self._is_weld(k):
+                continue
+            ext = r.links[k].extras.get("openrave", {})
+            if ext.get("joint_role") in ("mimic", "passive") or ext.get("intermediate"):
+                continue                 # an OpenRAVE passive/mimic joint stays passive
+            self.role[k] = ("free",)
+            self.lose(f"link {r.links[k].name!r} has no driver: written as an active OpenRAVE "
+                      "joint (an extra DOF after the drivers')")
 
     # -- writing -------------------------------------------------------------------------
     def write_kinbody(self, ind: str) -> list:
+        self.check_rotations()
         self.plan()
         self.roles()
         self.name_joints()
@@ -269,7 +302,28 @@ class _BodyWriter:
         lines += self.adjacency(ind)
         return lines
 
+    def check_rotations(self):
+        """OpenRAVE keeps rotations as unit quaternions: a parent transform whose rotation is
+        not orthonormal is written as the nearest rotation."""
+        for l in self.r.links:
+            R = np.asarray(l.parent_transform)[:3, :3]
+            dev = float(np.abs(R.T @ R - np.eye(3)).max())
+            if dev > 1e-12:
+                self.lose(f"link {l.name!r}: its parent transform's rotation is not orthonormal "
+                          f"(|R^T R - I| = {dev:.1e}); OpenRAVE stores a unit quaternion")
+        for l in self.r.links:
+            a = np.asarray(l.axis, dtype=float)
+            n = float(np.linalg.norm(a))
+            if n > 0 and abs(n - 1) > 1e-12 and not self._is_weld(l.index):
+                self.lose(f"link {l.name!r}: axis of length {n:.9g} (Klamp't turns by q times "
+                          "the length; OpenRAVE normalises the axis)")
+
     def body(self, i, ind) -> list:
+        if i == self.vroot:
+            return [f"{ind}<Body name={_attr(self.names[i])} type=\"dynamic\">",
+                    f'{ind}  <mass type="custom">', f"{ind}    <total>0</total>",
+                    f"{ind}    <inertia>0 0 0 0 0 0 0 0 0</inertia>", f"{ind}  </mass>",
+                    f"{ind}</Body>"]
         l = self.r.links[i]
         ext = l.extras.get("openrave", {})
         attrs = f"name={_attr(self.names[i])}"
@@ -377,7 +431,7 @@ class _BodyWriter:
             self.lose(f"link {name!r}: {k} primitive under a non-rigid transform")
             return None
         R, s = dec
-        s = s[0]
+        s = 1.0 if abs(s[0] - 1.0) <= 1e-12 else s[0]      # a rotation's rounding, not a scale
 
         def frame(center, Rl=np.eye(3)):
             F = np.eye(4)
@@ -463,6 +517,8 @@ class _BodyWriter:
         jnames = set()
         self.joint_names = {}
         for i in self.bodies:
+            if i == self.vroot:
+                continue
             p, seq = self.chains[i]
             if p < 0:
                 continue
@@ -472,6 +528,8 @@ class _BodyWriter:
             role = self.role.get(moving[0]) if moving else None
             if moving and role is None:
                 role = ("passive",)
+            if moving and role[0] == "free":
+                role = ("active", len(r.drivers) + i)     # after the drivers, in link order
             if not moving:
                 role = ("weld",)
                 active_static = [self.role.get(k) for k in seq if self.role.get(k)]
@@ -479,7 +537,7 @@ class _BodyWriter:
                     role = ("static-active", active_static[0][1])
             name = jd.get("name")
             if name is None:
-                if role[0] in ("active", "static-active"):
+                if role[0] in ("active", "static-active") and role[1] < len(r.drivers):
                     name = r.drivers[role[1]].name
                 else:
                     name = self.names[i]
@@ -498,6 +556,9 @@ class _BodyWriter:
         # a moving link no driver moves is written where it is (a passive joint holding
         # that value), unless its mimic equation is written (then at the joint's zero)
         q = np.zeros(self.n)
+        for k in range(self.n):
+            if self._is_weld(k) and np.isfinite(r.qmin[k]):
+                q[k] = r.qmin[k]
         for role, i, p, seq, moving, name, jd in items:
             if role[0] != "passive":
                 continue
@@ -508,6 +569,8 @@ class _BodyWriter:
                 q[k] = r.config[k]
         self.q_write = q
         self.T0 = r.fk(q)
+        if self.vroot is not None:
+            self.T0 = np.concatenate([self.T0, np.eye(4)[None]], axis=0)
 
     def joint_elements(self, ind) -> list:
         items = self.items
@@ -515,6 +578,13 @@ class _BodyWriter:
         active = sorted((it for it in items if it[0][0] in ("active", "static-active")),
                         key=lambda it: it[0][1])
         others = [it for it in items if it[0][0] not in ("active", "static-active")]
+        # the OpenRAVE DOFs in order: (model link or None for a static joint)
+        self.dof_links = []
+        for role, i, p, seq, moving, name, jd in active:
+            if role[0] == "static-active":
+                self.dof_links.append(None)
+            else:
+                self.dof_links += list(moving)
         for it in active + others:
             lines += self.joint(*it, ind)
         return lines
@@ -550,8 +620,9 @@ class _BodyWriter:
             attrs += ' circular="true"'
         if kind == "passive":
             attrs += ' enable="false"'
-            self.lose(f"link {links[first].name!r} has no driver: written as a passive OpenRAVE "
-                      "joint, which holds its value (rigid)")
+            if not (jd.get("mimic") and (jd["mimic"][0] or {}).get("pos")):
+                self.lose(f"link {links[first].name!r} has no driver: written as a passive "
+                          "OpenRAVE joint, which holds its value (rigid)")
         if kind == "mimic":
             _, di, a, b = role
             master = self.joint_names_master(di)
@@ -577,7 +648,8 @@ class _BodyWriter:
         axes = [Ts[n][:3, :3] @ np.asarray(links[k].axis, dtype=float) / np.linalg.norm(links[k].axis)
                 for n, k in enumerate(moving)]
         raw_axes = jd.get("raw_axes")
-        if raw_axes and len(raw_axes) == len(axes) and all(_close(a, b) for a, b in zip(raw_axes, axes)):
+        if raw_axes and len(raw_axes) == len(axes) and all(_close(_unit(a), b) for a, b in
+                                                            zip(raw_axes, axes)):
             axes = [np.asarray(a) for a in raw_axes]
         if not prismatic:
             anchor = Ts[0][:3, 3]
@@ -603,10 +675,21 @@ class _BodyWriter:
             lims += [lo, hi]
         tag = "limits" if prismatic else "limitsrad"
         body.append(f"{ind}  <{tag}>{_f(lims)}</{tag}>")
+        static_dof = (kind == "active" and role[1] < len(r.drivers)
+                      and r.drivers[role[1]].type == "affine"
+                      and list(r.drivers[role[1]].scale[:1]) == [0.0])
         for field, arr in (("maxvel", r.vmax), ("maxaccel", r.amax), ("maxtorque", r.tmax)):
             vals = [arr[k] for k in moving]
+            if static_dof:      # a static joint's link is a weld; its DOF keeps the driver's
+                d = r.drivers[role[1]]
+                vals = [{"maxvel": d.vmax, "maxaccel": d.amax, "maxtorque": d.tmax}[field]]
+            if field == "maxtorque" and any(v == 0 for v in vals):
+                self.lose(f"joint {name!r}: torque limit 0 (OpenRAVE reads 0 as 'no limit')")
+                continue
+            default = {"maxvel": 10.0, "maxaccel": 50.0, "maxtorque": None}[field]
             if all(np.isfinite(v) for v in vals):
-                body.append(f"{ind}  <{field}>{_f(vals)}</{field}>")
+                if not all(v == default for v in vals):
+                    body.append(f"{ind}  <{field}>{_f(vals)}</{field}>")
             elif field != "maxtorque":
                 self.lose(f"joint {name!r}: unbounded {field} (OpenRAVE applies its default "
                           f"{'10' if field == 'maxvel' else '50'})")
@@ -639,7 +722,7 @@ class _BodyWriter:
             out.append(f"{ind}  <anchor>{_f(anchor)}</anchor>")
         axes = [T[:3, :3] @ np.asarray(a, dtype=float) for a in frame["axes"]]
         raw_axes = jd.get("raw_axes")
-        if raw_axes and len(raw_axes) == len(axes) and all(_close(a, b) for a, b in
+        if raw_axes and len(raw_axes) == len(axes) and all(_close(_unit(a), b) for a, b in
                                                             zip(raw_axes, axes)):
             axes = [np.asarray(a) for a in raw_axes]
         if jtype in ("hinge", "slider"):
@@ -677,14 +760,19 @@ class _BodyWriter:
         bodies = self.bodies
         index = {b: k for k, b in enumerate(bodies)}
         nb = len(bodies)
-        has_geom = [r.links[b].geometry is not None for b in bodies]
+        has_geom = [b != self.vroot and r.links[b].geometry is not None for b in bodies]
         # the written joint tree between bodies: parent body and whether the joint moves
         par = {}
         for b in bodies:
+            if b == self.vroot:
+                continue
             p, seq = self.chains[b]
             if p >= 0:
                 pb = self.owner.get(p, p)
-                par[index[b]] = (index[pb], bool(self.moving(seq)))
+                mv = self.moving(seq)
+                # OpenRAVE counts a joint whose limits allow one value as static
+                par[index[b]] = (index[pb], bool(mv) and not all(
+                    r.qmin[k] == r.qmax[k] for k in mv))
         def ancestors(k):
             out = [k]
             while k in par:
@@ -720,7 +808,8 @@ class _BodyWriter:
                 a, b = sorted((index[bx], index[by]))
                 wanted.add((a, b))
         out = []
-        enabled = [r.links[b].extras.get("openrave", {}).get("enabled", True) for b in bodies]
+        enabled = [b == self.vroot or r.links[b].extras.get("openrave", {}).get("enabled", True)
+                   for b in bodies]
         lost = 0
         for a in range(nb):
             for b in range(a + 1, nb):
@@ -746,14 +835,17 @@ class _BodyWriter:
         for s in r.sensors:
             out += self.sensor(s, ind)
         q = np.asarray(r.config, dtype=float)
-        if np.any(q != 0):
-            u = r.drivers_from_config(q) if r.drivers else []
-            back = r.config_from_drivers(u, q=np.zeros(self.n)) if r.drivers else np.zeros(self.n)
-            if len(u) and np.any(np.asarray(u) != 0):
-                out.append(f"{ind}<jointvalues>{_f(u)}</jointvalues>")
-            idx = sorted(self.driven)
-            if idx and not _close(back[idx], q[idx], 1e-12):
-                self.lose("initial configuration of driven links not reachable by the drivers")
+        u = [0.0 if k is None else float(q[k]) for k in self.dof_links]
+        # measured load values carry rounding noise (~1e-16): not worth a <jointvalues>
+        if u and np.any(np.abs(np.asarray(u)) > 1e-12):
+            out.append(f"{ind}<jointvalues>{_f(u)}</jointvalues>")
+        for k, role in self.role.items():
+            if role[0] == "mimic":
+                _, di, a, b = role
+                m = r.drivers[di].dofs[0]
+                if abs(q[k] - (a * q[m] + b)) > 1e-12 * max(1.0, abs(q[k])):
+                    self.lose(f"initial value of link {r.links[k].name!r}, which does not follow "
+                              f"its driver {r.drivers[di].name!r}")
         return out
 
     def manipulator(self, m, ind) -> list:
