@@ -244,6 +244,8 @@ def build_robot(body: BodyRecord, ctx, path: str, jointvalues=None) -> Robot:
                        "declared_name": rec.declared_name}
                 if "raw_pose" in rec.extras:
                     ext["raw_pose"] = rec.extras["raw_pose"]
+                if rec.extras.get("unknown"):
+                    ext["unknown"] = list(rec.extras["unknown"])
                 if rec.extra_groups:
                     ext["extra_geometry_groups"] = sorted(rec.extra_groups)
                 if j is not None:
@@ -481,7 +483,7 @@ def _manipulators(body, robot, h, seg_index, last_index, ctx) -> list:
                   "closing_direction": list(m.closing_direction)}
         if m.ik_chain_end:
             extras["ik_chain_end"] = m.ik_chain_end
-        extras.update({k: v for k, v in m.extras.items() if k != "unknown"})
+        extras.update(m.extras)
         out.append(Manipulator(m.name, base, eff, np.array(m.tool, dtype=float),
                                np.array(m.direction, dtype=float), arm, grip, closing,
                                m.ik_solver, {"openrave": extras}))
@@ -528,6 +530,8 @@ def _robot_extras(body: BodyRecord, h) -> dict:
         out["controllers"] = list(body.controllers)
     if body.unknown:
         out["unknown"] = list(body.unknown)
+    if body.extras.get("robot_unknown"):
+        out["robot_unknown"] = list(body.extras["robot_unknown"])
     if body.jointvalues is not None:
         out["jointvalues"] = list(body.jointvalues)
     if body.forced_adjacent:

@@ -1038,7 +1038,7 @@ class Reader:
             elif tag == "jointvalues":
                 jointvalues = self.all_nums(scope, c)
             else:
-                self.unknown(scope, c, "robot", body.unknown)
+                self.unknown(scope, c, "robot", body.extras.setdefault("robot_unknown", []))
         if name:
             body.name = name
         if initial_manips:

@@ -200,11 +200,22 @@ class _BodyWriter:
             used.add(vname)
             self.lose(f"a fixed link {vname!r} is added as OpenRAVE's first link (the base link "
                       f"{links[moving_roots[0]].name!r} moves relative to the world)")
+        referenced = set()
+        for i, (p, seq) in chains.items():
+            if p >= 0:
+                referenced.update((i, self.owner.get(p, p)))
+        for m in r.manipulators:
+            referenced.update((self.owner.get(m.base, m.base), self.owner.get(m.effector, m.effector)))
+        for sen in r.sensors:
+            referenced.add(self.owner.get(sen.link, sen.link))
         for i in self.bodies:
             if i == self.vroot:
                 continue
             name = links[i].name
-            if any(c.isspace() for c in name) or not name and i != 0:
+            if not name and i not in referenced:
+                self.names[i] = name          # an unnamed link nothing refers to stays unnamed
+                continue
+            if any(c.isspace() for c in name) or not name:
                 new = "_".join(name.split()) or f"link{i}"
                 self.lose(f"link name {name!r} written as {new!r} (OpenRAVE reads names up to "
                           "the first space)")
@@ -326,14 +337,16 @@ class _BodyWriter:
                     f"{ind}</Body>"]
         l = self.r.links[i]
         ext = l.extras.get("openrave", {})
-        attrs = f"name={_attr(self.names[i])}"
-        attrs += ' type="static"' if ext.get("static") else ' type="dynamic"'
+        # an unnamed link has no name attribute (name="" would re-open the first unnamed link)
+        attrs = f"name={_attr(self.names[i])} " if self.names[i] else ""
+        attrs += 'type="static"' if ext.get("static") else 'type="dynamic"'
         if ext.get("enabled") is False:
             attrs += ' enable="false"'
         out = [f"{ind}<Body {attrs}>"]
         out += _pose_lines(self.T0[i], ext.get("raw_pose"), ind + "  ")
         out += self.geoms(i, ind + "  ")
         out += self.mass(l, ind + "  ")
+        out += _kept(ext, ind + "  ")
         out.append(f"{ind}</Body>")
         return out
 
@@ -421,6 +434,7 @@ class _BodyWriter:
             tr = 1.0 - l.appearance.color[3]
         if tr is not None:
             body.append(f"{ind}  <transparency>{fmt_float(tr)}</transparency>")
+        body += _kept(ext, ind + "  ")
         body.append(f"{ind}</Geom>")
         return body
 
@@ -574,6 +588,7 @@ class _BodyWriter:
 
     def joint_elements(self, ind) -> list:
         items = self.items
+        self.written_static = {}       # body -> whether OpenRAVE sees its joint as static
         lines = []
         active = sorted((it for it in items if it[0][0] in ("active", "static-active")),
                         key=lambda it: it[0][1])
@@ -599,7 +614,12 @@ class _BodyWriter:
         if not moving:
             ext = links[i].extras.get("openrave", {})
             if ext.get("joint_role") == "passive" and ext.get("passive_frame") and len(seq) == 1:
-                return self.passive_joint(i, parent_name, name, jd, ext["passive_frame"], ind)
+                lines = self.passive_joint(i, parent_name, name, jd, ext["passive_frame"], ind)
+                static = not any(jd.get("circular", [])) and all(
+                    lo >= hi for lo, hi in zip(jd.get("lower", []), jd.get("upper", [])))
+                self.written_static[i] = static
+                return lines
+            self.written_static[i] = True
             jtype = "hinge"
             if kind != "static-active":
                 attrs += ' enable="false"'
@@ -610,6 +630,7 @@ class _BodyWriter:
             return [f"{ind}<Joint {attrs}>"] + body + [f"{ind}</Joint>"]
         first = moving[0]
         prismatic = links[first].is_prismatic
+        self.written_static[i] = all(r.qmin[k] == r.qmax[k] for k in moving)
         if len(moving) == 1:
             jtype = "slider" if prismatic else "hinge"
         else:
@@ -702,6 +723,7 @@ class _BodyWriter:
         if res and res[0] != 0.02:
             value = res[0] if prismatic else math.degrees(res[0])
             body.append(f"{ind}  <resolution>{fmt_float(value)}</resolution>")
+        body += _kept(jd, ind + "  ")
         return [f"{ind}<Joint {attrs}>"] + body + [f"{ind}</Joint>"]
 
     def passive_joint(self, i, parent_name, name, jd, frame, ind) -> list:
@@ -734,6 +756,7 @@ class _BodyWriter:
             lims = [v for pair in zip(jd["lower"], jd["upper"]) for v in pair]
             tag = "limits" if jtype == "slider" else "limitsrad"
             out.append(f"{ind}  <{tag}>{_f(lims)}</{tag}>")
+        out += _kept(jd, ind + "  ")
         out.append(f"{ind}</Joint>")
         return out
 
@@ -769,10 +792,8 @@ class _BodyWriter:
             p, seq = self.chains[b]
             if p >= 0:
                 pb = self.owner.get(p, p)
-                mv = self.moving(seq)
                 # OpenRAVE counts a joint whose limits allow one value as static
-                par[index[b]] = (index[pb], bool(mv) and not all(
-                    r.qmin[k] == r.qmax[k] for k in mv))
+                par[index[b]] = (index[pb], not self.written_static.get(b, True))
         def ancestors(k):
             out = [k]
             while k in par:
@@ -875,6 +896,7 @@ class _BodyWriter:
         if m.ik_solver:
             out.append(f"{ind}  <iksolver>{escape(m.ik_solver)}</iksolver>")
         out += _pose_lines(np.asarray(m.tool_transform, dtype=float), ext.get("raw_tool"), ind + "  ")
+        out += _kept(ext, ind + "  ")
         out.append(f"{ind}</Manipulator>")
         return out
 
@@ -903,6 +925,18 @@ class _BodyWriter:
         return out
 
 
+def _kept(ext: dict, ind: str) -> list:
+    """Elements OpenRAVE ignores that roboio kept as data when reading, written back."""
+    out = []
+    for key in ("actuator", "ignored", "unknown"):
+        items = ext.get(key)
+        if items is None:
+            continue
+        for x in (items if isinstance(items, list) else [items]):
+            out += _xml_lines(x, ind)
+    return out
+
+
 def _xml_lines(x, ind) -> list:
     """An XmlData element as written lines."""
     attrs = "".join(f" {k}={_attr(v)}" for k, v in x.attrib.items())
@@ -923,10 +957,14 @@ def _robot(robot: Robot, report, out_dir, ind="") -> list:
     kb = w.write_kinbody(ind + "    ")
     lines = [f"{ind}<Robot name={_attr(robot.name)}>", f"{ind}  <KinBody name={_attr(robot.name)}>"]
     lines += kb
+    for x in ext.get("unknown", []):
+        lines += _xml_lines(x, ind + "    ")
     lines.append(f"{ind}  </KinBody>")
     lines += w.robot_elements(ind + "  ")
+    for x in ext.get("controllers", []) + ext.get("robot_unknown", []):
+        lines += _xml_lines(x, ind + "  ")
     lines.append(f"{ind}</Robot>")
-    for key in ("controllers", "unknown", "loop_joints"):
+    for key in ("loop_joints",):
         if ext.get(key):
             report.lose(f"robot {robot.name!r}: OpenRAVE {key.replace('_', ' ')} kept as data "
                         f"on reading ({len(ext[key])}) are not written")
