@@ -379,3 +379,22 @@ def test_sniffers_agree_on_every_xml_file():
         if is_urdf:
             assert not openrave(head, path), rel
             assert registry.find_reader(path).name == "urdf", rel
+
+
+@pytest.mark.parametrize("rel", [r for r in FILES if r.endswith(".env.xml")
+                                 and (r not in COLLADA or _has_collada())])
+def test_environment_write_read_write(rel, tmp_path):
+    w = load(rel)
+    out, out2 = str(tmp_path / "a.env.xml"), str(tmp_path / "b.env.xml")
+    roboio.save(w, out, format="openrave")
+    w2 = roboio.load(out)
+    assert [r.name for r in w2.robots] == [r.name for r in w.robots]
+    assert [o.name for o in w2.rigid_objects] == [o.name for o in w.rigid_objects]
+    assert [t.name for t in w2.terrains] == [t.name for t in w.terrains]
+    for a, b in zip(w.robots, w2.robots):
+        np.testing.assert_allclose(b.fk(), a.fk(), atol=1e-12)
+    for a, b in zip(w.rigid_objects + w.terrains, w2.rigid_objects + w2.terrains):
+        np.testing.assert_allclose(b.transform, a.transform, atol=1e-12)
+    roboio.save(w2, out2, format="openrave")
+    with open(out) as f1, open(out2) as f2:
+        assert f1.read() == f2.read()

@@ -558,9 +558,9 @@ def build_body(body: BodyRecord, ctx, path: str, jointvalues=None):
     inv0 = inv(T0)
     parts = []
     mass = Mass()
-    for l in links:
+    for k, l in enumerate(links):
         coll, _ = link_geometries(l.geoms)
-        rel = inv0 @ l.transform
+        rel = np.eye(4) if k == 0 else inv0 @ l.transform
         if coll is not None:
             if len(links) > 1:
                 coll.apply_transform(rel)
@@ -597,7 +597,7 @@ def build_world(env: EnvironmentRecord, ctx, path: str) -> World:
     for body in env.bodies:
         world.add(build_body(body, ctx, path))
     extras = {"camera": {"transform": env.camera.transform.tolist(), "focal": env.camera.focal,
-                         "specified": env.camera.specified}}
+                         "specified": env.camera.specified, "raw": list(env.camera.raw)}}
     if env.bkgndcolor is not None:
         extras["bkgndcolor"] = list(env.bkgndcolor)
     if env.unit is not None:

@@ -74,10 +74,22 @@ def _pose_lines(T, raw, ind: str) -> list:
         out.append(f"{ind}<Translation>{_f(t)}</Translation>")
     R = T[:3, :3]
     if not np.array_equal(R, np.eye(3)):
-        q = quat_from_matrix(R)
-        # the quaternion OpenRAVE's reader turns back into (nearly) this matrix
-        out.append(f"{ind}<quat>{_f(q)}</quat>")
+        out.append(f"{ind}<quat>{_f(_stable_quat(R))}</quat>")
     return out
+
+
+def _stable_quat(R) -> np.ndarray:
+    """The quaternion of ``R``, chosen so that reading it back and writing again gives the
+    same numbers (a fixed point of OpenRAVE's quaternion -> matrix -> quaternion)."""
+    q = quat_from_matrix(R)
+    seen = [tuple(q)]
+    for _ in range(16):
+        q = quat_from_matrix(matrix_from_quat(q))
+        t = tuple(q)
+        if t in seen:                       # a fixed point or a cycle: its smallest member
+            return np.array(min(seen[seen.index(t):]))
+        seen.append(t)
+    return q
 
 
 _TAGNAMES = {"translation": "Translation", "rotationaxis": "RotationAxis",
@@ -978,6 +990,20 @@ def _robot(robot: Robot, report, out_dir, ind="") -> list:
     return lines
 
 
+def _camera_raw_matches(cam) -> bool:
+    from ._parse import apply_camera_tag
+    from ._records import CameraRecord
+    if not cam.get("raw"):
+        return False
+    c = CameraRecord()
+    c.transform[:3, 3] = (0.0, 1.5, 0.8)
+    from ._math import axis_angle
+    c.transform[:3, :3] = axis_angle((1, 0, 0), -0.5)
+    for tag, values in cam["raw"]:
+        apply_camera_tag(c, tag, values)
+    return _close(c.transform, cam["transform"]) and c.focal == cam.get("focal", 0.0)
+
+
 def _element_body(obj, report, out_dir, ind, static: bool) -> list:
     """A RigidObject or Terrain as a one-link KinBody."""
     r = Robot(obj.name)
@@ -993,7 +1019,13 @@ def _element_body(obj, report, out_dir, ind, static: bool) -> list:
     lines += w.write_kinbody(ind + "  ")
     lines.append(f"{ind}</KinBody>")
     if isinstance(obj, RigidObject):
-        report.lose(f"object {obj.name!r}: contact parameters (kFriction, kRestitution, ...)")
+        default = RigidObject()
+        changed = [k for k in ("kFriction", "kRestitution", "kStiffness", "kDamping")
+                   if getattr(obj, k) != getattr(default, k)]
+        if changed:
+            report.lose(f"object {obj.name!r}: contact parameters ({', '.join(changed)})")
+        if np.any(obj.velocity) or np.any(obj.angular_velocity):
+            report.lose(f"object {obj.name!r}: initial velocity")
     return lines
 
 
@@ -1008,10 +1040,13 @@ def dumps(obj, report, path=None) -> str:
         cam = ext.get("camera")
         if cam and cam.get("specified"):
             T = np.asarray(cam["transform"], dtype=float)
-            lines.append(f"  <camtrans>{_f(T[:3, 3])}</camtrans>")
-            lines.append(f"  <camrotmat>{_f(T[:3, :3].reshape(9))}</camrotmat>")
-            if cam.get("focal"):
-                lines.append(f"  <camfocal>{fmt_float(cam['focal'])}</camfocal>")
+            if _camera_raw_matches(cam):
+                lines += [f"  <{t}>{_f(v)}</{t}>" for t, v in cam["raw"]]
+            else:
+                lines.append(f"  <camtrans>{_f(T[:3, 3])}</camtrans>")
+                lines.append(f"  <camrotmat>{_f(T[:3, :3].reshape(9))}</camrotmat>")
+                if cam.get("focal"):
+                    lines.append(f"  <camfocal>{fmt_float(cam['focal'])}</camfocal>")
         if ext.get("bkgndcolor"):
             lines.append(f"  <bkgndcolor>{_f(ext['bkgndcolor'])}</bkgndcolor>")
         names = set()
