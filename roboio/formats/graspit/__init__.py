@@ -18,4 +18,4 @@ register(FormatInfo(
                 "<geometryFile>) XML",
     sniff=sniff_graspit, read="roboio.formats.graspit.xml:read",
     write="roboio.formats.graspit.xml:write", writes=("Robot", "World", "RigidObject", "Terrain"),
-    priority=3))
+    priority=0))
