@@ -39,8 +39,9 @@ from ._massprops import body_triangles, default_cog, default_inertia
 from ._records import BodyRec, RobotRec
 from ._transform import matrix_mm
 
-__all__ = ["BodyData", "body_data", "build_robot", "MM", "mm_to_m", "JointInfo", "dh_link_frame",
-           "joint_infos", "dof_ranges", "GRAMS"]
+__all__ = ["BodyData", "body_data", "build_robot", "dh_structure", "Node", "MM", "mm_to_m", "JointInfo", "dh_link_frame",
+           "joint_infos", "dof_ranges", "GRAMS", "geometry_transform_si", "mass_kg", "com_m",
+           "inertia_si", "DEFAULT_MASS_G"]
 
 MM = 1e-3          # metres per millimetre
 GRAMS = 1e-3       # kilograms per gram
@@ -78,19 +79,36 @@ def geometry_transform_mm(rec: BodyRec) -> np.ndarray:
     return matrix_mm(rec.offset) @ np.diag([s[0], s[1], s[2], 1.0])
 
 
+def geometry_transform_si(rec: BodyRec) -> np.ndarray:
+    """The model's geometry transform for ``rec``: file coordinates -> body frame (m)."""
+    return _MM_TO_M @ geometry_transform_mm(rec)
+
+
+def mass_kg(rec: BodyRec) -> float:
+    return (DEFAULT_MASS_G if rec.mass is None else rec.mass.value) * GRAMS
+
+
+def com_m(cog_mm) -> np.ndarray:
+    return np.asarray(cog_mm, float) * MM
+
+
+def inertia_si(mass: float, inertia_mm2) -> np.ndarray:
+    """``mass`` (kg) times the per-unit-mass inertia (mm^2) -> kg m^2."""
+    return mass * np.asarray(inertia_mm2, float).reshape(3, 3) * (MM * MM)
+
+
 def body_data(rec: BodyRec, geometry, ctx: LoadContext, *, dynamic: bool, path: Optional[str] = None) -> BodyData:
     """SI body of ``rec`` whose geometry file was loaded as ``geometry`` (None or missing
     allowed). ``dynamic``: links and graspable bodies read mass, cog and inertia
     (obstacles do not)."""
     T_mm = geometry_transform_mm(rec)
     if geometry is not None:
-        geometry.transform = _MM_TO_M @ T_mm
-    mass_g = DEFAULT_MASS_G
-    if rec.mass is not None:
-        if not rec.mass.value > 0 and dynamic:
-            raise ctx.error(f"<mass> must be > 0 (grams), got {rec.mass.text!r}", rec.mass_line, path=path)
-        mass_g = rec.mass.value
+        geometry.transform = geometry_transform_si(rec)
+    if rec.mass is not None and dynamic and not rec.mass.value > 0:
+        raise ctx.error(f"<mass> must be > 0 (grams), got {rec.mass.text!r}", rec.mass_line, path=path)
     extras = {"material": rec.material or "wood"}
+    if geometry is not None and geometry.source is not None:
+        extras["geometry_path"] = geometry.source.path
     cog_mm = inertia_mm2 = None
     if rec.cog is not None:
         cog_mm = np.array([v.value for v in rec.cog])
@@ -119,8 +137,14 @@ def body_data(rec: BodyRec, geometry, ctx: LoadContext, *, dynamic: bool, path: 
         cog_mm = np.zeros(3)
     if inertia_mm2 is None:
         inertia_mm2 = np.zeros((3, 3))
-    mass = mass_g * GRAMS
-    return BodyData(geometry, mass, cog_mm * MM, mass * inertia_mm2 * (MM * MM), rec, extras)
+    mass = mass_kg(rec)
+    out = BodyData(geometry, mass, com_m(cog_mm), inertia_si(mass, inertia_mm2), rec, extras)
+    if extras.get("cog_computed"):
+        extras["computed_com"] = out.com
+    if extras.get("inertia_computed"):
+        extras["computed_inertia"] = out.inertia
+        extras["computed_mass"] = mass
+    return out
 
 
 def rigid_object(name: str, body: BodyData) -> RigidObject:
@@ -273,6 +297,54 @@ def _sorted_limits(lo, hi):
     return (lo, hi) if lo <= hi else (hi, lo)
 
 
+@dataclass
+class Node:
+    """One model link of a GraspIt! robot: ``kind`` is ``palm``, ``joint`` (moving, GraspIt!
+    joint number ``joint``) or ``weld`` (a GraspIt! link at ``Tx(a)`` from its joint's link);
+    ``graspit_link`` = (chain, link) when the node carries that GraspIt! link."""
+
+    kind: str
+    name: str
+    parent: int
+    prismatic: bool
+    axis: tuple
+    P: np.ndarray
+    joint: Optional[int] = None
+    graspit_link: Optional[tuple] = None
+
+
+def dh_structure(rec: RobotRec, name: str, joints: Optional[list] = None) -> list:
+    """The model links of robot record ``rec`` in order (see the module docstring)."""
+    joints = joint_infos(rec) if joints is None else joints
+    out = [Node("palm", rec.palm_name or f"{name}Base", -1, False, (0.0, 0.0, 1.0), np.eye(4))]
+    for c, chain in enumerate(rec.chains):
+        last = []
+        consumed = 0
+        for lr in chain.links:
+            consumed += lr.joints_consumed
+            last.append(consumed - 1)
+        attach = {j: l for l, j in enumerate(last)}
+        parent = 0
+        before = mm_to_m(matrix_mm(chain.transform))
+        for i in (i for i in joints if i.chain == c):
+            P, axis, after = dh_link_frame(i)
+            l = attach.get(i.index)
+            carries = l is not None and after is None
+            jname = chain.joints[i.index].name or f"{name}_chain{c}_joint{i.index}"
+            lname = (chain.links[l].name or f"{name}_chain{c}_link{l}") if carries else jname
+            out.append(Node("joint", lname, parent, i.prismatic, axis, before @ P, i.number,
+                            (c, l) if carries else None))
+            parent = len(out) - 1
+            before = np.eye(4)
+            if l is not None and after is not None:
+                out.append(Node("weld", chain.links[l].name or f"{name}_chain{c}_link{l}", parent, False,
+                                (0.0, 0.0, 1.0), after, None, (c, l)))
+                parent = len(out) - 1
+            elif l is None and after is not None:
+                before = after
+    return out
+
+
 def build_robot(rec: RobotRec, name: str, palm: BodyData, link_bodies: list, ctx: LoadContext) -> Robot:
     """The model of robot record ``rec`` (``link_bodies[c][l]`` the chain links' bodies)."""
     robot = Robot(name)
@@ -299,55 +371,35 @@ def build_robot(rec: RobotRec, name: str, palm: BodyData, link_bodies: list, ctx
                          f"({lo:g} > {hi:g})", dof.line, path=path)
         defaults.append(v)
 
-    palm_link = _link(f"{name}Base", -1, False, (0, 0, 1), np.eye(4), palm)
-    robot.add_link(palm_link, qmin=0.0, qmax=0.0, q=0.0)
-    robot.joints.append(Joint("weld", [0]))
-    link_index = {("palm",): 0}
     joint_link = []
-    for c, chain in enumerate(rec.chains):
-        last = []
-        consumed = 0
-        for lr in chain.links:
-            consumed += lr.joints_consumed
-            last.append(consumed - 1)
-        attach = {j: l for l, j in enumerate(last)}
-        parent = 0
-        before = mm_to_m(matrix_mm(chain.transform))
-        mine = [i for i in joints if i.chain == c]
-        for i in mine:
-            P, axis, after = dh_link_frame(i)
-            l = attach.get(i.index)
-            if l is not None and after is None:
-                lname = chain.links[l].name or f"{name}_chain{c}_link{l}"
-                body = link_bodies[c][l]
-            else:
-                lname = f"{name}_chain{c}_joint{i.index}"
-                body = None
+    link_index = {}
+    for node in dh_structure(rec, name, joints):
+        if node.kind == "palm":
+            body = palm
+        elif node.graspit_link is not None:
+            body = link_bodies[node.graspit_link[0]][node.graspit_link[1]]
+        else:
+            body = None
+        link = _link(node.name, node.parent, node.prismatic, node.axis, node.P, body)
+        if node.kind == "joint":
+            i = joints[node.joint]
             lo, hi = _sorted_limits(i.lo, i.hi)
+            jline = rec.chains[i.chain].joints[i.index].line
             if i.lo > i.hi:
-                ctx.warn(f"joint {i.index} of chain {c}: minValue > maxValue; the limits are read "
-                         "as the interval they span", rec.chains[c].joints[i.index].line, path=path)
+                ctx.warn(f"joint {i.index} of chain {i.chain}: minValue > maxValue; the limits are "
+                         "read as the interval they span", jline, path=path)
             q0 = i.ratio * defaults[i.dof] * (MM if i.prismatic else 1.0)
-            link = _link(lname, parent, i.prismatic, axis, before @ P, body)
             robot.add_link(link, qmin=lo, qmax=hi, q=q0 if math.isfinite(q0) else 0.0)
             robot.joints.append(Joint("normal", [link.index]))
             joint_link.append(link.index)
-            ctx.charge("links", 1, rec.chains[c].joints[i.index].line)
-            if l is not None:
-                if after is not None:
-                    wname = chain.links[l].name or f"{name}_chain{c}_link{l}"
-                    weld = _link(wname, link.index, False, (0, 0, 1), after, link_bodies[c][l])
-                    robot.add_link(weld, qmin=0.0, qmax=0.0, q=0.0)
-                    robot.joints.append(Joint("weld", [weld.index]))
-                    link_index[(c, l)] = weld.index
-                    parent = weld.index
-                else:
-                    link_index[(c, l)] = link.index
-                    parent = link.index
-                before = np.eye(4)
-            else:
-                parent = link.index
-                before = after if after is not None else np.eye(4)
+            ctx.charge("links", 1, jline)
+        else:
+            robot.add_link(link, qmin=0.0, qmax=0.0, q=0.0)
+            robot.joints.append(Joint("weld", [link.index]))
+        if node.kind == "palm":
+            link_index[("palm",)] = link.index
+        if node.graspit_link is not None:
+            link_index[node.graspit_link] = link.index
 
     for k, dof in enumerate(rec.dofs):
         mine = [i for i in joints if i.dof == k]

@@ -314,7 +314,7 @@ def _joint(r: _Reader, el) -> JointRec:
     lo = r.req_scalar(el, "minValue", what)
     hi = r.req_scalar(el, "maxValue", what)
     rec = JointRec(t, expr if t == "Revolute" else fixed, fixed if t == "Revolute" else expr,
-                   a, alpha, lo, hi, line=_where(el))
+                   a, alpha, lo, hi, line=_where(el), name=el.get("name"))
     rec.viscous_friction = r.opt_scalar(el, "viscousFriction")
     rec.coulomb_friction = r.opt_scalar(el, "CoulombFriction")
     rec.spring_stiffness = r.opt_scalar(el, "springStiffness")
@@ -417,6 +417,7 @@ def parse_robot(root, path: str, ctx: LoadContext) -> RobotRec:
                    palm.get("sensorType"), dofs, chains)
     if not rec.palm:
         raise r.error("<palm> names no body file", palm)
+    rec.palm_name = palm.get("name")
     n = len(dofs)
     for chain in chains:
         for j in chain.joints:

@@ -106,6 +106,7 @@ class JointRec:
     spring_stiffness: Optional[Number] = None
     rest_value: Optional[Number] = None
     line: Optional[int] = None
+    name: Optional[str] = None   # roboio's own attribute (GraspIt! ignores it)
 
     @property
     def expr(self) -> DofExpr:
@@ -175,6 +176,7 @@ class RobotRec:
     extra_xml: list = field(default_factory=list)
     palm_body: Optional[BodyRec] = None
     palm_body_path: Optional[str] = None
+    palm_name: Optional[str] = None          # roboio's own attribute (GraspIt! ignores it)
 
     @property
     def name(self) -> str:
