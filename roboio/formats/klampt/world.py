@@ -6,21 +6,35 @@
 """
 from __future__ import annotations
 
+import re
+
 from ...model import World
 from ..registry import FormatInfo, register
-from ..xmlsniff import is_graspit_world, outline
 from ._world_read import read_world
 from ._world_sim import SimulationSettings, XmlNode
 from ._world_write import write_world
 
 __all__ = ["read_world", "write_world", "sniff", "SimulationSettings", "XmlNode"]
 
+_ROOT = re.compile(rb"<([A-Za-z_][\w.:-]*)")
+_PROLOG = re.compile(rb"\s*(?:<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>)", re.S)
+# Children that only GraspIt! worlds have (their root is <world> too).
+_GRASPIT = (b"<graspableBody", b"<obstacle", b"<filename>")
+
 
 def sniff(head: bytes, path: str) -> bool:
-    """Root element ``<world>`` that is not a GraspIt! world (see
-    :func:`roboio.formats.xmlsniff.is_graspit_world`: the two sniffers are complements)."""
-    root = outline(head)
-    return root is not None and root.name == "world" and not is_graspit_world(root)
+    """Root element ``<world>`` and no GraspIt!-only content in the first bytes."""
+    data = head.lstrip(b"\xef\xbb\xbf")
+    pos = 0
+    while True:
+        m = _PROLOG.match(data, pos)
+        if not m:
+            break
+        pos = m.end()
+    m = _ROOT.match(data, pos + len(data[pos:]) - len(data[pos:].lstrip()))
+    if not m or m.group(1) != b"world":
+        return False
+    return not any(g in data for g in _GRASPIT)
 
 
 register(FormatInfo(
