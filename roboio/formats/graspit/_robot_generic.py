@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from ._build import MM
-from ._robot_out import DOF_DEFAULTS, ChainOut, DofOut, JointOut, LinkOut, RobotOut, _body_of, _tail_from_extras
+from ._robot_spec import DOF_DEFAULTS, ChainOut, DofOut, JointOut, LinkOut, RobotOut, body_of, tail_from_extras
 from ._text import num, plain
 from ._transform import parts_for
 
@@ -293,7 +293,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
             # joint names: roboio names the model links of joints that carry no GraspIt! link
             jouts += js
             if owner[i] == ci:
-                body = _body_of(link)
+                body = body_of(link)
                 name = link.name
             else:
                 copies[i] = copies.get(i, 0) + 1
@@ -349,10 +349,10 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         dofs.append(DofOut("r", list(DOF_DEFAULTS), [], 1.0))
     gx = robot.extras.get("graspit") or {}
     palm_attrs = [("name", palm.name)] if palm.name else []
-    out = RobotOut(gx.get("type") or "Hand", gx.get("dbname"), f"{_file_stem(palm.name)}.xml", _body_of(palm),
+    out = RobotOut(gx.get("type") or "Hand", gx.get("dbname"), f"{_file_stem(palm.name)}.xml", body_of(palm),
                    palm_attrs, dofs, chains)
     # names: roboio's "name" attributes keep the model's link names
-    _tail_from_extras(out, robot, gx.get("record"), gx, report)
+    tail_from_extras(out, robot, gx.get("record"), gx, report)
     return out
 
 

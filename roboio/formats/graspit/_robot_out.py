@@ -14,75 +14,16 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
 from ._build import MM, dh_structure, joint_infos
-from ._text import esc, num, same, transform_lines
-from .robot_data import eigengrasps_xml, virtual_contacts_xml
+from ._robot_generic import spec_from_model
+from ._robot_spec import ChainOut, DofOut, JointOut, LinkOut, RobotOut, body_of, render, tail_from_extras
+from ._text import num, same
 
-__all__ = ["robot_files", "dof_values_text", "matches_record", "RobotOut", "ChainOut", "JointOut",
-           "LinkOut", "DofOut", "DOF_DEFAULTS"]
-
-#: DOF parameters GraspIt! requires, for DOFs roboio makes up (spec §13)
-DOF_DEFAULTS = (("defaultVelocity", "1.0"), ("maxEffort", "5.0e+9"), ("Kp", "1.0e+11"),
-                ("Kd", "1.0e+7"), ("draggerScale", "20"))
-
-
-@dataclass
-class JointOut:
-    type: str
-    theta: str
-    d: str
-    a: str
-    alpha: str
-    min: str
-    max: str
-    extra: list = field(default_factory=list)      # (tag, text)
-    name: Optional[str] = None
-
-
-@dataclass
-class LinkOut:
-    dyn: str
-    file: str                                       # relative to <dir>/iv/
-    body: dict                                      # geometry, mass, com, inertia, gx, what
-    attrs: list = field(default_factory=list)
-    name: Optional[str] = None
-
-
-@dataclass
-class ChainOut:
-    transform: object
-    joints: list
-    links: list
-    filters: list = field(default_factory=list)
-
-
-@dataclass
-class DofOut:
-    type: str
-    fields: list                                    # (tag, text), in file order
-    # for <dofValues>: [(model link, scale to the DOF's SI value, prismatic)] in joint order
-    joints: list = field(default_factory=list)
-    unit: float = 1.0                               # SI per GraspIt! DOF unit
-
-
-@dataclass
-class RobotOut:
-    type: str
-    dbname: Optional[str]
-    palm_file: str
-    palm_body: dict
-    palm_attrs: list
-    dofs: list
-    chains: list
-    tail: list = field(default_factory=list)        # lines after the chains
-    side_files: list = field(default_factory=list)  # (relative path, text)
-    mount_link: Optional[int] = None
-
+__all__ = ["robot_files", "dof_values_text", "matches_record"]
 
 # -- record path ---------------------------------------------------------------------------
 def matches_record(robot, exclude=()) -> Optional[str]:
@@ -216,7 +157,7 @@ def spec_from_record(writer, robot, world: bool) -> RobotOut:
                         attrs.append((k_, v))
             if lr.sensor_type is not None:
                 attrs.append(("sensorType", lr.sensor_type))
-            lo = LinkOut(lr.dynamic_joint_type, lr.file, _body_of(link), attrs)
+            lo = LinkOut(lr.dynamic_joint_type, lr.file, body_of(link), attrs)
             if link.name != f"{robot.name}_chain{c}_link{l}":
                 lo.name = link.name
             louts.append(lo)
@@ -225,99 +166,15 @@ def spec_from_record(writer, robot, world: bool) -> RobotOut:
     palm_attrs = [("sensorType", rec.palm_sensor_type)] if rec.palm_sensor_type is not None else []
     if palm.name != f"{robot.name}Base":
         palm_attrs.append(("name", palm.name))
-    out = RobotOut(gx.get("type") or rec.type, gx.get("dbname", rec.dbname), rec.palm, _body_of(palm),
+    out = RobotOut(gx.get("type") or rec.type, gx.get("dbname", rec.dbname), rec.palm, body_of(palm),
                    palm_attrs, dofs, chains)
-    _tail_from_extras(out, robot, rec, gx, report)
+    tail_from_extras(out, robot, rec, gx, report)
     return out
 
 
 def _read_default(dr, gx, k) -> float:
     """The DOF's default value as the reader set it (SI)."""
     return gx["default_dofs"][k] if gx.get("default_dofs") is not None else 0.0
-
-
-def _body_of(link) -> dict:
-    return {"geometry": link.geometry, "mass": link.mass, "com": link.com, "inertia": link.inertia,
-            "gx": link.extras.get("graspit", {}), "what": link.name}
-
-
-def _tail_from_extras(out: RobotOut, robot, rec, gx, report):
-    t = out.tail
-    ap = gx.get("approach")
-    if ap is not None:
-        t += ["    <approachDirection>",
-              f"        <referenceLocation>{' '.join(num(v) for v in ap.reference_location)}</referenceLocation>",
-              f"        <direction>{' '.join(num(v) for v in ap.direction)}</direction>",
-              "    </approachDirection>"]
-    ref = rec.eigengrasps if rec is not None else None
-    eg = gx.get("eigengrasps")
-    if eg is not None:
-        ref = ref or "eigen/eigen.xml"
-        t.append(f"    <eigenGrasps>{esc(ref)}</eigenGrasps>")
-        out.side_files.append((ref, eigengrasps_xml(eg)))
-    elif ref:
-        report.warn(f"<eigenGrasps>{ref}</eigenGrasps> kept: the file could not be read (GraspIt! "
-                    "uses identity eigengrasps)")
-        t.append(f"    <eigenGrasps>{esc(ref)}</eigenGrasps>")
-    ref = rec.virtual_contacts if rec is not None else None
-    vc = gx.get("virtual_contacts")
-    if vc is not None:
-        ref = ref or "virtual/contacts.xml"
-        t.append(f"    <virtualContacts>{esc(ref)}</virtualContacts>")
-        out.side_files.append((ref, virtual_contacts_xml(vc, robot.name)))
-    elif ref:
-        report.warn(f"<virtualContacts>{ref}</virtualContacts> kept: the file could not be read")
-        t.append(f"    <virtualContacts>{esc(ref)}</virtualContacts>")
-    ref = rec.cyberglove if rec is not None else None
-    cg = gx.get("cyberglove")
-    if cg is not None:
-        ref = ref or "cyberglove.txt"
-        t.append(f"    <cyberGlove>{esc(ref)}</cyberGlove>")
-        out.side_files.append((ref, cg))
-    elif ref:
-        t.append(f"    <cyberGlove>{esc(ref)}</cyberGlove>")
-    if rec is not None and rec.flock is not None:
-        t.append(f'    <flockOfBirds number="{esc(rec.flock.number)}">')
-        t += transform_lines(rec.flock.transform, "        ")
-        t.append("    </flockOfBirds>")
-    if rec is not None:
-        for l1, c1, l2, c2, _ in rec.disable_collisions:
-            t.append(f'    <disableCollision body1_link="{l1}" body1_chain="{c1}" body2_link="{l2}" '
-                     f'body2_chain="{c2}"/>')
-        t += ["    " + x for x in rec.extra_xml]
-
-
-# -- rendering -----------------------------------------------------------------------------
-def _attrs(attrs) -> str:
-    return "".join(f' {k}="{esc(v)}"' for k, v in attrs)
-
-
-def render(out: RobotOut) -> str:
-    head = f'<robot type="{esc(out.type)}"' + (f' DBName="{esc(out.dbname)}"' if out.dbname else "") + ">"
-    L = ['<?xml version="1.0" ?>', head, f"    <palm{_attrs(out.palm_attrs)}>{esc(out.palm_file)}</palm>"]
-    for d in out.dofs:
-        L.append(f'    <dof type="{d.type}">')
-        L += [f"        <{t}>{esc(v)}</{t}>" for t, v in d.fields]
-        L.append("    </dof>")
-    for ch in out.chains:
-        L.append("    <chain>")
-        if ch.transform is not None and ch.transform.parts:
-            L += transform_lines(ch.transform, "        ")
-        for j in ch.joints:
-            L.append(f'        <joint type="{j.type}"' + (f' name="{esc(j.name)}"' if j.name else "") + ">")
-            L += [f"            <theta>{esc(j.theta)}</theta>", f"            <d>{esc(j.d)}</d>",
-                  f"            <a>{esc(j.a)}</a>", f"            <alpha>{esc(j.alpha)}</alpha>",
-                  f"            <minValue>{esc(j.min)}</minValue>", f"            <maxValue>{esc(j.max)}</maxValue>"]
-            L += [f"            <{t}>{esc(v)}</{t}>" for t, v in j.extra]
-            L.append("        </joint>")
-        for l in ch.links:
-            attrs = [("dynamicJointType", l.dyn)] + l.attrs + ([("name", l.name)] if l.name else [])
-            L.append(f"        <link{_attrs(attrs)}>{esc(l.file)}</link>")
-        L += ["        " + f for f in ch.filters]
-        L.append("    </chain>")
-    L += out.tail
-    L.append("</robot>")
-    return "\n".join(L) + "\n"
 
 
 # -- files ---------------------------------------------------------------------------------
@@ -338,7 +195,6 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
         if gx.get("record") is not None:
             report.warn(f"robot {robot.name!r} no longer matches its GraspIt! file ({why}); written "
                         "from the model")
-        from ._robot_generic import spec_from_model
         spec = spec_from_model(writer, robot, exclude, world)
     if not world and not np.array_equal(robot.links[0].parent_transform, np.eye(4)):
         report.lose(f"{robot.name}: base pose (a GraspIt! robot file has none; worlds place robots)")

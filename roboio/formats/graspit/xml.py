@@ -13,8 +13,10 @@ from ...context import LoadContext
 from ..fileio import read_bytes
 from ._load import load_root
 from ._parse import parse_xml
+from ._sniff import sniff_graspit as sniff
+from ._writer import GraspitWriter
 
-__all__ = ["read", "loads", "write", "dumps"]
+__all__ = ["read", "loads", "write", "dumps", "sniff"]
 
 
 def loads(data, ctx: LoadContext):
@@ -33,7 +35,6 @@ def read(path: str, ctx: LoadContext):
 
 def dumps(obj, report, path=None):
     """The text of the main file (side files are written by :func:`write`)."""
-    from ._writer import GraspitWriter
     return GraspitWriter(report).main_text(obj, path)
 
 
@@ -41,5 +42,4 @@ def write(obj, path: str, report) -> None:
     """Write ``obj`` (Robot, World, RigidObject or Terrain) as GraspIt! XML at ``path``,
     with its side files (link bodies in ``iv/``, meshes GraspIt! cannot read, eigengrasp and
     virtual-contact files; a world's robots and bodies under ``models/``)."""
-    from ._writer import GraspitWriter
     GraspitWriter(report).write(obj, path)
