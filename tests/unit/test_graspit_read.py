@@ -352,3 +352,12 @@ def test_body_errors(tmp_path):
 def test_robot_data_files_are_not_loaded_alone(tmp_path):
     (tmp_path / "e.xml").write_text('<EigenGrasps dimensions="1"><EG><DimVals d0="1"/></EG></EigenGrasps>')
     assert "eigengrasp file" in _error(str(tmp_path / "e.xml"))
+
+
+def test_friction_table():
+    from roboio.formats.graspit.materials import friction
+    assert friction("rubber", "stone") == friction("stone", "rubber") == (1.5, 1.4)
+    assert friction("frictionless", "rubber") == (0.0, 0.0)
+    assert friction("wood", "wood") == (0.4, 0.3)
+    with pytest.raises(ValueError):
+        friction("cheese", "wood")
