@@ -133,24 +133,16 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
             report.lose(f"{robot.name}: {g.type} joint over {[robot.links[i].name for i in g.links]} "
                         "(written as its one-DOF links)")
 
-    # paths from the palm's children to the leaves
+    # paths from the palm's children to the leaves (depth first, in link order)
     paths = []
-
-    def walk(i, prefix, depth):
-        writer_depth_guard(depth)
+    stack = [(c, []) for c in reversed(children.get(0, []))]
+    while stack:
+        i, prefix = stack.pop()
         prefix = prefix + [i]
         kids = children.get(i, [])
         if not kids:
             paths.append(prefix)
-        for k in kids:
-            walk(k, prefix, depth + 1)
-
-    def writer_depth_guard(depth):
-        if depth > 10_000:
-            raise ValueError("robot tree too deep")
-
-    for c in children.get(0, []):
-        walk(c, [], 0)
+        stack.extend((k, prefix) for k in reversed(kids))
     owner = {}
     for ci, path in enumerate(paths):
         for i in path:
