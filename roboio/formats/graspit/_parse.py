@@ -262,13 +262,21 @@ def parse_body(root, path: Optional[str], ctx: LoadContext, where_path: Optional
 
 
 # -- robots --------------------------------------------------------------------------------
-def _dof(r: _Reader, el) -> DofRec:
-    t = el.get("type")
+def _kind(r: _Reader, el, attr: str, allowed: tuple, strip: bool) -> str:
+    """The attribute naming an element's kind; GraspIt! fails without it or for another name
+    (case-sensitive; some attributes are whitespace-stripped first)."""
+    t = el.get(attr)
     if t is None:
-        raise r.error("<dof> without type (expected type=\"r\", \"b\" or \"c\")", el)
-    t = t.strip()
-    if t not in _DOF_TYPES:
-        raise r.error(f"<dof type={t!r}>: unknown DOF type (GraspIt! knows r, b and c)", el)
+        raise r.error(f"<{el.tag}> without {attr} (expected {', '.join(allowed)})", el)
+    t = t.strip() if strip else t
+    if t not in allowed:
+        raise r.error(f"<{el.tag} {attr}={t!r}>: unknown {attr} (GraspIt! knows {', '.join(allowed)}, "
+                      "case-sensitive)", el)
+    return t
+
+
+def _dof(r: _Reader, el) -> DofRec:
+    t = _kind(r, el, "type", _DOF_TYPES, True)
     ctx_name = f"<dof type=\"{t}\">"
     rec = DofRec(t, *(r.req_scalar(el, n, ctx_name) for n in
                       ("defaultVelocity", "maxEffort", "Kp", "Kd", "draggerScale")), line=_where(el))
@@ -283,12 +291,7 @@ def _dof(r: _Reader, el) -> DofRec:
 
 
 def _joint(r: _Reader, el) -> JointRec:
-    t = el.get("type")
-    if t is None:
-        raise r.error("<joint> without type (expected Revolute or Prismatic)", el)
-    if t not in ("Revolute", "Prismatic"):
-        raise r.error(f"<joint type={t!r}>: unknown joint type (Revolute or Prismatic, "
-                      "case-sensitive)", el)
+    t = _kind(r, el, "type", ("Revolute", "Prismatic"), False)
     what = f"<joint type=\"{t}\">"
     slot = "theta" if t == "Revolute" else "d"
     sel = first(el, slot)
@@ -325,13 +328,7 @@ def _joint(r: _Reader, el) -> JointRec:
 
 
 def _link(r: _Reader, el) -> LinkRec:
-    t = el.get("dynamicJointType")
-    if t is None:
-        raise r.error("<link> without dynamicJointType", el)
-    t = t.strip()
-    if t not in _DYN_TYPES:
-        raise r.error(f"<link dynamicJointType={t!r}>: unknown type (Revolute, Prismatic, "
-                      "Universal, Ball or Fixed, case-sensitive)", el)
+    t = _kind(r, el, "dynamicJointType", _DYN_TYPES, True)
     rec = LinkRec((text_of(el) or "").strip(), t, _where(el))
     rule = el.get("collisionRule")
     if rule is not None:

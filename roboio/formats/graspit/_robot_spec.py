@@ -83,33 +83,21 @@ def tail_from_extras(out: RobotOut, robot, rec, gx, report):
               f"        <referenceLocation>{' '.join(num(v) for v in ap.reference_location)}</referenceLocation>",
               f"        <direction>{' '.join(num(v) for v in ap.direction)}</direction>",
               "    </approachDirection>"]
-    ref = rec.eigengrasps if rec is not None else None
-    eg = gx.get("eigengrasps")
-    if eg is not None:
-        ref = ref or "eigen/eigen.xml"
-        t.append(f"    <eigenGrasps>{esc(ref)}</eigenGrasps>")
-        out.side_files.append((ref, eigengrasps_xml(eg)))
-    elif ref:
-        report.warn(f"<eigenGrasps>{ref}</eigenGrasps> kept: the file could not be read (GraspIt! "
-                    "uses identity eigengrasps)")
-        t.append(f"    <eigenGrasps>{esc(ref)}</eigenGrasps>")
-    ref = rec.virtual_contacts if rec is not None else None
-    vc = gx.get("virtual_contacts")
-    if vc is not None:
-        ref = ref or "virtual/contacts.xml"
-        t.append(f"    <virtualContacts>{esc(ref)}</virtualContacts>")
-        out.side_files.append((ref, virtual_contacts_xml(vc, robot.name)))
-    elif ref:
-        report.warn(f"<virtualContacts>{ref}</virtualContacts> kept: the file could not be read")
-        t.append(f"    <virtualContacts>{esc(ref)}</virtualContacts>")
-    ref = rec.cyberglove if rec is not None else None
-    cg = gx.get("cyberglove")
-    if cg is not None:
-        ref = ref or "cyberglove.txt"
-        t.append(f"    <cyberGlove>{esc(ref)}</cyberGlove>")
-        out.side_files.append((ref, cg))
-    elif ref:
-        t.append(f"    <cyberGlove>{esc(ref)}</cyberGlove>")
+    files = (("eigenGrasps", "eigengrasps", "eigen/eigen.xml", eigengrasps_xml),
+             ("virtualContacts", "virtual_contacts", "virtual/contacts.xml",
+              lambda vc: virtual_contacts_xml(vc, robot.name)),
+             ("cyberGlove", "cyberglove", "cyberglove.txt", lambda text: text))
+    for tag, key, default, text_of in files:
+        ref = getattr(rec, key) if rec is not None else None
+        data = gx.get(key)
+        if data is not None:
+            ref = ref or default
+            out.side_files.append((ref, text_of(data)))
+        elif ref:
+            report.warn(f"<{tag}>{ref}</{tag}> kept: the file could not be read when the robot was "
+                        "loaded, so it is not written")
+        if ref:
+            t.append(f"    <{tag}>{esc(ref)}</{tag}>")
     if rec is not None and rec.flock is not None:
         t.append(f'    <flockOfBirds number="{esc(rec.flock.number)}">')
         t += transform_lines(rec.flock.transform, "        ")
