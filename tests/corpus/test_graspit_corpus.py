@@ -260,3 +260,21 @@ def test_world_write_read_write_identical(path, tmp_path):
         np.testing.assert_allclose(r1.fk(), r2.fk(), atol=1e-15)
     for o1, o2 in zip(w.rigid_objects + w.terrains, w2.rigid_objects + w2.terrains):
         np.testing.assert_array_equal(o1.transform, o2.transform)
+
+
+def test_edited_robot_written_with_its_edits(tmp_path):
+    """A GraspIt! robot edited in memory keeps its records where they still hold and writes
+    the model's new values elsewhere: DOF defaults (degrees), limits, masses."""
+    r = _load(os.path.join(GRASPIT, "models", "robots", "Barrett", "Barrett.xml"))
+    r.config = r.config_from_drivers([0.3, 1.0, 0.5, 0.25])
+    j = r.link_index("Barrett_chain0_joint1")
+    r.qmax[j] = 2.0
+    link = r.link("Barrett_chain2_link1")
+    link.mass = 0.125
+    roboio.save(r, tmp_path / "Barrett.xml", format="graspit")
+    text = (tmp_path / "Barrett.xml").read_text()
+    assert "<defaultValue>" in text and "<theta>d1+5</theta>" in text
+    r2 = _load(tmp_path / "Barrett.xml")
+    np.testing.assert_allclose(r2.drivers_from_config(), [0.3, 1.0, 0.5, 0.25], atol=1e-15)
+    assert r2.qmax[j] == 2.0 and r2.link("Barrett_chain2_link1").mass == 0.125
+    np.testing.assert_allclose(r2.link("Barrett_chain2_link1").inertia, link.inertia, atol=1e-18)
