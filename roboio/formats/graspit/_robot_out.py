@@ -183,6 +183,8 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
     the robot is part of a world (its pose and configuration go to the world file, its
     mount piece to a body file); ``info`` receives what the world writer needs."""
     report = writer.report
+    if robot.num_links == 0:
+        raise ValueError(f"robot {robot.name!r} has no links: a GraspIt! robot needs a palm")
     gx = robot.extras.get("graspit") or {}
     mount = gx.get("mount") if world else None
     exclude = {mount["link"]} if mount else set()
