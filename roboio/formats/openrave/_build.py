@@ -33,7 +33,7 @@ from ._geometry import link_geometries
 from ._hierarchy import HierarchyError, IJoint, compute, joint_transform
 from ._mass import Mass
 from ._math import axis_angle, inv
-from ._records import BodyRecord, EnvironmentRecord, LinkRecord
+from ._records import MULTI_AXIS_TYPES, BodyRecord, EnvironmentRecord, LinkRecord
 
 __all__ = ["build_robot", "build_world", "build_body", "ANCHOR_TOL"]
 
@@ -87,6 +87,19 @@ def _segments(j: IJoint, values) -> list:
         return [_Segment("prismatic", tl @ tr, tr[:3, :3].T @ j.axes[0], 0, values[0])]
     if j.type == "hinge":
         first = [(tl, j.axes[0], 0)]
+    elif j.type in MULTI_AXIS_TYPES:
+        # COLLADA multi-axis joint: one link per axis (prismatic or revolute), in order
+        ks = list(reversed(range(j.dof))) if j.reverse else list(range(j.dof))
+        kinds = ["revolute" if j.type[k] == "R" else "prismatic" for k in ks]
+        segs = [_Segment(kinds[n], tl if n == 0 else np.eye(4), j.axes[k], k, values[k])
+                for n, k in enumerate(ks[:-1])]
+        k = ks[-1]
+        if kinds[-1] == "prismatic" or _origin_on_axis(tr):
+            T = tl if len(ks) == 1 else np.eye(4)
+            segs.append(_Segment(kinds[-1], T @ tr, tr[:3, :3].T @ j.axes[k], k, values[k]))
+        else:
+            segs += [_Segment(kinds[-1], np.eye(4), j.axes[k], k, values[k]), _Segment("weld", tr)]
+        return segs
     elif j.type in ("universal", "hinge2"):
         seq = [(1, j.axes[1]), (0, j.axes[0])] if j.reverse else [(0, j.axes[0]), (1, j.axes[1])]
         first = [(tl, seq[0][1], seq[0][0]), (np.eye(4), seq[1][1], seq[1][0])]

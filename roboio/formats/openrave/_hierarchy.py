@@ -31,7 +31,7 @@ import numpy as np
 
 from ._math import axis_angle, inv, quat_from_matrix, rotate_direction
 from ._mimic import MimicSyntaxError, parse_equation, search_and_replace
-from ._records import BodyRecord, JointRecord
+from ._records import MULTI_AXIS_TYPES, BodyRecord, JointRecord
 
 __all__ = ["Hierarchy", "IJoint", "compute", "HierarchyError", "joint_transform"]
 
@@ -111,13 +111,13 @@ def _internal(jtype: str, a0: int, a1: int, anchor, axes, trel, initial, offsets
         a0, a1 = a1, a0
         trel = tswap
     dof = len(axes)
-    special = jtype in ("universal", "hinge2", "spherical")
-    revolute0 = jtype != "slider"
+    special = jtype in ("universal", "hinge2", "spherical") or jtype in MULTI_AXIS_TYPES
+    revolute0 = jtype != "slider" and not jtype.startswith("P")
     if special:
         tl = _trans4(anchor)
         tr = _trans4(-anchor) @ trel
         tl_m, tr_m = tl.copy(), tr.copy()
-        revolute_last = jtype in ("universal", "hinge2")
+        revolute_last = jtype in ("universal", "hinge2") or jtype.endswith("R") and jtype in MULTI_AXIS_TYPES
     else:
         tl = _trans4(anchor)
         tr = _trans4(-anchor) @ trel
@@ -153,6 +153,13 @@ def joint_transform(j: IJoint, q) -> np.ndarray:
     if j.type in ("universal", "hinge2"):
         r0, r1 = axis_angle(j.axes[0], q[0]), axis_angle(j.axes[1], q[1])
         return _rot4(r1 @ r0 if j.reverse else r0 @ r1)
+    if j.type in MULTI_AXIS_TYPES:
+        # COLLADA multi-axis joints: the axes' motions in order (reversed when flipped)
+        M = np.eye(4)
+        for k in (reversed(range(j.dof)) if j.reverse else range(j.dof)):
+            M = M @ (_rot4(axis_angle(j.axes[k], q[k])) if j.type[k] == "R"
+                     else _trans4(j.axes[k] * q[k]))
+        return M
     v = j.sph_map @ np.asarray(q[:3], dtype=float)
     ang = math.sqrt(v @ v)
     return _rot4(axis_angle(v / ang, ang)) if ang > 0 else np.eye(4)
@@ -186,6 +193,10 @@ def measure(j: IJoint, T0, T1) -> list:
     if j.type == "hinge":
         f = _wrap(2.0 * math.atan2(float(q[1:] @ j.axes[0]), q[0]))
         return [_closest_along_circle(j.offsets[0] + f)]
+    if j.type in MULTI_AXIS_TYPES:
+        # COLLADA bodies are read at their zero configuration (links placed by the
+        # attachments), and nothing moves one link of such a joint alone afterwards
+        return [0.0] * j.dof
     if j.type == "spherical":
         s2 = float(q[1:] @ q[1:])
         if s2 > 1e-10:
@@ -587,7 +598,7 @@ def _flip(j: IJoint, links, is_static):
     trel = inv(j.tleft @ j.tright)           # old link0 relative to old link1 at q = 0
     a0, a1, axes, tl, tr, tlm, trm = _internal(
         j.type, j.a1, j.a0, tswap[:3, 3], axes, trel, [], j.offsets, is_static)
-    if j.type in ("universal", "hinge2"):
+    if j.type in ("universal", "hinge2") or j.type in MULTI_AXIS_TYPES:
         # the inverse of R(u0, q0) R(u1, q1) is R(-u1, q1) R(-u0, q0): roboio keeps the
         # kinematics exact (OpenRAVE flips a two-axis joint keeping the axis order)
         j.reverse = not j.reverse
