@@ -73,3 +73,41 @@ def test_mimic_becomes_affine_driver_and_nonlinear_is_reported():
         robot = collada.loads(robot_dae(links, formulas=formula.format(nonlin)).encode(), ctx)
     assert len(robot.drivers) == 1 and robot.drivers[0].type == "normal"
     assert any("sin(m1)" in w and "not affine" in w for w in ctx.warnings)
+
+
+MESH_ONLY = """<?xml version="1.0"?>
+<COLLADA xmlns="http://www.collada.org/2008/03/COLLADASchema" version="1.5.0">
+<library_geometries><geometry id="g"><mesh>
+<source id="p"><float_array id="pa" count="9">0 0 0 1 0 0 0 1 0</float_array>
+<technique_common><accessor source="#pa" count="3" stride="3"/></technique_common></source>
+<vertices id="v"><input semantic="POSITION" source="#p"/></vertices>
+<triangles count="1"><input semantic="VERTEX" source="#v" offset="0"/><p>0 1 2</p></triangles>
+</mesh></geometry></library_geometries>
+<library_visual_scenes><visual_scene id="vs"><node id="n" name="plate"><translate>0 0 2</translate>
+<instance_geometry url="#g"/></node></visual_scene></library_visual_scenes>
+<scene><instance_visual_scene url="#vs"/></scene></COLLADA>"""
+
+
+def test_xml_includes_with_prefix_transform_and_mesh_only_kinbody(tmp_path):
+    import roboio
+    links = [{"name": "base", "parent": None},
+             {"name": "tip", "parent": 0, "types": ["revolute"], "axes": ["0 0 1"], "jname": "j",
+              "limits": [(-90, 90)], "att": "<translate>1 0 0</translate>"}]
+    (tmp_path / "arm.dae").write_text(robot_dae(links))
+    (tmp_path / "plate.dae").write_text(MESH_ONLY)
+    (tmp_path / "cell.robot.xml").write_text(
+        '<Robot name="cell"><KinBody name="k"><Body name="floor" type="static"/></KinBody>'
+        '<Robot prefix="a_" file="arm.dae"><Translation>0 0 1</Translation></Robot>'
+        '<KinBody file="plate.dae"/>'
+        '<KinBody><Joint name="fix" type="hinge" enable="false"><Body>floor</Body><Body>a_base</Body>'
+        '<limits>0 0</limits></Joint><Joint name="fix2" type="hinge" enable="false"><Body>floor</Body>'
+        '<Body>plate</Body><limits>0 0</limits></Joint></KinBody></Robot>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = roboio.load(str(tmp_path / "cell.robot.xml"))
+    assert robot.link_names == ["floor", "a_base", "a_tip", "plate"]
+    assert [d.name for d in robot.drivers] == ["a_j"]
+    T = robot.fk(robot.config_from_drivers([0.5]))
+    expect = H(t=(0, 0, 1)) @ H(t=(1, 0, 0)) @ H(rz(0.5))
+    assert np.allclose(T[robot.link_index("a_tip")], expect, atol=1e-14)
+    assert np.allclose(T[robot.link_index("plate")][:3, 3], (0, 0, 2))

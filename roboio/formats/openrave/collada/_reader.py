@@ -169,6 +169,8 @@ class ColladaReader:
         self._initial_joints = initial_joints
         ikscenes = kids(self.scene, "instance_kinematics_scene")
         if not ikscenes:
+            if not as_robot:
+                return self._visual_body(body)
             raise doc.error("no <instance_kinematics_scene> in <scene>: the file holds no kinematics "
                             "(a mesh-only COLLADA file is read as a mesh, not as a robot)", self.scene)
         possible = []
@@ -212,6 +214,31 @@ class ColladaReader:
                 doc.warn(f"prefix={self.opts.prefix!r} is not applied: OpenRAVE ignores it when a "
                          "COLLADA file is included as a KinBody")
         return body
+
+    def _visual_body(self, body):
+        """OpenRAVE's KinBody read of a file without kinematics: the first top-level visual
+        node with geometry becomes one link (named after the node) placed by its ancestors'
+        and its own transforms."""
+        doc = self.doc
+        if self.visual_scene is not None:
+            for node in kids(self.visual_scene, "node"):
+                probe = CLink(name="", sid="")
+                probe.transform = doc.node_world(node)
+                self._node_geometries(node, probe, _Bindings(), 0)
+                if not probe.geometries:
+                    continue
+                if body is None:
+                    body = CBody(is_robot=False)
+                name = self._name(node.get("name") or node.get("id") or "", node)
+                self.ctx.charge("links", 1, where(node), what="COLLADA links")
+                link = CLink(name=name, sid=name, transform=probe.transform, geometries=probe.geometries,
+                             line=where(node))
+                body.links.append(link)
+                body.name = body.name or name
+                body.document = doc.path
+                return body
+        raise doc.error("no kinematics and no visual node with geometry: nothing to read as a body",
+                        self.scene)
 
     def _scene_gravity(self, body):
         for ips in kids(self.scene, "instance_physics_scene"):
