@@ -30,10 +30,10 @@ import numpy as np
 from ...model import (AttachedSensor, Driver, Group, Joint, Link, Manipulator, RigidObject,
                       Robot, Terrain, World)
 from ._geometry import link_geometries
-from ._hierarchy import HierarchyError, IJoint, compute, joint_transform
+from ._hierarchy import HierarchyError, IJoint, axis_kinds, compute, joint_transform
 from ._mass import Mass
 from ._math import axis_angle, inv
-from ._records import MULTI_AXIS_TYPES, BodyRecord, EnvironmentRecord, LinkRecord
+from ._records import BodyRecord, EnvironmentRecord, LinkRecord
 
 __all__ = ["build_robot", "build_world", "build_body", "ANCHOR_TOL"]
 
@@ -77,33 +77,18 @@ def _euler_xyz(R):
 
 
 def _segments(j: IJoint, values) -> list:
-    """The model links of the OpenRAVE link that joint ``j`` moves, root first."""
+    """The model links of the OpenRAVE link that joint ``j`` moves, root first: one
+    revolute/prismatic link per joint axis, in the order OpenRAVE applies them; the last
+    one is the OpenRAVE link itself when its origin lies on that axis (always for a
+    prismatic axis), else the OpenRAVE link is welded behind it."""
     tl, tr = j.tleft, j.tright
     if j.static:
-        return [_Segment("weld", tl)]
+        kind = "weld-prismatic" if axis_kinds(j.type)[0] == "P" else "weld"
+        return [_Segment(kind, tl, getattr(j, "static_axis", None))]
     if not j.active and not j.mimic:
         return [_Segment("weld", tl @ joint_transform(j, values) @ tr)]
-    if j.type == "slider":
-        return [_Segment("prismatic", tl @ tr, tr[:3, :3].T @ j.axes[0], 0, values[0])]
-    if j.type == "hinge":
-        first = [(tl, j.axes[0], 0)]
-    elif j.type in MULTI_AXIS_TYPES:
-        # COLLADA multi-axis joint: one link per axis (prismatic or revolute), in order
-        ks = list(reversed(range(j.dof))) if j.reverse else list(range(j.dof))
-        kinds = ["revolute" if j.type[k] == "R" else "prismatic" for k in ks]
-        segs = [_Segment(kinds[n], tl if n == 0 else np.eye(4), j.axes[k], k, values[k])
-                for n, k in enumerate(ks[:-1])]
-        k = ks[-1]
-        if kinds[-1] == "prismatic" or _origin_on_axis(tr):
-            T = tl if len(ks) == 1 else np.eye(4)
-            segs.append(_Segment(kinds[-1], T @ tr, tr[:3, :3].T @ j.axes[k], k, values[k]))
-        else:
-            segs += [_Segment(kinds[-1], np.eye(4), j.axes[k], k, values[k]), _Segment("weld", tr)]
-        return segs
-    elif j.type in ("universal", "hinge2"):
-        seq = [(1, j.axes[1]), (0, j.axes[0])] if j.reverse else [(0, j.axes[0]), (1, j.axes[1])]
-        first = [(tl, seq[0][1], seq[0][0]), (np.eye(4), seq[1][1], seq[1][0])]
-    else:       # spherical: rotations about the mapped x, y, z axes
+    if j.type == "spherical":
+        # rotations about the mapped x, y, z axes, values from the rotation vector
         M = j.sph_map
         sign = -1.0 if np.linalg.det(M) < 0 else 1.0
         Mp = sign * M
@@ -111,21 +96,22 @@ def _segments(j: IJoint, values) -> list:
         ang = float(np.sqrt(v @ v))
         target = axis_angle(v / ang, ang) if ang > 0 else np.eye(3)
         eul = _euler_xyz(Mp.T @ target @ Mp)
-        axes = [sign * Mp[:, k] for k in range(3)]
-        first = [(tl, axes[0], 0), (np.eye(4), axes[1], 1), (np.eye(4), axes[2], 2)]
-        segs = [_Segment("revolute", T, ax, k, eul[k]) for T, ax, k in first[:-1]]
-        T, ax, k = first[-1]
-        if _origin_on_axis(tr):
-            segs.append(_Segment("revolute", T @ tr, tr[:3, :3].T @ ax, k, eul[k]))
-        else:
-            segs += [_Segment("revolute", T, ax, k, eul[k]), _Segment("weld", tr)]
-        return segs
-    segs = [_Segment("revolute", T, ax, k, values[k]) for T, ax, k in first[:-1]]
-    T, ax, k = first[-1]
-    if _origin_on_axis(tr):
-        segs.append(_Segment("revolute", T @ tr, tr[:3, :3].T @ ax, k, values[k]))
+        steps = [("R", sign * Mp[:, k], k, sign * eul[k]) for k in range(3)]
     else:
-        segs += [_Segment("revolute", T, ax, k, values[k]), _Segment("weld", tr)]
+        kinds = axis_kinds(j.type)
+        order = range(j.dof - 1, -1, -1) if j.reverse else range(j.dof)
+        steps = [(kinds[k], np.asarray(j.axes[k], dtype=float), k, values[k]) for k in order]
+    segs = []
+    T = tl
+    for n, (kind, axis, k, value) in enumerate(steps):
+        link_kind = "revolute" if kind == "R" else "prismatic"
+        if n < len(steps) - 1:
+            segs.append(_Segment(link_kind, T, axis, k, value))
+            T = np.eye(4)
+        elif kind == "P" or _origin_on_axis(tr):
+            segs.append(_Segment(link_kind, T @ tr, tr[:3, :3].T @ axis, k, value))
+        else:
+            segs += [_Segment(link_kind, T, axis, k, value), _Segment("weld", tr)]
     return segs
 
 
@@ -228,7 +214,10 @@ def build_robot(body: BodyRecord, ctx, path: str, jointvalues=None) -> Robot:
                     count += 1
                 names_used.add(name)
             kind = seg.kind
-            link = Link(name, parent, "prismatic" if kind == "prismatic" else "revolute",
+            prismatic = kind in ("prismatic", "weld-prismatic")
+            if kind == "weld-prismatic":
+                kind = "weld"
+            link = Link(name, parent, "prismatic" if prismatic else "revolute",
                         seg.axis if seg.axis is not None else (0.0, 0.0, 1.0), seg.T,
                         mass=0.0, com=(0, 0, 0), inertia=np.zeros((3, 3)))
             if kind == "weld":
@@ -255,6 +244,8 @@ def build_robot(body: BodyRecord, ctx, path: str, jointvalues=None) -> Robot:
                        "declared_name": rec.declared_name}
                 if "raw_pose" in rec.extras:
                     ext["raw_pose"] = rec.extras["raw_pose"]
+                if rec.extras.get("unknown"):
+                    ext["unknown"] = list(rec.extras["unknown"])
                 if rec.extra_groups:
                     ext["extra_geometry_groups"] = sorted(rec.extra_groups)
                 if j is not None:
@@ -492,7 +483,7 @@ def _manipulators(body, robot, h, seg_index, last_index, ctx) -> list:
                   "closing_direction": list(m.closing_direction)}
         if m.ik_chain_end:
             extras["ik_chain_end"] = m.ik_chain_end
-        extras.update({k: v for k, v in m.extras.items() if k != "unknown"})
+        extras.update(m.extras)
         out.append(Manipulator(m.name, base, eff, np.array(m.tool, dtype=float),
                                np.array(m.direction, dtype=float), arm, grip, closing,
                                m.ik_solver, {"openrave": extras}))
@@ -539,6 +530,8 @@ def _robot_extras(body: BodyRecord, h) -> dict:
         out["controllers"] = list(body.controllers)
     if body.unknown:
         out["unknown"] = list(body.unknown)
+    if body.extras.get("robot_unknown"):
+        out["robot_unknown"] = list(body.extras["robot_unknown"])
     if body.jointvalues is not None:
         out["jointvalues"] = list(body.jointvalues)
     if body.forced_adjacent:
@@ -565,9 +558,9 @@ def build_body(body: BodyRecord, ctx, path: str, jointvalues=None):
     inv0 = inv(T0)
     parts = []
     mass = Mass()
-    for l in links:
+    for k, l in enumerate(links):
         coll, _ = link_geometries(l.geoms)
-        rel = inv0 @ l.transform
+        rel = np.eye(4) if k == 0 else inv0 @ l.transform
         if coll is not None:
             if len(links) > 1:
                 coll.apply_transform(rel)
@@ -604,7 +597,7 @@ def build_world(env: EnvironmentRecord, ctx, path: str) -> World:
     for body in env.bodies:
         world.add(build_body(body, ctx, path))
     extras = {"camera": {"transform": env.camera.transform.tolist(), "focal": env.camera.focal,
-                         "specified": env.camera.specified}}
+                         "specified": env.camera.specified, "raw": list(env.camera.raw)}}
     if env.bkgndcolor is not None:
         extras["bkgndcolor"] = list(env.bkgndcolor)
     if env.unit is not None:

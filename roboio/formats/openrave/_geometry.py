@@ -116,7 +116,9 @@ def geom_extras(rec: GeomRecord) -> dict:
         if v is not None:
             out[key] = v
     if rec.type in ("container", "cage", "prism"):
-        out["params"] = dict(rec.params)
+        out["params"] = {k: v for k, v in rec.params.items() if k != "unknown"}
+    if rec.params.get("unknown"):
+        out["unknown"] = list(rec.params["unknown"])
     if not rec.loaded:
         out["not_found"] = True
     if rec.raw_pose:

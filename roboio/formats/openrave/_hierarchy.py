@@ -31,7 +31,7 @@ import numpy as np
 
 from ._math import axis_angle, inv, quat_from_matrix, rotate_direction
 from ._mimic import MimicSyntaxError, parse_equation, search_and_replace
-from ._records import MULTI_AXIS_TYPES, BodyRecord, JointRecord
+from ._records import BodyRecord, JointRecord
 
 __all__ = ["Hierarchy", "IJoint", "compute", "HierarchyError", "joint_transform"]
 
@@ -45,6 +45,19 @@ class HierarchyError(ValueError):
     def __init__(self, message, joint: Optional[JointRecord] = None):
         super().__init__(message)
         self.joint = joint
+
+
+def axis_kinds(jtype: str) -> str:
+    """One letter per axis, ``R`` (revolute) or ``P`` (prismatic)."""
+    if jtype == "hinge":
+        return "R"
+    if jtype == "slider":
+        return "P"
+    if jtype in ("universal", "hinge2"):
+        return "RR"
+    if jtype == "spherical":
+        return "RRR"
+    return jtype            # COLLADA multi-axis types: RR, RP, PR, ...
 
 
 def _rot4(R) -> np.ndarray:
@@ -111,34 +124,32 @@ def _internal(jtype: str, a0: int, a1: int, anchor, axes, trel, initial, offsets
         a0, a1 = a1, a0
         trel = tswap
     dof = len(axes)
-    special = jtype in ("universal", "hinge2", "spherical") or jtype in MULTI_AXIS_TYPES
-    revolute0 = jtype != "slider" and not jtype.startswith("P")
+    kinds = axis_kinds(jtype)
+    special = jtype in ("universal", "hinge2", "spherical")
+    revolute0 = kinds[0] == "R"
+    revolute_last = kinds[-1] == "R"
+
+    def motion(i, value):
+        return (_rot4(axis_angle(axes[i], value)) if kinds[i] == "R"
+                else _trans4(axes[i] * value))
+    tl = _trans4(anchor)
+    tr = _trans4(-anchor) @ trel
     if special:
-        tl = _trans4(anchor)
-        tr = _trans4(-anchor) @ trel
         tl_m, tr_m = tl.copy(), tr.copy()
-        revolute_last = jtype in ("universal", "hinge2") or jtype.endswith("R") and jtype in MULTI_AXIS_TYPES
     else:
-        tl = _trans4(anchor)
-        tr = _trans4(-anchor) @ trel
         if jtype == "hinge":
             trot = _rot4(rotate_direction(axes[0], Z))
             tl = tl @ inv(trot)
             tr = trot @ tr
             axes[0] = Z.copy()
-        toff = (_rot4(axis_angle(axes[0], offsets[0])) if revolute0
-                else _trans4(axes[0] * offsets[0]))
-        tl_m = tl @ toff
-        tr_m = tr.copy()
-        revolute_last = revolute0
+        tl_m = tl @ motion(0, offsets[0])
+        tr_m = motion(dof - 1, offsets[dof - 1]) @ tr if dof > 1 else tr.copy()
     if initial and jtype != "spherical":
-        toff = (_rot4(axis_angle(axes[0], -initial[0])) if revolute0
-                else _trans4(-axes[0] * initial[0]))
+        toff = motion(0, -initial[0])
         tl = tl @ toff
         tl_m = tl_m @ toff
         if len(initial) > 1:
-            toff = (_rot4(axis_angle(axes[-1], -initial[-1])) if revolute_last
-                    else _trans4(-axes[-1] * initial[-1]))
+            toff = motion(dof - 1, -initial[dof - 1])
             tr = toff @ tr
             tr_m = toff @ tr_m
     return a0, a1, axes, tl, tr, tl_m, tr_m
@@ -150,19 +161,17 @@ def joint_transform(j: IJoint, q) -> np.ndarray:
         return _rot4(axis_angle(j.axes[0], q[0]))
     if j.type == "slider":
         return _trans4(j.axes[0] * q[0])
-    if j.type in ("universal", "hinge2"):
-        r0, r1 = axis_angle(j.axes[0], q[0]), axis_angle(j.axes[1], q[1])
-        return _rot4(r1 @ r0 if j.reverse else r0 @ r1)
-    if j.type in MULTI_AXIS_TYPES:
-        # COLLADA multi-axis joints: the axes' motions in order (reversed when flipped)
-        M = np.eye(4)
-        for k in (reversed(range(j.dof)) if j.reverse else range(j.dof)):
-            M = M @ (_rot4(axis_angle(j.axes[k], q[k])) if j.type[k] == "R"
-                     else _trans4(j.axes[k] * q[k]))
-        return M
-    v = j.sph_map @ np.asarray(q[:3], dtype=float)
-    ang = math.sqrt(v @ v)
-    return _rot4(axis_angle(v / ang, ang)) if ang > 0 else np.eye(4)
+    if j.type == "spherical":
+        v = j.sph_map @ np.asarray(q[:3], dtype=float)
+        ang = math.sqrt(v @ v)
+        return _rot4(axis_angle(v / ang, ang)) if ang > 0 else np.eye(4)
+    kinds = axis_kinds(j.type)
+    M = np.eye(4)
+    steps = range(j.dof - 1, -1, -1) if j.reverse else range(j.dof)
+    for i in steps:
+        M = M @ (_rot4(axis_angle(j.axes[i], q[i])) if kinds[i] == "R"
+                 else _trans4(j.axes[i] * q[i]))
+    return M
 
 
 def _closest_along_circle(angle: float, test: float = 0.0) -> float:
@@ -193,10 +202,8 @@ def measure(j: IJoint, T0, T1) -> list:
     if j.type == "hinge":
         f = _wrap(2.0 * math.atan2(float(q[1:] @ j.axes[0]), q[0]))
         return [_closest_along_circle(j.offsets[0] + f)]
-    if j.type in MULTI_AXIS_TYPES:
-        # COLLADA bodies are read at their zero configuration (links placed by the
-        # attachments), and nothing moves one link of such a joint alone afterwards
-        return [0.0] * j.dof
+    if j.type not in ("spherical", "universal", "hinge2"):
+        return _measure_chain(j, tj)
     if j.type == "spherical":
         s2 = float(q[1:] @ q[1:])
         if s2 > 1e-10:
@@ -217,6 +224,41 @@ def measure(j: IJoint, T0, T1) -> list:
     v3 = np.cross(ax2cur, v1)
     f1 = _wrap(2.0 * math.atan2(float(v3 @ v2), float(v1 @ v2)))
     return [_closest_along_circle(j.offsets[0] + f0), _closest_along_circle(j.offsets[1] + f1)]
+
+
+def _qmul(a, b):
+    w0, x0, y0, z0 = a
+    w1, x1, y1, z1 = b
+    return np.array([w0 * w1 - x0 * x1 - y0 * y1 - z0 * z1, w0 * x1 + x0 * w1 + y0 * z1 - z0 * y1,
+                     w0 * y1 - x0 * z1 + y0 * w1 + z0 * x1, w0 * z1 + x0 * y1 - y0 * x1 + z0 * w1])
+
+
+def _measure_chain(j: IJoint, tj) -> list:
+    """OpenRAVE's ``GetValues`` for a chain of revolute/prismatic axes (COLLADA RR, RP...)."""
+    kinds = axis_kinds(j.type)
+    q = quat_from_matrix(tj[:3, :3])
+    t = np.array(tj[:3, 3])
+    out = []
+    for i in range(j.dof):
+        a = np.asarray(j.axes[i], dtype=float)
+        if kinds[i] == "R":
+            if i + 1 < j.dof:
+                alen = math.sqrt(a @ a)
+                ang = math.atan2(-float(q[1:] @ a), q[0] * alen)
+                s = math.sin(ang) / alen
+                q = _qmul(np.array([math.cos(ang), a[0] * s, a[1] * s, a[2] * s]), q)
+                if 2 * ang != 0:
+                    t = axis_angle(a, 2 * ang) @ t
+                f = -2 * ang
+            else:
+                f = 2.0 * math.atan2(float(q[1:] @ a), q[0])
+            out.append(_closest_along_circle(j.offsets[i] + _wrap(f)))
+        else:
+            f = float(t @ a)
+            out.append(j.offsets[i] + f)
+            if i + 1 < j.dof:
+                t = t - a * f
+    return out
 
 
 def _unit(v):
@@ -598,7 +640,7 @@ def _flip(j: IJoint, links, is_static):
     trel = inv(j.tleft @ j.tright)           # old link0 relative to old link1 at q = 0
     a0, a1, axes, tl, tr, tlm, trm = _internal(
         j.type, j.a1, j.a0, tswap[:3, 3], axes, trel, [], j.offsets, is_static)
-    if j.type in ("universal", "hinge2") or j.type in MULTI_AXIS_TYPES:
+    if j.type in ("universal", "hinge2"):
         # the inverse of R(u0, q0) R(u1, q1) is R(-u1, q1) R(-u0, q0): roboio keeps the
         # kinematics exact (OpenRAVE flips a two-axis joint keeping the axis order)
         j.reverse = not j.reverse
@@ -613,6 +655,8 @@ def _flip(j: IJoint, links, is_static):
 def _static_info(j: IJoint):
     j.static = not any(j.circular) and all(lo >= hi for lo, hi in zip(j.lower, j.upper))
     if j.static:
+        # the first axis in the child's frame (the model keeps it on the welded link)
+        j.static_axis = j.tright[:3, :3].T @ np.asarray(j.axes[0], dtype=float)
         j.lower = [0.0] * j.dof
         j.upper = [0.0] * j.dof
         j.tleft = j.tleft @ j.tright

@@ -307,21 +307,12 @@ class Reader:
                     self.unknown(scope, c, "environment", env.unknown)
 
     def camera(self, scope, el, cam: CameraRecord):
-        from ._math import axis_angle, rows_to_rotation
         cam.specified = True
-        T = cam.transform
-        if el.tag == "camtrans":
-            T[:3, 3] = self.nums(scope, el, 3, list(T[:3, 3]))
-        elif el.tag == "camrotationaxis":
-            v = self.nums(scope, el, 4, [0.0] * 4)
-            T[:3, :3] = axis_angle(v[:3], v[3] * DEG)
-        elif el.tag == "camrotaxis":
-            v = self.nums(scope, el, 4, [0.0] * 4)
-            T[:3, :3] = axis_angle(v[:3], v[3] * DEG) @ axis_angle((1, 0, 0), math.pi)
-        elif el.tag == "camrotmat":
-            T[:3, :3] = rows_to_rotation(self.nums(scope, el, 9, [0.0] * 9))
-        else:
-            cam.focal = self.nums(scope, el, 1, [cam.focal])[0]
+        n = {"camtrans": 3, "camrotationaxis": 4, "camrotaxis": 4, "camrotmat": 9, "camfocal": 1}
+        values = self.nums(scope, el, n[el.tag], [0.0] * n[el.tag] if el.tag != "camtrans"
+                           else list(cam.transform[:3, 3]))
+        cam.raw.append((el.tag, list(values)))
+        apply_camera_tag(cam, el.tag, values)
 
     def env_interface(self, el, env, scope, depth):
         tag = el.tag
@@ -931,8 +922,9 @@ class Reader:
                     anchor = np.array(self.nums(scope, c, 3, [0.0] * 3))
                     j.extras["raw_anchor"] = list(anchor)
             elif tag == "axis" and jtype in ("hinge", "slider"):
-                axes[0] = normalize3(self.nums(scope, c, 3, [0.0] * 3))
-                j.extras["raw_axes"] = [list(axes[0])]
+                raw = self.nums(scope, c, 3, [0.0] * 3)
+                axes[0] = normalize3(raw)
+                j.extras["raw_axes"] = [list(raw)]
             elif tag in ("axis1", "axis2") and jtype in ("universal", "hinge2"):
                 v = np.array(self.nums(scope, c, 3, [0.0] * 3))
                 if tag == "axis1":
@@ -1037,7 +1029,7 @@ class Reader:
             elif tag == "jointvalues":
                 jointvalues = self.all_nums(scope, c)
             else:
-                self.unknown(scope, c, "robot", body.unknown)
+                self.unknown(scope, c, "robot", body.extras.setdefault("robot_unknown", []))
         if name:
             body.name = name
         if initial_manips:
@@ -1175,6 +1167,22 @@ class Reader:
             else:
                 sensor.params.append(_xmldata(c))
         return sensor
+
+
+def apply_camera_tag(cam: CameraRecord, tag: str, values) -> None:
+    """One camera tag of an ``<Environment>`` (``openrave.md`` §5)."""
+    from ._math import axis_angle, rows_to_rotation
+    T = cam.transform
+    if tag == "camtrans":
+        T[:3, 3] = values
+    elif tag == "camrotationaxis":
+        T[:3, :3] = axis_angle(values[:3], values[3] * DEG)
+    elif tag == "camrotaxis":      # deprecated: a 180 degree turn about X after it (old bug)
+        T[:3, :3] = axis_angle(values[:3], values[3] * DEG) @ axis_angle((1, 0, 0), math.pi)
+    elif tag == "camrotmat":
+        T[:3, :3] = rows_to_rotation(values)
+    else:
+        cam.focal = values[0]
 
 
 def _scale(text: str) -> np.ndarray:

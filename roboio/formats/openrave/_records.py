@@ -339,6 +339,7 @@ class CameraRecord:
     transform: np.ndarray = field(default_factory=_eye)
     focal: float = 0.0
     specified: bool = False
+    raw: list = field(default_factory=list)         # (tag, values) as read, in order
 
 
 @dataclass

@@ -74,10 +74,22 @@ def _pose_lines(T, raw, ind: str) -> list:
         out.append(f"{ind}<Translation>{_f(t)}</Translation>")
     R = T[:3, :3]
     if not np.array_equal(R, np.eye(3)):
-        q = quat_from_matrix(R)
-        # the quaternion OpenRAVE's reader turns back into (nearly) this matrix
-        out.append(f"{ind}<quat>{_f(q)}</quat>")
+        out.append(f"{ind}<quat>{_f(_stable_quat(R))}</quat>")
     return out
+
+
+def _stable_quat(R) -> np.ndarray:
+    """The quaternion of ``R``, chosen so that reading it back and writing again gives the
+    same numbers (a fixed point of OpenRAVE's quaternion -> matrix -> quaternion)."""
+    q = quat_from_matrix(R)
+    seen = [tuple(q)]
+    for _ in range(16):
+        q = quat_from_matrix(matrix_from_quat(q))
+        t = tuple(q)
+        if t in seen:                       # a fixed point or a cycle: its smallest member
+            return np.array(min(seen[seen.index(t):]))
+        seen.append(t)
+    return q
 
 
 _TAGNAMES = {"translation": "Translation", "rotationaxis": "RotationAxis",
@@ -103,6 +115,12 @@ def _rotation_onto(src, dst):
     """A rotation turning unit ``src`` onto unit ``dst`` (the smallest one)."""
     from ...transforms import rotation_between
     return rotation_between(src, dst)
+
+
+def _unit(v):
+    v = np.asarray(v, dtype=float)
+    n = float(np.linalg.norm(v))
+    return v / n if n > 0 else v
 
 
 def _decompose(A):
@@ -173,12 +191,43 @@ class _BodyWriter:
                 for a, b in zip(seq[:-1], seq[1:]):
                     chains[b] = (a, [b])
         self.bodies = [i for i in range(self.n) if i not in self.fold]
+        # OpenRAVE's first link is the body frame and cannot move: a root whose joint moves
+        # hangs from a fixed virtual link written first
+        self.vroot = None
+        moving_roots = [i for i, (p, seq) in chains.items() if p < 0 and self.moving(seq)]
+        if moving_roots:
+            self.vroot = self.n
+            for i in moving_roots:
+                chains[i] = (self.vroot, chains[i][1])
+            self.bodies.insert(0, self.vroot)
+            self.T0 = np.concatenate([self.T0, np.eye(4)[None]], axis=0)
         self.chains = chains
         self.names = {}
         used = set()
+        if self.vroot is not None:
+            vname = "world"
+            while vname in {l.name for l in links}:
+                vname = "_" + vname
+            self.names[self.vroot] = vname
+            used.add(vname)
+            self.lose(f"a fixed link {vname!r} is added as OpenRAVE's first link (the base link "
+                      f"{links[moving_roots[0]].name!r} moves relative to the world)")
+        referenced = set()
+        for i, (p, seq) in chains.items():
+            if p >= 0:
+                referenced.update((i, self.owner.get(p, p)))
+        for m in r.manipulators:
+            referenced.update((self.owner.get(m.base, m.base), self.owner.get(m.effector, m.effector)))
+        for sen in r.sensors:
+            referenced.add(self.owner.get(sen.link, sen.link))
         for i in self.bodies:
+            if i == self.vroot:
+                continue
             name = links[i].name
-            if any(c.isspace() for c in name) or not name and i != 0:
+            if not name and i not in referenced:
+                self.names[i] = name          # an unnamed link nothing refers to stays unnamed
+                continue
+            if any(c.isspace() for c in name) or not name:
                 new = "_".join(name.split()) or f"link{i}"
                 self.lose(f"link name {name!r} written as {new!r} (OpenRAVE reads names up to "
                           "the first space)")
@@ -208,11 +257,8 @@ class _BodyWriter:
         return None
 
     def _is_weld(self, k) -> bool:
-        if self.r.joints:
-            j = self.r.joint_of_link(k)
-            if j is not None:
-                return j.type == "weld"
-        return self.r.qmin[k] == self.r.qmax[k] == 0
+        """A link that never moves: no driver moves it and its limits allow one value."""
+        return k not in self.driven and self.r.qmin[k] == self.r.qmax[k]
 
     def moving(self, seq):
         return [k for k in seq if not self._is_weld(k)]
@@ -255,9 +301,19 @@ class _BodyWriter:
                 a = d.scale[k] / s0
                 b = d.offset[k] - d.scale[k] * o0 / s0
                 self.role[li] = ("mimic", di, a, b)
+        for k in range(self.n):
+            if k in self.role or self._is_weld(k):
+                continue
+            ext = r.links[k].extras.get("openrave", {})
+            if ext.get("joint_role") in ("mimic", "passive") or ext.get("intermediate"):
+                continue                 # an OpenRAVE passive/mimic joint stays passive
+            self.role[k] = ("free",)
+            self.lose(f"link {r.links[k].name!r} has no driver: written as an active OpenRAVE "
+                      "joint (an extra DOF after the drivers')")
 
     # -- writing -------------------------------------------------------------------------
     def write_kinbody(self, ind: str) -> list:
+        self.check_rotations()
         self.plan()
         self.roles()
         self.name_joints()
@@ -269,17 +325,40 @@ class _BodyWriter:
         lines += self.adjacency(ind)
         return lines
 
+    def check_rotations(self):
+        """OpenRAVE keeps rotations as unit quaternions: a parent transform whose rotation is
+        not orthonormal is written as the nearest rotation."""
+        for l in self.r.links:
+            R = np.asarray(l.parent_transform)[:3, :3]
+            dev = float(np.abs(R.T @ R - np.eye(3)).max())
+            if dev > 1e-12:
+                self.lose(f"link {l.name!r}: its parent transform's rotation is not orthonormal "
+                          f"(|R^T R - I| = {dev:.1e}); OpenRAVE stores a unit quaternion")
+        for l in self.r.links:
+            a = np.asarray(l.axis, dtype=float)
+            n = float(np.linalg.norm(a))
+            if n > 0 and abs(n - 1) > 1e-12 and not self._is_weld(l.index):
+                self.lose(f"link {l.name!r}: axis of length {n:.9g} (Klamp't turns by q times "
+                          "the length; OpenRAVE normalises the axis)")
+
     def body(self, i, ind) -> list:
+        if i == self.vroot:
+            return [f"{ind}<Body name={_attr(self.names[i])} type=\"dynamic\">",
+                    f'{ind}  <mass type="custom">', f"{ind}    <total>0</total>",
+                    f"{ind}    <inertia>0 0 0 0 0 0 0 0 0</inertia>", f"{ind}  </mass>",
+                    f"{ind}</Body>"]
         l = self.r.links[i]
         ext = l.extras.get("openrave", {})
-        attrs = f"name={_attr(self.names[i])}"
-        attrs += ' type="static"' if ext.get("static") else ' type="dynamic"'
+        # an unnamed link has no name attribute (name="" would re-open the first unnamed link)
+        attrs = f"name={_attr(self.names[i])} " if self.names[i] else ""
+        attrs += 'type="static"' if ext.get("static") else 'type="dynamic"'
         if ext.get("enabled") is False:
             attrs += ' enable="false"'
         out = [f"{ind}<Body {attrs}>"]
         out += _pose_lines(self.T0[i], ext.get("raw_pose"), ind + "  ")
         out += self.geoms(i, ind + "  ")
         out += self.mass(l, ind + "  ")
+        out += _kept(ext, ind + "  ")
         out.append(f"{ind}</Body>")
         return out
 
@@ -367,6 +446,7 @@ class _BodyWriter:
             tr = 1.0 - l.appearance.color[3]
         if tr is not None:
             body.append(f"{ind}  <transparency>{fmt_float(tr)}</transparency>")
+        body += _kept(ext, ind + "  ")
         body.append(f"{ind}</Geom>")
         return body
 
@@ -377,7 +457,7 @@ class _BodyWriter:
             self.lose(f"link {name!r}: {k} primitive under a non-rigid transform")
             return None
         R, s = dec
-        s = s[0]
+        s = 1.0 if abs(s[0] - 1.0) <= 1e-12 else s[0]      # a rotation's rounding, not a scale
 
         def frame(center, Rl=np.eye(3)):
             F = np.eye(4)
@@ -463,6 +543,8 @@ class _BodyWriter:
         jnames = set()
         self.joint_names = {}
         for i in self.bodies:
+            if i == self.vroot:
+                continue
             p, seq = self.chains[i]
             if p < 0:
                 continue
@@ -472,6 +554,8 @@ class _BodyWriter:
             role = self.role.get(moving[0]) if moving else None
             if moving and role is None:
                 role = ("passive",)
+            if moving and role[0] == "free":
+                role = ("active", len(r.drivers) + i)     # after the drivers, in link order
             if not moving:
                 role = ("weld",)
                 active_static = [self.role.get(k) for k in seq if self.role.get(k)]
@@ -479,7 +563,7 @@ class _BodyWriter:
                     role = ("static-active", active_static[0][1])
             name = jd.get("name")
             if name is None:
-                if role[0] in ("active", "static-active"):
+                if role[0] in ("active", "static-active") and role[1] < len(r.drivers):
                     name = r.drivers[role[1]].name
                 else:
                     name = self.names[i]
@@ -498,6 +582,9 @@ class _BodyWriter:
         # a moving link no driver moves is written where it is (a passive joint holding
         # that value), unless its mimic equation is written (then at the joint's zero)
         q = np.zeros(self.n)
+        for k in range(self.n):
+            if self._is_weld(k) and np.isfinite(r.qmin[k]):
+                q[k] = r.qmin[k]
         for role, i, p, seq, moving, name, jd in items:
             if role[0] != "passive":
                 continue
@@ -508,13 +595,23 @@ class _BodyWriter:
                 q[k] = r.config[k]
         self.q_write = q
         self.T0 = r.fk(q)
+        if self.vroot is not None:
+            self.T0 = np.concatenate([self.T0, np.eye(4)[None]], axis=0)
 
     def joint_elements(self, ind) -> list:
         items = self.items
+        self.written_static = {}       # body -> whether OpenRAVE sees its joint as static
         lines = []
         active = sorted((it for it in items if it[0][0] in ("active", "static-active")),
                         key=lambda it: it[0][1])
         others = [it for it in items if it[0][0] not in ("active", "static-active")]
+        # the OpenRAVE DOFs in order: (model link or None for a static joint)
+        self.dof_links = []
+        for role, i, p, seq, moving, name, jd in active:
+            if role[0] == "static-active":
+                self.dof_links.append(None)
+            else:
+                self.dof_links += list(moving)
         for it in active + others:
             lines += self.joint(*it, ind)
         return lines
@@ -529,7 +626,12 @@ class _BodyWriter:
         if not moving:
             ext = links[i].extras.get("openrave", {})
             if ext.get("joint_role") == "passive" and ext.get("passive_frame") and len(seq) == 1:
-                return self.passive_joint(i, parent_name, name, jd, ext["passive_frame"], ind)
+                lines = self.passive_joint(i, parent_name, name, jd, ext["passive_frame"], ind)
+                static = not any(jd.get("circular", [])) and all(
+                    lo >= hi for lo, hi in zip(jd.get("lower", []), jd.get("upper", [])))
+                self.written_static[i] = static
+                return lines
+            self.written_static[i] = True
             jtype = "hinge"
             if kind != "static-active":
                 attrs += ' enable="false"'
@@ -540,6 +642,7 @@ class _BodyWriter:
             return [f"{ind}<Joint {attrs}>"] + body + [f"{ind}</Joint>"]
         first = moving[0]
         prismatic = links[first].is_prismatic
+        self.written_static[i] = all(r.qmin[k] == r.qmax[k] for k in moving)
         if len(moving) == 1:
             jtype = "slider" if prismatic else "hinge"
         else:
@@ -550,8 +653,9 @@ class _BodyWriter:
             attrs += ' circular="true"'
         if kind == "passive":
             attrs += ' enable="false"'
-            self.lose(f"link {links[first].name!r} has no driver: written as a passive OpenRAVE "
-                      "joint, which holds its value (rigid)")
+            if not (jd.get("mimic") and (jd["mimic"][0] or {}).get("pos")):
+                self.lose(f"link {links[first].name!r} has no driver: written as a passive "
+                          "OpenRAVE joint, which holds its value (rigid)")
         if kind == "mimic":
             _, di, a, b = role
             master = self.joint_names_master(di)
@@ -577,7 +681,8 @@ class _BodyWriter:
         axes = [Ts[n][:3, :3] @ np.asarray(links[k].axis, dtype=float) / np.linalg.norm(links[k].axis)
                 for n, k in enumerate(moving)]
         raw_axes = jd.get("raw_axes")
-        if raw_axes and len(raw_axes) == len(axes) and all(_close(a, b) for a, b in zip(raw_axes, axes)):
+        if raw_axes and len(raw_axes) == len(axes) and all(_close(_unit(a), b) for a, b in
+                                                            zip(raw_axes, axes)):
             axes = [np.asarray(a) for a in raw_axes]
         if not prismatic:
             anchor = Ts[0][:3, 3]
@@ -603,10 +708,21 @@ class _BodyWriter:
             lims += [lo, hi]
         tag = "limits" if prismatic else "limitsrad"
         body.append(f"{ind}  <{tag}>{_f(lims)}</{tag}>")
+        static_dof = (kind == "active" and role[1] < len(r.drivers)
+                      and r.drivers[role[1]].type == "affine"
+                      and list(r.drivers[role[1]].scale[:1]) == [0.0])
         for field, arr in (("maxvel", r.vmax), ("maxaccel", r.amax), ("maxtorque", r.tmax)):
             vals = [arr[k] for k in moving]
+            if static_dof:      # a static joint's link is a weld; its DOF keeps the driver's
+                d = r.drivers[role[1]]
+                vals = [{"maxvel": d.vmax, "maxaccel": d.amax, "maxtorque": d.tmax}[field]]
+            if field == "maxtorque" and any(v == 0 for v in vals):
+                self.lose(f"joint {name!r}: torque limit 0 (OpenRAVE reads 0 as 'no limit')")
+                continue
+            default = {"maxvel": 10.0, "maxaccel": 50.0, "maxtorque": None}[field]
             if all(np.isfinite(v) for v in vals):
-                body.append(f"{ind}  <{field}>{_f(vals)}</{field}>")
+                if not all(v == default for v in vals):
+                    body.append(f"{ind}  <{field}>{_f(vals)}</{field}>")
             elif field != "maxtorque":
                 self.lose(f"joint {name!r}: unbounded {field} (OpenRAVE applies its default "
                           f"{'10' if field == 'maxvel' else '50'})")
@@ -619,6 +735,7 @@ class _BodyWriter:
         if res and res[0] != 0.02:
             value = res[0] if prismatic else math.degrees(res[0])
             body.append(f"{ind}  <resolution>{fmt_float(value)}</resolution>")
+        body += _kept(jd, ind + "  ")
         return [f"{ind}<Joint {attrs}>"] + body + [f"{ind}</Joint>"]
 
     def passive_joint(self, i, parent_name, name, jd, frame, ind) -> list:
@@ -639,7 +756,7 @@ class _BodyWriter:
             out.append(f"{ind}  <anchor>{_f(anchor)}</anchor>")
         axes = [T[:3, :3] @ np.asarray(a, dtype=float) for a in frame["axes"]]
         raw_axes = jd.get("raw_axes")
-        if raw_axes and len(raw_axes) == len(axes) and all(_close(a, b) for a, b in
+        if raw_axes and len(raw_axes) == len(axes) and all(_close(_unit(a), b) for a, b in
                                                             zip(raw_axes, axes)):
             axes = [np.asarray(a) for a in raw_axes]
         if jtype in ("hinge", "slider"):
@@ -651,6 +768,7 @@ class _BodyWriter:
             lims = [v for pair in zip(jd["lower"], jd["upper"]) for v in pair]
             tag = "limits" if jtype == "slider" else "limitsrad"
             out.append(f"{ind}  <{tag}>{_f(lims)}</{tag}>")
+        out += _kept(jd, ind + "  ")
         out.append(f"{ind}</Joint>")
         return out
 
@@ -677,14 +795,17 @@ class _BodyWriter:
         bodies = self.bodies
         index = {b: k for k, b in enumerate(bodies)}
         nb = len(bodies)
-        has_geom = [r.links[b].geometry is not None for b in bodies]
+        has_geom = [b != self.vroot and r.links[b].geometry is not None for b in bodies]
         # the written joint tree between bodies: parent body and whether the joint moves
         par = {}
         for b in bodies:
+            if b == self.vroot:
+                continue
             p, seq = self.chains[b]
             if p >= 0:
                 pb = self.owner.get(p, p)
-                par[index[b]] = (index[pb], bool(self.moving(seq)))
+                # OpenRAVE counts a joint whose limits allow one value as static
+                par[index[b]] = (index[pb], not self.written_static.get(b, True))
         def ancestors(k):
             out = [k]
             while k in par:
@@ -720,7 +841,8 @@ class _BodyWriter:
                 a, b = sorted((index[bx], index[by]))
                 wanted.add((a, b))
         out = []
-        enabled = [r.links[b].extras.get("openrave", {}).get("enabled", True) for b in bodies]
+        enabled = [b == self.vroot or r.links[b].extras.get("openrave", {}).get("enabled", True)
+                   for b in bodies]
         lost = 0
         for a in range(nb):
             for b in range(a + 1, nb):
@@ -746,14 +868,17 @@ class _BodyWriter:
         for s in r.sensors:
             out += self.sensor(s, ind)
         q = np.asarray(r.config, dtype=float)
-        if np.any(q != 0):
-            u = r.drivers_from_config(q) if r.drivers else []
-            back = r.config_from_drivers(u, q=np.zeros(self.n)) if r.drivers else np.zeros(self.n)
-            if len(u) and np.any(np.asarray(u) != 0):
-                out.append(f"{ind}<jointvalues>{_f(u)}</jointvalues>")
-            idx = sorted(self.driven)
-            if idx and not _close(back[idx], q[idx], 1e-12):
-                self.lose("initial configuration of driven links not reachable by the drivers")
+        u = [0.0 if k is None else float(q[k]) for k in self.dof_links]
+        # measured load values carry rounding noise (~1e-16): not worth a <jointvalues>
+        if u and np.any(np.abs(np.asarray(u)) > 1e-12):
+            out.append(f"{ind}<jointvalues>{_f(u)}</jointvalues>")
+        for k, role in self.role.items():
+            if role[0] == "mimic":
+                _, di, a, b = role
+                m = r.drivers[di].dofs[0]
+                if abs(q[k] - (a * q[m] + b)) > 1e-12 * max(1.0, abs(q[k])):
+                    self.lose(f"initial value of link {r.links[k].name!r}, which does not follow "
+                              f"its driver {r.drivers[di].name!r}")
         return out
 
     def manipulator(self, m, ind) -> list:
@@ -783,6 +908,7 @@ class _BodyWriter:
         if m.ik_solver:
             out.append(f"{ind}  <iksolver>{escape(m.ik_solver)}</iksolver>")
         out += _pose_lines(np.asarray(m.tool_transform, dtype=float), ext.get("raw_tool"), ind + "  ")
+        out += _kept(ext, ind + "  ")
         out.append(f"{ind}</Manipulator>")
         return out
 
@@ -811,6 +937,18 @@ class _BodyWriter:
         return out
 
 
+def _kept(ext: dict, ind: str) -> list:
+    """Elements OpenRAVE ignores that roboio kept as data when reading, written back."""
+    out = []
+    for key in ("actuator", "ignored", "unknown"):
+        items = ext.get(key)
+        if items is None:
+            continue
+        for x in (items if isinstance(items, list) else [items]):
+            out += _xml_lines(x, ind)
+    return out
+
+
 def _xml_lines(x, ind) -> list:
     """An XmlData element as written lines."""
     attrs = "".join(f" {k}={_attr(v)}" for k, v in x.attrib.items())
@@ -831,10 +969,14 @@ def _robot(robot: Robot, report, out_dir, ind="") -> list:
     kb = w.write_kinbody(ind + "    ")
     lines = [f"{ind}<Robot name={_attr(robot.name)}>", f"{ind}  <KinBody name={_attr(robot.name)}>"]
     lines += kb
+    for x in ext.get("unknown", []):
+        lines += _xml_lines(x, ind + "    ")
     lines.append(f"{ind}  </KinBody>")
     lines += w.robot_elements(ind + "  ")
+    for x in ext.get("controllers", []) + ext.get("robot_unknown", []):
+        lines += _xml_lines(x, ind + "  ")
     lines.append(f"{ind}</Robot>")
-    for key in ("controllers", "unknown", "loop_joints"):
+    for key in ("loop_joints",):
         if ext.get(key):
             report.lose(f"robot {robot.name!r}: OpenRAVE {key.replace('_', ' ')} kept as data "
                         f"on reading ({len(ext[key])}) are not written")
@@ -846,6 +988,20 @@ def _robot(robot: Robot, report, out_dir, ind="") -> list:
             report.lose(f"robot {robot.name!r}: driver gains and friction (OpenRAVE XML has none)")
             break
     return lines
+
+
+def _camera_raw_matches(cam) -> bool:
+    from ._parse import apply_camera_tag
+    from ._records import CameraRecord
+    if not cam.get("raw"):
+        return False
+    c = CameraRecord()
+    c.transform[:3, 3] = (0.0, 1.5, 0.8)
+    from ._math import axis_angle
+    c.transform[:3, :3] = axis_angle((1, 0, 0), -0.5)
+    for tag, values in cam["raw"]:
+        apply_camera_tag(c, tag, values)
+    return _close(c.transform, cam["transform"]) and c.focal == cam.get("focal", 0.0)
 
 
 def _element_body(obj, report, out_dir, ind, static: bool) -> list:
@@ -863,7 +1019,13 @@ def _element_body(obj, report, out_dir, ind, static: bool) -> list:
     lines += w.write_kinbody(ind + "  ")
     lines.append(f"{ind}</KinBody>")
     if isinstance(obj, RigidObject):
-        report.lose(f"object {obj.name!r}: contact parameters (kFriction, kRestitution, ...)")
+        default = RigidObject()
+        changed = [k for k in ("kFriction", "kRestitution", "kStiffness", "kDamping")
+                   if getattr(obj, k) != getattr(default, k)]
+        if changed:
+            report.lose(f"object {obj.name!r}: contact parameters ({', '.join(changed)})")
+        if np.any(obj.velocity) or np.any(obj.angular_velocity):
+            report.lose(f"object {obj.name!r}: initial velocity")
     return lines
 
 
@@ -878,10 +1040,13 @@ def dumps(obj, report, path=None) -> str:
         cam = ext.get("camera")
         if cam and cam.get("specified"):
             T = np.asarray(cam["transform"], dtype=float)
-            lines.append(f"  <camtrans>{_f(T[:3, 3])}</camtrans>")
-            lines.append(f"  <camrotmat>{_f(T[:3, :3].reshape(9))}</camrotmat>")
-            if cam.get("focal"):
-                lines.append(f"  <camfocal>{fmt_float(cam['focal'])}</camfocal>")
+            if _camera_raw_matches(cam):
+                lines += [f"  <{t}>{_f(v)}</{t}>" for t, v in cam["raw"]]
+            else:
+                lines.append(f"  <camtrans>{_f(T[:3, 3])}</camtrans>")
+                lines.append(f"  <camrotmat>{_f(T[:3, :3].reshape(9))}</camrotmat>")
+                if cam.get("focal"):
+                    lines.append(f"  <camfocal>{fmt_float(cam['focal'])}</camfocal>")
         if ext.get("bkgndcolor"):
             lines.append(f"  <bkgndcolor>{_f(ext['bkgndcolor'])}</bkgndcolor>")
         names = set()
