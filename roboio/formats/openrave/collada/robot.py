@@ -38,6 +38,9 @@ def loads(data: bytes, ctx):
     record = read_record(data, ctx)
     robot = build_robot(record, ctx, ctx.path)
     robot.extras["collada"] = remember(robot, record)
+    # what the file says beyond the model: interface, description, up axis, gravity, gripper
+    # infos, extras kept verbatim, unsupported parts
+    robot.extras["collada"]["files"] = list(record.extras.get("collada", {}).get("files", []))
     return robot
 
 
