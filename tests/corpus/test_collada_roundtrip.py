@@ -83,7 +83,7 @@ def test_zae_written_with_manifest_and_read_back(tmp_path):
 
 
 OTHER = ["klampt/robots/ur5.rob", "klampt/robots/puma760.rob",
-         "choreonoid/share/model/PA10/PA10.body", "klampt/robots/kinova_gen3_7dof.urdf",
+         "choreonoid/share/model/PA10/PA10.body",
          "klampt/robots/mirobot.urdf"]
 
 
