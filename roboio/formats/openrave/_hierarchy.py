@@ -373,6 +373,12 @@ def compute(body: BodyRecord, jointvalues=None, budget=None) -> Hierarchy:
         if p is not None and p != j.a0:
             _flip(j, links, is_static)
         _static_info(j)
+    same = [x[1] for x in notes if isinstance(x, tuple) and x[0] == "same-depth"]
+    notes[:] = [x for x in notes if not isinstance(x, tuple)]
+    if same:
+        notes.append(f"joints {', '.join(repr(x) for x in same)} join links that are not connected "
+                     "to link 0 (OpenRAVE: 'incomplete kinematics'); each keeps its declared "
+                     "parent, and the links move with these joints from where they were declared")
 
     # 5. load state
     poses = [np.array(l.transform, dtype=float) for l in links]
@@ -627,8 +633,7 @@ def _parent_link(j, depth, static, parents, paths, order, n, notes):
             pos0 = min(pos0, order.index(gi))
     if pos0 < len(order):
         return l0
-    notes.append(f"joint {j.name!r}: OpenRAVE cannot tell which of its links is the parent "
-                 "(same depth); used as declared")
+    notes.append(("same-depth", j.name))
     return None
 
 
@@ -703,6 +708,7 @@ def _forward(ordered, order, dof_values, poses, notes):
     computed[0] = True
     effective = [None] * n
     unused = []
+    early = []
     for gi in order:
         j = ordered[gi]
         if j.static:
@@ -734,11 +740,14 @@ def _forward(ordered, order, dof_values, poses, notes):
             unused.append(gi)
             continue
         if not computed[j.a0]:
-            notes.append(f"joint {j.name!r}: OpenRAVE moves link {j.a1} before its parent link "
-                         f"{j.a0} is placed (its FK order); roboio uses the tree order")
+            early.append((gi, j.a0))
         poses[j.a1] = poses[j.a0] @ j.tleft @ joint_transform(j, values[gi]) @ j.tright
         computed[j.a1] = True
         effective[j.a1] = gi
+    for gi, parent in early:
+        if effective[parent] is not None:      # placed later: OpenRAVE used its old pose
+            notes.append(f"joint {ordered[gi].name!r}: OpenRAVE moves its link before its parent "
+                         "link is placed (its FK order); roboio uses the tree order")
     return values, poses, effective, unused
 
 
