@@ -160,6 +160,38 @@ def joint_sids(name):
     return {j.get("name"): j.get("sid") for j in root.iter(f"{C}joint")}
 
 
+M = "{http://www.w3.org/1998/Math/MathML}"
+
+
+def mimic_formulas(name):
+    """target joint sid -> (source joint sid, offset): the corpus formulas are
+    ``source`` or ``offset + source`` (MathML read here with plain lxml)."""
+    root = _document(name)
+    out = {}
+    for f in root.iter(f"{C}formula"):
+        target = f.find(f"{C}target/{C}param").text.strip().split("/")[-1]
+        math_el = f.find(f"{C}technique_common/{M}math")
+        syms = [c.text.strip().split("/")[-1] for c in math_el.iter(f"{M}csymbol")]
+        nums = [float(c.text) for c in math_el.iter(f"{M}cn")]
+        ops = [c.tag for a in math_el.iter(f"{M}apply") for c in a[:1]]
+        assert len(syms) == 1 and ops in ([], [f"{M}plus"]) and len(nums) <= 1
+        out[target] = (syms[0], sum(nums))
+    return out
+
+
+_MODELS = {}
+
+
+def model_of(name):
+    """roboio's model of a corpus file (through the registry, as a user loads it)."""
+    if name not in _MODELS:
+        import roboio
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _MODELS[name] = roboio.load(path_of(name))
+    return _MODELS[name]
+
+
 # ---------------------------------------------------------------- tests
 @pytest.mark.parametrize("name", ROBOTS + TESTDATA)
 def test_every_corpus_file_loads(name):
@@ -285,3 +317,40 @@ def test_testdata_primitives():
     (g,) = body.links[0].geometries
     assert g.kind == "calibration_board" and g.params["num_dots_x"] == 5
     assert g.params["pattern_name"] == "threeBigDotsDotGrid"
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_model_links_equal_visual_node_chain_at_random_dof_values(name):
+    """roboio's model (reader + OpenRAVE mapping + drivers) against the visual scene walked
+    independently, at random OpenRAVE DOF values: every OpenRAVE link to 1e-12."""
+    robot = model_of(name)
+    sids = joint_sids(name)
+    formulas = mimic_formulas(name)
+    sid_name = {v: k for k, v in sids.items()}
+    rng = np.random.default_rng(7 + len(name))
+    for _ in range(4):
+        u = np.array([rng.uniform(max(d.qmin, -math.pi), min(d.qmax, math.pi)) if d.qmax > d.qmin
+                      else d.qmin for d in robot.drivers])
+        T = robot.fk(robot.config_from_drivers(u))
+        values = {sid: 0.0 for sid in sids.values()}
+        for d, v in zip(robot.drivers, u):
+            if not d.extras["openrave"].get("static"):
+                values[sids[d.name]] = v
+        for target, (source, offset) in formulas.items():
+            values[target] = offset + values[source]
+        V = visual_fk(name, values)
+        for link_name, Tv in V.items():
+            if link_name in robot.link_names and link_name != robot.name:
+                err = np.max(np.abs(T[robot.link_index(link_name)] - Tv))
+                assert err < 1e-12, (link_name, err)
+
+
+def test_model_dof_order_and_names_are_openravess():
+    robot = model_of("pr2-beta-static")
+    body, _ = body_of("pr2-beta-static")
+    assert [d.name for d in robot.drivers] == [j.name for j in body.dof_joints()]
+    assert robot.link_names[:3] == ["base_footprint", "base_link", "bl_caster_rotation_link"]
+    pa10 = model_of("mitsubishi-pa10")
+    # anchors off the child origins: OpenRAVE's links keep their names, the joint frames are
+    # the intermediate links of the mapping
+    assert [n for n in pa10.link_names if not n.endswith(".axis0")] == [f"link{i}" for i in range(8)]

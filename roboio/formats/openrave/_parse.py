@@ -216,7 +216,7 @@ class Reader:
         body.files.append(path)
         low = path.lower()
         if low.endswith(COLLADA_EXTENSIONS):
-            return self.include_collada(scope, el, path, body, atts)
+            return self.include_collada(scope, el, path, body, atts, kind)
         if not low.endswith(".xml") and low.endswith(MESH_EXTENSIONS):
             return self.include_mesh(scope, el, ref, path, body)
         sub, root = self.open_file(scope, el, path)
@@ -237,7 +237,7 @@ class Reader:
                                       "<Robot> or <KinBody> root there")
             self._robot_body(wrapper, body, atts, sub, depth, len(body.links), [root])
 
-    def include_collada(self, scope, el, path, body, atts):
+    def include_collada(self, scope, el, path, body, atts, kind="robot"):
         try:
             module = importlib.import_module("roboio.formats.openrave.collada")
             append = getattr(module, "append_collada")
@@ -248,7 +248,7 @@ class Reader:
                                   f"{el.tag} cannot be read") from None
         ctx = scope.ctx.child(path)
         scope.ctx.charge("files", 1, el.line, what=f"opening {path}")
-        append(body, path, ctx, {k: v for k, v in atts})
+        append(body, path, ctx, {k: v for k, v in atts}, element=kind)
 
     def include_mesh(self, scope, el, ref, path, body):
         if body.links:

@@ -9,9 +9,11 @@ This package module imports nothing heavy, so that sniffing stays cheap.
 __all__ = ["append_collada"]
 
 
-def append_collada(body, path, ctx, attributes=None):
+def append_collada(body, path, ctx, attributes=None, element="robot"):
     """Read the COLLADA file ``path`` into ``body`` (a ``BodyRecord``); ``ctx`` is the
     context of that file, ``attributes`` the including element's other attributes
-    (``prefix``, ``skipgeometry``, ``scalegeometry``, ``readoptions``; ``name`` is ignored)."""
+    (``prefix``, ``skipgeometry``, ``scalegeometry``, ``readoptions``; ``name`` is ignored),
+    ``element`` the including element (``robot``: OpenRAVE's ReadRobotURI, ``kinbody``: its
+    ReadKinBodyURI, which ignores ``prefix`` and reads a file without kinematics as one link)."""
     from .robot import append_collada as _append
-    return _append(body, path, ctx, attributes)
+    return _append(body, path, ctx, attributes, element)

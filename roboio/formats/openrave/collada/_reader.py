@@ -26,6 +26,7 @@ from typing import Optional
 import numpy as np
 
 from ...xmlutil import where
+from .._mimic import search_and_replace
 from . import _mathml
 from ._body import CBody, CGeometry, CJoint, CLink, CManipulator, CMimic, CSensor
 from ._dom import child, elpath, kids, ln, text
@@ -169,6 +170,8 @@ class ColladaReader:
         self._initial_joints = initial_joints
         ikscenes = kids(self.scene, "instance_kinematics_scene")
         if not ikscenes:
+            if not as_robot:
+                return self._visual_body(body)
             raise doc.error("no <instance_kinematics_scene> in <scene>: the file holds no kinematics "
                             "(a mesh-only COLLADA file is read as a mesh, not as a robot)", self.scene)
         possible = []
@@ -212,6 +215,31 @@ class ColladaReader:
                 doc.warn(f"prefix={self.opts.prefix!r} is not applied: OpenRAVE ignores it when a "
                          "COLLADA file is included as a KinBody")
         return body
+
+    def _visual_body(self, body):
+        """OpenRAVE's KinBody read of a file without kinematics: the first top-level visual
+        node with geometry becomes one link (named after the node) placed by its ancestors'
+        and its own transforms."""
+        doc = self.doc
+        if self.visual_scene is not None:
+            for node in kids(self.visual_scene, "node"):
+                probe = CLink(name="", sid="")
+                probe.transform = doc.node_world(node)
+                self._node_geometries(node, probe, _Bindings(), 0)
+                if not probe.geometries:
+                    continue
+                if body is None:
+                    body = CBody(is_robot=False)
+                name = self._name(node.get("name") or node.get("id") or "", node)
+                self.ctx.charge("links", 1, where(node), what="COLLADA links")
+                link = CLink(name=name, sid=name, transform=probe.transform, geometries=probe.geometries,
+                             line=where(node))
+                body.links.append(link)
+                body.name = body.name or name
+                body.document = doc.path
+                return body
+        raise doc.error("no kinematics and no visual node with geometry: nothing to read as a body",
+                        self.scene)
 
     def _scene_gravity(self, body):
         for ips in kids(self.scene, "instance_physics_scene"):
@@ -1238,19 +1266,25 @@ class ColladaReader:
                 joint.control_info[k] = [(ln(c), dict(c.attrib), text(c)) for c in kids(el)]
 
     # ----------------------------------------------------------------------- robot extras
-    def _manipulators(self, body, extras_of, asys, b) -> None:
-        doc = self.doc
-        for ex in kids(extras_of, "extra"):
-            if ex.get("type") != "manipulator":
+    def _named_extras(self, holder, kind: str, counter: list, default: str):
+        """``(extra, name, OpenRAVE technique)`` of every ``<extra type=kind>`` of ``holder``;
+        an unnamed one is named ``<default>N`` (OpenRAVE's global counters)."""
+        for ex in kids(holder, "extra"):
+            if ex.get("type") != kind:
                 continue
             name = ex.get("name") or ""
             if not name:
-                name = f"manipulator{self._manip_counter[0]}"
-                self._manip_counter[0] += 1
+                name = f"{default}{counter[0]}"
+                counter[0] += 1
             tec = _technique(ex)
             if tec is None:
-                doc.warn(f"manipulator {name!r} has no OpenRAVE technique", ex)
+                self.doc.warn(f"{kind} {name!r} has no OpenRAVE technique: ignored", ex)
                 continue
+            yield ex, name, tec
+
+    def _manipulators(self, body, extras_of, asys, b) -> None:
+        doc = self.doc
+        for ex, name, tec in self._named_extras(extras_of, "manipulator", self._manip_counter, "manipulator"):
             m = CManipulator(name=self._name(name, ex), base="", effector="", line=where(ex))
             fo = child(tec, "frame_origin")
             if fo is not None:
@@ -1331,17 +1365,7 @@ class ColladaReader:
 
     def _sensors(self, body, asys, b) -> None:
         doc = self.doc
-        for ex in kids(asys, "extra"):
-            if ex.get("type") != "attach_sensor":
-                continue
-            name = ex.get("name") or ""
-            if not name:
-                name = f"sensor{self._sensor_counter[0]}"
-                self._sensor_counter[0] += 1
-            tec = _technique(ex)
-            if tec is None:
-                doc.warn(f"attached sensor {name!r} has no OpenRAVE technique", ex)
-                continue
+        for ex, name, tec in self._named_extras(asys, "attach_sensor", self._sensor_counter, "sensor"):
             s = CSensor(name=self._name(name, ex), link="", line=where(ex))
             fo = child(tec, "frame_origin")
             if fo is not None:
@@ -1371,16 +1395,7 @@ class ColladaReader:
     def _gripper_infos(self, body, asys) -> None:
         import json
         doc = self.doc
-        for ex in kids(asys, "extra"):
-            if ex.get("type") != "gripper_info":
-                continue
-            name = ex.get("name") or ""
-            if not name:
-                name = f"gripper{self._gripper_counter[0]}"
-                self._gripper_counter[0] += 1
-            tec = _technique(ex)
-            if tec is None:
-                continue
+        for ex, name, tec in self._named_extras(asys, "gripper_info", self._gripper_counter, "gripper"):
             data = {}
             jd = child(tec, "json_data")
             if jd is not None:
@@ -1476,26 +1491,3 @@ class ColladaReader:
         for g in body.gripper_infos:
             if id(g) not in grippers0:
                 g["name"] = p + g.get("name", "")
-
-
-def search_and_replace(s: str, pairs) -> str:
-    """OpenRAVE's utils::SearchAndReplace: scan left to right, at each step replacing the
-    earliest occurrence of any key (the longest key first on ties)."""
-    if not s or not pairs:
-        return s
-    pairs = sorted(pairs, key=lambda kv: -len(kv[0]))
-    out = []
-    i = 0
-    while i < len(s):
-        best, best_pair = -1, None
-        for k, v in pairs:
-            j = s.find(k, i)
-            if j >= 0 and (best < 0 or j < best):
-                best, best_pair = j, (k, v)
-        if best < 0:
-            out.append(s[i:])
-            break
-        out.append(s[i:best])
-        out.append(best_pair[1])
-        i = best + len(best_pair[0])
-    return "".join(out)

@@ -170,6 +170,43 @@ def _sphere_mesh(r):
     return np.array(verts, float), np.array(faces)
 
 
+def _capsule_mesh(r, h):
+    """Capsule along z: cylinder from z = 0 to h, hemispheres beyond both ends."""
+    stacks = _SEG // 4
+    rings = []
+    for i in range(stacks, 0, -1):            # lower hemisphere, bottom up
+        th = math.pi / 2 * i / stacks
+        rings.append((r * math.cos(th), -r * math.sin(th)))
+    rings.append((r, 0.0))
+    rings.append((r, h))
+    for i in range(1, stacks):
+        th = math.pi / 2 * i / stacks
+        rings.append((r * math.cos(th), h + r * math.sin(th)))
+    return _lathe(rings, -r, h + r)
+
+
+def _cone_mesh(r, h):
+    return _lathe([(r, 0.0)], 0.0, h)
+
+
+def _lathe(rings, bottom, top):
+    """Closed surface of revolution about z: rings (radius, z) bottom to top, poles."""
+    phi = 2 * math.pi * np.arange(_SEG) / _SEG
+    verts = [[0.0, 0.0, bottom]]
+    for rr, z in rings:
+        verts += [[rr * math.cos(p), rr * math.sin(p), z] for p in phi]
+    verts.append([0.0, 0.0, top])
+    faces = [[0, 1 + (k + 1) % _SEG, 1 + k] for k in range(_SEG)]
+    for i in range(len(rings) - 1):
+        a, b = 1 + i * _SEG, 1 + (i + 1) * _SEG
+        for k in range(_SEG):
+            k2 = (k + 1) % _SEG
+            faces += [[a + k, a + k2, b + k2], [a + k, b + k2, b + k]]
+    last, top_i = 1 + (len(rings) - 1) * _SEG, len(verts) - 1
+    faces += [[top_i, last + k, last + (k + 1) % _SEG] for k in range(_SEG)]
+    return np.array(verts, float), np.array(faces)
+
+
 def _leaves(g, T):
     """(geometry, transform to the link frame) of every non-group geometry of ``g``."""
     if g is None:
@@ -345,15 +382,16 @@ class _Writer:
         # names and roles
         used = set()
         for J in self.joints:
+            # OpenRAVE names a DOF after its joint: a driven joint takes its driver's name
             e = self._oe(J.child)
             jd = e.get("joint") if isinstance(e.get("joint"), dict) else {}
-            name = jd.get("name") or ""
+            drv = next((d for d, K in self.dof_joints if K is J), None)
+            name = drv.name if drv is not None and drv.name else (jd.get("name") or "")
             if not name:
                 ue = r.links[J.child].extras.get("urdf_joint")
                 name = ue if isinstance(ue, str) else ""
             if not name:
-                drv = next((d for d, K in self.dof_joints if K is J), None)
-                name = drv.name if drv is not None and drv.name else f"{r.links[J.child].name}_joint"
+                name = f"{r.links[J.child].name}_joint"
             while name in used:
                 name += "_"
             used.add(name)
@@ -478,7 +516,30 @@ class _Writer:
             F = T @ _frame(_z_to(a), np.asarray(p["center"], float) + a * (h / 2))
             v, f = _cylinder_mesh(float(p["radius"]), h)
             return ("cylinder", {"radius": float(p["radius"]), "height": h}, F, v, f)
-        self.lose(f"{k} primitives (OpenRAVE COLLADA has box, sphere and cylinder; not written)", link)
+        if k in ("Capsule", "Cone"):
+            a = np.asarray(p["axis"], float)
+            n = float(np.linalg.norm(a))
+            if n > 0:
+                a = a / n
+                h, rad = float(p["height"]), float(p["radius"])
+                v, f = (_capsule_mesh if k == "Capsule" else _cone_mesh)(rad, h)
+                F = _frame(_z_to(a), np.asarray(p["center"], float))
+                v = v @ F[:3, :3].T + F[:3, 3]
+                self.lose(f"{k.lower()}s (OpenRAVE COLLADA has no such primitive; written as a "
+                          f"{_SEG}-sided triangle mesh)", link)
+                return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
+        if k == "Ellipsoid":
+            axes = np.stack([np.asarray(p[a_], float) for a_ in ("xaxis", "yaxis", "zaxis")], 1)
+            v, f = _sphere_mesh(1.0)
+            v = (v * np.asarray(p["dims"], float)) @ axes.T + np.asarray(p["center"], float)
+            self.lose(f"ellipsoids (written as a triangle mesh)", link)
+            return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
+        if k in ("Triangle", "Polygon"):
+            v = np.stack([p["a"], p["b"], p["c"]]) if k == "Triangle" else np.asarray(p["vertices"], float).reshape(-1, 3)
+            if len(v) >= 3:
+                f = np.array([[0, i - 1, i] for i in range(2, len(v))])
+                return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
+        self.lose(f"{k} primitives (no surface OpenRAVE COLLADA can hold; not written)", link)
         return None
 
     def link_geometry(self, i, node, geoms, effects, materials):

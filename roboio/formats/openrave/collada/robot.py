@@ -14,11 +14,11 @@ from ._load import read_body
 __all__ = ["read", "loads", "dumps", "write", "append_collada", "read_record"]
 
 
-def append_collada(body: BodyRecord, path: str, ctx, attributes=None) -> BodyRecord:
+def append_collada(body: BodyRecord, path: str, ctx, attributes=None, element: str = "robot") -> BodyRecord:
     """Append the COLLADA file ``path`` to ``body`` (see :func:`..collada.append_collada`)."""
     data = read_bytes(path, ctx)
     cb, maps = proxy_body(body)
-    read_body(data, ctx, cb, attributes, as_robot=(body.kind == "robot"))
+    read_body(data, ctx, cb, attributes, as_robot=(element == "robot"))
     return append_to_record(cb, maps, body, path)
 
 
@@ -38,6 +38,9 @@ def loads(data: bytes, ctx):
     record = read_record(data, ctx)
     robot = build_robot(record, ctx, ctx.path)
     robot.extras["collada"] = remember(robot, record)
+    # what the file says beyond the model: interface, description, up axis, gravity, gripper
+    # infos, extras kept verbatim, unsupported parts
+    robot.extras["collada"]["files"] = list(record.extras.get("collada", {}).get("files", []))
     return robot
 
 
