@@ -48,6 +48,9 @@ def sample_file(name: str, tmp_path) -> Optional[str]:
         return fixed[name]
     written = {
         "urdf": (lambda: roboio.load(s("planar_arm.rob")), "r.urdf"),
+        "openrave": (lambda: roboio.load(s("planar_arm.rob")), "r.robot.xml"),
+        "collada-robot": (lambda: roboio.load(s("planar_arm.rob")), "r.dae"),
+        "graspit": (lambda: roboio.load(s("planar_arm.rob")), "r.xml"),
         "stl": (lambda: mesh, "m.stl"), "ply": (lambda: mesh, "m.ply"),
         "wavefront-obj": (lambda: mesh, "m.obj"), "klampt-tri": (lambda: mesh, "m.tri"),
         "pcd": (lambda: PointCloud(mesh.vertices), "p.pcd"),

@@ -32,6 +32,11 @@ def build_parser() -> argparse.ArgumentParser:
     for m in sorted(m.name for m in pkgutil.iter_modules([here])):
         if m.startswith("cmd_"):
             importlib.import_module(f"{__package__}.{m}").register(sub)
+    for p in sub.choices.values():
+        p.add_argument("--data-path", action="append", default=[], metavar="DIR",
+                       help="extra root for files the input refers to (OpenRAVE data "
+                            "directory, $GRASPIT, ...); repeatable, tried in order after the "
+                            "referring file's directory")
     return parser
 
 
@@ -67,8 +72,10 @@ def main(argv=None) -> int:
     if not args.debug:
         # warnings are reported by the commands themselves (from obj.warnings)
         warnings.simplefilter("ignore", RoboioWarning)
+    from ..api import default_search_paths
     try:
-        return int(args.func(args) or 0)
+        with default_search_paths(getattr(args, "data_path", None)):
+            return int(args.func(args) or 0)
     except BrokenPipeError:
         return 0
     except (RoboioError, OSError) as e:

@@ -16,7 +16,7 @@ Besides the order: no import cycle between modules (function-level imports count
 formats never import kinematics; the registry, the loading helpers and the shared format
 modules import no ecosystem package; a private module (a name starting with ``_``) is
 imported only from inside the package that holds it, so one ecosystem never reaches into
-another's private modules; the command line, load/save and conversion know no ecosystem
+another's private modules (inside an ecosystem, its packages share them); the command line, load/save and conversion know no ecosystem
 package (they go through the registry).
 """
 import ast
@@ -164,12 +164,14 @@ def test_registry_and_shared_format_modules_import_no_ecosystem():
 
 
 def _private_owner(module: str):
-    """The package a private module belongs to (its name's part before the first ``_``
-    component), or None for a public module."""
+    """Where a private module may be imported from: its ecosystem package for a module of a
+    format package (any part of one ecosystem may use its own private modules), else the
+    package holding its first private (``_``) component. None for a public module."""
     parts = module.split(".")
     for i, p in enumerate(parts):
         if p.startswith("_") and not p.startswith("__"):
-            return ".".join(parts[:i])
+            eco = _ecosystem(module)
+            return eco if eco is not None and i > len(eco.split(".")) - 1 else ".".join(parts[:i])
     return None
 
 

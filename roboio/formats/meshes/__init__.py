@@ -44,5 +44,5 @@ _declare("collada", "collada", (".dae",),
          "COLLADA meshes (read through trimesh; node transforms applied, parts kept in order)",
          sniff_collada, write=False)
 _declare("gltf", "gltf", (".gltf", ".glb"),
-         "glTF 2.0 / GLB meshes (read through trimesh; Y-up converted to Z-up as Klamp't does)",
-         sniff_gltf, write=False)
+         "glTF 2.0 / GLB meshes (read through trimesh; Y-up converted to Z-up as Klamp't does; "
+         "written as one node per mesh, robots and worlds posed)", sniff_gltf)

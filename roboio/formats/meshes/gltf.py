@@ -25,12 +25,12 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import TriangleMesh
-from ..fileio import as_bytes
+from ..fileio import as_bytes, atomic_write
 from ..meshfile import check_readable, lazy_mesh, parsed_mesh, read_bytes
 from . import _trimesh
 from ._sniff import sniff_gltf as sniff
 
-__all__ = ["sniff", "loads", "read", "parse_gltf", "parse_gltf_bytes", "Y_UP_TO_Z_UP"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "parse_gltf", "parse_gltf_bytes", "Y_UP_TO_Z_UP"]
 
 Y_UP_TO_Z_UP = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
 _COMPRESSION = {"KHR_draco_mesh_compression", "EXT_meshopt_compression", "KHR_meshopt_compression"}
@@ -103,3 +103,15 @@ def read(path: str, ctx) -> TriangleMesh:
     m = lazy_mesh(path, lambda p: parse_gltf(p, ctx.warn), "gltf")
     m.transform = Y_UP_TO_Z_UP.copy()
     return m
+
+
+def dumps(geom, report, path=None) -> bytes:
+    """GLB bytes, or ``.gltf`` JSON with the buffer embedded when ``path`` ends with
+    ``.gltf``: one node per mesh, Z-up converted back to glTF's Y-up (see
+    :mod:`._gltf_writer`)."""
+    from ._gltf_writer import gltf_bytes
+    return gltf_bytes(geom, report, path)
+
+
+def write(geom, path: str, report) -> None:
+    atomic_write(path, dumps(geom, report, path))
