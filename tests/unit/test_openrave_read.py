@@ -631,6 +631,16 @@ def test_depth_budget(tmp_path):
         load(tmp_path, text, "k.kinbody.xml", limits={"max_depth": 20})
 
 
+def test_jointed_links_bound(tmp_path, monkeypatch):
+    from roboio.formats.openrave import _hierarchy
+    monkeypatch.setattr(_hierarchy, "MAX_JOINTED_LINKS", 3)
+    bodies = "".join(f'<Body name="b{i}"/>' for i in range(5))
+    joints = "".join(f'<Joint name="j{i}" type="hinge"><Body>b{i}</Body><Body>b{i+1}</Body></Joint>'
+                     for i in range(4))
+    with pytest.raises(FormatError, match="reads at most 3"):
+        load(tmp_path, f"<KinBody>{bodies}{joints}</KinBody>", "k.kinbody.xml")
+
+
 # -- environments and adjacency ---------------------------------------------------------
 
 ENV = """<Environment>

@@ -168,10 +168,12 @@ def build_robot(body: BodyRecord, ctx, path: str, jointvalues=None) -> Robot:
     """The :class:`Robot` of one OpenRAVE KinBody/Robot record."""
     try:
         h = compute(body, jointvalues if jointvalues is not None else body.jointvalues,
-                    budget=lambda n: ctx.check_claim("alloc_bytes", 8 * n,
-                                                     what="joint and link tables"))
+                    budget=lambda nbytes: ctx.check_claim("alloc_bytes", nbytes,
+                                                          what="joint and link tables"))
     except HierarchyError as e:
-        raise _error(ctx, e.joint, str(e)) if e.joint is not None else ctx.error(str(e)) from None
+        if e.joint is not None:
+            raise _error(ctx, e.joint, str(e)) from None
+        raise _error(ctx, body, str(e)) from None
     for note in h.notes:
         ctx.warn(note)
     links = body.links
@@ -409,17 +411,17 @@ def _drivers(h, seg_index, robot, ctx) -> list:
 
 
 def _self_collision(h, body, last_index) -> set:
-    pairs = set()
     n = len(body.links)
-    for a in range(n):
-        if not body.links[a].enabled:
-            continue
-        for b in range(a + 1, n):
-            if not body.links[b].enabled or (a, b) in h.adjacent:
-                continue
-            i, k = last_index[a], last_index[b]
-            pairs.add((min(i, k), max(i, k)))
-    return pairs
+    checked = np.triu(np.ones((n, n), dtype=bool), 1)
+    if h.adjacent:
+        a, b = np.array(sorted(h.adjacent)).T
+        checked[a, b] = False
+    enabled = np.array([l.enabled for l in body.links], dtype=bool)
+    checked &= enabled[:, None] & enabled[None, :]
+    idx = np.array([last_index[i] for i in range(n)], dtype=np.int64)
+    ia, ib = np.nonzero(checked)
+    x, y = idx[ia], idx[ib]
+    return set(zip(np.minimum(x, y).tolist(), np.maximum(x, y).tolist()))
 
 
 def _chain(robot, base, effector):

@@ -36,7 +36,7 @@ from ._records import BodyRecord, JointRecord
 __all__ = ["Hierarchy", "IJoint", "compute", "HierarchyError", "joint_transform"]
 
 Z = np.array([0.0, 0.0, 1.0])
-EPS_JOINT_LIMIT = 1e-9          # g_fEpsilonJointLimit (double build)
+MAX_JOINTED_LINKS = 2000        # bound on the cubic all-pairs computation (resource limit)
 
 
 class HierarchyError(ValueError):
@@ -347,7 +347,11 @@ def compute(body: BodyRecord, jointvalues=None, budget=None) -> Hierarchy:
             raise HierarchyError(f"two joints named {j.name!r} (OpenRAVE refuses the body)", j.rec)
         names.setdefault(j.name, j)
     if budget:
-        budget(len(ordered) * len(ordered) + n * n)
+        budget(8 * (len(ordered) ** 2 + 6 * n * n))      # bytes of the joint and link tables
+    jointed = len({j.a0 for j in ordered} | {j.a1 for j in ordered})
+    if jointed > MAX_JOINTED_LINKS:
+        raise HierarchyError(f"{jointed} links joined by joints: OpenRAVE's all-pairs path "
+                             f"computation is cubic; roboio reads at most {MAX_JOINTED_LINKS}")
 
     # 3. mimic equations
     _setup_mimic(ordered, notes)
@@ -525,33 +529,34 @@ def _has_static(j, static):
 def _topological(ordered, depth, static, notes) -> list:
     m = len(ordered)
     A = np.zeros((m, m), dtype=np.int64)
+    deps = []                  # (dependency, joint): mimic edges
     for i0, j0 in enumerate(ordered):
         for eq in j0.equations:
             if eq is not None:
                 for ji, _ in eq.variables:
                     if not ordered[ji].active:
-                        A[ji, i0] = 1
-        s0 = _has_static(j0, static)
-        for i1 in range(i0 + 1, m):
-            j1 = ordered[i1]
-            if s0 and _has_static(j1, static):
-                continue
-            if A[i1, i0] or A[i0, i1]:
-                continue
-            d00, d01 = depth[j0.a0], depth[j0.a1]
-            d10, d11 = depth[j1.a0], depth[j1.a1]
-            diff = min(d00, d01) - min(d10, d11)
-            if diff < 0:
-                A[i0, i1] = 100 - min(d00, d01)
-                continue
-            if diff > 0:
-                A[i1, i0] = 100 - min(d10, d11)
-                continue
-            diff = max(d00, d01) - max(d10, d11)
-            if diff < 0:
-                A[i0, i1] = 100 - max(d00, d01)
-            elif diff > 0:
-                A[i1, i0] = 100 - max(d10, d11)
+                        deps.append((ji, i0))
+    if m > 1:
+        d = np.array(depth, dtype=np.int64)
+        a0 = np.array([j.a0 for j in ordered])
+        a1 = np.array([j.a1 for j in ordered])
+        lo, hi = np.minimum(d[a0], d[a1]), np.maximum(d[a0], d[a1])
+        st = np.array([_has_static(j, static) for j in ordered])
+        i0, i1 = np.triu_indices(m, 1)
+        skip = st[i0] & st[i1]
+        if deps:
+            dep = np.zeros((m, m), dtype=bool)
+            for a, b in deps:
+                dep[a, b] = True
+            skip |= dep[i1, i0]          # a mimic edge into i0 from i1 is already there
+        dmin = lo[i0] - lo[i1]
+        dmax = hi[i0] - hi[i1]
+        fwd = ~skip & ((dmin < 0) | ((dmin == 0) & (dmax < 0)))
+        bwd = ~skip & ((dmin > 0) | ((dmin == 0) & (dmax > 0)))
+        A[i0[fwd], i1[fwd]] = np.where(dmin[fwd] < 0, 100 - lo[i0[fwd]], 100 - hi[i0[fwd]])
+        A[i1[bwd], i0[bwd]] = np.where(dmin[bwd] > 0, 100 - lo[i1[bwd]], 100 - hi[i1[bwd]])
+    for a, b in deps:
+        A[a, b] = 1
     incoming = (A != 0).sum(axis=0)
     queue = [i for i in range(m) if incoming[i] == 0]
     out = []
@@ -585,33 +590,71 @@ def _topological(ordered, depth, static, notes) -> list:
 
 def _shortest_paths(ordered, n):
     """OpenRAVE's all-pairs shortest paths over the joint graph: ``pred[x, y]`` = link before
-    ``y`` on the path from ``x``, ``joint[x, y]`` = the joint between them (-1: none)."""
+    ``y`` on the path from ``x``, ``jidx[x, y]`` = the joint between them (-1: none),
+    ``cost[x, y]`` = number of joints (a large value: no path). With loops, OpenRAVE's
+    Floyd-Warshall order decides between equal paths; without, paths are unique and a search
+    from every link gives the same result faster."""
     cost = np.full((n, n), 0x3FFFFFFF, dtype=np.int64)
     np.fill_diagonal(cost, 0)
     pred = np.full((n, n), -1, dtype=np.int64)
     jidx = np.full((n, n), -1, dtype=np.int64)
     used = set()
+    edges = set()
     for j in ordered:
         a, b = j.a0, j.a1
         used.update((a, b))
+        edges.add((min(a, b), max(a, b)))
         pred[a, b], jidx[a, b], cost[a, b] = a, j.index, 1
         pred[b, a], jidx[b, a], cost[b, a] = b, j.index, 1
     used = sorted(used)
+    parent = {u: u for u in used}
+
+    def find(u):
+        while parent[u] != u:
+            parent[u] = parent[parent[u]]
+            u = parent[u]
+        return u
+    loops = len(edges) != len(ordered)
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra == rb:
+            loops = True
+        parent[ra] = rb
+    if not loops:
+        nbrs = {u: [] for u in used}
+        for a, b in edges:
+            nbrs[a].append(b)
+            nbrs[b].append(a)
+        for x in used:
+            frontier = [x]
+            seen = {x}
+            dist = 0
+            while frontier:
+                dist += 1
+                nxt = []
+                for u in frontier:
+                    for v in nbrs[u]:
+                        if v not in seen:
+                            seen.add(v)
+                            pred[x, v] = u
+                            jidx[x, v] = jidx[u, v]
+                            cost[x, v] = dist
+                            nxt.append(v)
+                frontier = nxt
+        return pred, jidx, cost
     U = np.array(used, dtype=np.int64)
-    for k in used:
-        cand = cost[U, k][:, None] + cost[k, U][None, :]
-        sub = cost[np.ix_(U, U)]
-        better = sub > cand
-        better[U == k, :] = False
-        better[:, U == k] = False
-        np.fill_diagonal(better, False)
+    C = cost[np.ix_(U, U)]
+    P = pred[np.ix_(U, U)]
+    J = jidx[np.ix_(U, U)]
+    for k in range(len(U)):
+        cand = C[:, k][:, None] + C[k, :][None, :]
+        better = C > cand            # never on row/column k or the diagonal
         if better.any():
-            jj, ii = np.nonzero(better)
-            rows, cols = U[jj], U[ii]
-            cost[rows, cols] = cand[jj, ii]
-            pred[rows, cols] = pred[k, cols]
-            jidx[rows, cols] = jidx[k, cols]
-    return pred, jidx
+            np.copyto(C, cand, where=better)
+            np.copyto(P, np.broadcast_to(P[k], P.shape), where=better)
+            np.copyto(J, np.broadcast_to(J[k], J.shape), where=better)
+    cost[np.ix_(U, U)], pred[np.ix_(U, U)], jidx[np.ix_(U, U)] = C, P, J
+    return pred, jidx, cost
 
 
 def _parent_link(j, depth, static, parents, paths, order, n, notes):
@@ -625,7 +668,7 @@ def _parent_link(j, depth, static, parents, paths, order, n, notes):
     if depth[l0] > depth[l1]:
         return l1
     # same depth: OpenRAVE prefers link0 when it has a parent link (its test of link1 is broken)
-    _, jidx = paths
+    _, jidx, _ = paths
     pos0 = len(order)
     for p in parents[l0]:
         gi = int(jidx[l0, p])
@@ -752,6 +795,10 @@ def _forward(ordered, order, dof_values, poses, notes):
 
 
 def _adjacency(body, ordered, paths, n) -> set:
+    """Pairs OpenRAVE never checks for self-collision (``openrave.md`` §17): forced by
+    ``<adjacent>``, a link without geometry with every link, and (``makejoinedlinksadjacent``)
+    joined links and links whose path (OpenRAVE's ``GetChain``: the shortest-path tree rooted at
+    the second link) has at most one non-static joint, or no path at all."""
     adjacent = set()
 
     def add(a, b):
@@ -767,15 +814,20 @@ def _adjacency(body, ordered, paths, n) -> set:
     if body.make_joined_links_adjacent:
         for j in ordered:
             add(j.a0, j.a1)
-        pred, jidx = paths
-        for i0 in range(n - 1):
-            for i1 in range(i0 + 1, n):
-                chain = []
-                cur = i0
-                while pred[i1, cur] >= 0 and len(chain) <= n:
-                    chain.append(int(jidx[i1, cur]))
-                    cur = int(pred[i1, cur])
-                nstatic = sum(1 for g in chain if ordered[g].static)
-                if nstatic + 1 >= len(chain):
-                    add(i0, i1)
+        pred, jidx, cost = paths
+        ns = np.array([0 if j.static else 1 for j in ordered] + [0], dtype=np.int64)
+        S = np.zeros((n, n), dtype=np.int64)      # non-static joints on the path x -> y
+        reach = cost < 0x3FFFFFFF
+        flat = np.flatnonzero(reach & (cost > 0))
+        flat = flat[np.argsort(cost.ravel()[flat], kind="stable")]
+        levels = cost.ravel()[flat]
+        bounds = np.flatnonzero(np.diff(levels)) + 1
+        for chunk in np.split(flat, bounds):
+            xs, ys = np.divmod(chunk, n)
+            S[xs, ys] = S[xs, pred[xs, ys]] + ns[jidx[xs, ys]]
+        # pair (i0 < i1): GetChain(i0, i1) walks the tree rooted at i1
+        i0, i1 = np.triu_indices(n, 1)
+        ok = ~reach[i1, i0] | (S[i1, i0] <= 1)
+        for a, b in zip(i0[ok].tolist(), i1[ok].tolist()):
+            adjacent.add((a, b))
     return adjacent
