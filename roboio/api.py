@@ -98,13 +98,22 @@ def _adaptable(obj, info) -> bool:
     return True
 
 
-def save(obj, path, format=None) -> ConversionReport:
+def save(obj, path, format=None, *, meshes=None) -> ConversionReport:
     """Write ``obj`` to ``path`` (format by name, else by extension). Returns the
-    :class:`ConversionReport` listing everything the target format could not hold."""
+    :class:`ConversionReport` listing everything the target format could not hold.
+
+    ``meshes``: how writers that convert meshes for their target (MJCF) treat mesh files:
+    ``"keep"`` (reference readable sources where they are), ``"copy"`` (copy them beside the
+    output) or ``"convert"`` (write every mesh anew); None: the format's default."""
     from .convert import adapt
+    from .formats.mesh_export import MODES
     path = os.fspath(path)
+    if meshes is not None and meshes not in MODES:
+        raise ValueError(f"meshes must be one of {', '.join(MODES)}, not {meshes!r}")
     info = registry.find_writer(obj, path, format, adaptable=lambda f: _adaptable(obj, f))
     report = ConversionReport(path, info.name)
+    if meshes is not None:
+        report.options["meshes"] = meshes
     obj = adapt(obj, info, report)
     info.write(obj, path, report)
     if path not in report.files:

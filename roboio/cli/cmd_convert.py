@@ -11,6 +11,10 @@ def register(sub):
     p.add_argument("--from", dest="frm", metavar="FORMAT", help="input format name")
     p.add_argument("--strict", action="store_true", help="treat input warnings as errors")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--meshes", choices=("keep", "copy", "convert"),
+                   help="mesh files of targets that need converted meshes (MJCF): keep readable "
+                   "sources where they are, copy them beside the output, or convert every mesh "
+                   "(default: the format's own, copy for MJCF)")
     p.add_argument("--body", metavar="MODEL", help="body model for motion conversions (Choreonoid "
                    ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
     p.set_defaults(func=run)
@@ -22,7 +26,7 @@ def run(args):
         if getattr(args, "body", None):
             from ..formats.choreonoid.motion_convert import attach_body
             attach_body(obj, load(args.body, strict=args.strict))
-        report = save(obj, args.output, args.to)
+        report = save(obj, args.output, args.to, meshes=args.meshes)
     except ValueError as e:
         from .main import UsageError
         if type(e) is ValueError:
