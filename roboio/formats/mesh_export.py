@@ -106,7 +106,8 @@ class MeshExport:
     # -- planning -----------------------------------------------------------------------
     def export(self, mesh: TriangleMesh, M, label: str, role: str = "collision") -> list:
         """Pieces referencing ``mesh`` placed by the affine ``M`` (4x4, mesh data -> owner
-        frame). ``label`` names new files (e.g. the link name); ``role`` is ``collision`` or
+        frame). New files are named after the source file, else after ``label`` (e.g. the
+        link name), which also names the mesh in the report; ``role`` is ``collision`` or
         ``visual``. Returns [] (and reports the loss) for a missing or empty mesh."""
         src = mesh.source
         if mesh.missing:
@@ -129,12 +130,13 @@ class MeshExport:
         V = mesh.vertices if split is not None else mesh.vertices @ M[:3, :3].T
         F = mesh.faces if split is not None or np.linalg.det(M[:3, :3]) > 0 else mesh.faces[:, ::-1]
         pieces = []
+        stem = _safe(os.path.splitext(os.path.basename(path))[0]) if path else _safe(label)
         for k, (Fi, rgba) in enumerate(self._color_parts(mesh, F, label)):
             for j, Fc in enumerate(self._chunks(Fi)):
                 used, inv = np.unique(Fc, return_inverse=True)
                 Vc, Fc = V[used], inv.reshape(-1, 3)
                 suffix = (f"_{k}" if k else "") + (f"_part{j}" if j else "")
-                dest = self._new_name(f"{_safe(label)}{suffix}{self.extensions[role]}")
+                dest = self._new_name(f"{stem}{suffix}{self.extensions[role]}")
                 self._writes[dest] = (Vc, Fc)
                 self._f32_error = max(self._f32_error, float(np.abs(Vc - Vc.astype(np.float32)).max(initial=0.0)))
                 pieces.append(MeshPiece(relative_reference(dest, self.output), dest, np.eye(4),

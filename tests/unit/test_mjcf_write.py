@@ -333,13 +333,16 @@ def test_mesh_modes(mesh_robot, tmp_path, mode):
     r = roboio.load(mesh_robot)
     out, rep, root = write(r, tmp_path, f"out_{mode}.xml", meshes=mode)
     files = {m.get("name"): m.get("file") for m in root.iter("mesh")}
-    stl_ref = {"keep": "src/tet.stl", "copy": f"out_{mode}_meshes/tet.stl",
-               "convert": f"out_{mode}_meshes/a.stl"}[mode]
-    assert sorted(files.values()) == sorted([stl_ref, f"out_{mode}_meshes/b.stl"])
+    # converted files are named after their source (tet.off -> tet.stl, or tet_1.stl when the
+    # name is taken by the copied or converted tet.stl)
+    stl_ref, off_ref = {"keep": ("src/tet.stl", f"out_{mode}_meshes/tet.stl"),
+                        "copy": (f"out_{mode}_meshes/tet.stl", f"out_{mode}_meshes/tet_1.stl"),
+                        "convert": (f"out_{mode}_meshes/tet.stl", f"out_{mode}_meshes/tet_1.stl")}[mode]
+    assert sorted(files.values()) == sorted([stl_ref, off_ref])
     written = [os.path.relpath(f, tmp_path).replace(os.sep, "/") for f in rep.files]
-    assert f"out_{mode}_meshes/b.stl" in written and f"out_{mode}.xml" in written
+    assert off_ref in written and f"out_{mode}.xml" in written
     assert (stl_ref in written) == (mode != "keep")
-    scale = [m.get("scale") for m in root.iter("mesh") if "b.stl" in m.get("file")]
+    scale = [m.get("scale") for m in root.iter("mesh") if m.get("file") == off_ref]
     assert scale == ["2 2 2"]        # the .off data are converted, the scale stays an attribute
     m, d = compiled(out)
     mujoco.mj_kinematics(m, d)
@@ -365,7 +368,7 @@ def test_mesh_export_splits_colours_and_face_counts(tmp_path):
     mesh = TriangleMesh(V, F, face_colors=[red, blue, red, red])
     ex = MeshExport(str(tmp_path / "x.xml"), rep, mode="convert", split_colors=True, max_faces=2)
     pieces = ex.export(mesh, np.eye(4), "m")
-    assert [(p.reference, p.rgba, len(p.faces)) for p in pieces] == [
+    assert [(p.reference, p.rgba, len(p.faces)) for p in pieces] == [   # named after the label
         ("x_meshes/m.stl", red, 2), ("x_meshes/m_part1.stl", red, 1), ("x_meshes/m_1.stl", blue, 1)]
     ex.write_files()
     assert sorted(os.listdir(tmp_path / "x_meshes")) == ["m.stl", "m_1.stl", "m_part1.stl"]

@@ -492,8 +492,10 @@ class MjcfWriter:
                                                size=_fmt(size)))
                 piece_cls = "visual"
                 collides = True
-            else:
-                collides |= cls != "visual"
+            elif cls != "visual":
+                collides = True
+                self.report.lose("collision meshes (MuJoCo collides their convex hulls: exact for "
+                                 "convex meshes only)", label)
             made.append(self._geom_element(parent, piece_cls, piece.rgba or rgba, piece.pose,
                                            type="mesh", mesh=self._mesh_asset(piece)))
         return collides
