@@ -139,7 +139,53 @@ def check_model(robot, path, report, nsamples=4, seed=0):
     total = sum(l.mass for l in robot.links)
     assert m.body_mass.sum() == pytest.approx(total + added, rel=1e-12, abs=1e-12)
     check_couplings(m, d, robot)
+    meshes = sum(1 for l in robot.links if isinstance(l.geometry, roboio.model.TriangleMesh)
+                 and not l.geometry.missing and l.visual_geometry is None)
+    assert check_mesh_placement(m, d, robot, bodies) >= meshes
     return m
+
+
+def check_mesh_placement(m, d, robot, bodies):
+    """At the last sampled configuration, the vertices MuJoCo places for the mesh geoms of a
+    link span the same box as roboio's link geometry (links whose geometry is all meshes;
+    MuJoCo keeps float32 vertices). Returns how many links were compared."""
+    checked = 0
+    for name, b in bodies.items():
+        if name not in robot.link_names:
+            continue
+        l = robot.link(name)
+        g = l.geometry
+        if g is None or l.visual_geometry is not None or g.missing:
+            continue
+        leaves = list(_leaves(g))
+        if not leaves or not all(isinstance(x, roboio.model.TriangleMesh) and not x.missing for x in leaves):
+            continue
+        geoms = [k for k in range(m.ngeom) if m.geom_bodyid[k] == b and m.geom_type[k] == mujoco.mjtGeom.mjGEOM_MESH]
+        if not geoms:
+            continue
+        pts = []
+        for k in geoms:
+            mid = m.geom_dataid[k]
+            v = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]].astype(float)
+            pts.append(v @ d.geom_xmat[k].reshape(3, 3).T + d.geom_xpos[k])
+        pts = np.concatenate(pts)
+        Rw, pw = d.xmat[b].reshape(3, 3), d.xpos[b]
+        lo, hi = g.bounds()
+        # compare in the link frame: MuJoCo's vertices brought back by the body pose
+        local = (pts - pw) @ Rw
+        ext = max(np.abs(hi - lo).max(), 1e-3)
+        assert np.abs(local.min(axis=0) - lo).max() <= 1e-6 * ext + 1e-6, (name, local.min(axis=0), lo)
+        assert np.abs(local.max(axis=0) - hi).max() <= 1e-6 * ext + 1e-6, (name, local.max(axis=0), hi)
+        checked += 1
+    return checked
+
+
+def _leaves(g):
+    if isinstance(g, roboio.model.Group):
+        for c in g.children:
+            yield from _leaves(c)
+    else:
+        yield g
 
 
 def check_couplings(m, d, robot):
