@@ -1,6 +1,7 @@
-"""Every example in the user documentation pages (docs/*.md except the developer guide)
-runs: Python blocks are executed in order (one namespace per page), ``roboio ...`` command
-lines are run through the CLI entry point, from the repository root as a reader would."""
+"""Every example in the user documentation pages runs: Python blocks are executed in order
+(one namespace per page), ``roboio ...`` command lines are run through the CLI entry point,
+from the repository root as a reader would. Pages with a test of their own
+(``tests/test_docs_<page>.py``, e.g. the viewer's) and the developer guide are left to it."""
 import contextlib
 import io
 import os
@@ -13,8 +14,10 @@ from roboio.cli.main import main
 from test_readme import _commands
 
 DOCS = os.path.join(ROOT, "docs")
-PAGES = sorted(f for f in os.listdir(DOCS) if f.endswith(".md") and f != "development.md") \
-    if os.path.isdir(DOCS) else []
+_OWN = {f"{f[len('test_docs_'):-3]}.md" for f in os.listdir(os.path.dirname(__file__))
+        if f.startswith("test_docs_") and f.endswith(".py")}
+PAGES = sorted(f for f in os.listdir(DOCS) if f.endswith(".md") and f != "development.md"
+               and f not in _OWN) if os.path.isdir(DOCS) else []
 
 
 def _blocks(page):

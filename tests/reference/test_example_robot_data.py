@@ -45,7 +45,8 @@ def load(rel):
 
 @needs_data
 @pytest.mark.parametrize("rel", SAMPLE)
-def test_example_robot_data_in_mujoco(rel, tmp_path):
+def test_example_robot_data_in_mujoco(rel, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)          # MuJoCo writes MUJOCO_LOG.TXT into the working directory
     robot = load(rel)
     out = str(tmp_path / "model.xml")
     report = roboio.save(robot, out, format="mjcf", meshes="keep")

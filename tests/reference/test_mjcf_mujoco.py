@@ -243,7 +243,8 @@ ROBOTS = corpus_robots()
 
 
 @pytest.mark.parametrize("path", ROBOTS, ids=[os.path.relpath(p, CORPUS) for p in ROBOTS])
-def test_corpus_robot_in_mujoco(path, tmp_path):
+def test_corpus_robot_in_mujoco(path, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)          # MuJoCo writes MUJOCO_LOG.TXT into the working directory
     robot = load_robot(path)
     out = str(tmp_path / "model.xml")
     report = roboio.save(robot, out, format="mjcf", meshes="convert")

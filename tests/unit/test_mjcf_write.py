@@ -21,6 +21,11 @@ from conftest import SAMPLES, Rx, Ry, Rz
 mujoco = pytest.importorskip("mujoco")
 
 
+@pytest.fixture(autouse=True)
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)          # MuJoCo writes MUJOCO_LOG.TXT into the working directory
+
+
 def T(R=None, t=(0, 0, 0)):
     M = np.eye(4)
     if R is not None:
