@@ -62,10 +62,9 @@ _FLAT_REL = 1e-10          # a mesh thinner than this (relative) has no convex h
 def mujoco_reads(path: str) -> bool:
     """Whether MuJoCo reads the mesh file ``path`` as it is: binary STL of 1 to 200000
     triangles, Wavefront OBJ, or MuJoCo's own MSH."""
-    ext = os.path.splitext(path)[1].lower()
-    if ext in (".obj", ".msh"):
+    if path.endswith((".obj", ".OBJ", ".msh")):   # MuJoCo's decoders match these spellings only
         return True
-    if ext != ".stl" or not path.endswith((".stl", ".STL")):
+    if not path.endswith((".stl", ".STL")):
         return False
     try:
         size = os.path.getsize(path)
