@@ -1,6 +1,8 @@
 """Top-level load / save functions."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import struct
 import zlib
@@ -12,7 +14,22 @@ from .formats.fileio import require_file
 from .model import Geometry, RigidObject, Robot, Terrain, World
 from .report import ConversionReport
 
-__all__ = ["load", "load_world", "save", "formats"]
+__all__ = ["load", "load_world", "save", "formats", "default_roots"]
+
+# roots given on the command line (--package-path, --data-path), used by every load that
+# does not name its own
+_ROOTS = contextvars.ContextVar("roboio_default_roots", default=(None, None))
+
+
+@contextlib.contextmanager
+def default_roots(package_dirs=None, search_paths=None):
+    """Within the block, :func:`load` calls that give no ``package_dirs``/``search_paths``
+    use these (the command line's ``--package-path`` and ``--data-path``)."""
+    token = _ROOTS.set((package_dirs, search_paths))
+    try:
+        yield
+    finally:
+        _ROOTS.reset(token)
 
 
 def formats():
@@ -37,6 +54,9 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
     """
     path = os.fspath(path)
     require_file(path)
+    default_packages, default_search = _ROOTS.get()
+    package_dirs = default_packages if package_dirs is None else package_dirs
+    search_paths = default_search if search_paths is None else search_paths
     info = registry.find_reader(path, format)
     ctx = LoadContext(path, strict, limits=limits, search_paths=search_paths,
                       package_dirs=package_dirs)
