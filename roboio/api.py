@@ -14,22 +14,32 @@ from .formats.fileio import require_file
 from .model import Geometry, RigidObject, Robot, Terrain, World
 from .report import ConversionReport
 
-__all__ = ["load", "load_world", "save", "formats", "default_roots"]
+__all__ = ["load", "load_world", "save", "formats", "default_search_paths", "default_package_dirs"]
 
-# roots given on the command line (--package-path, --data-path), used by every load that
-# does not name its own
-_ROOTS = contextvars.ContextVar("roboio_default_roots", default=(None, None))
+_SEARCH_PATHS: contextvars.ContextVar = contextvars.ContextVar("roboio_search_paths", default=())
+_PACKAGE_DIRS: contextvars.ContextVar = contextvars.ContextVar("roboio_package_dirs", default=None)
 
 
 @contextlib.contextmanager
-def default_roots(package_dirs=None, search_paths=None):
-    """Within the block, :func:`load` calls that give no ``package_dirs``/``search_paths``
-    use these (the command line's ``--package-path`` and ``--data-path``)."""
-    token = _ROOTS.set((package_dirs, search_paths))
+def default_search_paths(paths):
+    """Within the ``with`` block, :func:`load` calls that give no ``search_paths`` use
+    ``paths`` (the command line's ``--data-path`` options)."""
+    token = _SEARCH_PATHS.set(tuple(os.fspath(p) for p in (paths or ())))
     try:
         yield
     finally:
-        _ROOTS.reset(token)
+        _SEARCH_PATHS.reset(token)
+
+
+@contextlib.contextmanager
+def default_package_dirs(dirs):
+    """Within the ``with`` block, :func:`load` calls that give no ``package_dirs`` use
+    ``dirs`` (the command line's ``--package-path`` options; None or empty: none)."""
+    token = _PACKAGE_DIRS.set([os.fspath(p) for p in dirs] if dirs else None)
+    try:
+        yield
+    finally:
+        _PACKAGE_DIRS.reset(token)
 
 
 def formats():
@@ -54,10 +64,11 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
     """
     path = os.fspath(path)
     require_file(path)
-    default_packages, default_search = _ROOTS.get()
-    package_dirs = default_packages if package_dirs is None else package_dirs
-    search_paths = default_search if search_paths is None else search_paths
+    if package_dirs is None:
+        package_dirs = _PACKAGE_DIRS.get()
     info = registry.find_reader(path, format)
+    if search_paths is None:
+        search_paths = _SEARCH_PATHS.get()
     ctx = LoadContext(path, strict, limits=limits, search_paths=search_paths,
                       package_dirs=package_dirs)
     ctx.stack.append(os.path.realpath(path))

@@ -27,22 +27,16 @@ def build_parser() -> argparse.ArgumentParser:
     for m in sorted(m.name for m in pkgutil.iter_modules(pkg.__path__)):
         if m.startswith("cmd_"):
             importlib.import_module(f"{pkg.__name__}.{m}").register(sub)
-    for cmd in sub.choices.values():       # every command that reads files takes the roots
-        _add_path_options(cmd)
-    return parser
-
-
-def _add_path_options(p) -> None:
-    have = {o for a in p._actions for o in a.option_strings}
-    if "--package-path" not in have:
+    for p in sub.choices.values():
+        p.add_argument("--data-path", action="append", default=[], metavar="DIR",
+                       help="extra root for files the input refers to (OpenRAVE data "
+                            "directory, $GRASPIT, ...); repeatable, tried in order after the "
+                            "referring file's directory")
         p.add_argument("--package-path", action="append", default=[], metavar="DIR",
                        help="a directory holding ROS packages (or a package itself) for "
                        "package://NAME references; repeatable; tried before ROS_PACKAGE_PATH, "
                        "AMENT_PREFIX_PATH and the referring file's ancestors")
-    if "--data-path" not in have:
-        p.add_argument("--data-path", action="append", default=[], metavar="DIR",
-                       help="an extra root for referenced files (OpenRAVE data directory, "
-                       "$GRASPIT); repeatable")
+    return parser
 
 
 def _version():
@@ -59,10 +53,10 @@ def main(argv=None) -> int:
     if not args.debug:
         # warnings are reported by the commands themselves (from obj.warnings)
         warnings.simplefilter("ignore", RoboioWarning)
-    from ..api import default_roots
+    from ..api import default_package_dirs, default_search_paths
     try:
-        with default_roots(package_dirs=getattr(args, "package_path", None) or None,
-                           search_paths=getattr(args, "data_path", None) or None):
+        with default_search_paths(getattr(args, "data_path", None)), \
+                default_package_dirs(getattr(args, "package_path", None)):
             return int(args.func(args) or 0)
     except (RoboioError, FileNotFoundError, IsADirectoryError, PermissionError) as e:
         if args.debug:
