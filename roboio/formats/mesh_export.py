@@ -61,6 +61,7 @@ class MeshPiece:
     vertices: np.ndarray = field(default=None, repr=False)
     faces: np.ndarray = field(default=None, repr=False)
     converted: bool = False
+    f32_error: float = 0.0       # largest float32 rounding of a written vertex (file units)
 
 
 def _safe(label: str) -> str:
@@ -76,13 +77,13 @@ class MeshExport:
     meshes (``.stl`` is the only format written today). ``max_faces``: split converted
     meshes into files of at most this many triangles (MuJoCo's STL limit). ``split_colors``:
     write a mesh with face colours as one file per colour (for targets with one colour per
-    geometry, such as MJCF).
+    geometry, such as MJCF), keeping no part with fewer than ``min_vertices`` corners.
     """
 
     def __init__(self, output_path: Optional[str], report, *, mode: str = "keep",
                  readable: Callable[[str], bool] = lambda p: False, consumer: str = "the target",
                  extensions: Optional[dict] = None, max_faces: Optional[int] = None,
-                 split_colors: bool = False):
+                 split_colors: bool = False, min_vertices: int = 1):
         if mode not in MODES:
             raise ValueError(f"meshes mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.report = report
@@ -92,6 +93,7 @@ class MeshExport:
         self.extensions = {"collision": ".stl", "visual": ".stl", **(extensions or {})}
         self.max_faces = max_faces
         self.split_colors = split_colors
+        self.min_vertices = min_vertices
         out = os.path.abspath(output_path if output_path else "output")
         self.output = out
         self.folder = os.path.splitext(out)[0] + "_meshes"
@@ -124,6 +126,9 @@ class MeshExport:
                None if split is not None else M[:3, :3].tobytes())
         if key in self._cache:
             return [self._placed(p, split, M) for p in self._cache[key]]
+        return self._convert(mesh, M, split, path, key, label, role)
+
+    def _convert(self, mesh, M, split, path, key, label, role) -> list:
         if len(mesh.faces) == 0:
             self.report.lose("empty meshes (no triangles; nothing is written)", label)
             return []
@@ -138,21 +143,28 @@ class MeshExport:
                 suffix = (f"_{k}" if k else "") + (f"_part{j}" if j else "")
                 dest = self._new_name(f"{stem}{suffix}{self.extensions[role]}")
                 self._writes[dest] = (Vc, Fc)
-                self._f32_error = max(self._f32_error, float(np.abs(Vc - Vc.astype(np.float32)).max(initial=0.0)))
-                pieces.append(MeshPiece(relative_reference(dest, self.output), dest, np.eye(4),
-                                        np.ones(3), rgba, Vc, Fc, converted=True))
+                piece = MeshPiece(relative_reference(dest, self.output), dest, np.eye(4),
+                                  np.ones(3), rgba, Vc, Fc, converted=True)
+                piece.f32_error = float(np.abs(Vc - Vc.astype(np.float32)).max(initial=0.0))
+                pieces.append(piece)
         ext = os.path.splitext(path)[1].lower() if path else "(no file)"
         self._converted_from[ext] = self._converted_from.get(ext, 0) + 1
         self._cache[key] = pieces
         return [self._placed(p, split, M) for p in pieces]
 
-    @staticmethod
-    def _placed(p: MeshPiece, split, M) -> MeshPiece:
+    def _note_rounding(self, pieces, scale) -> None:
+        """Largest float32 rounding of written vertices, in owner-frame units (metres)."""
+        k = float(np.abs(scale).max())
+        for p in pieces:
+            self._f32_error = max(self._f32_error, getattr(p, "f32_error", 0.0) * k)
+
+    def _placed(self, p: MeshPiece, split, M) -> MeshPiece:
         if split is None:
             pose, scale = make_transform(None, M[:3, 3]), np.ones(3)
         else:
             s, R, t = split
             pose, scale = make_transform(R, t), s
+        self._note_rounding([p], scale)
         return MeshPiece(p.reference, p.path, pose, scale, p.rgba, p.vertices, p.faces, p.converted)
 
     def _reference_source(self, mesh: TriangleMesh, path: str, split) -> MeshPiece:
@@ -201,7 +213,21 @@ class MeshExport:
                              "colour kept, the most used)", label)
             return [(F, tuple(float(c) for c in colors[top]))]
         order = np.argsort([np.min(np.nonzero(inv == c)[0]) for c in range(len(colors))])
-        return [(F[inv == c], tuple(float(x) for x in colors[c])) for c in order]
+        parts = [(F[inv == c], tuple(float(x) for x in colors[c])) for c in order]
+        # a part too small to be a mesh of its own (fewer than min_vertices corners) joins
+        # the largest part and takes its colour
+        small = [k for k, (f, _) in enumerate(parts) if len(np.unique(f)) < self.min_vertices]
+        if small and len(small) < len(parts):
+            big = max((k for k in range(len(parts)) if k not in small), key=lambda k: len(parts[k][0]))
+            merged = np.concatenate([parts[big][0]] + [parts[k][0] for k in small])
+            self.report.lose("face colours of mesh parts too small to be meshes of their own "
+                             f"(drawn in the colour of the largest part)", label)
+            parts = [(merged if k == big else f, c) for k, (f, c) in enumerate(parts) if k not in small]
+        elif small:
+            self.report.lose("face colours of meshes (one colour kept, the most used)", label)
+            top = int(np.argmax(counts))
+            return [(F, tuple(float(c) for c in colors[top]))]
+        return parts
 
     def _chunks(self, F):
         if self.max_faces is None or len(F) <= self.max_faces:
@@ -233,7 +259,7 @@ class MeshExport:
                              f"{os.path.basename(self.folder)}/ (from {srcs})")
             if self._f32_error > 0:
                 self.report.lose("mesh vertices rounded to 32-bit floats (binary STL): largest "
-                                 f"change {self._f32_error:.1e} m in file coordinates")
+                                 f"change {self._f32_error:.1e} m")
         if self._copy_plan:
             self.report.warn(f"{len(self._copy_plan)} mesh file(s) copied into "
                              f"{os.path.basename(self.folder)}/")

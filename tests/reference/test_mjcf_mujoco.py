@@ -140,7 +140,8 @@ def check_model(robot, path, report, nsamples=4, seed=0):
     assert m.body_mass.sum() == pytest.approx(total + added, rel=1e-12, abs=1e-12)
     check_couplings(m, d, robot, report)
     meshes = sum(1 for l in robot.links if isinstance(l.geometry, roboio.model.TriangleMesh)
-                 and not l.geometry.missing and l.visual_geometry is None)
+                 and not l.geometry.missing and l.visual_geometry is None
+                 and len(np.unique(l.geometry.faces)) >= 4)
     assert check_mesh_placement(m, d, robot, bodies) >= meshes
     return m
 
@@ -170,7 +171,12 @@ def check_mesh_placement(m, d, robot, bodies):
             pts.append(v @ d.geom_xmat[k].reshape(3, 3).T + d.geom_xpos[k])
         pts = np.concatenate(pts)
         Rw, pw = d.xmat[b].reshape(3, 3), d.xpos[b]
-        lo, hi = g.bounds()
+        ours = []                       # corners of triangles only (unused vertices are not drawn)
+        for x, M in _placed_leaves(g, np.eye(4)):
+            v = x.vertices[np.unique(x.faces)]
+            ours.append(v @ M[:3, :3].T + M[:3, 3])
+        ours = np.concatenate(ours)
+        lo, hi = ours.min(axis=0), ours.max(axis=0)
         # compare in the link frame: MuJoCo's vertices brought back by the body pose
         local = (pts - pw) @ Rw
         ext = max(np.abs(hi - lo).max(), 1e-3)
@@ -178,6 +184,15 @@ def check_mesh_placement(m, d, robot, bodies):
         assert np.abs(local.max(axis=0) - hi).max() <= 1e-6 * ext + 1e-6, (name, local.max(axis=0), hi)
         checked += 1
     return checked
+
+
+def _placed_leaves(g, T):
+    M = T @ g.transform
+    if isinstance(g, roboio.model.Group):
+        for c in g.children:
+            yield from _placed_leaves(c, M)
+    else:
+        yield g, M
 
 
 def _leaves(g):

@@ -198,7 +198,7 @@ class MjcfWriter:
         self.world = world
         self.report = report
         self.meshes = MeshExport(path, report, mode=meshes, readable=mujoco_reads, consumer="MuJoCo",
-                                 max_faces=MAX_STL_FACES, split_colors=True)
+                                 max_faces=MAX_STL_FACES, split_colors=True, min_vertices=4)
         self.bodies = _Names({"world"})
         self.joints = _Names()
         self.mesh_names = _Names()
@@ -472,6 +472,9 @@ class MjcfWriter:
             return False
         collides = False
         for piece in self.meshes.export(g, M, f"{label}_{role}" if cls else label, role):
+            if len(np.unique(piece.faces)) < 4:
+                self.report.lose("meshes with fewer than 4 vertices (MuJoCo needs 4)", label)
+                continue
             pts = piece.vertices * piece.scale
             tri = pts[piece.faces]
             area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
