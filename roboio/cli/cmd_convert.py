@@ -51,6 +51,8 @@ def run(args):
     except RoboioError:
         raise
     except ValueError as e:
+        if "pass --" in str(e):          # the conversion needs an option (e.g. --body MODEL)
+            raise UsageError(str(e)) from None
         # the target cannot hold what the input is (a trajectory into URDF, ...): one line, exit 1
         raise RoboioError(f"cannot convert {args.input} to {args.output}: {e}") from None
     for w in getattr(obj, "warnings", []):
