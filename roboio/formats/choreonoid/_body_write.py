@@ -162,10 +162,15 @@ class _Writer:
         if np.any(t != 0):
             out.append(f"{p}translation: {_vec(t)}\n")
         if not np.array_equal(R, np.eye(3)):
-            m = tf.matrix_to_moment(R)
+            from ..affine import nearest_rotation
+            Rn, err = nearest_rotation(R)
+            if err > 0 and self.report is not None:
+                self.report.lose("link frames that are not rotations, written as the nearest "
+                                 "rotation (largest matrix entry change)", f"{link.name} ({err:.1e})")
+            m = tf.matrix_to_moment(Rn)
             angle = float(np.linalg.norm(m))
             axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
-            out.append(f"{p}rotation: {_vec([*axis, self.ang(angle)])}\n")
+            out.append(f"{p}rotation: {_vec([*axis, self.fixed_angle(axis, angle, R)])}\n")
         jtype = ext.get("joint_type") if kind == "fixed" and ext.get("joint_type") == "pseudo_continuous_track" else kind
         out.append(f"{p}jointType: {jtype}\n")
         if kind in ("revolute", "prismatic"):
