@@ -332,6 +332,11 @@ class _Builder:
         if d is None:
             raise FormatError(self.path, line, None, f"joint {joint.name!r} mimics joint {target!r}, "
                               "which has no driver (a fixed joint cannot be mimicked)")
+        self._follow(d, tl, li, m, o)
+        return True
+
+    def _follow(self, d: Driver, tl: int, li: int, m: float, o: float):
+        """Link ``li`` joins driver ``d`` with ``q_li = o + m * q_tl`` (``tl`` one of its DOFs)."""
         if d.type == "normal":
             d.type, d.scale, d.offset = "affine", [1.0], [0.0]
         k = d.dofs.index(tl)
@@ -339,7 +344,6 @@ class _Builder:
         d.scale.append(m * d.scale[k])
         d.offset.append(o + m * d.offset[k])
         self._affine_limits(d)
-        return True
 
     def resolve_mimics(self, done: dict):
         """Every ``<mimic>`` (standard reading), in link order: the follower joins the driver
@@ -375,13 +379,7 @@ class _Builder:
                 continue
             if order.get(joint.mimic[0], -1) > li:
                 later.append(joint.name)
-            if d.type == "normal":
-                d.type, d.scale, d.offset = "affine", [1.0], [0.0]
-            k = d.dofs.index(tl)
-            d.dofs.append(li)
-            d.scale.append(m * d.scale[k])
-            d.offset.append(o + m * d.offset[k])
-            self._affine_limits(d)
+            self._follow(d, tl, li, m, o)
         if later:
             self.ctx.warn(f"mimic joints of later joints kept: {', '.join(later)} (Klamp't's "
                           "importer ignores a mimic of a joint that comes later in its link order)")
