@@ -5,7 +5,8 @@ Layers, top to bottom (a module may import its own layer and the layers below it
     roboio, roboio.__main__
     roboio.cli, roboio.compat          command line; Klamp't-compatible API
     roboio.api                         load / save
-    roboio.convert, roboio.describe    any -> any through the model; summaries
+    roboio.convert, .verify, .diff,    any -> any through the model; comparing models;
+    roboio.describe                    summaries
     roboio.formats                     the registry, shared file helpers, one package per ecosystem
     roboio.model                       World, Robot, Link, geometry, motions
     roboio.kinematics                  compiled kinematic structure (knows no model, no file)
@@ -35,7 +36,7 @@ LAYERS = [
     ("kinematics", ("roboio.kinematics",)),
     ("model", ("roboio.model",)),
     ("formats", ("roboio.formats",)),
-    ("convert", ("roboio.convert", "roboio.describe")),
+    ("convert", ("roboio.convert", "roboio.verify", "roboio.diff", "roboio.describe")),
     ("api", ("roboio.api",)),
     ("front", ("roboio.cli", "roboio.compat", "roboio.view")),
     ("top", ("roboio", "roboio.__main__")),
@@ -103,7 +104,8 @@ def _layer(module: str) -> int:
     best = None
     for rank, (_, prefixes) in enumerate(LAYERS):
         for p in prefixes:
-            if module == p or module.startswith(p + "."):
+            # the top package holds everything: only its own modules are in the top layer
+            if module == p or (p != "roboio" and module.startswith(p + ".")):
                 if best is None or len(p) > best[1]:
                     best = (rank, len(p))
     assert best is not None, f"{module} belongs to no layer: add it to LAYERS"
