@@ -170,7 +170,7 @@ class _Writer:
         if np.any(t != 0):
             out.append(f"{p}translation: {_vec(t)}\n")
         if not np.array_equal(R, np.eye(3)):
-            from ..affine import nearest_rotation
+            from ...affine import nearest_rotation
             Rn, err = nearest_rotation(R)
             if err > 0 and self.report is not None:
                 self.report.lose("link frames that are not rotations, written as the nearest "
