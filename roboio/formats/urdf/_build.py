@@ -44,6 +44,7 @@ from ..klampt.mount import (default_pairs, has_geometry, is_robot_file, link_ind
                              mount_robot, mounted_geometry, read_mounted_robot)
 from ._klampt_ext import KlamptSettings
 from ._records import UrdfModel
+from ..xmlutil import children, where
 
 __all__ = ["link_order", "build_robot", "mesh_candidates", "affine_driver_limits"]
 
@@ -399,10 +400,29 @@ class _Builder:
             affine_driver_limits(d.dofs, d.scale, self.lim)
 
     # -- the whole robot ------------------------------------------------------------------
+    def virtual_names(self) -> list:
+        """Names of the five virtual floating-base links: ``base0..base4`` (Klamp't's), or
+        the names a ``<roboio><virtual_link name>`` element gives (written by roboio to keep
+        a model's names; the standard reading only)."""
+        default = [f"base{i}" for i in range(5)]
+        root = self.model.root_element
+        els = [] if self.klampt or root is None else [
+            c for r in children(root, "roboio") for c in children(r, "virtual_link")]
+        if not els:
+            return default
+        names = [c.get("name") for c in els]
+        if (len(names) != 5 or None in names or "" in names or len(set(names)) != 5
+                or set(names) & set(self.model.links)):
+            self.ctx.warn("<roboio><virtual_link> names ignored (five unique names that are not "
+                          "URDF links are needed); the floating base links are base0..base4",
+                          where(els[0]))
+            return default
+        return names
+
     def base(self, root_name: str):
         """The floating base: five virtual links, then the URDF root as link 5."""
-        for i in range(5):
-            self.add(Link(f"base{i}", i - 1, "prismatic" if i < 3 else "revolute", _VIRTUAL_AXES[i],
+        for i, name in enumerate(self.virtual_names()):
+            self.add(Link(name, i - 1, "prismatic" if i < 3 else "revolute", _VIRTUAL_AXES[i],
                           None, 0.0, (0, 0, 0), np.zeros((3, 3))), tmax=0.0)
         root = Link(root_name, 4, "revolute", _VIRTUAL_AXES[5])
         self.mass(root, root_name)

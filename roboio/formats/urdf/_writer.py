@@ -34,13 +34,14 @@ from ..fileio import fmt_float
 from ._build import affine_driver_limits
 from ..klampt.mount import default_pairs
 
-__all__ = ["urdf_xml", "rpy_of"]
+__all__ = ["urdf_xml", "rpy_of", "VIRTUAL_NAMES"]
 
 DBL_MAX = float(np.finfo(float).max)
 _DEFAULT_ACC_MAX = 10.0
 _SERVO_DEFAULTS = {"servoP": 100.0, "servoI": 0.0, "servoD": 10.0}
 _VIRTUAL = (("prismatic", (1, 0, 0)), ("prismatic", (0, 1, 0)), ("prismatic", (0, 0, 1)),
             ("revolute", (0, 0, 1)), ("revolute", (0, 1, 0)), ("revolute", (1, 0, 0)))
+VIRTUAL_NAMES = ("base0", "base1", "base2", "base3", "base4")   # as Klamp't names them
 _ROT_TOL = 1e-12
 _MESH_EXTS = (".stl", ".dae", ".obj")
 _INTEGER = re.compile(r"[+-]?\d+\Z")
@@ -522,6 +523,8 @@ class _Writer:
         self.properties(kl)
         if len(kl) or kl.attrib:
             root_el.append(kl)
+        if self.fb:
+            self.virtual_names(root_el, lnames)
         self.misc()
         for ext, refs in self.odd_meshes.items():
             self.report.warn(f"{len(refs)} mesh file(s) are {ext} (e.g. {refs[0]}): Klamp't reads "
@@ -618,14 +621,31 @@ class _Writer:
                 continue
             kl.append(el)
 
+    def virtual_names(self, root_el, lnames):
+        """``<roboio><virtual_link name>``: the names of the floating base's five virtual
+        links (x, y, z, yaw, pitch), where they are not Klamp't's ``base0..base4``. Other
+        readers ignore the element; roboio names the virtual links after it (Klamp't, and
+        roboio's ``flavor="klampt"``, read them as ``base0..base4``)."""
+        names = [self.r.links[i].name for i in self.fb[:5]]
+        if names == list(VIRTUAL_NAMES):
+            return
+        taken = {lnames[i] for i in lnames}
+        if len(set(names)) < 5 or taken & set(names) or not all(names):
+            self.lose("floating base: names of its virtual links (not unique; read back as "
+                      "base0..base4)", ", ".join(names))
+            return
+        el = etree.SubElement(root_el, "roboio")
+        for nm in names:
+            etree.SubElement(el, "virtual_link", name=nm)
+        self.report.warn("floating base: the names of its virtual links are kept in a <roboio> "
+                         "element (Klamp't reads them as base0..base4)")
+
     def check_floating_base(self):
         r, fb = self.r, self.fb
         carried = []
         for k, i in enumerate(fb):
             l = r.links[i]
             if k < 5:
-                if l.name != f"base{k}":
-                    carried.append(f"name {l.name!r} (read back as base{k})")
                 if l.mass != 0 or np.any(l.com) or np.any(l.inertia):
                     carried.append(f"mass of {l.name}")
                 if l.geometry is not None:

@@ -26,6 +26,7 @@ from .... import transforms as tf
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...fileio import fmt_float
 from .. import _yaml as Y
+from ._build import FLOATING_NAMES, VIRTUAL_KEY
 
 __all__ = ["body_text"]
 
@@ -94,6 +95,8 @@ class _Writer:
                 chain[j.links[5]] = j
         q = np.asarray(r.config, float)
         out = []
+        self.virtual = {j.links[5]: j.links[:5] for j in r.joints
+                        if j.type == "floating" and len(j.links) == 6}
         for link in r.links:
             i = link.index
             j = chain.get(i)
@@ -181,6 +184,8 @@ class _Writer:
             out.append(f"{p}rotation: {_vec([*axis, self.fixed_angle(axis, angle, R)])}\n")
         jtype = ext.get("joint_type") if kind == "fixed" and ext.get("joint_type") == "pseudo_continuous_track" else kind
         out.append(f"{p}jointType: {jtype}\n")
+        if kind == "free":
+            out.append(self.virtual_names(i, parent, p))
         if kind in ("revolute", "prismatic"):
             out.append(f"{p}jointAxis: {_vec(link.axis)}\n")
         if i in ids:
@@ -199,6 +204,18 @@ class _Writer:
         if info:
             out.append(Y.emit(info, indent=4))
         return "".join(out)
+
+    def virtual_names(self, i, parent, p) -> str:
+        """``roboio_virtual_links``: the names of the virtual links of the floating base
+        folded into free link ``i``, where they differ from the names the reader gives
+        (``base0..base4`` at the root, ``<link>_base0..`` elsewhere). Choreonoid ignores
+        the key."""
+        r = self.r
+        names = [r.links[k].name for k in self.virtual.get(i, ())]
+        prefix = "" if parent < 0 else r.links[i].name + "_"
+        if len(names) != 5 or names == [f"{prefix}{b}" for b in FLOATING_NAMES]:
+            return ""
+        return f"{p}roboio_virtual_links: [ {', '.join(json.dumps(n) for n in names)} ]\n"
 
     def joint_limits(self, i, revolute, p) -> str:
         r = self.r
