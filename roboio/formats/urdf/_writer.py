@@ -29,12 +29,14 @@ import numpy as np
 from lxml import etree
 
 from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
-from ...transforms import make_transform
+from ...transforms import make_transform, rpy_to_matrix
+from ..affine import nearest_rotation
 from ..fileio import fmt_float
+from ..fixed_point import stable_params
 from ._build import affine_driver_limits
 from ..klampt.mount import default_pairs
 
-__all__ = ["urdf_xml", "rpy_of", "VIRTUAL_NAMES"]
+__all__ = ["urdf_xml", "rpy_of", "stable_rpy", "VIRTUAL_NAMES"]
 
 DBL_MAX = float(np.finfo(float).max)
 _DEFAULT_ACC_MAX = 10.0
@@ -70,6 +72,17 @@ def rpy_of(R) -> tuple:
     M = _rpy_matrix(0.0, p, y).T @ R
     r = math.atan2(M[2, 1], M[2, 2])
     return (r, p, y), float(np.abs(_rpy_matrix(r, p, y) - R).max())
+
+
+_ULPS = (6, 2, 2)        # roll, pitch, yaw: how far (in ulps) stable_rpy looks around rpy_of
+
+
+def stable_rpy(R) -> tuple:
+    """Roll, pitch, yaw to write for rotation ``R``: angles whose matrix, read back, gives
+    the same angles again (write -> read -> write is a fixed point, where ``rpy_of`` alone
+    drifts in the last digit); ``R`` is reproduced to rounding, exactly where some nearby
+    angles give exactly ``R``."""
+    return stable_params(R, lambda M: rpy_of(M)[0], rpy_to_matrix, _ULPS)
 
 
 def _fmt(values) -> str:
@@ -232,11 +245,11 @@ class _Writer:
 
     # -- elements -----------------------------------------------------------------------
     def origin(self, parent_el, T, what: str):
-        rpy, err = rpy_of(T[:3, :3])
-        if err > _ROT_TOL:
-            self.lose("transforms that are not rigid (written as the nearest rotation)",
-                      f"{what} (error {err:.1e})")
-        etree.SubElement(parent_el, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(rpy))
+        R, err = nearest_rotation(T[:3, :3])
+        if err > 0:
+            self.lose("transforms that are not rigid (written as the nearest rotation; largest "
+                      "matrix entry change)", f"{what} ({err:.1e})")
+        etree.SubElement(parent_el, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(stable_rpy(R)))
 
     def finite(self, v: float, kind: str, name: str) -> float:
         """``v``, or the largest float for an infinite (or undefined, NaN) limit."""

@@ -25,6 +25,7 @@ import numpy as np
 from .... import transforms as tf
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...fileio import fmt_float
+from ...fixed_point import stable_params
 from .. import _yaml as Y
 from ._build import FLOATING_NAMES, VIRTUAL_KEY
 
@@ -68,7 +69,7 @@ class _Writer:
         -- so that write -> read -> write is a fixed point instead of drifting in the last
         digit. Falls back to the converted value."""
         w = self.ang(angle)
-        back = (lambda v: math.radians(v)) if self.degree else (lambda v: v)
+        back = (lambda v: v * math.pi / 180.0) if self.degree else (lambda v: v)   # as the reader
         cands = [w]
         lo = hi = w
         for _ in range(8):
@@ -76,11 +77,30 @@ class _Writer:
             cands += [lo, hi]
         cands += [round(w, k) for k in range(16)]
         a = np.asarray(axis, float)
-        a = a / np.linalg.norm(a)                # as the reader normalises the written axis
+        a = a / np.sqrt(np.sum(a * a))           # as the reader normalises the written axis
         exact = [c for c in cands if np.array_equal(tf.axis_angle_to_matrix(a, back(c)), R)]
         if not exact:
             return w
         return min(exact, key=lambda c: (len(fmt_float(c)), abs(c - w)))
+
+    def rotation_value(self, R) -> list:
+        """``[ax, ay, az, angle]`` (angle in file units) to write for rotation ``R``: among
+        the values a few last-place units around the derived ones, one that the reader
+        turns into exactly the matrix it stands for, so that write -> read -> write is a
+        fixed point (near some rotations the axis derived from a matrix otherwise wanders
+        in the last digits at every round trip)."""
+        def derive(M):
+            m = tf.matrix_to_moment(M)
+            angle = float(np.linalg.norm(m))
+            axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
+            return [*axis, self.fixed_angle(axis, angle, M)]
+
+        def build(P):                 # as the reader builds it from the written numbers
+            P = np.asarray(P, float)
+            a = P[..., :3]
+            return tf.axis_angle_to_matrix(a / np.sqrt(np.sum(a * a, axis=-1, keepdims=True)),
+                                           P[..., 3] * np.pi / 180.0 if self.degree else P[..., 3])
+        return list(stable_params(R, derive, build, (3, 3, 3, 2)))
 
     # -- structure -------------------------------------------------------------------------
     def bodies(self):
@@ -178,10 +198,7 @@ class _Writer:
             if err > 0 and self.report is not None:
                 self.report.lose("link frames that are not rotations, written as the nearest "
                                  "rotation (largest matrix entry change)", f"{link.name} ({err:.1e})")
-            m = tf.matrix_to_moment(Rn)
-            angle = float(np.linalg.norm(m))
-            axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
-            out.append(f"{p}rotation: {_vec([*axis, self.fixed_angle(axis, angle, R)])}\n")
+            out.append(f"{p}rotation: {_vec(self.rotation_value(Rn))}\n")
         jtype = ext.get("joint_type") if kind == "fixed" and ext.get("joint_type") == "pseudo_continuous_track" else kind
         out.append(f"{p}jointType: {jtype}\n")
         if kind == "free":
@@ -301,10 +318,7 @@ class _Writer:
         if not np.allclose(R.T @ R, np.eye(3), atol=1e-9):
             self.lose(f"sheared geometry transform on link {name!r} (written as its nearest rotation and scale)")
         if not np.allclose(R, np.eye(3), atol=0):
-            m = tf.matrix_to_moment(R)
-            angle = float(np.linalg.norm(m))
-            axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
-            out += f"{pad}rotation: {_vec([*axis, self.fixed_angle(axis, angle, R)])}\n"
+            out += f"{pad}rotation: {_vec(self.rotation_value(R))}\n"
         if not np.allclose(s, 1.0, atol=0):
             out += f"{pad}scale: {_vec(s)}\n"
         return out
