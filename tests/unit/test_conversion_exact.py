@@ -111,3 +111,26 @@ def test_body_mass_keys_are_read_as_written(tmp_path):
     p.write_text(text)
     r = roboio.load(p)
     assert r.links[0].com[2] == c and r.links[0].mass == m
+
+
+@pytest.mark.parametrize("ext", ["urdf", "body", "mjcf"])
+def test_report_states_the_fk_change_of_nearest_rotations(tmp_path, ext):
+    # a uniformly stretched rotation (1 + e) R: the nearest rotation is R, and link b, 0.2 m
+    # from a's origin, moves by exactly e * 0.2 (hand-worked); matrix entries by at most e
+    e = 4e-7
+    R = axis_angle_to_matrix(np.array([1.0, 2.0, 3.0]) / math.sqrt(14), 0.7)
+    rep = roboio.save(two_links(R=R * (1 + e)), tmp_path / f"t.{ext}")
+    pos, rot = rep.fk_error
+    assert pos == pytest.approx(0.2 * e, rel=1e-6)
+    assert 0 < rot <= e * (1 + 1e-9)
+    assert rep.to_dict()["fk_error"]["position"] == pos
+    exact = roboio.save(two_links(R=R), tmp_path / f"u.{ext}")
+    assert exact.fk_error == (0.0, 0.0)
+
+
+def test_rob_writer_is_exact(tmp_path):
+    a = two_links(R=axis_angle_to_matrix(np.array([1.0, 2.0, 3.0]) / math.sqrt(14), 0.7) * (1 + 4e-7))
+    rep = roboio.save(a, tmp_path / "t.rob")
+    assert rep.fk_error == (0.0, 0.0) and not rep.lost
+    b = reread(tmp_path / "t.rob")
+    assert np.array_equal(b.links[0].parent_transform, a.links[0].parent_transform)

@@ -33,6 +33,7 @@ from ...transforms import make_transform, rpy_to_matrix
 from ..affine import nearest_rotation
 from ..fileio import fmt_float
 from ..fixed_point import stable_params
+from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
 from ._build import affine_driver_limits
 from ..klampt.mount import default_pairs
 
@@ -138,6 +139,7 @@ class _Writer:
         self.has_mesh = False
         self.lead = {}                         # link -> the driver Klamp't creates there
         self.odd_meshes = defaultdict(list)   # extension -> meshes ROS tools cannot read
+        self.approx = {}                       # link -> its frame with the nearest rotation
         self.group = {}
         for j in robot.joints:
             for i in j.links:
@@ -539,6 +541,11 @@ class _Writer:
         if self.fb:
             self.virtual_names(root_el, lnames)
         self.misc()
+        if self.approx:
+            pos, rot = fk_change(r, self.approx)
+            note_fk_change(self.report, pos, rot)
+            self.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by {rot:.1e}) "
+                      f"over {FK_SAMPLES} sampled configurations (nearest rotations written)")
         for ext, refs in self.odd_meshes.items():
             self.report.warn(f"{len(refs)} mesh file(s) are {ext} (e.g. {refs[0]}): Klamp't reads "
                              "them, ROS tools read STL, DAE and OBJ")
@@ -557,6 +564,9 @@ class _Writer:
             self.report.warn(f"welded link {l.name!r} is at q = {fmt_float(self.r.config[i])}; "
                              "that pose is built into its fixed joint")
         self.origin(el, T, f"joint of link {l.name!r}")
+        Rn, err = nearest_rotation(l.parent_transform[:3, :3])
+        if err > 0:
+            self.approx[i] = make_transform(Rn, l.parent_transform[:3, 3])
         etree.SubElement(el, "parent", link=lnames[l.parent] if l.parent >= 0 else world)
         etree.SubElement(el, "child", link=lnames[i])
         if utype != "fixed":

@@ -26,6 +26,7 @@ from .... import transforms as tf
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...fileio import fmt_float
 from ...fixed_point import stable_params
+from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
 from .. import _yaml as Y
 from ._build import FLOATING_NAMES, VIRTUAL_KEY
 
@@ -54,6 +55,7 @@ class _Writer:
         self.info = info
         self.degree = bool(info.get("degree")) and bool(info.get("info"))
         self.lines: list[str] = []
+        self.approx: dict = {}          # link -> its frame with the nearest rotation
 
     def lose(self, item):
         if self.report is not None:
@@ -159,6 +161,13 @@ class _Writer:
         for body in bodies:
             out.append(self.link_text(*body, ids))
         self.check_lost()
+        frames = {i: T for i, T in self.approx.items() if T is not None}
+        if frames and self.report is not None:
+            pos, rot = fk_change(r, frames)
+            note_fk_change(self.report, pos, rot)
+            self.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by "
+                      f"{rot:.1e}) over {FK_SAMPLES} sampled configurations (nearest rotations "
+                      "written)")
         extra = self.info.get("info") or {}
         if extra:
             out.append("\n" + Y.emit(extra))
@@ -198,6 +207,7 @@ class _Writer:
             if err > 0 and self.report is not None:
                 self.report.lose("link frames that are not rotations, written as the nearest "
                                  "rotation (largest matrix entry change)", f"{link.name} ({err:.1e})")
+                self.approx[i] = tf.make_transform(Rn, offset[:3, 3]) if kind != "free" else None
             out.append(f"{p}rotation: {_vec(self.rotation_value(Rn))}\n")
         jtype = ext.get("joint_type") if kind == "fixed" and ext.get("joint_type") == "pseudo_continuous_track" else kind
         out.append(f"{p}jointType: {jtype}\n")
