@@ -39,7 +39,8 @@ import numpy as np
 
 from ...errors import FormatError
 from ...context import LoadContext
-from ...model import Appearance, Driver, GeometrySource, Joint, Link, Primitive, Robot, TriangleMesh
+from ...model import (Appearance, Driver, GeometrySource, Group, Joint, Link, Primitive, Robot,
+                      TriangleMesh)
 from ..klampt.mount import (default_pairs, has_geometry, is_robot_file, link_index,
                              mount_robot, mounted_geometry, read_mounted_robot)
 from ._klampt_ext import KlamptSettings
@@ -144,6 +145,20 @@ def mesh_candidates(filename: str, path: str, package_root) -> list:
     return [os.path.normpath(os.path.join(base, filename))]
 
 
+def _same_geometry(a: list, b: list) -> bool:
+    """Whether two lists of ``<visual>``/``<collision>`` records describe the same shapes."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        gx, gy = x.geometry, y.geometry
+        if (gx.kind, gx.filename, tuple(gx.scale), tuple(gx.size), gx.radius, gx.length) != \
+                (gy.kind, gy.filename, tuple(gy.scale), tuple(gy.size), gy.radius, gy.length):
+            return False
+        if not np.array_equal(gx.origin, gy.origin):
+            return False
+    return True
+
+
 class _Builder:
     def __init__(self, model: UrdfModel, s: KlamptSettings, path: str, ctx: LoadContext):
         self.model, self.s, self.path, self.ctx = model, s, path, ctx
@@ -211,12 +226,29 @@ class _Builder:
         return out
 
     def geometry(self, link: Link, name: str):
+        """Collision geometry (``<visual>`` with ``use_vis_geom``) and, in the standard
+        reading, visual geometry. Klamp't keeps the first element of the default group
+        only; the standard reading keeps every element (several become a Group) and fills
+        ``visual_geometry`` with the ``<visual>`` elements where they differ from the
+        collision ones."""
         rec = self.model.links[name]
-        els = rec.visuals if self.s.use_vis_geom else rec.collisions
-        els = [e for e in els if e.group == "default"]
-        if not els:
-            return
-        g = els[0].geometry
+        cols = [e for e in rec.collisions if e.group == "default"]
+        vis = [e for e in rec.visuals if e.group == "default"]
+        main = vis if self.s.use_vis_geom else cols
+        if self.klampt:
+            main = main[:1]
+        if main:
+            link.geometry = self._pieces(main, name)
+        if not self.klampt and vis and not self.s.use_vis_geom and not _same_geometry(vis, cols):
+            link.visual_geometry = self._pieces(vis, name)
+        if name in self.colors and (link.geometry is not None or link.visual_geometry is not None):
+            link.appearance = Appearance(color=self.colors[name])
+
+    def _pieces(self, els, name: str):
+        pieces = [self._piece(e.geometry, name) for e in els]
+        return pieces[0] if len(pieces) == 1 else Group(pieces)
+
+    def _piece(self, g, name: str):
         if g.kind == "mesh":
             S = np.diag([*g.scale, 1.0])
             if self.s.flip_yz:
@@ -231,9 +263,7 @@ class _Builder:
                                           "radius": g.radius, "height": g.length}, transform=g.origin)
         else:
             geom = Primitive("Sphere", {"center": (0, 0, 0), "radius": g.radius}, transform=g.origin)
-        link.geometry = geom
-        if name in self.colors:
-            link.appearance = Appearance(color=self.colors[name])
+        return geom
 
     def mesh(self, filename: str, link_name: str, line):
         from .. import loading

@@ -36,8 +36,9 @@ from ..fixed_point import stable_params
 from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
 from ._build import affine_driver_limits
 from ..klampt.mount import default_pairs
+from ..mesh_export import MeshExport
 
-__all__ = ["urdf_xml", "rpy_of", "stable_rpy", "VIRTUAL_NAMES"]
+__all__ = ["urdf_xml", "urdf_reads", "rpy_of", "stable_rpy", "VIRTUAL_NAMES"]
 
 DBL_MAX = float(np.finfo(float).max)
 _DEFAULT_ACC_MAX = 10.0
@@ -46,7 +47,7 @@ _VIRTUAL = (("prismatic", (1, 0, 0)), ("prismatic", (0, 1, 0)), ("prismatic", (0
             ("revolute", (0, 0, 1)), ("revolute", (0, 1, 0)), ("revolute", (1, 0, 0)))
 VIRTUAL_NAMES = ("base0", "base1", "base2", "base3", "base4")   # as Klamp't names them
 _ROT_TOL = 1e-12
-_MESH_EXTS = (".stl", ".dae", ".obj")
+_MESH_EXTS = (".stl", ".dae", ".obj")     # what ROS tools (rviz, pinocchio, MuJoCo's STL/OBJ) read
 _INTEGER = re.compile(r"[+-]?\d+\Z")
 
 
@@ -122,7 +123,7 @@ def _leaves(g, T=np.eye(4)):
 
 
 class _Writer:
-    def __init__(self, robot: Robot, path: str, report):
+    def __init__(self, robot: Robot, path: str, report, meshes: str = "keep"):
         self.r = robot
         self.path = path
         self.report = report
@@ -138,7 +139,8 @@ class _Writer:
         self.frozen = False
         self.has_mesh = False
         self.lead = {}                         # link -> the driver Klamp't creates there
-        self.odd_meshes = defaultdict(list)   # extension -> meshes ROS tools cannot read
+        self.meshes = MeshExport(path, report, mode=meshes, readable=urdf_reads,
+                                 consumer="ROS tools", extensions={"visual": ".obj"})
         self.approx = {}                       # link -> its frame with the nearest rotation
         self.group = {}
         for j in robot.joints:
@@ -276,27 +278,40 @@ class _Writer:
                          izz=fmt_float(I[2, 2]))
 
     def link_element(self, root_el, i: int, name: str) -> bool:
-        """``<link>`` with inertial, visuals and collisions; True if it has geometry."""
+        """``<link>`` with inertial, visuals and collisions; True if it has collision
+        geometry. Collision elements come from ``geometry``, visual elements from
+        ``visual_geometry`` (else from ``geometry`` too)."""
         l = self.r.links[i]
         el = etree.SubElement(root_el, "link", name=name)
         self.inertial(el, i)
-        shapes = self.shapes(i) if l.geometry is not None else []
         color = l.appearance.color if l.appearance is not None else None
-        for T, shape in shapes:
-            vis = etree.SubElement(el, "visual")
-            self.origin(vis, T, f"geometry of link {l.name!r}")
-            etree.SubElement(vis, "geometry").append(shape)
-            if color is not None:
-                mat = etree.SubElement(vis, "material", name=f"{name}_color")
-                etree.SubElement(mat, "color", rgba=_fmt(tuple(color) + (1.0,) * (4 - len(color))))
-        for vis in list(el.iter("visual")):
-            col = etree.SubElement(el, "collision")
-            col.append(copy.deepcopy(vis.find("origin")))
-            col.append(copy.deepcopy(vis.find("geometry")))
-        if len(shapes) > 1:
-            self.lose("links with several geometry pieces (Klamp't reads only the first)", l.name)
-        if l.visual_geometry is not None:
-            self.lose("separate visual geometry (the collision geometry is written as both)", l.name)
+        if color is not None and len(color) in (3, 4):
+            color = tuple(color) + (1.0,) * (4 - len(color))
+        else:
+            color = None
+        cols = self.shapes(i, l.geometry, "collision")
+        vis_src = l.visual_geometry if l.visual_geometry is not None else l.geometry
+        vis = self.shapes(i, vis_src, "visual") if l.visual_geometry is not None else None
+        if vis is None:                     # the same shapes (visual meshes may be other files)
+            vis = self.shapes(i, l.geometry, "visual") if l.geometry is not None else []
+        colors = []
+        for T, shape, rgba in vis:
+            v = etree.SubElement(el, "visual")
+            self.origin(v, T, f"geometry of link {l.name!r}")
+            etree.SubElement(v, "geometry").append(shape)
+            rgba = rgba or color
+            if rgba is not None:
+                if rgba not in colors:
+                    colors.append(rgba)
+                k = colors.index(rgba)
+                mat = etree.SubElement(v, "material", name=f"{name}_color" + (f"{k}" if k else ""))
+                etree.SubElement(mat, "color", rgba=_fmt(rgba))
+        for T, shape, _ in cols:
+            c = etree.SubElement(el, "collision")
+            self.origin(c, T, f"geometry of link {l.name!r}")
+            etree.SubElement(c, "geometry").append(shape)
+        if len(cols) > 1:
+            self.lose("links with several collision pieces (Klamp't reads only the first)", l.name)
         if l.geometry is not None and l.geometry.margin:
             self.lose("geometry margins", l.name)
         ap = l.appearance
@@ -307,63 +322,47 @@ class _Writer:
             rest = Appearance(**{**ap.__dict__, "color": None})
             if not rest.is_default():
                 self.lose("appearance other than the face colour", l.name)
-        return bool(shapes)
+        return bool(cols)
 
-    def shapes(self, i: int) -> list:
-        """[(4x4 origin, shape element)] for the geometry of link ``i``."""
+    def shapes(self, i: int, geom, role: str) -> list:
+        """[(4x4 origin, shape element, rgba or None)] for ``geom`` of link ``i`` in
+        ``role`` (collision or visual)."""
         l = self.r.links[i]
         out = []
-        for k, (g, T) in enumerate(_leaves(l.geometry)):
+        if geom is None:
+            return out
+        leaves = list(_leaves(geom))
+        for k, (g, T) in enumerate(leaves):
+            label = f"{l.name}" + (f"_{k}" if len(leaves) > 1 else "")
             if g.missing:
                 ref = g.source.reference if g.source else "?"
                 self.lose("geometry whose file was not found on reading", f"{l.name} ({ref})")
-            elif isinstance(g, TriangleMesh):
-                out.append(self.mesh(g, T, f"{l.name}" + (f"_{k}" if k else "")))
-            elif isinstance(g, Primitive):
+                continue
+            if isinstance(g, Primitive):
                 shape = self.primitive(g, T, l.name)
                 if shape is not None:
-                    out.append(shape)
+                    out.append((*shape, None))
+                    continue
+                from ...model.tessellate import primitive_to_mesh
+                if g.primitive in ("Point", "Segment"):
+                    self.lose("primitives without surface (points, segments)", l.name)
+                    continue
+                self.lose("primitives URDF cannot express, written as triangle meshes",
+                          f"{l.name} ({g.primitive})")
+                g = primitive_to_mesh(g)
+                T = np.eye(4)
+            if isinstance(g, TriangleMesh):
+                for piece in self.meshes.export(g, T, label, role, split_colors=role == "visual"):
+                    shape = etree.Element("mesh", filename=piece.reference)
+                    if not np.array_equal(piece.scale, np.ones(3)):
+                        shape.set("scale", _fmt(piece.scale))
+                    self.has_mesh = True
+                    out.append((piece.pose, shape, piece.rgba))
             elif isinstance(g, PointCloud):
                 self.lose("point-cloud geometry", l.name)
             else:
                 self.lose(f"{g.kind} geometry", l.name)
-        return [s for s in out if s is not None]
-
-    def mesh(self, g: TriangleMesh, T, label: str):
-        dec = _decompose(T[:3, :3])
-        src = g.source.path if g.source is not None else None
-        if dec is not None and src and os.path.isfile(src):
-            R, s = dec
-            ref = os.path.relpath(os.path.abspath(src), self.dir).replace(os.sep, "/")
-            ext = os.path.splitext(src)[1].lower()
-            if ext not in _MESH_EXTS:
-                self.odd_meshes[ext].append(ref)
-            self.has_mesh = True
-            shape = etree.Element("mesh", filename=ref)
-            if not np.array_equal(s, np.ones(3)):
-                shape.set("scale", _fmt(s))
-            return make_transform(R, T[:3, 3]), shape
-        return self.baked_mesh(g, T, label, "its transform is not rotation x scale" if dec is None
-                               else "it has no source file")
-
-    def baked_mesh(self, g: TriangleMesh, T, label: str, why: str):
-        from .. import registry
-        fn = os.path.join(self.dir, f"{self.stem}_{re.sub(r'[^A-Za-z0-9_.-]', '_', label)}.stl")
-        mesh = g.copy()
-        mesh.transform = T
-        mesh = mesh.baked()
-        try:
-            info = registry.find_writer(mesh, fn)
-            if not info.can_write or not isinstance(mesh, info.writes or (TriangleMesh,)):
-                raise ValueError("no STL writer")
-            info.write(mesh, fn, self.report)
-        except (ValueError, OSError) as e:
-            self.lose(f"meshes that need baking ({why}) but cannot be written: {e}", label)
-            return None
-        self.has_mesh = True
-        self.report.files.append(fn)
-        self.report.warn(f"mesh of {label} baked into {os.path.basename(fn)} ({why})")
-        return np.eye(4), etree.Element("mesh", filename=os.path.basename(fn))
+        return out
 
     def primitive(self, g: Primitive, T, name: str):
         dec = _decompose(T[:3, :3])
@@ -546,9 +545,6 @@ class _Writer:
             note_fk_change(self.report, pos, rot)
             self.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by {rot:.1e}) "
                       f"over {FK_SAMPLES} sampled configurations (nearest rotations written)")
-        for ext, refs in self.odd_meshes.items():
-            self.report.warn(f"{len(refs)} mesh file(s) are {ext} (e.g. {refs[0]}): Klamp't reads "
-                             "them, ROS tools read STL, DAE and OBJ")
         for kind, items in self.lost.items():
             items = [x for x in items if x]
             self.report.lose(f"{kind}: {', '.join(items)}" if items else kind)
@@ -720,7 +716,15 @@ def _z_to(a) -> np.ndarray:
     return axis_angle_to_matrix(v / np.linalg.norm(v), np.arctan2(np.linalg.norm(v), c))
 
 
-def urdf_xml(robot: Robot, path, report) -> bytes:
-    """The URDF document of ``robot`` to be stored at ``path`` (mesh references relative to
-    it); losses go to ``report``."""
-    return _Writer(robot, path, report).document()
+def urdf_reads(path: str) -> bool:
+    """Whether the mesh file ``path`` is read as it is by URDF's consumers (ROS tools,
+    pinocchio, MuJoCo's URDF import): STL, COLLADA or Wavefront OBJ."""
+    return path.lower().endswith(_MESH_EXTS)
+
+
+def urdf_xml(robot: Robot, path, report, meshes: str = "keep"):
+    """``(document bytes, MeshExport)``: the URDF document of ``robot`` to be stored at
+    ``path`` (mesh references relative to it; the export holds the mesh files to write
+    beside it); losses go to ``report``."""
+    w = _Writer(robot, path, report, meshes)
+    return w.document(), w.meshes
