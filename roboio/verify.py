@@ -31,7 +31,6 @@ from typing import Optional
 
 import numpy as np
 
-from .formats.affine import nearest_rotation
 from .model import Robot, World
 
 __all__ = ["verify", "VerifyResult", "sample_configs", "map_name"]
@@ -155,6 +154,7 @@ def _errors(Ta, Tb):
 def _rigid(robot: Robot):
     """``(copy of robot with every link frame's rotation part made the nearest rotation,
     largest entry change, link name)``, or None when every frame is a rotation."""
+    from .formats.affine import nearest_rotation     # not at import: roboio starts light
     worst, where, out = 0.0, "", None
     for i, l in enumerate(robot.links):
         R, err = nearest_rotation(l.parent_transform[:3, :3])
