@@ -184,6 +184,17 @@ class _Writer:
                 self.lose(f"{name} limits")
         if r.properties:
             self.lose("Klamp't robot properties: " + ", ".join(sorted(r.properties)))
+        gains = [d.name for d in r.drivers if any((d.servo_p, d.servo_i, d.servo_d, d.dry_friction,
+                                                   d.viscous_friction))]
+        if gains:
+            self.lose("driver servo gains and friction (a body model has none): " + ", ".join(gains))
+        for j in r.joints:
+            if j.type == "floating" and len(j.links) == 6:
+                lim = [k for k in j.links if any(np.isfinite(getattr(r, a)[k])
+                                                 for a in ("qmin", "qmax", "vmin", "vmax"))]
+                if lim:
+                    self.lose("position and velocity limits of floating-base DOFs (a free joint has "
+                              "none): " + ", ".join(r.links[k].name for k in lim))
         if r.self_collision_pairs and not self.info:
             self.lose("self-collision pairs (Choreonoid uses collision_detection_rules)")
 
