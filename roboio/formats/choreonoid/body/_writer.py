@@ -190,6 +190,12 @@ class _Writer:
             self.lose("driver servo gains and friction (a body model has none): " + ", ".join(gains))
         for j in r.joints:
             if j.type == "floating" and len(j.links) == 6:
+                off = [r.links[k].name for k in j.links
+                       if not np.array_equal(r.links[k].parent_transform, np.eye(4))]
+                if off:
+                    self.lose("frame offsets inside a floating base (a free link has one pose: they "
+                              "become part of its configuration, so the same joint values place "
+                              "the robot elsewhere): " + ", ".join(off))
                 lim = [k for k in j.links if any(np.isfinite(getattr(r, a)[k])
                                                  for a in ("qmin", "qmax", "vmin", "vmax"))]
                 if lim:
