@@ -76,6 +76,8 @@ def welded_like(a, b):
 def check(src: str, fmt: str, tmp: str):
     robot = load(src)
     out = os.path.join(tmp, WRITERS[fmt])
+    if fmt == "graspit":      # GraspIt! names a robot's links after its file
+        out = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_-]", "_", robot.name or "r") + ".xml")
     rep = roboio.save(robot, out, format=fmt)
     back = load(out, format=fmt)
     tol = 1e-9 + 2 * max(rep.fk_error)
