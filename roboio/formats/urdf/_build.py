@@ -1,6 +1,6 @@
 """URDF records -> roboio Robot, as the URDF specification and its mainstream readers
 (urdfdom/KDL, pinocchio, MuJoCo) read them, or -- with ``flavor="klampt"`` -- exactly as
-Klamp't 0.10.1 converts them (``klampt.md`` §4). The two readings differ in three places,
+Klamp't 0.10.1 converts them (``klampt.md`` §4). The two readings differ in these places,
 and the standard reading warns where Klamp't would read the file otherwise:
 
 * axes: normalised (Klamp't keeps ``<axis xyz>`` as written and turns a joint by
@@ -8,6 +8,10 @@ and the standard reading warns where Klamp't would read the file otherwise:
 * mimics: every ``<mimic>`` is kept, whatever the order of the joints (Klamp't ignores a
   mimic of a joint that comes later in its link order);
 * inertia of a rotated ``<inertial>``: ``R I Rᵀ`` (Klamp't computes ``Rᵀ I R``);
+* geometry: every ``<collision>`` (a Group when several) and the ``<visual>`` elements as
+  ``visual_geometry`` (Klamp't keeps the first collision element only);
+* a ``<roboio><virtual_link name>`` element names the floating base's virtual links
+  (Klamp't names them ``base0..base4``);
 * ``package://NAME`` (and ``package:///NAME``) meshes: found through
   :func:`roboio.resolve.package_candidates` (``package_dirs``, ``ROS_PACKAGE_PATH``,
   ``AMENT_PREFIX_PATH``, the URDF's ancestors), one warning per package that is missing

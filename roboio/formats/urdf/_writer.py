@@ -9,9 +9,13 @@
   URDF names the robot was read with, else ``<link>_joint``, chosen so that Klamp't's
   depth-first, by-joint-name link order reproduces roboio's order.
 * Origins: ``xyz`` + ``rpy`` at full precision (checked to reproduce the rotation).
-* Affine drivers -> ``<mimic>``; inertia at the COM; geometry as meshes referenced
-  relative to the written file (``scale`` and ``origin`` from the geometry transform) or
-  box/cylinder/sphere; colours as materials.
+* Affine drivers -> ``<mimic>``; inertia at the COM; ``<collision>`` from ``geometry``,
+  ``<visual>`` from ``visual_geometry`` (else ``geometry``): meshes through
+  :class:`~roboio.formats.mesh_export.MeshExport` (STL/DAE/OBJ referenced relative to the
+  written file, with ``scale`` and ``origin`` from the geometry transform; other formats,
+  or every mesh with ``meshes="convert"``, written beside it: collision STL, visual OBJ)
+  or box/cylinder/sphere; colours as materials.
+* Floating-base virtual links not named ``base0..base4``: ``<roboio><virtual_link>``.
 * A ``<klampt>`` element (ignored by other readers) carries accMax, servo gains,
   self-collision exceptions and sensors/controller properties.
 
