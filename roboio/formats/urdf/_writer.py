@@ -376,6 +376,10 @@ class _Writer:
             return None
         R, s = dec
         s = np.abs(s)
+        if np.abs(s - 1).max() <= 1e-12 and np.linalg.det(T[:3, :3]) > 0:
+            # a rotation's rounding, not a scale: dividing by it would change the sizes in
+            # the last digit at every round trip
+            R, s = np.array(T[:3, :3], float), np.ones(3)
         uniform = np.ptp(s) <= 1e-12 * s.max()
 
         def at(center, Rl=np.eye(3)):
