@@ -19,6 +19,8 @@ from .fileio import fmt_float
 
 __all__ = ["stable_params", "exact_params"]
 
+_TINY = 1e-12     # a parameter this small may stand for 0 (e.g. a roll of 7e-17 rad)
+
 
 def _text_len(p) -> int:
     return sum(len(fmt_float(float(v) + 0.0)) for v in p)
@@ -39,6 +41,8 @@ def exact_params(p0, build: Callable, target, ulps: Sequence[int]) -> Optional[t
         for _ in range(k):
             lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
             vals += [lo, hi]
+        if 0 < abs(v) < _TINY:
+            vals.append(0.0)      # below rounding of its neighbours: units in the last place do not reach 0
         axes.append(vals)
     C = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(p0))
     B = build(C)
@@ -49,7 +53,7 @@ def exact_params(p0, build: Callable, target, ulps: Sequence[int]) -> Optional[t
     return None
 
 
-def stable_params(R, derive: Callable, build: Callable, ulps: Sequence[int], steps: int = 8) -> tuple:
+def stable_params(R, derive: Callable, build: Callable, ulps: Sequence[int], steps: int = 12) -> tuple:
     """Parameters to write for matrix ``R`` (see the module docstring). From ``R``, pick
     parameters (exact for the matrix when some nearby ones are, else the derived ones),
     rebuild their matrix as a reader does, and pick again, until the pick repeats: then the

@@ -91,6 +91,19 @@ def stable_rpy(R) -> tuple:
     return stable_params(R, lambda M: rpy_of(M)[0], rpy_to_matrix, _ULPS)
 
 
+def stable_scaled_rpy(R, scale) -> tuple:
+    """Like :func:`stable_rpy` for a mesh origin written with ``<mesh scale>``: the reader
+    builds ``M = origin diag(scale)``, and the next write splits ``M`` into column lengths
+    and a rotation again (:func:`roboio.formats.affine.split_affine`). Angles are chosen so
+    that this split gives back the same scale and the same rotation."""
+    def split(P):
+        A = rpy_to_matrix(P) * scale                     # columns scaled, as origin @ S
+        n = np.linalg.norm(A, axis=-2, keepdims=True)
+        return np.concatenate([(A / n).reshape(A.shape[:-2] + (9,)), n.reshape(A.shape[:-2] + (3,))], -1)
+    target = np.concatenate([np.asarray(R, float).reshape(9), scale])
+    return stable_params(target, lambda X: rpy_of(np.asarray(X)[:9].reshape(3, 3))[0], split, _ULPS)
+
+
 def _fmt(values) -> str:
     return " ".join(fmt_float(v + 0.0) for v in values)     # + 0.0: no "-0"
 
@@ -252,12 +265,19 @@ class _Writer:
         return out
 
     # -- elements -----------------------------------------------------------------------
-    def origin(self, parent_el, T, what: str):
+    def origin(self, parent_el, T, what: str, scale=None):
+        """``<origin>`` of the rigid ``T``; ``scale``: the ``<mesh scale>`` written with it
+        (the reader then builds ``origin diag(scale)``, and the next write splits that
+        again: the angles are chosen so that this too is a fixed point)."""
         R, err = nearest_rotation(T[:3, :3])
         if err > 0:
             self.lose("transforms that are not rigid (written as the nearest rotation; largest "
                       "matrix entry change)", f"{what} ({err:.1e})")
-        etree.SubElement(parent_el, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(stable_rpy(R)))
+        if scale is not None and np.all(scale > 0) and not np.array_equal(scale, np.ones(3)):
+            rpy = stable_scaled_rpy(R, np.asarray(scale, float))
+        else:
+            rpy = stable_rpy(R)
+        etree.SubElement(parent_el, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(rpy))
 
     def finite(self, v: float, kind: str, name: str) -> float:
         """``v``, or the largest float for an infinite (or undefined, NaN) limit."""
@@ -299,9 +319,9 @@ class _Writer:
         if vis is None:                     # the same shapes (visual meshes may be other files)
             vis = self.shapes(i, l.geometry, "visual") if l.geometry is not None else []
         colors = []
-        for T, shape, rgba in vis:
+        for T, shape, rgba, sc in vis:
             v = etree.SubElement(el, "visual")
-            self.origin(v, T, f"geometry of link {l.name!r}")
+            self.origin(v, T, f"geometry of link {l.name!r}", sc)
             etree.SubElement(v, "geometry").append(shape)
             rgba = rgba or color
             if rgba is not None:
@@ -310,9 +330,9 @@ class _Writer:
                 k = colors.index(rgba)
                 mat = etree.SubElement(v, "material", name=f"{name}_color" + (f"{k}" if k else ""))
                 etree.SubElement(mat, "color", rgba=_fmt(rgba))
-        for T, shape, _ in cols:
+        for T, shape, _, sc in cols:
             c = etree.SubElement(el, "collision")
-            self.origin(c, T, f"geometry of link {l.name!r}")
+            self.origin(c, T, f"geometry of link {l.name!r}", sc)
             etree.SubElement(c, "geometry").append(shape)
         if len(cols) > 1:
             self.lose("links with several collision pieces (Klamp't reads only the first)", l.name)
@@ -345,7 +365,7 @@ class _Writer:
             if isinstance(g, Primitive):
                 shape = self.primitive(g, T, l.name)
                 if shape is not None:
-                    out.append((*shape, None))
+                    out.append((*shape, None, None))
                     continue
                 from ...model.tessellate import primitive_to_mesh
                 if g.primitive in ("Point", "Segment"):
@@ -361,7 +381,7 @@ class _Writer:
                     if not np.array_equal(piece.scale, np.ones(3)):
                         shape.set("scale", _fmt(piece.scale))
                     self.has_mesh = True
-                    out.append((piece.pose, shape, piece.rgba))
+                    out.append((piece.pose, shape, piece.rgba, piece.scale))
             elif isinstance(g, PointCloud):
                 self.lose("point-cloud geometry", l.name)
             else:
