@@ -63,8 +63,8 @@ def stable_params(R, derive: Callable, build: Callable, ulps: Sequence[int], ste
     M = np.asarray(R, float)
     for _ in range(steps):
         p = exact_params(derive(M), build, M, ulps)
-        if p is None:
-            p = tuple(float(v) for v in derive(M))
+        if p is None:             # rounding-level components snap to 0 (found exact next time)
+            p = tuple(0.0 if abs(v) < _TINY else float(v) for v in derive(M))
         if p in seen:             # a fixed point, or a cycle: the same pick from any member
             cycle = seen[seen.index(p):]
             return min(cycle, key=lambda c: (_text_len(c), c))

@@ -134,3 +134,29 @@ def test_rob_writer_is_exact(tmp_path):
     assert rep.fk_error == (0.0, 0.0) and not rep.lost
     b = reread(tmp_path / "t.rob")
     assert np.array_equal(b.links[0].parent_transform, a.links[0].parent_transform)
+
+
+def test_near_zero_angles_reach_a_fixed_point():
+    # a roll of 7e-17 rad (JACO2 -> URDF) is below the rounding of the other angles: no
+    # nearby value rebuilds the matrix exactly, 0 does
+    T = rpy_to_matrix(np.array([-7.02747551439005e-17, -0.5235987755982988, -0.18500490071139886]))
+    rpy = stable_rpy(T)
+    assert np.abs(rpy_to_matrix(np.array(rpy)) - T).max() < 1e-16
+    assert stable_rpy(rpy_to_matrix(np.array(rpy))) == rpy
+
+
+def test_scaled_mesh_origin_is_a_fixed_point():
+    from roboio.formats.affine import split_affine
+    from roboio.formats.urdf._writer import stable_scaled_rpy
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        R = axis_angle_to_matrix(rng.normal(size=3), rng.uniform(-np.pi, np.pi))
+        s = np.array([0.001, 0.001, 0.001]) * rng.choice([1, 2.5, 1e3])
+        rpy = stable_scaled_rpy(R, s)
+        M = np.eye(4)
+        M[:3, :3] = rpy_to_matrix(np.array(rpy))
+        M = M @ np.diag([*s, 1.0])                   # as the URDF reader builds it
+        s2, R2, _ = split_affine(M)                  # as the next write splits it
+        assert np.abs(R2 - R).max() < 1e-15
+        if np.array_equal(s2, s):
+            assert stable_scaled_rpy(R2, s2) == rpy
