@@ -1,18 +1,37 @@
-"""Helpers shared by CLI commands."""
+"""Helpers shared by CLI commands.
+
+Light at import (no numpy, no model, no format code): the command modules import from here
+at module level, and registering commands must stay cheap (see :func:`.main.build_parser`).
+``load``/``save`` are :func:`roboio.api.load`/``save`` imported on first use, with a progress
+line on the terminal while a slow file is read or written.
+"""
 from __future__ import annotations
 
 import json
 import math
 
-import numpy as np
-
-from ..model import Robot, World
+from . import _progress
 from .main import UsageError
+
+
+def load(path, *args, **kwargs):
+    """:func:`roboio.api.load`, announcing itself on stderr when it takes over a second."""
+    from ..api import load as _load
+    with _progress.file_activity("reading", path):
+        return _load(path, *args, **kwargs)
+
+
+def save(obj, path, *args, **kwargs):
+    """:func:`roboio.api.save`, announcing itself on stderr when it takes over a second."""
+    from ..api import save as _save
+    with _progress.activity(f"writing {path}"):
+        return _save(obj, path, *args, **kwargs)
 
 
 def to_jsonable(x):
     """numpy arrays and scalars to lists/floats; non-finite floats as "inf"/"-inf"/"nan"
     strings so the output stays strict JSON."""
+    import numpy as np
     if isinstance(x, dict):
         return {str(k): to_jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple, set)):
@@ -33,8 +52,9 @@ def dump_json(obj) -> str:
     return json.dumps(to_jsonable(obj), indent=1)
 
 
-def pick_robot(obj, name=None) -> Robot:
+def pick_robot(obj, name=None):
     """The robot to work on: the object itself, or the named / only robot of a world."""
+    from ..model import Robot, World
     if isinstance(obj, Robot):
         return obj
     if isinstance(obj, World):
@@ -42,14 +62,16 @@ def pick_robot(obj, name=None) -> Robot:
             try:
                 return obj.robot(int(name) if name.isdigit() else name)
             except (KeyError, IndexError):
-                raise UsageError(f"no robot {name!r} in the world") from None
+                names = ", ".join(repr(r.name) for r in obj.robots) or "none"
+                raise UsageError(f"no robot {name!r} in the world (robots: {names})") from None
         if not obj.robots:
             raise UsageError("the world has no robot")
         return obj.robots[0]
     raise UsageError(f"the file holds a {type(obj).__name__}, not a robot")
 
 
-def parse_numbers(text: str, what: str) -> np.ndarray:
+def parse_numbers(text: str, what: str):
+    import numpy as np
     try:
         return np.array([float(x) for x in text.replace(",", " ").split()], dtype=float)
     except ValueError:

@@ -21,23 +21,56 @@ from ..errors import RoboioError, RoboioWarning
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The whole parser. Registering a command imports only its ``cmd_*`` module, which
+    imports nothing heavy at module level (no numpy, no model, no format code): ``roboio
+    --help`` and shell completion stay fast; a command imports what it needs when it runs."""
+    from ._help import HelpFormatter, examples_epilog
     parser = argparse.ArgumentParser(
         prog="roboio", description="Read, write, convert and check robot, world and motion files "
-        f"of {_ecosystems()} through one kinematic model (`roboio formats` lists every format).")
+        f"of {_ecosystems()} through one kinematic model (`roboio formats` lists every format).",
+        epilog=examples_epilog(EXAMPLES) + "\n\n`roboio COMMAND --help` shows a command's "
+        "options and examples; docs/cli.md has them all.", formatter_class=HelpFormatter)
     parser.add_argument("--debug", action="store_true",
                         help="show tracebacks (of input errors and of internal errors)")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress bars (they appear only on a terminal, for work "
+                             "taking over a second)")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     here = os.path.dirname(os.path.abspath(__file__))
     for m in sorted(m.name for m in pkgutil.iter_modules([here])):
         if m.startswith("cmd_"):
             importlib.import_module(f"{__package__}.{m}").register(sub)
-    for p in sub.choices.values():
+    for p in _leaf_parsers(sub):
         p.add_argument("--data-path", action="append", default=[], metavar="DIR",
                        help="extra root for files the input refers to (OpenRAVE data "
                             "directory, $GRASPIT, ...); repeatable, tried in order after the "
                             "referring file's directory")
+        # also accepted after the command; SUPPRESS keeps the global flag's value otherwise
+        p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                       help="no progress bars")
     return parser
+
+
+EXAMPLES = (
+    "roboio info robot.urdf --tree          # the kinematic tree, joint types and limits",
+    "roboio fk ur5.rob --config \"shoulder_pan_joint=0.5 elbow_joint=-1\" --link ee_link",
+    "roboio convert ur5.rob ur5.urdf && roboio verify ur5.rob ur5.urdf",
+)
+
+
+def _leaf_parsers(sub):
+    """Every parser that runs something: the commands, and the actions of commands that
+    have actions (``roboio motion fk``)."""
+    seen = []
+    for p in dict.fromkeys(sub.choices.values()):
+        inner = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if inner:
+            for a in inner:
+                seen.extend(_leaf_parsers(a))
+        else:
+            seen.append(p)
+    return seen
 
 
 # How the help names the ecosystems that have formats (the registry decides which do).
@@ -69,6 +102,8 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    from . import _progress
+    _progress.set_quiet(getattr(args, "quiet", False))
     if not args.debug:
         # warnings are reported by the commands themselves (from obj.warnings)
         warnings.simplefilter("ignore", RoboioWarning)
