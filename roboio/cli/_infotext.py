@@ -14,7 +14,10 @@ __all__ = ["render", "limits_text", "tree_lines"]
 
 
 def _unicode() -> bool:
-    enc = getattr(sys.stdout, "encoding", None) or "ascii"
+    """Whether stdout takes the tree's box-drawing characters (a StringIO does)."""
+    enc = getattr(sys.stdout, "encoding", None)
+    if enc is None:
+        return True
     try:
         "└─×°".encode(enc)
         return True

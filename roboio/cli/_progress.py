@@ -1,12 +1,14 @@
 """Progress on stderr for long work, drawn by tqdm.
 
-A bar appears only when stderr is a terminal, not with ``--quiet``, and only once the work
-has taken :data:`DELAY` seconds (short commands print nothing extra); it is erased when the
-work ends. Work whose size is known gets a bar (``bar(total=...)``: frames, samples, files);
-work that cannot report its progress (parsing one large file, writing it) gets a line with
-what is being done and the elapsed time (``activity(...)``). A progress line and output
-printed as it is computed would interleave on one terminal, so loops that print set
-``prints=True`` and then show a bar only when their output goes elsewhere (a file, a pipe).
+A bar appears only when stderr is a terminal, not with ``--quiet`` (nor with the environment
+variable ``ROBOIO_NO_PROGRESS`` set), and only once the work has taken :data:`DELAY` seconds
+(``ROBOIO_PROGRESS_DELAY``, default 1), so short commands print nothing extra; it is erased
+when the work ends. Work whose size is known gets a bar (``bar(total=...)``: frames,
+samples, files, meshes); work that cannot report its progress (parsing one large file,
+writing it) gets a line with what is being done and the elapsed time (``activity(...)``).
+A progress line and output printed as it is computed would interleave on one terminal, so
+loops that print set ``prints=True`` and then show a bar only when their output goes
+elsewhere (a file, a pipe).
 
 tqdm is imported only when a bar is actually drawn.
 """
@@ -20,7 +22,7 @@ from contextlib import contextmanager
 
 __all__ = ["set_quiet", "enabled", "bar", "activity", "DELAY", "LARGE_FILE"]
 
-DELAY = 1.0                 # seconds before anything is drawn
+DELAY = float(os.environ.get("ROBOIO_PROGRESS_DELAY", 1.0))   # seconds before anything is drawn
 REFRESH = 0.25              # seconds between redraws of an idle bar
 LARGE_FILE = 20 * 2 ** 20   # bytes: reading a file this large announces itself
 

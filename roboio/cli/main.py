@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import sys
 import warnings
 
@@ -38,9 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     here = os.path.dirname(os.path.abspath(__file__))
-    for m in sorted(m.name for m in pkgutil.iter_modules([here])):
-        if m.startswith("cmd_"):
-            importlib.import_module(f"{__package__}.{m}").register(sub)
+    for m in sorted(f[:-3] for f in os.listdir(here) if f.startswith("cmd_") and f.endswith(".py")):
+        importlib.import_module(f"{__package__}.{m}").register(sub)
     for p in _leaf_parsers(sub):
         p.add_argument("--data-path", action="append", default=[], metavar="DIR",
                        help="extra root for files the input refers to (OpenRAVE data "
