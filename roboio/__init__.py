@@ -1,6 +1,6 @@
 """roboio: read, write and convert robot, world, motion and geometry files through one
-kinematic world model. Today: Klamp't, OpenRAVE (XML and COLLADA), GraspIt!, Choreonoid,
-URDF and the common mesh formats (``roboio.formats()`` lists them); MJCF export is in progress.
+kinematic world model: Klamp't, OpenRAVE (XML and COLLADA), GraspIt!, Choreonoid, URDF and
+the common mesh formats, and MJCF export (``roboio.formats()`` lists them).
 
 >>> import roboio
 >>> robot = roboio.load("planar3R.rob")          # doctest: +SKIP
@@ -30,6 +30,12 @@ def __getattr__(name):
         value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
         globals()[name] = value
         return value
+    if not name.startswith("_"):
+        # a submodule (``roboio.convert``, ``roboio.kinematics``): imported eagerly before the
+        # package became lazy, so code that reaches it through the package keeps working
+        import importlib.util
+        if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

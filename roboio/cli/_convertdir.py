@@ -71,7 +71,7 @@ def convert_directory(args) -> int:
             try:
                 obj = load(src, reader.name, strict=args.strict)
                 os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
-                report = save(obj, dst, args.to)
+                report = save(obj, dst, args.to, meshes=getattr(args, "meshes", None))
             except (RoboioError, OSError, ValueError) as e:
                 failed += 1
                 print(f"roboio convert: {src}: {' '.join(str(e).split())}", file=sys.stderr)

@@ -27,6 +27,11 @@ def register(sub):
     p.add_argument("--strict", action="store_true", help="treat input warnings as errors")
     p.add_argument("--json", action="store_true",
                    help="print the report as JSON: path, format, files, lost, warnings")
+    p.add_argument("--force", action="store_true", help="allow OUT to be the input file itself")
+    p.add_argument("--meshes", choices=("keep", "copy", "convert"),
+                   help="mesh files of targets that need converted meshes (MJCF): keep readable "
+                   "sources where they are, copy them beside the output, or convert every mesh "
+                   "(default: the format's own, copy for MJCF)")
     p.add_argument("--body", metavar="MODEL", help="body model for motion conversions (Choreonoid "
                    ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
     p.add_argument("--config", metavar="Q", help="pose of the (first) robot for a posed mesh "
@@ -34,10 +39,22 @@ def register(sub):
     p.set_defaults(func=run)
 
 
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.exists(b) and os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
 def run(args):
+    from ..errors import RoboioError
+    from ..formats.registry import UnknownFormat
+    from .main import UsageError
     if os.path.isdir(args.input):
         from ._convertdir import convert_directory
         return convert_directory(args)
+    if not args.force and _same_file(args.input, args.output):
+        raise UsageError(f"{args.output} is the input file; refusing to overwrite it (--force to do so)")
     obj = load(args.input, args.frm, strict=args.strict)
     if getattr(args, "config", None):
         _pose(obj, args.config)
@@ -47,12 +64,16 @@ def run(args):
             attach_body(obj, load(args.body, strict=args.strict))
         from ._outformat import output_format
         to = output_format(obj, args.output, args.to, _input_format(args))
-        report = save(obj, args.output, to)
-    except ValueError as e:
-        from .main import UsageError
-        if type(e) is ValueError:
-            raise UsageError(str(e)) from None
+        report = save(obj, args.output, to, meshes=args.meshes)
+    except UnknownFormat as e:
+        raise UsageError(str(e)) from None
+    except RoboioError:
         raise
+    except ValueError as e:
+        if "pass --" in str(e):          # the conversion needs an option (e.g. --body MODEL)
+            raise UsageError(str(e)) from None
+        # the target cannot hold what the input is (a trajectory into URDF, ...): one line, exit 1
+        raise RoboioError(f"cannot convert {args.input} to {args.output}: {e}") from None
     for w in getattr(obj, "warnings", []):
         report.warn(f"input: {w}")
     print(dump_json(report.to_dict()) if args.json else str(report))

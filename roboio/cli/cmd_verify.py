@@ -5,49 +5,75 @@ from ._help import add_command
 
 def register(sub):
     p = add_command(
-        sub, "verify", help="compare two robot models link by link over random configurations",
-        description="Load two robot models, match their links by name and compare the world "
-        "transform of every matched link over random configurations within A's joint limits "
-        "(the same values given to the links of the same name in B). Prints the largest "
+        sub, "verify", help="compare two robot models link by link over sampled configurations",
+        description="Load two robot models, match their links by name (or by --map) and compare "
+        "the world transform of every matched link over random configurations within A's joint "
+        "limits (welds stay at their value, coupled links move through their drivers; the same "
+        "values are given to B by driver or by link name, see --space). Prints the largest "
         "position and rotation errors; exit status 0 when both are within --tol, 1 when not "
         "(a conversion that moved something).",
         examples=["roboio convert ur5.rob ur5.urdf && roboio verify ur5.rob ur5.urdf",
                   "roboio verify arm.rob arm.body --samples 1000 --seed 7 --tol 1e-6",
-                  "roboio verify a.urdf b.urdf --json | jq .max_position_error"])
+                  "roboio verify a.urdf b.urdf --map 'left_*=l_*' --json | jq .max_position_error"])
     p.add_argument("a", help="the first robot (or a world with one robot)")
     p.add_argument("b", help="the second robot, compared with the first")
     p.add_argument("--samples", type=int, default=100,
-                   help="number of random configurations compared (default 100)")
+                   help="number of random configurations compared (at least 1; default 100)")
     p.add_argument("--seed", type=int, default=0,
                    help="random seed: the same seed gives the same configurations (default 0)")
     p.add_argument("--tol", type=float, default=1e-9,
                    help="largest accepted error, metres for positions and radians for "
                         "rotations (default 1e-9)")
+    p.add_argument("--map", action="append", default=[], metavar="A=B",
+                   help="link A of the first model is B in the second; '*' maps prefixes "
+                   "('left_*=l_*', '*=arm/*'); repeatable")
+    p.add_argument("--space", choices=("auto", "links", "drivers"), default="auto",
+                   help="carry samples over by driver values (when both models' drivers "
+                   "correspond) or by link name (default: auto)")
     p.add_argument("--json", action="store_true",
-                   help="machine-readable result: ok, matched_links, only_a, only_b, "
-                        "max_position_error, max_rotation_error, worst_link, samples, tol")
+                   help="machine-readable result: ok, space, matched_links, only_a, only_b, "
+                        "max_position_error, max_rotation_error, worst_link, samples, tol, "
+                        "notes, per_link")
     p.set_defaults(func=run)
 
 
+def parse_map(items) -> dict:
+    from .main import UsageError
+    out = {}
+    for it in items:
+        a, sep, b = it.partition("=")
+        if not sep or not a or not b or a.count("*") > 1 or (a.count("*") != b.count("*") and b.count("*") > 1):
+            raise UsageError(f"--map {it!r}: expected A=B (or PREFIX*=PREFIX*)")
+        out[a] = b
+    return out
+
+
 def run(args):
-    from ..convert import verify
+    from ..verify import verify
     from . import _progress
+    from .main import UsageError
+    if args.samples < 1:
+        raise UsageError("--samples must be at least 1")
+    link_map = parse_map(args.map)
     ra = pick_robot(load(args.a))
     rb = pick_robot(load(args.b))
-    with _progress.activity(f"comparing {args.samples} configurations"):
-        res = verify(ra, rb, args.samples, args.seed, args.tol)
+    try:
+        with _progress.activity(f"comparing {args.samples} configurations"):
+            res = verify(ra, rb, args.samples, args.seed, args.tol, link_map=link_map,
+                         space=args.space)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     if args.json:
-        print(dump_json({"ok": res.ok, "matched_links": len(res.matched), "only_a": res.only_a,
-                         "only_b": res.only_b, "max_position_error": res.max_position_error,
-                         "max_rotation_error": res.max_rotation_error, "worst_link": res.worst_link,
-                         "samples": res.samples, "tol": res.tol}))
+        print(dump_json(res.to_dict()))
     else:
         print(f"matched links: {len(res.matched)} (only in A: {len(res.only_a)}, only in B: {len(res.only_b)})")
         for n in res.only_a:
             print(f"  only in A: {n}")
         for n in res.only_b:
             print(f"  only in B: {n}")
-        print(f"samples: {res.samples}  seed: {args.seed}")
+        for n in res.notes:
+            print(f"  note: {n}")
+        print(f"samples: {res.samples}  seed: {args.seed}  space: {res.space}")
         print(f"max position error: {res.max_position_error:.3e} m")
         print(f"max rotation error: {res.max_rotation_error:.3e} rad  (worst link: {res.worst_link})")
         print("OK" if res.ok else f"MISMATCH (tolerance {res.tol:g})")

@@ -47,6 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
         # also accepted after the command; SUPPRESS keeps the global flag's value otherwise
         p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                        help="no progress bars")
+        p.add_argument("--package-path", action="append", default=[], metavar="DIR",
+                       help="a directory holding ROS packages (or a package itself) for "
+                       "package://NAME references; repeatable; tried before ROS_PACKAGE_PATH, "
+                       "AMENT_PREFIX_PATH and the referring file's ancestors")
+        p.add_argument("--flavor", choices=("klampt",), default=None,
+                       help="read files as Klamp't does where it differs from the format's "
+                       "specification (URDF: unnormalised axes, mimics of later joints ignored)")
     return parser
 
 
@@ -105,9 +112,11 @@ def main(argv=None) -> int:
     if not args.debug:
         # warnings are reported by the commands themselves (from obj.warnings)
         warnings.simplefilter("ignore", RoboioWarning)
-    from ..api import default_search_paths
+    from ..api import default_flavor, default_package_dirs, default_search_paths
     try:
-        with default_search_paths(getattr(args, "data_path", None)):
+        with default_search_paths(getattr(args, "data_path", None)), \
+                default_package_dirs(getattr(args, "package_path", None)), \
+                default_flavor(getattr(args, "flavor", None)):
             return int(args.func(args) or 0)
     except BrokenPipeError:
         return 0
