@@ -7,7 +7,6 @@ line on the terminal while a slow file is read or written.
 """
 from __future__ import annotations
 
-import json
 import math
 
 from . import _progress
@@ -49,6 +48,7 @@ def to_jsonable(x):
 
 
 def dump_json(obj) -> str:
+    import json
     return json.dumps(to_jsonable(obj), indent=1)
 
 

@@ -21,6 +21,17 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
             width = min(shutil.get_terminal_size((100, 24)).columns, 100) - 2
         super().__init__(prog, indent_increment, max_help_position, width)
 
+    def add_argument(self, action):
+        super().add_argument(action)
+        # argparse measures the commands of a sub-parser action at the section's indent but
+        # draws them one step further in, so the longest command name ("completion") would
+        # push its help onto the next line
+        if isinstance(action, argparse._SubParsersAction) and action.help is not argparse.SUPPRESS:
+            longest = max((len(self._format_action_invocation(a))
+                           for a in action._get_subactions()), default=0)
+            self._action_max_length = max(self._action_max_length,
+                                          longest + self._current_indent + self._indent_increment)
+
     def _fill_text(self, text, width, indent):
         """Paragraphs are wrapped; lines that start with a blank (examples) are kept."""
         import textwrap

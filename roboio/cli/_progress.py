@@ -40,11 +40,19 @@ def enabled(prints: bool = False) -> bool:
     if _quiet or os.environ.get("ROBOIO_NO_PROGRESS"):
         return False
     try:
-        if not sys.stderr.isatty():
+        if not sys.stderr.isatty() or (prints and sys.stdout.isatty()):
             return False
-        return not (prints and sys.stdout.isatty())
     except (AttributeError, ValueError):
         return False
+    import importlib.util
+    return importlib.util.find_spec("tqdm") is not None     # a dependency; absent, no bars
+
+
+def _terminal_columns() -> int:
+    try:
+        return os.get_terminal_size(sys.stderr.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return 0
 
 
 class _Null:
@@ -75,6 +83,10 @@ class _Bar:
         kwargs = dict(total=total, desc=desc, unit=unit, file=sys.stderr, leave=False,
                       delay=DELAY, dynamic_ncols=True, mininterval=REFRESH,
                       unit_scale=unit_scale)
+        if _terminal_columns() == 0:
+            # a terminal that reports no size (a fresh pseudo-terminal, some serial consoles):
+            # tqdm would draw nothing in 0 columns and rows
+            kwargs.update(dynamic_ncols=False, ncols=80, nrows=24)
         if bar_format:
             kwargs["bar_format"] = bar_format
         self._t = tqdm(**kwargs)
