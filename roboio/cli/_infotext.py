@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import sys
 
+from ._common import cli_words
+
 __all__ = ["render", "limits_text", "tree_lines"]
 
 
@@ -227,7 +229,7 @@ def _tail(s: dict, indent: str = "") -> list:
         out.append(f"{indent}referenced files ({len(files)}):")
         out += [f"{indent}  {f}" for f in files]
     for w in s.get("warnings") or []:
-        out.append(f"{indent}warning: {w}")
+        out.append(f"{indent}warning: {cli_words(w)}")
     return out
 
 

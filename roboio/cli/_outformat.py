@@ -59,7 +59,10 @@ def output_format(obj, path: str, to, input_format=None):
         return to
     longest = max((f.matches_extension(path) for f in fs), default=0)
     if not longest:
-        return None          # save() says that no format writes this extension
+        import os
+        ext = os.path.splitext(path)[1]
+        raise UsageError(f"{path}: no format roboio writes has the extension {ext or '(none)'}; "
+                         "name one with --to FORMAT (`roboio formats` lists them)")
     cands = [f for f in fs if f.matches_extension(path) == longest]
     if len({f.ecosystem for f in cands}) < 2:
         return None

@@ -1,7 +1,7 @@
 """roboio convert: read one file, write another (or a directory of files)."""
 import os
 
-from ._common import dump_json, load, save
+from ._common import cli_words, dump_json, format_option, load, save
 from ._configarg import HELP as CONFIG_HELP
 from ._help import add_command
 
@@ -50,6 +50,8 @@ def run(args):
     from ..errors import RoboioError
     from ..formats.registry import UnknownFormat
     from .main import UsageError
+    format_option(args.frm, "--from", "read")
+    format_option(args.to, "--to", "write")
     if os.path.isdir(args.input):
         from ._convertdir import convert_directory
         return convert_directory(args)
@@ -76,7 +78,7 @@ def run(args):
         raise RoboioError(f"cannot convert {args.input} to {args.output}: {e}") from None
     for w in getattr(obj, "warnings", []):
         report.warn(f"input: {w}")
-    print(dump_json(report.to_dict()) if args.json else str(report))
+    print(dump_json(report.to_dict()) if args.json else cli_words(str(report)))
     return 0
 
 

@@ -1,6 +1,6 @@
 """roboio info: what a file holds; for robots the links, the joints (the joint vector of
 ``--config``) and, with ``--tree``, the kinematic tree as ``check_urdf`` draws it."""
-from ._common import dump_json, load
+from ._common import dump_json, format_option, load
 from ._help import add_command
 
 
@@ -30,6 +30,7 @@ def register(sub):
 
 def run(args):
     from ..describe import summary
+    format_option(args.format, "--format", "read")
     obj = load(args.path, args.format, strict=args.strict)
     s = summary(obj)
     fmt = _format_name(args.path, args.format)

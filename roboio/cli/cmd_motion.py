@@ -1,7 +1,7 @@
 """roboio motion: Choreonoid body motions (.seq) -- resample, link poses per frame."""
 from __future__ import annotations
 
-from ._common import dump_json, load, save
+from ._common import dump_json, format_option, load, save
 from ._help import add_command
 from .main import UsageError
 
@@ -55,6 +55,7 @@ def _motion(path):
 
 
 def run_resample(args):
+    format_option(args.to, "--to", "write")
     m = _motion(args.input)
     if args.rate is not None and not args.rate > 0:
         raise UsageError("--rate must be positive")
@@ -67,7 +68,8 @@ def run_resample(args):
         report.warn(w)
     print(f"{args.input}: {m.num_frames} frames{' with frame times' if m.times is not None else ''} "
           f"-> {out.num_frames} frames at {out.frame_rate:g} fps ({args.method})")
-    print(report)
+    from ._common import cli_words
+    print(cli_words(str(report)))
     return 0
 
 

@@ -87,7 +87,8 @@ def run(args):
     if args.json:
         print(dump_json({"path": args.path, "ok": not problems, "problems": problems}))
     else:
+        from ._common import cli_words
         for p in problems:
-            print(p)
+            print(cli_words(p))
         print(f"{args.path}: {'OK' if not problems else f'{len(problems)} problem(s)'}")
     return 0 if not problems else 1

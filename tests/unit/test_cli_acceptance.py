@@ -454,3 +454,18 @@ def test_help_names_exactly_the_ecosystems_of_the_registry():
     from roboio.cli.main import ECOSYSTEM_NAMES
     from roboio.formats.registry import formats
     assert {f.ecosystem for f in formats()} == set(ECOSYSTEM_NAMES)
+
+
+def test_errors_use_the_command_line_words(tmp_path):
+    rc, out, err = roboio("convert", ARM, tmp_path / "out.xyz")
+    assert rc == 2 and "--to FORMAT" in err and "format=" not in err and "Python" not in err
+    for args, option in ((("convert", ARM, tmp_path / "a.urdf", "--from", "nope"), "--from"),
+                         (("convert", ARM, tmp_path / "a.urdf", "--to", "inventor"), "--to"),
+                         (("info", ARM, "--format", "nope"), "--format")):
+        rc, out, err = roboio(*args)
+        assert rc == 2 and err.startswith(f"roboio {args[0]}: error: {option}: ") and "urdf" in err
+        assert err.count("\n") == 1
+        assert "Traceback" not in err and "internal error" not in err
+    seq = os.path.join(SAMPLES, "choreonoid", "arm_wave.seq")
+    rc, out, err = roboio("convert", seq, tmp_path / "a.path")
+    assert rc == 2 and "--body MODEL" in err and "Python" not in err and "obj.body" not in err
