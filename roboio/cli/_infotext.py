@@ -174,16 +174,18 @@ def robot_lines(s: dict, tree: bool, g: _Glyphs, indent: str = "") -> list:
             geom[k] = geom.get(k, 0) + n
     names = [j["name"] for j in s["joints"]]
     shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-    out = [f"{indent}  {_plural(s['num_links'], 'link')}"
+    # summary lines under the file's header line; in a world, level with the sections
+    sub = indent or "  "
+    out = [f"{sub}{_plural(s['num_links'], 'link')}"
            + (f" ({virtual} virtual)" if virtual else "") + f", mass {_mass(s['mass'])}",
-           f"{indent}  joints: {types or 'none'}" + (f" ({mimics} mimic)" if mimics else ""),
-           f"{indent}  {_plural(s['num_joints'], 'actuated joint')} (the --config joint vector)"
+           f"{sub}joints: {types or 'none'}" + (f" ({mimics} mimic)" if mimics else ""),
+           f"{sub}{_plural(s['num_joints'], 'actuated joint')} (the --config joint vector)"
            + (f": {shown}" if names else ""),
-           f"{indent}  geometry: {geometry_text(geom, count_one=True)}"
+           f"{sub}geometry: {geometry_text(geom, count_one=True)}"
            + (f" ({s['meshes_not_loaded']} not loaded yet)" if s.get("meshes_not_loaded") else "")
            + f"; {_plural(s['self_collision_pairs'], 'self-collision pair')}"]
     if tree:
-        out += [indent + "  " + line for line in tree_lines(s, g)]
+        out += [sub + line for line in tree_lines(s, g)]
     else:
         rows = []
         by_child = {t["child"]: t for t in s["tree"]}
@@ -196,7 +198,9 @@ def robot_lines(s: dict, tree: bool, g: _Glyphs, indent: str = "") -> list:
                 continue
             jt = t["type"] + (f" {t['name']}" if t.get("name") else "")
             if len(t["links"]) > 1:
-                jt += f" (with {', '.join(t['links'][:-1])})"
+                others = t["links"][:-1]
+                jt += f" (with {others[0]}..{others[-1]})" if len(others) > 2 else \
+                    f" (with {', '.join(others)})"
             lim = limits_text(t.get("lower"), t.get("upper"), t["type"] == "prismatic", g, rad=False) \
                 if t["type"] in ("revolute", "prismatic") else ""
             rows.append((l["index"], l["name"], parent, jt, _axis(t.get("axis")), lim,

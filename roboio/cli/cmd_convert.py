@@ -26,7 +26,7 @@ def register(sub):
                    help="input format (default: by IN's extension and content)")
     p.add_argument("--strict", action="store_true", help="treat input warnings as errors")
     p.add_argument("--json", action="store_true",
-                   help="print the report as JSON: path, format, files, lost, warnings")
+                   help="print the report as JSON: path, format, lost, warnings, files, fk_error")
     p.add_argument("--force", action="store_true", help="allow OUT to be the input file itself")
     p.add_argument("--meshes", choices=("keep", "copy", "convert"),
                    help="mesh files of targets that need converted meshes (MJCF): keep readable "
