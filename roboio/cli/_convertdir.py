@@ -74,13 +74,13 @@ def convert_directory(args) -> int:
                 report = save(obj, dst, args.to, meshes=getattr(args, "meshes", None))
             except (RoboioError, OSError, ValueError) as e:
                 failed += 1
-                print(f"roboio convert: {src}: {' '.join(str(e).split())}", file=sys.stderr)
+                bar.write(f"roboio convert: {src}: {' '.join(str(e).split())}", file=sys.stderr)
                 results.append({"input": src, "output": dst, "ok": False, "error": str(e)})
             else:
                 results.append({"input": src, "output": dst, "ok": True, "lost": list(report.lost),
                                 "files": list(report.files)})
                 if not args.json:
-                    print(f"{src} -> {dst}" + (f"  ({len(report.lost)} lost)" if report.lost else ""))
+                    bar.write(f"{src} -> {dst}" + (f"  ({len(report.lost)} lost)" if report.lost else ""))
             bar.update()
     if args.json:
         print(dump_json({"converted": len(jobs) - failed, "failed": failed, "files": results}))

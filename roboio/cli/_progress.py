@@ -64,6 +64,9 @@ class _Null:
     def set_description(self, desc):
         pass
 
+    def write(self, text: str, file=None):
+        print(text, file=file or sys.stdout)
+
     def close(self):
         pass
 
@@ -105,6 +108,10 @@ class _Bar:
 
     def set_description(self, desc):
         self._t.set_description_str(desc, refresh=False)
+
+    def write(self, text: str, file=None):
+        """Print a line (stdout by default) above the bar without breaking it."""
+        self._t.write(text, file=file or sys.stdout)
 
     def close(self):
         self._stop.set()

@@ -399,9 +399,22 @@ def test_progress_on_a_terminal_only_and_quiet_silences_it(mixed):
     assert rc == 0 and "forward kinematics" in tty and json.loads(out)["samples"]
     rc, out, tty = _with_tty_stderr("--quiet", "fk", mixed, "--random", "5000", "--json")
     assert rc == 0 and tty == ""
+    rc, out, tty = _with_tty_stderr("fk", mixed, "--random", "5000", "--json", "-q")
+    assert rc == 0 and tty == ""                    # --quiet after the command too
     rc, out, err = roboio("fk", mixed, "--random", "5000", "--json",
                           env={"ROBOIO_PROGRESS_DELAY": "0"})
     assert rc == 0 and err == ""                    # not a terminal: nothing
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals")
+def test_progress_of_motion_frames_and_directory_conversion(tmp_path):
+    seq, body = (os.path.join(SAMPLES, "choreonoid", f) for f in ("arm_wave.seq", "arm.body"))
+    rc, out, tty = _with_tty_stderr("motion", "fk", seq, "--body", body, "--frames", "all", "--json")
+    assert rc == 0 and "frames:" in tty and "/21" in tty
+    assert len(json.loads(out)["frames"]) == 21
+    rc, out, tty = _with_tty_stderr("convert", SAMPLES, tmp_path / "out", "--to", "klampt-rob")
+    assert rc == 0 and "converting to klampt-rob" in tty and "/3 " in tty
+    assert out.count(" -> ") == 3 and "3 of 3 files converted" in out   # lines outside the bar
 
 
 def test_exit_statuses(tmp_path):
