@@ -3,7 +3,8 @@
 
 Files are found by walking ``DIR`` (sorted, hidden entries skipped); a file is converted
 when a reader recognises it (extension, then content) and that reader's kinds meet the
-target's (``--to urdf`` takes robot files: .rob, .urdf, .body, OpenRAVE and GraspIt!
+target's, or when its extension is one of such a reader's but its content is not readable
+(reported as a failure) (``--to urdf`` takes robot files: .rob, .urdf, .body, OpenRAVE and GraspIt!
 robots; meshes and motions are left alone). Each output keeps the file's relative path with
 the target's extension. A file that fails is reported on stderr and the others go on; exit
 status 1 when any failed. A progress bar counts the files on a terminal.
@@ -30,18 +31,26 @@ def directory_jobs(src: str, dst: str, target) -> list:
     """``[(input path, output path, reader)]`` for the files under ``src`` that ``target``
     (a FormatInfo) can hold, outputs mirrored under ``dst``."""
     from ..errors import FormatError
-    from ..formats.registry import find_reader
+    from ..formats.registry import find_reader, formats
     jobs = []
     for path in _files(src):
         try:
             reader = find_reader(path)
         except (FormatError, OSError):
-            continue
-        if not set(reader.kinds) & set(target.kinds):
-            continue
+            # content that no reader recognises: a failure to report when the extension says
+            # it should hold what the target takes (a broken .urdf), else not ours (a README)
+            reader = None
+            named = [f for f in formats() if f.can_read and f.matches_extension(path)
+                     and set(f.kinds) & set(target.kinds)]
+            if not named:
+                continue
+            n = max(f.matches_extension(path) for f in named)
+        else:
+            if not set(reader.kinds) & set(target.kinds):
+                continue
+            n = reader.matches_extension(path)
         rel = os.path.relpath(path, src)
-        stem = rel[:len(rel) - reader.matches_extension(rel)] if reader.matches_extension(rel) \
-            else os.path.splitext(rel)[0]
+        stem = rel[:len(rel) - n] if n else os.path.splitext(rel)[0]
         jobs.append((path, os.path.join(dst, stem + target.extensions[0]), reader))
     return jobs
 
@@ -69,7 +78,7 @@ def convert_directory(args) -> int:
     with _progress.bar(len(jobs), f"converting to {args.to}", "file") as bar:
         for src, dst, reader in jobs:
             try:
-                obj = load(src, reader.name, strict=args.strict)
+                obj = load(src, reader.name if reader else None, strict=args.strict)
                 os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
                 report = save(obj, dst, args.to, meshes=getattr(args, "meshes", None))
             except (RoboioError, OSError, ValueError) as e:
@@ -77,10 +86,14 @@ def convert_directory(args) -> int:
                 bar.write(f"roboio convert: {src}: {' '.join(str(e).split())}", file=sys.stderr)
                 results.append({"input": src, "output": dst, "ok": False, "error": str(e)})
             else:
+                warned = list(getattr(obj, "warnings", []))
                 results.append({"input": src, "output": dst, "ok": True, "lost": list(report.lost),
-                                "files": list(report.files)})
+                                "warnings": warned, "files": list(report.files)})
+                notes = [f"{len(report.lost)} lost" if report.lost else "",
+                         _plural(len(warned), "input warning") if warned else ""]
+                notes = ", ".join(n for n in notes if n)
                 if not args.json:
-                    bar.write(f"{src} -> {dst}" + (f"  ({len(report.lost)} lost)" if report.lost else ""))
+                    bar.write(f"{src} -> {dst}" + (f"  ({notes})" if notes else ""))
             bar.update()
     if args.json:
         print(dump_json({"converted": len(jobs) - failed, "failed": failed, "files": results}))
@@ -88,5 +101,9 @@ def convert_directory(args) -> int:
         print(f"{len(jobs) - failed} of {len(jobs)} files converted to {args.to}"
               + (f"; {failed} failed" if failed else "")
               + ("; see each file's report with roboio convert IN OUT" if any(
-                  r.get("lost") for r in results) else ""))
+                  r.get("lost") or r.get("warnings") for r in results) else ""))
     return 1 if failed else 0
+
+
+def _plural(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")

@@ -482,3 +482,50 @@ def test_errors_use_the_command_line_words(tmp_path):
     seq = os.path.join(SAMPLES, "choreonoid", "arm_wave.seq")
     rc, out, err = roboio("convert", seq, tmp_path / "a.path")
     assert rc == 2 and "--body MODEL" in err and "Python" not in err and "obj.body" not in err
+
+
+def test_json_schemas_of_every_command(tmp_path, mixed):
+    def js(*args, status=0):
+        rc, out, err = roboio(*args, "--json")
+        assert rc == status, err
+        return json.loads(out)
+    urdf = tmp_path / "arm.urdf"
+    rep = js("convert", ARM, urdf)
+    assert set(rep) == {"path", "format", "lost", "warnings", "files", "fk_error"}
+    assert (rep["path"], rep["format"]) == (str(urdf), "urdf") and str(urdf) in rep["files"]
+    assert set(rep["fk_error"]) == {"position", "rotation"}
+    v = js("verify", ARM, urdf, "--samples", "20")
+    assert set(v) == {"ok", "space", "matched_links", "only_a", "only_b", "max_position_error",
+                      "max_rotation_error", "worst_link", "samples", "tol", "notes", "per_link"}
+    assert v["ok"] is True and v["matched_links"] == 6 and v["samples"] == 20
+    assert v["max_position_error"] <= 1e-9 and set(v["per_link"]) == {
+        "base", "shoulder", "elbow", "wrist", "finger_left", "finger_right"}
+    # the .rob's affine driver says "-0.1 0.1" for the finger's velocity; the URDF derives it
+    d = js("diff", ARM, urdf, status=1)
+    assert set(d) == {"same", "matched_links", "differences"} and d["same"] is False
+    assert all(set(x) <= {"what", "name", "field", "a", "b", "note"} for x in d["differences"])
+    assert {"what": "driver", "name": "finger_left", "field": "vmin", "a": -0.1, "b": 0.1} \
+        in d["differences"]
+    assert js("validate", ARM) == {"path": ARM, "ok": True, "problems": []}
+    fs = js("formats")
+    assert all(set(f) == {"name", "ecosystem", "extensions", "kinds", "read", "write",
+                          "description", "module"} for f in fs)
+    assert {"urdf", "klampt-rob", "openrave", "graspit", "choreonoid-body"} <= {f["name"] for f in fs}
+    seq, body = (os.path.join(SAMPLES, "choreonoid", f) for f in ("arm_wave.seq", "arm.body"))
+    m = js("motion", "fk", seq, "--body", body, "--frames", "0,10", "--link", "HAND")
+    assert m["links"] == ["HAND"] and [f["frame"] for f in m["frames"]] == [0, 10]
+    assert all(set(f) == {"frame", "time", "transforms"} for f in m["frames"])
+    src = tmp_path / "in"
+    src.mkdir()
+    shutil.copy(mixed, src / "mixed.urdf")
+    (src / "broken.urdf").write_text("this is not XML")
+    (src / "recovered.urdf").write_text("<robot name='x'><link name='a'/>")    # unclosed
+    dj = js("convert", src, tmp_path / "out", "--to", "klampt-rob", status=1)
+    assert (dj["converted"], dj["failed"]) == (2, 1)
+    files = {os.path.basename(f["input"]): f for f in dj["files"]}
+    assert files["mixed.urdf"]["ok"] is True and files["broken.urdf"]["ok"] is False
+    assert files["mixed.urdf"]["warnings"] == [] and "malformed XML" in files["recovered.urdf"]["warnings"][0]
+    assert "broken.urdf" in files["broken.urdf"]["error"]
+    rc, out, err = roboio("convert", src, tmp_path / "out2", "--to", "klampt-rob")
+    assert rc == 1 and err.count("\n") == 1 and "broken.urdf" in err
+    assert "recovered.rob  (1 input warning)" in out and "2 of 3 files converted" in out
