@@ -19,10 +19,12 @@ import warnings
 from ..errors import RoboioError, RoboioWarning
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole parser. Registering a command imports only its ``cmd_*`` module, which
-    imports nothing heavy at module level (no numpy, no model, no format code): ``roboio
-    --help`` and shell completion stay fast; a command imports what it needs when it runs."""
+def build_parser(only: str = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``only`` the parser of that one command (what ``main``
+    builds to run it: the other commands are neither imported nor registered). Registering a
+    command imports only its ``cmd_*`` module, which imports nothing heavy at module level (no
+    numpy, no model, no format code): ``roboio --help`` and shell completion stay fast; a
+    command imports what it needs when it runs."""
     from ._help import HelpFormatter, examples_epilog
     parser = argparse.ArgumentParser(
         prog="roboio", description="Read, write, convert and check robot, world and motion files "
@@ -36,8 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "taking over a second)")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    here = os.path.dirname(os.path.abspath(__file__))
-    for m in sorted(f[:-3] for f in os.listdir(here) if f.startswith("cmd_") and f.endswith(".py")):
+    for m in _command_modules() if only is None else [f"cmd_{only}"]:
         importlib.import_module(f"{__package__}.{m}").register(sub)
     for p in _leaf_parsers(sub):
         p.add_argument("--data-path", action="append", default=[], metavar="DIR",
@@ -62,6 +63,22 @@ EXAMPLES = (
     "roboio fk ur5.rob --config \"shoulder_pan_joint=0.5 elbow_joint=-1\" --link ee_link",
     "roboio convert ur5.rob ur5.urdf && roboio verify ur5.rob ur5.urdf",
 )
+
+
+def _command_modules() -> list:
+    here = os.path.dirname(os.path.abspath(__file__))
+    return sorted(f[:-3] for f in os.listdir(here) if f.startswith("cmd_") and f.endswith(".py"))
+
+
+def _command_of(argv) -> str:
+    """The command ``argv`` runs when it names one (after the global flags, which take no
+    value), else None: a help request, a mistyped command, no command."""
+    for a in argv:
+        if a in ("-h", "--help", "--version"):
+            return None
+        if not a.startswith("-"):
+            return a if f"cmd_{a}" in _command_modules() else None
+    return None
 
 
 def _leaf_parsers(sub):
@@ -97,7 +114,9 @@ def _version():
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)

@@ -529,3 +529,17 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
     rc, out, err = roboio("convert", src, tmp_path / "out2", "--to", "klampt-rob")
     assert rc == 1 and err.count("\n") == 1 and "broken.urdf" in err
     assert "recovered.rob  (1 input warning)" in out and "2 of 3 files converted" in out
+
+
+def test_a_command_runs_with_only_its_own_parser():
+    """main() registers only the command it runs (start-up time); what it accepts is the same."""
+    from roboio.cli.main import _command_of
+    assert _command_of(["-q", "--debug", "info", "x.urdf"]) == "info"
+    assert _command_of(["motion", "fk", "--help"]) == "motion"
+    assert _command_of(["--help"]) is None and _command_of(["infoo"]) is None
+    assert _command_of([]) is None and _command_of(["--version", "info"]) is None
+    code = ("import sys; from roboio.cli.main import main; main(['info', sys.argv[1]]); "
+            "print(sorted(m for m in sys.modules if m.startswith('roboio.cli.cmd_')))")
+    r = subprocess.run([sys.executable, "-c", code, ARM], cwd=ROOT, capture_output=True,
+                       text=True, env=dict(os.environ, PYTHONPATH=ROOT))
+    assert r.returncode == 0 and r.stdout.splitlines()[-1] == "['roboio.cli.cmd_info']", r.stderr
