@@ -56,6 +56,9 @@ def pick_robot(obj, name=None):
     """The robot to work on: the object itself, or the named / only robot of a world."""
     from ..model import Robot, World
     if isinstance(obj, Robot):
+        if name is not None and name not in (obj.name, "0"):
+            raise UsageError(f"--robot {name}: the file holds one robot, {obj.name!r} "
+                             "(--robot chooses among the robots of a world)")
         return obj
     if isinstance(obj, World):
         if name is not None:
@@ -63,7 +66,7 @@ def pick_robot(obj, name=None):
                 return obj.robot(int(name) if name.isdigit() else name)
             except (KeyError, IndexError):
                 names = ", ".join(repr(r.name) for r in obj.robots) or "none"
-                raise UsageError(f"no robot {name!r} in the world (robots: {names})") from None
+                raise UsageError(f"--robot: no robot {name!r} in the world (robots: {names})") from None
         if not obj.robots:
             raise UsageError("the world has no robot")
         return obj.robots[0]

@@ -425,6 +425,10 @@ def test_exit_statuses(tmp_path):
     assert rc == 1 and err.startswith("roboio: error: ") and str(bad) in err and err.count("\n") == 1
     assert roboio("frobnicate")[0] == 2
     assert roboio("fk", ARM, "--config", "1 2", "--random", "2")[0] == 2
+    rc, out, err = roboio("fk", ARM, "--robot", "other")       # a robot file holds one robot
+    assert rc == 2 and "--robot other" in err and "'planar_arm'" in err
+    rc, out, err = roboio("fk", os.path.join(SAMPLES, "world.xml"), "--robot", "nope")
+    assert rc == 2 and "'arm'" in err
     (tmp_path / "other.urdf").write_text(MIXED_URDF.replace('xyz="0 0 0.1"', 'xyz="0 0 0.2"'))
     (tmp_path / "mixed.urdf").write_text(MIXED_URDF)
     rc, out, err = roboio("verify", tmp_path / "mixed.urdf", tmp_path / "other.urdf", "--samples", "5")
