@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from . import _progress
+from ._words import cli_words  # noqa: F401  (the commands take it from here)
 from .main import UsageError
 
 
@@ -87,28 +88,6 @@ def format_option(name, option: str, verb: str = "read"):
     raise UsageError((f"{option}: roboio cannot {verb} {name!r} files" if known else
                       f"{option}: unknown format {name!r}") +
                      f"; formats it can {verb}: {', '.join(able)} (`roboio formats` describes them)")
-
-
-# What roboio's messages add for Python callers ("(in Python: obj.body = ...)", "or format=
-# in Python", "package_dirs= / --package-path"): the command line shows only its own words.
-_PYTHON_ALTERNATIVES = (r",? or [\w=\[\]]+ in Python", r"\b\w+= / (?=--)")
-
-
-def cli_words(message: str) -> str:
-    """``message`` without the hints meant for Python callers."""
-    import re
-    for opening in (" (in Python:", " (Python:"):
-        while opening in message:
-            i = message.index(opening)
-            depth, j = 0, i + 1
-            for j in range(i + 1, len(message)):        # to the matching parenthesis
-                depth += {"(": 1, ")": -1}.get(message[j], 0)
-                if depth == 0:
-                    break
-            message = message[:i] + message[j + 1:]
-    for pattern in _PYTHON_ALTERNATIVES:
-        message = re.sub(pattern, "", message)
-    return message
 
 
 def parse_numbers(text: str, what: str):

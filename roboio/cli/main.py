@@ -137,14 +137,14 @@ def main(argv=None) -> int:
     except (RoboioError, OSError) as e:
         if args.debug:
             raise
-        from ._common import cli_words
+        from ._words import cli_words
         msg = cli_words(str(e))
         if isinstance(e, FileNotFoundError) and e.filename:
             msg = f"{e.filename}: file not found"
         print(f"roboio: error: {msg}", file=sys.stderr)
         return EXIT_INPUT
     except UsageError as e:
-        from ._common import cli_words
+        from ._words import cli_words
         print(f"roboio {args.command}: error: {cli_words(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as e:      # a bug in roboio, not a problem of the user's input
