@@ -19,9 +19,13 @@ from .main import UsageError
 __all__ = ["convert_directory", "directory_jobs"]
 
 
-def _files(root: str):
+def _files(root: str, skip: str = None):
+    """Files under ``root``, sorted, hidden entries and the directory ``skip`` (an output
+    directory inside the input) left out."""
+    skip = os.path.realpath(skip) if skip else None
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
+                             and os.path.realpath(os.path.join(dirpath, d)) != skip)
         for f in sorted(filenames):
             if not f.startswith("."):
                 yield os.path.join(dirpath, f)
@@ -33,7 +37,7 @@ def directory_jobs(src: str, dst: str, target) -> list:
     from ..errors import FormatError
     from ..formats.registry import find_reader, formats
     jobs = []
-    for path in _files(src):
+    for path in _files(src, skip=dst):
         try:
             reader = find_reader(path)
         except (FormatError, OSError):

@@ -547,3 +547,13 @@ def test_a_command_runs_with_only_its_own_parser():
     r = subprocess.run([sys.executable, "-c", code, ARM], cwd=ROOT, capture_output=True,
                        text=True, env=dict(os.environ, PYTHONPATH=ROOT))
     assert r.returncode == 0 and r.stdout.splitlines()[-1] == "['roboio.cli.cmd_info']", r.stderr
+
+
+def test_directory_conversion_into_a_directory_inside_the_input(tmp_path):
+    src = tmp_path / "robots"
+    src.mkdir()
+    shutil.copy(os.path.join(SAMPLES, "mobile_gripper.urdf"), src / "gripper.urdf")
+    for _ in range(2):              # the second run must not take the first run's outputs
+        rc, out, err = roboio("convert", src, src / "rob", "--to", "klampt-rob")
+        assert rc == 0 and "1 of 1 files converted" in out, out + err
+    assert sorted(os.listdir(src / "rob")) == ["gripper.rob"]
