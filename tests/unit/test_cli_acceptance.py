@@ -557,3 +557,22 @@ def test_directory_conversion_into_a_directory_inside_the_input(tmp_path):
         rc, out, err = roboio("convert", src, src / "rob", "--to", "klampt-rob")
         assert rc == 0 and "1 of 1 files converted" in out, out + err
     assert sorted(os.listdir(src / "rob")) == ["gripper.rob"]
+
+
+def test_motion_resample_holds_each_frame_until_the_next_time(tmp_path):
+    """arm_timed.seq has frames at 0, 0.1, 0.3, 0.4, 0.7 s; at 20 fps (hold) frame k (t = k/20)
+    takes the last frame whose time is <= t: 15 frames over 0..0.7 s."""
+    out = tmp_path / "fixed.seq"
+    rc, stdout, err = roboio("motion", "resample", os.path.join(SAMPLES, "choreonoid", "arm_timed.seq"),
+                             out, "--rate", "20")
+    assert rc == 0 and "5 frames with frame times -> 15 frames at 20 fps (hold)" in stdout, err
+    times, values = [0, 0.1, 0.3, 0.4, 0.7], [[0, 0], [0.2, 0.5], [0.6, 1.0], [0.8, 1.2], [1.0, 1.5]]
+    expect = [values[max(i for i, t in enumerate(times) if t <= k / 20 + 1e-12)] for k in range(15)]
+    import roboio as rio
+    m = rio.load(str(out))
+    [joints] = [c for c in m.components if c.content == "JointDisplacement"]
+    assert joints.frame_rate == 20 and joints.times is None
+    np.testing.assert_allclose(joints.data, expect, rtol=0, atol=1e-12)
+    rc, _, err = roboio("motion", "resample", os.path.join(SAMPLES, "choreonoid", "arm_timed.seq"),
+                        tmp_path / "x.seq", "--rate", "0")
+    assert rc == 2 and "--rate" in err
