@@ -160,3 +160,18 @@ def test_scaled_mesh_origin_is_a_fixed_point():
         assert np.abs(R2 - R).max() < 1e-15
         if np.array_equal(s2, s):
             assert stable_scaled_rpy(R2, s2) == rpy
+
+
+def test_body_with_two_roots_is_readable_and_exact(tmp_path):
+    # a second root becomes a child of the first (fixed) root, placed where it was
+    r = two_links()
+    r.links[1].parent = -1
+    r.set_links(r.links, qmin=r.qmin, qmax=r.qmax, vmin=r.vmin, vmax=r.vmax, amax=r.amax, tmax=r.tmax)
+    r.joints = [Joint("weld", [0]), Joint("normal", [1])]
+    r.drivers = r.drivers[1:]
+    r.qmin[0] = r.qmax[0] = 0.0
+    roboio.save(r, tmp_path / "t.body")
+    back = reread(tmp_path / "t.body")
+    assert back.link_names == ["a", "b"] and back.links[1].parent == 0
+    res = verify(r, back, 20)
+    assert res.ok, res

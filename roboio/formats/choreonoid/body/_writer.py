@@ -136,7 +136,22 @@ class _Writer:
                 self.lose(f"joint group {group.type!r} of link {link.name!r} (written as separate 1-DOF links)")
             kind = "fixed" if weld else link.joint_type
             out.append((i, kind, np.asarray(link.parent_transform, float), parent))
-        return out
+        return self.one_root(out)
+
+    def one_root(self, out):
+        """A body has one root: later roots become children of the first, placed where
+        they are (exact while the first root does not move: Choreonoid's kinematics never
+        moves a fixed root; a free one carries them along, which is reported)."""
+        i0, kind0, T0, _ = out[0]
+        later = [b for b in out[1:] if b[3] < 0]
+        if not later:
+            return out
+        if kind0 == "free":
+            self.lose("roots after the first move with the first root, which floats (a body has "
+                      "one root): " + ", ".join(self.r.links[b[0]].name for b in later))
+        inv = np.linalg.inv(T0)
+        return [out[0]] + [(i, kind, inv @ T, i0) if parent < 0 else (i, kind, T, parent)
+                           for i, kind, T, parent in out[1:]]
 
     def joint_ids(self, bodies) -> dict:
         table = self.r.joint_id_links
