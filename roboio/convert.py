@@ -118,15 +118,33 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9) -> Verify
     ia = np.array([m[0] for m in matched])
     ib = np.array([m[1] for m in matched])
     Qb[:, ib] = Qa[:, ia]
-    Ta = ra.fk_batch(Qa)[:, ia]
-    Tb = rb.fk_batch(Qb)[:, ib]
+    pos_max = rot_max = worst_err = -1.0
+    worst_link = 0
+    for s in range(0, samples, _VERIFY_CHUNK):      # bounded memory for any sample count
+        Ta = ra.fk_batch(Qa[s:s + _VERIFY_CHUNK], links=ia)
+        Tb = rb.fk_batch(Qb[s:s + _VERIFY_CHUNK], links=ib)
+        pos, rot = _pose_errors(Ta, Tb)
+        # np.max propagates nan (a broken model never passes)
+        pos_max, rot_max = float(np.max([pos_max, pos.max()])), float(np.max([rot_max, rot.max()]))
+        err = np.maximum(pos, rot)
+        k = np.unravel_index(np.argmax(err), err.shape)
+        if not err[k] <= worst_err:
+            worst_err, worst_link = float(err[k]), int(k[1])
+    if samples < 1:
+        pos_max = rot_max = 0.0
+    return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, pos_max, rot_max,
+                        ra.link_names[ia[worst_link]], samples, tol)
+
+
+_VERIFY_CHUNK = 8192
+
+
+def _pose_errors(Ta, Tb):
+    """Position distance and rotation angle (radians) between matching transforms."""
     pos = np.linalg.norm(Ta[..., :3, 3] - Tb[..., :3, 3], axis=-1)
     Rrel = np.swapaxes(Ta[..., :3, :3], -1, -2) @ Tb[..., :3, :3]
     cos = np.clip((np.trace(Rrel, axis1=-2, axis2=-1) - 1) / 2, -1, 1)
     # arccos loses precision near 0; use the skew part's norm for small angles
     skew = np.stack([Rrel[..., 2, 1] - Rrel[..., 1, 2], Rrel[..., 0, 2] - Rrel[..., 2, 0],
                      Rrel[..., 1, 0] - Rrel[..., 0, 1]], axis=-1)
-    rot = np.arctan2(np.linalg.norm(skew, axis=-1) / 2, cos)
-    worst = np.unravel_index(np.argmax(np.maximum(pos, rot)), pos.shape)
-    return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos.max()),
-                        float(rot.max()), ra.link_names[ia[worst[1]]], samples, tol)
+    return pos, np.arctan2(np.linalg.norm(skew, axis=-1) / 2, cos)

@@ -43,15 +43,16 @@ def run(args):
             links = [robot.link_index(key)]
         except (KeyError, IndexError):
             raise UsageError(f"no link {args.link!r} (links: {', '.join(robot.link_names)})") from None
-    T = robot.fk_batch(Q)[:, links]
     if args.json:
+        T = robot.fk_batch(Q, links=links)
         print(dump_json({"links": [robot.link_names[i] for i in links],
                          "samples": [{"config": q, "transforms": t} for q, t in zip(Q, T)]}))
         return 0
-    for q, ts in zip(Q, T):
-        print("config: " + " ".join(f"{x:.6g}" for x in q))
-        for i, t in zip(links, ts):
-            rpy = matrix_to_rpy(t[:3, :3])
-            print(f"  {robot.link_names[i]:>24s}  xyz {t[0, 3]: .6f} {t[1, 3]: .6f} {t[2, 3]: .6f}"
-                  f"   rpy {rpy[0]: .6f} {rpy[1]: .6f} {rpy[2]: .6f}")
+    for start, T in robot.fk_chunks(Q, chunk_size=4096, links=links):   # bounded memory
+        rpy = matrix_to_rpy(T[..., :3, :3])
+        for q, ts, angles in zip(Q[start:start + len(T)], T, rpy):
+            print("config: " + " ".join(f"{x:.6g}" for x in q))
+            for i, t, a in zip(links, ts, angles):
+                print(f"  {robot.link_names[i]:>24s}  xyz {t[0, 3]: .6f} {t[1, 3]: .6f} "
+                      f"{t[2, 3]: .6f}   rpy {a[0]: .6f} {a[1]: .6f} {a[2]: .6f}")
     return 0

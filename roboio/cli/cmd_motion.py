@@ -78,11 +78,11 @@ def run_fk(args):
     from ..model import Robot
     if not isinstance(body, Robot):
         raise UsageError(f"{args.body} holds a {type(body).__name__}, not a body model")
+    idx = _frames(args.frames, m.num_frames)
     try:
-        T = m.link_transforms(body)
+        T = m.link_transforms(body, frames=idx)     # only the frames printed
     except ValueError as e:
         raise UsageError(str(e)) from None
-    idx = _frames(args.frames, m.num_frames)
     names = args.link or [body.links[i].name for i in body.extras.get("choreonoid", {}).get(
         "link_order", range(body.num_links))]
     try:
@@ -92,11 +92,12 @@ def run_fk(args):
     times = m.times if m.times is not None else np.arange(m.num_frames) / (m.frame_rate or 1.0)
     if args.json:
         print(dump_json({"links": names, "frames": [
-            {"frame": int(i), "time": float(times[i]), "transforms": T[i, links].tolist()} for i in idx]}))
+            {"frame": int(i), "time": float(times[i]), "transforms": T[k, links].tolist()}
+            for k, i in enumerate(idx)]}))
         return 0
-    for i in idx:
+    for f, i in enumerate(idx):
         print(f"frame {int(i)} (t = {times[i]:g} s)")
         for n, k in zip(names, links):
-            p = T[i, k, :3, 3]
+            p = T[f, k, :3, 3]
             print(f"  {n:20s} {p[0]: .6f} {p[1]: .6f} {p[2]: .6f}")
     return 0

@@ -5,6 +5,9 @@ import pytest
 from roboio import Link, Robot
 from roboio.transforms import make_transform, rot_y, rpy_to_matrix
 
+# every test runs with each kinematics backend
+pytestmark = pytest.mark.usefixtures("kinematics_backend")
+
 
 def planar3r():
     r = Robot("planar3R")
