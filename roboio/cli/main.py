@@ -44,6 +44,8 @@ def main(argv=None) -> int:
     if not args.debug:
         # warnings are reported by the commands themselves (from obj.warnings)
         warnings.simplefilter("ignore", RoboioWarning)
+        from ..kinematics.backends import KernelUnavailableWarning
+        warnings.simplefilter("default", KernelUnavailableWarning)    # slow kinematics: say so
     try:
         return int(args.func(args) or 0)
     except (RoboioError, FileNotFoundError, IsADirectoryError, PermissionError) as e:

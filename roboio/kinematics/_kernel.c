@@ -19,7 +19,8 @@
  *
  * No numpy C API (so the build needs no numpy headers): arrays arrive through the buffer
  * protocol, and new results are allocated by calling the `empty` callable given to Model()
- * (numpy.empty). The batch functions release the GIL while they compute.
+ * (numpy.empty). The batch functions release the GIL while they compute. Work buffers come
+ * from PyMem_RawMalloc: usable without the GIL, and counted by tracemalloc.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -245,7 +246,7 @@ typedef struct {
 
 static void plan_free(Plan *p)
 {
-    free(p->eval);
+    PyMem_RawFree(p->eval);
     p->eval = p->trig_link = p->slot = NULL;
 }
 
@@ -256,7 +257,7 @@ static int plan_make(Plan *p, const LinkData *links, const int *order, Py_ssize_
     Py_ssize_t k;
     p->n = n;
     p->neval = p->ntrig = 0;
-    p->eval = malloc(sizeof(int) * (size_t)(3 * n + 1));
+    p->eval = PyMem_RawMalloc(sizeof(int) * (size_t)(3 * n + 1));
     if (!p->eval)
         return -1;
     p->trig_link = p->eval + n;
@@ -385,6 +386,19 @@ static inline void put_frame(void *o, int f32, int stream, const double *F)
     d[15] = 1.0;
 }
 
+/* count (even) doubles from src to dst, streamed (dst 16-byte aligned) or copied. */
+static inline void copy_out(double *dst, const double *src, size_t count, int stream)
+{
+#if HAVE_STREAM
+    if (stream) {
+        for (size_t e = 0; e < count; e += 2)
+            _mm_stream_pd(dst + e, _mm_loadu_pd(src + e));
+        return;
+    }
+#endif
+    memcpy(dst, src, count * sizeof(double));
+}
+
 /* ===================================================================================== */
 /* the Model object                                                                      */
 
@@ -403,9 +417,9 @@ typedef struct {
 static void Model_dealloc(Model *self)
 {
     plan_free(&self->full);
-    free(self->links);
-    free(self->order);
-    free(self->scratch);
+    PyMem_RawFree(self->links);
+    PyMem_RawFree(self->order);
+    PyMem_RawFree(self->scratch);
     Py_XDECREF(self->empty);
     Py_XDECREF(self->frames_shape);
     Py_XDECREF(self->jac_shape);
@@ -662,15 +676,15 @@ static int Model_init(Model *self, PyObject *args, PyObject *kwds)
         goto done;
     }
     self->n = n;
-    self->links = calloc((size_t)(n ? n : 1), sizeof(LinkData));
-    self->order = malloc(sizeof(int) * (size_t)(n ? n : 1));
-    self->scratch = malloc(sizeof(double) * (size_t)(20 * n + 16));
+    self->links = PyMem_RawCalloc((size_t)(n ? n : 1), sizeof(LinkData));
+    self->order = PyMem_RawMalloc(sizeof(int) * (size_t)(n ? n : 1));
+    self->scratch = PyMem_RawMalloc(sizeof(double) * (size_t)(20 * n + 16));
     if (!self->links || !self->order || !self->scratch) {
         PyErr_NoMemory();
         goto done;
     }
     const int64_t *parent = v[0].buf, *order = v[1].buf, *kind = v[2].buf, *ident = v[3].buf;
-    char *seen = calloc((size_t)(n ? n : 1), 1);
+    char *seen = PyMem_RawCalloc((size_t)(n ? n : 1), 1);
     if (!seen) {
         PyErr_NoMemory();
         goto done;
@@ -680,14 +694,14 @@ static int Model_init(Model *self, PyObject *args, PyObject *kwds)
         /* `order` must list every link once, each after its parent */
         if (i < 0 || i >= n || seen[i] || parent[i] < -1 || parent[i] >= n ||
             (parent[i] >= 0 && !seen[parent[i]]) || kind[i] < 0 || kind[i] > PRISMATIC) {
-            free(seen);
+            PyMem_RawFree(seen);
             PyErr_Format(PyExc_ValueError, "invalid link order or parent at position %zd", k);
             goto done;
         }
         seen[i] = 1;
         self->order[k] = (int)i;
     }
-    free(seen);
+    PyMem_RawFree(seen);
     for (Py_ssize_t i = 0; i < n; i++) {
         LinkData *L = self->links + i;
         L->parent = (int)parent[i];
@@ -778,7 +792,7 @@ static PyObject *Model_jacobian(Model *self, PyObject *const *args, Py_ssize_t n
     if (!arr)
         return NULL;
     /* the chain is short and the scratch frames are free: evaluate all links, one plan */
-    int *chain = malloc(sizeof(int) * (size_t)(self->n + 1));
+    int *chain = PyMem_RawMalloc(sizeof(int) * (size_t)(self->n + 1));
     if (!chain) {
         PyBuffer_Release(&v);
         Py_DECREF(arr);
@@ -787,7 +801,7 @@ static PyObject *Model_jacobian(Model *self, PyObject *const *args, Py_ssize_t n
     Py_ssize_t len = chain_of(self, link, chain);
     frames_single(self, SCR_W(self));
     jacobian_columns(self->links, chain, len, self->n, SCR_W(self), link, pl, v.buf);
-    free(chain);
+    PyMem_RawFree(chain);
     PyBuffer_Release(&v);
     return arr;
 }
@@ -816,11 +830,11 @@ static PyObject *Model_jacobian_frames(Model *self, PyObject *const *args, Py_ss
         PyBuffer_Release(&w);
         return NULL;
     }
-    int *chain = malloc(sizeof(int) * (size_t)(self->n + 1));
+    int *chain = PyMem_RawMalloc(sizeof(int) * (size_t)(self->n + 1));
     if (chain) {
         Py_ssize_t len = chain_of(self, link, chain);
         jacobian_columns(self->links, chain, len, self->n, w.buf, link, pl, v.buf);
-        free(chain);
+        PyMem_RawFree(chain);
     }
     PyBuffer_Release(&w);
     PyBuffer_Release(&v);
@@ -845,20 +859,22 @@ static int get_configs(Model *self, PyObject *obj, Py_buffer *v, Py_ssize_t *rs,
     return 0;
 }
 
-/* Work area of one batch call: angles, sines and cosines of a block, and one frame set. */
+/* Work area of one batch call: angles, sines and cosines of a block, one set of frames and
+ * one Jacobian. */
 typedef struct {
-    double *x, *s, *c, *W;
+    double *x, *s, *c, *W, *J;
 } Work;
 
 static int work_alloc(Work *w, Py_ssize_t ntrig, Py_ssize_t n)
 {
     size_t t = (size_t)(BLOCK * ntrig);
-    w->x = malloc(sizeof(double) * (3 * t + 16 * (size_t)n + 1));
+    w->x = PyMem_RawMalloc(sizeof(double) * (3 * t + 22 * (size_t)n + 1));
     if (!w->x)
         return -1;
     w->s = w->x + t;
     w->c = w->s + t;
     w->W = w->c + t;
+    w->J = w->W + 16 * (size_t)n;
     return 0;
 }
 
@@ -908,7 +924,7 @@ static PyObject *Model_fk_batch(Model *self, PyObject *const *args, Py_ssize_t n
     Plan plan;
     char *need = NULL;
     if (have_links) {
-        need = calloc((size_t)(n ? n : 1), 1);
+        need = PyMem_RawCalloc((size_t)(n ? n : 1), 1);
         if (!need)
             goto nomem;
         for (Py_ssize_t k = 0; k < nl; k++)
@@ -916,7 +932,7 @@ static PyObject *Model_fk_batch(Model *self, PyObject *const *args, Py_ssize_t n
                 need[j] = 1;
     }
     int bad = plan_make(&plan, self->links, self->order, n, need);
-    free(need);
+    PyMem_RawFree(need);
     if (bad)
         goto nomem;
     Work w;
@@ -953,7 +969,7 @@ static PyObject *Model_fk_batch(Model *self, PyObject *const *args, Py_ssize_t n
         _mm_sfence();     /* make the streamed stores visible before returning */
 #endif
     Py_END_ALLOW_THREADS
-    free(w.x);
+    PyMem_RawFree(w.x);
     plan_free(&plan);
     PyBuffer_Release(&ov);
     if (have_links)
@@ -998,8 +1014,8 @@ static PyObject *Model_jacobian_batch(Model *self, PyObject *const *args, Py_ssi
     /* only the chain root..link moves the point */
     Plan plan;
     Work w;
-    int *chain = malloc(sizeof(int) * (size_t)(n + 1));
-    char *need = calloc((size_t)(n ? n : 1), 1);
+    int *chain = PyMem_RawMalloc(sizeof(int) * (size_t)(n + 1));
+    char *need = PyMem_RawCalloc((size_t)(n ? n : 1), 1);
     int bad = !chain || !need;
     Py_ssize_t len = 0;
     if (!bad) {
@@ -1012,14 +1028,17 @@ static PyObject *Model_jacobian_batch(Model *self, PyObject *const *args, Py_ssi
             bad = 1;
         }
     }
-    free(need);
+    PyMem_RawFree(need);
     if (bad) {
-        free(chain);
+        PyMem_RawFree(chain);
         PyBuffer_Release(&ov);
         PyBuffer_Release(&qv);
         return PyErr_NoMemory();
     }
     const double *Q = qv.buf;
+    /* large outputs: each Jacobian is assembled in the work area and streamed out */
+    int stream = HAVE_STREAM && (size_t)N * 6 * (size_t)n * sizeof(double) > STREAM_BYTES
+                 && ((uintptr_t)ov.buf & 15) == 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t b0 = 0; b0 < N; b0 += BLOCK) {
         Py_ssize_t nb = N - b0 < BLOCK ? N - b0 : BLOCK;
@@ -1027,15 +1046,21 @@ static PyObject *Model_jacobian_batch(Model *self, PyObject *const *args, Py_ssi
         sincos_array(w.x, w.s, w.c, nb * plan.ntrig);
         for (Py_ssize_t b = 0; b < nb; b++) {
             Py_ssize_t row = b0 + b;
+            double *J = (double *)ov.buf + row * 6 * n;
             eval_frames(self->links, &plan, Q + row * rs, cs, w.s + b * plan.ntrig,
                         w.c + b * plan.ntrig, w.W);
-            jacobian_columns(self->links, chain, len, n, w.W, link, pl,
-                             (double *)ov.buf + row * 6 * n);
+            jacobian_columns(self->links, chain, len, n, w.W, link, pl, stream ? w.J : J);
+            if (stream)
+                copy_out(J, w.J, 6 * (size_t)n, 1);
         }
     }
+#if HAVE_STREAM
+    if (stream)
+        _mm_sfence();
+#endif
     Py_END_ALLOW_THREADS
-    free(w.x);
-    free(chain);
+    PyMem_RawFree(w.x);
+    PyMem_RawFree(chain);
     plan_free(&plan);
     PyBuffer_Release(&ov);
     PyBuffer_Release(&qv);

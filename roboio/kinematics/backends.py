@@ -22,6 +22,12 @@ import warnings
 from ..errors import RoboioWarning
 
 ENV = "ROBOIO_KINEMATICS"
+
+
+class KernelUnavailableWarning(RoboioWarning):
+    """The compiled kernel could not be imported; kinematics run on numpy (said once)."""
+
+
 NAMES = ("compiled", "numpy")
 
 #: The backend in use (a module with ``NAME`` and ``evaluator(model)``); None until first use.
@@ -50,7 +56,7 @@ def _choose():
         how = f"{ENV}=compiled was asked for, but" if want == "compiled" else "roboio:"
         warnings.warn(f"{how} the compiled kinematics kernel is not available ({e}); using "
                       "the numpy backend (same results, slower). Reinstall roboio with a C "
-                      "compiler present to build it.", RoboioWarning, stacklevel=4)
+                      "compiler present to build it.", KernelUnavailableWarning, stacklevel=4)
         return _load("numpy")
 
 

@@ -17,6 +17,7 @@ import pytest
 from conftest import ROOT
 from kinematics_helpers import (assert_close, random_configs, random_robot, reference_fk)
 from roboio import RoboioWarning
+from roboio.kinematics.backends import KernelUnavailableWarning
 from roboio.kinematics import (KinematicModel, available_backends, backends, get_backend,
                                set_backend, use_backend)
 
@@ -102,6 +103,7 @@ def test_empty_robot_and_empty_batch():
 
 
 @pytest.mark.usefixtures("kinematics_backend")
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")     # numpy on inf
 def test_non_finite_and_large_angles_follow_libm():
     from roboio import Link, Robot
     r = Robot()
@@ -200,6 +202,23 @@ def test_chunks_cover_every_configuration():
     assert [s for s, _ in parts] == [0, 10, 42, 70, 102]
     np.testing.assert_array_equal(np.concatenate([f for _, f in parts]),
                                   r.fk_batch(Q).astype(np.float32))
+
+
+@needs_compiled
+def test_large_outputs_equal_small_ones():
+    """Outputs beyond 16 MiB are written with non-temporal stores: same values."""
+    r = random_robot(11, n=2, floating=True, mount=False)       # 8 links
+    assert r.num_links == 8
+    Q = random_configs(r, 50000, 8)
+    with use_backend("compiled"):
+        for links, dtype in ((None, np.float64), (None, np.float32), ([7, 0, 3], np.float64)):
+            big = r.fk_batch(Q, links=links, dtype=dtype)
+            assert big.nbytes > 16 << 20 or links is not None
+            small = np.concatenate([f.copy() for _, f in r.fk_chunks(Q, 1000, links, dtype)])
+            np.testing.assert_array_equal(big, small)
+        J = r.jacobian_batch(Q, 5, (0.1, 0.2, 0.3))
+        assert J.nbytes > 16 << 20
+        np.testing.assert_array_equal(J[::997], r.jacobian_batch(Q[::997], 5, (0.1, 0.2, 0.3)))
 
 
 # -- argument checking ------------------------------------------------------------------------
@@ -338,6 +357,7 @@ def test_bad_environment_value_warns_and_chooses_automatically():
     p = _run(PROBE, ROBOIO_KINEMATICS="gpu")
     assert p.stdout.strip() in available_backends()
     assert "ROBOIO_KINEMATICS='gpu'" in p.stderr
+    assert "RoboioWarning" in p.stderr
 
 
 HIDE_KERNEL = "import sys; sys.modules['roboio.kinematics._kernel'] = None\n"
@@ -347,8 +367,17 @@ HIDE_KERNEL = "import sys; sys.modules['roboio.kinematics._kernel'] = None\n"
 def test_missing_extension_falls_back_with_one_warning(env):
     p = _run(HIDE_KERNEL + PROBE + "r.fk([0.1]); r.jacobian(0)\n", ROBOIO_KINEMATICS=env)
     assert p.stdout.strip() == "numpy"
-    assert p.stderr.count("RoboioWarning") == 1, p.stderr
+    assert p.stderr.count("KernelUnavailableWarning") == 1, p.stderr
     assert "compiled kinematics kernel is not available" in p.stderr
+
+
+def test_cli_says_once_that_the_kernel_is_missing():
+    code = HIDE_KERNEL + ("import sys; from roboio.cli.main import main\n"
+                          "sys.exit(main(['fk', 'roboio/data/samples/planar_arm.rob', "
+                          "'--random', '3']))\n")
+    p = _run(code)
+    assert p.stderr.count("compiled kinematics kernel is not available") == 1, p.stderr
+    assert p.stdout.count("config:") == 3
 
 
 def test_missing_extension_in_process(monkeypatch):
@@ -364,7 +393,8 @@ def test_missing_extension_in_process(monkeypatch):
         warnings.simplefilter("always")
         T = km.fk([0.5])
         km.fk_batch([[0.5]])
-    assert [w.category for w in caught] == [RoboioWarning]
+    assert [w.category for w in caught] == [KernelUnavailableWarning]
+    assert issubclass(KernelUnavailableWarning, RoboioWarning)
     assert get_backend() == "numpy"
     np.testing.assert_allclose(T[0, :2, :2], [[np.cos(0.5), -np.sin(0.5)],
                                               [np.sin(0.5), np.cos(0.5)]], atol=1e-15)
