@@ -15,7 +15,9 @@ def adapt(obj, info, report: ConversionReport):
     """Shape ``obj`` into something ``info``'s writer accepts, reporting what is dropped:
     a World with one robot becomes that Robot (other elements listed as lost); a Robot,
     RigidObject, Terrain or Geometry becomes a one-element World; a MultiPath becomes its
-    concatenated Trajectory (holds, IK goals, settings listed as lost)."""
+    concatenated Trajectory (holds, IK goals, settings listed as lost); a Robot or World
+    written to a mesh format becomes one posed mesh scene (robots at ``robot.config``,
+    kinematics listed as lost)."""
     accepts = info.writes
     if not accepts or isinstance(obj, accepts):
         return obj
@@ -53,6 +55,9 @@ def adapt(obj, info, report: ConversionReport):
         if isinstance(obj, RigidObject):
             report.lose("mass, inertia and contact parameters of the rigid object (target holds geometry only)")
         return g
+    if Geometry in accepts and isinstance(obj, (Robot, World)):
+        from .formats.meshes.posed import posed_geometry   # robots at their configuration
+        return posed_geometry(obj, report)
     if World in accepts and isinstance(obj, (Robot, RigidObject, Terrain, Geometry)):
         w = World(getattr(obj, "name", "World"))
         w.add(Terrain("Terrain", obj) if isinstance(obj, Geometry) else obj)
@@ -83,6 +88,7 @@ class VerifyResult:
     samples: int
     tol: float
     notes: list = field(default_factory=list)
+    per_link: dict = field(default_factory=dict)   # link name -> (max position, max rotation error)
 
     @property
     def ok(self) -> bool:
@@ -118,22 +124,21 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9) -> Verify
     ia = np.array([m[0] for m in matched])
     ib = np.array([m[1] for m in matched])
     Qb[:, ib] = Qa[:, ia]
-    pos_max = rot_max = worst_err = -1.0
-    worst_link = 0
+    pos_l = np.zeros(len(ia))          # per matched link: maximum over the samples
+    rot_l = np.zeros(len(ia))
     for s in range(0, samples, _VERIFY_CHUNK):      # bounded memory for any sample count
         Ta = ra.fk_batch(Qa[s:s + _VERIFY_CHUNK], links=ia)
         Tb = rb.fk_batch(Qb[s:s + _VERIFY_CHUNK], links=ib)
         pos, rot = _pose_errors(Ta, Tb)
-        # np.max propagates nan (a broken model never passes)
-        pos_max, rot_max = float(np.max([pos_max, pos.max()])), float(np.max([rot_max, rot.max()]))
-        err = np.maximum(pos, rot)
-        k = np.unravel_index(np.argmax(err), err.shape)
-        if not err[k] <= worst_err:
-            worst_err, worst_link = float(err[k]), int(k[1])
-    if samples < 1:
-        pos_max = rot_max = 0.0
-    return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, pos_max, rot_max,
-                        ra.link_names[ia[worst_link]], samples, tol)
+        pos_l = np.maximum(pos_l, pos.max(axis=0))          # (nan propagates: never ok)
+        rot_l = np.maximum(rot_l, rot.max(axis=0))
+    worst = int(np.argmax(np.maximum(pos_l, rot_l)))
+    per_link = {}
+    for k, i in enumerate(ia):
+        per_link.setdefault(ra.link_names[i], (float(pos_l[k]), float(rot_l[k])))
+    return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos_l.max()),
+                        float(rot_l.max()), ra.link_names[ia[worst]], samples, tol,
+                        per_link=per_link)
 
 
 _VERIFY_CHUNK = 8192
