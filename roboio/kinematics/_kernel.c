@@ -468,22 +468,28 @@ static const char *type_name(char t)
     return t == 'd' ? "float64" : t == 'f' ? "float32" : "int64";
 }
 
+/* "(2, N, 4)" for error messages: dims with -1 shown as N. */
+static void shape_text(char *buf, size_t size, int ndim, const Py_ssize_t *dims)
+{
+    size_t pos = 0;
+    pos += (size_t)PyOS_snprintf(buf, size, "(");
+    for (int d = 0; d < ndim && pos + 24 < size; d++)
+        pos += (size_t)(dims[d] < 0 ? PyOS_snprintf(buf + pos, size - pos, d ? ", N" : "N")
+                        : PyOS_snprintf(buf + pos, size - pos, d ? ", %zd" : "%zd", dims[d]));
+    PyOS_snprintf(buf + pos, size - pos, ndim == 1 ? ",)" : ")");
+}
+
 /* A buffer of one of the types in `types` with exactly `ndim` dimensions whose extents match
  * dims (-1 = any), aligned, and C-contiguous if `contiguous`. */
 static int get_array(PyObject *obj, Py_buffer *v, int writable, const char *types, int ndim,
                      const Py_ssize_t *dims, int contiguous, const char *what)
 {
-    char want[96];
-    int pos = 0;
-    for (int d = 0; d < ndim && pos < 80; d++)
-        pos += dims[d] < 0 ? PyOS_snprintf(want + pos, 96 - pos, d ? ", N" : "N")
-                           : PyOS_snprintf(want + pos, 96 - pos, d ? ", %zd" : "%zd", dims[d]);
-    if (ndim == 1 && pos < 90)
-        PyOS_snprintf(want + pos, 96 - pos, ",");
+    char want[128];
     int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj, v, flags) < 0) {
         PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s must be a %s%s array of shape (%s), got %.80s", what,
+        shape_text(want, sizeof want, ndim, dims);
+        PyErr_Format(PyExc_ValueError, "%s must be a %s%s array of shape %s, got %.80s", what,
                      writable ? "writeable " : "", type_name(types[0]), want,
                      Py_TYPE(obj)->tp_name);
         return -1;
@@ -500,7 +506,8 @@ static int get_array(PyObject *obj, Py_buffer *v, int writable, const char *type
     for (int d = 0; ok && d < ndim; d++)
         ok = dims[d] < 0 || v->shape[d] == dims[d];
     if (!ok) {
-        PyErr_Format(PyExc_ValueError, "%s must have shape (%s)", what, want);
+        shape_text(want, sizeof want, ndim, dims);
+        PyErr_Format(PyExc_ValueError, "%s must have shape %s", what, want);
         goto fail;
     }
     if (contiguous && !c_contiguous(v)) {
