@@ -409,6 +409,7 @@ typedef struct {
     int *order;            /* parents first */
     Plan full;             /* every link */
     double *scratch;       /* single-configuration work area (used under the GIL only) */
+    int *chain;            /* the same, for a link's chain */
     PyObject *empty;       /* allocator, numpy.empty */
     PyObject *frames_shape;   /* (n, 4, 4) */
     PyObject *jac_shape;      /* (6, n) */
@@ -420,6 +421,7 @@ static void Model_dealloc(Model *self)
     PyMem_RawFree(self->links);
     PyMem_RawFree(self->order);
     PyMem_RawFree(self->scratch);
+    PyMem_RawFree(self->chain);
     Py_XDECREF(self->empty);
     Py_XDECREF(self->frames_shape);
     Py_XDECREF(self->jac_shape);
@@ -685,8 +687,9 @@ static int Model_init(Model *self, PyObject *args, PyObject *kwds)
     self->n = n;
     self->links = PyMem_RawCalloc((size_t)(n ? n : 1), sizeof(LinkData));
     self->order = PyMem_RawMalloc(sizeof(int) * (size_t)(n ? n : 1));
-    self->scratch = PyMem_RawMalloc(sizeof(double) * (size_t)(20 * n + 16));
-    if (!self->links || !self->order || !self->scratch) {
+    self->scratch = PyMem_RawMalloc(sizeof(double) * (size_t)(19 * n + 1));
+    self->chain = PyMem_RawMalloc(sizeof(int) * (size_t)(n + 1));
+    if (!self->links || !self->order || !self->scratch || !self->chain) {
         PyErr_NoMemory();
         goto done;
     }
@@ -741,40 +744,68 @@ done:
 
 /* --- single configuration ------------------------------------------------------------- */
 
-/* Scratch layout: q [n], angles / sin / cos [n each], frames [16 n]. */
-#define SCR_Q(self) ((self)->scratch)
-#define SCR_X(self) ((self)->scratch + (self)->n)
-#define SCR_S(self) ((self)->scratch + 2 * (self)->n)
-#define SCR_C(self) ((self)->scratch + 3 * (self)->n)
-#define SCR_W(self) ((self)->scratch + 4 * (self)->n)
+/* Scratch layout: angles / sin / cos [n each], frames [16 n]; chain [n ints]. Only touched
+ * by pure C code after every argument is parsed (parsing can run Python code, which could
+ * call this model again). */
+#define SCR_X(self) ((self)->scratch)
+#define SCR_S(self) ((self)->scratch + (self)->n)
+#define SCR_C(self) ((self)->scratch + 2 * (self)->n)
+#define SCR_W(self) ((self)->scratch + 3 * (self)->n)
 
-static void frames_single(Model *self, double *W)
+/* The configuration is parsed into a stack buffer when it is small (no allocation). */
+#define STACK_LINKS 64
+
+static int ready(Model *self)
+{
+    if (self->links == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Model is not initialised");
+        return 0;
+    }
+    return 1;
+}
+
+static double *config_buffer(Model *self, double *local)
+{
+    if (self->n <= STACK_LINKS)
+        return local;
+    double *q = PyMem_RawMalloc(sizeof(double) * (size_t)self->n);
+    if (!q)
+        PyErr_NoMemory();
+    return q;
+}
+
+static void frames_single(Model *self, const double *q, double *W)
 {
     const Plan *p = &self->full;
-    gather_angles(self->links, p, SCR_Q(self), 1, 0, 1, SCR_X(self));
+    gather_angles(self->links, p, q, 1, 0, 1, SCR_X(self));
     sincos_array(SCR_X(self), SCR_S(self), SCR_C(self), p->ntrig);
-    eval_frames(self->links, p, SCR_Q(self), 1, SCR_S(self), SCR_C(self), W);
+    eval_frames(self->links, p, q, 1, SCR_S(self), SCR_C(self), W);
 }
 
 PyDoc_STRVAR(fk_doc, "fk(q, out=None) -> (n, 4, 4) world transforms of every link.");
 
 static PyObject *Model_fk(Model *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    double local[STACK_LINKS], *q;
+    PyObject *arr = NULL;
+    Py_buffer v;
+    Py_ssize_t dims[3] = {self->n, 4, 4};
     if (nargs < 1 || nargs > 2) {
         PyErr_SetString(PyExc_TypeError, "fk(q, out=None)");
         return NULL;
     }
-    if (get_config(self, args[0], SCR_Q(self)) < 0)
+    if (!ready(self) || !(q = config_buffer(self, local)))
         return NULL;
-    Py_buffer v;
-    Py_ssize_t dims[3] = {self->n, 4, 4};
-    PyObject *arr = result(self, nargs > 1 ? args[1] : NULL, self->frames_shape, &v, 3, dims,
-                           "out");
-    if (!arr)
-        return NULL;
-    frames_single(self, v.buf);
-    write_bottom_rows(v.buf, self->n);
-    PyBuffer_Release(&v);
+    if (get_config(self, args[0], q) == 0) {
+        arr = result(self, nargs > 1 ? args[1] : NULL, self->frames_shape, &v, 3, dims, "out");
+        if (arr) {
+            frames_single(self, q, v.buf);
+            write_bottom_rows(v.buf, self->n);
+            PyBuffer_Release(&v);
+        }
+    }
+    if (q != local)
+        PyMem_RawFree(q);
     return arr;
 }
 
@@ -783,33 +814,30 @@ PyDoc_STRVAR(jacobian_doc,
 
 static PyObject *Model_jacobian(Model *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    double local[STACK_LINKS], *q, pl[3];
     int link;
-    double pl[3];
+    PyObject *arr = NULL;
+    Py_buffer v;
+    Py_ssize_t dims[2] = {6, self->n};
     if (nargs < 3 || nargs > 4) {
         PyErr_SetString(PyExc_TypeError, "jacobian(q, link, point, out=None)");
         return NULL;
     }
-    if (get_config(self, args[0], SCR_Q(self)) < 0 || get_link(self, args[1], &link) < 0 ||
-        get_point(args[2], pl) < 0)
+    if (!ready(self) || !(q = config_buffer(self, local)))
         return NULL;
-    Py_buffer v;
-    Py_ssize_t dims[2] = {6, self->n};
-    PyObject *arr = result(self, nargs > 3 ? args[3] : NULL, self->jac_shape, &v, 2, dims,
-                           "out");
-    if (!arr)
-        return NULL;
-    /* the chain is short and the scratch frames are free: evaluate all links, one plan */
-    int *chain = PyMem_RawMalloc(sizeof(int) * (size_t)(self->n + 1));
-    if (!chain) {
-        PyBuffer_Release(&v);
-        Py_DECREF(arr);
-        return PyErr_NoMemory();
+    if (get_config(self, args[0], q) == 0 && get_link(self, args[1], &link) == 0 &&
+        get_point(args[2], pl) == 0) {
+        arr = result(self, nargs > 3 ? args[3] : NULL, self->jac_shape, &v, 2, dims, "out");
+        if (arr) {
+            Py_ssize_t len = chain_of(self, link, self->chain);
+            frames_single(self, q, SCR_W(self));
+            jacobian_columns(self->links, self->chain, len, self->n, SCR_W(self), link, pl,
+                             v.buf);
+            PyBuffer_Release(&v);
+        }
     }
-    Py_ssize_t len = chain_of(self, link, chain);
-    frames_single(self, SCR_W(self));
-    jacobian_columns(self->links, chain, len, self->n, SCR_W(self), link, pl, v.buf);
-    PyMem_RawFree(chain);
-    PyBuffer_Release(&v);
+    if (q != local)
+        PyMem_RawFree(q);
     return arr;
 }
 
@@ -825,7 +853,7 @@ static PyObject *Model_jacobian_frames(Model *self, PyObject *const *args, Py_ss
         PyErr_SetString(PyExc_TypeError, "jacobian_frames(W, link, point, out=None)");
         return NULL;
     }
-    if (get_link(self, args[1], &link) < 0 || get_point(args[2], pl) < 0)
+    if (!ready(self) || get_link(self, args[1], &link) < 0 || get_point(args[2], pl) < 0)
         return NULL;
     Py_buffer w, v;
     Py_ssize_t wdims[3] = {self->n, 4, 4}, dims[2] = {6, self->n};
@@ -833,22 +861,12 @@ static PyObject *Model_jacobian_frames(Model *self, PyObject *const *args, Py_ss
         return NULL;
     PyObject *arr = result(self, nargs > 3 ? args[3] : NULL, self->jac_shape, &v, 2, dims,
                            "out");
-    if (!arr) {
-        PyBuffer_Release(&w);
-        return NULL;
-    }
-    int *chain = PyMem_RawMalloc(sizeof(int) * (size_t)(self->n + 1));
-    if (chain) {
-        Py_ssize_t len = chain_of(self, link, chain);
-        jacobian_columns(self->links, chain, len, self->n, w.buf, link, pl, v.buf);
-        PyMem_RawFree(chain);
+    if (arr) {
+        Py_ssize_t len = chain_of(self, link, self->chain);
+        jacobian_columns(self->links, self->chain, len, self->n, w.buf, link, pl, v.buf);
+        PyBuffer_Release(&v);
     }
     PyBuffer_Release(&w);
-    PyBuffer_Release(&v);
-    if (!chain) {
-        Py_DECREF(arr);
-        return PyErr_NoMemory();
-    }
     return arr;
 }
 
@@ -900,6 +918,8 @@ static PyObject *Model_fk_batch(Model *self, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_TypeError, "fk_batch(Q, out, links=None)");
         return NULL;
     }
+    if (!ready(self))
+        return NULL;
     if (get_configs(self, args[0], &qv, &rs, &cs) < 0)
         return NULL;
     Py_ssize_t N = qv.shape[0];
@@ -1008,6 +1028,8 @@ static PyObject *Model_jacobian_batch(Model *self, PyObject *const *args, Py_ssi
         PyErr_SetString(PyExc_TypeError, "jacobian_batch(Q, link, point, out)");
         return NULL;
     }
+    if (!ready(self))
+        return NULL;
     if (get_link(self, args[1], &link) < 0 || get_point(args[2], pl) < 0)
         return NULL;
     if (get_configs(self, args[0], &qv, &rs, &cs) < 0)
