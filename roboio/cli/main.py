@@ -27,6 +27,11 @@ def build_parser() -> argparse.ArgumentParser:
     for m in sorted(m.name for m in pkgutil.iter_modules(pkg.__path__)):
         if m.startswith("cmd_"):
             importlib.import_module(f"{pkg.__name__}.{m}").register(sub)
+    for p in sub.choices.values():
+        p.add_argument("--data-path", action="append", default=[], metavar="DIR",
+                       help="extra root for files the input refers to (OpenRAVE data "
+                            "directory, $GRASPIT, ...); repeatable, tried in order after the "
+                            "referring file's directory")
     return parser
 
 
@@ -46,8 +51,10 @@ def main(argv=None) -> int:
         warnings.simplefilter("ignore", RoboioWarning)
         from ..kinematics.backends import KernelUnavailableWarning
         warnings.simplefilter("default", KernelUnavailableWarning)    # slow kinematics: say so
+    from ..api import default_search_paths
     try:
-        return int(args.func(args) or 0)
+        with default_search_paths(getattr(args, "data_path", None)):
+            return int(args.func(args) or 0)
     except (RoboioError, FileNotFoundError, IsADirectoryError, PermissionError) as e:
         if args.debug:
             raise
