@@ -74,11 +74,13 @@ typedef struct {
  * round-to-nearest doubles without excess precision (FLT_EVAL_METHOD == 0); elsewhere libm
  * does everything.
  */
-#define PIO2_1 0x1.921fb54400000p+0     /* first 33 bits of pi/2 */
-#define PIO2_2 0x1.0b4611a600000p-34    /* next 33 bits */
-#define PIO2_3 0x1.3198a2e037073p-69    /* the rest, rounded */
-#define TWO_OVER_PI 0x1.45f306dc9c883p-1
-#define ROUND_MAGIC 0x1.8p52            /* v + magic - magic rounds v to an integer */
+/* Decimal literals that read back as exactly these doubles (hex floats, e.g. 0x1.921fb544p+0
+ * for PIO2_1, are not understood by every C compiler roboio may meet). */
+#define PIO2_1 1.5707963267341256       /* first 33 bits of pi/2: 0x1.921fb54400000p+0 */
+#define PIO2_2 6.077100506303966e-11    /* next 33 bits: 0x1.0b4611a600000p-34 */
+#define PIO2_3 2.0222662487959506e-21   /* the rest, rounded: 0x1.3198a2e037073p-69 */
+#define TWO_OVER_PI 0.6366197723675814
+#define ROUND_MAGIC 6755399441055744.0  /* 1.5 * 2^52: v + magic - magic rounds v */
 #define TRIG_LIMIT 1e5
 
 /* Taylor coefficients (-1)^k / (2k+1)! and (-1)^k / (2k)!, k = 1..8 */
