@@ -15,24 +15,27 @@ from ..context import LoadContext
 __all__ = ["parse", "parse_bytes", "where", "attr_floats", "children", "local_name"]
 
 
-def _parser(recover: bool) -> etree.XMLParser:
+def _parser(recover: bool, large_text: bool = False) -> etree.XMLParser:
     return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
-                           dtd_validation=False, huge_tree=False, recover=recover,
+                           dtd_validation=False, huge_tree=large_text, recover=recover,
                            remove_comments=True, remove_pis=True)
 
 
-def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover: bool = False):
+def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover: bool = False,
+                large_text: bool = False):
     """Root element of ``data``; FormatError(path, line, col) on malformed XML unless
-    ``recover`` (then a warning in ``ctx``)."""
+    ``recover`` (then a warning in ``ctx``). ``large_text`` lifts libxml2's 10 MB limit on one
+    text node (COLLADA keeps a whole mesh in one ``<float_array>``); entities, DTDs and the
+    network stay off, and the file itself is bounded by the load's ``max_file_bytes``."""
     try:
-        return etree.fromstring(data, _parser(False))
+        return etree.fromstring(data, _parser(False, large_text))
     except etree.XMLSyntaxError as e:
         line, col = e.position if e.position else (None, None)
         msg = e.msg or str(e)
         if not recover:
             raise FormatError(path, line, col, f"malformed XML: {msg}") from None
         try:
-            root = etree.fromstring(data, _parser(True))
+            root = etree.fromstring(data, _parser(True, large_text))
         except etree.XMLSyntaxError:
             root = None
         if root is None:
