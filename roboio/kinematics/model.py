@@ -115,9 +115,9 @@ class KinematicModel:
         Q = self._configs(Q)
         sel = self._link_indices(links)
         shape = (len(Q), self.n if sel is None else len(sel), 4, 4)
-        out = _output(out, shape, dtype, (np.float64, np.float32))
+        out = _output(out, shape, dtype, _FRAME_DTYPES)
         ev = self.evaluator()
-        if Q.dtype == np.float64 and Q.flags.aligned:
+        if Q.dtype == _F64 and Q.flags.aligned:
             ev.fk_batch(Q, out, sel)
         else:       # converted a chunk at a time: no full-size float64 copy of Q
             for s in range(0, len(Q), _CONVERT_CHUNK):
@@ -154,7 +154,7 @@ class KinematicModel:
                 part = block[s:s + chunk_size]
                 if buf is None:
                     buf = _output(None, (chunk_size, self.n if sel is None else len(sel), 4, 4),
-                                  dtype, (np.float64, np.float32))
+                                  dtype, _FRAME_DTYPES)
                 frames = self.fk_batch(part, out=buf[:len(part)], links=sel)
                 yield start, frames
                 start += len(part)
@@ -176,9 +176,9 @@ class KinematicModel:
         Q = self._configs(Q)
         link = self._link_index(link)
         point = _point(point)
-        out = _output(out, (len(Q), 6, self.n), None, (np.float64,))
+        out = _output(out, (len(Q), 6, self.n), None, _JACOBIAN_DTYPES)
         ev = self.evaluator()
-        if Q.dtype == np.float64 and Q.flags.aligned:
+        if Q.dtype == _F64 and Q.flags.aligned:
             ev.jacobian_batch(Q, link, point, out)
         else:
             for s in range(0, len(Q), _CONVERT_CHUNK):
@@ -242,26 +242,33 @@ def _point(point):
     return p
 
 
+_F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
+_FRAME_DTYPES = (_F64, _F32)
+_JACOBIAN_DTYPES = (_F64,)
+
+
 def _output(out, shape, dtype, allowed):
     """``out`` checked against ``shape`` and ``dtype`` (default: out's own, else the first of
     ``allowed``), or a new array."""
     if dtype is not None:
         dtype = np.dtype(dtype)
         if dtype not in allowed:
-            names = " or ".join(np.dtype(a).name for a in allowed)
+            names = " or ".join(a.name for a in allowed)
             raise ValueError(f"dtype must be {names}, got {dtype}")
     if out is None:
-        return np.empty(shape, dtype=dtype or allowed[0])
+        return np.empty(shape, dtype=allowed[0] if dtype is None else dtype)
     if not isinstance(out, np.ndarray):
         raise ValueError(f"out must be a numpy array, got {type(out).__name__}")
-    want = dtype or (out.dtype if out.dtype in allowed else np.dtype(allowed[0]))
-    if out.dtype != want:
-        raise ValueError(f"out has dtype {out.dtype}, expected {want}")
+    have = out.dtype
+    want = dtype if dtype is not None else (have if have in allowed else allowed[0])
+    if have != want:
+        raise ValueError(f"out has dtype {have}, expected {want}")
     if out.shape != shape:
         raise ValueError(f"out has shape {out.shape}, expected {shape}")
-    if not out.flags.c_contiguous:
+    flags = out.flags
+    if not flags.c_contiguous:
         raise ValueError("out must be C-contiguous")
-    if not out.flags.writeable:
+    if not flags.writeable:
         raise ValueError("out is read-only")
     return out
 
