@@ -1,9 +1,10 @@
-"""Loading speed: roboio.load vs pinocchio.buildModelFromUrdf on every corpus URDF, and the
-cold start of a process that loads a robot.
+"""Loading speed: roboio.load vs pinocchio.buildModelFromUrdf on every corpus URDF (and the
+URDFs of the example-robot-data package when it is installed), and the cold start of a
+process that loads a robot.
 
     python benchmarks/bench_load.py [--rounds 7] [--cold 7]
 
-For each URDF under ../shared/corpus both loaders run once per round, interleaved (a machine
+For each URDF both loaders run once per round, interleaved (a machine
 shared with others slows them alike); the ratio roboio/pinocchio is taken within a round,
 its median over rounds is the file's ratio, and the median over files is the summary.
 pinocchio builds the kinematic tree only; roboio builds its whole model (meshes stay lazy).
@@ -35,22 +36,33 @@ def timed(fn):
     return time.perf_counter() - t
 
 
-def bench_urdfs(rounds):
+def example_robot_data():
+    """The robots folder of the installed example-robot-data distribution, or None."""
+    try:
+        from importlib.metadata import PackageNotFoundError, distribution
+        d = str(distribution("example-robot-data").locate_file(
+            "cmeel.prefix/share/example-robot-data/robots"))
+    except (ImportError, PackageNotFoundError):
+        return None
+    return d if os.path.isdir(d) else None
+
+
+def bench_urdfs(rounds, root, title, package_dirs=None):
     import roboio
     try:
         import pinocchio as pin
     except ImportError:
         pin = None
-    files = sorted(glob.glob(os.path.join(CORPUS, "**", "*.urdf"), recursive=True))
-    print(f"roboio.load vs pinocchio.buildModelFromUrdf, {len(files)} corpus URDFs, "
+    files = sorted(glob.glob(os.path.join(root, "**", "*.urdf"), recursive=True))
+    print(f"roboio.load vs pinocchio.buildModelFromUrdf, {len(files)} {title} URDFs, "
           f"median of {rounds} interleaved rounds (ms)")
     ratios = []
     warnings.simplefilter("ignore")
     for f in files:
         try:
-            roboio.load(f)
+            roboio.load(f, package_dirs=package_dirs)
         except Exception as e:           # noqa: BLE001  (report and go on)
-            print(f"  {os.path.relpath(f, CORPUS)}: roboio cannot load it ({e})")
+            print(f"  {os.path.relpath(f, root)}: roboio cannot load it ({e})")
             continue
         use_pin = pin is not None
         if use_pin:
@@ -60,12 +72,12 @@ def bench_urdfs(rounds):
                 use_pin = False
         rows = []
         for _ in range(rounds):
-            r = {"roboio": timed(lambda: roboio.load(f))}
+            r = {"roboio": timed(lambda: roboio.load(f, package_dirs=package_dirs))}
             if use_pin:
                 r["pinocchio"] = timed(lambda: pin.buildModelFromUrdf(f))
             rows.append(r)
         t_r = statistics.median(r["roboio"] for r in rows)
-        line = f"  {os.path.relpath(f, CORPUS):55s} roboio {t_r * 1e3:7.2f}"
+        line = f"  {os.path.relpath(f, root):60s} roboio {t_r * 1e3:7.2f}"
         if pin and not use_pin:
             line += "  (pinocchio cannot read it)"
         if use_pin:
@@ -75,8 +87,9 @@ def bench_urdfs(rounds):
             line += f"  pinocchio {t_p * 1e3:7.2f}  roboio/pinocchio {ratio:5.2f}x"
         print(line)
     if ratios:
-        print(f"  median ratio roboio/pinocchio over {len(ratios)} files: "
+        print(f"  median ratio roboio/pinocchio over {len(ratios)} {title} files: "
               f"{statistics.median(ratios):.2f}x (goal <= 3x)")
+    return ratios
 
 
 def cold(runs):
@@ -105,7 +118,11 @@ def main():
     args = ap.parse_args()
     if not os.path.isdir(CORPUS):
         sys.exit(f"corpus not found at {CORPUS}")
-    bench_urdfs(args.rounds)
+    ratios = bench_urdfs(args.rounds, CORPUS, "corpus")
+    erd = example_robot_data()
+    if erd:
+        ratios += bench_urdfs(args.rounds, erd, "example-robot-data", package_dirs=[erd])
+        print(f"  median ratio over all {len(ratios)} files: {statistics.median(ratios):.2f}x")
     cold(args.cold)
 
 
