@@ -43,7 +43,7 @@ def run(args):
         _pose(obj, args.config)
     try:
         if getattr(args, "body", None):
-            from ..formats.choreonoid.motion_convert import attach_body
+            from ..convert import attach_body
             attach_body(obj, load(args.body, strict=args.strict))
         report = save(obj, args.output, args.to, meshes=args.meshes)
     except UnknownFormat as e:

@@ -462,7 +462,7 @@ class MjcfWriter:
             if g.primitive in ("Point", "Segment"):
                 self.report.lose("primitives without surface (points, segments)", label)
                 return False
-            from ..meshes.shapes import primitive_to_mesh
+            from ...model.tessellate import primitive_to_mesh
             if g.primitive not in ("AABB", "Box", "Triangle", "Polygon"):
                 self.report.lose("primitives MuJoCo has no geom for, written as triangle meshes "
                                  "(approximations)", f"{label} ({g.primitive})")
