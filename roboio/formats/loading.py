@@ -45,11 +45,12 @@ def _inline_parser(ref: str) -> Optional[tuple]:
     return None
 
 
-def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format: Optional[str] = None):
+def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format: Optional[str] = None,
+              realpath: Optional[str] = None):
     """Read a file referenced from another with a child context; detects reference cycles
-    and charges the ``files`` budget."""
+    and charges the ``files`` budget (``realpath``: ``os.path.realpath(path)`` if known)."""
     path = os.fspath(path)
-    key = os.path.realpath(path)
+    key = realpath if realpath is not None else os.path.realpath(path)
     if key in ctx.stack:
         raise ctx.error(f"{path} includes itself (reference cycle)")
     ctx.charge("files", 1, what=f"opening {path}")
@@ -64,10 +65,11 @@ def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format
 def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
     """Load a geometry file (lazily for meshes). Results are cached per resolved path and
     returned as independent copies sharing nothing mutable."""
-    key = ("geometry", os.path.realpath(path), format)
+    real = os.path.realpath(path)
+    key = ("geometry", real, format)
     cached = ctx.cache.get(key)
     if cached is None:
-        cached = read_file(path, ctx, kinds=("geometry",), format=format)
+        cached = read_file(path, ctx, kinds=("geometry",), format=format, realpath=real)
         _share_parse(cached)
         ctx.cache[key] = cached
     return cached.copy()

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...errors import FormatError
 from ...context import LoadContext
-from ...transforms import make_transform, rpy_to_matrix
+from ...transforms import rpy_xyz_transform
 from ..xmlutil import children, local_name, where
 from ._records import JOINT_TYPES, GeomRec, InertialRec, JointRec, LinkRec, UrdfModel, VisualRec
 
@@ -27,6 +27,7 @@ __all__ = ["parse_model"]
 _IGNORED_TOP = {"transmission", "gazebo", "ros2_control", "klampt", "sensor"}
 _IGNORED_JOINT = {"safety_controller", "calibration"}
 
+_ZERO3 = (0.0, 0.0, 0.0)
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
 
 
@@ -79,9 +80,9 @@ class _Reader:
         if not els:
             return np.eye(4)
         el = els[0]
-        xyz = self.numbers(el, "xyz", 3, default=[0.0, 0.0, 0.0])
-        rpy = self.numbers(el, "rpy", 3, default=[0.0, 0.0, 0.0])
-        return make_transform(rpy_to_matrix(rpy), xyz)
+        xyz = self.numbers(el, "xyz", 3, default=_ZERO3)
+        rpy = self.numbers(el, "rpy", 3, default=_ZERO3)
+        return rpy_xyz_transform(rpy, xyz)      # Python floats: no numpy call per step
 
     def geometry(self, parent) -> GeomRec:
         els = children(parent, "geometry")
