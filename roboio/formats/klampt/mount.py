@@ -21,7 +21,6 @@ import numpy as np
 
 from ...model import Group, Joint, Link, Robot, TriangleMesh
 from ..fileio import fmt_floats
-from ..xmlutil import parse_bytes
 from ._strings import file_extension, is_integer_text
 
 __all__ = ["link_index", "is_robot_file", "has_geometry", "default_pairs", "mounted_geometry", "read_mounted_robot",
@@ -175,6 +174,7 @@ def _mount_sensors(robot: Robot, sub: Robot, n0: int, L: int, T, prefix: str, sa
     absent) becomes ``T . Tsensor``; without ``link``, ``indices`` is read as Klamp't reads
     it (integers up to the first non-integer) and shifted by N0."""
     try:
+        from ..xmlutil import parse_bytes       # lxml only for robots with sensor XML
         mine = parse_bytes(sub.properties["sensors"].encode("utf-8"), sub.source or "")
     except ValueError as e:
         say(f"mount: the sensors of the mounted robot {sub.name!r} are not valid XML ({e}); "
@@ -204,6 +204,7 @@ def _mount_sensors(robot: Robot, sub: Robot, n0: int, L: int, T, prefix: str, sa
         robot.properties["sensors"] = _xml_text(mine)
         return
     try:
+        from ..xmlutil import parse_bytes
         root = parse_bytes(own.encode("utf-8"), robot.source or "")
     except ValueError:
         say("mount: the robot's own sensors property is not valid XML; the mounted robot's "
