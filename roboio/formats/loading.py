@@ -35,7 +35,7 @@ def register_inline_geometry(opening: str, closing: str, parser: Union[str, Call
 
 
 def _inline_parser(ref: str) -> Optional[tuple]:
-    registry.formats()           # the ecosystems declare their syntaxes when imported
+    registry.ensure_loaded()     # the ecosystems declare their syntaxes when imported
     for opening, closing, parser in _INLINE:
         if ref.startswith(opening) and ref.endswith(closing) and len(ref) >= len(opening) + len(closing):
             if isinstance(parser, str):

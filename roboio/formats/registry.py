@@ -150,8 +150,12 @@ def register(info: FormatInfo) -> FormatInfo:
     return info
 
 
-def _ensure_loaded():
-    from . import _all  # noqa: F401  (imports every ecosystem package, which registers)
+def ensure_loaded():
+    """Import every ecosystem package (each registers its formats) once."""
+    from . import _all  # noqa: F401
+
+
+_ensure_loaded = ensure_loaded
 
 
 def formats() -> list[FormatInfo]:
