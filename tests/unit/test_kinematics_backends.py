@@ -424,3 +424,15 @@ def test_install_from_this_checkout_built_the_kernel():
     assert "compiled" in available_backends(), (
         "pip installed roboio from this checkout with a C compiler present, but the "
         "compiled kinematics kernel is missing: see the build output of setup.py")
+
+
+def test_ci_runs_kinematics_again_without_the_kernel():
+    """.ci/run repeats the kinematics-related tests with ROBOIO_KINEMATICS=numpy, so the
+    fallback a machine without a C compiler gets is exercised through every caller."""
+    with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
+        lines = [ln.split() for ln in f if ln.startswith("ROBOIO_KINEMATICS=numpy ")]
+    assert lines, ".ci/run has no pass with ROBOIO_KINEMATICS=numpy"
+    files = [w for w in lines[0] if w.startswith("tests/")]
+    assert "tests/unit/test_kinematics.py" in files and "tests/test_docs.py" in files
+    for f in files:
+        assert os.path.exists(os.path.join(ROOT, f)), f".ci/run names {f}, which does not exist"
