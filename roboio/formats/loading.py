@@ -62,10 +62,26 @@ def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format
         ctx.stack.pop()
 
 
+def _realpath(path: str, ctx: LoadContext) -> str:
+    """``os.path.realpath(path)``, resolving each directory once per load (a robot's meshes
+    share a few directories): the directory's real path, then the file name unless it is
+    itself a symbolic link. (Relative paths and paths with ``..``, which realpath resolves
+    after the links before them, take the plain way.)"""
+    d, base = os.path.split(path)
+    if (not os.path.isabs(path) or base in ("", ".", "..") or ".." in path.split(os.sep)
+            or (os.altsep and ".." in path.split(os.altsep)) or os.path.islink(path)):
+        return os.path.realpath(path)
+    key = ("realdir", d)
+    real_d = ctx.cache.get(key)
+    if real_d is None:
+        real_d = ctx.cache[key] = os.path.realpath(d)
+    return os.path.join(real_d, base)
+
+
 def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
     """Load a geometry file (lazily for meshes). Results are cached per resolved path and
     returned as independent copies sharing nothing mutable."""
-    real = os.path.realpath(path)
+    real = _realpath(path, ctx)
     key = ("geometry", real, format)
     cached = ctx.cache.get(key)
     if cached is None:

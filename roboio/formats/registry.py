@@ -215,7 +215,9 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
         return info
     by_ext = _readers_by_extension(path, kinds)
     head = None
-    if len(by_ext) == 1 and not by_ext[0].has_sniff:
+    if len(by_ext) == 1:
+        # the only format for the extension is chosen whatever its sniffer says (see the
+        # fall-back below), so its content need not be read here
         return by_ext[0]
     if by_ext:
         head = _head(path)
