@@ -29,7 +29,9 @@ _IGNORED_JOINT = {"safety_controller", "calibration"}
 
 _ZERO3 = (0.0, 0.0, 0.0)
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
-_NUM = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+# (the same numbers as _NUMBER, written so that a failing match cannot backtrack through the
+# ways of splitting a run of digits)
+_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 # a whole attribute of such numbers separated by ASCII blanks: checked in one match
 _NUMBERS = re.compile(rf"[ \t\n\r]*(?:{_NUM}(?:[ \t\n\r]+{_NUM})*[ \t\n\r]*)?")
 
