@@ -50,10 +50,10 @@ class Link:
         self.parent = int(parent)
         self.joint_type = joint_type
         self.axis = axis
-        self.parent_transform = np.eye(4) if parent_transform is None else parent_transform
+        self.parent_transform = _EYE4 if parent_transform is None else parent_transform
         self.mass = float(mass)
         self.com = com
-        self.inertia = np.eye(3) if inertia is None else inertia
+        self.inertia = _EYE3 if inertia is None else inertia
         self.geometry = geometry
         self.visual_geometry: Optional[Geometry] = None
         self.appearance = appearance if appearance is not None else Appearance()
@@ -98,9 +98,16 @@ class Link:
 
 def _frozen(value, shape):
     """A read-only float copy: in-place edits would bypass cache invalidation, so assign."""
-    a = np.array(value, dtype=float).reshape(shape)
+    a = np.array(value, dtype=float)
+    if a.shape != shape:
+        a = a.reshape(shape)
     a.setflags(write=False)
     return a
+
+
+# defaults of Link (copied by _frozen on assignment; readers build many links)
+_EYE4 = _frozen(np.eye(4), (4, 4))
+_EYE3 = _frozen(np.eye(3), (3, 3))
 
 
 @dataclass
