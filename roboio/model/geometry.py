@@ -22,6 +22,7 @@ __all__ = ["Geometry", "TriangleMesh", "PointCloud", "Primitive", "Group", "Appe
 
 
 _ATOMIC = (bool, int, float, str)
+_EYE4 = np.eye(4)          # copied, never handed out (np.eye costs a reader per geometry)
 
 
 @dataclass
@@ -40,7 +41,7 @@ class Geometry:
 
     def __init__(self, transform=None, margin: float = 0.0, source: Optional[GeometrySource] = None,
                  missing: bool = False):
-        self.transform = np.eye(4) if transform is None else np.array(transform, dtype=float)
+        self.transform = _EYE4.copy() if transform is None else np.array(transform, dtype=float)
         self.margin = float(margin)
         self.source = source
         self.missing = missing
