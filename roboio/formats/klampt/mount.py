@@ -173,8 +173,8 @@ def _mount_sensors(robot: Robot, sub: Robot, n0: int, L: int, T, prefix: str, sa
     the sub-robot's world frame, so its ``Tsensor`` (row-major R, then t; identity when
     absent) becomes ``T . Tsensor``; without ``link``, ``indices`` is read as Klamp't reads
     it (integers up to the first non-integer) and shifted by N0."""
+    from ..xmlutil import parse_bytes      # lxml only for robots whose mounts carry sensors
     try:
-        from ..xmlutil import parse_bytes       # lxml only for robots with sensor XML
         mine = parse_bytes(sub.properties["sensors"].encode("utf-8"), sub.source or "")
     except ValueError as e:
         say(f"mount: the sensors of the mounted robot {sub.name!r} are not valid XML ({e}); "
@@ -204,7 +204,6 @@ def _mount_sensors(robot: Robot, sub: Robot, n0: int, L: int, T, prefix: str, sa
         robot.properties["sensors"] = _xml_text(mine)
         return
     try:
-        from ..xmlutil import parse_bytes
         root = parse_bytes(own.encode("utf-8"), robot.source or "")
     except ValueError:
         say("mount: the robot's own sensors property is not valid XML; the mounted robot's "
