@@ -239,22 +239,37 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     if (wa[ia] != wb[ib]).any():
         notes.append("welded in one model only: " + ", ".join(
             ra.link_names[i] for i, j in pairs if wa[i] != wb[j]))
-    Tb = rb.fk_batch(Qb)[:, ib]
-    pos, rot = _errors(ra.fk_batch(Qa)[:, ia], Tb)
     rigid = _rigid(ra)
+    pos_l, rot_l = _max_errors(ra, rb, Qa, Qb, ia, ib)
     if rigid is not None:
         # A's frames are not rotations: a rigid-body target holds their nearest rotations
-        pos2, rot2 = _errors(rigid[0].fk_batch(Qa)[:, ia], Tb)
-        if max(pos2.max(), rot2.max()) < max(pos.max(), rot.max()):
+        pos2, rot2 = _max_errors(rigid[0], rb, Qa, Qb, ia, ib)
+        if max(pos2.max(), rot2.max()) < max(pos_l.max(), rot_l.max()):
             notes.append(f"A's link frames are not rotations (largest matrix entry change to the "
                          f"nearest rotation {rigid[1]:.1e}, in {rigid[2]}); B is compared with A's "
                          f"frames made rotations, which moves A's links by up to "
-                         f"{pos.max():.1e} m and {rot.max():.1e} rad")
-            pos, rot = pos2, rot2
-    worst = np.unravel_index(np.argmax(np.maximum(pos, rot)), pos.shape)
+                         f"{pos_l.max():.1e} m and {rot_l.max():.1e} rad")
+            pos_l, rot_l = pos2, rot2
+    worst = int(np.argmax(np.maximum(pos_l, rot_l)))
     per_link = {}
     for k, i in enumerate(ia):
-        per_link.setdefault(ra.link_names[i], (float(pos[:, k].max()), float(rot[:, k].max())))
-    return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos.max()),
-                        float(rot.max()), ra.link_names[ia[worst[1]]], samples, tol, notes,
+        per_link.setdefault(ra.link_names[i], (float(pos_l[k]), float(rot_l[k])))
+    return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos_l.max()),
+                        float(rot_l.max()), ra.link_names[ia[worst]], samples, tol, notes,
                         per_link, used)
+
+
+_CHUNK = 8192
+
+
+def _max_errors(ra: Robot, rb: Robot, Qa, Qb, ia, ib):
+    """Per matched link, the largest position (m) and rotation (rad) difference over the
+    samples, evaluated in chunks (bounded memory for any number of samples)."""
+    pos_l = np.zeros(len(ia))
+    rot_l = np.zeros(len(ia))
+    for s in range(0, len(Qa), _CHUNK):
+        pos, rot = _errors(ra.fk_batch(Qa[s:s + _CHUNK], links=ia),
+                           rb.fk_batch(Qb[s:s + _CHUNK], links=ib))
+        pos_l = np.maximum(pos_l, pos.max(axis=0))          # (nan propagates: never ok)
+        rot_l = np.maximum(rot_l, rot.max(axis=0))
+    return pos_l, rot_l

@@ -126,6 +126,8 @@ def main(argv=None) -> int:
     if not args.debug:
         # warnings are reported by the commands themselves (from obj.warnings)
         warnings.simplefilter("ignore", RoboioWarning)
+        from ..kinematics.backends import KernelUnavailableWarning
+        warnings.simplefilter("default", KernelUnavailableWarning)    # slow kinematics: say so
     from ..api import default_flavor, default_package_dirs, default_search_paths
     try:
         with default_search_paths(getattr(args, "data_path", None)), \
