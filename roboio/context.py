@@ -43,6 +43,7 @@ class LoadContext:
             self.totals = _root.totals
             self.search_paths = _root.search_paths
             self.package_dirs = _root.package_dirs
+            self.files = _root.files
             return
         self.root = self
         self.strict = strict
@@ -51,6 +52,7 @@ class LoadContext:
         self.stack: list[str] = []
         self.limits: Limits = as_limits(limits)
         self.totals: dict[str, int] = {}
+        self.files: dict[str, None] = {}      # every file read, in order (an ordered set)
         self.search_paths: list[str] = [os.fspath(p) for p in (search_paths or ())]
         if package_dirs is None:
             self.package_dirs = None
@@ -62,6 +64,11 @@ class LoadContext:
     def child(self, path) -> "LoadContext":
         """A context for a file referenced from this one (shares everything but ``path``)."""
         return LoadContext(path, _root=self.root)
+
+    def note_file(self, path) -> None:
+        """Record that ``path`` was read by this load (:attr:`files`; writers refuse to
+        overwrite these unless told to, see :func:`roboio.save`)."""
+        self.files[os.fspath(path)] = None
 
     # -- messages ---------------------------------------------------------------------
     def error(self, message: str, line=None, column=None, path=None) -> FormatError:

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .limits import check_alloc
 from .model import Geometry, MultiPath, RigidObject, Robot, Terrain, Trajectory, World
 from .report import ConversionReport
 
@@ -63,6 +64,7 @@ def adapt(obj, info, report: ConversionReport):
 def sample_configs(robot: Robot, n: int, seed: int = 0) -> np.ndarray:
     """``(n, num_links)`` configurations uniform within the joint limits (±pi where a limit
     is infinite; fixed links stay at their only value)."""
+    check_alloc(n * robot.num_links * 8.0, f"{n:,} random configurations")
     rng = np.random.default_rng(seed)
     lo = np.where(np.isfinite(robot.qmin), robot.qmin, -np.pi)
     hi = np.where(np.isfinite(robot.qmax), robot.qmax, np.pi)
@@ -103,6 +105,9 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9) -> Verify
     drawn within ``a``'s limits; ``b`` gets the same value on every DOF whose link name
     matches (other DOFs stay at 0)."""
     ra, rb = _as_robot(a), _as_robot(b)
+    if int(samples) != samples or samples < 1:
+        raise ValueError(f"verify needs samples >= 1, got {samples!r}")
+    check_alloc(samples * (ra.num_links + rb.num_links) * 3 * 128.0, f"verify with {samples:,} samples")
     idx_b = {}
     for i, name in enumerate(rb.link_names):
         idx_b.setdefault(name, i)

@@ -54,3 +54,25 @@ def parse_numbers(text: str, what: str) -> np.ndarray:
         return np.array([float(x) for x in text.replace(",", " ").split()], dtype=float)
     except ValueError:
         raise UsageError(f"{what} must be numbers separated by spaces") from None
+
+
+def check_format(name, option: str, write: bool = False) -> None:
+    """A usage error naming ``option`` (``--to``, ``--format``, ``--from``) when ``name`` is
+    not a format roboio can read (or, with ``write``, write); the message lists the valid
+    names. Checked before any file is read."""
+    if name is None:
+        return
+    from ..formats import registry
+    formats = registry.formats()
+    valid = sorted(f.name for f in formats if (f.can_write if write else f.can_read))
+    if name in valid:
+        return
+    why = "unknown format" if name not in {f.name for f in formats} else \
+        f"format {'cannot be written' if write else 'cannot be read'}:"
+    raise UsageError(f"{option}: {why} {name!r} (valid {'output' if write else 'input'} "
+                     f"formats: {', '.join(valid)})")
+
+
+def add_force_option(parser) -> None:
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite an output that is one of the input files (refused otherwise)")

@@ -1,6 +1,6 @@
 """roboio convert: read one file, write another."""
 from ..api import load, save
-from ._common import dump_json
+from ._common import add_force_option, check_format, dump_json
 
 
 def register(sub):
@@ -13,16 +13,21 @@ def register(sub):
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--body", metavar="MODEL", help="body model for motion conversions (Choreonoid "
                    ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
+    add_force_option(p)
     p.set_defaults(func=run)
 
 
 def run(args):
+    check_format(args.frm, "--from")
+    check_format(args.to, "--to", write=True)
     obj = load(args.input, args.frm, strict=args.strict)
     try:
         if getattr(args, "body", None):
             from ..formats.choreonoid.motion_convert import attach_body
-            attach_body(obj, load(args.body, strict=args.strict))
-        report = save(obj, args.output, args.to)
+            body = load(args.body, strict=args.strict)
+            attach_body(obj, body)
+            obj.input_files = list(getattr(obj, "input_files", [])) + list(body.input_files)
+        report = save(obj, args.output, args.to, overwrite_input=args.force)
     except ValueError as e:
         from .main import UsageError
         if type(e) is ValueError:

@@ -5,6 +5,7 @@ from ..api import load
 from ..convert import sample_configs
 from ..transforms import matrix_to_rpy
 from ._common import dump_json, parse_numbers, pick_robot
+from ._options import positive_int
 from .main import UsageError
 
 
@@ -12,7 +13,7 @@ def register(sub):
     p = sub.add_parser("fk", help="forward kinematics: world transforms of the links")
     p.add_argument("path")
     p.add_argument("--config", help='configuration "q1 q2 ..." (one value per link; default: the file\'s)')
-    p.add_argument("--random", type=int, metavar="N", help="N random configurations within the limits")
+    p.add_argument("--random", type=positive_int, metavar="N", help="N random configurations within the limits")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--link", help="only this link (name or index)")
     p.add_argument("--robot", help="robot of a world file (name or index; default: the first)")

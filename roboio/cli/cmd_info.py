@@ -1,7 +1,7 @@
 """roboio info: what a file holds."""
 from ..api import load
 from ..describe import summary
-from ._common import dump_json
+from ._common import check_format, dump_json
 
 
 def register(sub):
@@ -14,6 +14,7 @@ def register(sub):
 
 
 def run(args):
+    check_format(args.format, "--format")
     obj = load(args.path, args.format, strict=args.strict)
     s = summary(obj)
     if args.json:

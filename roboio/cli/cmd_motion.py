@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..api import load, save
-from ._common import dump_json
+from ..errors import RoboioError
+from ._common import add_force_option, check_format, dump_json
 from .main import UsageError
 
 
@@ -20,6 +21,7 @@ def register(sub):
                    help="hold: Choreonoid's rule (frame int(t*rate), zero-order hold); "
                         "linear: interpolate values and positions, slerp rotations")
     r.add_argument("--to", metavar="FORMAT", help="output format (e.g. choreonoid-seq-v4)")
+    add_force_option(r)
     r.set_defaults(func=run_resample)
     f = msub.add_parser("fk", help="world transforms of a body's links along a motion")
     f.add_argument("motion")
@@ -41,14 +43,18 @@ def _motion(path):
 
 
 def run_resample(args):
+    check_format(args.to, "--to", write=True)
+    if args.rate is not None and not (args.rate > 0 and np.isfinite(args.rate)):
+        raise UsageError("--rate must be a positive number of frames per second")
     m = _motion(args.input)
-    if args.rate is not None and not args.rate > 0:
-        raise UsageError("--rate must be positive")
     try:
         out = m.resampled(args.rate, args.method)
+    except RoboioError:
+        raise
     except ValueError as e:
         raise UsageError(str(e)) from None
-    report = save(out, args.output, args.to)
+    out.input_files = list(m.input_files)
+    report = save(out, args.output, args.to, overwrite_input=args.force)
     for w in m.warnings + out.warnings:
         report.warn(w)
     print(f"{args.input}: {m.num_frames} frames{' with frame times' if m.times is not None else ''} "
@@ -61,7 +67,14 @@ def _frames(spec: str, n: int) -> np.ndarray:
     if spec == "all":
         return np.arange(n)
     if ":" in spec:
-        parts = [int(x) if x.strip() else None for x in spec.split(":")]
+        try:
+            parts = [int(x) if x.strip() else None for x in spec.split(":")]
+            if len(parts) > 3:
+                raise ValueError
+        except ValueError:
+            raise UsageError(f"--frames: {spec!r} is not a slice like '::100' or '10:20'") from None
+        if parts[2:] == [0]:
+            raise UsageError("--frames: the slice step cannot be 0")
         return np.arange(n)[slice(*parts)]
     try:
         idx = np.array([int(x) for x in spec.replace(",", " ").split()])
@@ -78,11 +91,13 @@ def run_fk(args):
     from ..model import Robot
     if not isinstance(body, Robot):
         raise UsageError(f"{args.body} holds a {type(body).__name__}, not a body model")
+    idx = _frames(args.frames, m.num_frames)
     try:
         T = m.link_transforms(body)
+    except RoboioError:
+        raise
     except ValueError as e:
         raise UsageError(str(e)) from None
-    idx = _frames(args.frames, m.num_frames)
     names = args.link or [body.links[i].name for i in body.extras.get("choreonoid", {}).get(
         "link_order", range(body.num_links))]
     try:

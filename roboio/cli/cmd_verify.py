@@ -2,13 +2,14 @@
 from ..api import load
 from ..convert import verify
 from ._common import dump_json, pick_robot
+from ._options import positive_int
 
 
 def register(sub):
     p = sub.add_parser("verify", help="compare two robot models link by link over random configurations")
     p.add_argument("a")
     p.add_argument("b")
-    p.add_argument("--samples", type=int, default=100)
+    p.add_argument("--samples", type=positive_int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--tol", type=float, default=1e-9)
     p.add_argument("--json", action="store_true")

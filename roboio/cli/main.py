@@ -14,10 +14,13 @@ import sys
 import warnings
 
 from ..errors import RoboioError, RoboioWarning
+from ..formats.registry import UnknownFormat
+from ..limits import using as using_limits
+from ._options import OneLineParser, add_shared_options, limits_of
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="roboio", description="Read, write, convert and check robot, world and motion files "
         "of Klamp't, OpenRAVE, GraspIt!, Choreonoid, URDF and MJCF.")
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
@@ -27,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     for m in sorted(m.name for m in pkgutil.iter_modules(pkg.__path__)):
         if m.startswith("cmd_"):
             importlib.import_module(f"{pkg.__name__}.{m}").register(sub)
+    add_shared_options(sub)
     return parser
 
 
@@ -45,20 +49,33 @@ def main(argv=None) -> int:
         # warnings are reported by the commands themselves (from obj.warnings)
         warnings.simplefilter("ignore", RoboioWarning)
     try:
-        return int(args.func(args) or 0)
-    except (RoboioError, FileNotFoundError, IsADirectoryError, PermissionError) as e:
+        with using_limits(limits_of(args)):
+            return int(args.func(args) or 0)
+    except KeyboardInterrupt:
         if args.debug:
             raise
-        msg = str(e)
-        if isinstance(e, FileNotFoundError) and e.filename:
-            msg = f"{e.filename}: file not found"
-        print(f"roboio: error: {msg}", file=sys.stderr)
-        return 1
-    except UsageError as e:
-        print(f"roboio {args.command}: error: {e}", file=sys.stderr)
-        return 2
+        print("roboio: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         return 0
+    except (RoboioError, OSError, MemoryError) as e:
+        if args.debug:
+            raise
+        print(f"roboio: error: {_one_line(e)}", file=sys.stderr)
+        return 1
+    except (UsageError, UnknownFormat) as e:
+        print(f"roboio {args.command}: error: {e}", file=sys.stderr)
+        return 2
+
+
+def _one_line(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.filename:
+        where = f"{e.filename}" + (f" -> {e.filename2}" if e.filename2 else "")
+        what = "file not found" if isinstance(e, FileNotFoundError) else (e.strerror or str(e))
+        return f"{where}: {what}"
+    if isinstance(e, MemoryError):
+        return "out of memory (lower the limits with --limit NAME=VALUE; see docs/limits.md)"
+    return " ".join(str(e).split("\n"))
 
 
 class UsageError(Exception):

@@ -18,6 +18,7 @@ from typing import Callable, Optional, Union
 
 from ..context import LoadContext
 from . import registry
+from .fileio import check_regular_input
 
 __all__ = ["read_file", "load_geometry", "load_geometry_ref", "register_inline_geometry",
            "resolve_reference"]
@@ -53,6 +54,9 @@ def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format
     if key in ctx.stack:
         raise ctx.error(f"{path} includes itself (reference cycle)")
     ctx.charge("files", 1, what=f"opening {path}")
+    if os.path.exists(path):
+        check_regular_input(path)
+    ctx.note_file(path)
     info = registry.find_reader(path, format, kinds)
     ctx.stack.append(key)
     try:
