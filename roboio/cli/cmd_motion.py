@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..api import load, save
-from ..errors import RoboioError
+from ..errors import LimitExceeded, RoboioError
 from ._common import add_force_option, check_format, dump_json
 from .main import UsageError
 
@@ -49,6 +49,8 @@ def run_resample(args):
     m = _motion(args.input)
     try:
         out = m.resampled(args.rate, args.method)
+    except LimitExceeded as e:
+        raise LimitExceeded(f"{args.input}: {e}") from None
     except RoboioError:
         raise
     except ValueError as e:
