@@ -282,8 +282,9 @@ GENERATORS: dict[str, tuple[Callable, list]] = {
 }
 
 
-def generate(d, rng: random.Random) -> Hostile:
-    """A random hostile input with randomised sizes (for the fuzzer)."""
+def generate(d, rng: random.Random) -> tuple:
+    """``(generator name, Hostile)``: a random hostile input with randomised sizes (for the
+    fuzzer)."""
     name = rng.choice([n for n in GENERATORS if n not in ("fifo", "dev_zero")])
     gen, variants = GENERATORS[name]
     kw = dict(rng.choice(variants))
@@ -296,7 +297,7 @@ def generate(d, rng: random.Random) -> Hostile:
             kw[param] = int(lo * (hi / lo) ** rng.random())
     if name == "stl_claim" and kw.get("count", 0) >= 2**32:
         kw["count"] = 2**32 - 1
-    return gen(d, **kw)
+    return name, gen(d, **kw)
 
 
 # -- running one case under a time and memory guard ---------------------------------------
