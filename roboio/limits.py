@@ -34,7 +34,7 @@ class Limits:
     max_depth: int = 256               # nesting of XML elements, YAML nodes, Inventor groups, ...
     max_files: int = 10_000            # files opened (includes, mounts, meshes, robots of a world)
     max_file_bytes: int = 2 << 30      # size of any one input file
-    max_nodes: int = 20_000_000        # elements/nodes created, after DEF/USE, aliases, mounts
+    max_nodes: int = 2_000_000         # elements/nodes created, after DEF/USE, aliases, mounts
     max_vertices: int = 50_000_000     # mesh vertices and point-cloud points
     max_triangles: int = 50_000_000    # mesh triangles
     max_links: int = 100_000           # robot links
