@@ -16,7 +16,9 @@ def adapt(obj, info, report: ConversionReport):
     """Shape ``obj`` into something ``info``'s writer accepts, reporting what is dropped:
     a World with one robot becomes that Robot (other elements listed as lost); a Robot,
     RigidObject, Terrain or Geometry becomes a one-element World; a MultiPath becomes its
-    concatenated Trajectory (holds, IK goals, settings listed as lost)."""
+    concatenated Trajectory (holds, IK goals, settings listed as lost); a Robot or World
+    written to a mesh format becomes one posed mesh scene (robots at ``robot.config``,
+    kinematics listed as lost)."""
     accepts = info.writes
     if not accepts or isinstance(obj, accepts):
         return obj
@@ -54,6 +56,9 @@ def adapt(obj, info, report: ConversionReport):
         if isinstance(obj, RigidObject):
             report.lose("mass, inertia and contact parameters of the rigid object (target holds geometry only)")
         return g
+    if Geometry in accepts and isinstance(obj, (Robot, World)):
+        from .formats.meshes.posed import posed_geometry   # robots at their configuration
+        return posed_geometry(obj, report)
     if World in accepts and isinstance(obj, (Robot, RigidObject, Terrain, Geometry)):
         w = World(getattr(obj, "name", "World"))
         w.add(Terrain("Terrain", obj) if isinstance(obj, Geometry) else obj)
@@ -85,6 +90,7 @@ class VerifyResult:
     samples: int
     tol: float
     notes: list = field(default_factory=list)
+    per_link: dict = field(default_factory=dict)   # link name -> (max position, max rotation error)
 
     @property
     def ok(self) -> bool:
@@ -133,5 +139,8 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9) -> Verify
                      Rrel[..., 1, 0] - Rrel[..., 0, 1]], axis=-1)
     rot = np.arctan2(np.linalg.norm(skew, axis=-1) / 2, cos)
     worst = np.unravel_index(np.argmax(np.maximum(pos, rot)), pos.shape)
+    per_link = {}
+    for k, i in enumerate(ia):
+        per_link.setdefault(ra.link_names[i], (float(pos[:, k].max()), float(rot[:, k].max())))
     return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos.max()),
-                        float(rot.max()), ra.link_names[ia[worst[1]]], samples, tol)
+                        float(rot.max()), ra.link_names[ia[worst[1]]], samples, tol, per_link=per_link)

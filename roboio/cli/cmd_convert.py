@@ -13,6 +13,8 @@ def register(sub):
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--body", metavar="MODEL", help="body model for motion conversions (Choreonoid "
                    ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
+    p.add_argument("--config", help="configuration of the (first) robot for a posed mesh scene "
+                   "(.glb/.gltf/.obj/.stl/.ply): link vector, driver vector, or name=value pairs")
     add_force_option(p)
     p.set_defaults(func=run)
 
@@ -21,6 +23,8 @@ def run(args):
     check_format(args.frm, "--from")
     check_format(args.to, "--to", write=True)
     obj = load(args.input, args.frm, strict=args.strict)
+    if getattr(args, "config", None):
+        _pose(obj, args.config)
     try:
         if getattr(args, "body", None):
             from ..formats.choreonoid.motion_convert import attach_body
@@ -37,3 +41,14 @@ def run(args):
         report.warn(f"input: {w}")
     print(dump_json(report.to_dict()) if args.json else str(report))
     return 0
+
+
+def _pose(obj, text):
+    """Set the first robot's ``config`` (what a posed mesh scene shows) from ``--config``."""
+    from ..model import Robot, World
+    from ._configarg import parse_config
+    from .main import UsageError
+    robot = obj if isinstance(obj, Robot) else (obj.robots[0] if isinstance(obj, World) and obj.robots else None)
+    if robot is None:
+        raise UsageError("--config needs a robot, and the input has none")
+    robot.config = parse_config(robot, text)

@@ -45,11 +45,11 @@ def writable_names():
     (["convert", ROB, "x.urdf", "--from", "nosuch"], "--from", "input"),
     (["convert", ROB, "x.urdf", "--to", "nosuch"], "--to", "output"),
     (["motion", "resample", SEQ, "x.seq", "--to", "nosuch"], "--to", "output"),
-    (["convert", ROB, "x.urdf", "--to", "gltf"], "--to", "output"),      # readable, not writable
+    (["convert", ROB, "x.urdf", "--to", "vrml"], "--to", "output"),      # readable, not writable
 ])
 def test_unknown_format_is_a_usage_error_naming_the_valid_ones(capsys, tmp_path, argv, option, direction):
     argv = [str(tmp_path / a) if a.startswith("x.") else a for a in argv]
-    line = one_line(capsys, 2, rf"^roboio \w+: error: {option}: .*'(nosuch|gltf)'", *argv)
+    line = one_line(capsys, 2, rf"^roboio \w+: error: {option}: .*'(nosuch|vrml)'", *argv)
     names = writable_names() if direction == "output" else sorted(f.name for f in roboio.formats() if f.can_read)
     assert all(n in line for n in names)
     assert not list(tmp_path.iterdir())

@@ -92,6 +92,7 @@ def read_gltf(path: str, ctx) -> TriangleMesh:
 
 register(FormatInfo(
     name="gltf", extensions=(".gltf", ".glb"), kinds=("geometry",),
-    description="glTF 2.0 / GLB meshes (read through trimesh; Y-up converted to Z-up as Klamp't does)",
+    description="glTF 2.0 / GLB meshes (read through trimesh; Y-up converted to Z-up as Klamp't does; "
+    "written as one node per mesh, robots and worlds posed)",
     ecosystem="meshes", sniff=lambda head, path: head[:4] == b"glTF" or (b'"asset"' in head and b'"version"' in head),
-    read=read_gltf))
+    read=read_gltf, write="roboio.formats.meshes.gltf_write:write_gltf", writes=("Geometry",)))
