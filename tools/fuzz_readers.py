@@ -42,7 +42,7 @@ CORPUS = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
 SAMPLES = os.path.join(ROOT, "roboio", "data", "samples")
 sys.path[:0] = [ROOT, HERE, os.path.join(ROOT, "tests")]
 
-MAX_SEED_BYTES = 300_000
+MAX_SEED_BYTES = 150_000
 BAD = ("other_exception", "crash", "hang", "slow", "big")
 
 
@@ -88,6 +88,8 @@ def worker_main() -> None:
             pass
     out = sys.stdout
     sys.stdout = open(os.devnull, "w")          # readers must not print; keep the channel clean
+    out.write('{"ready": true}\n')
+    out.flush()
     for line in sys.stdin:
         job = json.loads(line)
         _reset_hwm()
@@ -136,6 +138,10 @@ class Worker:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, preexec_fn=pre, env=env, cwd=ROOT)
         self.count = 0
+        # wait until it has imported every reader, so that import time never counts as an input's
+        ready, _, _ = select.select([self.proc.stdout], [], [], 300)
+        if not ready or not self.proc.stdout.readline():
+            raise RuntimeError("fuzz worker did not start")
 
     def stop(self):
         if self.proc and self.proc.poll() is None:
@@ -213,8 +219,8 @@ class Stats:
         row["inputs"] += 1
         row[res["outcome"]] += 1
         s, mb = res.get("seconds", 0.0), res.get("peak_mb", 0.0)
-        self.max_s[reader] = max(self.max_s[reader], s)
-        if res["outcome"] not in ("hang", "crash"):
+        if res["outcome"] not in ("hang", "crash"):      # those are counted, not timed
+            self.max_s[reader] = max(self.max_s[reader], s)
             self.max_wall[reader] = max(self.max_wall[reader], res.get("wall", s))
         self.peak[reader] = max(self.peak[reader], mb)
         bad = []
