@@ -169,5 +169,5 @@ def limit_name(counter: str) -> str:
 def describe(counter: str, value: int, limit: int, what: Optional[str] = None) -> str:
     name = limit_name(counter)
     thing = f"{what}: " if what else ""
-    return (f"{thing}{counter.replace('_', ' ')} {value:,} exceed the limit {name}={limit:,} "
+    return (f"{thing}{counter.replace('_', ' ')} {value:,}, over the limit {name}={limit:,} "
             f"(raise it with roboio.load(..., limits={{'{name}': N}}) or --limit {name}=N)")

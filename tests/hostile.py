@@ -47,7 +47,7 @@ def deep_yaml(d, ext="seq", depth=30_000, style="flow"):
     else:                           # compact block sequences: "- - - - 1"
         body = "\n  " + "- " * depth + "1"
     p = _write(d, f"deep_{style}.{ext}", head + body + "\n")
-    return Hostile(f"deep YAML .{ext} ({style}, {depth})", p, ["info", p], r"max_depth|nesting|deep")
+    return Hostile(f"deep YAML .{ext} ({style}, {depth})", p, ["info", p], r"max_depth")
 
 
 def yaml_alias_bomb(d, levels=9, fanout=10):
@@ -133,7 +133,7 @@ def inventor_file_fanout(d, files=8, fanout=10):
 
 def inventor_deep(d, depth=100_000):
     p = _write(d, "deep.iv", "#Inventor V2.1 ascii\n\n" + "Separator { " * depth + "}" * depth + "\n")
-    return Hostile(f"Inventor nesting {depth}", p, ["info", p], r"max_depth|nesting|deep")
+    return Hostile(f"Inventor nesting {depth}", p, ["info", p], r"max_depth")
 
 
 # -- Klamp't ----------------------------------------------------------------------------
@@ -168,7 +168,7 @@ def geom_group_deep(d, depth=50_000):
     """A Klamp't geometry group (``.group``: count, then streams) nested ``depth`` levels."""
     text = "1\n" + "Group 1\n" * depth + "Primitive Point 0 0 0\n"
     p = _write(d, "deep.group", text)
-    return Hostile(f"Klamp't Group nesting {depth}", p, ["info", p], r"max_depth|nesting|deep")
+    return Hostile(f"Klamp't Group nesting {depth}", p, ["info", p], r"max_depth")
 
 
 # -- XML --------------------------------------------------------------------------------

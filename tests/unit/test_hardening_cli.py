@@ -92,7 +92,7 @@ WORLD = os.path.join(SAMPLES, "world.xml")
 
 
 def test_limit_option_reaches_the_load(capsys):
-    one_line(capsys, 1, r"world\.xml:4: .*opening .*: files 3 exceed the limit max_files=2.*--limit max_files=N",
+    one_line(capsys, 1, r"world\.xml:4: .*opening .*: files 3, over the limit max_files=2.*--limit max_files=N",
              "info", WORLD, "--limit", "files=2")
     rc, out, err = run(capsys, "info", WORLD, "--limit", "files=100", "--limit", "max_depth=10")
     assert rc == 0, err
