@@ -177,7 +177,7 @@ def xml_deep(d, depth=100_000, root="robot", ext="urdf"):
     text = (f'<?xml version="1.0"?>\n<{root} name="r">' + "<a>" * depth + "</a>" * depth
             + f"</{root}>\n")
     p = _write(d, f"deep.{ext}", text)
-    return Hostile(f"XML nesting {depth} (.{ext})", p, ["info", p], r"max_depth|nesting|deep|depth")
+    return Hostile(f"XML nesting {depth} (.{ext})", p, ["info", p], r"max_depth")
 
 
 def xml_entity_bomb(d, ext="urdf"):
