@@ -310,11 +310,14 @@ class Outcome:
     seconds: float             # wall time
     peak_mb: float             # peak resident memory of the process (ru_maxrss)
     timed_out: bool
+    cpu_seconds: float = 0.0   # user + system CPU time (what the process cost, load or not)
 
 
-def run_guarded(args, timeout=30.0, address_space_mb=3000, env=None, cwd=None) -> Outcome:
-    """Run ``python args...`` in a subprocess with RLIMIT_AS and a timeout; measure its wall
-    time and peak RSS (from wait4, so only that process counts)."""
+def run_guarded(args, timeout=30.0, address_space_mb=3000, env=None, cwd=None,
+                cpu_seconds=None) -> Outcome:
+    """Run ``python args...`` in a subprocess with RLIMIT_AS, optionally RLIMIT_CPU (the
+    process gets SIGXCPU past ``cpu_seconds``), and a wall-clock timeout; measure its wall
+    time, CPU time and peak RSS (from wait4, so only that process counts)."""
     import resource
     import subprocess
     import sys
@@ -328,6 +331,8 @@ def run_guarded(args, timeout=30.0, address_space_mb=3000, env=None, cwd=None) -
         lim = address_space_mb << 20
         resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if cpu_seconds:
+            resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds) + 1, int(cpu_seconds) + 3))
 
     import threading
     t0 = time.monotonic()
@@ -354,4 +359,4 @@ def run_guarded(args, timeout=30.0, address_space_mb=3000, env=None, cwd=None) -
     out = b"".join(chunks["out"])
     err = b"".join(chunks["err"])
     return Outcome(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"),
-                   seconds, usage.ru_maxrss / 1024.0, timed_out)
+                   seconds, usage.ru_maxrss / 1024.0, timed_out, usage.ru_utime + usage.ru_stime)
