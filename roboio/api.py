@@ -1,6 +1,8 @@
 """Top-level load / save functions."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import struct
 import zlib
@@ -12,7 +14,20 @@ from .formats.fileio import require_file
 from .model import Geometry, RigidObject, Robot, Terrain, World
 from .report import ConversionReport
 
-__all__ = ["load", "load_world", "save", "formats", "input_paths"]
+__all__ = ["load", "load_world", "save", "formats", "default_search_paths", "input_paths"]
+
+_SEARCH_PATHS: contextvars.ContextVar = contextvars.ContextVar("roboio_search_paths", default=())
+
+
+@contextlib.contextmanager
+def default_search_paths(paths):
+    """Within the ``with`` block, :func:`load` calls that give no ``search_paths`` use
+    ``paths`` (the command line's ``--data-path`` options)."""
+    token = _SEARCH_PATHS.set(tuple(os.fspath(p) for p in (paths or ())))
+    try:
+        yield
+    finally:
+        _SEARCH_PATHS.reset(token)
 
 
 def formats():
@@ -38,6 +53,8 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
     path = os.fspath(path)
     require_file(path)
     info = registry.find_reader(path, format)
+    if search_paths is None:
+        search_paths = _SEARCH_PATHS.get()
     ctx = LoadContext(path, strict, limits=limits, search_paths=search_paths,
                       package_dirs=package_dirs)
     ctx.stack.append(os.path.realpath(path))

@@ -437,8 +437,14 @@ def build_seeds(out_dir: str, samples_dir: str) -> list:
             ("meshes/crate.off", "crate.stl", None), ("meshes/crate.off", "crate.ply", None),
             ("meshes/crate.off", "crate.obj", "wavefront-obj"), ("meshes/crate.off", "crate.pcd", None),
             ("meshes/crate.off", "crate.tri", None), ("choreonoid/arm_wave.seq", "wave.seq", None),
-            ("choreonoid/arm_timed.seq", "timed.seq", None)]
+            ("choreonoid/arm_timed.seq", "timed.seq", None),
+            ("planar_arm.rob", "graspit/arm.xml", "graspit"), ("crate.obj", "graspit/crate.xml", "graspit"),
+            ("world.xml", "graspit/world.xml", "graspit"),
+            ("planar_arm.rob", "openrave/arm.robot.xml", "openrave"),
+            ("world.xml", "openrave/world.env.xml", "openrave"),
+            ("planar_arm.rob", "collada/arm.dae", "collada-robot")]
     for src, dst, fmt in jobs:
+        os.makedirs(os.path.dirname(os.path.join(conv, dst)), exist_ok=True)
         try:
             roboio.save(roboio.load(os.path.join(out_dir, src)), os.path.join(conv, dst), fmt)
         except Exception:      # noqa: BLE001 - a seed less is not fatal

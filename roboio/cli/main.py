@@ -31,6 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
         if m.startswith("cmd_"):
             importlib.import_module(f"{pkg.__name__}.{m}").register(sub)
     add_shared_options(sub)
+    for p in sub.choices.values():
+        p.add_argument("--data-path", action="append", default=[], metavar="DIR",
+                       help="extra root for files the input refers to (OpenRAVE data "
+                            "directory, $GRASPIT, ...); repeatable, tried in order after the "
+                            "referring file's directory")
     return parser
 
 
@@ -48,8 +53,9 @@ def main(argv=None) -> int:
     if not args.debug:
         # warnings are reported by the commands themselves (from obj.warnings)
         warnings.simplefilter("ignore", RoboioWarning)
+    from ..api import default_search_paths
     try:
-        with using_limits(limits_of(args)):
+        with using_limits(limits_of(args)), default_search_paths(getattr(args, "data_path", None)):
             return int(args.func(args) or 0)
     except KeyboardInterrupt:
         if args.debug:

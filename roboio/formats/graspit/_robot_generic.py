@@ -1,0 +1,376 @@
+"""Any robot model -> GraspIt! DH chains with the same link frames.
+
+GraspIt! robots are serial DH chains hanging from the palm. For every model link (frame
+``F = F_parent P Rot(u, q)``, or ``F_parent P`` when welded) roboio writes, in its chain:
+
+1. a *constant* joint (when needed) taking the parent frame's z axis onto the link's joint
+   axis (one DH transform reaches any line: along the common normal);
+2. the moving joint: ``theta = r * dof + c`` (revolute; ``d`` along the axis) or
+   ``d = r * dof + c`` (prismatic), with ``alpha`` and ``c`` from the Z-X-Z angles of the
+   remaining rotation;
+3. a trailing constant joint for the last Z angle (when not zero).
+
+A welded link is one or two constant joints. Constant joints are revolute joints of an
+extra DOF whose joints all have the range [0, 0]. The GraspIt! link consumes its joints
+(``Revolute``/``Prismatic`` for one, ``Universal`` for two, ``Ball`` for three), so its frame
+is exactly the model's. The first link of a chain gets its constant part in the chain's
+``<transform>``.
+
+Drivers become DOFs in order (affine ``q = o + s u`` -> ratio ``s``, the offset ``o`` moves
+into the joint's DH offset, so read-back joint values are shifted by ``o``); links no driver
+moves get DOFs of their own. A tree that branches below the palm is written as one chain
+per leaf; links shared with an earlier chain are repeated as massless copies without
+geometry (reported).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._build import MM
+from ._robot_spec import DOF_DEFAULTS, ChainOut, DofOut, JointOut, LinkOut, RobotOut, body_of, tail_from_extras
+from ._text import num, plain
+from ._transform import parts_for
+
+__all__ = ["spec_from_model", "line_joint", "zxz"]
+
+_EPS = 1e-12
+
+
+def _dh(theta, d, a, alpha) -> np.ndarray:
+    ct, st, ca, sa = math.cos(theta), math.sin(theta), math.cos(alpha), math.sin(alpha)
+    return np.array([[ct, -st * ca, st * sa, a * ct],
+                     [st, ct * ca, -ct * sa, a * st],
+                     [0.0, sa, ca, d],
+                     [0.0, 0.0, 0.0, 1.0]])
+
+
+def line_joint(o, w):
+    """DH parameters ``(theta, d, a, alpha)`` of one transform from the current frame to a
+    frame whose z axis is the line through ``o`` along the unit ``w`` (origin at the foot of
+    the common normal), and that frame."""
+    o = np.asarray(o, float)
+    w = np.asarray(w, float)
+    w = w / np.linalg.norm(w)
+    z = np.array([0.0, 0.0, 1.0])
+    cr = np.cross(z, w)
+    sn = np.linalg.norm(cr)
+    if sn < _EPS:
+        alpha = 0.0 if w[2] > 0 else math.pi
+        a = math.hypot(o[0], o[1])
+        theta = math.atan2(o[1], o[0]) if a > 0 else 0.0
+        d = 0.0
+    else:
+        b = w[2]
+        wo = float(w @ o)
+        s = (o[2] - b * wo) / (1 - b * b)
+        t = s * b - wo
+        x1 = (o + t * w) - np.array([0.0, 0.0, s])
+        a = float(np.linalg.norm(x1))
+        if a < 1e-9 * max(1.0, float(np.linalg.norm(o)), abs(s), abs(t)):
+            x1, a = cr / sn, 0.0          # the lines meet: the normal is z x w
+        else:
+            x1 = x1 / a
+        theta = math.atan2(x1[1], x1[0])
+        d = s
+        alpha = math.atan2(float(np.cross(z, w) @ x1), float(z @ w))
+    return (theta, d, a, alpha), _dh(theta, d, a, alpha)
+
+
+def zxz(R):
+    """``(c, alpha, theta2)`` with ``R = Rz(c) Rx(alpha) Rz(theta2)``."""
+    R = np.asarray(R, float)
+    alpha = math.atan2(math.hypot(R[0, 2], R[1, 2]), R[2, 2])
+    if abs(math.sin(alpha)) < 1e-12:
+        # gimbal: R = Rz(c) Rx(0 or pi), whose first column is (cos c, sin c, 0) either way
+        return math.atan2(R[1, 0], R[0, 0]), (0.0 if R[2, 2] > 0 else math.pi), 0.0
+    c = math.atan2(R[0, 2], -R[1, 2])
+    theta2 = math.atan2(R[2, 0], R[2, 1])
+    return c, alpha, theta2
+
+
+def _is_identity_dh(p) -> bool:
+    return all(abs(v) < 1e-15 for v in p)
+
+
+class _Const:
+    """A constant joint: DH values in SI (theta/alpha radians, d/a metres)."""
+
+    def __init__(self, theta=0.0, d=0.0, a=0.0, alpha=0.0):
+        self.theta, self.d, self.a, self.alpha = theta, d, a, alpha
+
+
+def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
+    report = writer.report
+    n = robot.num_links
+    keep = [i for i in range(n) if i not in exclude]
+    groups = {i: robot.joint_of_link(i) for i in keep}
+
+    def welded(i):
+        g = groups.get(i)
+        return g is not None and g.type == "weld"
+
+    children = {i: [] for i in keep}
+    dropped = set()
+    for i in keep:
+        p = robot.links[i].parent
+        if i == 0:
+            continue
+        if p < 0 or p in dropped:
+            if p < 0:
+                report.lose(f"{robot.name}: link {robot.links[i].name!r} is a second root (a GraspIt! "
+                            "robot has one base); it and its subtree are not written")
+            dropped.add(i)
+            continue
+        children.setdefault(p, []).append(i)
+    palm = robot.links[0]
+    if not welded(0):
+        report.lose(f"{robot.name}: the DOF of the root link {palm.name!r} (a GraspIt! palm does not "
+                    "move)")
+    for g in robot.joints:
+        if g.type not in ("normal", "weld") and any(i in keep for i in g.links):
+            report.lose(f"{robot.name}: {g.type} joint over {[robot.links[i].name for i in g.links]} "
+                        "(written as its one-DOF links)")
+
+    # paths from the palm's children to the leaves (depth first, in link order)
+    paths = []
+    stack = [(c, []) for c in reversed(children.get(0, []))]
+    while stack:
+        i, prefix = stack.pop()
+        prefix = prefix + [i]
+        kids = children.get(i, [])
+        if not kids:
+            paths.append(prefix)
+        stack.extend((k, prefix) for k in reversed(kids))
+    owner = {}
+    for ci, path in enumerate(paths):
+        for i in path:
+            owner.setdefault(i, ci)
+
+    # drivers -> DOFs
+    moving = [i for i in keep if i != 0 and i not in dropped and not welded(i)]
+    dof_of = {}
+    dof_src = []
+    for d in robot.drivers:
+        if d.type not in ("normal", "affine"):
+            report.lose(f"{robot.name}: {d.type} driver {d.name!r} (GraspIt! DOFs drive joints)")
+            continue
+        k = len(dof_src)
+        dof_src.append(d)
+        for m, li in enumerate(d.dofs[:1] if d.type == "normal" else d.dofs):
+            if li not in moving:
+                continue
+            if li in dof_of:
+                report.lose(f"{robot.name}: link {robot.links[li].name!r} is moved by several drivers "
+                            "(a GraspIt! joint follows one DOF; the first is kept)")
+                continue
+            s = d.scale[m] if d.type == "affine" else 1.0
+            o = d.offset[m] if d.type == "affine" else 0.0
+            if s == 0:
+                report.lose(f"{robot.name}: link {robot.links[li].name!r} has a zero driver scale "
+                            "(written as a joint of its own DOF)")
+                continue
+            dof_of[li] = (k, s, o)
+    for li in moving:
+        if li not in dof_of:
+            report.warn(f"{robot.name}: link {robot.links[li].name!r} has no driver; it gets a DOF of its own")
+            dof_of[li] = (len(dof_src), 1.0, 0.0)
+            dof_src.append(None)
+    fixed_dof = len(dof_src)
+    used_fixed = False
+
+    dof_units = []
+    for k, d in enumerate(dof_src):
+        first = next((li for li in moving if dof_of.get(li, (None,))[0] == k), None)
+        dof_units.append(MM if first is not None and robot.links[first].is_prismatic else 1.0)
+    dof_joints = {k: [] for k in range(len(dof_src))}
+
+    def const_joint(cj: _Const) -> JointOut:
+        nonlocal used_fixed
+        used_fixed = True
+        return JointOut("Revolute", f"d{fixed_dof}+{_signed(math.degrees(cj.theta))}", num(cj.d / MM),
+                        num(cj.a / MM), num(math.degrees(cj.alpha)), "0", "0")
+
+    def weld_joints(i, first_in_chain):
+        P = np.asarray(robot.links[i].parent_transform, float)
+        out = []
+        chain_T = None
+        if first_in_chain:
+            chain_T = P
+            out.append(const_joint(_Const()))
+        else:
+            p, K = line_joint(P[:3, 3], P[:3, 2])
+            if not _is_identity_dh(p):
+                out.append(const_joint(_Const(*p)))
+            X = np.linalg.inv(K) @ P
+            psi = math.atan2(X[1, 0], X[0, 0])
+            out.append(const_joint(_Const(psi, X[2, 3])))
+        return chain_T, out, ("Revolute" if len(out) == 1 else "Universal")
+
+    def joints_of(i, first_in_chain):
+        """(chain transform or None, [JointOut], dyn type) for model link ``i``."""
+        if welded(i):
+            return weld_joints(i, first_in_chain)
+        link = robot.links[i]
+        P = np.asarray(link.parent_transform, float)
+        out = []
+        chain_T = None
+        ax = np.asarray(link.axis, float)
+        norm = float(np.linalg.norm(ax))
+        if norm == 0:
+            report.lose(f"{robot.name}: link {link.name!r} has a zero axis (written welded)")
+            return weld_joints(i, first_in_chain)
+        u = ax / norm
+        w = P[:3, :3] @ u
+        if first_in_chain:
+            K = np.eye(4)
+            K[:3, :3] = _frame_z(w)
+            K[:3, 3] = P[:3, 3]
+            chain_T = K
+        else:
+            p, K = line_joint(P[:3, 3], w)
+            if not _is_identity_dh(p):
+                out.append(const_joint(_Const(*p)))
+        X = np.linalg.inv(K) @ P
+        delta = X[2, 3]
+        c, alpha, theta2 = zxz(X[:3, :3])
+        k, s, o = dof_of[i]
+        unit_j = MM if link.is_prismatic else 1.0
+        ratio = s * norm * dof_units[k] / unit_j
+        lo, hi = robot.qmin[i], robot.qmax[i]
+        jlo, jhi = norm * (lo - o), norm * (hi - o)
+        if not (math.isfinite(jlo) and math.isfinite(jhi)):
+            report.lose(f"{robot.name}: infinite limits of {link.name!r} (GraspIt! joints need limits; "
+                        "written as +-1e9)")
+            jlo = jlo if math.isfinite(jlo) else -1e9 * unit_j
+            jhi = jhi if math.isfinite(jhi) else 1e9 * unit_j
+        expr_ratio = "" if ratio == 1 else f"*{plain(ratio)}"
+        if link.is_prismatic:
+            off = (delta + norm * o) / MM
+            j = JointOut("Prismatic", num(math.degrees(c)), f"d{k}{expr_ratio}+{_signed(off)}", "0",
+                         num(math.degrees(alpha)), num(jlo / MM), num(jhi / MM))
+        else:
+            off = math.degrees(c + norm * o)
+            j = JointOut("Revolute", f"d{k}{expr_ratio}+{_signed(off)}", num(delta / MM), "0",
+                         num(math.degrees(alpha)), num(math.degrees(jlo)), num(math.degrees(jhi)))
+        if "e" in expr_ratio.lower():
+            report.lose(f"{robot.name}: ratio of {link.name!r} cannot be written without an exponent")
+        out.append(j)
+        dof_joints[k].append((i, s, link.is_prismatic))
+        if abs(theta2) > 1e-15:
+            out.append(const_joint(_Const(theta2)))
+        dyn = ("Prismatic" if link.is_prismatic else "Revolute") if len(out) == 1 else (
+            "Universal" if len(out) == 2 else "Ball")
+        return chain_T, out, dyn
+
+    chains = []
+    copies = {}
+    if not paths:
+        report.lose(f"{robot.name}: a GraspIt! robot needs a chain; one massless link without geometry "
+                    f"({robot.name}_dummy) is added")
+        body = {"geometry": None, "mass": 1e-6, "com": np.zeros(3), "inertia": np.zeros((3, 3)),
+                "gx": {}, "what": f"{robot.name}_dummy"}
+        chains.append(ChainOut(parts_for(np.eye(4)), [const_joint(_Const())],
+                               [LinkOut("Revolute", f"{_file_stem(robot.name)}_dummy.xml", body, [],
+                                        f"{robot.name}_dummy")]))
+    for ci, path in enumerate(paths):
+        chain_T = None
+        jouts, louts = [], []
+        for pos, i in enumerate(path):
+            T, js, dyn = joints_of(i, pos == 0)
+            if pos == 0:
+                chain_T = T
+            link = robot.links[i]
+            # joint names: roboio names the model links of joints that carry no GraspIt! link
+            jouts += js
+            if owner[i] == ci:
+                body = body_of(link)
+                name = link.name
+            else:
+                copies[i] = copies.get(i, 0) + 1
+                name = f"{link.name}_copy{copies[i]}"
+                body = {"geometry": None, "mass": 1e-6, "com": np.zeros(3), "inertia": np.zeros((3, 3)),
+                        "gx": {}, "what": name}
+                report.lose(f"{robot.name}: GraspIt! chains do not branch; chain {ci} repeats link "
+                            f"{link.name!r} as a massless copy without geometry ({name!r})")
+            louts.append(LinkOut(dyn, f"{_file_stem(name)}.xml", body, [], name))
+        chains.append(ChainOut(parts_for(_to_mm(chain_T)), jouts, louts))
+    for i in keep:
+        if i != 0 and i not in dropped and i not in owner:
+            report.lose(f"{robot.name}: link {robot.links[i].name!r} is not written")
+
+    # DOFs
+    dofs = []
+    for k, d in enumerate(dof_src):
+        rec = (d.extras.get("graspit") or {}).get("dof") if d is not None else None
+        if rec is not None:
+            fields = [("defaultVelocity", rec.default_velocity.text), ("maxEffort", rec.max_effort.text),
+                      ("Kp", rec.kp.text), ("Kd", rec.kd.text), ("draggerScale", rec.dragger_scale.text)]
+            dtype = rec.type
+            if dtype == "c":
+                dtype = "r"
+                report.lose(f"{robot.name}: compliant DOF {d.name!r} written as a rigid DOF with its "
+                            "static coupling ratios (GraspIt!'s compliance formula would change them)")
+        else:
+            fields = list(DOF_DEFAULTS)
+            dtype = "r"
+            if d is not None and math.isfinite(d.tmax):
+                fields[1] = ("maxEffort", num(d.tmax / (1e-6 if dof_units[k] == MM else 1e-9)))
+        joints_k = dof_joints[k]
+        value = 0.0
+        if joints_k:
+            li, s, _ = joints_k[0]
+            o = dof_of[li][2]
+            value = (robot.config[li] - o) / s
+        if value != 0:
+            fields.append(("defaultValue", num(math.degrees(value / dof_units[k]))))
+        if dtype == "b" and rec is not None and rec.breakaway_torque is not None:
+            fields.append(("breakAwayTorque", rec.breakaway_torque.text))
+        if d is not None and (math.isfinite(d.qmin) or math.isfinite(d.qmax)) and joints_k:
+            lo = max((robot.qmin[li] - dof_of[li][2]) / s if s > 0 else (robot.qmax[li] - dof_of[li][2]) / s
+                     for li, s, _ in joints_k)
+            hi = min((robot.qmax[li] - dof_of[li][2]) / s if s > 0 else (robot.qmin[li] - dof_of[li][2]) / s
+                     for li, s, _ in joints_k)
+            if not (np.isclose(lo, d.qmin) and np.isclose(hi, d.qmax)):
+                report.lose(f"{robot.name}: limits of driver {d.name!r} (GraspIt! derives a DOF's range "
+                            "from its joints' limits)")
+        scale = [(li, s, pr) for li, s, pr in joints_k]
+        dofs.append(DofOut(dtype, fields, scale, dof_units[k]))
+    if used_fixed:
+        dofs.append(DofOut("r", list(DOF_DEFAULTS), [], 1.0))
+    gx = robot.extras.get("graspit") or {}
+    palm_attrs = [("name", palm.name)] if palm.name else []
+    out = RobotOut(gx.get("type") or "Hand", gx.get("dbname"), f"{_file_stem(palm.name)}.xml", body_of(palm),
+                   palm_attrs, dofs, chains)
+    # names: roboio's "name" attributes keep the model's link names
+    tail_from_extras(out, robot, gx.get("record"), gx, report)
+    return out
+
+
+def _signed(x: float) -> str:
+    """An offset after '+': negative values as '-x' (read as '+-x')."""
+    return num(x)
+
+
+def _file_stem(name: str) -> str:
+    import re
+    s = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
+    return s or "link"
+
+
+def _frame_z(w) -> np.ndarray:
+    """A rotation whose z axis is the unit ``w`` (x as close to the parent's x as possible)."""
+    w = np.asarray(w, float)
+    x = np.array([1.0, 0.0, 0.0]) - w[0] * w
+    if np.linalg.norm(x) < 1e-6:
+        x = np.array([0.0, 1.0, 0.0]) - w[1] * w
+    x /= np.linalg.norm(x)
+    y = np.cross(w, x)
+    return np.stack([x, y, w], axis=1)
+
+
+def _to_mm(T) -> np.ndarray:
+    T = np.array(T, float)
+    T[:3, 3] /= MM
+    return T
