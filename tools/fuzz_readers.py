@@ -19,6 +19,8 @@ worker. Outcomes per reader: loaded, FormatError, other exception (a bug: anythi
 (no answer within ``--timeout`` s of wall time), slow (> ``--slow`` s of CPU time: the machine
 may be shared; the wall time is reported too) and big (> ``--mem-mb`` MB).
 Problem inputs are copied to ``--save DIR`` for replay (``--replay FILE --format NAME``).
+Workers import roboio afresh when they restart: for a long run, run a copy of the tree
+(``git archive HEAD | tar -x -C /tmp/roboio-fuzz-tree``), not a tree you are editing.
 Exit status 1 when any crash, hang, other exception, slow or big input was seen.
 """
 from __future__ import annotations
@@ -117,6 +119,10 @@ def worker_main() -> None:
         out.flush()
 
 
+class WorkerFailed(RuntimeError):
+    pass
+
+
 class Worker:
     def __init__(self, as_mb: int):
         self.as_mb = as_mb
@@ -141,7 +147,8 @@ class Worker:
         # wait until it has imported every reader, so that import time never counts as an input's
         ready, _, _ = select.select([self.proc.stdout], [], [], 300)
         if not ready or not self.proc.stdout.readline():
-            raise RuntimeError("fuzz worker did not start")
+            self.proc.kill()
+            raise WorkerFailed("a fuzz worker did not start (is the tree importable?)")
 
     def stop(self):
         if self.proc and self.proc.poll() is None:
@@ -296,6 +303,7 @@ def run(args) -> int:
     if args.readers:
         readers = [r for r in readers if r in args.readers.split(",")]
     use_corpus = not args.smoke and os.path.isdir(CORPUS)
+    stopped = False
     rng = random.Random(args.seed)
     stats = Stats()
     work = tempfile.mkdtemp(prefix="roboio-fuzz-")
@@ -368,6 +376,9 @@ def run(args) -> int:
                 last_print = time.monotonic()
                 print(f"[{time.monotonic() - t_start:7.0f} s] {stats.total('inputs')} inputs, "
                       f"{sum(stats.total(k) for k in BAD)} problems", file=sys.stderr, flush=True)
+    except (WorkerFailed, KeyboardInterrupt) as e:
+        print(f"stopped: {e or 'interrupted'}", file=sys.stderr)
+        stopped = True
     finally:
         for w in workers:
             w.stop()
@@ -380,7 +391,7 @@ def run(args) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(stats.to_json(), seconds=elapsed, seed=args.seed), f, indent=1)
-    return 1 if any(stats.total(k) for k in BAD) else 0
+    return 1 if stopped or any(stats.total(k) for k in BAD) else 0
 
 
 def _report_bad(label, path, job, res, bad, args, stats):

@@ -53,6 +53,7 @@ def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format
     key = os.path.realpath(path)
     if key in ctx.stack:
         raise ctx.error(f"{path} includes itself (reference cycle)")
+    ctx.check_depth(len(ctx.stack) + 1, what=f"files including files, at {path}")
     ctx.charge("files", 1, what=f"opening {path}")
     if os.path.exists(path):
         check_regular_input(path)
