@@ -28,14 +28,20 @@ def _parser(recover: bool, huge: bool = False) -> etree.XMLParser:
                            remove_comments=True, remove_pis=True)
 
 
-def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover: bool = False):
+def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover: bool = False,
+                large_text: bool = False, charge_nodes: bool = True):
     """Root element of ``data``; FormatError(path, line, col) on malformed XML unless
-    ``recover`` (then a warning in ``ctx``). A document cut short (the error is where the
-    data ends) is an error even with ``recover``: a tolerant parse would read only part of
-    it. Nesting deeper than ``max_depth`` is refused and the elements are charged to
-    ``max_nodes`` (``ctx``'s limits, else the limits in force)."""
+    ``recover`` (then a warning in ``ctx``). ``large_text`` lifts libxml2's 10 MB limit on one
+    text node (COLLADA keeps a whole mesh in one ``<float_array>``); entities, DTDs and the
+    network stay off, and the file itself is bounded by the load's ``max_file_bytes``.
+
+    A document cut short (the error is where the data ends) is an error even with
+    ``recover``: a tolerant parse would read only part of it. Nesting deeper than
+    ``max_depth`` is refused and the elements are charged to ``max_nodes`` (``ctx``'s limits,
+    else the limits in force) unless ``charge_nodes`` is False (a reader that charges the
+    elements it visits itself, includes expanded)."""
     limits = ctx.limits if ctx is not None else current()
-    huge = limits.max_depth > _LXML_MAX_DEPTH
+    huge = large_text or limits.max_depth > _LXML_MAX_DEPTH
     try:
         root = etree.fromstring(data, _parser(False, huge))
     except etree.XMLSyntaxError as e:
@@ -60,7 +66,7 @@ def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover:
             ctx.warn(f"malformed XML ({msg}); read what a tolerant parser recovers", line, col)
     except ValueError as e:  # e.g. unicode strings with an encoding declaration
         raise FormatError(path, None, None, f"malformed XML: {e}") from None
-    _check_tree(root, path, ctx, limits)
+    _check_tree(root, path, ctx if charge_nodes else None, limits, charge_nodes)
     return root
 
 
@@ -77,7 +83,7 @@ def _at_end(data: bytes, e: etree.XMLSyntaxError) -> bool:
     return line > last or (line == last and col >= last_len - 1)
 
 
-def _check_tree(root, path, ctx, limits) -> None:
+def _check_tree(root, path, ctx, limits, count_nodes=True) -> None:
     """Nesting depth (with ``max_depth`` below lxml's own limit) and element count."""
     stack = [(root, 1)]
     count = 0
@@ -91,7 +97,7 @@ def _check_tree(root, path, ctx, limits) -> None:
             stack.extend((c, d + 1) for c in el)
     if ctx is not None:
         ctx.charge("nodes", count, what="XML elements")
-    elif count > limits.max_nodes:
+    elif count_nodes and count > limits.max_nodes:
         raise FormatError(path, None, None, describe("nodes", count, limits.max_nodes, "XML elements"))
 
 

@@ -33,18 +33,21 @@ CASES = {   # name: (model, motion or None); the name starts with the model's ec
     "graspit-barrett": (("graspit", "models", "robots", "Barrett", "Barrett.xml"), None),
     "openrave-barrettwam": (("openrave", "src", "robots", "barrettwam.robot.xml"), None),
 }
+DATA_PATHS = {   # ecosystem: the corpus root its files' references resolve against (--data-path)
+    "openrave": ("openrave", "src"),
+}
 POS_TOL = 2e-5     # m: three.js matrices are float32 on the page
 ROT_TOL = 2e-5     # |R_page - R_fk| entries (float32)
 
 
-def _load_or_skip(path, ecosystem):
+def _load_or_skip(path, ecosystem, search_paths=None):
     try:
         info = registry.find_reader(path)
     except roboio.FormatError as e:
         pytest.skip(f"no reader for {os.path.basename(path)} on this branch yet ({e})")
     if info.ecosystem != ecosystem:
         pytest.skip(f"no {ecosystem} reader on this branch yet ({os.path.basename(path)} would be read as {info.name})")
-    return roboio.load(path)
+    return roboio.load(path, search_paths=search_paths)
 
 
 def _world(obj):
@@ -145,9 +148,11 @@ def _link_points(robot, T, links):
 def test_view_in_chromium(case):
     model_parts, motion_parts = CASES[case]
     path = corpus_path(*model_parts)
-    world = _world(_load_or_skip(path, case.split("-")[0]))
+    ecosystem = case.split("-")[0]
+    data = [corpus_path(*DATA_PATHS[ecosystem])] if ecosystem in DATA_PATHS else None
+    world = _world(_load_or_skip(path, ecosystem, data))
     robot = world.robots[0]
-    args = [path]
+    args = [path] + [a for d in data or () for a in ("--data-path", d)]
     motion = None
     if motion_parts:
         mpath = corpus_path(*motion_parts)

@@ -36,11 +36,11 @@ def expected(path):
         return "graspit"
     if tag == "multipath":
         return "klampt-multipath"
-    if tag.lower() in ("robot", "kinbody", "environment") and os.sep + "openrave" + os.sep in path:
+    if tag.lower() in ("robot", "kinbody", "environment", "sensor") and os.sep + "openrave" + os.sep in path:
         return "openrave"
     if tag == "robot" and path.endswith(".urdf"):
         return "urdf"
-    return None                  # Klamp't sensor files, a Gazebo SDF: no reader
+    return None                  # Klamp't <sensors> files, a Gazebo SDF: no reader
 
 
 XML_FORMATS = [f for f in registry.formats() if f.has_sniff and (".xml" in f.extensions or ".urdf" in f.extensions)]

@@ -6,12 +6,11 @@ pinocchio, yourdfpy and Klamp't read with the same kinematics (see :mod:`._write
 """
 from __future__ import annotations
 
-import re
-
 from ...context import LoadContext
 from ...model import Robot
 from .. import xmlutil
 from ..registry import FormatInfo, register
+from ..xmlsniff import robot_flavour
 from ._build import build_robot
 from ._klampt_ext import parse_klampt
 from ._records import parse_model
@@ -19,17 +18,12 @@ from ._writer import write_urdf
 
 __all__ = ["read", "write", "sniff"]
 
-_FIRST_TAG = re.compile(rb"<([A-Za-z_][\w:.-]*)")
-
 
 def sniff(head: bytes, path: str) -> bool:
-    """A ``<robot>`` root element that is not a GraspIt! robot (which has ``<palm>``)."""
-    for m in _FIRST_TAG.finditer(head):
-        before = head[:m.start()]
-        if before.count(b"<!--") > before.count(b"-->"):
-            continue          # a tag inside a comment
-        return m.group(1) == b"robot" and b"<palm" not in head
-    return False
+    """A ``<robot>`` root element that is neither a GraspIt! robot (``<palm>``) nor an
+    OpenRAVE robot (``<KinBody>``, ``<Body>``, ``<Manipulator>``... children, ``file=``);
+    the rule is shared with the other sniffers (:func:`roboio.formats.xmlsniff.robot_flavour`)."""
+    return robot_flavour(head) == "urdf"
 
 
 def read(path: str, ctx: LoadContext) -> Robot:

@@ -1,0 +1,1071 @@
+"""roboio model -> OpenRAVE XML (``openrave.md`` §20): the subset OpenRAVE's reader
+interprets exactly, and that roboio reads back to the same model.
+
+* One ``<Robot>`` holding one ``<KinBody>``; bodies in roboio's link order (root first,
+  so it becomes link 0), each posed in the KinBody frame at q = 0 (no ``<offsetfrom>``).
+  An intermediate link roboio created for a joint whose axis does not pass through the
+  child's origin is folded back into that joint (``<anchor>``).
+* Joints after all bodies: first the active ones in driver order (OpenRAVE's DOF order =
+  declaration order), then mimic, passive and fixed ones in body order. ``<anchor>`` and
+  ``<axis>`` in KinBody coordinates at q = 0; limits ``<limitsrad>`` (sliders
+  ``<limits>``); spin joints ``circular="true"``; welds ``enable="false"`` with
+  ``<limits>0 0</limits>``; affine drivers as ``mimic_pos="MASTER*k+c"`` joints.
+* Geometry per ``<Geom>``: boxes (half extents), spheres, cylinders (axis along Y),
+  meshes as ``<data>file sx sy sz</data>`` relative to the written file (inline
+  ``<vertices>`` when the mesh has no file), ``<render>`` files for separate visuals.
+  Masses as ``<mass type="custom">``.
+* Manipulators, attached sensors, ``<adjacent>`` pairs that keep roboio's self-collision
+  pairs, ``<jointvalues>`` for a non-zero initial configuration.
+
+Numbers are written with :func:`~roboio.formats.fileio.fmt_float` (exact round trip).
+Values read from an OpenRAVE file (transform tags, anchors, axes) are written back verbatim
+when they still describe the model to 1e-12, which makes write -> read -> write stable.
+Everything OpenRAVE XML cannot hold is listed in the report.
+"""
+from __future__ import annotations
+
+import math
+import os
+from xml.sax.saxutils import escape, quoteattr
+
+import numpy as np
+
+from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
+from ..fileio import fmt_float
+from ._math import apply_transform_tag, matrix_from_quat, quat_from_matrix
+
+__all__ = ["dumps"]
+
+TOL = 1e-12
+
+
+def _f(values) -> str:
+    return " ".join(fmt_float(float(v) + 0.0) for v in values)
+
+
+def _attr(s: str) -> str:
+    return quoteattr(str(s))
+
+
+def _close(A, B, tol=TOL) -> bool:
+    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
+    if A.shape != B.shape or not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
+        return False
+    return float(np.abs(A - B).max(initial=0.0)) <= tol * max(1.0, float(np.abs(B).max(initial=0.0)))
+
+
+def _raw_matches(raw, T) -> bool:
+    if raw is None:
+        return False
+    M = np.eye(4)
+    for tag, values in raw:
+        M = apply_transform_tag(M, tag, np.array(values, dtype=float))
+    return _close(M, T)
+
+
+def _pose_lines(T, raw, ind: str) -> list:
+    """Transform tags giving the rigid transform ``T`` (the raw tags read from a file when
+    they still give ``T``)."""
+    if _raw_matches(raw, T):
+        return [f"{ind}<{_tagname(t)}>{_f(v)}</{_tagname(t)}>" for t, v in raw]
+    out = []
+    t = T[:3, 3]
+    if np.any(t != 0):
+        out.append(f"{ind}<Translation>{_f(t)}</Translation>")
+    R = T[:3, :3]
+    if not np.array_equal(R, np.eye(3)):
+        out.append(f"{ind}<quat>{_f(_stable_quat(R))}</quat>")
+    return out
+
+
+def _stable_quat(R) -> np.ndarray:
+    """The quaternion of ``R``, chosen so that reading it back and writing again gives the
+    same numbers (a fixed point of OpenRAVE's quaternion -> matrix -> quaternion)."""
+    q = quat_from_matrix(R)
+    seen = [tuple(q)]
+    for _ in range(16):
+        q = quat_from_matrix(matrix_from_quat(q))
+        t = tuple(q)
+        if t in seen:                       # a fixed point or a cycle: its smallest member
+            return np.array(min(seen[seen.index(t):]))
+        seen.append(t)
+    return q
+
+
+_TAGNAMES = {"translation": "Translation", "rotationaxis": "RotationAxis",
+             "rotationmat": "RotationMat", "quat": "quat"}
+
+
+def _tagname(t: str) -> str:
+    return _TAGNAMES[t]
+
+
+def _leaves(g, T=None):
+    """(geometry, 4x4 to the link frame) of every non-group piece of ``g``."""
+    T = np.eye(4) if T is None else T
+    M = T @ g.transform
+    if isinstance(g, Group):
+        for c in g.children:
+            yield from _leaves(c, M)
+    else:
+        yield g, M
+
+
+def _rotation_onto(src, dst):
+    """A rotation turning unit ``src`` onto unit ``dst`` (the smallest one)."""
+    from ...transforms import rotation_between
+    return rotation_between(src, dst)
+
+
+def _unit(v):
+    v = np.asarray(v, dtype=float)
+    n = float(np.linalg.norm(v))
+    return v / n if n > 0 else v
+
+
+def _decompose(A):
+    """``A`` = R @ diag(s) with R a rotation and s > 0, or None."""
+    s = np.linalg.norm(A, axis=0)
+    if np.any(s == 0):
+        return None
+    R = A / s
+    if np.linalg.det(R) < 0 or np.abs(R.T @ R - np.eye(3)).max() > 1e-9:
+        return None
+    return R, s
+
+
+class _BodyWriter:
+    """Writes one Robot as the children of a ``<KinBody>`` plus robot-level elements."""
+
+    def __init__(self, robot: Robot, report, out_dir: str, label: str):
+        self.r = robot
+        self.report = report
+        self.dir = out_dir
+        self.label = label
+        self.n = robot.num_links
+        self.driven = {k for d in robot.drivers for k in d.dofs}
+        self.T0 = robot.fk(np.zeros(self.n))       # for planning; see name_joints
+
+    def lose(self, what: str):
+        self.report.lose(f"{self.label}: {what}")
+
+    # -- structure -----------------------------------------------------------------------
+    def plan(self):
+        """Bodies, the joint chain of each body, joint names and roles."""
+        r = self.r
+        links = r.links
+        self.fold = {}             # intermediate model link -> model link of its body
+        for i, l in enumerate(links):
+            ext = l.extras.get("openrave", {})
+            if not ext.get("intermediate"):
+                continue
+            # an intermediate whose only descendant chain ends in its OpenRAVE link
+            kids = [k for k in range(self.n) if links[k].parent == i]
+            if len(kids) == 1:
+                self.fold[i] = kids[0]
+        # resolve chains down to the owning body
+        def owner(i):
+            seen = 0
+            while i in self.fold and seen <= self.n:
+                i = self.fold[i]
+                seen += 1
+            return i
+        self.owner = {i: owner(i) for i in self.fold}
+        chains = {}
+        for i in range(self.n):
+            if i in self.fold:
+                continue
+            seq = [i]
+            p = links[i].parent
+            while p >= 0 and p in self.fold and self.owner[p] == i:
+                seq.insert(0, p)
+                p = links[p].parent
+            chains[i] = (p, seq)
+        # a chain that OpenRAVE cannot express as one joint is written link by link
+        for i, (p, seq) in list(chains.items()):
+            if len(seq) > 1 and self.joint_kind(seq) is None:
+                for k in seq[:-1]:
+                    del self.fold[k]
+                    self.owner.pop(k, None)
+                    chains[k] = (links[k].parent, [k])
+                for a, b in zip(seq[:-1], seq[1:]):
+                    chains[b] = (a, [b])
+        self.bodies = [i for i in range(self.n) if i not in self.fold]
+        # OpenRAVE's first link is the body frame and cannot move: a root whose joint moves
+        # hangs from a fixed virtual link written first
+        self.vroot = None
+        moving_roots = [i for i, (p, seq) in chains.items() if p < 0 and self.moving(seq)]
+        if moving_roots:
+            self.vroot = self.n
+            for i in moving_roots:
+                chains[i] = (self.vroot, chains[i][1])
+            self.bodies.insert(0, self.vroot)
+            self.T0 = np.concatenate([self.T0, np.eye(4)[None]], axis=0)
+        self.chains = chains
+        self.names = {}
+        used = set()
+        if self.vroot is not None:
+            vname = "world"
+            while vname in {l.name for l in links}:
+                vname = "_" + vname
+            self.names[self.vroot] = vname
+            used.add(vname)
+            self.lose(f"a fixed link {vname!r} is added as OpenRAVE's first link (the base link "
+                      f"{links[moving_roots[0]].name!r} moves relative to the world)")
+        referenced = set()
+        for i, (p, seq) in chains.items():
+            if p >= 0:
+                referenced.update((i, self.owner.get(p, p)))
+        for m in r.manipulators:
+            referenced.update((self.owner.get(m.base, m.base), self.owner.get(m.effector, m.effector)))
+        for sen in r.sensors:
+            referenced.add(self.owner.get(sen.link, sen.link))
+        for i in self.bodies:
+            if i == self.vroot:
+                continue
+            name = links[i].name
+            if not name and i not in referenced:
+                self.names[i] = name          # an unnamed link nothing refers to stays unnamed
+                continue
+            if any(c.isspace() for c in name) or not name:
+                new = "_".join(name.split()) or f"link{i}"
+                self.lose(f"link name {name!r} written as {new!r} (OpenRAVE reads names up to "
+                          "the first space)")
+                name = new
+            if name in used and name:
+                k = 2
+                while f"{name}_{k}" in used:
+                    k += 1
+                self.lose(f"duplicate link name {name!r} written as {name}_{k}")
+                name = f"{name}_{k}"
+            used.add(name)
+            self.names[i] = name
+
+    def joint_kind(self, seq):
+        """OpenRAVE joint type of a chain of model links ending in a body, or None."""
+        links = self.r.links
+        moving = self.moving(seq)
+        if len(seq) == 1:
+            return "one"
+        if len(moving) == 1 and moving[0] == seq[0] and all(self._is_weld(k) for k in seq[1:]):
+            return "hinge" if not links[seq[0]].is_prismatic else None
+        if len(moving) == 2 and all(not links[k].is_prismatic for k in moving):
+            jt = links[seq[-1]].extras.get("openrave", {}).get("joint", {}).get("type")
+            if jt in ("universal", "hinge2") and _close(self.T0[moving[0]][:3, 3],
+                                                        self.T0[moving[1]][:3, 3]):
+                return jt
+        return None
+
+    def _is_weld(self, k) -> bool:
+        """A link that never moves: no driver moves it and its limits allow one value."""
+        return k not in self.driven and self.r.qmin[k] == self.r.qmax[k]
+
+    def moving(self, seq):
+        return [k for k in seq if not self._is_weld(k)]
+
+    # -- drivers -------------------------------------------------------------------------
+    def roles(self):
+        """Per moving model link: ("active", driver index), ("mimic", driver index, a, b)
+        with q = a * q_master + b, or ("passive",)."""
+        r = self.r
+        self.role = {}
+        self.dof_names = []
+        for di, d in enumerate(r.drivers):
+            if d.type not in ("normal", "affine") or not d.dofs:
+                self.lose(f"driver {d.name!r} ({d.type}, {len(d.dofs)} DOFs): no OpenRAVE DOF "
+                          "written for it")
+                continue
+            m = d.dofs[0]
+            s0 = d.scale[0] if d.type == "affine" else 1.0
+            o0 = d.offset[0] if d.type == "affine" else 0.0
+            if m in self.role:
+                self.lose(f"driver {d.name!r} moves link {r.links[m].name!r}, already moved by "
+                          "another driver")
+                continue
+            if s0 == 0:
+                self.role[m] = ("active", di)       # a static joint keeping its DOF slot
+            else:
+                if (s0, o0) != (1.0, 0.0):
+                    self.lose(f"driver {d.name!r}: its value becomes link "
+                              f"{r.links[m].name!r}'s value (scale {s0:g}, offset {o0:g})")
+                self.role[m] = ("active", di)
+            for k in range(1, len(d.dofs)):
+                li = d.dofs[k]
+                if li in self.role:
+                    self.lose(f"driver {d.name!r}: link {r.links[li].name!r} moved by two drivers")
+                    continue
+                if s0 == 0:
+                    self.lose(f"driver {d.name!r}: link {r.links[li].name!r} follows a joint "
+                              "that does not move")
+                    continue
+                a = d.scale[k] / s0
+                b = d.offset[k] - d.scale[k] * o0 / s0
+                self.role[li] = ("mimic", di, a, b)
+        for k in range(self.n):
+            if k in self.role or self._is_weld(k):
+                continue
+            ext = r.links[k].extras.get("openrave", {})
+            if ext.get("joint_role") in ("mimic", "passive") or ext.get("intermediate"):
+                continue                 # an OpenRAVE passive/mimic joint stays passive
+            self.role[k] = ("free",)
+            self.lose(f"link {r.links[k].name!r} has no driver: written as an active OpenRAVE "
+                      "joint (an extra DOF after the drivers')")
+
+    # -- writing -------------------------------------------------------------------------
+    def write_kinbody(self, ind: str) -> list:
+        self.check_rotations()
+        self.plan()
+        self.roles()
+        self.name_joints()
+        lines = []
+        for i in self.bodies:
+            lines += self.body(i, ind)
+        joints = self.joint_elements(ind)
+        lines += joints
+        lines += self.adjacency(ind)
+        return lines
+
+    def check_rotations(self):
+        """OpenRAVE keeps rotations as unit quaternions: a parent transform whose rotation is
+        not orthonormal is written as the nearest rotation."""
+        for l in self.r.links:
+            R = np.asarray(l.parent_transform)[:3, :3]
+            dev = float(np.abs(R.T @ R - np.eye(3)).max())
+            if dev > 1e-12:
+                self.lose(f"link {l.name!r}: its parent transform's rotation is not orthonormal "
+                          f"(|R^T R - I| = {dev:.1e}); OpenRAVE stores a unit quaternion")
+        for l in self.r.links:
+            a = np.asarray(l.axis, dtype=float)
+            n = float(np.linalg.norm(a))
+            if n > 0 and abs(n - 1) > 1e-12 and not self._is_weld(l.index):
+                self.lose(f"link {l.name!r}: axis of length {n:.9g} (Klamp't turns by q times "
+                          "the length; OpenRAVE normalises the axis)")
+
+    def body(self, i, ind) -> list:
+        if i == self.vroot:
+            return [f"{ind}<Body name={_attr(self.names[i])} type=\"dynamic\">",
+                    f'{ind}  <mass type="custom">', f"{ind}    <total>0</total>",
+                    f"{ind}    <inertia>0 0 0 0 0 0 0 0 0</inertia>", f"{ind}  </mass>",
+                    f"{ind}</Body>"]
+        l = self.r.links[i]
+        ext = l.extras.get("openrave", {})
+        # an unnamed link has no name attribute (name="" would re-open the first unnamed link)
+        attrs = f"name={_attr(self.names[i])} " if self.names[i] else ""
+        attrs += 'type="static"' if ext.get("static") else 'type="dynamic"'
+        if ext.get("enabled") is False:
+            attrs += ' enable="false"'
+        out = [f"{ind}<Body {attrs}>"]
+        out += _pose_lines(self.T0[i], ext.get("raw_pose"), ind + "  ")
+        out += self.geoms(i, ind + "  ")
+        out += self.mass(l, ind + "  ")
+        out += _kept(ext, ind + "  ")
+        out.append(f"{ind}</Body>")
+        return out
+
+    def mass(self, l, ind) -> list:
+        I = np.asarray(l.inertia, dtype=float)
+        out = [f'{ind}<mass type="custom">', f"{ind}  <total>{fmt_float(l.mass)}</total>"]
+        if np.any(np.asarray(l.com) != 0):
+            out.append(f"{ind}  <com>{_f(l.com)}</com>")
+        out.append(f"{ind}  <inertia>{_f(I.reshape(9))}</inertia>")
+        out.append(f"{ind}</mass>")
+        return out
+
+    # geometry ----------------------------------------------------------------------------
+    def geoms(self, i, ind) -> list:
+        l = self.r.links[i]
+        out = []
+        if l.geometry is None and l.visual_geometry is None:
+            return out
+        leaves = list(_leaves(l.geometry)) if l.geometry is not None else []
+        own = all("openrave" in g.extras for g, _ in leaves) and leaves
+        visuals = list(_leaves(l.visual_geometry)) if l.visual_geometry is not None else None
+        renders = {}
+        if visuals is not None:
+            if own:
+                for g, T in visuals:
+                    if g.extras.get("openrave", {}).get("render_file") and isinstance(g, TriangleMesh):
+                        renders[id(g)] = (g, T)
+            elif visuals:
+                self.lose(f"link {l.name!r}: visual geometry separate from the collision "
+                          "geometry (OpenRAVE draws the collision geometry)")
+        rlist = list(renders.values())
+        for k, (g, T) in enumerate(leaves):
+            ext = g.extras.get("openrave", {}) if own else {}
+            render = None
+            if ext.get("render_file") and rlist:
+                render = rlist.pop(0)
+            out += self.geom(l, g, T, ext, render, ind)
+        return out
+
+    def geom(self, l, g, T, ext, render, ind) -> list:
+        name = l.name
+        body = []
+        if isinstance(g, Primitive):
+            shape = self.primitive(g, T, name)
+            if shape is None:
+                return []
+            gtype, frame, params = shape
+        elif isinstance(g, TriangleMesh):
+            m = self.mesh(g, T, name, ext)
+            if m is None:
+                return []
+            gtype, frame, params = m
+        elif isinstance(g, PointCloud):
+            self.lose(f"link {name!r}: point-cloud geometry")
+            return []
+        else:
+            self.lose(f"link {name!r}: {g.kind} geometry")
+            return []
+        attrs = f'type="{gtype}"'
+        if ext.get("visible") is False:
+            attrs += ' render="false"'
+        if ext.get("modifiable") is False:
+            attrs += ' modifiable="false"'
+        if ext.get("name"):
+            attrs += f" name={_attr(ext['name'])}"
+        body.append(f"{ind}<Geom {attrs}>")
+        body += _pose_lines(frame, ext.get("raw_pose"), ind + "  ")
+        body += [f"{ind}  {p}" for p in params]
+        if render is not None:
+            rg, rT = render
+            ref = self.mesh_path(rg)
+            scale = ext.get("render_scale", [1.0, 1.0, 1.0])
+            if ref is not None:
+                body.append(f"{ind}  <Render>{escape(ref)} {_f(scale)}</Render>")
+        color = ext.get("diffuse")
+        if color is None and l.appearance.color is not None:
+            color = l.appearance.color[:3]
+        if color is not None:
+            body.append(f"{ind}  <diffuseColor>{_f(color)}</diffuseColor>")
+        if ext.get("ambient") is not None:
+            body.append(f"{ind}  <ambientColor>{_f(ext['ambient'])}</ambientColor>")
+        tr = ext.get("transparency")
+        if tr is None and l.appearance.color is not None and len(l.appearance.color) > 3 \
+                and l.appearance.color[3] < 1:
+            tr = 1.0 - l.appearance.color[3]
+        if tr is not None:
+            body.append(f"{ind}  <transparency>{fmt_float(tr)}</transparency>")
+        body += _kept(ext, ind + "  ")
+        body.append(f"{ind}</Geom>")
+        return body
+
+    def primitive(self, g, T, name):
+        p, k = g.params, g.primitive
+        dec = _decompose(T[:3, :3])
+        if dec is None or np.ptp(dec[1]) > 1e-12 * dec[1].max():
+            self.lose(f"link {name!r}: {k} primitive under a non-rigid transform")
+            return None
+        R, s = dec
+        s = 1.0 if abs(s[0] - 1.0) <= 1e-12 else s[0]      # a rotation's rounding, not a scale
+
+        def frame(center, Rl=np.eye(3)):
+            F = np.eye(4)
+            F[:3, :3] = R @ Rl
+            F[:3, 3] = T[:3, :3] @ np.asarray(center, dtype=float) + T[:3, 3]
+            return F
+        if k == "Box":
+            B = np.stack([p["xaxis"], p["yaxis"], p["zaxis"]], axis=1)
+            if np.abs(B.T @ B - np.eye(3)).max() > 1e-9 or np.linalg.det(B) < 0:
+                self.lose(f"link {name!r}: box with skewed axes")
+                return None
+            dims = np.asarray(p["dims"], dtype=float)
+            c = np.asarray(p["origin"], dtype=float) + B @ (dims / 2)
+            return "box", frame(c, B), [f"<extents>{_f(dims / 2 * s)}</extents>"]
+        if k == "AABB":
+            lo, hi = np.asarray(p["bmin"], dtype=float), np.asarray(p["bmax"], dtype=float)
+            return "box", frame((lo + hi) / 2), [f"<extents>{_f((hi - lo) / 2 * s)}</extents>"]
+        if k == "Sphere":
+            return "sphere", frame(p["center"]), [f"<radius>{fmt_float(p['radius'] * s)}</radius>"]
+        if k in ("Cylinder", "Capsule"):
+            a = np.asarray(p["axis"], dtype=float)
+            a = a / np.linalg.norm(a)
+            mid = np.asarray(p["center"], dtype=float) + a * p["height"] / 2
+            ref = np.array([0.0, 1.0, 0.0]) if k == "Cylinder" else np.array([0.0, 0.0, 1.0])
+            Ra = np.eye(3) if np.array_equal(a, ref) else _rotation_onto(ref, a)
+            return k.lower(), frame(mid, Ra), [f"<radius>{fmt_float(p['radius'] * s)}</radius>",
+                                               f"<height>{fmt_float(p['height'] * s)}</height>"]
+        self.lose(f"link {name!r}: {k} primitive (OpenRAVE has box, sphere, cylinder, capsule)")
+        return None
+
+    def mesh_path(self, g):
+        if g.source is None:
+            return None
+        if g.source.path:
+            return os.path.relpath(os.path.abspath(g.source.path), self.dir).replace(os.sep, "/")
+        return g.source.reference
+
+    def mesh(self, g, T, name, ext):
+        ref = self.mesh_path(g)
+        if g.missing:
+            self.lose(f"link {name!r}: mesh {g.source.reference if g.source else '?'} was not "
+                      "found on reading; its reference is written as it was")
+        raw_scale = ext.get("collision_scale")
+        if ref is not None and raw_scale is not None:
+            Fr = np.eye(4)
+            for tag, values in ext.get("raw_pose", []):
+                Fr = apply_transform_tag(Fr, tag, np.array(values, dtype=float))
+            S = np.diag(list(raw_scale) + [1.0])
+            if _close(Fr @ S @ self._file_transform(g), T):
+                return "trimesh", Fr, [f"<data>{escape(ref)} {_f(raw_scale)}</data>"]
+        if ref is not None:
+            A = T @ np.linalg.inv(self._file_transform(g))
+            dec = _decompose(A[:3, :3])
+            if dec is not None:
+                R, s = dec
+                F = np.eye(4)
+                F[:3, :3] = R
+                F[:3, 3] = A[:3, 3]
+                return "trimesh", F, [f"<data>{escape(ref)} {_f(s)}</data>"]
+        if g.missing:
+            return None
+        mesh = g.copy()
+        mesh.transform = T
+        b = mesh.baked()
+        tri = b.vertices[b.faces].reshape(-1)
+        self.report.warn(f"{self.label}: mesh of link {name!r} written inline as <vertices>"
+                         + ("" if ref is None else " (its file transform is not rotation x "
+                                                   "scale)"))
+        return "trimesh", np.eye(4), [f"<vertices>{_f(tri)}</vertices>"]
+
+    @staticmethod
+    def _file_transform(g) -> np.ndarray:
+        """The transform the mesh file's reader gave the geometry, before the OpenRAVE reader
+        scaled and placed it (identity unless the file format has one)."""
+        ft = g.extras.get("openrave", {}).get("file_transform")
+        return np.eye(4) if ft is None else np.asarray(ft, dtype=float)
+
+    # joints ------------------------------------------------------------------------------
+    def name_joints(self):
+        """Name every written joint and decide its role (``self.items``)."""
+        r = self.r
+        items = []
+        jnames = set()
+        self.joint_names = {}
+        for i in self.bodies:
+            if i == self.vroot:
+                continue
+            p, seq = self.chains[i]
+            if p < 0:
+                continue
+            moving = self.moving(seq)
+            ext = r.links[i].extras.get("openrave", {})
+            jd = ext.get("joint", {})
+            role = self.role.get(moving[0]) if moving else None
+            if moving and role is None:
+                role = ("passive",)
+            if moving and role[0] == "free":
+                role = ("active", len(r.drivers) + i)     # after the drivers, in link order
+            if not moving:
+                role = ("weld",)
+                active_static = [self.role.get(k) for k in seq if self.role.get(k)]
+                if active_static and active_static[0][0] == "active":
+                    role = ("static-active", active_static[0][1])
+            name = jd.get("name")
+            if name is None:
+                if role[0] in ("active", "static-active") and role[1] < len(r.drivers):
+                    name = r.drivers[role[1]].name
+                else:
+                    name = self.names[i]
+            base, k = name, 2
+            while name in jnames and name:
+                name = f"{base}_{k}"
+                k += 1
+            jnames.add(name)
+            for m in moving:
+                self.joint_names[m] = name
+            for m in seq:
+                self.joint_names.setdefault(m, name)
+            items.append((role, i, p, seq, moving, name, jd))
+        self.all_joint_names = jnames
+        self.items = items
+        # a moving link no driver moves is written where it is (a passive joint holding
+        # that value), unless its mimic equation is written (then at the joint's zero)
+        q = np.zeros(self.n)
+        for k in range(self.n):
+            if self._is_weld(k) and np.isfinite(r.qmin[k]):
+                q[k] = r.qmin[k]
+        for role, i, p, seq, moving, name, jd in items:
+            if role[0] != "passive":
+                continue
+            m = (jd.get("mimic") or [None])[0] or {}
+            if m.get("pos") and self.names_known(m["pos"]):
+                continue
+            for k in moving:
+                q[k] = r.config[k]
+        self.q_write = q
+        self.T0 = r.fk(q)
+        if self.vroot is not None:
+            self.T0 = np.concatenate([self.T0, np.eye(4)[None]], axis=0)
+
+    def joint_elements(self, ind) -> list:
+        items = self.items
+        self.written_static = {}       # body -> whether OpenRAVE sees its joint as static
+        lines = []
+        active = sorted((it for it in items if it[0][0] in ("active", "static-active")),
+                        key=lambda it: it[0][1])
+        others = [it for it in items if it[0][0] not in ("active", "static-active")]
+        # the OpenRAVE DOFs in order: (model link or None for a static joint)
+        self.dof_links = []
+        for role, i, p, seq, moving, name, jd in active:
+            if role[0] == "static-active":
+                self.dof_links.append(None)
+            else:
+                self.dof_links += list(moving)
+        for it in active + others:
+            lines += self.joint(*it, ind)
+        return lines
+
+    def joint(self, role, i, p, seq, moving, name, jd, ind) -> list:
+        r = self.r
+        links = r.links
+        kind = role[0]
+        parent_name = self.names[p]
+        attrs = f"name={_attr(name)}"
+        body = []
+        if not moving:
+            ext = links[i].extras.get("openrave", {})
+            if ext.get("joint_role") == "passive" and ext.get("passive_frame") and len(seq) == 1:
+                lines = self.passive_joint(i, parent_name, name, jd, ext["passive_frame"], ind)
+                static = not any(jd.get("circular", [])) and all(
+                    lo >= hi for lo, hi in zip(jd.get("lower", []), jd.get("upper", [])))
+                self.written_static[i] = static
+                return lines
+            self.written_static[i] = True
+            jtype = "hinge"
+            if kind != "static-active":
+                attrs += ' enable="false"'
+            attrs = f'{attrs} type="{jtype}"'
+            body += [f"{ind}  <Body>{escape(parent_name)}</Body>",
+                     f"{ind}  <Body>{escape(self.names[i])}</Body>",
+                     f"{ind}  <limits>0 0</limits>"]
+            return [f"{ind}<Joint {attrs}>"] + body + [f"{ind}</Joint>"]
+        first = moving[0]
+        prismatic = links[first].is_prismatic
+        self.written_static[i] = all(r.qmin[k] == r.qmax[k] for k in moving)
+        if len(moving) == 1:
+            jtype = "slider" if prismatic else "hinge"
+        else:
+            jtype = self.joint_kind(seq)
+        attrs += f' type="{jtype}"'
+        circular = [not (np.isfinite(r.qmin[k]) and np.isfinite(r.qmax[k])) for k in moving]
+        if any(circular):
+            attrs += ' circular="true"'
+        if kind == "passive":
+            attrs += ' enable="false"'
+            if not (jd.get("mimic") and (jd["mimic"][0] or {}).get("pos")):
+                self.lose(f"link {links[first].name!r} has no driver: written as a passive "
+                          "OpenRAVE joint, which holds its value (rigid)")
+        if kind == "mimic":
+            _, di, a, b = role
+            master = self.joint_names_master(di)
+            eq = f"{master}*{fmt_float(a)}+{fmt_float(b)}"
+            attrs += (f' enable="false" mimic_pos={_attr(eq)} mimic_vel={_attr(f"|{master} {fmt_float(a)}")}'
+                      f' mimic_accel={_attr(f"|{master} 0")}')
+        elif kind == "passive" and jd.get("mimic"):
+            m = jd["mimic"][0] or {}
+            if m.get("pos") and not self.names_known(m["pos"]):
+                self.lose(f"joint {name!r}: mimic equation {m['pos']!r} names joints that are "
+                          "not written (closed-loop joints); written as a passive joint")
+            elif m.get("pos"):
+                attrs += f" mimic_pos={_attr(m['pos'])}"
+                if m.get("vel"):
+                    attrs += f" mimic_vel={_attr(m['vel'])}"
+                if m.get("accel"):
+                    attrs += f" mimic_accel={_attr(m['accel'])}"
+                self.report.warn(f"{self.label}: joint {name!r} keeps its mimic equation "
+                                 f"{m['pos']!r} as read (roboio drivers cannot express it)")
+        body += [f"{ind}  <Body>{escape(parent_name)}</Body>",
+                 f"{ind}  <Body>{escape(self.names[i])}</Body>"]
+        Ts = [self.T0[k] for k in moving]
+        axes = [Ts[n][:3, :3] @ np.asarray(links[k].axis, dtype=float) / np.linalg.norm(links[k].axis)
+                for n, k in enumerate(moving)]
+        raw_axes = jd.get("raw_axes")
+        if raw_axes and len(raw_axes) == len(axes) and all(_close(_unit(a), b) for a, b in
+                                                            zip(raw_axes, axes)):
+            axes = [np.asarray(a) for a in raw_axes]
+        if not prismatic:
+            anchor = Ts[0][:3, 3]
+            raw = jd.get("raw_anchor")
+            if raw is not None and _close(raw, anchor):
+                anchor = np.asarray(raw)
+            body.append(f"{ind}  <anchor>{_f(anchor)}</anchor>")
+        if len(axes) == 1:
+            body.append(f"{ind}  <axis>{_f(axes[0])}</axis>")
+        else:
+            body.append(f"{ind}  <axis1>{_f(axes[0])}</axis1>")
+            body.append(f"{ind}  <axis2>{_f(axes[1])}</axis2>")
+        lims = []
+        for n, k in enumerate(moving):
+            if circular[n]:
+                lo, hi = jd.get("lower", [-math.pi] * 3)[n], jd.get("upper", [math.pi] * 3)[n]
+                if not (np.isfinite(r.qmin[k]) or np.isfinite(r.qmax[k])):
+                    pass
+                else:
+                    self.lose(f"joint {name!r}: a one-sided limit written as circular")
+            else:
+                lo, hi = r.qmin[k], r.qmax[k]
+            lims += [lo, hi]
+        tag = "limits" if prismatic else "limitsrad"
+        body.append(f"{ind}  <{tag}>{_f(lims)}</{tag}>")
+        static_dof = (kind == "active" and role[1] < len(r.drivers)
+                      and r.drivers[role[1]].type == "affine"
+                      and list(r.drivers[role[1]].scale[:1]) == [0.0])
+        for field, arr in (("maxvel", r.vmax), ("maxaccel", r.amax), ("maxtorque", r.tmax)):
+            vals = [arr[k] for k in moving]
+            if static_dof:      # a static joint's link is a weld; its DOF keeps the driver's
+                d = r.drivers[role[1]]
+                vals = [{"maxvel": d.vmax, "maxaccel": d.amax, "maxtorque": d.tmax}[field]]
+            if field == "maxtorque" and any(v == 0 for v in vals):
+                self.lose(f"joint {name!r}: torque limit 0 (OpenRAVE reads 0 as 'no limit')")
+                continue
+            default = {"maxvel": 10.0, "maxaccel": 50.0, "maxtorque": None}[field]
+            if all(np.isfinite(v) for v in vals):
+                if not all(v == default for v in vals):
+                    body.append(f"{ind}  <{field}>{_f(vals)}</{field}>")
+            elif field != "maxtorque":
+                self.lose(f"joint {name!r}: unbounded {field} (OpenRAVE applies its default "
+                          f"{'10' if field == 'maxvel' else '50'})")
+        for field in ("weight", "hardmaxvel", "maxinertia"):
+            vals = jd.get(field)
+            default = 1.0 if field == "weight" else 0.0
+            if vals and any(v != default for v in vals[:len(moving)]):
+                body.append(f"{ind}  <{field}>{_f(vals[:len(moving)])}</{field}>")
+        res = jd.get("resolution")
+        if res and res[0] != 0.02:
+            value = res[0] if prismatic else math.degrees(res[0])
+            body.append(f"{ind}  <resolution>{fmt_float(value)}</resolution>")
+        body += _kept(jd, ind + "  ")
+        return [f"{ind}<Joint {attrs}>"] + body + [f"{ind}</Joint>"]
+
+    def passive_joint(self, i, parent_name, name, jd, frame, ind) -> list:
+        """An OpenRAVE passive joint read as a weld, written back as passive (it holds its
+        value, and OpenRAVE counts it as a moving joint for adjacency)."""
+        T = self.T0[i]
+        jtype = jd.get("type", "hinge")
+        attrs = f"name={_attr(name)} type=\"{jtype}\" enable=\"false\""
+        if any(jd.get("circular", [])):
+            attrs += ' circular="true"'
+        out = [f"{ind}<Joint {attrs}>", f"{ind}  <Body>{escape(parent_name)}</Body>",
+               f"{ind}  <Body>{escape(self.names[i])}</Body>"]
+        if jtype != "slider":
+            anchor = T[:3, :3] @ frame["anchor"] + T[:3, 3]
+            raw = jd.get("raw_anchor")
+            if raw is not None and _close(raw, anchor):
+                anchor = np.asarray(raw)
+            out.append(f"{ind}  <anchor>{_f(anchor)}</anchor>")
+        axes = [T[:3, :3] @ np.asarray(a, dtype=float) for a in frame["axes"]]
+        raw_axes = jd.get("raw_axes")
+        if raw_axes and len(raw_axes) == len(axes) and all(_close(_unit(a), b) for a, b in
+                                                            zip(raw_axes, axes)):
+            axes = [np.asarray(a) for a in raw_axes]
+        if jtype in ("hinge", "slider"):
+            out.append(f"{ind}  <axis>{_f(axes[0])}</axis>")
+        elif jtype in ("universal", "hinge2"):
+            out.append(f"{ind}  <axis1>{_f(axes[0])}</axis1>")
+            out.append(f"{ind}  <axis2>{_f(axes[1])}</axis2>")
+        if not any(jd.get("circular", [])) and jd.get("lower"):
+            lims = [v for pair in zip(jd["lower"], jd["upper"]) for v in pair]
+            tag = "limits" if jtype == "slider" else "limitsrad"
+            out.append(f"{ind}  <{tag}>{_f(lims)}</{tag}>")
+        out += _kept(jd, ind + "  ")
+        out.append(f"{ind}</Joint>")
+        return out
+
+    def names_known(self, equation: str) -> bool:
+        """Whether every joint ``equation`` names is among the written joints."""
+        from ._mimic import MimicSyntaxError, parse_equation, search_and_replace
+        pairs = [(n, f"joint{k}") for k, n in enumerate(sorted(self.all_joint_names)) if n]
+        try:
+            parse_equation(search_and_replace(equation, pairs))
+        except MimicSyntaxError:
+            return False
+        return True
+
+    def joint_names_master(self, di) -> str:
+        d = self.r.drivers[di]
+        return self.joint_names.get(d.dofs[0], d.name)
+
+    # adjacency ---------------------------------------------------------------------------
+    def adjacency(self, ind) -> list:
+        """``<adjacent>`` pairs so that OpenRAVE checks exactly roboio's self-collision pairs
+        (OpenRAVE never checks joined links or links with at most one moving joint between
+        them, nor links without geometry)."""
+        r = self.r
+        bodies = self.bodies
+        index = {b: k for k, b in enumerate(bodies)}
+        nb = len(bodies)
+        has_geom = [b != self.vroot and r.links[b].geometry is not None for b in bodies]
+        # the written joint tree between bodies: parent body and whether the joint moves
+        par = {}
+        for b in bodies:
+            if b == self.vroot:
+                continue
+            p, seq = self.chains[b]
+            if p >= 0:
+                pb = self.owner.get(p, p)
+                # OpenRAVE counts a joint whose limits allow one value as static
+                par[index[b]] = (index[pb], not self.written_static.get(b, True))
+        def ancestors(k):
+            out = [k]
+            while k in par:
+                k = par[k][0]
+                out.append(k)
+            return out
+        anc = [ancestors(k) for k in range(nb)]
+        openrave_adj = set()
+        for a in range(nb):
+            for b in range(a + 1, nb):
+                if not has_geom[a] or not has_geom[b]:
+                    openrave_adj.add((a, b))
+                    continue
+                if (par.get(b, (None,))[0] == a) or (par.get(a, (None,))[0] == b):
+                    openrave_adj.add((a, b))
+                    continue
+                common = next((x for x in anc[a] if x in anc[b]), None)
+                if common is None:
+                    openrave_adj.add((a, b))      # unconnected links: OpenRAVE never checks them
+                    continue
+                moving = 0
+                for start in (a, b):
+                    k = start
+                    while k != common:
+                        moving += par[k][1]
+                        k = par[k][0]
+                if moving <= 1:
+                    openrave_adj.add((a, b))
+        wanted = set()
+        for x, y in r.self_collision_pairs:
+            bx, by = self.owner.get(x, x), self.owner.get(y, y)
+            if bx in index and by in index and bx != by:
+                a, b = sorted((index[bx], index[by]))
+                wanted.add((a, b))
+        out = []
+        enabled = [b == self.vroot or r.links[b].extras.get("openrave", {}).get("enabled", True)
+                   for b in bodies]
+        lost = 0
+        for a in range(nb):
+            for b in range(a + 1, nb):
+                if not (enabled[a] and enabled[b]):
+                    continue
+                checked = (a, b) not in openrave_adj
+                if checked and (a, b) not in wanted:
+                    out.append(f"{ind}<adjacent>{escape(self.names[bodies[a]])} "
+                               f"{escape(self.names[bodies[b]])}</adjacent>")
+                elif not checked and (a, b) in wanted:
+                    lost += 1
+        if lost:
+            self.lose(f"{lost} self-collision pairs OpenRAVE never checks (joined links, links "
+                      "with at most one moving joint between them, links without geometry)")
+        return out
+
+    # robot-level -------------------------------------------------------------------------
+    def robot_elements(self, ind) -> list:
+        out = []
+        r = self.r
+        for m in r.manipulators:
+            out += self.manipulator(m, ind)
+        for s in r.sensors:
+            out += self.sensor(s, ind)
+        q = np.asarray(r.config, dtype=float)
+        u = [0.0 if k is None else float(q[k]) for k in self.dof_links]
+        # measured load values carry rounding noise (~1e-16): not worth a <jointvalues>
+        if u and np.any(np.abs(np.asarray(u)) > 1e-12):
+            out.append(f"{ind}<jointvalues>{_f(u)}</jointvalues>")
+        for k, role in self.role.items():
+            if role[0] == "mimic":
+                _, di, a, b = role
+                m = r.drivers[di].dofs[0]
+                if abs(q[k] - (a * q[m] + b)) > 1e-12 * max(1.0, abs(q[k])):
+                    self.lose(f"initial value of link {r.links[k].name!r}, which does not follow "
+                              f"its driver {r.drivers[di].name!r}")
+        return out
+
+    def manipulator(self, m, ind) -> list:
+        r = self.r
+        ext = m.extras.get("openrave", {})
+        names = self.names
+        base = names.get(self.owner.get(m.base, m.base))
+        eff = names.get(self.owner.get(m.effector, m.effector))
+        out = [f"{ind}<Manipulator name={_attr(m.name)}>",
+               f"{ind}  <base>{escape(base)}</base>", f"{ind}  <effector>{escape(eff)}</effector>"]
+        gj = []
+        cd = []
+        for li, c in zip(m.gripper_links, list(m.closing_direction) + [0] * len(m.gripper_links)):
+            jn = self.joint_names.get(li)
+            if jn is None:
+                self.lose(f"manipulator {m.name!r}: gripper link {r.links[li].name!r} has no joint")
+                continue
+            if jn not in gj:
+                gj.append(jn)
+                cd.append(int(np.sign(c)))
+        if gj:
+            out.append(f"{ind}  <joints>{escape(' '.join(gj))}</joints>")
+            out.append(f"{ind}  <closingdirection>{' '.join(str(c) for c in cd)}</closingdirection>")
+        d = np.asarray(m.direction, dtype=float)
+        if not np.array_equal(d, [0.0, 0.0, 1.0]):
+            out.append(f"{ind}  <direction>{_f(d)}</direction>")
+        if m.ik_solver:
+            out.append(f"{ind}  <iksolver>{escape(m.ik_solver)}</iksolver>")
+        out += _pose_lines(np.asarray(m.tool_transform, dtype=float), ext.get("raw_tool"), ind + "  ")
+        out += _kept(ext, ind + "  ")
+        out.append(f"{ind}</Manipulator>")
+        return out
+
+    def sensor(self, s, ind) -> list:
+        ext = s.extras.get("openrave", {})
+        name = self.names.get(self.owner.get(s.link, s.link)) if s.link >= 0 else None
+        out = [f"{ind}<AttachedSensor name={_attr(s.name)}>"]
+        if name is not None:
+            out.append(f"{ind}  <link>{escape(name)}</link>")
+        out += _pose_lines(np.asarray(s.transform, dtype=float), ext.get("raw_pose"), ind + "  ")
+        stype = f" type={_attr(s.type)}" if s.type else ""
+        out.append(f"{ind}  <sensor{stype}>")
+        params = ext.get("params")
+        if params:
+            for p in params:
+                out += _xml_lines(p, ind + "    ")
+        else:
+            for k, v in s.params.items():
+                for item in (v if isinstance(v, list) else [v]):
+                    if isinstance(item, dict):
+                        self.lose(f"sensor {s.name!r}: structured parameter {k!r}")
+                        continue
+                    out.append(f"{ind}    <{k}>{escape(str(item))}</{k}>")
+        out.append(f"{ind}  </sensor>")
+        out.append(f"{ind}</AttachedSensor>")
+        return out
+
+
+def _kept(ext: dict, ind: str) -> list:
+    """Elements OpenRAVE ignores that roboio kept as data when reading, written back."""
+    out = []
+    for key in ("actuator", "ignored", "unknown"):
+        items = ext.get(key)
+        if items is None:
+            continue
+        for x in (items if isinstance(items, list) else [items]):
+            out += _xml_lines(x, ind)
+    return out
+
+
+def _xml_lines(x, ind) -> list:
+    """An XmlData element as written lines."""
+    attrs = "".join(f" {k}={_attr(v)}" for k, v in x.attrib.items())
+    if not x.children:
+        if x.text:
+            return [f"{ind}<{x.tag}{attrs}>{escape(x.text)}</{x.tag}>"]
+        return [f"{ind}<{x.tag}{attrs}/>"]
+    out = [f"{ind}<{x.tag}{attrs}>" + (escape(x.text) if x.text else "")]
+    for c in x.children:
+        out += _xml_lines(c, ind + "  ")
+    out.append(f"{ind}</{x.tag}>")
+    return out
+
+
+def _robot(robot: Robot, report, out_dir, ind="") -> list:
+    w = _BodyWriter(robot, report, out_dir, f"robot {robot.name!r}")
+    ext = robot.extras.get("openrave", {})
+    kb = w.write_kinbody(ind + "    ")
+    lines = [f"{ind}<Robot name={_attr(robot.name)}>", f"{ind}  <KinBody name={_attr(robot.name)}>"]
+    lines += kb
+    for x in ext.get("unknown", []):
+        lines += _xml_lines(x, ind + "    ")
+    lines.append(f"{ind}  </KinBody>")
+    lines += w.robot_elements(ind + "  ")
+    for x in ext.get("controllers", []) + ext.get("robot_unknown", []):
+        lines += _xml_lines(x, ind + "  ")
+    lines.append(f"{ind}</Robot>")
+    for key in ("loop_joints",):
+        if ext.get(key):
+            report.lose(f"robot {robot.name!r}: OpenRAVE {key.replace('_', ' ')} kept as data "
+                        f"on reading ({len(ext[key])}) are not written")
+    if robot.properties:
+        report.lose(f"robot {robot.name!r}: Klamp't robot properties "
+                    f"({', '.join(sorted(robot.properties))})")
+    for d in robot.drivers:
+        if d.servo_p or d.servo_i or d.servo_d or d.dry_friction or d.viscous_friction:
+            report.lose(f"robot {robot.name!r}: driver gains and friction (OpenRAVE XML has none)")
+            break
+    return lines
+
+
+def _camera_raw_matches(cam) -> bool:
+    from ._parse import apply_camera_tag
+    from ._records import CameraRecord
+    if not cam.get("raw"):
+        return False
+    c = CameraRecord()
+    c.transform[:3, 3] = (0.0, 1.5, 0.8)
+    from ._math import axis_angle
+    c.transform[:3, :3] = axis_angle((1, 0, 0), -0.5)
+    for tag, values in cam["raw"]:
+        apply_camera_tag(c, tag, values)
+    return _close(c.transform, cam["transform"]) and c.focal == cam.get("focal", 0.0)
+
+
+def _element_body(obj, report, out_dir, ind, static: bool) -> list:
+    """A RigidObject or Terrain as a one-link KinBody."""
+    r = Robot(obj.name)
+    from ...model import Link
+    link = Link(obj.name, -1, "revolute", (0, 0, 1), obj.transform,
+                mass=getattr(obj, "mass", 0.0), com=getattr(obj, "com", (0, 0, 0)),
+                inertia=getattr(obj, "inertia", np.zeros((3, 3))), geometry=obj.geometry)
+    link.appearance = obj.appearance
+    link.extras["openrave"] = {"static": static}
+    r.set_links([link], qmin=[0.0], qmax=[0.0])
+    w = _BodyWriter(r, report, out_dir, f"{'terrain' if static else 'object'} {obj.name!r}")
+    lines = [f"{ind}<KinBody name={_attr(obj.name)}>"]
+    lines += w.write_kinbody(ind + "  ")
+    lines.append(f"{ind}</KinBody>")
+    if isinstance(obj, RigidObject):
+        default = RigidObject()
+        changed = [k for k in ("kFriction", "kRestitution", "kStiffness", "kDamping")
+                   if getattr(obj, k) != getattr(default, k)]
+        if changed:
+            report.lose(f"object {obj.name!r}: contact parameters ({', '.join(changed)})")
+        if np.any(obj.velocity) or np.any(obj.angular_velocity):
+            report.lose(f"object {obj.name!r}: initial velocity")
+    return lines
+
+
+def dumps(obj, report, path=None) -> str:
+    out_dir = os.path.dirname(os.path.abspath(path)) if path else os.getcwd()
+    head = ['<?xml version="1.0" encoding="utf-8"?>']
+    if isinstance(obj, Robot):
+        return "\n".join(head + _robot(obj, report, out_dir)) + "\n"
+    if isinstance(obj, World):
+        lines = head + ["<Environment>"]
+        ext = obj.extras.get("openrave", {})
+        cam = ext.get("camera")
+        if cam and cam.get("specified"):
+            T = np.asarray(cam["transform"], dtype=float)
+            if _camera_raw_matches(cam):
+                lines += [f"  <{t}>{_f(v)}</{t}>" for t, v in cam["raw"]]
+            else:
+                lines.append(f"  <camtrans>{_f(T[:3, 3])}</camtrans>")
+                lines.append(f"  <camrotmat>{_f(T[:3, :3].reshape(9))}</camrotmat>")
+                if cam.get("focal"):
+                    lines.append(f"  <camfocal>{fmt_float(cam['focal'])}</camfocal>")
+        if ext.get("bkgndcolor"):
+            lines.append(f"  <bkgndcolor>{_f(ext['bkgndcolor'])}</bkgndcolor>")
+        names = set()
+        for el in list(obj.robots) + list(obj.rigid_objects) + list(obj.terrains):
+            if el.name in names:
+                report.lose(f"element name {el.name!r} used twice (OpenRAVE refuses the second)")
+            names.add(el.name)
+        for r in obj.robots:
+            lines += _robot(r, report, out_dir, "  ")
+        for o in obj.rigid_objects:
+            lines += _element_body(o, report, out_dir, "  ", False)
+        for t in obj.terrains:
+            lines += _element_body(t, report, out_dir, "  ", True)
+        for key in ("sensors", "interfaces", "unknown", "plugins"):
+            if ext.get(key):
+                report.lose(f"environment {key} ({len(ext[key])})")
+        klampt = [k for k in obj.extras if k != "openrave"]
+        if klampt:
+            report.lose(f"world settings OpenRAVE XML cannot hold ({', '.join(sorted(klampt))})")
+        lines.append("</Environment>")
+        return "\n".join(lines) + "\n"
+    raise TypeError(f"cannot write a {type(obj).__name__} as OpenRAVE XML")
