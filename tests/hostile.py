@@ -317,46 +317,63 @@ def run_guarded(args, timeout=30.0, address_space_mb=3000, env=None, cwd=None,
                 cpu_seconds=None) -> Outcome:
     """Run ``python args...`` in a subprocess with RLIMIT_AS, optionally RLIMIT_CPU (the
     process gets SIGXCPU past ``cpu_seconds``), and a wall-clock timeout; measure its wall
-    time, CPU time and peak RSS (from wait4, so only that process counts)."""
-    import resource
+    time, CPU time and peak RSS.
+
+    A bare interpreter forks the process and reports its ``wait4`` usage: the peak RSS of a
+    child counts the memory of its parent from before the exec, so the parent must be small
+    (the test process is not)."""
+    import json
+    import signal
     import subprocess
     import sys
+    import threading
     import time
     full_env = dict(os.environ if env is None else env)
     full_env.update({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     full_env["PYTHONPATH"] = root + os.pathsep + full_env.get("PYTHONPATH", "")
-
-    def limit():
-        lim = address_space_mb << 20
-        resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if cpu_seconds:
-            resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_seconds) + 1, int(cpu_seconds) + 3))
-
-    import threading
+    rfd, wfd = os.pipe()
     t0 = time.monotonic()
-    proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=limit, env=full_env, cwd=cwd)
-    chunks = {"out": [], "err": []}
-    readers = [threading.Thread(target=lambda s, k: chunks[k].append(s.read()), args=(s, k), daemon=True)
-               for s, k in ((proc.stdout, "out"), (proc.stderr, "err"))]
+    proc = subprocess.Popen([sys.executable, "-S", "-c", _MEASURE, str(wfd), str(address_space_mb),
+                             str(int(cpu_seconds or 0)), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=full_env, cwd=cwd, pass_fds=(wfd,),
+                            start_new_session=True)
+    os.close(wfd)
+    chunks = {"out": [], "err": [], "report": []}
+    readers = [threading.Thread(target=lambda f, k: chunks[k].append(f.read()), args=(f, k), daemon=True)
+               for f, k in ((proc.stdout, "out"), (proc.stderr, "err"),
+                            (os.fdopen(rfd, "rb"), "report"))]
     for r in readers:
         r.start()
     timed_out = False
-    while True:          # wait4: the peak RSS of this child alone
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() - t0 > timeout and not timed_out:
-            timed_out = True
-            proc.kill()
-        time.sleep(0.005)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
     seconds = time.monotonic() - t0
-    proc.returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
     for r in readers:
         r.join(5)
-    out = b"".join(chunks["out"])
-    err = b"".join(chunks["err"])
-    return Outcome(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"),
-                   seconds, usage.ru_maxrss / 1024.0, timed_out, usage.ru_utime + usage.ru_stime)
+    report = json.loads(b"".join(chunks["report"]) or b"{}")
+    status = report.get("status", -9 if timed_out else proc.returncode)
+    return Outcome(status, b"".join(chunks["out"]).decode(errors="replace"),
+                   b"".join(chunks["err"]).decode(errors="replace"), seconds,
+                   report.get("maxrss_kb", 0) / 1024.0, timed_out, report.get("cpu", 0.0))
+
+
+_MEASURE = """
+import json, os, resource, sys
+fd, as_mb, cpu = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+pid = os.fork()
+if pid == 0:
+    resource.setrlimit(resource.RLIMIT_AS, (as_mb << 20, as_mb << 20))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if cpu:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu + 1, cpu + 3))
+    os.execv(sys.executable, [sys.executable] + sys.argv[4:])
+_, status, ru = os.wait4(pid, 0)
+code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+os.write(fd, json.dumps({"status": code, "maxrss_kb": ru.ru_maxrss,
+                         "cpu": ru.ru_utime + ru.ru_stime}).encode())
+"""

@@ -17,7 +17,6 @@ hand-written texts), so that the fuzzer covers every reader without the corpus.
 """
 from __future__ import annotations
 
-import io
 import os
 import random
 import re

@@ -32,10 +32,7 @@ _DYN_TYPES = ("Revolute", "Prismatic", "Universal", "Ball", "Fixed")
 def parse_xml(data: bytes, path: str, ctx: LoadContext):
     """Root element of a GraspIt! XML file. TinyXML accepts what lxml calls malformed in
     places (``--`` inside comments): recover with a warning, as the other XML readers do."""
-    root = xmlutil.parse_bytes(data, path, ctx, recover=True)
-    count = sum(1 for _ in root.iter())
-    ctx.charge("nodes", count, xmlutil.where(root), what="XML elements")
-    return root
+    return xmlutil.parse_bytes(data, path, ctx, recover=True)     # elements charged there
 
 
 def first(el, name: str):

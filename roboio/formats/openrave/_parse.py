@@ -116,7 +116,7 @@ class Reader:
         """``BodyRecord`` for a ``<KinBody>``/``<Robot>`` root, ``EnvironmentRecord`` for an
         ``<Environment>`` (or a stand-alone sensor / interface) root."""
         scope = Scope(path, self.ctx, (os.path.realpath(path),))
-        root = Element(xmlutil.parse_bytes(data, path, self.ctx))
+        root = Element(xmlutil.parse_bytes(data, path, self.ctx, charge_nodes=False))
         tag = root.tag
         if tag == "environment":
             env = EnvironmentRecord(source=scope.src(root))
@@ -206,7 +206,7 @@ class Reader:
         scope.ctx.charge("files", 1, el.line, what=f"opening {path}")
         ctx = scope.ctx.child(path)
         data = fileio.read_bytes(path, ctx)
-        root = Element(xmlutil.parse_bytes(data, path, ctx))
+        root = Element(xmlutil.parse_bytes(data, path, ctx, charge_nodes=False))
         return Scope(path, ctx, scope.chain + (real,)), root
 
     def include(self, scope, el, ref, body, kind, atts, depth):
