@@ -354,3 +354,23 @@ def test_model_dof_order_and_names_are_openravess():
     # anchors off the child origins: OpenRAVE's links keep their names, the joint frames are
     # the intermediate links of the mapping
     assert [n for n in pa10.link_names if not n.endswith(".axis0")] == [f"link{i}" for i in range(8)]
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_dof_order_equals_the_writers_index(name):
+    """OpenRAVE's writer stores each axis' DOF index (``<index semantic="OpenRAVE">``, -1 for
+    passive joints); the reader ignores it and recomputes the order, which must agree."""
+    root = _document(name)
+    joints = {j.get("sid"): j.get("name") for j in root.iter(f"{C}joint")}
+    indexed = []
+    for ai in root.iter(f"{C}axis_info"):
+        idx = ai.find(f"{C}index")
+        if idx is None or ai.get("axis") is None or idx.get("semantic") != "OpenRAVE":
+            continue
+        value = int(idx.find(f"{C}int").text)
+        if value >= 0:
+            indexed.append((value, joints[ai.get("axis").split("/")[1]]))
+    if not indexed:
+        pytest.skip("this file stores no DOF indices (older writer)")
+    expect = [n for _, n in sorted(indexed)]
+    assert [d.name for d in model_of(name).drivers] == expect

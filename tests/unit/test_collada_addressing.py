@@ -139,3 +139,12 @@ def test_element_path_names_ids_and_sids():
     d = make(DOC)
     j0 = d.resolve_sid("km/j0", d.root)
     assert elpath(j0) == "COLLADA/library_kinematics_models/kinematics_model#km/technique_common/joint@j0"
+
+
+def test_instance_node_cycle_through_suffixed_copies():
+    d = make('<library_nodes><node id="n1"><instance_node url="#n1"><extra type="idsuffix" name=".x"/>'
+             '</instance_node></node></library_nodes>'
+             '<library_visual_scenes><visual_scene id="vs"><node id="a"><instance_node url="#n1"/>'
+             '</node></visual_scene></library_visual_scenes>')
+    with pytest.raises(FormatError, match="cyclic"):
+        d.expand_instance_nodes(d.by_id("vs"))

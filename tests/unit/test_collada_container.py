@@ -63,6 +63,12 @@ def test_zip_bomb_refused_by_declared_size():
     assert "uncompressed size" in str(e.value)
 
 
+def test_zip_bomb_refused_by_compression_ratio():
+    big = b"\0" * (20 << 20)                    # 20 MiB of zeros: about 1000:1
+    with pytest.raises(FormatError, match="zip bomb"):
+        doc(zae_bytes({"robot.dae": big}))
+
+
 def test_lying_size_header_refused(tmp_path):
     data = bytearray(zae_bytes({"robot.dae": DAE}))
     # shrink the declared uncompressed size in the local and central headers

@@ -111,3 +111,17 @@ def test_xml_includes_with_prefix_transform_and_mesh_only_kinbody(tmp_path):
     expect = H(t=(0, 0, 1)) @ H(t=(1, 0, 0)) @ H(rz(0.5))
     assert np.allclose(T[robot.link_index("a_tip")], expect, atol=1e-14)
     assert np.allclose(T[robot.link_index("plate")][:3, 3], (0, 0, 2))
+
+
+def test_broken_include_names_the_collada_file_and_the_including_element(tmp_path):
+    import roboio
+    from roboio.errors import FormatError
+    links = [{"name": "a", "parent": None},
+             {"name": "b", "parent": 0, "types": ["revolute"], "axes": ["0 0 1"]}]
+    (tmp_path / "arm.dae").write_text(robot_dae(links).replace('joint="kmodel1/joint1"', 'joint="kmodel1/nope"'))
+    (tmp_path / "r.robot.xml").write_text('<Robot name="x">\n<Robot file="arm.dae"/>\n</Robot>')
+    with pytest.raises(FormatError) as e:
+        roboio.load(str(tmp_path / "r.robot.xml"))
+    msg = str(e.value)
+    assert msg.startswith(str(tmp_path / "arm.dae") + ":") and "kmodel1/nope" in msg
+    assert "included by " + str(tmp_path / "r.robot.xml") + ":2 <robot file=\"arm.dae\">" in msg

@@ -248,7 +248,13 @@ class Reader:
                                   f"{el.tag} cannot be read") from None
         ctx = scope.ctx.child(path)
         scope.ctx.charge("files", 1, el.line, what=f"opening {path}")
-        append(body, path, ctx, {k: v for k, v in atts}, element=kind)
+        try:
+            append(body, path, ctx, {k: v for k, v in atts}, element=kind)
+        except FormatError as e:
+            # keep the COLLADA location, say which XML element included the file
+            raise FormatError(e.path, e.line, e.column,
+                              f"{e.message} (COLLADA file included by {scope.path}:{el.line} "
+                              f"<{el.tag} file=\"{el.get('file')}\">)") from None
 
     def include_mesh(self, scope, el, ref, path, body):
         if body.links:

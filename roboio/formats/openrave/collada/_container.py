@@ -8,8 +8,9 @@ into memory, after checks that keep a hostile archive from exhausting memory (a 
 
 * at most :data:`MAX_MEMBERS` entries in the archive;
 * the declared uncompressed size of the member is a claim against the load's
-  ``max_alloc_bytes`` (checked before reading), and reading stops as soon as more bytes than
-  declared come out;
+  ``max_alloc_bytes`` (checked before reading), a member above 16 MiB may not inflate more
+  than :data:`MAX_RATIO` times its compressed size (real documents: about 10 times), and
+  reading stops as soon as more bytes than declared come out;
 * member names that are absolute or climb out of the archive (``..``) are refused.
 """
 from __future__ import annotations
@@ -20,9 +21,11 @@ import zipfile
 
 from ....errors import FormatError
 
-__all__ = ["read_document_bytes", "is_zip", "MAX_MEMBERS", "member_path"]
+__all__ = ["read_document_bytes", "is_zip", "MAX_MEMBERS", "MAX_RATIO", "member_path"]
 
 MAX_MEMBERS = 1000
+MAX_RATIO = 200                 # uncompressed : compressed, above RATIO_FROM_BYTES
+RATIO_FROM_BYTES = 16 << 20
 _CHUNK = 1 << 20
 
 
@@ -49,6 +52,10 @@ def _normalise(name: str) -> str:
 
 def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str, ctx) -> bytes:
     ctx.check_claim("alloc_bytes", info.file_size, what=f"{path}: uncompressed size of {info.filename} in the archive")
+    if info.file_size > RATIO_FROM_BYTES and info.file_size > MAX_RATIO * max(1, info.compress_size):
+        raise ctx.error(f"archive member {info.filename} would inflate {info.compress_size:,} bytes to "
+                        f"{info.file_size:,} (more than {MAX_RATIO}:1): refused as a zip bomb "
+                        "(COLLADA documents compress about 10:1)")
     out = bytearray()
     try:
         with zf.open(info) as f:

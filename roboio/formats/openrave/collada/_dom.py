@@ -113,6 +113,7 @@ class Document:
             raise self.error(f"not a COLLADA document (root element <{local_name(root)}>)", root)
         self._ids: dict = {}
         self._cloned: set = set()           # elements created by instance_node expansion
+        self._original_id: dict = {}        # copied element -> id of the element it copies
         self._unit_cache: dict = {}
         self._sid_index: Optional[dict] = None
         self._order: dict = {}
@@ -229,8 +230,8 @@ class Document:
         self._sid_index = None
 
     def _origin(self, node):
-        """The library node a (possibly cloned) node was copied from, for cycle detection."""
-        return getattr(node, "_roboio_origin", None) or node.get("id") or id(node)
+        """The id of the node a (possibly copied) node stands for, for cycle detection."""
+        return self._original_id.get(node) or node.get("id") or id(node)
 
     def _instantiate(self, inst, chain) -> None:
         target = self.url(inst, "url")
@@ -256,6 +257,7 @@ class Document:
             i = el.get("id")
             if i is None:
                 continue
+            self._original_id[el] = i
             if suffix:
                 el.set("id", i + suffix)
                 self._ids.setdefault(i + suffix, el)
@@ -264,7 +266,6 @@ class Document:
                 if cur is None or cur not in self._cloned or cur is el:
                     self._ids[i] = el
         # the copy is expanded in turn when the walk reaches it (its own instance_nodes)
-        self._chain_hint = chain
 
     # -- SID paths ----------------------------------------------------------------------
     def _index(self):
