@@ -52,7 +52,7 @@ def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover:
             raise FormatError(path, line, col, describe("depth", depth, limits.max_depth, "XML nesting")
                               + (" (libxml2 reads at most 2048 levels)" if huge else "")) from None
         if _at_end(data, e):
-            raise FormatError(path, line, col, f"the file ends inside the XML document (truncated?): "
+            raise FormatError(path, line, col, f"malformed XML: the file ends inside the document (truncated?): "
                               f"{msg}") from None
         if not recover:
             raise FormatError(path, line, col, f"malformed XML: {msg}") from None

@@ -212,7 +212,7 @@ def test_collada_nodes_primitives_materials(tmp_path):
     ('target="#red"', 'target="#blue"', "", "Material #blue not found"),
     ("<translate>10 0 0</translate>", "<translate>10 0</translate>", "", "requires three float values"),
     ("0 0 0 1 0 0 1 1 0 0 1 0</float_array>", "0 0 0 1 0 0 1 1 0 0 1 x</float_array>", "", "Corrupted float array"),
-    ("</COLLADA>", "", ":33:", "truncated"),
+    ("</COLLADA>", "", ":33:", "malformed XML"),
     ('<?xml version="1.0"?>', '<?xml version="1.0"?><!DOCTYPE COLLADA [<!ENTITY e "1">]>', ":1:", "DOCTYPE"),
     ('<scene><instance_visual_scene url="#scene"/></scene>', "", "", "not a readable COLLADA file"),
     (' xmlns="http://www.collada.org/2005/11/COLLADASchema"', "", ":2:", "without its xmlns namespace"),
