@@ -1,5 +1,6 @@
-"""roboio: read, write and convert robot, world and motion files of Klamp't, OpenRAVE,
-GraspIt! and Choreonoid (plus URDF and MJCF) through one kinematic world model.
+"""roboio: read, write and convert robot, world, motion and geometry files through one
+kinematic world model. Today: Klamp't, OpenRAVE (XML and COLLADA), GraspIt!, Choreonoid,
+URDF and the common mesh formats (``roboio.formats()`` lists them); MJCF export is in progress.
 
 >>> import roboio
 >>> robot = roboio.load("planar3R.rob")          # doctest: +SKIP

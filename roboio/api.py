@@ -4,10 +4,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-import struct
-import zlib
 
-from .errors import FormatError, RoboioError
+from .errors import FormatError
 from .context import LoadContext
 from .formats import registry
 from .formats.fileio import require_file
@@ -59,17 +57,11 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
                       package_dirs=package_dirs)
     ctx.stack.append(os.path.realpath(path))
     ctx.note_file(path)
-    try:
-        obj = info.read(path, ctx)
-        if isinstance(obj, Geometry) and not isinstance(obj, type(None)):
-            _touch(obj)
-    except (RoboioError, FileNotFoundError, MemoryError, KeyboardInterrupt):
-        raise
-    except (KeyError, IndexError, AttributeError, RecursionError, TypeError, struct.error,
-            UnicodeError, zlib.error, OverflowError, ValueError) as e:
-        # Last line of defence: readers raise located FormatErrors themselves; anything
-        # else is still reported as a problem of this file rather than a bare traceback.
-        raise FormatError(path, None, None, f"cannot read as {info.name}: {type(e).__name__}: {e}") from e
+    # Readers raise located FormatErrors for every problem of the input; any other exception
+    # is a bug in roboio and propagates as it is (the CLI reports it as an internal error).
+    obj = info.read(path, ctx)
+    if isinstance(obj, Geometry):
+        _touch(obj)
     try:
         obj.warnings = list(ctx.warnings)
         obj.input_files = list(ctx.files)

@@ -6,24 +6,29 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .limits import check_alloc
-from .model import Geometry, MultiPath, RigidObject, Robot, Terrain, Trajectory, World
+from .model import BodyMotion, Geometry, MultiPath, RigidObject, Robot, Terrain, Trajectory, World
+from .model.motion_convert import motion_to_trajectory, trajectory_to_motion
 from .report import ConversionReport
 
-__all__ = ["adapt", "verify", "VerifyResult", "sample_configs"]
+__all__ = ["adapt", "attach_body", "verify", "VerifyResult", "sample_configs", "NEEDS_BODY"]
+
+NEEDS_BODY = ("needs the body model to map joint ids to links: pass --body MODEL.body "
+              "(in Python: obj.body = roboio.load('MODEL.body'))")
 
 
 def adapt(obj, info, report: ConversionReport):
     """Shape ``obj`` into something ``info``'s writer accepts, reporting what is dropped:
     a World with one robot becomes that Robot (other elements listed as lost); a Robot,
     RigidObject, Terrain or Geometry becomes a one-element World; a MultiPath becomes its
-    concatenated Trajectory (holds, IK goals, settings listed as lost); a Robot or World
-    written to a mesh format becomes one posed mesh scene (robots at ``robot.config``,
-    kinematics listed as lost)."""
+    concatenated Trajectory (holds, IK goals, settings listed as lost); a Choreonoid body
+    motion becomes a Klamp't trajectory and back through the body model attached as
+    ``obj.body`` (see :mod:`roboio.model.motion_convert`); a Robot or World written to a
+    mesh format becomes one posed mesh scene (robots at ``robot.config``, kinematics listed
+    as lost; :mod:`roboio.model.posed`)."""
     accepts = info.writes
     if not accepts or isinstance(obj, accepts):
         return obj
-    from .formats.choreonoid.motion_convert import adapt_motion   # BodyMotion <-> Trajectory
-    motion = adapt_motion(obj, accepts, report)
+    motion = _adapt_motion(obj, accepts, report)
     if motion is not None:
         return motion
     if isinstance(obj, MultiPath) and Trajectory in accepts:
@@ -57,13 +62,40 @@ def adapt(obj, info, report: ConversionReport):
             report.lose("mass, inertia and contact parameters of the rigid object (target holds geometry only)")
         return g
     if Geometry in accepts and isinstance(obj, (Robot, World)):
-        from .formats.meshes.posed import posed_geometry   # robots at their configuration
+        from .model.posed import posed_geometry   # robots at their configuration
         return posed_geometry(obj, report)
     if World in accepts and isinstance(obj, (Robot, RigidObject, Terrain, Geometry)):
         w = World(getattr(obj, "name", "World"))
         w.add(Terrain("Terrain", obj) if isinstance(obj, Geometry) else obj)
         return w
     raise ValueError(f"format {info.name!r} cannot hold a {type(obj).__name__}")
+
+
+def _adapt_motion(obj, accepts: tuple, report):
+    """Body motion <-> Klamp't trajectory (None when neither applies). Raises ValueError when
+    the body model is missing."""
+    if isinstance(obj, BodyMotion) and Trajectory in accepts:
+        body = getattr(obj, "body", None)
+        if body is None:
+            raise ValueError("converting a Choreonoid motion to a Klamp't trajectory " + NEEDS_BODY)
+        return motion_to_trajectory(obj, body, report)
+    if isinstance(obj, (Trajectory, MultiPath)) and BodyMotion in accepts:
+        body = getattr(obj, "body", None)
+        if body is None:
+            raise ValueError("converting a Klamp't trajectory to a Choreonoid motion " + NEEDS_BODY)
+        return trajectory_to_motion(obj, body, report)
+    return None
+
+
+def attach_body(obj, body) -> None:
+    """Give a motion (BodyMotion, Trajectory, MultiPath) the body model its conversion uses."""
+    if isinstance(body, World) and len(body.robots) == 1:
+        body = body.robots[0]
+    if not isinstance(body, Robot):
+        raise ValueError(f"the body model must be a robot, got a {type(body).__name__}")
+    if not isinstance(obj, (BodyMotion, Trajectory, MultiPath)):
+        raise ValueError(f"a body model applies to motions, not to a {type(obj).__name__}")
+    obj.body = body
 
 
 def sample_configs(robot: Robot, n: int, seed: int = 0) -> np.ndarray:

@@ -27,7 +27,7 @@ def run(args):
         _pose(obj, args.config)
     try:
         if getattr(args, "body", None):
-            from ..formats.choreonoid.motion_convert import attach_body
+            from ..convert import attach_body
             body = load(args.body, strict=args.strict)
             attach_body(obj, body)
             obj.input_files = list(getattr(obj, "input_files", [])) + list(body.input_files)

@@ -100,8 +100,8 @@ def run_fk(args):
         raise
     except ValueError as e:
         raise UsageError(str(e)) from None
-    names = args.link or [body.links[i].name for i in body.extras.get("choreonoid", {}).get(
-        "link_order", range(body.num_links))]
+    order = body.source_link_order if body.source_link_order is not None else range(body.num_links)
+    names = args.link or [body.links[i].name for i in order]
     try:
         links = [body.link_index(n) for n in names]
     except KeyError as e:

@@ -2,13 +2,18 @@
 
 Each sub-command lives in its own module in :mod:`roboio.cli` named ``cmd_<name>.py`` and
 defines ``register(subparsers)`` (adding its parser, with ``func=run``) and ``run(args)``
-returning the exit status. Input errors print one line (``file:line: what``) on stderr and
-exit 1; usage errors exit 2; ``--debug`` shows tracebacks.
+returning the exit status.
+
+Exit status: 0 success; 1 a problem of the input (one line ``file:line: what`` on stderr) or
+a check that failed (``verify``, ``validate``); 2 a usage error; 3 an internal error of
+roboio (a bug: the message asks to report it; ``--debug`` shows the traceback); 130 after
+Ctrl-C.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 import warnings
@@ -22,14 +27,15 @@ from ._options import OneLineParser, add_shared_options, limits_of
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="roboio", description="Read, write, convert and check robot, world and motion files "
-        "of Klamp't, OpenRAVE, GraspIt!, Choreonoid, URDF and MJCF.")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+        f"of {_ecosystems()} through one kinematic model (`roboio formats` lists every format).")
+    parser.add_argument("--debug", action="store_true",
+                        help="show tracebacks (of input errors and of internal errors)")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from .. import cli as pkg
-    for m in sorted(m.name for m in pkgutil.iter_modules(pkg.__path__)):
+    here = os.path.dirname(os.path.abspath(__file__))
+    for m in sorted(m.name for m in pkgutil.iter_modules([here])):
         if m.startswith("cmd_"):
-            importlib.import_module(f"{pkg.__name__}.{m}").register(sub)
+            importlib.import_module(f"{__package__}.{m}").register(sub)
     add_shared_options(sub)
     for p in sub.choices.values():
         p.add_argument("--data-path", action="append", default=[], metavar="DIR",
@@ -37,6 +43,24 @@ def build_parser() -> argparse.ArgumentParser:
                             "directory, $GRASPIT, ...); repeatable, tried in order after the "
                             "referring file's directory")
     return parser
+
+
+# How the help names the ecosystems that have formats (the registry decides which do).
+ECOSYSTEM_NAMES = {"klampt": "Klamp't", "openrave": "OpenRAVE", "graspit": "GraspIt!",
+                   "choreonoid": "Choreonoid", "urdf": "URDF", "mjcf": "MJCF",
+                   "meshes": "common mesh formats"}
+
+
+def _ecosystems() -> str:
+    from ..formats.registry import formats
+    found = []
+    for f in formats():
+        name = ECOSYSTEM_NAMES.get(f.ecosystem, f.ecosystem)
+        if name not in found:
+            found.append(name)
+    order = list(ECOSYSTEM_NAMES.values())
+    found.sort(key=lambda n: order.index(n) if n in order else len(order))
+    return ", ".join(found[:-1]) + " and " + found[-1] if len(found) > 1 else "".join(found)
 
 
 def _version():
@@ -49,7 +73,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
-        return 2
+        return EXIT_USAGE
     if not args.debug:
         # warnings are reported by the commands themselves (from obj.warnings)
         warnings.simplefilter("ignore", RoboioWarning)
@@ -61,17 +85,30 @@ def main(argv=None) -> int:
         if args.debug:
             raise
         print("roboio: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
     except (RoboioError, OSError, MemoryError) as e:
         if args.debug:
             raise
         print(f"roboio: error: {_one_line(e)}", file=sys.stderr)
-        return 1
+        return EXIT_INPUT
     except (UsageError, UnknownFormat) as e:
         print(f"roboio {args.command}: error: {e}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except Exception as e:      # a bug in roboio, not a problem of the user's input
+        if args.debug:
+            raise
+        print(f"roboio: internal error in roboio (please report it, with the command line and "
+              f"the input files; --debug shows the traceback): {type(e).__name__}: {e}",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+EXIT_INPUT = 1        # a problem of the input, or a check that failed
+EXIT_USAGE = 2        # bad command-line arguments
+EXIT_INTERNAL = 3     # a bug in roboio
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 
 
 def _one_line(e: BaseException) -> str:

@@ -64,6 +64,16 @@ def decode_text(data: bytes) -> str:
         return data.decode("latin-1")
 
 
+def as_bytes(data) -> bytes:
+    """What a ``loads`` function was given, as bytes (text is encoded as UTF-8)."""
+    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+
+def as_text(data) -> str:
+    """What a ``loads`` function was given, as text (bytes through :func:`decode_text`)."""
+    return data if isinstance(data, str) else decode_text(bytes(data))
+
+
 def read_text(path: str, ctx=None) -> str:
     """File contents as text (see :func:`read_bytes` and :func:`decode_text`)."""
     return decode_text(read_bytes(path, ctx))
@@ -305,6 +315,13 @@ def fmt_float(x) -> str:
 
 def fmt_floats(values, sep: str = " ") -> str:
     return sep.join(fmt_float(v) for v in values)
+
+
+def fmt_float_list(values) -> list:
+    """:func:`fmt_float` of every value of an array, flattened (fast for large arrays)."""
+    import numpy as np
+    out = list(map(repr, np.asarray(values, dtype=np.float64).ravel().tolist()))
+    return [s[:-2] if s.endswith(".0") else s for s in out]
 
 
 def line_of(text: str, offset: int) -> tuple[int, int]:

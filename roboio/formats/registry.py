@@ -11,9 +11,12 @@ is :mod:`roboio.formats.loading`.
 Signatures of the entry points:
 
 * ``sniff(head: bytes, path: str) -> bool``: ``head`` is the first :data:`HEAD_BYTES` bytes;
-* ``read(path: str, ctx: LoadContext) -> object``;
+* ``read(path: str, ctx: LoadContext) -> object`` (``ctx.path`` is ``path``);
 * ``write(obj, path: str, report: ConversionReport) -> None`` (atomic, see
   :func:`roboio.formats.fileio.atomic_write`).
+
+They are functions of the format's entry module, which also has ``loads``/``dumps`` (the
+package template: docs/development.md, "Adding a format"); :attr:`FormatInfo.module` names it.
 """
 from __future__ import annotations
 
@@ -116,8 +119,9 @@ class FormatInfo:
         return None
 
     def _key(self):
+        writes = tuple(w if isinstance(w, str) else w.__name__ for w in self._writes)
         return (self.name, self.extensions, self.kinds, self.description, self.ecosystem,
-                self._writes, self.priority, tuple(self._entries.items()))
+                writes, self.priority, tuple(self._entries.items()))
 
     def __eq__(self, other):
         return isinstance(other, FormatInfo) and self._key() == other._key()

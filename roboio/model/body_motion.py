@@ -6,8 +6,8 @@ Link poses are stored canonically as ``x y z qw qx qy qz`` (world frame, quatern
 whatever ``SE3Format`` the file used. Joint values are in **joint-id order** (the columns of
 Choreonoid's ``JointDisplacement``), which is neither the link order of the body file nor the
 link order of roboio's :class:`~roboio.model.Robot`; :meth:`BodyMotion.link_transforms` maps
-them with the joint-id table a Choreonoid ``.body`` reader stores in
-``robot.extras["choreonoid"]``.
+them with the robot's joint-id table ``robot.joint_id_links`` (set by the Choreonoid ``.body``
+reader).
 """
 from __future__ import annotations
 
@@ -192,7 +192,7 @@ class BodyMotion:
         """(F, num_links) configurations of ``robot``: ``robot.config`` with every joint id j
         < min(num_parts, num_joints) set from frame values (Choreonoid's rule, §6 of the spec).
         ``joint_map`` (joint id -> link index or name) defaults to the table of a Choreonoid
-        ``.body`` model (``robot.extras["choreonoid"]["joint_links"]``)."""
+        ``.body`` model (``robot.joint_id_links``)."""
         dofs = _joint_dofs(robot, joint_map)
         F = self.num_frames
         Q = np.tile(np.asarray(robot.config, dtype=float), (F, 1))
@@ -223,7 +223,6 @@ class BodyMotion:
         """
         check_alloc(self.num_frames * robot.num_links * 128.0 * 3,
                     f"link transforms of {self.num_frames:,} frames x {robot.num_links} links")
-        info = robot.extras.get("choreonoid", {})
         root_link = _root_index(robot)
         Q = self.robot_configs(robot, joint_map)
         desired = self.root_transforms()
@@ -238,7 +237,7 @@ class BodyMotion:
             T = corr[:, None] @ T
         lp = self.link_positions
         if lp is not None and lp.shape[1] > 1:
-            order = info.get("link_order")
+            order = robot.source_link_order
             if order is None:
                 raise ValueError("LinkPosition has several parts but the robot has no Choreonoid "
                                  "link index table (load it from a .body file)")
@@ -329,9 +328,8 @@ def _pose_matrices(p: np.ndarray) -> np.ndarray:
 def _root_index(robot) -> int:
     """The root body link: from a Choreonoid model's table, else the link a floating base
     moves (Klamp't layout), else link 0."""
-    info = robot.extras.get("choreonoid")
-    if info and "root_link" in info:
-        return int(info["root_link"])
+    if robot.source_link_order:
+        return int(robot.source_link_order[0])
     for j in robot.joints:
         if j.type == "floating" and j.base == -1:
             return j.links[-1]
@@ -370,11 +368,10 @@ def set_floating_base(robot, chain, Q, poses) -> None:
 def _joint_dofs(robot, joint_map) -> np.ndarray:
     """Robot DOF index for every joint id (-1 where the id has no joint)."""
     if joint_map is None:
-        info = robot.extras.get("choreonoid")
-        if not info or "joint_links" not in info:
+        if robot.joint_id_links is None:
             raise ValueError(f"robot {robot.name!r} has no Choreonoid joint-id table; load it from "
                              "a .body file or pass joint_map={joint id: link name or index}")
-        return np.asarray(info["joint_links"], dtype=np.int64)
+        return np.asarray(robot.joint_id_links, dtype=np.int64)
     items = joint_map.items() if isinstance(joint_map, dict) else enumerate(joint_map)
     items = list(items)
     n = max((int(j) for j, _ in items), default=-1) + 1
@@ -554,10 +551,9 @@ class PoseSeq:
         for j in range(min(len(vals), len(dofs))):
             if dofs[j] >= 0 and not np.isnan(vals[j]):
                 q[dofs[j]] = vals[j]
-        info = robot.extras.get("choreonoid", {})
         T = robot.fk(q)
         base = k.base_link()
-        order = info.get("link_order")
+        order = robot.source_link_order
         if base is not None and base.translation is not None and base.rotation is not None:
             idx = order[base.index] if order is not None and 0 <= base.index < len(order) else None
             if idx is None and base.name in robot.link_names:

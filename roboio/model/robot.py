@@ -76,6 +76,22 @@ class Link:
     def is_prismatic(self) -> bool:
         return self.joint_type == "prismatic"
 
+    def joint_transform(self, q: float) -> np.ndarray:
+        """The link frame relative to its parent's at joint value ``q`` (4x4):
+        ``parent_transform`` times the joint's motion, a rotation by ``q * |axis|`` about
+        ``axis`` (revolute; the axis is not normalised, as in Klamp't) or a translation by
+        ``q * axis`` (prismatic). One link's step of :meth:`Robot.fk`, for code that needs a
+        single link or a short chain without compiling the robot."""
+        from ..transforms import axis_angle_to_matrix, make_transform
+        w = np.asarray(self.axis, float)
+        if self.joint_type == "prismatic":
+            motion = make_transform(np.eye(3), float(q) * w)
+        else:
+            n = float(np.linalg.norm(w))
+            motion = make_transform(axis_angle_to_matrix(w / n, float(q) * n) if n else np.eye(3),
+                                    np.zeros(3))
+        return np.asarray(self.parent_transform, float) @ motion
+
     def __repr__(self):
         return f"<Link {self.index} {self.name!r} parent={self.parent} {self.joint_type}>"
 
@@ -177,6 +193,11 @@ class Robot:
         self.properties: dict = {}        # Klamp't robot properties (sensors, controller, ...)
         self.manipulators: list = []      # Manipulator (end effectors: OpenRAVE, COLLADA)
         self.sensors: list = []           # AttachedSensor (OpenRAVE, COLLADA)
+        # How the source model numbers links and joints where that is not roboio's link
+        # order (a Choreonoid body, whose motions address joints by id): the robot link of
+        # each link index of the source, and of each joint id (-1: no link has that id).
+        self.source_link_order: Optional[list] = None
+        self.joint_id_links: Optional[list] = None
         self.extras: dict = {}            # what a format keeps for its own writer
         self.warnings: list = []
         self.source: Optional[str] = None

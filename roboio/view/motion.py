@@ -150,8 +150,7 @@ def motion_columns(motion, robot: Optional[Robot] = None):
 def _joint_links(robot, n):
     if robot is None:
         return [None] * n
-    info = robot.extras.get("choreonoid") or {}
-    table = info.get("joint_links")
+    table = robot.joint_id_links
     if table is None:
         raise ValueError(f"robot {robot.name!r} has no Choreonoid joint-id table (give a .body model)")
     return [int(table[j]) if j < len(table) else None for j in range(n)]

@@ -1,6 +1,6 @@
 """Still images of robots, objects and worlds (``roboio render``), without a display or GPU.
 
-The scene's meshes (see :mod:`roboio.formats.meshes.posed`) are posed by roboio's forward
+The scene's meshes (see :mod:`roboio.model.posed`) are posed by roboio's forward
 kinematics, projected by an orthographic :class:`~roboio.view.camera.Camera` of a named
 view fitted to the scene, rasterised by the numpy z-buffer of :mod:`roboio.view.raster` at
 ``supersample`` times the size, shaded flat (ambient plus a light at the camera, two-sided)
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formats.meshes.posed import scene_elements
+from ..model.posed import scene_elements
 from . import camera as cam
 from .raster import rasterize
 

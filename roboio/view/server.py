@@ -24,7 +24,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ..formats.meshes.posed import scene_elements
+from ..model.posed import scene_elements
 from ..model import Robot, World
 from ..transforms import matrix_to_quat
 from . import require

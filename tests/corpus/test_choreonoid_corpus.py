@@ -80,7 +80,7 @@ def test_every_body_loads_with_its_meshes(path):
     assert not [w for w in r.warnings if "not found" in w]
     meshes = 0
     for link in r.links:
-        for root in (link.geometry, link.extras.get("choreonoid", {}).get("visual_geometry")):
+        for root in (link.geometry, link.visual_geometry):
             for g in _walk(root):
                 assert not g.missing
                 if hasattr(g, "load"):
@@ -89,8 +89,7 @@ def test_every_body_loads_with_its_meshes(path):
                     meshes += 1
     uses_meshes = any(s in open(path).read() for s in (".stl", ".wrl", ".obj", "Extrusion"))
     assert meshes > 0 or not uses_meshes
-    info = r.extras["choreonoid"]
-    assert sorted(info["link_order"]) == sorted(set(info["link_order"]))
+    assert sorted(r.source_link_order) == sorted(set(r.source_link_order))
     assert r.fk().shape == (r.num_links, 4, 4)
 
 
@@ -124,14 +123,13 @@ def _pos(robot, T, name):
 
 def test_sr1_worked_example(sr1, walk1):
     """Spec §7: link order, joint ids, zero pose, frames 0 and 1000 of SR1WalkPattern1."""
-    info = sr1.extras["choreonoid"]
-    order = [sr1.links[i].name for i in info["link_order"]]
+    order = [sr1.links[i].name for i in sr1.source_link_order]
     assert order[:4] == ["WAIST", "WAIST_P", "WAIST_R", "CHEST"]
     assert order[4] == "LARM_SHOULDER_P" and order[10] == "LARM_WRIST_R"
     assert order[11] == "RARM_SHOULDER_P" and order[17] == "RARM_WRIST_R"
     assert order[18] == "LLEG_HIP_R" and order[23] == "LLEG_ANKLE_R"
     assert order[24] == "RLEG_HIP_R" and order[29] == "RLEG_ANKLE_R"
-    ids = [sr1.links[i].name for i in info["joint_links"]]
+    ids = [sr1.links[i].name for i in sr1.joint_id_links]
     assert ids[:6] == ["RLEG_HIP_R", "RLEG_HIP_P", "RLEG_HIP_Y", "RLEG_KNEE", "RLEG_ANKLE_P", "RLEG_ANKLE_R"]
     assert ids[6] == "RARM_SHOULDER_P" and ids[13] == "LLEG_HIP_R" and ids[19] == "LARM_SHOULDER_P"
     assert ids[26:] == ["WAIST_P", "WAIST_R", "CHEST"]
@@ -164,7 +162,7 @@ def test_sr1_pseq_ankle_cross_check(sr1):
     base = k.base_link()
     assert base.name == "WAIST" and np.allclose(base.translation, [9.14417e-06, 0, 0.707499435])
     T = ps.key_link_transforms(sr1, 0)
-    order = sr1.extras["choreonoid"]["link_order"]
+    order = sr1.source_link_order
     found = {}
     for lk in k.ik_links:
         i = order[lk.index]

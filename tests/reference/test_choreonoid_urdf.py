@@ -20,10 +20,10 @@ def test_sr1_body_and_urdf_agree_along_walk():
         urdf = roboio.load(corpus_path(*MODEL, "SR1.urdf"))
     motion = roboio.load(corpus_path("choreonoid", "sample", "SimpleController", "SR1WalkPattern1.seq"))
     info = body.extras["choreonoid"]
-    joint_map = {j: body.links[i].name for j, i in enumerate(info["joint_links"])}
+    joint_map = {j: body.links[i].name for j, i in enumerate(body.joint_id_links)}
     Tb = motion.link_transforms(body)[::100]
     Tu = motion.link_transforms(urdf, joint_map=joint_map, root=info["root_pose"])[::100]
-    names = [body.links[i].name for i in info["link_order"]]
+    names = [body.links[i].name for i in body.source_link_order]
     assert len(names) == 30 and all(n in urdf.link_names for n in names)
     ib = [body.link_index(n) for n in names]
     iu = [urdf.link_index(n) for n in names]

@@ -36,19 +36,28 @@ _RESET = ('<robot name="reset"><link name="a"/>'
           '<klampt use_vis_geom="0" flip_yz="0"/></robot>')
 
 
-def klampt_robot(path, geometry=True):
-    """klampt's reading of ``path`` (without loading meshes unless ``geometry``). Klamp't
-    keeps use_vis_geom and flip_yz from the previous URDF it loaded (process-global
-    settings), so they are reset first."""
-    klampt = pytest.importorskip("klampt")
+def _reset_klampt_urdf_settings(klampt):
     with tempfile.TemporaryDirectory() as d:
         reset = os.path.join(d, "reset.urdf")
         with open(reset, "w") as f:
             f.write(_RESET)
         klampt.WorldModel().loadRobot(reset)
+
+
+def klampt_robot(path, geometry=True):
+    """klampt's reading of ``path`` (without loading meshes unless ``geometry``). Klamp't
+    keeps use_vis_geom and flip_yz from the previous URDF it loaded, and geometry loading
+    is switched for the whole process (process-global settings): they are reset before, and
+    left as a fresh process has them after, so that no other test sees them."""
+    klampt = pytest.importorskip("klampt")
+    _reset_klampt_urdf_settings(klampt)
     world = klampt.WorldModel()
     world.enableGeometryLoading(geometry)
-    r = world.loadRobot(os.fspath(path))
+    try:
+        r = world.loadRobot(os.fspath(path))
+    finally:
+        world.enableGeometryLoading(True)
+        _reset_klampt_urdf_settings(klampt)
     assert r.index >= 0, f"klampt could not load {path}"
     return world, r
 

@@ -92,15 +92,14 @@ def choreonoid_fk(q):
 
 def test_link_order_floating_base_and_fk(tmp_path):
     r = load(write(tmp_path, ARM))
-    info = r.extras["choreonoid"]
     # depth-first from BASE, children in file order: SHOULDER (-> ELBOW -> TIP), HAND
-    names = [r.links[i].name for i in info["link_order"]]
+    names = [r.links[i].name for i in r.source_link_order]
     assert names == ["BASE", "SHOULDER", "ELBOW", "TIP", "HAND"]
     assert r.link_names[:6] == ["base0", "base1", "base2", "base3", "base4", "BASE"]
     assert [j.type for j in r.joints][0] == "floating" and r.joints[0].links == [0, 1, 2, 3, 4, 5]
     assert [d.name for d in r.drivers] == ["SHOULDER", "ELBOW", "TIP"]          # one per joint
     # joint ids 0, 1, 3; id 2 is a gap
-    jl = info["joint_links"]
+    jl = r.joint_id_links
     assert [r.links[i].name if i >= 0 else None for i in jl] == ["SHOULDER", "ELBOW", None, "TIP"]
     assert any("joint ids [2]" in w for w in r.warnings)
     # initial configuration: root pose (x, y, z, yaw, pitch, roll) and jointAngle -10 deg
@@ -210,7 +209,7 @@ def test_elements_shapes_visual_collision_mass(tmp_path):
     assert np.allclose(cyl.transform, M)
     assert np.allclose(cap.transform[:3, 3], [0, 0, 5]) and cap.params["height"] == 4
     assert np.array_equal(tri.faces, [[0, 1, 2]])
-    vis = link.extras["choreonoid"]["visual_geometry"].children
+    vis = link.visual_geometry.children
     assert [g.primitive if isinstance(g, Primitive) else g.kind for g in vis] == ["Box", "Cylinder", "Sphere", "TriangleMesh"]
     assert link.appearance.color == (0.5, 0.25, 1.0, 0.5)
     # mass: link (2 kg at z=1, I=1) + rigid body (2 kg at z=-1, I=2): COM 0, I about it
@@ -290,9 +289,9 @@ def test_sub_body(tmp_path):
       - { type: SubBody, uri: sub.body, parent: NECK, prefix: "H_", jointIdOffset: 1, translation: [ 0, 0, 0.5 ], jointType: fixed }
     """)
     r = load(main)
-    names = [r.links[i].name for i in r.extras["choreonoid"]["link_order"]]
+    names = [r.links[i].name for i in r.source_link_order]
     assert names == ["BODY", "NECK", "H_HEAD", "H_EYE"]
-    jl = r.extras["choreonoid"]["joint_links"]
+    jl = r.joint_id_links
     assert [r.links[i].name for i in jl] == ["NECK", "H_EYE"]
     assert np.allclose(r.fk()[r.link_index("H_EYE"), :3, 3], [0, 0, 3.5])
 

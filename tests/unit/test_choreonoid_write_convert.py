@@ -40,7 +40,7 @@ def test_body_round_trip_exact(tmp_path):
     assert "formatVersion: 1.0" in text and "angleUnit: radian" in text and "jointType: free" in text
     r2 = load(out)
     assert r2.link_names == r.link_names
-    assert r2.extras["choreonoid"]["joint_links"] == r.extras["choreonoid"]["joint_links"]
+    assert r2.joint_id_links == r.joint_id_links
     for name in ("qmin", "qmax", "vmin", "vmax"):
         assert np.array_equal(getattr(r, name), getattr(r2, name)), name
     assert np.array_equal(r.config[6:], r2.config[6:])          # joints exact; root pose to 1 ulp
@@ -60,7 +60,7 @@ def test_body_round_trip_shapes_and_masses(tmp_path):
     a, b = r.links[0], r2.links[0]
     assert a.mass == b.mass and np.allclose(a.com, b.com) and np.allclose(a.inertia, b.inertia)
     assert np.allclose(world_points(a), world_points(b))
-    va, vb = (l.extras["choreonoid"]["visual_geometry"] for l in (a, b))
+    va, vb = (l.visual_geometry for l in (a, b))
     assert np.allclose(world_points(a, va), world_points(b, vb))
     assert b.extras["choreonoid"]["devices"][0]["type"] == "ForceSensor"
     assert np.allclose(b.extras["choreonoid"]["devices"][0]["transform"][:3, 3], [0, 0, 0.5])
@@ -93,7 +93,7 @@ def test_klampt_style_robot_to_body(tmp_path):
     r2 = load(out)
     assert r2.link_names[5:] == ["base", "arm", "tool"]
     assert [j.type for j in r2.joints] == ["floating", "normal", "weld"]
-    assert r2.extras["choreonoid"]["joint_links"] == [6]
+    assert r2.joint_id_links == [6]
     T1, T2 = r.fk(), r2.fk()
     for name in ("base", "arm", "tool"):
         assert np.allclose(T1[r.link_index(name)], T2[r2.link_index(name)], atol=1e-12)
@@ -131,7 +131,7 @@ def test_motion_to_path_and_back(tmp_path):
     assert rep.lost == ["component Vector3Seq ZMP (ZMP)"]
     traj = roboio.load(out)
     assert np.allclose(traj.times, [0, 0.1])
-    jl = r.extras["choreonoid"]["joint_links"]
+    jl = r.joint_id_links
     assert np.array_equal(traj.milestones[:, [jl[0], jl[1], jl[3]]], m.joint_displacement[:, [0, 1, 3]])
     # floating base from LinkPosition: frame 1 = (0.5, 0.1, 1) and yaw 90 deg
     assert np.allclose(traj.milestones[1, :6], [0.5, 0.1, 1, math.pi / 2, 0, 0])

@@ -8,7 +8,7 @@ import pytest
 from roboio.errors import FormatError, RoboioWarning
 from roboio.context import LoadContext
 from roboio.formats import loading, registry
-from roboio.formats.meshes import _iv_scene
+from roboio.formats.meshes.inventor import _scene as _iv_scene
 from roboio.formats.meshes.inventor import mesh_data
 
 IV = "#Inventor V2.1 ascii\n"

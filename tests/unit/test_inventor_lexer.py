@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from roboio.errors import FormatError
-from roboio.formats.meshes._iv_lexer import EOF, PUNCT, STRING, WORD, Lexer
+from roboio.formats.meshes.inventor._lexer import EOF, PUNCT, STRING, WORD, Lexer
 
 
 def tokens(text):

@@ -9,7 +9,7 @@ import roboio
 from roboio import FormatError
 from roboio.context import LoadContext
 from roboio.formats import loading
-from roboio.formats.klampt.geom import bake_primitive, parse_stream, primitive_text
+from roboio.formats.klampt.geometry.stream import bake_primitive, parse_stream, primitive_text
 from roboio.model import Group, PointCloud, Primitive, TriangleMesh
 
 

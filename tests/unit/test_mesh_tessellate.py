@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from roboio.formats.meshes import _tessellate as tess
+from roboio.model import tessellate as tess
 from roboio.model import Primitive
 
 N = tess.SEGMENTS

@@ -6,8 +6,9 @@ import pytest
 
 import roboio
 from roboio import FormatError, Hold, IKObjective, Stance
-from roboio.formats.klampt._motion_text import Where
-from roboio.formats.klampt.hold import hold_text, ik_text, parse_hold_text, parse_ik_text
+from roboio.formats.klampt._text import Where
+from roboio.formats.klampt.contact.hold import hold_text, parse_hold_text
+from roboio.formats.klampt.contact.ikgoal import ik_text, parse_ik_text
 from roboio.context import LoadContext
 from roboio.report import ConversionReport
 

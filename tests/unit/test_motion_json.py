@@ -8,7 +8,7 @@ import pytest
 
 import roboio
 from roboio import ContactPoint, FormatError, Grasp, Hold, IKObjective, Stance, Trajectory
-from roboio.formats.klampt import json_motion
+from roboio.formats.klampt.motion import json_motion
 
 
 def load(tmp_path, value, name="a.json"):
@@ -109,8 +109,8 @@ def test_sniff_accepts_klampt_rejects_heightmap():
            b'{"type":"SE3Trajectory","times":[]}']
     no = [b'{\n "#comment": "x",\n "type":"Heightmap",\n "xsize":18.00}', b'["a", "b"]', b"<xml/>",
           b'{"type": "TriangleMesh", "vertices": []}', b'{"name": "x"}']
-    assert all(json_motion._sniff(h, "a.json") for h in yes)
-    assert not any(json_motion._sniff(h, "a.json") for h in no)
+    assert all(json_motion.sniff(h, "a.json") for h in yes)
+    assert not any(json_motion.sniff(h, "a.json") for h in no)
 
 
 @pytest.mark.parametrize("text,line,message", [

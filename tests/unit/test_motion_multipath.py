@@ -241,9 +241,10 @@ def test_xml_roots_pick_format(tmp_path, head, expected):
 
 
 def test_xml_sniffs_reject_other_roots():
-    from roboio.formats.klampt import grasp, multipath
+    from roboio.formats.klampt.contact import grasp
+    from roboio.formats.klampt.motion import multipath
     for head in (b"<world>", b"<grasp>", b"<Robot>", b"<KinBody>", b"<multipathX>"):
-        assert not multipath._sniff(head, "x.xml") and not grasp._sniff(head, "x.xml")
+        assert not multipath.sniff(head, "x.xml") and not grasp.sniff(head, "x.xml")
 
 
 def test_trajectories_and_sections_check_their_arrays_alike():

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from roboio.formats.klampt._rob_lexer import (LexError, Scanner, is_integer_text,
+from roboio.formats.klampt.rob._lexer import (LexError, Scanner, is_integer_text,
                                               logical_lines, translate_escapes)
 
 

@@ -180,5 +180,5 @@ def test_sample_planar_arm_round_trip(tmp_path):
 
 
 def test_loads_from_text(tmp_path):
-    r = loads("links a\ntparent 1 0 0 0 1 0 0 0 1 0 0 0\n", str(tmp_path / "t.rob"), LoadContext())
+    r = loads("links a\ntparent 1 0 0 0 1 0 0 0 1 0 0 0\n", LoadContext(str(tmp_path / "t.rob")))
     assert r.link_names == ["a"] and r.name == "t"

@@ -11,8 +11,9 @@ import roboio
 from roboio import FormatError
 from roboio.context import LoadContext
 from roboio.formats.klampt import _simplefile
-from roboio.formats.klampt.rigid_object import read_object, sniff
-from roboio.formats.klampt.terrain import read_terrain
+from roboio.formats.klampt.rigid_object import read as read_object
+from roboio.formats.klampt.rigid_object import sniff
+from roboio.formats.klampt.terrain import read as read_terrain
 
 # unit cube [0,1]^3, outward-facing triangles (as Klamp't-examples objects/cube.off)
 CUBE_OFF = """OFF

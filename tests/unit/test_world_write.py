@@ -10,7 +10,7 @@ import pytest
 import roboio
 from roboio import FormatError
 from roboio.cli.main import main as cli_main
-from roboio.formats.klampt._world_sim import SimulationSettings, XmlNode
+from roboio.formats.klampt.world._simulation import SimulationSettings, XmlNode
 from roboio.model import (Appearance, Group, Link, PointCloud, Primitive, RigidObject, Robot,
                           Terrain, TriangleMesh, World)
 

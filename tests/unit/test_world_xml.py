@@ -10,7 +10,7 @@ import pytest
 
 import roboio
 from roboio import FormatError
-from roboio.formats.klampt._world_sim import SimulationSettings
+from roboio.formats.klampt.world._simulation import SimulationSettings
 
 from conftest import Rx, Ry, Rz
 from test_world_objects import CUBE_OFF, box_surface_moments, inertia_from_C

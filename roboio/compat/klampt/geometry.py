@@ -253,12 +253,12 @@ class GeometricPrimitive:
 
     def saveString(self) -> str:
         """The Klamp't ``.geom`` text of the primitive (e.g. ``"Sphere 1 2 3  4"``)."""
-        from ...formats.klampt.geom import primitive_text
+        from ...formats.klampt.geometry.stream import primitive_text
         return primitive_text(self._model())
 
     def loadString(self, str) -> bool:
         """Read a ``.geom`` primitive string; False when it is not one."""
-        from ...formats.klampt.geom import parse_primitive_text
+        from ...formats.klampt.geometry.stream import parse_primitive_text
         try:
             self.set(GeometricPrimitive._from_model(parse_primitive_text(str)))
         except (RoboioError, ValueError):
@@ -284,7 +284,7 @@ class GeometricPrimitive:
     def _from_model(cls, prim: Primitive) -> "GeometricPrimitive":
         """The primitive with its transform applied (Klamp't primitives are data, without a
         transform of their own)."""
-        from ...formats.klampt.geom import bake_primitive
+        from ...formats.klampt.geometry.stream import bake_primitive
         baked = bake_primitive(prim, prim.transform)
         if baked is None:
             raise ValueError(f"this {prim.primitive} (under its transform) is not a primitive "
@@ -478,7 +478,7 @@ class Geometry3D:
 
     # -- modifiers of the data ---------------------------------------------------------------
     def _compose(self, M):
-        from ...formats.klampt.geom import bake_primitive
+        from ...formats.klampt.geometry.stream import bake_primitive
         g = self._geom
         if isinstance(g, Primitive) and bake_primitive(g, M @ g.transform) is None:
             # Klamp't refuses too ("Nonuniform scaling of sphere not supported yet")

@@ -50,7 +50,11 @@ def _block_end(data: bytes, body: int, first: bytes) -> int:
     lines that do not start with ``first`` (a ``-`` item, blank or comment lines). Lines in
     the middle that are not frame lines make :func:`parse_block` hand the block to YAML."""
     colon = data.find(b":", body)
-    end = len(data) if colon < 0 else data.rfind(b"\n", body, colon) + 1
+    if colon < 0:
+        end = len(data)
+    else:
+        nl = data.rfind(b"\n", body, colon)
+        end = nl + 1 if nl >= 0 else body        # a ':' on the first line: no frame lines
     while end > body:
         start = data.rfind(b"\n", body, end - 1) + 1
         if start < body:
@@ -93,6 +97,9 @@ def split_frame_blocks(data: bytes) -> dict:
             continue
         indent = f.group(1)
         end = _block_end(data, body, indent + b"- ")
+        if end <= body:
+            search = body
+            continue
         line += data.count(b"\n", counted, ls)
         n = data.count(b"\n", body, end)
         blocks[line] = Block(body, end, line, n, indent)

@@ -1,4 +1,4 @@
-"""Choreonoid pose sequences (``.pseq``, ``type: PoseSeq``): key poses read as data (spec §5).
+"""Choreonoid pose sequences (``.pseq``, ``type: PoseSeq``): key poses read as data.
 
 Each key (``refs`` entry) keeps its time, joint ids and values (radians / metres, never
 degrees), stationary-point joints, IK links (world pose, link index, contact data) and ZMP.
@@ -14,11 +14,11 @@ import numpy as np
 from ...errors import FormatError
 from ...context import LoadContext
 from ...model.body_motion import IkLink, PoseKey, PoseSeq
-from .. import registry
-from ..fileio import atomic_write, fmt_float, read_text
+from ..fileio import as_text, atomic_write, fmt_float, read_bytes
 from . import _yaml as Y
+from ._sniff import sniff_pseq as sniff
 
-__all__ = ["read_pseq", "write_pseq", "pseq_text"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "pseq_text"]
 
 _KEY_KEYS = {"time", "maxTransitionTime", "max_transition_time", "refer"}
 _POSE_KEYS = {"type", "name", "joints", "q", "spJoints", "sp_joints", "ikLinks", "ik_links", "zmp",
@@ -121,10 +121,14 @@ class _Reader:
         return lk
 
 
-def read_pseq(path: str, ctx: LoadContext) -> PoseSeq:
-    ps = _Reader(path, ctx).seq(Y.load(read_text(path), path))
-    ps.source = path
+def loads(data, ctx: LoadContext) -> PoseSeq:
+    ps = _Reader(ctx.path, ctx).seq(Y.load(as_text(data), ctx.path))
+    ps.source = ctx.path
     return ps
+
+
+def read(path: str, ctx: LoadContext) -> PoseSeq:
+    return loads(read_bytes(path, ctx), ctx)
 
 
 # -- writing -----------------------------------------------------------------------------------
@@ -200,12 +204,9 @@ def _ik_text(lk: IkLink) -> str:
     return "".join(out)
 
 
-def write_pseq(ps: PoseSeq, path: str, report=None) -> None:
-    atomic_write(path, pseq_text(ps))
+def dumps(ps: PoseSeq, report=None, path=None) -> str:
+    return pseq_text(ps)
 
 
-registry.register(registry.FormatInfo(
-    name="choreonoid-pseq", extensions=(".pseq",), kinds=("pose_sequence",),
-    description="Choreonoid pose sequence (key poses, YAML)", ecosystem="choreonoid",
-    sniff=lambda head, path: b"PoseSeq" in head, read=read_pseq,
-    write=lambda obj, path, report: write_pseq(obj, path, report), writes=(PoseSeq,)))
+def write(ps: PoseSeq, path: str, report=None) -> None:
+    atomic_write(path, dumps(ps, report, path))

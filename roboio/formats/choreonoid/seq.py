@@ -1,6 +1,6 @@
 """Choreonoid standard body motion files (``.seq``), format versions 1 to 4.
 
-Reading follows Choreonoid's code (spec §2): both key spellings, every top-level key inherited
+Reading follows Choreonoid's code: both key spellings, every top-level key inherited
 by components that lack it, ``MultiValueSeq`` / ``MultiSE3Seq`` / ``Vector3Seq`` components
 (any other type or content is kept verbatim), SE3 formats ``XYZQWQXQYQZ``, ``XYZRPY`` and (in
 version 1 only) ``XYZQXQYQZQW``, stored as ``x y z qw qx qy qz``; frame times
@@ -14,7 +14,7 @@ The frame data go through the exact vectorised parser of :mod:`._seq_fast`; only
 Writing: version 2 with camelCase keys (format ``choreonoid-seq``, read by every Choreonoid
 version, like the shipped SR1 files) or version 4 with snake_case keys (format
 ``choreonoid-seq-v4``, what current Choreonoid writes); one flow-style list per frame; numbers
-that read back as exactly the same doubles. :func:`write_seq` takes ``version=`` directly.
+that read back as exactly the same doubles (:func:`dumps` and :func:`write` take ``version=``).
 """
 from __future__ import annotations
 
@@ -27,12 +27,13 @@ from ... import transforms as tf
 from ...errors import FormatError
 from ...context import LoadContext
 from ...model.body_motion import ROLES, BodyMotion, Seq
-from .. import registry
-from ..fileio import atomic_write, fmt_float
+from ..fileio import as_bytes, atomic_write, fmt_float, read_bytes
 from . import _seq_fast
 from . import _yaml as Y
+from ._sniff import sniff_seq as sniff
 
-__all__ = ["read_seq", "write_seq", "seq_text", "MAX_BYTES", "MAX_YAML_BYTES"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "write_v4", "seq_text", "MAX_BYTES",
+           "MAX_YAML_BYTES"]
 
 MAX_BYTES = 512 << 20
 """Largest ``.seq`` file read (bytes); bigger files are refused with a FormatError (the frame
@@ -79,15 +80,24 @@ def _size(n: int) -> str:
     return f"{n / 2**20:.0f} MiB" if n >= 1 << 20 else f"{n} bytes"
 
 
-def read_seq(path: str, ctx: LoadContext) -> BodyMotion:
-    """Read a ``.seq`` file into a :class:`BodyMotion` (see the module docstring)."""
-    size = os.path.getsize(path)
+def _check_size(size: int, ctx: LoadContext) -> None:
     if size > MAX_BYTES:
         raise ctx.error(f"file is {_size(size)}, more than the {_size(MAX_BYTES)} "
                         "roboio reads from a .seq file (raise roboio.formats.choreonoid.seq."
                         "MAX_BYTES if the memory is there: about 2x the file size)")
-    with open(path, "rb") as f:
-        raw = f.read()
+
+
+def read(path: str, ctx: LoadContext) -> BodyMotion:
+    """Read a ``.seq`` file into a :class:`BodyMotion` (the size is checked before reading)."""
+    _check_size(os.path.getsize(path), ctx)
+    return loads(read_bytes(path, ctx), ctx)
+
+
+def loads(data, ctx: LoadContext) -> BodyMotion:
+    """The :class:`BodyMotion` of ``.seq`` text (see the module docstring)."""
+    raw = as_bytes(data)
+    _check_size(len(raw), ctx)
+    path = ctx.path
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     if b"\r" in raw:
@@ -531,26 +541,18 @@ def _component_text(c: Seq, version, K, rate, report) -> str:
     return "".join(lines)
 
 
-def write_seq(motion: BodyMotion, path: str, report=None, version: int = 2) -> None:
-    """Write ``motion`` to ``path`` atomically, in format version 2 (default) or 4."""
+def dumps(motion: BodyMotion, report=None, path=None, version: int = 2) -> str:
+    """The ``.seq`` text of ``motion``, format version 2 (default) or 4."""
     if not isinstance(motion, BodyMotion):
         raise TypeError(f"expected a BodyMotion, got {type(motion).__name__}")
-    atomic_write(path, seq_text(motion, version, report))
+    return seq_text(motion, version, report)
 
 
-def _sniff(head: bytes, path: str) -> bool:
-    return b"CompositeSeq" in head or (b"BodyMotion" in head and b"components" in head)
+def write(motion: BodyMotion, path: str, report=None, version: int = 2) -> None:
+    """Write ``motion`` to ``path`` atomically, in format version 2 (default) or 4."""
+    atomic_write(path, dumps(motion, report, path, version))
 
 
-registry.register(registry.FormatInfo(
-    name="choreonoid-seq", extensions=(".seq",), kinds=("body_motion",),
-    description="Choreonoid standard body motion (YAML); writes format version 2, camelCase keys",
-    ecosystem="choreonoid", sniff=_sniff, read=read_seq,
-    write=lambda obj, path, report: write_seq(obj, path, report, version=2),
-    writes=(BodyMotion,)))
-registry.register(registry.FormatInfo(
-    name="choreonoid-seq-v4", extensions=(".seq",), kinds=("body_motion",),
-    description="Choreonoid standard body motion, format version 4 (snake_case keys, as current "
-                "Choreonoid writes)", ecosystem="choreonoid",
-    write=lambda obj, path, report: write_seq(obj, path, report, version=4),
-    writes=(BodyMotion,), priority=-1))
+def write_v4(motion: BodyMotion, path: str, report=None) -> None:
+    """Format version 4 (snake_case keys, as current Choreonoid writes)."""
+    write(motion, path, report, version=4)

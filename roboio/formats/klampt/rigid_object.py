@@ -1,6 +1,6 @@
 """Klamp't rigid-object files (``.obj``, SimpleFile syntax; not Wavefront meshes).
 
-Reading follows Klamp't (spec §6): only the items of :data:`ITEMS` are allowed (anything
+Reading follows Klamp't: only the items of :data:`ITEMS` are allowed (anything
 else fails the load, which is also how a Wavefront file is told apart); an item spelled with
 other capitalisation (``Mass``, ``kfriction``) is accepted but ignored, with a warning. The
 items are applied in a fixed order, whatever their order in the file:
@@ -16,7 +16,7 @@ only the inertia, about the given ``com``, when ``com`` is present).
 
 Units: metres, kilograms, kg m^2; ``T`` is the object pose in the world frame.
 
-Writing (spec §10.3, with full precision): ``mesh`` (relative to the written file),
+Writing (with full precision): ``mesh`` (relative to the written file),
 ``geomscale``/``geomtranslate`` when the geometry transform is a per-axis scale plus a
 translation, ``T`` (12 numbers), ``velocity``/``angularVelocity`` when non-zero, ``mass``,
 ``com``, ``inertia`` (9), ``kFriction``, ``kRestitution``, ``kStiffness``, ``kDamping``.
@@ -29,37 +29,19 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import RigidObject
-from ..fileio import read_text
+from ..fileio import as_text, atomic_write, read_bytes
 from ..loading import load_geometry_ref
-from ..registry import FormatInfo, register
 from . import _simplefile
-from ._geometry_out import GeometryWriter, split_scale_translate
-from ._world_geometry import apply_automass, write_element_file
+from ._element_files import apply_automass, element_file_text
+from ._geometry_refs import GeometryWriter, split_scale_translate
+from ._sniff import OBJECT_ITEMS
+from ._sniff import sniff_object as sniff
 
-__all__ = ["ITEMS", "read_object", "object_items", "write_object", "sniff"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "ITEMS", "object_items", "object_text",
+           "write_object"]
 
-ITEMS = ("mesh", "geomscale", "geomtranslate", "T", "position", "velocity", "angularVelocity",
-         "mass", "inertia", "com", "kFriction", "kRestitution", "kStiffness", "kDamping",
-         "autoMass")
+ITEMS = OBJECT_ITEMS
 _BY_LOWER = {n.lower(): n for n in ITEMS}
-
-
-def sniff(head: bytes, path: str) -> bool:
-    """True when every complete line of ``head`` starts with an item Klamp't allows
-    (any capitalisation) or is blank/a comment -- never for Wavefront ``v``/``f`` files."""
-    text = head.decode("latin-1")
-    lines = text.splitlines()
-    if len(head) >= 4096 and lines:
-        lines = lines[:-1]          # possibly cut off
-    seen = False
-    for line in lines:
-        tok = line.split("#", 1)[0].split(None, 1)
-        if not tok:
-            continue
-        if tok[0].lower() not in _BY_LOWER:
-            return False
-        seen = True
-    return seen
 
 
 def _checked_items(entries: list, path: str, ctx) -> dict:
@@ -80,11 +62,13 @@ def _checked_items(entries: list, path: str, ctx) -> dict:
     return _simplefile.last_wins(out)
 
 
-def read_object(path: str, ctx) -> RigidObject:
-    """Read a Klamp't ``.obj`` rigid-object file (see the module docstring)."""
-    items = _checked_items(_simplefile.parse_lines(read_text(path), path), path, ctx)
-    obj = RigidObject(os.path.splitext(os.path.basename(path))[0])
-    obj.source = path
+def loads(data, ctx) -> RigidObject:
+    """The rigid object of a Klamp't ``.obj`` file's text (see the module docstring); the
+    mesh is found relative to ``ctx.path``."""
+    path = ctx.path or ""
+    items = _checked_items(_simplefile.parse_lines(as_text(data), path), path, ctx)
+    obj = RigidObject(os.path.splitext(os.path.basename(path))[0] or "object")
+    obj.source = ctx.path
 
     def nums(name, counts):
         return items[name].numbers(path, counts) if name in items else None
@@ -143,6 +127,10 @@ def read_object(path: str, ctx) -> RigidObject:
     return obj
 
 
+def read(path: str, ctx) -> RigidObject:
+    return loads(read_bytes(path, ctx), ctx)
+
+
 def object_items(obj: RigidObject, path: str, report, geometry_writer: GeometryWriter,
                  what: str, geometry_transform=None) -> list:
     """``(item, values)`` pairs of the ``.obj`` file for ``obj`` written at ``path``.
@@ -181,20 +169,27 @@ def object_items(obj: RigidObject, path: str, report, geometry_writer: GeometryW
     return items
 
 
+def object_text(obj: RigidObject, path: str, report, geometry_writer=None,
+                geometry_transform=None) -> str:
+    """The ``.obj`` text of ``obj`` to be stored at ``path`` (see :func:`object_items`);
+    geometry that must be written anew is written now, next to ``path``."""
+    what = f"rigid object {obj.name!r}"
+    return element_file_text(obj, path, report, geometry_writer, what, "<geometry margin>",
+                             lambda gw: object_items(obj, path, report, gw, what, geometry_transform))
+
+
 def write_object(obj: RigidObject, path: str, report, geometry_writer=None,
                  geometry_transform=None) -> None:
-    """Write ``obj`` as a Klamp't ``.obj`` file (see :func:`object_items`)."""
-    what = f"rigid object {obj.name!r}"
-    write_element_file(obj, path, report, geometry_writer, what, "<geometry margin>",
-                       lambda gw: object_items(obj, path, report, gw, what, geometry_transform))
+    """Write ``obj`` as a Klamp't ``.obj`` file (a world's writer passes its geometry
+    writer and the part of the geometry transform the file holds)."""
+    atomic_write(path, object_text(obj, path, report, geometry_writer, geometry_transform))
 
 
-def _write(obj, path, report):
+def dumps(obj: RigidObject, report, path=None) -> str:
+    """The ``.obj`` text; the mesh is referenced relative to ``path`` (required when the
+    geometry must be written anew, as a side file next to it)."""
+    return object_text(obj, path or "object.obj", report)
+
+
+def write(obj: RigidObject, path: str, report) -> None:
     write_object(obj, path, report)
-
-
-register(FormatInfo(
-    name="klampt-object", extensions=(".obj",), kinds=("rigid_object",),
-    description="Klamp't rigid object (.obj SimpleFile: mesh, T, mass, inertia, contact parameters)",
-    ecosystem="klampt", sniff=sniff, read=read_object, write=_write, writes=(RigidObject,),
-    priority=1))   # Klamp't's own meaning of .obj: broken files get its located errors

@@ -1,4 +1,5 @@
-"""Klamp't terrain files (``.env``, SimpleFile syntax; spec §7).
+"""Klamp't terrain files (``.env``, SimpleFile syntax; no content signature: the extension
+decides).
 
 Items: ``mesh`` (required, one geometry file resolved relative to the ``.env`` file) and
 ``kFriction`` (one value for the whole terrain, or exactly one per geometry element, e.g.
@@ -17,14 +18,14 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import Group, PointCloud, Terrain, TriangleMesh
-from ..fileio import read_text
+from ..fileio import as_text, atomic_write, read_bytes
 from ..loading import load_geometry_ref
-from ..registry import FormatInfo, register
 from . import _simplefile
-from ._geometry_out import GeometryWriter
-from ._world_geometry import write_element_file
+from ._element_files import element_file_text
+from ._geometry_refs import GeometryWriter
 
-__all__ = ["read_terrain", "terrain_items", "write_terrain", "element_count"]
+__all__ = ["loads", "read", "dumps", "write", "terrain_items", "terrain_text", "write_terrain",
+           "element_count"]
 
 
 def element_count(geom) -> int:
@@ -39,11 +40,13 @@ def element_count(geom) -> int:
     return 1
 
 
-def read_terrain(path: str, ctx) -> Terrain:
-    """Read a Klamp't ``.env`` terrain file."""
-    entries = _simplefile.parse(read_text(path), path)
-    t = Terrain(os.path.splitext(os.path.basename(path))[0])
-    t.source = path
+def loads(data, ctx) -> Terrain:
+    """The terrain of a Klamp't ``.env`` file's text; the mesh is found relative to
+    ``ctx.path``."""
+    path = ctx.path or ""
+    entries = _simplefile.parse(as_text(data), path)
+    t = Terrain(os.path.splitext(os.path.basename(path))[0] or "terrain")
+    t.source = ctx.path
     for name, e in entries.items():
         if name not in ("mesh", "kFriction"):
             ctx.warn(f"item {name!r} is ignored (a terrain file has 'mesh' and 'kFriction')", e.line)
@@ -74,6 +77,10 @@ def read_terrain(path: str, ctx) -> Terrain:
     return t
 
 
+def read(path: str, ctx) -> Terrain:
+    return loads(read_bytes(path, ctx), ctx)
+
+
 def terrain_items(t: Terrain, path: str, report, geometry_writer: GeometryWriter, what: str,
                   placed: bool = False) -> list:
     """``(item, values)`` pairs of the ``.env`` file for ``t`` written at ``path``.
@@ -94,18 +101,22 @@ def terrain_items(t: Terrain, path: str, report, geometry_writer: GeometryWriter
     return [("mesh", [ref]), ("kFriction", list(kf))]
 
 
-def write_terrain(t: Terrain, path: str, report, geometry_writer=None, placed: bool = False) -> None:
-    """Write ``t`` as a Klamp't ``.env`` file (see :func:`terrain_items`)."""
+def terrain_text(t: Terrain, path: str, report, geometry_writer=None, placed: bool = False) -> str:
+    """The ``.env`` text of ``t`` to be stored at ``path`` (see :func:`terrain_items`)."""
     what = f"terrain {t.name!r}"
-    write_element_file(t, path, report, geometry_writer, what, "<terrain margin>",
-                       lambda gw: terrain_items(t, path, report, gw, what, placed))
+    return element_file_text(t, path, report, geometry_writer, what, "<terrain margin>",
+                             lambda gw: terrain_items(t, path, report, gw, what, placed))
 
 
-def _write(t, path, report):
+def write_terrain(t: Terrain, path: str, report, geometry_writer=None, placed: bool = False) -> None:
+    """Write ``t`` as a Klamp't ``.env`` file (a world's writer passes its geometry writer
+    and whether it writes the placement itself)."""
+    atomic_write(path, terrain_text(t, path, report, geometry_writer, placed))
+
+
+def dumps(t: Terrain, report, path=None) -> str:
+    return terrain_text(t, path or "terrain.env", report)
+
+
+def write(t: Terrain, path: str, report) -> None:
     write_terrain(t, path, report)
-
-
-register(FormatInfo(
-    name="klampt-terrain", extensions=(".env",), kinds=("terrain",),
-    description="Klamp't terrain (.env SimpleFile: mesh, kFriction)",
-    ecosystem="klampt", read=read_terrain, write=_write, writes=(Terrain,)))

@@ -32,7 +32,7 @@ import warnings
 import numpy as np
 
 from ...errors import FormatError
-from ._common import fan
+from ..meshfile import fan
 
 __all__ = ["load", "flatten", "material_color"]
 

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 from ...errors import FormatError
 from ...model import TriangleMesh
-from ..registry import FormatInfo, register
+from ..fileio import as_bytes
+from ..meshfile import check_readable, lazy_mesh, parsed_mesh, read_bytes
 from ..xmlutil import children, local_name, parse_bytes, where
 from . import _trimesh
-from ._common import check_readable, lazy_mesh, read_bytes
+from ._sniff import sniff_collada as sniff
 
-__all__ = ["read_dae", "parse_dae", "MAX_INSTANCES"]
+__all__ = ["sniff", "loads", "read", "parse_dae", "parse_dae_bytes", "MAX_INSTANCES"]
 
 MAX_INSTANCES = 20_000       # placed nodes
 
@@ -97,10 +98,9 @@ def _count_instances(root, path: str) -> None:
                 raise FormatError(path, where(node), None, f"more than {MAX_INSTANCES} node instances in the scene")
 
 
-def parse_dae(path: str, warn=None) -> dict:
-    """The mesh dict of a COLLADA file (see the module docstring)."""
+def parse_dae_bytes(data: bytes, path, warn=None) -> dict:
+    """The mesh dict of COLLADA data (see the module docstring)."""
     warn = warn or (lambda msg, line=None: None)
-    data = read_bytes(path)
     _check(parse_bytes(data, path), path, warn)
     from trimesh.exchange.dae import load_collada
     scene = _trimesh.load(path, data, load_collada, "COLLADA", warn, resolver=None, ignore_broken=False,
@@ -108,12 +108,17 @@ def parse_dae(path: str, warn=None) -> dict:
     return _trimesh.flatten(scene, path, "COLLADA", warn)
 
 
-def read_dae(path: str, ctx) -> TriangleMesh:
+def parse_dae(path: str, warn=None) -> dict:
+    """The mesh dict of a COLLADA file."""
+    return parse_dae_bytes(read_bytes(path), path, warn)
+
+
+def loads(data, ctx) -> TriangleMesh:
+    """The meshes of COLLADA data, parsed now, as one mesh."""
+    return parsed_mesh(parse_dae_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "collada")
+
+
+def read(path: str, ctx) -> TriangleMesh:
+    """Lazy COLLADA mesh, parsed on first access."""
     check_readable(path)
     return lazy_mesh(path, lambda p: parse_dae(p, ctx.warn), "collada")
-
-
-register(FormatInfo(
-    name="collada", extensions=(".dae",), kinds=("geometry",),
-    description="COLLADA meshes (read through trimesh; node transforms applied, parts kept in order)",
-    ecosystem="meshes", sniff=lambda head, path: b"<COLLADA" in head, read=read_dae))

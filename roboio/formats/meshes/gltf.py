@@ -25,11 +25,12 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import TriangleMesh
-from ..registry import FormatInfo, register
+from ..fileio import as_bytes, atomic_write
+from ..meshfile import check_readable, lazy_mesh, parsed_mesh, read_bytes
 from . import _trimesh
-from ._common import check_readable, lazy_mesh, read_bytes
+from ._sniff import sniff_gltf as sniff
 
-__all__ = ["read_gltf", "parse_gltf", "Y_UP_TO_Z_UP"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "parse_gltf", "parse_gltf_bytes", "Y_UP_TO_Z_UP"]
 
 Y_UP_TO_Z_UP = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
 _COMPRESSION = {"KHR_draco_mesh_compression", "EXT_meshopt_compression", "KHR_meshopt_compression"}
@@ -71,28 +72,46 @@ def _check(doc: dict, path: str, warn) -> None:
         warn(f"triangle-fan primitives not read (trimesh skips them): {', '.join(fans)}")
 
 
-def parse_gltf(path: str, warn=None) -> dict:
-    """The mesh dict of a glTF/GLB file, in the file's (Y-up) coordinates."""
+def parse_gltf_bytes(data: bytes, path, warn=None) -> dict:
+    """The mesh dict of glTF/GLB data, in the file's (Y-up) coordinates; ``path`` locates
+    external buffers and images (None: none are read)."""
     warn = warn or (lambda msg, line=None: None)
-    data = read_bytes(path)
     _check(_json(data, path), path, warn)
     from trimesh.exchange.gltf import load_glb, load_gltf
     from trimesh.resolvers import FilePathResolver
     loader = load_glb if data[:4] == b"glTF" else load_gltf
-    scene = _trimesh.load(path, data, loader, "glTF", warn, resolver=FilePathResolver(path), process=False)
+    resolver = FilePathResolver(path) if path else None
+    scene = _trimesh.load(path, data, loader, "glTF", warn, resolver=resolver, process=False)
     return _trimesh.flatten(scene, path, "glTF", warn)
 
 
-def read_gltf(path: str, ctx) -> TriangleMesh:
+def parse_gltf(path: str, warn=None) -> dict:
+    """The mesh dict of a glTF/GLB file, in the file's (Y-up) coordinates."""
+    return parse_gltf_bytes(read_bytes(path), path, warn)
+
+
+def loads(data, ctx) -> TriangleMesh:
+    """The meshes of glTF/GLB data, parsed now, as one mesh placed Z-up."""
+    m = parsed_mesh(parse_gltf_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "gltf")
+    m.transform = Y_UP_TO_Z_UP.copy()
+    return m
+
+
+def read(path: str, ctx) -> TriangleMesh:
+    """Lazy glTF/GLB mesh (parsed on first access), placed Z-up."""
     check_readable(path)
     m = lazy_mesh(path, lambda p: parse_gltf(p, ctx.warn), "gltf")
     m.transform = Y_UP_TO_Z_UP.copy()
     return m
 
 
-register(FormatInfo(
-    name="gltf", extensions=(".gltf", ".glb"), kinds=("geometry",),
-    description="glTF 2.0 / GLB meshes (read through trimesh; Y-up converted to Z-up as Klamp't does; "
-    "written as one node per mesh, robots and worlds posed)",
-    ecosystem="meshes", sniff=lambda head, path: head[:4] == b"glTF" or (b'"asset"' in head and b'"version"' in head),
-    read=read_gltf, write="roboio.formats.meshes.gltf_write:write_gltf", writes=("Geometry",)))
+def dumps(geom, report, path=None) -> bytes:
+    """GLB bytes, or ``.gltf`` JSON with the buffer embedded when ``path`` ends with
+    ``.gltf``: one node per mesh, Z-up converted back to glTF's Y-up (see
+    :mod:`._gltf_writer`)."""
+    from ._gltf_writer import gltf_bytes
+    return gltf_bytes(geom, report, path)
+
+
+def write(geom, path: str, report) -> None:
+    atomic_write(path, dumps(geom, report, path))

@@ -16,12 +16,13 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import Geometry, TriangleMesh
-from ..fileio import atomic_write
-from ..registry import FormatInfo, register
-from ._common import check_readable, color_bytes, fan, flatten_for_writing, lazy_mesh, read_bytes
-from ._scan import TokenTable
+from ..fileio import as_bytes, atomic_write, fmt_float_list
+from ..meshfile import (check_readable, color_bytes, fan, flatten_for_writing, lazy_mesh,
+                        parsed_mesh, read_bytes)
+from ..numeric_text import TokenTable
+from ._sniff import sniff_off as sniff
 
-__all__ = ["read_off", "parse_off_bytes", "parse_off_block", "write_off", "format_floats"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "parse_off_bytes", "parse_off_block"]
 
 
 def _strip_bom(data: bytes) -> bytes:
@@ -141,7 +142,7 @@ def _face_colors(t: TokenTable, start: np.ndarray, extra: np.ndarray):
     try:
         rgb = t.gather_floats(idx)
     except FormatError:        # Klamp't reads a colour only when three numbers follow
-        from ._scan import NUMBER_RE
+        from ..numeric_text import NUMBER_RE
         ok = np.array([all(NUMBER_RE.match(t.token(int(i))) for i in row) for row in idx])
         has[np.flatnonzero(has)[~ok]] = False
         if not has.any():
@@ -154,27 +155,26 @@ def _face_colors(t: TokenTable, start: np.ndarray, extra: np.ndarray):
     return out
 
 
-def read_off(path: str, ctx) -> TriangleMesh:
+def loads(data, ctx) -> TriangleMesh:
+    """The mesh of OFF text (bytes or str), parsed now."""
+    return parsed_mesh(parse_off_bytes(as_bytes(data), ctx.path), ctx.path, "off")
+
+
+def read(path: str, ctx) -> TriangleMesh:
     """Lazy OFF mesh: the header is checked now, the data parsed on first access."""
     head = _strip_bom(check_readable(path, 256)).lstrip()
-    if head and not (head.startswith(b"OFF") and (len(head) == 3 or head[3:4].isspace())):
+    if head and not sniff(head, path):
         word = head.split(None, 1)[0][:40].decode("latin-1")
         raise FormatError(path, 1, 1, f"not an OFF file: the first word must be 'OFF', found {word!r}")
     return lazy_mesh(path, lambda p: parse_off_bytes(read_bytes(p), p), "off")
 
 
-def format_floats(values) -> list:
-    """Shortest exact decimal text of every value (``repr``; ``1`` for ``1.0``; ``inf``,
-    ``-inf``, ``nan`` as C ``strtod`` reads them)."""
-    out = list(map(repr, np.asarray(values, dtype=np.float64).ravel().tolist()))
-    return [s[:-2] if s.endswith(".0") else s for s in out]
-
-
-def write_off(geom: Geometry, path: str, report) -> None:
+def dumps(geom: Geometry, report, path=None) -> str:
+    """OFF text of ``geom`` baked into one mesh (face colours as 0-255 integers)."""
     m = flatten_for_writing(geom, report, "OFF")
     nv, nf = len(m.vertices), len(m.faces)
     parts = ["OFF", f"{nv} {nf} 0"]
-    v = format_floats(m.vertices)
+    v = fmt_float_list(m.vertices)
     parts.extend(f"{v[3 * i]} {v[3 * i + 1]} {v[3 * i + 2]}" for i in range(nv))
     f = m.faces.ravel().tolist()
     if m.face_colors is not None:
@@ -187,15 +187,8 @@ def write_off(geom: Geometry, path: str, report) -> None:
         parts.extend(f"3  {f[3 * i]} {f[3 * i + 1]} {f[3 * i + 2]}" for i in range(nf))
     if m.vertex_colors is not None:
         report.lose("per-vertex colours (OFF as Klamp't reads it has face colours only)")
-    atomic_write(path, "\n".join(parts) + "\n")
+    return "\n".join(parts) + "\n"
 
 
-def _sniff(head: bytes, path: str) -> bool:
-    head = _strip_bom(head).lstrip()
-    return head.startswith(b"OFF") and (len(head) == 3 or head[3:4].isspace())
-
-
-register(FormatInfo(
-    name="off", extensions=(".off",), kinds=("geometry",),
-    description="Object File Format triangle mesh (Klamp't's main mesh format), with face colours",
-    ecosystem="meshes", sniff=_sniff, read=read_off, write=write_off, writes=(Geometry,)))
+def write(geom: Geometry, path: str, report) -> None:
+    atomic_write(path, dumps(geom, report, path))

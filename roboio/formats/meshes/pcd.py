@@ -36,13 +36,12 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import Geometry, Group, PointCloud, TriangleMesh
-from ..fileio import atomic_write
-from ..registry import FormatInfo, register
-from ._common import check_readable, read_bytes
-from ._scan import TokenTable
-from .off import format_floats
+from ..fileio import as_bytes, atomic_write, fmt_float_list
+from ..meshfile import check_readable, flatten_for_writing, read_bytes
+from ..numeric_text import TokenTable
+from ._sniff import sniff_pcd as sniff
 
-__all__ = ["read_pcd", "parse_pcd_bytes", "pcd_text", "write_pcd", "baked_cloud"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "parse_pcd_bytes", "pcd_text", "baked_cloud"]
 
 _INT = re.compile(r"[+-]?\d+\Z")
 MAX_VALUES = 65536          # values per point (after COUNT expansion): a guard against absurd headers
@@ -245,10 +244,15 @@ def parse_pcd_bytes(data: bytes, path: str, warn=None, start: int = 0):
     return PointCloud(points, fields, h.settings), end
 
 
-def read_pcd(path: str, ctx) -> PointCloud:
-    check_readable(path)
-    pc, _ = parse_pcd_bytes(read_bytes(path), path, lambda m, line=None: ctx.warn(m, line))
+def loads(data, ctx) -> PointCloud:
+    """The point cloud of PCD data (ascii or binary)."""
+    pc, _ = parse_pcd_bytes(as_bytes(data), ctx.path, lambda m, line=None: ctx.warn(m, line))
     return pc
+
+
+def read(path: str, ctx) -> PointCloud:
+    check_readable(path)
+    return loads(read_bytes(path, ctx), ctx)
 
 
 # -- writing ---------------------------------------------------------------------------------
@@ -274,7 +278,6 @@ def baked_cloud(geom: Geometry, report) -> PointCloud:
                 report.lose("normals are not transformed with the points (no normal_x/y/z triple)")
         return PointCloud(pts, fields, geom.settings)
     if isinstance(geom, (TriangleMesh, Group)):
-        from ._common import flatten_for_writing
         m = flatten_for_writing(geom, report, "PCD")
         if len(m.faces):
             report.lose("triangles (PCD keeps the vertices only)")
@@ -315,27 +318,19 @@ def pcd_text(pc: PointCloud) -> str:
     lines += [f"POINTS {n}", "DATA ascii"]
     if n:
         table = np.stack(cols, axis=1) if cols else np.zeros((n, 0))
-        txt = format_floats(table)
+        txt = fmt_float_list(table)
         m = len(names)
         lines += [" ".join(txt[i * m:(i + 1) * m]) for i in range(n)]
     return "\n".join(lines) + "\n"
 
 
-def write_pcd(geom: Geometry, path: str, report) -> None:
+def dumps(geom: Geometry, report, path=None) -> str:
+    """ASCII PCD of ``geom`` as a point cloud (see :func:`baked_cloud`)."""
     pc = baked_cloud(geom, report)
     if any(k.lower() in ("points", "data", "fields", "size", "type", "count") for k in pc.settings):
         report.lose("settings named like PCD header keywords")
-    atomic_write(path, pcd_text(pc))
+    return pcd_text(pc)
 
 
-def _sniff(head: bytes, path: str) -> bool:
-    text = head.decode("latin-1")
-    lines = [l.split("#", 1)[0].split() for l in text.splitlines()]
-    words = [l[0] for l in lines if l]
-    return bool(words) and words[0] in ("VERSION", "FIELDS") and "FIELDS" in words
-
-
-register(FormatInfo(
-    name="pcd", extensions=(".pcd",), kinds=("geometry",),
-    description="Point Cloud Library PCD v0.7 point cloud (ascii and binary; written ascii)",
-    ecosystem="meshes", sniff=_sniff, read=read_pcd, write=write_pcd, writes=(Geometry,)))
+def write(geom: Geometry, path: str, report) -> None:
+    atomic_write(path, dumps(geom, report, path))

@@ -24,12 +24,13 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import Geometry, TriangleMesh
-from ..fileio import atomic_write
-from ..registry import FormatInfo, register
+from ..fileio import as_bytes, atomic_write
+from ..meshfile import (check_readable, color_bytes, flatten_for_writing, lazy_mesh, parsed_mesh,
+                        read_bytes)
 from . import _trimesh
-from ._common import check_readable, color_bytes, flatten_for_writing, lazy_mesh, read_bytes
+from ._sniff import sniff_ply as sniff
 
-__all__ = ["read_ply", "parse_ply", "write_ply"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "parse_ply", "parse_ply_bytes"]
 
 
 def _file_order_polygons(kw: dict) -> None:
@@ -43,24 +44,40 @@ def _file_order_polygons(kw: dict) -> None:
             kw["faces"] = lists
 
 
-def parse_ply(path: str, warn=None) -> dict:
-    """The mesh dict of a PLY file (see the module docstring)."""
+def parse_ply_bytes(data: bytes, path, warn=None) -> dict:
+    """The mesh dict of PLY data (see the module docstring)."""
     warn = warn or (lambda msg, line=None: None)
+    _check_head(data[:3], path)
     from trimesh.exchange.ply import load_ply
-    kw = _trimesh.load(path, read_bytes(path), load_ply, "PLY", warn, resolver=None, fix_texture=False,
+    kw = _trimesh.load(path, data, load_ply, "PLY", warn, resolver=None, fix_texture=False,
                        skip_materials=True, process=False)
     _file_order_polygons(kw)
     return _trimesh.flatten(kw, path, "PLY", warn)
 
 
-def read_ply(path: str, ctx) -> TriangleMesh:
-    head = check_readable(path, 3)
+def parse_ply(path: str, warn=None) -> dict:
+    """The mesh dict of a PLY file."""
+    return parse_ply_bytes(read_bytes(path), path, warn)
+
+
+def _check_head(head: bytes, path) -> None:
     if head and head != b"ply":
         raise FormatError(path, 1, 1, "not a PLY file (expected 'ply' as the first line)")
+
+
+def loads(data, ctx) -> TriangleMesh:
+    """The mesh of PLY data, parsed now."""
+    return parsed_mesh(parse_ply_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "ply")
+
+
+def read(path: str, ctx) -> TriangleMesh:
+    """Lazy PLY mesh: the first line is checked now, the data parsed on first access."""
+    _check_head(check_readable(path, 3), path)
     return lazy_mesh(path, lambda p: parse_ply(p, ctx.warn), "ply")
 
 
-def write_ply(geom: Geometry, path: str, report) -> None:
+def dumps(geom: Geometry, report, path=None) -> bytes:
+    """Binary little-endian PLY, double coordinates, uchar colours."""
     m = flatten_for_writing(geom, report, "PLY")
     nv, nf = len(m.vertices), len(m.faces)
     head = ["ply", "format binary_little_endian 1.0", "comment written by roboio",
@@ -89,11 +106,8 @@ def write_ply(geom: Geometry, path: str, report) -> None:
         q = color_bytes(m.face_colors, "face", "PLY", report)
         for i, n in enumerate(("red", "green", "blue", "alpha")):
             frec[n] = q[:, i]
-    atomic_write(path, ("\n".join(head) + "\n").encode("ascii") + vrec.tobytes() + frec.tobytes())
+    return ("\n".join(head) + "\n").encode("ascii") + vrec.tobytes() + frec.tobytes()
 
 
-register(FormatInfo(
-    name="ply", extensions=(".ply",), kinds=("geometry",),
-    description="Stanford PLY triangle mesh, ascii or binary (written binary, double precision)",
-    ecosystem="meshes", sniff=lambda head, path: head.startswith(b"ply") and b"format" in head[:200],
-    read=read_ply, write=write_ply, writes=(Geometry,)))
+def write(geom: Geometry, path: str, report) -> None:
+    atomic_write(path, dumps(geom, report, path))

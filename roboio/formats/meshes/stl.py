@@ -24,18 +24,15 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import Geometry, TriangleMesh
-from ..fileio import atomic_write, line_of
-from ..registry import FormatInfo, register
-from ._common import check_readable, flatten_for_writing, lazy_mesh, read_bytes
-from ._scan import NUMBER_RE
+from ..fileio import as_bytes, atomic_write, line_of
+from ..meshfile import check_readable, flatten_for_writing, lazy_mesh, parsed_mesh, read_bytes
+from ..numeric_text import NUMBER_RE
+from ._sniff import sniff_stl as sniff
+from ._sniff import stl_looks_ascii as _looks_ascii
 
-__all__ = ["read_stl", "parse_stl_bytes", "write_stl", "stl_kind"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "parse_stl_bytes", "stl_kind"]
 
 _RECORD = np.dtype([("normal", "<f4", (3,)), ("v", "<f4", (3, 3)), ("attr", "<u2")])
-
-
-def _looks_ascii(head: bytes) -> bool:
-    return head.lstrip()[:5].lower() == b"solid"
 
 
 def stl_kind(head: bytes, size: int) -> str:
@@ -171,7 +168,12 @@ def parse_stl_bytes(data: bytes, path: str, warn=None) -> dict:
     return _ascii(data, path)
 
 
-def read_stl(path: str, ctx) -> TriangleMesh:
+def loads(data, ctx) -> TriangleMesh:
+    """The mesh of STL data (binary or ASCII), parsed now."""
+    return parsed_mesh(parse_stl_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "stl")
+
+
+def read(path: str, ctx) -> TriangleMesh:
     """Lazy STL mesh. The header and file size are checked now (a truncated binary file
     fails at once), the triangles are read on first access."""
     head = check_readable(path, 84)
@@ -187,7 +189,7 @@ def _normals(tri: np.ndarray) -> np.ndarray:
     return np.divide(n, norm, out=np.zeros_like(n), where=norm > 0)
 
 
-def write_stl(geom: Geometry, path: str, report) -> None:
+def dumps(geom: Geometry, report, path=None) -> bytes:
     """Binary STL (80-byte header, float32 normals and vertices)."""
     m = flatten_for_writing(geom, report, "STL")
     tri = m.vertices[m.faces] if len(m.faces) else np.zeros((0, 3, 3))
@@ -203,20 +205,8 @@ def write_stl(geom: Geometry, path: str, report) -> None:
     if m.face_colors is not None or m.vertex_colors is not None:
         report.lose("colours (binary STL is written without colours)")
     header = b"roboio binary STL".ljust(80, b" ")
-    atomic_write(path, header + struct.pack("<I", len(tri)) + rec.tobytes())
+    return header + struct.pack("<I", len(tri)) + rec.tobytes()
 
 
-def _sniff(head: bytes, path: str) -> bool:
-    if _looks_ascii(head):
-        return b"facet" in head or b"endsolid" in head
-    try:
-        size = os.path.getsize(path)
-    except OSError:
-        return False
-    return len(head) >= 84 and 84 + 50 * struct.unpack_from("<I", head, 80)[0] == size
-
-
-register(FormatInfo(
-    name="stl", extensions=(".stl",), kinds=("geometry",),
-    description="STL triangle mesh, binary or ASCII (written binary)",
-    ecosystem="meshes", sniff=_sniff, read=read_stl, write=write_stl, writes=(Geometry,)))
+def write(geom: Geometry, path: str, report) -> None:
+    atomic_write(path, dumps(geom, report, path))

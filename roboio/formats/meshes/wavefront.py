@@ -37,19 +37,16 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import Geometry, TriangleMesh
-from ..fileio import atomic_write
-from ..registry import FormatInfo, register
+from ..fileio import as_bytes, atomic_write, fmt_float_list
+from ..meshfile import check_readable, flatten_for_writing, lazy_mesh, parsed_mesh, read_bytes
+from ..numeric_text import TokenTable
 from . import _trimesh
-from ._common import check_readable, flatten_for_writing, lazy_mesh, read_bytes
-from ._scan import TokenTable
-from .off import format_floats
+from ._sniff import looks_like_wavefront
+from ._sniff import sniff_wavefront as sniff
 
-__all__ = ["read_obj", "parse_obj", "write_obj", "looks_like_wavefront"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "parse_obj", "parse_obj_bytes",
+           "looks_like_wavefront"]
 
-_IGNORED = {b"vt", b"vn", b"vp", b"s", b"l", b"p", b"#", b"cstype", b"deg", b"bmat", b"step",
-            b"curv", b"curv2", b"surf", b"parm", b"trim", b"hole", b"scrv", b"sp", b"end",
-            b"con", b"mg", b"lod", b"shadow_obj", b"trace_obj", b"ctech", b"stech", b"bevel",
-            b"c_interp", b"d_interp"}
 _FACE_LINE = re.compile(rb"\nf[ \t][^\n]*")
 _OBJECT_OR_FACE = re.compile(rb"\n([ofg])[ \t]")
 # a corner whose vertex index (its first number) is 0 or negative
@@ -93,24 +90,25 @@ def _check_material_library(data: bytes, path: str, warn) -> None:
         return
     name = libs[0].group(1).strip().decode("utf-8", "replace")
     line = _line(data, libs[0].start())
-    if not os.path.isfile(os.path.join(os.path.dirname(path), name)):
+    if not os.path.isfile(os.path.join(os.path.dirname(path or ""), name)):
         warn(f"material library {name!r} not found: no face colours from it", line)
     for extra in libs[1:]:
         warn(f"material library {extra.group(1).strip().decode('utf-8', 'replace')!r} ignored "
              "(only the first mtllib is read)", _line(data, extra.start()))
 
 
-def parse_obj(path: str, warn=None) -> dict:
-    """The mesh dict of an OBJ file (see the module docstring)."""
+def parse_obj_bytes(data: bytes, path, warn=None) -> dict:
+    """The mesh dict of OBJ data (see the module docstring); ``path`` locates the material
+    library (None: no material file is read)."""
     warn = warn or (lambda msg, line=None: None)
-    data = read_bytes(path)
     padded = b"\n" + data
     faces = b"".join(_FACE_LINE.findall(padded))
     _check_indices(faces, padded, path)
     _check_material_library(data, path, warn)
     from trimesh.exchange.obj import load_obj
     from trimesh.resolvers import FilePathResolver
-    scene = _trimesh.load(path, data, load_obj, "Wavefront OBJ", warn, resolver=FilePathResolver(path),
+    resolver = FilePathResolver(path) if path else None
+    scene = _trimesh.load(path, data, load_obj, "Wavefront OBJ", warn, resolver=resolver,
                           maintain_order=True, group_material=False, process=False)
     if "geometry" in scene:          # trimesh builds the parts last first: back to file order
         scene["geometry"] = dict(reversed(list(scene["geometry"].items())))
@@ -119,40 +117,32 @@ def parse_obj(path: str, warn=None) -> dict:
                             breaks=_object_breaks(faces, padded, path))
 
 
-def read_obj(path: str, ctx) -> TriangleMesh:
+def parse_obj(path: str, warn=None) -> dict:
+    """The mesh dict of an OBJ file."""
+    return parse_obj_bytes(read_bytes(path), path, warn)
+
+
+def loads(data, ctx) -> TriangleMesh:
+    """The mesh of OBJ text, parsed now (materials relative to ``ctx.path``)."""
+    return parsed_mesh(parse_obj_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "wavefront-obj")
+
+
+def read(path: str, ctx) -> TriangleMesh:
+    """Lazy OBJ mesh, parsed on first access."""
     check_readable(path)
     return lazy_mesh(path, lambda p: parse_obj(p, ctx.warn), "wavefront-obj")
 
 
-_WAVEFRONT_WORDS = _IGNORED | {b"v", b"f", b"o", b"g", b"mtllib", b"usemtl"}
-
-
-def looks_like_wavefront(head: bytes) -> bool:
-    """True when every complete line of ``head`` is a Wavefront statement or comment and at
-    least one is a vertex or face (a Klamp't rigid-object file has ``mesh``, ``T``, ``mass``)."""
-    lines = head.split(b"\n")
-    if len(head) >= 4096:
-        lines = lines[:-1]              # the last line may be cut
-    data = False
-    for line in lines:
-        w = line.split(None, 1)
-        if not w or w[0].startswith(b"#"):
-            continue
-        if w[0] not in _WAVEFRONT_WORDS:
-            return False
-        data = data or w[0] in (b"v", b"f", b"o", b"g", b"mtllib")
-    return data
-
-
-def write_obj(geom: Geometry, path: str, report) -> None:
+def dumps(geom: Geometry, report, path=None) -> str:
+    """``v`` and ``f`` lines of ``geom`` baked into one mesh (vertex colours after x y z)."""
     m = flatten_for_writing(geom, report, "Wavefront OBJ")
-    v = format_floats(m.vertices)
+    v = fmt_float_list(m.vertices)
     out = ["# Wavefront OBJ written by roboio"]
     if m.vertex_colors is not None:
         c = np.asarray(m.vertex_colors, float).reshape(-1, 4)
         if np.any(c[:, 3] != 1.0):
             report.lose("vertex colour alpha (written as r g b)")
-        cs = format_floats(c[:, :3])
+        cs = fmt_float_list(c[:, :3])
         out += [f"v {v[3 * i]} {v[3 * i + 1]} {v[3 * i + 2]} {cs[3 * i]} {cs[3 * i + 1]} {cs[3 * i + 2]}"
                 for i in range(len(m.vertices))]
     else:
@@ -161,11 +151,8 @@ def write_obj(geom: Geometry, path: str, report) -> None:
     out += [f"f {f[i]} {f[i + 1]} {f[i + 2]}" for i in range(0, len(f), 3)]
     if m.face_colors is not None:
         report.lose("face colours (the OBJ writer emits v and f lines only)")
-    atomic_write(path, "\n".join(out) + "\n")
+    return "\n".join(out) + "\n"
 
 
-register(FormatInfo(
-    name="wavefront-obj", extensions=(".obj",), kinds=("geometry",),
-    description="Wavefront OBJ triangle mesh (v/f lines; told from Klamp't object files by content)",
-    ecosystem="meshes", sniff=lambda head, path: looks_like_wavefront(head), read=read_obj,
-    write=write_obj, writes=(Geometry,)))
+def write(geom: Geometry, path: str, report) -> None:
+    atomic_write(path, dumps(geom, report, path))

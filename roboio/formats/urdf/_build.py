@@ -25,7 +25,7 @@ import numpy as np
 from ...errors import FormatError
 from ...context import LoadContext
 from ...model import Appearance, Driver, GeometrySource, Joint, Link, Primitive, Robot, TriangleMesh
-from ..klampt._mount import (default_pairs, has_geometry, is_robot_file, link_index,
+from ..klampt.mount import (default_pairs, has_geometry, is_robot_file, link_index,
                              mount_robot, mounted_geometry, read_mounted_robot)
 from ._klampt_ext import KlamptSettings
 from ._records import UrdfModel

@@ -30,11 +30,11 @@ from lxml import etree
 
 from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...transforms import make_transform
-from ..fileio import atomic_write, fmt_float
+from ..fileio import fmt_float
 from ._build import affine_driver_limits
-from ..klampt._mount import default_pairs
+from ..klampt.mount import default_pairs
 
-__all__ = ["write_urdf"]
+__all__ = ["urdf_xml", "rpy_of"]
 
 DBL_MAX = float(np.finfo(float).max)
 _DEFAULT_ACC_MAX = 10.0
@@ -279,6 +279,8 @@ class _Writer:
             col.append(copy.deepcopy(vis.find("geometry")))
         if len(shapes) > 1:
             self.lose("links with several geometry pieces (Klamp't reads only the first)", l.name)
+        if l.visual_geometry is not None:
+            self.lose("separate visual geometry (the collision geometry is written as both)", l.name)
         if l.geometry is not None and l.geometry.margin:
             self.lose("geometry margins", l.name)
         ap = l.appearance
@@ -526,7 +528,7 @@ class _Writer:
         T = l.parent_transform
         if utype == "fixed" and self.r.config[i] != 0:
             # a welded link sits at its configured value; URDF fixed joints sit at 0
-            T = T @ _joint_motion(l, self.r.config[i])
+            T = l.joint_transform(self.r.config[i])
             self.report.warn(f"welded link {l.name!r} is at q = {fmt_float(self.r.config[i])}; "
                              "that pose is built into its fixed joint")
         self.origin(el, T, f"joint of link {l.name!r}")
@@ -652,16 +654,6 @@ class _Writer:
                 self.lose("format-specific link data", f"{l.name} ({', '.join(keys)})")
 
 
-def _joint_motion(link, q) -> np.ndarray:
-    """The 4x4 motion of ``link``'s joint at value ``q`` (axis not normalised, as Klamp't)."""
-    from ...transforms import axis_angle_to_matrix
-    w = np.asarray(link.axis, float)
-    if link.joint_type == "prismatic":
-        return make_transform(np.eye(3), q * w)
-    n = np.linalg.norm(w)
-    return make_transform(axis_angle_to_matrix(w / n, q * n) if n else np.eye(3), np.zeros(3))
-
-
 def _z_to(a) -> np.ndarray:
     """A rotation taking +z to the unit vector ``a``."""
     z = np.array([0.0, 0.0, 1.0])
@@ -673,6 +665,7 @@ def _z_to(a) -> np.ndarray:
     return axis_angle_to_matrix(v / np.linalg.norm(v), np.arctan2(np.linalg.norm(v), c))
 
 
-def write_urdf(robot: Robot, path: str, report) -> None:
-    """Write ``robot`` as URDF to ``path`` (atomically); losses go to ``report``."""
-    atomic_write(path, _Writer(robot, path, report).document())
+def urdf_xml(robot: Robot, path, report) -> bytes:
+    """The URDF document of ``robot`` to be stored at ``path`` (mesh references relative to
+    it); losses go to ``report``."""
+    return _Writer(robot, path, report).document()

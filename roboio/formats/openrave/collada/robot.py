@@ -10,8 +10,9 @@ from ...fileio import atomic_write, read_bytes
 from .._records import BodyRecord
 from ._append import append_to_record, proxy_body
 from ._load import read_body
+from ._sniff import sniff_collada_robot as sniff
 
-__all__ = ["read", "loads", "dumps", "write", "append_collada", "read_record"]
+__all__ = ["sniff", "read", "loads", "dumps", "write", "append_collada", "read_record"]
 
 
 def append_collada(body: BodyRecord, path: str, ctx, attributes=None, element: str = "robot") -> BodyRecord:

@@ -1,0 +1,339 @@
+"""Writing roboio robots as Choreonoid ``.body`` files.
+
+Output: ``format: ChoreonoidBody``, ``formatVersion: 1.0`` with the camelCase keys every
+Choreonoid version reads (``jointType``, ``jointAxis``, ``jointId``, ``jointRange``, ...;
+``max_joint_effort`` has no camelCase form). Angles are written in **radians**
+(``angleUnit: radian``, so numbers round-trip exactly), except for robots read from a
+degree-unit ``.body`` file that carry extra info keys (``standard_pose``, ...) whose values are
+in the file's unit: those are written in degrees so the kept keys keep their meaning.
+
+Klamp't floating bases (six links grouped by a ``floating`` joint) become one ``free`` link,
+placed at the configuration's pose; ``weld`` links become ``fixed``. Joint ids are the ones a
+Choreonoid model was read with, else movable links are numbered in link order. Geometry: the
+analytic Choreonoid shapes stay primitives, meshes loaded from files are referenced by
+``Resource`` (path relative to the written file), in-memory meshes are written inline as
+``TriangleMesh``. Everything that has no Choreonoid form is listed in the report.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import numpy as np
+
+from .... import transforms as tf
+from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
+from ...fileio import fmt_float
+from .. import _yaml as Y
+
+__all__ = ["body_text"]
+
+
+def _vec(v) -> str:
+    return "[ " + ", ".join(fmt_float(x) for x in np.asarray(v, float).reshape(-1)) + " ]"
+
+
+def _pose_in_ancestor(robot: Robot, q, link: int, ancestor: int) -> np.ndarray:
+    """Pose of ``link`` in the frame of its ancestor ``ancestor`` (-1: the world) at
+    configuration ``q``: the product of the joint transforms along the chain between them."""
+    T = np.eye(4)
+    k = link
+    while k != ancestor:
+        T = robot.links[k].joint_transform(q[k]) @ T
+        k = robot.links[k].parent
+    return T
+
+
+class _Writer:
+    def __init__(self, robot: Robot, path: str, report):
+        self.r, self.path, self.report = robot, path, report
+        info = robot.extras.get("choreonoid") or {}
+        self.info = info
+        self.degree = bool(info.get("degree")) and bool(info.get("info"))
+        self.lines: list[str] = []
+
+    def lose(self, item):
+        if self.report is not None:
+            self.report.lose(item)
+
+    def ang(self, a: float) -> float:
+        return math.degrees(a) if self.degree else a
+
+    # -- structure -------------------------------------------------------------------------
+    def bodies(self):
+        """(link index, kind, offset 4x4, parent link index) per Choreonoid link; a floating
+        chain is folded into its last link."""
+        r = self.r
+        chain = {}
+        for j in r.joints:
+            if j.type == "floating" and len(j.links) == 6:
+                for k in j.links[:5]:
+                    chain[k] = j
+                chain[j.links[5]] = j
+        q = np.asarray(r.config, float)
+        out = []
+        for link in r.links:
+            i = link.index
+            j = chain.get(i)
+            if j is not None and i != j.links[5]:
+                continue
+            if j is not None:
+                first = j.links[0]
+                parent = r.links[first].parent
+                out.append((i, "free", _pose_in_ancestor(r, q, i, parent), parent))
+                continue
+            parent = link.parent
+            group = r.joint_of_link(i)
+            weld = group is not None and group.type == "weld"
+            if group is not None and group.type not in ("normal", "spin", "weld"):
+                self.lose(f"joint group {group.type!r} of link {link.name!r} (written as separate 1-DOF links)")
+            kind = "fixed" if weld else link.joint_type
+            out.append((i, kind, np.asarray(link.parent_transform, float), parent))
+        return out
+
+    def joint_ids(self, bodies) -> dict:
+        table = self.r.joint_id_links
+        if table is not None:
+            return {link: j for j, link in enumerate(table) if link >= 0}
+        ids, n = {}, 0
+        for i, kind, _, _ in bodies:
+            if kind in ("revolute", "prismatic"):
+                ids[i] = n
+                n += 1
+        return ids
+
+    # -- text --------------------------------------------------------------------------------
+    def document(self) -> str:
+        r = self.r
+        bodies = self.bodies()
+        ids = self.joint_ids(bodies)
+        out = ["format: ChoreonoidBody\n", "formatVersion: 1.0\n",
+               f"angleUnit: {'degree' if self.degree else 'radian'}\n",
+               f"name: {json.dumps(r.name)}\n", f"rootLink: {json.dumps(r.links[bodies[0][0]].name)}\n\n",
+               "links:\n"]
+        for body in bodies:
+            out.append(self.link_text(*body, ids))
+        self.check_lost()
+        extra = self.info.get("info") or {}
+        if extra:
+            out.append("\n" + Y.emit(extra))
+        if self.info.get("extra_joints"):
+            out.append(Y.emit({"extraJoints": self.info["extra_joints"]}))
+        return "".join(out)
+
+    def check_lost(self):
+        r = self.r
+        if any(d.type != "normal" for d in r.drivers):
+            self.lose("coupled (affine) drivers: Choreonoid bodies have one independent value per joint")
+        for name in ("amax", "pmax"):
+            if np.any(np.isfinite(getattr(r, name))):
+                self.lose(f"{name} limits")
+        if r.properties:
+            self.lose("Klamp't robot properties: " + ", ".join(sorted(r.properties)))
+        if r.self_collision_pairs and not self.info:
+            self.lose("self-collision pairs (Choreonoid uses collision_detection_rules)")
+
+    def link_text(self, i, kind, offset, parent, ids) -> str:
+        r = self.r
+        link = r.links[i]
+        ext = link.extras.get("choreonoid") or {}
+        p = "    "
+        out = ["  -\n", f"{p}name: {json.dumps(link.name)}\n"]
+        if parent >= 0:
+            pname = r.links[parent].name
+            out.append(f"{p}parent: {json.dumps(pname)}\n")
+        if ext.get("joint_name"):
+            out.append(f"{p}joint_name: {json.dumps(ext['joint_name'])}\n")
+        t, R = offset[:3, 3], offset[:3, :3]
+        if np.any(t != 0):
+            out.append(f"{p}translation: {_vec(t)}\n")
+        if not np.array_equal(R, np.eye(3)):
+            m = tf.matrix_to_moment(R)
+            angle = float(np.linalg.norm(m))
+            axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
+            out.append(f"{p}rotation: {_vec([*axis, self.ang(angle)])}\n")
+        jtype = ext.get("joint_type") if kind == "fixed" and ext.get("joint_type") == "pseudo_continuous_track" else kind
+        out.append(f"{p}jointType: {jtype}\n")
+        if kind in ("revolute", "prismatic"):
+            out.append(f"{p}jointAxis: {_vec(link.axis)}\n")
+        if i in ids:
+            out.append(f"{p}jointId: {ids[i]}\n")
+        if kind in ("revolute", "prismatic"):
+            out.append(self.joint_limits(i, kind == "revolute", p))
+        out.append(f"{p}mass: {fmt_float(link.mass)}\n")
+        out.append(f"{p}centerOfMass: {_vec(link.com)}\n")
+        out.append(f"{p}inertia: {_vec(np.asarray(link.inertia).reshape(9))}\n")
+        if ext.get("material"):
+            out.append(f"{p}material: {json.dumps(ext['material'])}\n")
+        elements = self.elements(link, ext)
+        if elements:
+            out.append(f"{p}elements:\n" + "".join(elements))
+        info = ext.get("info") or {}
+        if info:
+            out.append(Y.emit(info, indent=4))
+        return "".join(out)
+
+    def joint_limits(self, i, revolute, p) -> str:
+        r = self.r
+        conv = self.ang if revolute else (lambda a: a)
+        out = []
+        lo, hi = float(r.qmin[i]), float(r.qmax[i])
+        if math.isfinite(lo) or math.isfinite(hi):
+            f = lambda v: fmt_float(conv(v)) if math.isfinite(v) else "unlimited"   # noqa: E731
+            out.append(f"{p}jointRange: [ {f(lo)}, {f(hi)} ]\n")
+        vlo, vhi = float(r.vmin[i]), float(r.vmax[i])
+        if math.isfinite(vlo) or math.isfinite(vhi):
+            if math.isfinite(vlo) and math.isfinite(vhi):
+                out.append(f"{p}jointVelocityRange: [ {fmt_float(conv(vlo))}, {fmt_float(conv(vhi))} ]\n")
+            else:
+                self.lose(f"one-sided velocity limit of {r.links[i].name!r}")
+        if math.isfinite(float(r.tmax[i])):
+            out.append(f"{p}max_joint_effort: {fmt_float(r.tmax[i])}\n")
+        q0 = float(r.config[i])
+        if q0 != 0:
+            out.append(f"{p}jointDisplacement: {fmt_float(conv(q0))}\n")
+        return "".join(out)
+
+    # -- geometry ----------------------------------------------------------------------------
+    def elements(self, link, ext) -> list:
+        items = []
+        visual = link.visual_geometry
+        if visual is not None:
+            items.append(self.group_node("Visual", visual, link.name))
+            if link.geometry is not None:
+                items.append(self.group_node("Collision", link.geometry, link.name))
+        elif link.geometry is not None:
+            items += self.geometry_nodes(link.geometry, link.name, link.appearance, 6)
+        for d in ext.get("devices") or ():
+            items.append(self.device(d))
+        return [x for x in items if x]
+
+    def group_node(self, typ, g, name) -> str:
+        inner = self.geometry_nodes(g, name, None, 10)
+        if not inner:
+            return ""
+        return f"      -\n        type: {typ}\n        elements:\n" + "".join(inner)
+
+    def geometry_nodes(self, g, name, appearance, ind) -> list:
+        """Element nodes (``-`` items at indent ``ind``) for geometry ``g``."""
+        pad = " " * ind
+        if isinstance(g, Group):
+            inner = [x for c in g.children for x in self.geometry_nodes(c, name, appearance, ind + 4)]
+            if not inner:
+                return []
+            head = f"{pad}-\n{pad}  type: Transform\n" + self.transform_keys(g.transform, pad + "  ", name)
+            return [head + f"{pad}  elements:\n" + "".join(inner)]
+        geom, local = self.shape_geometry(g, name)
+        if geom is None:
+            return []
+        M = np.asarray(g.transform, float) @ local
+        text = f"{pad}-\n{pad}  type: Shape\n" + self.transform_keys(M, pad + "  ", name)
+        text += f"{pad}  geometry: {geom}\n"
+        app = g.extras.get("choreonoid_appearance")
+        if isinstance(app, dict) and app:
+            text += f"{pad}  appearance:" + Y.emit(app, indent=ind + 4).rstrip("\n").join(["\n", "\n"])
+        elif appearance is not None and appearance.color is not None:
+            c = appearance.color
+            text += f"{pad}  appearance: {{ material: {{ diffuse: {_vec(c[:3])}"
+            text += f", transparency: {fmt_float(1 - c[3])} }} }}\n" if len(c) > 3 and c[3] < 1 else " } }\n"
+        return [text]
+
+    def transform_keys(self, M, pad, name) -> str:
+        M = np.asarray(M, float)
+        A, t = M[:3, :3], M[:3, 3]
+        out = ""
+        if np.any(t != 0):
+            out += f"{pad}translation: {_vec(t)}\n"
+        if np.array_equal(A, np.eye(3)):
+            return out
+        # A = R diag(s) with R a rotation: columns' lengths are the scales
+        s = np.linalg.norm(A, axis=0)
+        R = A / np.where(s > 0, s, 1.0)
+        if np.linalg.det(R) < 0:
+            R[:, 0] *= -1
+            s[0] *= -1
+        if not np.allclose(R.T @ R, np.eye(3), atol=1e-9):
+            self.lose(f"sheared geometry transform on link {name!r} (written as its nearest rotation and scale)")
+        if not np.allclose(R, np.eye(3), atol=0):
+            m = tf.matrix_to_moment(R)
+            angle = float(np.linalg.norm(m))
+            axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
+            out += f"{pad}rotation: {_vec([*axis, self.ang(angle)])}\n"
+        if not np.allclose(s, 1.0, atol=0):
+            out += f"{pad}scale: {_vec(s)}\n"
+        return out
+
+    def shape_geometry(self, g, name):
+        """(flow-style geometry text, 4x4 placing Choreonoid's shape in the data frame)."""
+        I = np.eye(4)
+        if isinstance(g, Primitive):
+            q, k = g.params, g.primitive
+            if k == "Sphere":
+                return f"{{ type: Sphere, radius: {fmt_float(q['radius'])} }}", tf.translation(q["center"])
+            if k in ("Box", "AABB"):
+                if k == "AABB":
+                    axes, origin, dims = np.eye(3), q["bmin"], q["bmax"] - q["bmin"]
+                else:
+                    axes = np.stack([q["xaxis"], q["yaxis"], q["zaxis"]], axis=1)
+                    origin, dims = q["origin"], q["dims"]
+                n = np.linalg.norm(axes, axis=0)
+                R = axes / np.where(n > 0, n, 1)
+                center = origin + axes @ (dims / 2)
+                return f"{{ type: Box, size: {_vec(dims * n)} }}", tf.make_transform(R, center)
+            if k in ("Cylinder", "Capsule", "Cone"):
+                a = np.asarray(q["axis"], float)
+                a = a / np.linalg.norm(a)
+                h = q["height"]
+                R = _y_to(a)
+                center = q["center"] + a * h / 2
+                flags = "".join(f", {f}: {'true' if g.extras[f] else 'false'}" for f in ("top", "bottom", "side")
+                                if f in g.extras)
+                return (f"{{ type: {k}, radius: {fmt_float(q['radius'])}, height: {fmt_float(h)}{flags} }}",
+                        tf.make_transform(R, center))
+            self.lose(f"{k} primitive on link {name!r} (no Choreonoid shape)")
+            return None, I
+        if isinstance(g, PointCloud):
+            self.lose(f"point cloud on link {name!r}")
+            return None, I
+        if isinstance(g, TriangleMesh):
+            src = g.source
+            if src is not None and (src.path or g.missing):
+                ref = src.reference if src.path is None else os.path.relpath(src.path, os.path.dirname(os.path.abspath(self.path)))
+                node = g.extras.get("node")
+                extra = f", node: {json.dumps(node)}" if node else ""
+                return f"{{ type: Resource, uri: {json.dumps(ref.replace(os.sep, '/'))}{extra} }}", I
+            v, f = g.vertices, g.faces
+            return (f"{{ type: TriangleMesh, vertices: {_vec(v)}, faces: [ "
+                    + ", ".join(str(int(x)) for x in f.reshape(-1)) + " ] }", I)
+        self.lose(f"{type(g).__name__} geometry on link {name!r}")
+        return None, I
+
+    def device(self, d) -> str:
+        T = d["transform"]
+        pad = "        "
+        text = f"      -\n{pad}type: {d['type']}\n" + self.transform_keys(T, pad, d.get("name", ""))
+        rest = {k: v for k, v in d.items() if k not in ("type", "transform", "node", "scale")}
+        if rest:
+            text += Y.emit(rest, indent=8)
+        node = d.get("node") or {}
+        if "elements" in node:
+            text += Y.emit({"elements": node["elements"]}, indent=8)
+        return text
+
+
+def _y_to(a) -> np.ndarray:
+    """Rotation taking +y onto the unit vector ``a``."""
+    y = np.array([0.0, 1.0, 0.0])
+    axis = np.cross(y, a)
+    s, c = float(np.linalg.norm(axis)), float(np.dot(y, a))
+    if s < 1e-15:
+        return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
+    return tf.axis_angle_to_matrix(axis / s, math.atan2(s, c))
+
+
+def body_text(robot: Robot, path: str = "robot.body", report=None) -> str:
+    return _Writer(robot, path, report).document()
+
+
+

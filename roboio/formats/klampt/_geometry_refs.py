@@ -1,0 +1,177 @@
+"""Geometry references written by every Klamp't writer (``.rob``, world ``.xml``,
+``.obj``, ``.env``).
+
+:class:`GeometryWriter` decides which file a written element references for its geometry
+-- the original file (relative to the new file) when Klamp't can read it, else a new file
+holding the data, or inline text -- and :func:`split_scale_translate` /
+:func:`split_affine` tell whether a geometry transform can be expressed by Klamp't's
+attributes.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ...errors import FormatError
+from ...model import Group, PointCloud, Primitive, TriangleMesh
+
+__all__ = ["GeometryWriter", "split_scale_translate", "split_affine", "KLAMPT_GEOMETRY_EXTENSIONS",
+           "relative_reference", "walk_geometry"]
+
+# What Klamp't loads as a geometry file (native readers and Assimp), lower case.
+KLAMPT_GEOMETRY_EXTENSIONS = frozenset(
+    "off tri stl dae ply obj wrl gltf glb fbx 3ds blend dxf pcd geom json vol sdf occ".split())
+
+
+def split_scale_translate(M):
+    """``(scale(3), translation(3))`` when the affine ``M`` is ``p -> scale*p + t``, else None."""
+    M = np.asarray(M, float)
+    A = M[:3, :3]
+    if np.any(M[3] != (0, 0, 0, 1)) or np.any(A - np.diag(np.diag(A))):
+        return None
+    return np.diag(A).copy(), M[:3, 3].copy()
+
+
+def split_affine(M, tol: float = 1e-12):
+    """``(scale(3), R(3x3), t(3))`` with ``M = [R diag(scale) | t]`` and R a rotation, when
+    the affine ``M`` has that form (orthogonal columns), else None."""
+    M = np.asarray(M, float)
+    if np.any(M[3] != (0, 0, 0, 1)):
+        return None
+    A = M[:3, :3]
+    s = np.linalg.norm(A, axis=0)
+    if np.any(s == 0):
+        return None
+    R = A / s
+    if np.abs(R.T @ R - np.eye(3)).max() > tol:
+        return None
+    if np.linalg.det(R) < 0:
+        s[0] = -s[0]
+        R[:, 0] = -R[:, 0]
+    return s, R, M[:3, 3].copy()
+
+
+def relative_reference(target: str, referring_file: str) -> str:
+    """``target`` relative to the directory of ``referring_file``, with ``/`` separators
+    (absolute when no relative path exists, e.g. another drive)."""
+    base = os.path.dirname(os.path.abspath(referring_file))
+    try:
+        rel = os.path.relpath(os.path.abspath(target), base)
+    except ValueError:
+        return os.path.abspath(target).replace(os.sep, "/")
+    return rel.replace(os.sep, "/")
+
+
+def _klampt_can_read(path: str) -> bool:
+    return os.path.splitext(path)[1][1:].lower() in KLAMPT_GEOMETRY_EXTENSIONS
+
+
+class GeometryWriter:
+    """Chooses (and when needed writes) the geometry files referenced by written elements.
+
+    ``protected`` holds paths that must never be overwritten (source files of the model
+    being written); new files get a ``_1``, ``_2``, ... suffix instead. Every file written is
+    listed in ``report.files``; everything that cannot be kept goes to ``report.lose``.
+    """
+
+    def __init__(self, report, protected=()):
+        self.report = report
+        self.protected = {_key(p) for p in protected}
+        self.written: set = set()
+
+    def new_path(self, directory: str, stem: str, ext: str) -> str:
+        """A fresh file name ``directory/stem[_k]ext`` not written before in this session
+        and not a protected source file (compared ignoring case, so that the files also
+        stay apart on case-insensitive file systems)."""
+        k = 0
+        while True:
+            name = f"{stem}{'' if k == 0 else f'_{k}'}{ext}"
+            p = _key(os.path.join(directory, name))
+            if p not in self.written and p not in self.protected:
+                self.written.add(p)
+                return os.path.join(directory, name)
+            k += 1
+
+    def data_reference(self, geom, referring_file: str, what: str) -> str:
+        """Reference, as written in ``referring_file``, to a file holding ``geom``'s data
+        (its transform not applied): the original file when Klamp't can read it, the
+        original inline text, or a new file."""
+        src = geom.source
+        if src is not None and src.format == "inline":
+            return src.reference
+        if geom.missing:
+            ref = src.reference if src is not None else ""
+            self.report.lose(f"{what}: geometry file {ref!r} was missing when read; "
+                             "its reference is written unchanged")
+            return ref
+        if src is not None and src.path and _klampt_can_read(src.path) and os.path.isfile(src.path):
+            return relative_reference(src.path, referring_file)
+        data = geom.copy()
+        data.transform = np.eye(4)
+        data.margin = 0.0
+        return self._write_new(data, referring_file, what)
+
+    def baked_reference(self, geom, M, referring_file: str, what: str) -> str:
+        """Write ``geom`` with the affine ``M`` (instead of its own transform) applied to its
+        data into a new file and return its reference."""
+        if geom.missing:
+            self.report.lose(f"{what}: transform {np.asarray(M).tolist()} of missing geometry")
+            return self.data_reference(geom, referring_file, what)
+        g = geom.copy()
+        g.transform = np.asarray(M, float)
+        g.margin = 0.0
+        self.report.warn(f"{what}: geometry transform cannot be written as Klamp't attributes; "
+                         "the transformed data are written instead")
+        if isinstance(g, (TriangleMesh, PointCloud)):
+            baked = g.baked()
+            baked.margin = 0.0
+            return self._write_new(baked, referring_file, what)
+        return self._write_new(g, referring_file, what)
+
+    def _write_new(self, geom, referring_file: str, what: str) -> str:
+        """A new file (``.off`` meshes, ``.pcd`` point clouds) or inline text (primitives and
+        groups of them) holding ``geom`` with its transform applied. Not ``.geom`` files:
+        Klamp't 0.10.1 requires a "Primitive" header line that later versions reject."""
+        from .. import registry
+        inside = list(walk_geometry(geom))
+        if any(isinstance(g, PointCloud) for g in inside) and len(inside) > 1:
+            raise FormatError(referring_file, None, None,
+                              f"{what}: cannot write a group holding a point cloud for Klamp't")
+        if isinstance(geom, Primitive) or (isinstance(geom, Group) and not any(
+                isinstance(g, TriangleMesh) for g in inside)):
+            return self._inline(geom)
+        # a group with meshes goes into one mesh file (the writer reports the merge)
+        ext = (".off" if isinstance(geom, (TriangleMesh, Group))
+               else ".pcd" if isinstance(geom, PointCloud) else None)
+        if ext is None:
+            raise FormatError(referring_file, None, None,
+                              f"{what}: cannot write {type(geom).__name__} geometry for Klamp't")
+        stem = os.path.splitext(os.path.basename(referring_file))[0]
+        path = self.new_path(os.path.dirname(referring_file), stem, ext)
+        try:
+            info = registry.find_writer(geom, path)
+        except ValueError:
+            raise FormatError(referring_file, None, None,
+                              f"{what}: no writer for {ext} geometry files") from None
+        info.write(geom, path, self.report)
+        self.report.files.append(path)
+        return relative_reference(path, referring_file)
+
+    def _inline(self, geom) -> str:
+        """``{TypeName data ...}`` inline geometry (Klamp't's stream form, transform baked;
+        a primitive Klamp't cannot hold transformed becomes a mesh)."""
+        from .geometry.stream import stream_text
+        return "{" + " ".join(stream_text(geom, self.report).split()) + "}"
+
+
+def _key(path: str) -> str:
+    return os.path.abspath(path).lower()
+
+
+def walk_geometry(g):
+    """``g`` and, for groups, every geometry inside it (depth first); nothing for None."""
+    if g is not None:
+        yield g
+        for c in getattr(g, "children", ()):
+            yield from walk_geometry(c)

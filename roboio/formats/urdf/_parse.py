@@ -1,0 +1,255 @@
+"""URDF XML -> records (:mod:`._records`), with the checks of ROS ``urdfdom`` (the parser
+Klamp't embeds).
+
+Only the standard URDF elements are read here (``<link>``, ``<joint>``, top-level
+``<material>``); the ``<klampt>`` extension is read by :mod:`._klampt_ext`. Everything
+urdfdom rejects is a :class:`FormatError` with the element's line: a missing name, an
+unknown joint type, a revolute or prismatic joint without ``<limit>``, a ``<limit>``
+without ``effort`` or ``velocity``, numbers that are not numbers (``inf``/``nan``
+included: urdfdom rejects them), duplicate link/joint/material names.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import numpy as np
+
+from ...errors import FormatError
+from ...context import LoadContext
+from ...transforms import make_transform, rpy_to_matrix
+from ..xmlutil import children, local_name, where
+from ._records import JOINT_TYPES, GeomRec, InertialRec, JointRec, LinkRec, UrdfModel, VisualRec
+
+__all__ = ["parse_model"]
+
+# Elements urdfdom ignores without comment (ROS tooling puts them in URDF files).
+_IGNORED_TOP = {"transmission", "gazebo", "ros2_control", "klampt", "sensor"}
+_IGNORED_JOINT = {"safety_controller", "calibration"}
+
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
+
+
+class _UnnamedMaterial(Exception):
+    """A visual's ``<material>`` without a name (see :meth:`_Reader.link`)."""
+
+
+class _Reader:
+    def __init__(self, path: str, ctx: LoadContext):
+        self.path = path
+        self.ctx = ctx
+
+    def error(self, el, msg) -> FormatError:
+        return FormatError(self.path, where(el), None, msg)
+
+    # -- numbers ------------------------------------------------------------------------
+    def numbers(self, el, name: str, count: Optional[int] = None, required: bool = False,
+                default=None):
+        """The numbers of attribute ``name`` (urdfdom's strict reading)."""
+        text = el.get(name)
+        if text is None:
+            if required:
+                raise self.error(el, f"<{local_name(el)}> needs the '{name}' attribute")
+            return default
+        toks = text.split()
+        bad = [t for t in toks if not _NUMBER.match(t)]
+        if bad:
+            raise self.error(el, f"<{local_name(el)} {name}=\"{text}\">: {bad[0]!r} is not a "
+                                 f"number (URDF readers accept finite decimal numbers only)")
+        vals = [float(t) for t in toks]
+        if count is not None and len(vals) != count:
+            raise self.error(el, f"<{local_name(el)} {name}=\"{text}\">: expected {count} "
+                                 f"number{'s' if count > 1 else ''}, got {len(vals)}")
+        return vals
+
+    def number(self, el, name: str, required: bool = False, default=None):
+        vals = self.numbers(el, name, 1, required)
+        return default if vals is None else vals[0]
+
+    def name_of(self, el, what: str) -> str:
+        name = el.get("name")
+        if name is None:
+            raise self.error(el, f"<{what}> without a 'name' attribute")
+        return name
+
+    # -- pieces -------------------------------------------------------------------------
+    def origin(self, parent) -> np.ndarray:
+        """``<origin xyz rpy>`` of ``parent`` (first one; none -> identity)."""
+        els = children(parent, "origin")
+        if not els:
+            return np.eye(4)
+        el = els[0]
+        xyz = self.numbers(el, "xyz", 3, default=[0.0, 0.0, 0.0])
+        rpy = self.numbers(el, "rpy", 3, default=[0.0, 0.0, 0.0])
+        return make_transform(rpy_to_matrix(rpy), xyz)
+
+    def geometry(self, parent) -> GeomRec:
+        els = children(parent, "geometry")
+        if not els:
+            raise self.error(parent, f"<{local_name(parent)}> without <geometry>")
+        g = els[0]
+        shapes = children(g)
+        if not shapes:
+            raise self.error(g, "<geometry> contains no shape element")
+        s = shapes[0]
+        kind = local_name(s)
+        rec = GeomRec(kind, self.origin(parent), where(s))
+        if kind == "mesh":
+            fn = s.get("filename")
+            if not fn:
+                raise self.error(s, "<mesh> without a 'filename' attribute")
+            rec.filename = fn
+            rec.scale = tuple(self.numbers(s, "scale", 3, default=[1.0, 1.0, 1.0]))
+        elif kind == "box":
+            rec.size = tuple(self.numbers(s, "size", 3, required=True))
+        elif kind == "cylinder":
+            rec.radius = self.number(s, "radius", required=True)
+            rec.length = self.number(s, "length", required=True)
+        elif kind == "sphere":
+            rec.radius = self.number(s, "radius", required=True)
+        else:
+            raise self.error(s, f"unknown geometry type <{kind}> (expected mesh, box, "
+                                "cylinder or sphere)")
+        return rec
+
+    def material(self, el, top_level: bool):
+        """(name, rgba or None) of a ``<material>``."""
+        name = el.get("name")
+        if name is None:
+            raise self.error(el, "<material> without a 'name' attribute")
+        rgba = None
+        cols = children(el, "color")
+        if cols:
+            rgba = tuple(self.numbers(cols[0], "rgba", 4, required=True))
+        if top_level and rgba is None and not children(el, "texture"):
+            raise self.error(el, f"material {name!r} has neither <color> nor <texture>")
+        return name, rgba
+
+    def visual(self, el, is_visual: bool) -> VisualRec:
+        rec = VisualRec(self.geometry(el), group=el.get("group", "default"), name=el.get("name"))
+        if is_visual:
+            mats = children(el, "material")
+            if mats:
+                if mats[0].get("name") is None:
+                    raise _UnnamedMaterial(mats[0])
+                rec.material_name, rec.color = self.material(mats[0], False)
+        return rec
+
+    def inertial(self, el) -> InertialRec:
+        masses = children(el, "mass")
+        if not masses:
+            raise self.error(el, "<inertial> without <mass>")
+        mass = self.number(masses[0], "value", required=True)
+        its = children(el, "inertia")
+        if not its:
+            raise self.error(el, "<inertial> without <inertia>")
+        it = its[0]
+        v = {k: self.number(it, k, required=True) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+        inertia = np.array([[v["ixx"], v["ixy"], v["ixz"]],
+                            [v["ixy"], v["iyy"], v["iyz"]],
+                            [v["ixz"], v["iyz"], v["izz"]]])
+        return InertialRec(mass, self.origin(el), inertia, where(el))
+
+    def link(self, el) -> LinkRec:
+        rec = LinkRec(self.name_of(el, "link"), where(el))
+        ins = children(el, "inertial")
+        if ins:
+            rec.inertial = self.inertial(ins[0])
+        try:
+            for v in children(el, "visual"):
+                rec.visuals.append(self.visual(v, True))
+            rec.collisions = [self.visual(c, False) for c in children(el, "collision")]
+        except _UnnamedMaterial as e:
+            # urdfdom gives up on the rest of the link here and Klamp't keeps the link
+            self.ctx.warn(f"link {rec.name!r}: <material> without a name; like Klamp't, the "
+                          "<visual> holding it and every later <visual>/<collision> of the link "
+                          "are ignored", where(e.args[0]))
+        for c in children(el):
+            if local_name(c) not in ("inertial", "visual", "collision"):
+                self.ctx.warn(f"<{local_name(c)}> in link {rec.name!r} ignored", where(c))
+        return rec
+
+    def joint(self, el) -> JointRec:
+        name = self.name_of(el, "joint")
+        jtype = el.get("type")
+        if jtype is None:
+            raise self.error(el, f"joint {name!r} has no 'type' attribute")
+        if jtype not in JOINT_TYPES:
+            raise self.error(el, f"joint {name!r} has unknown type {jtype!r} "
+                                 f"(expected one of {', '.join(JOINT_TYPES)})")
+        ends = {}
+        for end in ("parent", "child"):
+            els = children(el, end)
+            val = els[0].get("link") if els else None
+            if not val:
+                raise self.error(els[0] if els else el,
+                                 f"joint {name!r} needs <{end} link=\"...\">")
+            ends[end] = val
+        rec = JointRec(name, jtype, where(el), ends["parent"], ends["child"], self.origin(el))
+        if jtype not in ("fixed", "floating"):
+            axes = children(el, "axis")
+            if not axes:
+                rec.axis = np.array([1.0, 0.0, 0.0])          # urdfdom's default
+            else:
+                rec.axis = np.array(self.numbers(axes[0], "xyz", 3, default=[0.0, 0.0, 0.0]))
+        lims = children(el, "limit")
+        if lims:
+            lim = lims[0]
+            rec.limit = {"lower": self.number(lim, "lower", default=0.0),
+                         "upper": self.number(lim, "upper", default=0.0),
+                         "effort": self.number(lim, "effort", required=True),
+                         "velocity": self.number(lim, "velocity", required=True)}
+        elif jtype in ("revolute", "prismatic"):
+            raise self.error(el, f"{jtype} joint {name!r} needs a <limit effort=... velocity=...> element")
+        dyn = children(el, "dynamics")
+        if dyn:
+            d = dyn[0]
+            if d.get("damping") is None and d.get("friction") is None:
+                raise self.error(d, "<dynamics> needs 'damping' or 'friction'")
+            rec.dynamics = (self.number(d, "damping", default=0.0),
+                            self.number(d, "friction", default=0.0))
+        mim = children(el, "mimic")
+        if mim:
+            m = mim[0]
+            target = m.get("joint")
+            if not target:
+                raise self.error(m, "<mimic> needs a 'joint' attribute")
+            rec.mimic = (target, self.number(m, "multiplier", default=1.0),
+                         self.number(m, "offset", default=0.0), where(m))
+        known = {"origin", "parent", "child", "axis", "limit", "dynamics", "mimic"} | _IGNORED_JOINT
+        for c in children(el):
+            if local_name(c) not in known:
+                self.ctx.warn(f"<{local_name(c)}> in joint {name!r} ignored", where(c))
+        return rec
+
+
+def parse_model(root, path: str, ctx: LoadContext) -> UrdfModel:
+    """Records of the ``<robot>`` element ``root`` (checked like urdfdom does)."""
+    rd = _Reader(path, ctx)
+    if local_name(root) != "robot":
+        raise rd.error(root, f"root element is <{local_name(root)}>, expected <robot>")
+    name = root.get("name")
+    if name is None:
+        raise rd.error(root, "<robot> without a 'name' attribute")
+    materials: dict = {}
+    links: dict = {}
+    joints: dict = {}
+    for el in children(root):
+        tag = local_name(el)
+        if tag == "material":
+            mname, rgba = rd.material(el, True)
+            if mname in materials:
+                raise rd.error(el, f"material {mname!r} is defined twice")
+            materials[mname] = rgba
+        elif tag in ("link", "joint"):
+            table = links if tag == "link" else joints
+            rec = rd.link(el) if tag == "link" else rd.joint(el)
+            if rec.name in table:
+                raise rd.error(el, f"{tag} {rec.name!r} is defined twice (first on line "
+                                   f"{table[rec.name].line})")
+            table[rec.name] = rec
+        elif tag not in _IGNORED_TOP:
+            ctx.warn(f"<{tag}> in <robot> ignored", where(el))
+    if not links:
+        raise rd.error(root, "the robot has no <link> elements")
+    return UrdfModel(name, links, joints, materials, root)

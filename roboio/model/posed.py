@@ -1,0 +1,202 @@
+"""Robots, objects and worlds as coloured triangle meshes: per element (for viewers and
+renderers that move links) and as one posed scene (for mesh files: ``.glb``, ``.obj``,
+``.stl``, ``.ply``).
+
+A :class:`MeshPart` is one triangle mesh in the frame of the element that owns it (a robot
+link, a rigid object, a terrain): the geometry transform (which may scale) is applied,
+groups are flattened in order, primitives are tessellated (spheres, cylinders, cones and
+capsules approximately; boxes exactly), point clouds and missing meshes are left out and
+listed in :attr:`ElementMeshes.skipped`. Colours: the mesh's own vertex or face colours
+when its file has them, else the element's ``appearance.color``, else a default grey
+(robots), blue-grey (rigid objects) or brown (terrains).
+
+:func:`scene_elements` lists every element of a world (or of a robot, object, terrain or
+bare geometry) with its meshes and its world pose; :func:`posed_geometry` turns them into
+one :class:`~roboio.model.Group` of baked, coloured meshes at the robots' configurations
+(``robot.config``), which every mesh writer accepts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from .geometry import Geometry, Group, PointCloud, Primitive, TriangleMesh
+from .robot import Robot
+from .tessellate import primitive_to_mesh
+from .world import RigidObject, Terrain, World
+
+__all__ = ["MeshPart", "ElementMeshes", "geometry_parts", "scene_elements", "posed_geometry",
+           "DEFAULT_COLORS"]
+
+DEFAULT_COLORS = {"link": (0.5, 0.5, 0.5, 1.0), "rigid_object": (0.45, 0.55, 0.7, 1.0),
+                  "terrain": (0.6, 0.5, 0.4, 1.0)}
+
+
+@dataclass
+class MeshPart:
+    """A triangle mesh in its owner's frame: ``vertices`` (V, 3) m, ``faces`` (F, 3),
+    ``color`` (RGBA in [0, 1], the part's single colour) and ``vertex_colors`` (V, 4) when
+    the file coloured the mesh itself (face colours are turned into vertex colours by
+    giving every triangle its own three vertices)."""
+
+    vertices: np.ndarray
+    faces: np.ndarray
+    color: tuple
+    vertex_colors: Optional[np.ndarray] = None
+
+    @property
+    def num_triangles(self) -> int:
+        return len(self.faces)
+
+
+@dataclass
+class ElementMeshes:
+    """The meshes of one element. ``kind``: ``"link"``, ``"rigid_object"`` or ``"terrain"``;
+    ``name``: the element's (link) name; ``robot``: index of the robot in the world (links
+    only), ``link``: link index; ``visual``/``collision``: parts in the element frame;
+    ``transform``: the element's world pose (4x4) at the robot's configuration;
+    ``skipped``: geometry left out (missing files, point clouds), as text."""
+
+    kind: str
+    name: str
+    transform: np.ndarray
+    visual: list = field(default_factory=list)
+    collision: list = field(default_factory=list)
+    robot: int = -1
+    link: int = -1
+    skipped: list = field(default_factory=list)
+
+
+def _rgba(c) -> Optional[tuple]:
+    if c is None:
+        return None
+    c = tuple(float(x) for x in c)
+    return c + (1.0,) * (4 - len(c)) if len(c) in (3, 4) else None
+
+
+def geometry_parts(geom: Optional[Geometry], color, skipped: Optional[list] = None) -> list[MeshPart]:
+    """``geom`` as coloured triangle meshes in its owner's frame (see the module docstring).
+    ``color``: the owner's RGBA colour. What has no triangles is appended to ``skipped``."""
+    out: list[MeshPart] = []
+    skipped = skipped if skipped is not None else []
+    if geom is not None:
+        _collect(geom, np.eye(4), tuple(color), out, skipped)
+    return out
+
+
+def _collect(geom: Geometry, T: np.ndarray, color, out: list, skipped: list) -> None:
+    T = T @ geom.transform
+    if geom.missing:
+        skipped.append(f"missing geometry {geom.source.reference if geom.source else '?'!r}")
+        return
+    if isinstance(geom, Group):
+        for c in geom.children:
+            _collect(c, T, color, out, skipped)
+        return
+    if isinstance(geom, PointCloud):
+        skipped.append(f"point cloud of {len(geom.points)} points (no surface)")
+        return
+    if isinstance(geom, Primitive):
+        mesh = primitive_to_mesh(geom)
+    elif isinstance(geom, TriangleMesh):
+        mesh = geom
+    else:
+        skipped.append(f"{type(geom).__name__} geometry")
+        return
+    faces = np.asarray(mesh.faces, dtype=np.int64)
+    if len(faces) == 0:
+        if len(mesh.vertices):
+            skipped.append(f"{len(mesh.vertices)} vertices without triangles")
+        return
+    v = mesh.vertices @ T[:3, :3].T + T[:3, 3]
+    if np.linalg.det(T[:3, :3]) < 0:     # a mirror flips the winding
+        faces = faces[:, ::-1]
+    vcols = mesh.vertex_colors
+    fcols = mesh.face_colors
+    if vcols is None and fcols is not None:
+        fcols = np.asarray(fcols, float).reshape(-1, 4)
+        v = v[faces].reshape(-1, 3)
+        faces = np.arange(len(v), dtype=np.int64).reshape(-1, 3)
+        vcols = np.repeat(fcols, 3, axis=0)
+    if vcols is not None:
+        vcols = np.asarray(vcols, float).reshape(-1, 4)
+        color = tuple(float(x) for x in vcols.mean(axis=0))
+    out.append(MeshPart(np.ascontiguousarray(v), np.ascontiguousarray(faces), color, vcols))
+
+
+def _color(appearance, kind) -> tuple:
+    c = _rgba(getattr(appearance, "color", None)) if appearance is not None else None
+    return c if c is not None else DEFAULT_COLORS[kind]
+
+
+def _as_world(obj) -> World:
+    if isinstance(obj, World):
+        return obj
+    w = World(getattr(obj, "name", "World"))
+    if isinstance(obj, Geometry):
+        w.add(Terrain("geometry", obj))
+    elif isinstance(obj, (Robot, RigidObject, Terrain)):
+        w.add(obj)
+    else:
+        raise ValueError(f"a {type(obj).__name__} has no geometry to show")
+    return w
+
+
+def scene_elements(obj, configs: Optional[dict] = None) -> list[ElementMeshes]:
+    """Every element of ``obj`` (World, Robot, RigidObject, Terrain or Geometry) with its
+    visual and collision meshes and its world pose. Robots are posed at
+    ``configs[robot_index]`` when given, else at ``robot.config``. Terrains first, then
+    rigid objects, then robot links (Klamp't's ID order)."""
+    world = _as_world(obj)
+    out: list[ElementMeshes] = []
+    for kind, items in (("terrain", world.terrains), ("rigid_object", world.rigid_objects)):
+        for e in items:
+            color = _color(e.appearance, kind)
+            em = ElementMeshes(kind, e.name, np.array(e.transform, float))
+            em.collision = geometry_parts(e.geometry, color, em.skipped)
+            em.visual = em.collision
+            out.append(em)
+    for r_index, robot in enumerate(world.robots):
+        q = (configs or {}).get(r_index)
+        T = robot.fk(None if q is None else np.asarray(q, float))
+        for link in robot.links:
+            color = _color(link.appearance, "link")
+            em = ElementMeshes("link", link.name, T[link.index], robot=r_index, link=link.index)
+            em.collision = geometry_parts(link.geometry, color, em.skipped)
+            em.visual = (geometry_parts(link.visual_geometry, color, em.skipped)
+                         if link.visual_geometry is not None else em.collision)
+            out.append(em)
+    return out
+
+
+def posed_geometry(obj, report=None, *, visual: bool = True) -> Group:
+    """One Group of baked triangle meshes (world coordinates, vertex colours) of ``obj``
+    posed at its robots' ``config``: what a mesh file holds of a robot or world. Each child
+    is named ``extras["name"]`` after its element (``robot/link``). ``report`` (a
+    :class:`~roboio.report.ConversionReport`) gets what a mesh scene cannot hold."""
+    world = _as_world(obj)
+    elements = scene_elements(world)
+    children = []
+    for em in elements:
+        parts = em.visual if visual else em.collision
+        owner = (f"{world.robots[em.robot].name}/{em.name}" if em.kind == "link" else em.name)
+        for k, p in enumerate(parts):
+            v = p.vertices @ em.transform[:3, :3].T + em.transform[:3, 3]
+            vc = p.vertex_colors if p.vertex_colors is not None else np.tile(p.color, (len(v), 1))
+            m = TriangleMesh(v, p.faces, vertex_colors=vc)
+            m.extras["name"] = owner if len(parts) == 1 else f"{owner}#{k}"
+            children.append(m)
+        if report is not None:
+            for s in em.skipped:
+                report.lose(f"{em.kind.replace('_', ' ')} {owner!r}: {s} (not in the mesh scene)")
+    if report is not None:
+        for robot in world.robots:
+            report.lose(f"robot {robot.name!r}: kinematics (links, joints, limits, drivers, masses) "
+                        "- written as one posed mesh at its configuration")
+            if visual and any(l.visual_geometry is not None for l in robot.links):
+                report.lose(f"robot {robot.name!r}: collision geometry (the visual geometry is written)")
+        for o in world.rigid_objects:
+            report.lose(f"rigid object {o.name!r}: mass, inertia and contact parameters (geometry only)")
+    return Group(children)
