@@ -100,6 +100,7 @@ def worker_main() -> None:
         res = {"outcome": "loaded"}
         try:
             obj = roboio.load(job["path"], job.get("format"))
+            touch(obj)
             if job.get("write"):
                 roboio.save(obj, job["write"], job.get("write_format"))
         except roboio.FormatError as e:
@@ -117,6 +118,109 @@ def worker_main() -> None:
         res["peak_mb"] = _vm_hwm_mb()
         out.write(json.dumps(res) + "\n")
         out.flush()
+
+
+def touch(obj) -> None:
+    """What a user does next: read lazily loaded meshes, compute the robots' kinematics."""
+    from roboio.model import Group, Robot, TriangleMesh, World
+
+    def geoms(o):
+        if isinstance(o, World):
+            for r in o.robots:
+                yield from geoms(r)
+            for e in o.rigid_objects + o.terrains:
+                yield e.geometry
+        elif isinstance(o, Robot):
+            for link in o.links:
+                yield link.geometry
+        else:
+            yield getattr(o, "geometry", o)
+
+    def meshes(g):
+        stack = [g]
+        while stack:
+            g = stack.pop()
+            if isinstance(g, TriangleMesh):
+                yield g
+            elif isinstance(g, Group):
+                stack.extend(g.children)
+
+    for g in geoms(obj):
+        for m in meshes(g):
+            if not m.missing:
+                m.load()
+    for r in ([obj] if isinstance(obj, Robot) else obj.robots if isinstance(obj, World) else []):
+        r.fk()
+
+
+def check(path: str, fmt=None, seconds: int = 20):
+    """Load ``path`` (as ``fmt``) in this process and use it (:func:`touch`). Returns
+    ``(outcome, detail)``: ``"loaded"``, ``"FormatError"`` (any RoboioError, or
+    FileNotFoundError for a reference that became a missing top-level file) when all is well,
+    ``"BUG"`` otherwise, with the traceback or the reason."""
+    import traceback
+    import warnings
+    import roboio
+
+    class Timeout(Exception):
+        pass
+
+    def alarm(*_):
+        raise Timeout(f"no answer after {seconds} s")
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(seconds)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            touch(roboio.load(path, fmt))
+        return "loaded", None
+    except (roboio.RoboioError, FileNotFoundError) as e:
+        return "FormatError", str(e)
+    except Exception:  # noqa: BLE001 - this is what the fuzzer looks for
+        return "BUG", traceback.format_exc()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def fuzz_file(src: str, fmt, iterations: int, rng: random.Random, out_dir=None) -> list:
+    """Mutate ``src`` ``iterations`` times in this process (the damaged copy sits next to it,
+    so relative references resolve); returns ``(kept file or None, detail)`` for every bug.
+    No memory guard: for small files in the test suite; the driver uses workers."""
+    from fuzz_mutators import mutate
+    with open(src, "rb") as f:
+        original = f.read()
+    target = os.path.join(os.path.dirname(src), "_fuzz_" + os.path.basename(src))
+    bugs = []
+    try:
+        for k in range(iterations):
+            with open(target, "wb") as f:
+                f.write(mutate(fmt or "", original, rng))
+            outcome, detail = check(target, fmt)
+            if outcome == "BUG":
+                kept = None
+                if out_dir:
+                    os.makedirs(out_dir, exist_ok=True)
+                    kept = os.path.join(out_dir, f"{fmt or 'auto'}-{k}-{os.path.basename(src)}")
+                    shutil.copy(target, kept)
+                bugs.append((kept, detail))
+    finally:
+        if os.path.exists(target):
+            os.unlink(target)
+    return bugs
+
+
+def sample(fmt: str, work: str):
+    """A small valid file of format ``fmt`` inside the directory ``work`` (a shipped sample is
+    copied there with its folder, so that the fuzzer never writes next to the original), or
+    None when tests/format_samples.py has none."""
+    from format_samples import sample_file
+    src = sample_file(fmt, work)
+    if src is not None and os.path.dirname(os.path.abspath(src)) != os.path.abspath(work):
+        copy = os.path.join(work, "sample")
+        shutil.copytree(os.path.dirname(src), copy)
+        src = os.path.join(copy, os.path.basename(src))
+    return src
 
 
 class WorkerFailed(RuntimeError):
@@ -190,6 +294,13 @@ def collect_seeds(work: str, use_corpus: bool, readers) -> dict:
     from fuzz_mutators import build_seeds
     from roboio.formats import registry
     files = build_seeds(os.path.join(work, "seeds"), SAMPLES)
+    try:                                # one small file per format, from the test suite's list
+        for r in readers:
+            p = sample(r, os.path.join(work, "samples", r))
+            if p is not None:
+                files.append(p)
+    except ImportError:
+        pass
     if use_corpus:
         dst = os.path.join(work, "corpus")
         shutil.copytree(CORPUS, dst, ignore=shutil.ignore_patterns("oracle"))
@@ -300,8 +411,9 @@ def run(args) -> int:
     from roboio.formats import registry
     readers = [f.name for f in registry.formats() if f.can_read]
     writable = {f.name for f in registry.formats() if f.can_write}
-    if args.readers:
-        readers = [r for r in readers if r in args.readers.split(",")]
+    wanted = (args.readers.split(",") if args.readers else []) + (args.formats or [])
+    if wanted:
+        readers = [r for r in readers if r in wanted]
     use_corpus = not args.smoke and os.path.isdir(CORPUS)
     stopped = False
     rng = random.Random(args.seed)
@@ -425,7 +537,7 @@ def _cleanup(path, cleanup, job):
 def replay(args) -> int:
     w = Worker(args.as_mb)
     try:
-        res = w.run({"path": args.replay, "format": args.format}, args.timeout)
+        res = w.run({"path": args.replay, "format": (args.formats or [None])[0]}, args.timeout)
     finally:
         w.stop()
     print(json.dumps(res, indent=1))
@@ -434,12 +546,15 @@ def replay(args) -> int:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--inputs", type=int, default=2000, help="number of inputs (default 2000)")
+    ap.add_argument("--inputs", "--iterations", type=int, default=2000,
+                    help="number of inputs (default 2000)")
     ap.add_argument("--seconds", type=float, default=0, help="stop after this many seconds")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
-    ap.add_argument("--smoke", action="store_true", help="seeds from roboio's samples only")
+    ap.add_argument("--smoke", "--samples", action="store_true",
+                    help="seeds from roboio's samples only (no corpus)")
     ap.add_argument("--readers", help="comma-separated format names (default: every reader)")
+    ap.add_argument("--format", action="append", dest="formats", help="only this format (repeatable; with --replay: read as this format)")
     ap.add_argument("--hostile", type=float, default=0.03, help="fraction of hostile inputs")
     ap.add_argument("--write", type=float, default=0.05, help="fraction of loads also written back")
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds before an input is a hang")
@@ -447,11 +562,10 @@ def main(argv=None) -> int:
     ap.add_argument("--mem-mb", type=float, default=500.0, help="peak MB over which an input is big")
     ap.add_argument("--as-mb", type=int, default=3000, help="address-space limit of a worker (MB)")
     ap.add_argument("--json", help="write the statistics here")
-    ap.add_argument("--save", help="copy problem inputs into this directory")
+    ap.add_argument("--save", "--out", help="copy problem inputs into this directory")
     ap.add_argument("--progress", type=float, default=0, help="print progress every N seconds")
     ap.add_argument("--verbose", action="store_true", help="print tracebacks of exceptions")
     ap.add_argument("--replay", help="run one file through a guarded worker")
-    ap.add_argument("--format", help="with --replay: the format name")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
