@@ -59,9 +59,16 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
     ctx.note_file(path)
     # Readers raise located FormatErrors for every problem of the input; any other exception
     # is a bug in roboio and propagates as it is (the CLI reports it as an internal error).
-    obj = info.read(path, ctx)
-    if isinstance(obj, Geometry):
-        _touch(obj)
+    # Recursion on input nesting is bounded by max_depth; raised far above the default, it
+    # can reach Python's own stack limit, which is then the input's nesting too.
+    try:
+        obj = info.read(path, ctx)
+        if isinstance(obj, Geometry):
+            _touch(obj)
+    except RecursionError:
+        raise FormatError(path, None, None, f"nested too deeply for roboio to follow (max_depth="
+                          f"{ctx.limits.max_depth:,} is above what the readers can recurse into; "
+                          "lower it)") from None
     try:
         obj.warnings = list(ctx.warnings)
         obj.input_files = list(ctx.files)

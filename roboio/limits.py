@@ -7,7 +7,10 @@ allocates:
 
 * ``ctx.check_depth(depth, line=...)`` before each level of recursion on input nesting;
 * ``ctx.charge("nodes", n, line=...)`` for what it is about to create (counters are
-  cumulative over the whole load, includes and mounts included);
+  cumulative over the whole load, includes and mounts included); ``ctx.charge("copies", n)``
+  for what it creates by copying what the file already holds (a ``USE``, an include, an
+  alias, a robot mount): the cheap way for a few bytes to ask for millions of nodes, so it
+  has its own, smaller limit;
 * ``ctx.check_claim("vertices", n, line=...)`` for a count a header claims, before
   allocating for it (not cumulative).
 
@@ -24,7 +27,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Mapping, Optional, Union
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "as_limits", "using", "current", "check_alloc",
-           "parse_limit"]
+           "parse_limit", "recursion_room"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,8 @@ class Limits:
     max_files: int = 10_000            # files opened (includes, mounts, meshes, robots of a world)
     max_file_bytes: int = 2 << 30      # size of any one input file
     max_nodes: int = 2_000_000         # elements/nodes created, after DEF/USE, aliases, mounts
+    max_copies: int = 50_000           # nodes/links made by copying what a file already holds
+                                       # (USE, File/Inline includes, YAML aliases, robot mounts)
     max_vertices: int = 50_000_000     # mesh vertices and point-cloud points
     max_triangles: int = 50_000_000    # mesh triangles
     max_links: int = 100_000           # robot links
@@ -53,7 +58,8 @@ DEFAULT_LIMITS = Limits()
 
 #: counter name (used with ``ctx.charge``/``ctx.check_claim``) -> Limits field
 COUNTERS = {"depth": "max_depth", "files": "max_files", "file_bytes": "max_file_bytes",
-            "nodes": "max_nodes", "vertices": "max_vertices", "triangles": "max_triangles",
+            "nodes": "max_nodes", "copies": "max_copies", "vertices": "max_vertices",
+            "triangles": "max_triangles",
             "links": "max_links", "frames": "max_frames", "alloc_bytes": "max_alloc_bytes"}
 
 
@@ -171,3 +177,24 @@ def describe(counter: str, value: int, limit: int, what: Optional[str] = None) -
     thing = f"{what}: " if what else ""
     return (f"{thing}{counter.replace('_', ' ')} {value:,}, over the limit {name}={limit:,} "
             f"(raise it with roboio.load(..., limits={{'{name}': N}}) or --limit {name}=N)")
+
+
+@contextlib.contextmanager
+def recursion_room(levels: int, frames_per_level: int = 8):
+    """Make sure Python's recursion limit leaves room for ``levels`` more levels of a reader
+    that recurses on input nesting (already bounded by ``max_depth``), ``frames_per_level``
+    Python frames each. The limit is raised for the block only, never lowered. (Since Python
+    3.11, calls between Python functions do not use the C stack, so this is safe.)"""
+    import sys
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    need = depth + levels * frames_per_level + 200
+    old = sys.getrecursionlimit()
+    if need > old:
+        sys.setrecursionlimit(need)
+    try:
+        yield
+    finally:
+        if need > old:
+            sys.setrecursionlimit(old)

@@ -115,7 +115,7 @@ def inventor_def_use(d, levels=21):
         lines.append(f"DEF N{k} Separator {{ USE N{k-1} USE N{k-1} }}")
     p = _write(d, "doubling.iv", "\n".join(lines) + "\n")
     return Hostile(f"Inventor DEF/USE doubling ({levels} levels)", p, ["info", p],
-                   r"max_nodes|max_triangles|max_vertices|nodes|triangles|vertices")
+                   r"max_copies|max_nodes|max_triangles")
 
 
 def inventor_file_fanout(d, files=8, fanout=10):
@@ -128,7 +128,7 @@ def inventor_file_fanout(d, files=8, fanout=10):
         _write(d, f"f{k}.iv", f"#Inventor V2.1 ascii\n\nSeparator {{ {body} }}\n")
     p = os.path.join(d, "f0.iv")
     return Hostile(f"Inventor File fan-out ({files} x {fanout})", p, ["info", p],
-                   r"max_files|max_nodes|max_triangles|files|nodes|triangles")
+                   r"max_copies|max_files|max_nodes")
 
 
 def inventor_deep(d, depth=100_000):

@@ -20,9 +20,8 @@ ADDRESS_SPACE_MB = 2500
 
 #: cases that still fail until the readers honour the budget (phase 2 of issue 9)
 KNOWN_FAILING = {
-    "seq_claim-0", "seq_claim-2",
-    "inventor_def_use-0", "inventor_def_use-1", "inventor_file_fanout-0", "rob_mount_fanout-0",
-    "inventor_deep-0", "geom_group_deep-0", "ply_claim-0", "ply_claim-1",
+    "rob_mount_fanout-0",
+    "geom_group_deep-0", "ply_claim-0", "ply_claim-1",
     "truncated_obj-0",
 }
 

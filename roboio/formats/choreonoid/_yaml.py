@@ -118,19 +118,24 @@ class _Budget:
             raise FormatError(self.path if self.ctx is None else self.ctx.path if self.path is None else self.path,
                               line, col, describe("depth", depth, self.limits.max_depth, "YAML nesting"))
 
-    def nodes(self, n, mark, what):
+    def nodes(self, n, mark, what, counter="nodes"):
         line, col = self.where(mark)
         if self.ctx is not None:
             err = None
             try:
-                self.ctx.charge("nodes", n, line, col, what=what)
+                self.ctx.charge(counter, n, line, col, what=what)
             except FormatError as e:
                 err = e
             if err is not None:
                 raise FormatError(self.path, err.line, err.column, err.message)
-        elif n > self.limits.max_nodes:
-            from ...limits import describe
-            raise FormatError(self.path, line, col, describe("nodes", n, self.limits.max_nodes, what))
+        else:
+            from ...limits import describe, limit_name
+            limit = getattr(self.limits, limit_name(counter))
+            if n > limit:
+                raise FormatError(self.path, line, col, describe(counter, n, limit, what))
+
+    def copies(self, n, mark, what):
+        self.nodes(n, mark, what, counter="copies")
 
 
 _SEQ_TAG = "tag:yaml.org,2002:seq"
@@ -216,7 +221,9 @@ def _compose_events(loader, budget: _Budget):
                                           root.start_mark, "but found another document",
                                           ev.start_mark)
     loader.get_event()
-    budget.nodes(expanded_size(root), root.start_mark, "YAML nodes after expanding aliases")
+    expanded = expanded_size(root)
+    budget.copies(expanded - count, root.start_mark, "YAML nodes copied by aliases")
+    budget.nodes(expanded, root.start_mark, "YAML nodes after expanding aliases")
     return root
 
 
