@@ -95,20 +95,22 @@ class LoadContext:
                              line, column)
 
     def check_claim(self, counter: str, amount: int, line=None, column=None,
-                    what: Optional[str] = None) -> None:
+                    what: Optional[str] = None, path=None) -> None:
         """Raise if one claimed quantity (a header's count, a requested array) exceeds its
-        limit. Not cumulative: use before allocating what a file asks for."""
+        limit. Not cumulative: use before allocating what a file asks for. ``path``: the file
+        to name when it is not this context's."""
         limit = self.limit(counter)
         if amount > limit:
-            raise self.error(describe(counter, int(amount), limit, what), line, column)
+            raise self.error(describe(counter, int(amount), limit, what), line, column, path)
 
     def charge(self, counter: str, amount: int = 1, line=None, column=None,
-               what: Optional[str] = None) -> int:
+               what: Optional[str] = None, path=None) -> int:
         """Add ``amount`` to the load's running total of ``counter`` and raise if the total
-        exceeds its limit. Returns the new total."""
+        exceeds its limit. Returns the new total. ``path``: the file to name when it is not
+        this context's."""
         total = self.totals.get(counter, 0) + int(amount)
         self.totals[counter] = total
         limit = self.limit(counter)
         if total > limit:
-            raise self.error(describe(counter, total, limit, what), line, column)
+            raise self.error(describe(counter, total, limit, what), line, column, path)
         return total

@@ -73,30 +73,39 @@ def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
     cached = ctx.cache.get(key)
     if cached is None:
         cached = read_file(path, ctx, kinds=("geometry",), format=format)
-        _share_parse(cached)
+        _share_parse(cached, ctx)
         ctx.cache[key] = cached
     return cached.copy()
 
 
-def _share_parse(geom) -> None:
+def _share_parse(geom, ctx: LoadContext) -> None:
     """Make every copy of a lazy mesh parse its file at most once: the loader is memoised
-    and hands each copy its own arrays."""
+    and hands each copy its own arrays (each copy after the first is charged to the load's
+    vertices and triangles: a file referenced ten thousand times is ten thousand meshes)."""
     from ..model import Group, TriangleMesh
-    if isinstance(geom, Group):
-        for c in geom.children:
-            _share_parse(c)
-        return
-    if not isinstance(geom, TriangleMesh) or geom.is_loaded:
-        return
-    loader = geom._loader
+    stack = [geom]
+    while stack:
+        g = stack.pop()
+        if isinstance(g, Group):
+            stack.extend(g.children)
+        elif isinstance(g, TriangleMesh) and not g.is_loaded:
+            g._loader = _memoised(g._loader, ctx, g.source.path if g.source else None)
+
+
+def _memoised(loader, ctx: LoadContext, path):
     result = []
 
     def once():
         if not result:
             result.append(loader())
+        else:
+            ctx.charge("vertices", len(result[0].get("vertices", ())), path=path,
+                       what="mesh vertices (copies of one file included)")
+            ctx.charge("triangles", len(result[0].get("faces", ())), path=path,
+                       what="mesh triangles (copies of one file included)")
         return {k: (v.copy() if hasattr(v, "copy") else v) for k, v in result[0].items()}
 
-    geom._loader = once
+    return once
 
 
 def resolve_reference(reference: str, referring_file, ctx: LoadContext, roots=(), packages=None):

@@ -67,13 +67,13 @@ def _check_head(head: bytes, path) -> None:
 
 def loads(data, ctx) -> TriangleMesh:
     """The mesh of PLY data, parsed now."""
-    return parsed_mesh(parse_ply_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "ply")
+    return parsed_mesh(parse_ply_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "ply", ctx=ctx)
 
 
 def read(path: str, ctx) -> TriangleMesh:
     """Lazy PLY mesh: the first line is checked now, the data parsed on first access."""
     _check_head(check_readable(path, 3), path)
-    return lazy_mesh(path, lambda p: parse_ply(p, ctx.warn), "ply")
+    return lazy_mesh(path, lambda p: parse_ply_bytes(read_bytes(p, ctx), p, ctx.warn), "ply", ctx=ctx)
 
 
 def dumps(geom: Geometry, report, path=None) -> bytes:

@@ -124,13 +124,14 @@ def parse_obj(path: str, warn=None) -> dict:
 
 def loads(data, ctx) -> TriangleMesh:
     """The mesh of OBJ text, parsed now (materials relative to ``ctx.path``)."""
-    return parsed_mesh(parse_obj_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "wavefront-obj")
+    return parsed_mesh(parse_obj_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "wavefront-obj", ctx=ctx)
 
 
 def read(path: str, ctx) -> TriangleMesh:
     """Lazy OBJ mesh, parsed on first access."""
     check_readable(path)
-    return lazy_mesh(path, lambda p: parse_obj(p, ctx.warn), "wavefront-obj")
+    return lazy_mesh(path, lambda p: parse_obj_bytes(read_bytes(p, ctx), p, ctx.warn), "wavefront-obj",
+                     ctx=ctx)
 
 
 def dumps(geom: Geometry, report, path=None) -> str:
