@@ -25,6 +25,7 @@ import re
 
 import numpy as np
 
+from ....limits import current, describe as over_limit, recursion_room
 from ....errors import FormatError
 from ....context import LoadContext
 from ....model import Geometry, Group, PointCloud, Primitive, TriangleMesh
@@ -119,9 +120,18 @@ def _primitive(cur: _Cursor) -> Primitive:
     return Primitive(kind, params)
 
 
+def _max_depth(ctx) -> int:
+    return ctx.limits.max_depth if ctx is not None else current().max_depth
+
+
 def _stream(cur: _Cursor, ctx, depth: int = 0) -> Geometry:
-    if depth > 100:
-        raise cur.error(cur.pos, "geometry groups nested more than 100 deep")
+    if depth >= _max_depth(ctx):
+        raise cur.error(cur.pos, over_limit("depth", depth + 1, _max_depth(ctx), "geometry groups nesting"))
+    if ctx is not None:
+        try:
+            ctx.charge("nodes", 1, what="geometry group elements")
+        except FormatError as e:
+            raise cur.error(cur.pos, e.message) from None
     kind, at = cur.next("a geometry type (Primitive, TriangleMesh, PointCloud, Group)")
     if kind == "Primitive":
         return _primitive(cur)
@@ -200,7 +210,8 @@ def parse_stream(text: str, ctx: LoadContext, line=None) -> Geometry:
     """Inline geometry ``TypeName data...`` (the text between ``{`` and ``}``, escapes not
     yet translated). Errors are located at ``line`` of the referring file (``ctx.path``)."""
     cur = _Cursor(translate_escapes(text), ctx.path if ctx is not None else None, fixed_line=line)
-    g = _stream(cur, ctx)
+    with recursion_room(_max_depth(ctx), 3):
+        g = _stream(cur, ctx)
     tok, at = cur.peek()
     if tok is not None:
         raise cur.error(at, f"unexpected {tok!r} after the inline geometry")
@@ -227,7 +238,8 @@ def parse_group_file(text: str, ctx) -> Group:
     """The group of a ``.group`` file's text (a count, then that many geometry streams);
     text after the last element is ignored with a warning."""
     cur = _Cursor(text, ctx.path)
-    g = _group_payload(cur, ctx, 0)
+    with recursion_room(_max_depth(ctx), 3):
+        g = _group_payload(cur, ctx, 0)
     tok, at = cur.peek()
     if tok is not None:
         ctx.warn(f"text after the last group element ignored: {tok!r}...", cur.where(at)[0])
