@@ -18,17 +18,8 @@ BOUND_MB = 300.0              # peak resident memory
 WALL_TIMEOUT = 60.0           # a hang
 ADDRESS_SPACE_MB = 2500
 
-#: cases that still fail until the readers honour the budget (phase 2 of issue 9)
-KNOWN_FAILING = {"truncated_obj-0"}
-
-CASES = [(name, i) for name, (_, variants) in GENERATORS.items() for i in range(len(variants))]
-
-
-def _case(name, i):
-    marks = []
-    if f"{name}-{i}" in KNOWN_FAILING:
-        marks.append(pytest.mark.xfail(strict=True, reason="reader does not honour the budget yet"))
-    return pytest.param(name, i, id=f"{name}-{i}", marks=marks)
+CASES = [pytest.param(name, i, id=f"{name}-{i}")
+         for name, (_, variants) in GENERATORS.items() for i in range(len(variants))]
 
 
 def _check(outcome, expect, path, what, need_path=True):
@@ -50,7 +41,7 @@ def _check(outcome, expect, path, what, need_path=True):
     assert re.search(expect, message, re.I), lines[0]
 
 
-@pytest.mark.parametrize("name, i", [_case(n, i) for n, i in CASES])
+@pytest.mark.parametrize("name, i", CASES)
 def test_hostile_cli(tmp_path, name, i):
     gen, variants = GENERATORS[name]
     h = gen(str(tmp_path), **variants[i])
@@ -73,7 +64,7 @@ API_CASES = ["deep_yaml", "yaml_alias_bomb", "seq_claim", "seq_frame_time", "res
              "inventor_def_use", "rob_mount_fanout", "ply_claim", "dev_zero"]
 
 
-@pytest.mark.parametrize("name, i", [_case(n, i) for n, i in CASES if n in API_CASES])
+@pytest.mark.parametrize("name, i", [c for c in CASES if c.values[0] in API_CASES])
 def test_hostile_python_api(tmp_path, name, i):
     """The same inputs through ``roboio.load`` (and ``save``/``resampled``): a RoboioError,
     never a crash of the interpreter."""
