@@ -1,6 +1,6 @@
 """roboio: read, write and convert robot, world, motion and geometry files through one
-kinematic world model. Today: Klamp't, OpenRAVE (XML and COLLADA), GraspIt!, Choreonoid,
-URDF and the common mesh formats (``roboio.formats()`` lists them); MJCF export is in progress.
+kinematic world model: Klamp't, OpenRAVE (XML and COLLADA), GraspIt!, Choreonoid, URDF and
+the common mesh formats, and MJCF export (``roboio.formats()`` lists them).
 
 >>> import roboio
 >>> robot = roboio.load("planar3R.rob")          # doctest: +SKIP

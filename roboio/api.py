@@ -12,9 +12,23 @@ from .formats.fileio import require_file
 from .model import Geometry, RigidObject, Robot, Terrain, World
 from .report import ConversionReport
 
-__all__ = ["load", "load_world", "save", "formats", "default_search_paths", "input_paths"]
+__all__ = ["load", "load_world", "save", "formats", "default_search_paths", "default_package_dirs",
+           "default_flavor", "input_paths"]
 
 _SEARCH_PATHS: contextvars.ContextVar = contextvars.ContextVar("roboio_search_paths", default=())
+_PACKAGE_DIRS: contextvars.ContextVar = contextvars.ContextVar("roboio_package_dirs", default=None)
+_FLAVOR: contextvars.ContextVar = contextvars.ContextVar("roboio_flavor", default=None)
+
+
+@contextlib.contextmanager
+def default_flavor(flavor):
+    """Within the ``with`` block, :func:`load` calls that give no ``flavor`` use this one
+    (the command line's ``--flavor``)."""
+    token = _FLAVOR.set(flavor)
+    try:
+        yield
+    finally:
+        _FLAVOR.reset(token)
 
 
 @contextlib.contextmanager
@@ -28,13 +42,24 @@ def default_search_paths(paths):
         _SEARCH_PATHS.reset(token)
 
 
+@contextlib.contextmanager
+def default_package_dirs(dirs):
+    """Within the ``with`` block, :func:`load` calls that give no ``package_dirs`` use
+    ``dirs`` (the command line's ``--package-path`` options; None or empty: none)."""
+    token = _PACKAGE_DIRS.set([os.fspath(p) for p in dirs] if dirs else None)
+    try:
+        yield
+    finally:
+        _PACKAGE_DIRS.reset(token)
+
+
 def formats():
     """Every format roboio knows: ``FormatInfo(name, extensions, kinds, can_read, can_write)``."""
     return registry.formats()
 
 
 def load(path, format=None, *, strict: bool = False, search_paths=None, package_dirs=None,
-         limits=None):
+         limits=None, flavor=None):
     """Read ``path`` into the model: World, Robot, RigidObject, Terrain, Geometry,
     Trajectory, MultiPath, BodyMotion, ... depending on what the file holds.
 
@@ -46,15 +71,22 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
     ``$GRASPIT``), tried after the referring file's directory. ``package_dirs``:
     ``package://`` roots, a mapping NAME -> directory or a list of directories holding
     packages. ``limits``: resource limits (:class:`roboio.limits.Limits` or a mapping such
-    as ``{"max_triangles": 10**8}``).
+    as ``{"max_triangles": 10**8}``). ``flavor="klampt"`` reads files as Klamp't does where
+    it differs from the format's specification (URDF: axes kept unnormalised, mimics of later
+    joints ignored, ``package://`` through ``<klampt package_root>`` only; see
+    docs/conversion.md); the default follows the specification and mainstream readers.
     """
     path = os.fspath(path)
     require_file(path)
+    if package_dirs is None:
+        package_dirs = _PACKAGE_DIRS.get()
+    if flavor is None:
+        flavor = _FLAVOR.get()
     info = registry.find_reader(path, format)
     if search_paths is None:
         search_paths = _SEARCH_PATHS.get()
     ctx = LoadContext(path, strict, limits=limits, search_paths=search_paths,
-                      package_dirs=package_dirs)
+                      package_dirs=package_dirs, flavor=flavor)
     ctx.stack.append(os.path.realpath(path))
     ctx.note_file(path)
     # Readers raise located FormatErrors for every problem of the input; any other exception
@@ -153,9 +185,13 @@ def _adaptable(obj, info) -> bool:
     return True
 
 
-def save(obj, path, format=None, *, overwrite_input: bool = False) -> ConversionReport:
+def save(obj, path, format=None, *, meshes=None, overwrite_input: bool = False) -> ConversionReport:
     """Write ``obj`` to ``path`` (format by name, else by extension). Returns the
     :class:`ConversionReport` listing everything the target format could not hold.
+
+    ``meshes``: how writers that convert meshes for their target (MJCF) treat mesh files:
+    ``"keep"`` (reference readable sources where they are), ``"copy"`` (copy them beside the
+    output) or ``"convert"`` (write every mesh anew); None: the format's default.
 
     The files ``obj`` was read from (``obj.input_files`` set by :func:`load`, the sources
     of its elements and geometries) are not overwritten, neither as ``path`` nor as a side
@@ -165,9 +201,14 @@ def save(obj, path, format=None, *, overwrite_input: bool = False) -> Conversion
     """
     from .convert import adapt
     from .formats.fileio import protect_inputs, write_target
+    from .formats.mesh_export import MODES
     path = os.fspath(path)
+    if meshes is not None and meshes not in MODES:
+        raise ValueError(f"meshes must be one of {', '.join(MODES)}, not {meshes!r}")
     info = registry.find_writer(obj, path, format, adaptable=lambda f: _adaptable(obj, f))
     report = ConversionReport(path, info.name)
+    if meshes is not None:
+        report.options["meshes"] = meshes
     with protect_inputs(input_paths(obj), allow=overwrite_input):
         write_target(path)          # refuse a device or an input before converting anything
         obj = adapt(obj, info, report)

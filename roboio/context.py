@@ -27,11 +27,15 @@ class LoadContext:
     ``$GRASPIT``, ...), tried after the referring file's directory. ``package_dirs``:
     ``package://NAME`` roots, a mapping NAME -> directory or a list of directories that hold
     packages. ``limits``: a :class:`Limits`, a mapping of limit names, or None (defaults).
+    ``flavor``: whose reading of a format to follow where programs differ (None: the
+    format's specification and its mainstream readers; ``"klampt"``: Klamp't's, as
+    :mod:`roboio.compat.klampt` loads files).
     """
 
     def __init__(self, path=None, strict: bool = False, *, limits=None,
                  search_paths: Optional[Iterable[str]] = None,
-                 package_dirs: Union[None, Mapping[str, str], Sequence[str]] = None, _root=None):
+                 package_dirs: Union[None, Mapping[str, str], Sequence[str]] = None,
+                 flavor: Optional[str] = None, _root=None):
         self.path = os.fspath(path) if path is not None else None
         if _root is not None:
             self.root = _root
@@ -44,8 +48,12 @@ class LoadContext:
             self.search_paths = _root.search_paths
             self.package_dirs = _root.package_dirs
             self.files = _root.files
+            self.flavor = _root.flavor
             return
         self.root = self
+        if flavor not in (None, "klampt"):
+            raise ValueError(f"flavor must be None or 'klampt', not {flavor!r}")
+        self.flavor = flavor
         self.strict = strict
         self.warnings: list[str] = []
         self.cache: dict = {}

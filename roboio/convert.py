@@ -1,14 +1,10 @@
 """Conversion through the model, and proof that nothing moved (:func:`verify`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import numpy as np
-
-from .limits import check_alloc
 from .model import BodyMotion, Geometry, MultiPath, RigidObject, Robot, Terrain, Trajectory, World
 from .model.motion_convert import motion_to_trajectory, trajectory_to_motion
 from .report import ConversionReport
+from .verify import VerifyResult, sample_configs, verify  # noqa: F401  (re-exported here)
 
 __all__ = ["adapt", "attach_body", "verify", "VerifyResult", "sample_configs", "NEEDS_BODY"]
 
@@ -96,83 +92,3 @@ def attach_body(obj, body) -> None:
     if not isinstance(obj, (BodyMotion, Trajectory, MultiPath)):
         raise ValueError(f"a body model applies to motions, not to a {type(obj).__name__}")
     obj.body = body
-
-
-def sample_configs(robot: Robot, n: int, seed: int = 0) -> np.ndarray:
-    """``(n, num_links)`` configurations uniform within the joint limits (±pi where a limit
-    is infinite; fixed links stay at their only value)."""
-    check_alloc(n * robot.num_links * 8.0, f"{n:,} random configurations")
-    rng = np.random.default_rng(seed)
-    lo = np.where(np.isfinite(robot.qmin), robot.qmin, -np.pi)
-    hi = np.where(np.isfinite(robot.qmax), robot.qmax, np.pi)
-    lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
-    return rng.uniform(lo, hi, size=(n, robot.num_links))
-
-
-@dataclass
-class VerifyResult:
-    """Outcome of :func:`verify`. Errors are maxima over samples and matched links."""
-
-    matched: list
-    only_a: list
-    only_b: list
-    max_position_error: float
-    max_rotation_error: float     # radians
-    worst_link: str
-    samples: int
-    tol: float
-    notes: list = field(default_factory=list)
-    per_link: dict = field(default_factory=dict)   # link name -> (max position, max rotation error)
-
-    @property
-    def ok(self) -> bool:
-        return (bool(self.matched) and self.max_position_error <= self.tol
-                and self.max_rotation_error <= self.tol)
-
-
-def _as_robot(obj) -> Robot:
-    if isinstance(obj, Robot):
-        return obj
-    if isinstance(obj, World) and len(obj.robots) == 1:
-        return obj.robots[0]
-    raise ValueError(f"expected one robot, got {obj!r}")
-
-
-def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9) -> VerifyResult:
-    """Compare two robot models link by link (matched by name) over random configurations
-    drawn within ``a``'s limits; ``b`` gets the same value on every DOF whose link name
-    matches (other DOFs stay at 0)."""
-    ra, rb = _as_robot(a), _as_robot(b)
-    if int(samples) != samples or samples < 1:
-        raise ValueError(f"verify needs samples >= 1, got {samples!r}")
-    check_alloc(samples * (ra.num_links + rb.num_links) * 3 * 128.0, f"verify with {samples:,} samples")
-    idx_b = {}
-    for i, name in enumerate(rb.link_names):
-        idx_b.setdefault(name, i)
-    matched = [(i, idx_b[n]) for i, n in enumerate(ra.link_names) if n in idx_b]
-    names_a = set(ra.link_names)
-    only_a = [n for n in ra.link_names if n not in idx_b]
-    only_b = [n for n in rb.link_names if n not in names_a]
-    if not matched:
-        return VerifyResult([], only_a, only_b, np.inf, np.inf, "", samples, tol,
-                            ["no link names in common"])
-    Qa = sample_configs(ra, samples, seed)
-    Qb = np.zeros((samples, rb.num_links))
-    ia = np.array([m[0] for m in matched])
-    ib = np.array([m[1] for m in matched])
-    Qb[:, ib] = Qa[:, ia]
-    Ta = ra.fk_batch(Qa)[:, ia]
-    Tb = rb.fk_batch(Qb)[:, ib]
-    pos = np.linalg.norm(Ta[..., :3, 3] - Tb[..., :3, 3], axis=-1)
-    Rrel = np.swapaxes(Ta[..., :3, :3], -1, -2) @ Tb[..., :3, :3]
-    cos = np.clip((np.trace(Rrel, axis1=-2, axis2=-1) - 1) / 2, -1, 1)
-    # arccos loses precision near 0; use the skew part's norm for small angles
-    skew = np.stack([Rrel[..., 2, 1] - Rrel[..., 1, 2], Rrel[..., 0, 2] - Rrel[..., 2, 0],
-                     Rrel[..., 1, 0] - Rrel[..., 0, 1]], axis=-1)
-    rot = np.arctan2(np.linalg.norm(skew, axis=-1) / 2, cos)
-    worst = np.unravel_index(np.argmax(np.maximum(pos, rot)), pos.shape)
-    per_link = {}
-    for k, i in enumerate(ia):
-        per_link.setdefault(ra.link_names[i], (float(pos[:, k].max()), float(rot[:, k].max())))
-    return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos.max()),
-                        float(rot.max()), ra.link_names[ia[worst[1]]], samples, tol, per_link=per_link)

@@ -17,10 +17,25 @@ class ConversionReport:
         self.lost: list[str] = []
         self.warnings: list[str] = []
         self.files: list[str] = []
+        self.options: dict = {}           # writer options (e.g. meshes="copy"), see roboio.save
+        # largest FK change (metres, radians) the writer measured for what it approximated
+        self.fk_error: tuple = (0.0, 0.0)
+        self._groups: dict = {}           # kind -> (index in lost, items)
 
-    def lose(self, item: str) -> None:
-        if item not in self.lost:
+    def lose(self, item: str, concerning: str | None = None) -> None:
+        """Record a loss. With ``concerning`` (a link, file, ... name), losses of the same
+        kind are grouped into one item ``"kind: a, b, c"``."""
+        if concerning is None:
+            if item not in self.lost:
+                self.lost.append(item)
+            return
+        if item not in self._groups:
+            self._groups[item] = (len(self.lost), [])
             self.lost.append(item)
+        index, items = self._groups[item]
+        if concerning not in items:
+            items.append(concerning)
+            self.lost[index] = f"{item}: {', '.join(items)}"
 
     def warn(self, item: str) -> None:
         if item not in self.warnings:
@@ -32,7 +47,8 @@ class ConversionReport:
 
     def to_dict(self) -> dict:
         return {"path": self.path, "format": self.format, "lost": list(self.lost),
-                "warnings": list(self.warnings), "files": list(self.files)}
+                "warnings": list(self.warnings), "files": list(self.files),
+                "fk_error": {"position": self.fk_error[0], "rotation": self.fk_error[1]}}
 
     def __str__(self):
         lines = [f"wrote {self.path}" + (f" ({self.format})" if self.format else "")]

@@ -8,7 +8,9 @@ case-insensitive fallback (with a warning) for files written on case-insensitive
 from __future__ import annotations
 
 import os
-from typing import Iterable, Optional
+from typing import Iterable, Mapping, Optional
+
+__all__ = ["Resolution", "resolve", "base_dir", "split_url", "package_candidates"]
 
 
 class Resolution:
@@ -53,31 +55,102 @@ def _case_insensitive(path: str) -> Optional[str]:
     return cur if os.path.exists(cur) else None
 
 
+def split_url(reference: str) -> tuple:
+    """``("package", NAME, rest)`` for ``package://NAME/rest`` and ``package:///NAME/rest``
+    (ROS 2's spelling with an empty host), ``("file", path)`` for ``file://path`` and
+    ``file:///abs/path``, else ``(None, reference)``."""
+    ref = reference.strip()
+    if ref.startswith("package://"):
+        rest = ref[len("package://"):].lstrip("/")
+        name, _, sub = rest.partition("/")
+        return ("package", name, sub)
+    if ref.startswith("file://"):
+        path = ref[len("file://"):]
+        if path.startswith("localhost/"):
+            path = path[len("localhost"):]
+        return ("file", path)
+    return (None, ref)
+
+
+def _env_paths(environ, key: str) -> list:
+    value = (environ if environ is not None else os.environ).get(key, "")
+    return [p for p in value.split(os.pathsep) if p]
+
+
+def package_candidates(name: str, referring_file=None, packages=None, environ=None) -> list:
+    """Directories that may be package ``name``, in the order roboio tries them:
+
+    1. ``packages`` (``roboio.load(..., package_dirs=...)``, ``--package-path``): a mapping
+       NAME -> directory, or a list of directories holding packages (``DIR/NAME``, or DIR
+       itself when it is named NAME);
+    2. ``ROS_PACKAGE_PATH`` entries (``ENTRY/NAME``, ``ENTRY`` itself, ``ENTRY/*/NAME``);
+    3. ``AMENT_PREFIX_PATH`` prefixes (``PREFIX/share/NAME``);
+    4. the referring file's ancestors: a directory named NAME, or holding one.
+    """
+    out: list = []
+
+    def add(p):
+        p = os.path.normpath(p)
+        if p not in out:
+            out.append(p)
+    if isinstance(packages, Mapping):
+        if name in packages:
+            add(os.fspath(packages[name]))
+    elif packages:
+        for root in packages:
+            root = os.fspath(root)
+            add(os.path.join(root, name))
+            if os.path.basename(os.path.normpath(root)) == name:
+                add(root)
+    for entry in _env_paths(environ, "ROS_PACKAGE_PATH"):
+        add(os.path.join(entry, name))
+        if os.path.basename(os.path.normpath(entry)) == name:
+            add(entry)
+        try:
+            subdirs = sorted(e for e in os.listdir(entry) if os.path.isdir(os.path.join(entry, e)))
+        except OSError:
+            subdirs = []
+        for d in subdirs:
+            if os.path.isdir(os.path.join(entry, d, name)):
+                add(os.path.join(entry, d, name))
+    for prefix in _env_paths(environ, "AMENT_PREFIX_PATH"):
+        add(os.path.join(prefix, "share", name))
+    if referring_file:
+        d = os.path.dirname(os.path.abspath(os.fspath(referring_file)))
+        while True:
+            if os.path.basename(d) == name:
+                add(d)
+            if os.path.isdir(os.path.join(d, name)):
+                add(os.path.join(d, name))
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+    return out
+
+
 def resolve(reference: str, referring_file=None, roots: Iterable[str] = (),
-            packages=None) -> Resolution:
+            packages=None, environ=None) -> Resolution:
     """Resolve ``reference`` as written inside ``referring_file``.
 
-    Order: absolute path; ``package://NAME/rest`` through ``packages`` (a mapping NAME ->
-    directory, or a list of directories that hold package folders); relative to the referring
-    file's directory; relative to each of ``roots``; then the same candidates matched
-    case-insensitively (``note`` says so).
+    Order: absolute path; ``package://NAME/rest`` (or ``package:///NAME/rest``) in the
+    directories :func:`package_candidates` lists (``packages``, ``ROS_PACKAGE_PATH``,
+    ``AMENT_PREFIX_PATH``, the referring file's ancestors), then below each of ``roots``;
+    ``file://`` URLs as paths; relative references against the referring file's directory,
+    then each of ``roots``; then the same candidates matched case-insensitively (``note``
+    says so). ``environ`` replaces ``os.environ`` (tests).
     """
     ref = reference.strip()
     tried: list[str] = []
     cands: list[str] = []
-    if ref.startswith("package://"):
-        rest = ref[len("package://"):]
-        name, _, sub = rest.partition("/")
-        if isinstance(packages, dict):
-            if name in packages:
-                cands.append(os.path.join(packages[name], sub))
-        elif packages:
-            cands.extend(os.path.join(p, name, sub) for p in packages)
+    kind, *parts = split_url(ref)
+    if kind == "package":
+        name, sub = parts
+        cands.extend(os.path.join(d, sub) for d in package_candidates(name, referring_file, packages, environ))
         for root in roots:
             cands.append(os.path.join(root, name, sub))
-        cands.append(os.path.join(base_dir(referring_file), sub))
-    elif ref.startswith("file://"):
-        cands.append(ref[len("file://"):])
+    elif kind == "file":
+        cands.append(parts[0])
     elif os.path.isabs(ref):
         cands.append(ref)
     else:

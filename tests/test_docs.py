@@ -75,8 +75,8 @@ def test_page_examples_run(page, monkeypatch):
             with contextlib.redirect_stdout(io.StringIO()), \
                     contextlib.redirect_stderr(io.StringIO()) as err:
                 rc = main(args)
-            # validate exits 1 when it finds problems, which some examples set out to show
-            ok = (0, 1) if args[0] == "validate" else (0,)
+            # validate and diff exit 1 when they find something, which examples set out to show
+            ok = (0, 1) if args[0] in ("validate", "diff") else (0,)
             assert rc in ok, f"{page}: roboio {' '.join(args)} -> {rc}: {err.getvalue()}"
 
 

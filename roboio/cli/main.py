@@ -42,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="extra root for files the input refers to (OpenRAVE data "
                             "directory, $GRASPIT, ...); repeatable, tried in order after the "
                             "referring file's directory")
+        p.add_argument("--package-path", action="append", default=[], metavar="DIR",
+                       help="a directory holding ROS packages (or a package itself) for "
+                       "package://NAME references; repeatable; tried before ROS_PACKAGE_PATH, "
+                       "AMENT_PREFIX_PATH and the referring file's ancestors")
+        p.add_argument("--flavor", choices=("klampt",), default=None,
+                       help="read files as Klamp't does where it differs from the format's "
+                       "specification (URDF: unnormalised axes, mimics of later joints ignored)")
     return parser
 
 
@@ -77,9 +84,12 @@ def main(argv=None) -> int:
     if not args.debug:
         # warnings are reported by the commands themselves (from obj.warnings)
         warnings.simplefilter("ignore", RoboioWarning)
-    from ..api import default_search_paths
+    from ..api import default_flavor, default_package_dirs, default_search_paths
     try:
-        with using_limits(limits_of(args)), default_search_paths(getattr(args, "data_path", None)):
+        with using_limits(limits_of(args)), \
+                default_search_paths(getattr(args, "data_path", None)), \
+                default_package_dirs(getattr(args, "package_path", None)), \
+                default_flavor(getattr(args, "flavor", None)):
             return int(args.func(args) or 0)
     except KeyboardInterrupt:
         if args.debug:

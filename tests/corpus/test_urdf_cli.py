@@ -27,13 +27,13 @@ def test_cli_on_corpus_urdf(entry, capsys):
     assert main(["info", path]) == 0
     assert f"num_links: {o['numLinks']}" in capsys.readouterr().out
 
-    assert main(["fk", "--json", path]) == 0
+    assert main(["fk", "--json", "--flavor", "klampt", path]) == 0    # compared with Klamp't
     fk = json.loads(capsys.readouterr().out)
     assert fk["links"] == o["link_names"]
     np.testing.assert_allclose(fk["samples"][0]["transforms"],
                                [oracle_transform(t) for t in o["init_link_transforms"]], atol=1e-9, rtol=0)
     q = o["samples"][1]["q"]
-    assert main(["fk", "--json", "--config", " ".join(repr(x) for x in q), path]) == 0
+    assert main(["fk", "--json", "--flavor", "klampt", "--config", " ".join(repr(x) for x in q), path]) == 0
     fk = json.loads(capsys.readouterr().out)
     np.testing.assert_allclose(fk["samples"][0]["transforms"],
                                [oracle_transform(t) for t in o["samples"][1]["link_transforms"]], atol=1e-9, rtol=0)

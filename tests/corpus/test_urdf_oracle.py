@@ -16,7 +16,7 @@ TOL = 1e-9
 def _load(path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", roboio.RoboioWarning)
-        return roboio.load(path)
+        return roboio.load(path, flavor="klampt")   # compared with the Klamp't oracle
 
 
 @pytest.fixture(scope="module", params=URDFS, ids=corpus_ids(URDFS))

@@ -149,7 +149,7 @@ def test_output_equal_to_input_is_refused(samples, capsys):
     before = rob.read_bytes()
     for what, src, out in variants:
         rc = main(["convert", str(src), str(out)])
-        one_line_error(capsys, 1, rc, r"is an input of this conversion.*--force")
+        one_line_error(capsys, 2, rc, r"is the input file.*--force")
         assert rob.read_bytes() == before, what
     assert not temps(samples)
 

@@ -5,7 +5,8 @@ Layers, top to bottom (a module may import its own layer and the layers below it
     roboio, roboio.__main__
     roboio.cli, roboio.compat          command line; Klamp't-compatible API
     roboio.api                         load / save
-    roboio.convert, roboio.describe    any -> any through the model; summaries
+    roboio.convert, .verify, .diff,    any -> any through the model; comparing models;
+    roboio.describe                    summaries
     roboio.formats                     the registry, shared file helpers, one package per ecosystem
     roboio.model                       World, Robot, Link, geometry, motions
     roboio.kinematics                  compiled kinematic structure (knows no model, no file)
@@ -20,6 +21,7 @@ another's private modules (inside an ecosystem, its packages share them); the co
 package (they go through the registry).
 """
 import ast
+import importlib
 import os
 
 import pytest
@@ -35,7 +37,7 @@ LAYERS = [
     ("kinematics", ("roboio.kinematics",)),
     ("model", ("roboio.model",)),
     ("formats", ("roboio.formats",)),
-    ("convert", ("roboio.convert", "roboio.describe")),
+    ("convert", ("roboio.convert", "roboio.verify", "roboio.diff", "roboio.describe")),
     ("api", ("roboio.api",)),
     ("front", ("roboio.cli", "roboio.compat", "roboio.view")),
     ("top", ("roboio", "roboio.__main__")),
@@ -99,11 +101,50 @@ def _imports(module: str) -> set:
 GRAPH = {m: _imports(m) for m in MODULES}
 
 
+def _unresolved(module: str) -> list:
+    """Relative or roboio imports of ``module`` (module level or inside functions) that name
+    no existing roboio module, or a name the module does not have."""
+    path, is_pkg = MODULES[module]
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    base = module if is_pkg else module.rpartition(".")[0]
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = base.split(".")
+                parts = parts[:len(parts) - (node.level - 1)]
+                src = ".".join(parts + ([node.module] if node.module else []))
+            else:
+                src = node.module or ""
+            if src.split(".")[0] != "roboio":
+                continue
+            if src not in MODULES:
+                bad.append(f"{module}:{node.lineno}: from {'.' * node.level}{node.module or ''}")
+                continue
+            target = importlib.import_module(src)
+            for a in node.names:
+                if a.name != "*" and not hasattr(target, a.name) and f"{src}.{a.name}" not in MODULES:
+                    bad.append(f"{module}:{node.lineno}: {a.name} is not in {src}")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "roboio" and a.name not in MODULES:
+                    bad.append(f"{module}:{node.lineno}: import {a.name}")
+    return bad
+
+
+def test_every_import_names_an_existing_module():
+    """Imports inside functions run only when called: check them all (modules and names)."""
+    bad = [b for m in MODULES for b in _unresolved(m)]
+    assert not bad, "imports of modules that do not exist:\n" + "\n".join(sorted(bad))
+
+
 def _layer(module: str) -> int:
     best = None
     for rank, (_, prefixes) in enumerate(LAYERS):
         for p in prefixes:
-            if module == p or module.startswith(p + "."):
+            # the top package holds everything: only its own modules are in the top layer
+            if module == p or (p != "roboio" and module.startswith(p + ".")):
                 if best is None or len(p) > best[1]:
                     best = (rank, len(p))
     assert best is not None, f"{module} belongs to no layer: add it to LAYERS"

@@ -17,7 +17,7 @@ def load(tmp_path, body, name="robot.urdf", strict=False, robot_attrs='name="r"'
     p.write_text(f'<?xml version="1.0"?>\n<robot {robot_attrs}>\n{textwrap.dedent(body)}\n</robot>\n')
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", roboio.RoboioWarning)
-        return roboio.load(p, strict=strict)
+        return roboio.load(p, strict=strict, flavor="klampt")   # Klamp't's reading
 
 
 LIM = '<limit effort="3" velocity="4" lower="-1" upper="2"/>'

@@ -145,7 +145,9 @@ def test_limits_and_joint_types(tmp_path):
     assert any("not unit length" in x and "d (|axis| = 2)" in x for x in rep.lost)
     back = reread(tmp_path / "t.urdf")
     assert back.qmin[2] == -np.finfo(float).max and back.qmax[2] == 1
-    np.testing.assert_array_equal(back.links[3].axis, [0, 0, 2])        # Klamp't keeps it
+    # written normalised: the URDF coordinate is 2 q, so limits double and effort halves
+    np.testing.assert_array_equal(back.links[3].axis, [0, 0, 1])
+    assert (back.qmin[3], back.qmax[3], back.tmax[3]) == (2 * r.qmin[3], 2 * r.qmax[3], r.tmax[3] / 2)
 
 
 def test_affine_drivers_and_mimic(tmp_path):

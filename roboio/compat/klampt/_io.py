@@ -20,7 +20,7 @@ def load_file(fn, kinds=None):
         if not os.path.isfile(fn):
             raise FileNotFoundError(f"{fn}: no such file")
         fmt = None if kinds is None else registry.find_reader(fn, None, kinds).name
-        return load(fn, format=fmt)
+        return load(fn, format=fmt, flavor="klampt")
     except (RoboioError, OSError) as e:
         warnings.warn(f"cannot load {fn!r}: {e}", RoboioWarning, stacklevel=3)
         return None

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import Group, PointCloud, Primitive, TriangleMesh
+from ..affine import relative_reference, split_affine  # noqa: F401  (shared, re-exported)
 
 __all__ = ["GeometryWriter", "split_scale_translate", "split_affine", "KLAMPT_GEOMETRY_EXTENSIONS",
            "relative_reference", "walk_geometry"]
@@ -31,36 +32,6 @@ def split_scale_translate(M):
     if np.any(M[3] != (0, 0, 0, 1)) or np.any(A - np.diag(np.diag(A))):
         return None
     return np.diag(A).copy(), M[:3, 3].copy()
-
-
-def split_affine(M, tol: float = 1e-12):
-    """``(scale(3), R(3x3), t(3))`` with ``M = [R diag(scale) | t]`` and R a rotation, when
-    the affine ``M`` has that form (orthogonal columns), else None."""
-    M = np.asarray(M, float)
-    if np.any(M[3] != (0, 0, 0, 1)):
-        return None
-    A = M[:3, :3]
-    s = np.linalg.norm(A, axis=0)
-    if np.any(s == 0):
-        return None
-    R = A / s
-    if np.abs(R.T @ R - np.eye(3)).max() > tol:
-        return None
-    if np.linalg.det(R) < 0:
-        s[0] = -s[0]
-        R[:, 0] = -R[:, 0]
-    return s, R, M[:3, 3].copy()
-
-
-def relative_reference(target: str, referring_file: str) -> str:
-    """``target`` relative to the directory of ``referring_file``, with ``/`` separators
-    (absolute when no relative path exists, e.g. another drive)."""
-    base = os.path.dirname(os.path.abspath(referring_file))
-    try:
-        rel = os.path.relpath(os.path.abspath(target), base)
-    except ValueError:
-        return os.path.abspath(target).replace(os.sep, "/")
-    return rel.replace(os.sep, "/")
 
 
 def _klampt_can_read(path: str) -> bool:

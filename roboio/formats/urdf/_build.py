@@ -1,4 +1,19 @@
-"""URDF records -> roboio Robot, exactly as Klamp't 0.10.1 converts them (``klampt.md`` §4).
+"""URDF records -> roboio Robot, as the URDF specification and its mainstream readers
+(urdfdom/KDL, pinocchio, MuJoCo) read them, or -- with ``flavor="klampt"`` -- exactly as
+Klamp't 0.10.1 converts them (``klampt.md`` §4). The two readings differ in three places,
+and the standard reading warns where Klamp't would read the file otherwise:
+
+* axes: normalised (Klamp't keeps ``<axis xyz>`` as written and turns a joint by
+  ``q |axis|``);
+* mimics: every ``<mimic>`` is kept, whatever the order of the joints (Klamp't ignores a
+  mimic of a joint that comes later in its link order);
+* inertia of a rotated ``<inertial>``: ``R I Rᵀ`` (Klamp't computes ``Rᵀ I R``);
+* ``package://NAME`` (and ``package:///NAME``) meshes: found through
+  :func:`roboio.resolve.package_candidates` (``package_dirs``, ``ROS_PACKAGE_PATH``,
+  ``AMENT_PREFIX_PATH``, the URDF's ancestors), one warning per package that is missing
+  (Klamp't only looks below ``<klampt package_root>``).
+
+Common to both:
 
 * Link order: pre-order depth-first from the root, the children of a link visited in byte
   order of their parent joints' names (document order is irrelevant).
@@ -131,6 +146,12 @@ def mesh_candidates(filename: str, path: str, package_root) -> list:
 class _Builder:
     def __init__(self, model: UrdfModel, s: KlamptSettings, path: str, ctx: LoadContext):
         self.model, self.s, self.path, self.ctx = model, s, path, ctx
+        self.klampt = getattr(ctx, "flavor", None) == "klampt"
+        self.packages: dict = {}            # package name -> (directory or None, places tried)
+        self.package_notes = defaultdict(list)   # (kind, package) -> link names
+        self.scaled_axes: list = []         # links whose axis was normalised
+        self.rotated_inertia: list = []     # links whose inertia differs from Klamp't's
+        self.deferred: list = []            # (link, joint, name, type) of mimic joints
         self.links: list = []
         self.lim = {k: [] for k in ("qmin", "qmax", "vmin", "vmax", "amax", "tmax", "pmax")}
         self.joints: list = []
@@ -157,7 +178,11 @@ class _Builder:
             R = rec.inertial.origin[:3, :3]
             link.mass = rec.inertial.mass
             link.com = rec.inertial.origin[:3, 3]
-            I = R.T @ rec.inertial.inertia @ R      # Klamp't's quirk (R I Rᵀ is physical)
+            I0 = rec.inertial.inertia
+            quirk = R.T @ I0 @ R                    # Klamp't's quirk (R I Rᵀ is physical)
+            I = quirk if self.klampt else R @ I0 @ R.T
+            if not self.klampt and np.abs(I - quirk).max() > 1e-12 * max(np.abs(I).max(), 1e-300):
+                self.rotated_inertia.append(name)
             link.inertia = (I + I.T) / 2            # symmetric again after rounding
         else:
             link.mass, link.com, link.inertia = self.s.default_mass, np.zeros(3), self.s.default_inertia
@@ -211,17 +236,12 @@ class _Builder:
 
     def mesh(self, filename: str, link_name: str, line):
         from .. import loading
-        cands = mesh_candidates(filename, self.path, self.s.package_root)
-        found = next((c for c in cands if os.path.isfile(c)), None)
+        found, cands = self._find_mesh(filename, link_name)
         if found is None:
-            hint = ("; set <klampt package_root=...> to the directory holding the packages"
-                    if filename.startswith("package://") and self.s.package_root is None else "")
-            self.ctx.warn(f"mesh {filename!r} of link {link_name!r} not found (looked for: "
-                          f"{', '.join(cands)}){hint}", line)
+            if cands is not None:          # the package was found, the file in it was not
+                self.ctx.warn(f"mesh {filename!r} of link {link_name!r} not found (looked for: "
+                              f"{', '.join(cands)})", line)
             return TriangleMesh(source=GeometrySource(filename, None, None), missing=True)
-        if found != cands[0] and filename.startswith("package://"):
-            self.ctx.warn(f"mesh {filename!r} of link {link_name!r} found as {found!r} (Klamp't "
-                          "needs <klampt package_root=...> to find it)", line)
         try:
             geom = loading.load_geometry(found, self.ctx)
         except FormatError as e:
@@ -232,6 +252,56 @@ class _Builder:
         fmt = geom.source.format if geom.source is not None else None
         geom.source = GeometrySource(filename, found, fmt)
         return geom
+
+    def _find_mesh(self, filename: str, link_name: str):
+        """``(path or None, candidates tried or None)``; None candidates: a package that
+        was not found (reported once per package by :meth:`package_warnings`)."""
+        from ...resolve import package_candidates, split_url
+        kind, *parts = split_url(filename)
+        klampt_cands = mesh_candidates(filename, self.path, self.s.package_root)
+        # Klamp't itself opens only the first candidate (package_root, or "/NAME/rest")
+        klampt_finds = klampt_cands[0] if os.path.isfile(klampt_cands[0]) else None
+        if kind != "package":
+            cands = [parts[0]] if kind == "file" else klampt_cands
+            return next((c for c in cands if os.path.isfile(c)), None), cands
+        name, sub = parts
+        if klampt_finds is not None and (self.klampt or self.s.package_root is not None):
+            return klampt_finds, None
+        if self.klampt:
+            dirs = []
+            found = next((c for c in klampt_cands[1:] if os.path.isfile(c)), None)
+            hit = os.path.dirname(found) if found else None
+        else:
+            dirs = package_candidates(name, self.path, self.ctx.package_dirs)
+            hit = next((d for d in dirs if os.path.isfile(os.path.join(d, sub))), None)
+            found = None if hit is None else os.path.normpath(os.path.join(hit, sub))
+        if found is None:
+            existing = [d for d in dirs if os.path.isdir(d)]
+            if not existing:
+                self.packages.setdefault(name, (None, dirs or klampt_cands))
+                self.package_notes[("missing", name)].append(link_name)
+                return None, None
+            return None, [os.path.join(d, sub) for d in existing]
+        self.packages.setdefault(name, (hit, dirs))
+        if klampt_finds is None:
+            self.package_notes[("klampt-misses", name)].append(link_name)
+        return found, None
+
+    def package_warnings(self):
+        """One warning per package: missing (with the places tried), or found where Klamp't
+        would not look."""
+        for (kind, name), links in self.package_notes.items():
+            d, tried = self.packages[name]
+            links = sorted(set(links))
+            if kind == "missing":
+                where = ", ".join(tried) if tried else "no package directories given"
+                self.ctx.warn(f"package {name!r} not found (looked in: {where}); the meshes of "
+                              f"{len(links)} link(s) are missing: {', '.join(links)}. Give its "
+                              "directory with package_dirs= / --package-path, ROS_PACKAGE_PATH or "
+                              "AMENT_PREFIX_PATH")
+            else:
+                self.ctx.warn(f"package {name!r} found at {d} for the meshes of {len(links)} "
+                              "link(s); Klamp't itself needs <klampt package_root=...> to find them")
 
     # -- drivers --------------------------------------------------------------------------
     def normal_driver(self, li: int, joint, name: str):
@@ -262,6 +332,11 @@ class _Builder:
         if d is None:
             raise FormatError(self.path, line, None, f"joint {joint.name!r} mimics joint {target!r}, "
                               "which has no driver (a fixed joint cannot be mimicked)")
+        self._follow(d, tl, li, m, o)
+        return True
+
+    def _follow(self, d: Driver, tl: int, li: int, m: float, o: float):
+        """Link ``li`` joins driver ``d`` with ``q_li = o + m * q_tl`` (``tl`` one of its DOFs)."""
         if d.type == "normal":
             d.type, d.scale, d.offset = "affine", [1.0], [0.0]
         k = d.dofs.index(tl)
@@ -269,7 +344,55 @@ class _Builder:
         d.scale.append(m * d.scale[k])
         d.offset.append(o + m * d.offset[k])
         self._affine_limits(d)
-        return True
+
+    def resolve_mimics(self, done: dict):
+        """Every ``<mimic>`` (standard reading), in link order: the follower joins the driver
+        of the joint at the end of its mimic chain, ``q = offset + multiplier * q_leader``
+        composed along the chain. A mimic of a missing or fixed joint (or a cycle) is
+        ignored with a warning and the joint keeps its own driver."""
+        by_name = {j.name: (li, j) for li, j, _, _ in self.deferred}
+        order = {j.name: li for j in self.model.joints.values() for li in [done.get(j.name)] if li is not None}
+        later = []
+        for li, joint, name, jtype in self.deferred:
+            m, o, target, seen, why = 1.0, 0.0, joint.name, {joint.name}, None
+            while target in by_name:                       # walk the chain to its leader
+                t, tm, to, _ = by_name[target][1].mimic
+                m, o = m * tm, o + m * to
+                target = t
+                if target in seen:
+                    why = "the mimics form a cycle"
+                    break
+                seen.add(target)
+            tl = done.get(target)
+            d = None if tl is None else next((d for d in self.drivers if tl in d.dofs), None)
+            if why is None and tl is None:
+                why = "no joint of that name"
+            elif why is None and d is None:
+                raise FormatError(self.path, joint.mimic[3], None, f"joint {joint.name!r} mimics "
+                                  f"joint {target!r}, which has no driver (a fixed joint cannot be "
+                                  "mimicked)")
+            if why is not None:
+                self.ctx.warn(f"joint {joint.name!r}: <mimic joint={joint.mimic[0]!r}> ignored ({why}); "
+                              "it keeps its own driver", joint.mimic[3])
+                if jtype in ("normal", "spin"):
+                    self.normal_driver(li, joint, name)
+                continue
+            if order.get(joint.mimic[0], -1) > li:
+                later.append(joint.name)
+            self._follow(d, tl, li, m, o)
+        if later:
+            self.ctx.warn(f"mimic joints of later joints kept: {', '.join(later)} (Klamp't's "
+                          "importer ignores a mimic of a joint that comes later in its link order)")
+
+    def reading_notes(self):
+        """Where the standard reading differs from Klamp't's, said once each."""
+        if self.scaled_axes:
+            self.ctx.warn("joint axes normalised as the URDF specification says: "
+                          f"{', '.join(self.scaled_axes)} (Klamp't keeps them and turns these "
+                          "joints at q |axis|)")
+        if self.rotated_inertia:
+            self.ctx.warn("rotated <inertial> of " + ", ".join(self.rotated_inertia) + " read as "
+                          "R I Rᵀ (Klamp't computes Rᵀ I R)")
 
     def _affine_limits(self, d: Driver):
         (d.qmin, d.qmax, d.vmin, d.vmax, d.tmin, d.tmax, d.amin, d.amax) = \
@@ -295,6 +418,11 @@ class _Builder:
                               "Klamp't cannot load URDF floating/planar joints (model the DOFs as "
                               "prismatic and revolute joints)")
         axis = np.array([0.0, 0.0, 1.0]) if joint.axis is None or not np.any(joint.axis) else joint.axis
+        n = float(np.linalg.norm(axis))
+        if not self.klampt and n != 1.0 and joint.type != "fixed":
+            axis = np.asarray(axis, float) / n
+            if abs(n - 1.0) > 4e-16:
+                self.scaled_axes.append(f"{name} (|axis| = {n!r})")
         link = Link(name, parent, "prismatic" if joint.type == "prismatic" else "revolute", axis,
                     joint.origin)
         link.extras["urdf_joint"] = joint.name
@@ -312,9 +440,12 @@ class _Builder:
         li = self.add(link, qmin, qmax, vmax, amax, tmax)
         self.urdf_links[li] = name
         self.joints.append(Joint(jtype, [li]))
-        mimicked = joint.mimic is not None and self.add_mimic(li, joint, done)
-        if not mimicked and jtype in ("normal", "spin"):
-            self.normal_driver(li, joint, name)
+        if joint.mimic is not None and not self.klampt:
+            self.deferred.append((li, joint, name, jtype))   # every mimic, after every joint
+        else:
+            mimicked = joint.mimic is not None and self.add_mimic(li, joint, done)
+            if not mimicked and jtype in ("normal", "spin"):
+                self.normal_driver(li, joint, name)
         done[joint.name] = li
 
     def build(self) -> Robot:
@@ -327,6 +458,7 @@ class _Builder:
         done: dict = {}
         for name, joint, parent in order[1:]:
             self.joint_link(name, joint, parent + shift if parent > 0 or floating else -1, done)
+        self.resolve_mimics(done)
         for name in self.s.links:
             if name not in self.model.links:
                 self.ctx.warn(f"<klampt><link name={name!r}>: no such link; ignored",
@@ -338,6 +470,8 @@ class _Builder:
         robot.properties = dict(self.s.properties)
         for li, name in self.urdf_links.items():
             self.geometry(robot.links[li], name)
+        self.reading_notes()
+        self.package_warnings()
         self.mounts_and_collisions(robot)
         return robot
 

@@ -400,7 +400,9 @@ class _Writer:
                 continue
             for k in order[1:]:
                 m = d.scale[k] / st
-                out[d.dofs[k]] = (d.dofs[t], m, d.offset[k] - m * ot)
+                # in the written coordinates (q |axis| where an axis is normalised)
+                nf, nt = self.axis_scale(d.dofs[k]), self.axis_scale(d.dofs[t])
+                out[d.dofs[k]] = (d.dofs[t], m * nf / nt, (d.offset[k] - m * ot) * nf)
             if st != 1 or ot != 0:
                 self.lose("affine drivers re-parameterised (their value becomes the first joint's "
                           "value)", d.name)
@@ -444,8 +446,15 @@ class _Writer:
         if [d.name for d in want_order] != [d.name for d in r.drivers if d.type in ("normal", "affine")]:
             self.lose("driver order (Klamp't orders drivers by link)")
 
+    def axis_scale(self, i: int) -> float:
+        """|axis| of link ``i`` where it is written normalised (the URDF coordinate is then
+        |axis| q), else 1."""
+        n = float(np.linalg.norm(self.r.links[i].axis))
+        return n if n > 0 and abs(n - 1) > 1e-15 else 1.0
+
     def limit_element(self, el, i: int, utype: str):
         r, name = self.r, self.r.links[i].name
+        k = self.axis_scale(i)
         if r.vmin[i] != -r.vmax[i]:
             self.lose("asymmetric velocity limits (URDF has one velocity)", name)
         if utype == "fixed":
@@ -461,13 +470,13 @@ class _Writer:
                 self.lose("position limits of continuous joints", name)
             if not (np.isfinite(r.tmax[i]) or np.isfinite(r.vmax[i])):
                 return                      # no <limit>: Klamp't reads both as infinite
-        eff = self.finite(r.tmax[i], "effort limits", name)
-        vel = self.finite(r.vmax[i], "velocity limits", name)
+        eff = self.finite(r.tmax[i] / k, "effort limits", name)
+        vel = self.finite(r.vmax[i] * k, "velocity limits", name)
         if utype == "continuous":
             etree.SubElement(el, "limit", effort=fmt_float(eff), velocity=fmt_float(vel))
             return
-        lo = self.finite(r.qmin[i], "position limits", name)
-        hi = self.finite(r.qmax[i], "position limits", name)
+        lo = self.finite(r.qmin[i] * k, "position limits", name)
+        hi = self.finite(r.qmax[i] * k, "position limits", name)
         etree.SubElement(el, "limit", lower=fmt_float(lo), upper=fmt_float(hi),
                          effort=fmt_float(eff), velocity=fmt_float(vel))
 
@@ -540,8 +549,11 @@ class _Writer:
             if n == 0:
                 self.lose("zero joint axes (Klamp't reads them as z)", l.name)
             elif abs(n - 1) > 1e-15:
-                self.lose("joint axes that are not unit length (other URDF readers normalise them, "
-                          "Klamp't does not)", f"{l.name} (|axis| = {fmt_float(n)})")
+                # URDF readers normalise axes: write the unit axis, the coordinate scaled by |axis|
+                self.lose("joint axes that are not unit length, written normalised (the URDF "
+                          "joint coordinate is |axis| x roboio's; limits scaled to match)",
+                          f"{l.name} (|axis| = {fmt_float(n)})")
+                ax = ax / n
             etree.SubElement(el, "axis", xyz=_fmt(ax))
         self.limit_element(el, i, utype)
         d = self.lead.get(i)

@@ -132,7 +132,12 @@ class ElementReader:
             T2 = self.own_transform(e, T)
             out.devices.append(self.device(e, typ, T2))
             if "elements" in e:
+                n0 = len(out.shapes)
                 self.read(e["elements"], out, T2, mode)
+                # the device's shapes are link geometry for every reader; the .body writer
+                # writes them inside their device only (else they would be written twice)
+                for g, _ in out.shapes[n0:]:
+                    g.extras["choreonoid_device_shape"] = True
 
     def own_transform(self, e, T):
         M = np.eye(4)

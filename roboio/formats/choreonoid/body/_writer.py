@@ -60,6 +60,27 @@ class _Writer:
     def ang(self, a: float) -> float:
         return math.degrees(a) if self.degree else a
 
+    def fixed_angle(self, axis, angle: float, R) -> float:
+        """The written angle (file units) of rotation ``R`` about unit ``axis``: among the
+        numbers within a few ulps of ``angle`` (radians) converted, and their shorter
+        roundings, the shortest that reads back (as the reader converts it) to exactly ``R``
+        -- so that write -> read -> write is a fixed point instead of drifting in the last
+        digit. Falls back to the converted value."""
+        w = self.ang(angle)
+        back = (lambda v: math.radians(v)) if self.degree else (lambda v: v)
+        cands = [w]
+        lo = hi = w
+        for _ in range(8):
+            lo, hi = math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
+            cands += [lo, hi]
+        cands += [round(w, k) for k in range(16)]
+        a = np.asarray(axis, float)
+        a = a / np.linalg.norm(a)                # as the reader normalises the written axis
+        exact = [c for c in cands if np.array_equal(tf.axis_angle_to_matrix(a, back(c)), R)]
+        if not exact:
+            return w
+        return min(exact, key=lambda c: (len(fmt_float(c)), abs(c - w)))
+
     # -- structure -------------------------------------------------------------------------
     def bodies(self):
         """(link index, kind, offset 4x4, parent link index) per Choreonoid link; a floating
@@ -149,10 +170,15 @@ class _Writer:
         if np.any(t != 0):
             out.append(f"{p}translation: {_vec(t)}\n")
         if not np.array_equal(R, np.eye(3)):
-            m = tf.matrix_to_moment(R)
+            from ...affine import nearest_rotation
+            Rn, err = nearest_rotation(R)
+            if err > 0 and self.report is not None:
+                self.report.lose("link frames that are not rotations, written as the nearest "
+                                 "rotation (largest matrix entry change)", f"{link.name} ({err:.1e})")
+            m = tf.matrix_to_moment(Rn)
             angle = float(np.linalg.norm(m))
             axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
-            out.append(f"{p}rotation: {_vec([*axis, self.ang(angle)])}\n")
+            out.append(f"{p}rotation: {_vec([*axis, self.fixed_angle(axis, angle, R)])}\n")
         jtype = ext.get("joint_type") if kind == "fixed" and ext.get("joint_type") == "pseudo_continuous_track" else kind
         out.append(f"{p}jointType: {jtype}\n")
         if kind in ("revolute", "prismatic"):
@@ -224,6 +250,8 @@ class _Writer:
                 return []
             head = f"{pad}-\n{pad}  type: Transform\n" + self.transform_keys(g.transform, pad + "  ", name)
             return [head + f"{pad}  elements:\n" + "".join(inner)]
+        if g.extras.get("choreonoid_device_shape"):
+            return []                   # written inside its device node
         geom, local = self.shape_geometry(g, name)
         if geom is None:
             return []
@@ -259,7 +287,7 @@ class _Writer:
             m = tf.matrix_to_moment(R)
             angle = float(np.linalg.norm(m))
             axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
-            out += f"{pad}rotation: {_vec([*axis, self.ang(angle)])}\n"
+            out += f"{pad}rotation: {_vec([*axis, self.fixed_angle(axis, angle, R)])}\n"
         if not np.allclose(s, 1.0, atol=0):
             out += f"{pad}scale: {_vec(s)}\n"
         return out

@@ -12,13 +12,12 @@ goes to ``report.lose``.
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 
 from ....model import Group, Primitive, Robot
 from ...fileio import fmt_float
-from .._geometry_refs import GeometryWriter, relative_reference
+from .._geometry_refs import GeometryWriter
 from ._build import MULTI_DOF, affine_acc_limits
 from ._lexer import file_extension
 from ..geometry.stream import bake_primitive, primitive_text
@@ -201,12 +200,13 @@ class _Writer:
                         return "{Primitive " + primitive_text(p) + "}", M
                     except ValueError:      # a kind Klamp't has no text form for
                         pass
-        if g.missing and src is not None and g.extras.get("referring_file"):
-            old = os.path.join(os.path.dirname(g.extras["referring_file"]), src.reference)
-            ref = relative_reference(old, self.path)
-            self.report.lose(f"{what}: file {src.reference!r} was missing when read; its "
-                             f"reference is kept as {ref!r}")
-            return ref, T
+        if g.missing:
+            # Klamp't refuses a .rob whose geometry file it cannot load: no reference at all
+            ref = src.reference if src is not None else "?"
+            self.report.lose("geometry whose file was not found on reading (written without "
+                             "geometry; Klamp't refuses a robot file naming a missing mesh)",
+                             f"{what} ({ref})")
+            return "", T
         return self.geom_writer.data_reference(g, self.path, what), T
 
     def _parts(self, g, T, what: str) -> list:

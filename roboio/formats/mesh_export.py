@@ -1,0 +1,265 @@
+"""Meshes written beside an output file, for targets whose consumers cannot read every mesh
+format roboio reads (ROS tools and MuJoCo do not read ``.off``, ``.iv``, ``.wrl``, ``.tri``;
+MuJoCo reads binary STL only).
+
+A writer asks :class:`MeshExport` for each triangle mesh of the model it writes
+(:meth:`MeshExport.export`) and gets back :class:`MeshPiece` objects: the reference to write
+(relative to the output file, ``/`` separators), the rigid pose and per-axis scale of the
+file's data in the owner frame, and a colour when the source mesh had face colours split
+into one file per colour. Nothing is written until :meth:`MeshExport.write_files`, so that
+``dumps`` can plan references without touching the disk.
+
+Modes (``--meshes`` on the command line, ``meshes=`` of :func:`roboio.save`):
+
+* ``keep``: reference the source file where it is when the consumer reads it (and the
+  geometry transform is a rotation times a per-axis scale); convert the others;
+* ``copy``: like ``keep``, but readable source files are copied into the mesh folder, so
+  that the output is self-contained;
+* ``convert``: every mesh is written anew (collision meshes as binary STL, visual meshes in
+  the writer's visual format).
+
+Converted and copied files go into ``<output stem>_meshes/`` beside the output; every file
+written is listed in ``report.files``. What a conversion changes (float32 rounding of STL
+vertices, colours) is reported with its size; a mesh whose file was missing when read is
+reported as lost and gets no reference.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+from ..model import TriangleMesh
+from ..transforms import make_transform
+from .affine import relative_reference, split_affine
+from .fileio import atomic_write
+
+__all__ = ["MeshExport", "MeshPiece", "MODES"]
+
+MODES = ("keep", "copy", "convert")
+_MAX_COLORS = 64
+
+
+@dataclass
+class MeshPiece:
+    """One mesh file as the output references it.
+
+    ``reference``: text to write (relative to the output file); ``path``: the file itself;
+    ``pose`` (4x4 rigid) and ``scale`` (3,): the owner-frame position of a file vertex ``v``
+    is ``pose @ (scale * v)``; ``rgba``: colour of every face in the file (None: the source
+    had no face colours); ``vertices``/``faces``: the file's data (file coordinates), for
+    checks a consumer needs (areas, planarity)."""
+
+    reference: str
+    path: str
+    pose: np.ndarray
+    scale: np.ndarray
+    rgba: Optional[tuple] = None
+    vertices: np.ndarray = field(default=None, repr=False)
+    faces: np.ndarray = field(default=None, repr=False)
+    converted: bool = False
+    f32_error: float = 0.0       # largest float32 rounding of a written vertex (file units)
+
+
+def _safe(label: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9_.-]", "_", label).strip(".")
+    return s or "mesh"
+
+
+class MeshExport:
+    """Plans and writes the mesh files of one output (see the module docstring).
+
+    ``readable(path) -> bool``: whether the target's consumer reads a source file as it is.
+    ``extensions``: file extension per role (``collision``, ``visual``) for converted
+    meshes (``.stl`` is the only format written today). ``max_faces``: split converted
+    meshes into files of at most this many triangles (MuJoCo's STL limit). ``split_colors``:
+    write a mesh with face colours as one file per colour (for targets with one colour per
+    geometry, such as MJCF), keeping no part with fewer than ``min_vertices`` corners.
+    """
+
+    def __init__(self, output_path: Optional[str], report, *, mode: str = "keep",
+                 readable: Callable[[str], bool] = lambda p: False, consumer: str = "the target",
+                 extensions: Optional[dict] = None, max_faces: Optional[int] = None,
+                 split_colors: bool = False, min_vertices: int = 1):
+        if mode not in MODES:
+            raise ValueError(f"meshes mode must be one of {', '.join(MODES)}, not {mode!r}")
+        self.report = report
+        self.mode = mode
+        self.readable = readable
+        self.consumer = consumer
+        self.extensions = {"collision": ".stl", "visual": ".stl", **(extensions or {})}
+        self.max_faces = max_faces
+        self.split_colors = split_colors
+        self.min_vertices = min_vertices
+        out = os.path.abspath(output_path if output_path else "output")
+        self.output = out
+        self.folder = os.path.splitext(out)[0] + "_meshes"
+        self._names: set = set()          # lower-case file names taken in the folder
+        self._copies: dict = {}           # source realpath -> (dest path)
+        self._writes: dict = {}           # dest path -> (vertices, faces)
+        self._copy_plan: dict = {}        # dest path -> source path
+        self._cache: dict = {}            # key -> list of pieces
+        self._f32_error = 0.0
+        self._converted_from: dict = {}   # source extension -> count
+
+    # -- planning -----------------------------------------------------------------------
+    def export(self, mesh: TriangleMesh, M, label: str, role: str = "collision") -> list:
+        """Pieces referencing ``mesh`` placed by the affine ``M`` (4x4, mesh data -> owner
+        frame). New files are named after the source file, else after ``label`` (e.g. the
+        link name), which also names the mesh in the report; ``role`` is ``collision`` or
+        ``visual``. Returns [] (and reports the loss) for a missing or empty mesh."""
+        src = mesh.source
+        if mesh.missing:
+            ref = src.reference if src is not None else "?"
+            self.report.lose("mesh files that were not found on reading (nothing is referenced)",
+                             f"{label} ({ref})")
+            return []
+        M = np.asarray(M, float)
+        split = split_affine(M)
+        path = src.path if src is not None and src.path and os.path.isfile(src.path) else None
+        if split is not None and path is not None and self.mode != "convert" and self.readable(path):
+            return [self._reference_source(mesh, path, split)]
+        key = (os.path.realpath(path) if path else id(mesh), role,
+               None if split is not None else M[:3, :3].tobytes())
+        if key in self._cache:
+            return [self._placed(p, split, M) for p in self._cache[key]]
+        return self._convert(mesh, M, split, path, key, label, role)
+
+    def _convert(self, mesh, M, split, path, key, label, role) -> list:
+        if len(mesh.faces) == 0:
+            self.report.lose("empty meshes (no triangles; nothing is written)", label)
+            return []
+        V = mesh.vertices if split is not None else mesh.vertices @ M[:3, :3].T
+        F = mesh.faces if split is not None or np.linalg.det(M[:3, :3]) > 0 else mesh.faces[:, ::-1]
+        pieces = []
+        stem = _safe(os.path.splitext(os.path.basename(path))[0]) if path else _safe(label)
+        for k, (Fi, rgba) in enumerate(self._color_parts(mesh, F, label)):
+            for j, Fc in enumerate(self._chunks(Fi)):
+                used, inv = np.unique(Fc, return_inverse=True)
+                Vc, Fc = V[used], inv.reshape(-1, 3)
+                suffix = (f"_{k}" if k else "") + (f"_part{j}" if j else "")
+                dest = self._new_name(f"{stem}{suffix}{self.extensions[role]}")
+                self._writes[dest] = (Vc, Fc)
+                piece = MeshPiece(relative_reference(dest, self.output), dest, np.eye(4),
+                                  np.ones(3), rgba, Vc, Fc, converted=True)
+                piece.f32_error = float(np.abs(Vc - Vc.astype(np.float32)).max(initial=0.0))
+                pieces.append(piece)
+        ext = os.path.splitext(path)[1].lower() if path else "(no file)"
+        self._converted_from[ext] = self._converted_from.get(ext, 0) + 1
+        self._cache[key] = pieces
+        return [self._placed(p, split, M) for p in pieces]
+
+    def _note_rounding(self, pieces, scale) -> None:
+        """Largest float32 rounding of written vertices, in owner-frame units (metres)."""
+        k = float(np.abs(scale).max())
+        for p in pieces:
+            self._f32_error = max(self._f32_error, getattr(p, "f32_error", 0.0) * k)
+
+    def _placed(self, p: MeshPiece, split, M) -> MeshPiece:
+        if split is None:
+            pose, scale = make_transform(None, M[:3, 3]), np.ones(3)
+        else:
+            s, R, t = split
+            pose, scale = make_transform(R, t), s
+        self._note_rounding([p], scale)
+        return MeshPiece(p.reference, p.path, pose, scale, p.rgba, p.vertices, p.faces, p.converted)
+
+    def _reference_source(self, mesh: TriangleMesh, path: str, split) -> MeshPiece:
+        s, R, t = split
+        dest = path
+        if self.mode == "copy":
+            real = os.path.realpath(path)
+            if real not in self._copies:
+                name = os.path.basename(path)
+                target = os.path.join(self.folder, name)
+                if os.path.realpath(target) == real:
+                    self._copies[real] = path
+                else:
+                    self._copies[real] = self._new_name(name)
+                    self._copy_plan[self._copies[real]] = path
+            dest = self._copies[real]
+        return MeshPiece(relative_reference(dest, self.output), dest, make_transform(R, t), s,
+                         None, mesh.vertices, mesh.faces)
+
+    def _new_name(self, name: str) -> str:
+        stem, ext = os.path.splitext(name)
+        k = 0
+        while True:
+            cand = f"{stem}{'' if k == 0 else f'_{k}'}{ext}"
+            if cand.lower() not in self._names:
+                self._names.add(cand.lower())
+                return os.path.join(self.folder, cand)
+            k += 1
+
+    def _color_parts(self, mesh: TriangleMesh, F, label: str):
+        """(faces, rgba or None) per colour when splitting, else the whole mesh."""
+        fc = mesh.face_colors
+        if mesh.vertex_colors is not None:
+            self.report.lose(f"vertex colours of meshes ({self.consumer} meshes carry none)", label)
+        if fc is None:
+            return [(F, None)]
+        fc = np.asarray(fc, float).reshape(-1, 4)
+        if not self.split_colors:
+            self.report.lose("face colours of meshes (converted meshes carry none)", label)
+            return [(F, None)]
+        colors, inv, counts = np.unique(fc, axis=0, return_inverse=True, return_counts=True)
+        inv = inv.reshape(-1)
+        if len(colors) > _MAX_COLORS:
+            top = int(np.argmax(counts))
+            self.report.lose(f"face colours of meshes with more than {_MAX_COLORS} colours (one "
+                             "colour kept, the most used)", label)
+            return [(F, tuple(float(c) for c in colors[top]))]
+        order = np.argsort([np.min(np.nonzero(inv == c)[0]) for c in range(len(colors))])
+        parts = [(F[inv == c], tuple(float(x) for x in colors[c])) for c in order]
+        # a part too small to be a mesh of its own (fewer than min_vertices corners) joins
+        # the largest part and takes its colour
+        small = [k for k, (f, _) in enumerate(parts) if len(np.unique(f)) < self.min_vertices]
+        if small and len(small) < len(parts):
+            big = max((k for k in range(len(parts)) if k not in small), key=lambda k: len(parts[k][0]))
+            merged = np.concatenate([parts[big][0]] + [parts[k][0] for k in small])
+            self.report.lose("face colours of mesh parts too small to be meshes of their own "
+                             f"(drawn in the colour of the largest part)", label)
+            parts = [(merged if k == big else f, c) for k, (f, c) in enumerate(parts) if k not in small]
+        elif small:
+            self.report.lose("face colours of meshes (one colour kept, the most used)", label)
+            top = int(np.argmax(counts))
+            return [(F, tuple(float(c) for c in colors[top]))]
+        return parts
+
+    def _chunks(self, F):
+        if self.max_faces is None or len(F) <= self.max_faces:
+            return [F]
+        return [F[i:i + self.max_faces] for i in range(0, len(F), self.max_faces)]
+
+    # -- writing ------------------------------------------------------------------------
+    def write_files(self) -> None:
+        """Write every planned file (atomically), list each in ``report.files`` and report
+        what converting changed."""
+        from . import registry
+        from ..report import ConversionReport
+        stl = registry.get("stl")
+        for dest, (V, F) in self._writes.items():
+            sub = ConversionReport(dest, "stl")
+            stl.write(TriangleMesh(V, F), dest, sub)
+            self.report.files.append(dest)
+        for dest, src in self._copy_plan.items():
+            with open(src, "rb") as f:
+                atomic_write(dest, f.read())
+            self.report.files.append(dest)
+        self.summarise()
+
+    def summarise(self) -> None:
+        """Report conversions (also when only planned, as by ``dumps``)."""
+        if self._writes:
+            srcs = ", ".join(f"{n} {e}" for e, n in sorted(self._converted_from.items()))
+            self.report.warn(f"{len(self._writes)} mesh file(s) converted to binary STL in "
+                             f"{os.path.basename(self.folder)}/ (from {srcs})")
+            if self._f32_error > 0:
+                self.report.lose("mesh vertices rounded to 32-bit floats (binary STL): largest "
+                                 f"change {self._f32_error:.1e} m")
+        if self._copy_plan:
+            self.report.warn(f"{len(self._copy_plan)} mesh file(s) copied into "
+                             f"{os.path.basename(self.folder)}/")

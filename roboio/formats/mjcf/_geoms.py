@@ -1,0 +1,95 @@
+"""roboio primitives as MuJoCo geoms (sphere, ellipsoid, box, cylinder, capsule).
+
+:func:`primitive_geom` maps a :class:`~roboio.model.Primitive` placed by an affine map onto
+the MuJoCo geom of exactly the same shape, when there is one: the map may rotate, translate,
+mirror and scale, as long as the primitive's own axes stay orthogonal (spheres may stretch
+into ellipsoids; cylinders keep round sections; capsules need a uniform scale). Other
+primitives (cones, flat shapes, sheared ones) return None and are written as meshes.
+
+MuJoCo sizes: sphere ``r``; ellipsoid ``rx ry rz``; box half-sizes ``hx hy hz``; cylinder
+and capsule ``r h/2``, centred on their centre, along their z axis.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ...model import Primitive
+from ...transforms import make_transform, rotation_between
+
+__all__ = ["primitive_geom"]
+
+_REL = 1e-12
+
+
+def _same(a: float, b: float) -> bool:
+    return abs(a - b) <= _REL * max(abs(a), abs(b))
+
+
+def _shape(p: Primitive):
+    """(frame 3x3, centre (3,), local half-sizes or radii (3,)) of the primitive, or None."""
+    q, k = p.params, p.primitive
+    if k == "Sphere":
+        r = q["radius"]
+        return np.eye(3), q["center"], np.array([r, r, r])
+    if k == "Ellipsoid":
+        return np.stack([q["xaxis"], q["yaxis"], q["zaxis"]], axis=1), q["center"], np.asarray(q["dims"], float)
+    if k == "AABB":
+        lo, hi = np.asarray(q["bmin"], float), np.asarray(q["bmax"], float)
+        return np.eye(3), (lo + hi) / 2, (hi - lo) / 2
+    if k == "Box":
+        B = np.stack([q["xaxis"], q["yaxis"], q["zaxis"]], axis=1)
+        d = np.asarray(q["dims"], float)
+        return B, np.asarray(q["origin"], float) + B @ (d / 2), d / 2
+    if k in ("Cylinder", "Capsule"):
+        axis = np.asarray(q["axis"], float)
+        n = np.linalg.norm(axis)
+        if n == 0:
+            return None
+        a = axis / n
+        r, h = q["radius"], q["height"]
+        return rotation_between([0.0, 0.0, 1.0], a), np.asarray(q["center"], float) + a * h / 2, \
+            np.array([r, r, h / 2])
+    return None
+
+
+def primitive_geom(p: Primitive, M) -> Optional[tuple]:
+    """``(type, size list, pose 4x4)`` of the MuJoCo geom equal to ``p`` placed by the
+    affine ``M`` (4x4, primitive data -> owner frame), or None when MuJoCo has no such
+    geom."""
+    shape = _shape(p)
+    if shape is None:
+        return None
+    F, c, half = shape
+    M = np.asarray(M, float)
+    N = M[:3, :3] @ F
+    k = np.linalg.norm(N, axis=0)
+    if np.any(k == 0) or not np.all(np.isfinite(N)):
+        return None
+    R = N / k
+    if np.abs(R.T @ R - np.eye(3)).max() > _REL * 10:
+        return None
+    if np.linalg.det(R) < 0:            # shapes here are mirror-symmetric about their x axis
+        R[:, 0] = -R[:, 0]
+    size = np.abs(half) * k
+    if np.any(size <= 0) or not np.all(np.isfinite(size)):
+        return None
+    pose = make_transform(R, M[:3, :3] @ c + M[:3, 3])
+    kind = p.primitive
+    if kind == "Sphere":
+        if _same(size[0], size[1]) and _same(size[0], size[2]):
+            return "sphere", [size[0]], pose
+        return "ellipsoid", list(size), pose
+    if kind == "Ellipsoid":
+        return "ellipsoid", list(size), pose
+    if kind in ("AABB", "Box"):
+        return "box", list(size), pose
+    if kind == "Cylinder":
+        if not _same(size[0], size[1]):
+            return None
+        return "cylinder", [size[0], size[2]], pose
+    # Capsule: hemispherical caps need one scale for radius and length
+    if not (_same(k[0], k[1]) and _same(k[0], k[2])):
+        return None
+    return "capsule", [size[0], size[2]], pose

@@ -1,0 +1,816 @@
+"""roboio World / Robot -> MJCF (MuJoCo's XML model format).
+
+Mapping (the rules are documented for users in ``docs/mjcf.md``):
+
+* One ``<body>`` per link, named after it, placed by its ``parent_transform`` (``pos`` +
+  ``quat``; a matrix that is not a rotation is written as the nearest rotation and the
+  resulting FK change is measured and reported).
+* Moving links get a ``hinge`` (revolute) or ``slide`` (prismatic) joint named after the
+  link, at the body origin, with the *unit* axis: MuJoCo normalises axes, so a link whose
+  axis has length ``k != 1`` has MuJoCo coordinate ``qpos = k q`` (ranges, forces and
+  couplings are scaled to match and the report says so). ``range`` + ``limited="true"``
+  where both limits are finite. Welded links (joint group ``weld``) and zero axes get no
+  joint. ``spin`` joints are unlimited hinges.
+* A Klamp't floating base (joint group ``floating`` over the six root links x, y, z, yaw,
+  pitch, roll) becomes one ``<freejoint>`` on its sixth link (the real body); the five
+  virtual links have no body. Other multi-link joint groups (``floatingplanar``,
+  ``ballandsocket``, floating chains not at the root) keep one joint per link; their
+  massless intermediate links are folded into the last link's body as extra joints.
+* Affine drivers coupling several DOFs -> ``<equality><joint polycoef>`` (follower =
+  offset + ratio x leader, in MuJoCo coordinates).
+* Mass, COM and inertia -> ``<inertial>`` (``fullinertia``, or ``diaginertia`` + ``quat``
+  where MuJoCo's own eigen-decomposition could misjudge it); see :mod:`._inertia` for what
+  is changed so that MuJoCo accepts it.
+* Geometry: primitives as MuJoCo geoms where one is exact, meshes as ``<mesh>`` assets
+  (written by :class:`roboio.formats.mesh_export.MeshExport`); a link with separate visual
+  geometry gets visual geoms (class ``visual``: no contacts, group 2) and collision geoms
+  (class ``collision``, group 3).
+* Self-collision: ``<contact><exclude>`` for every pair of links with geometry that
+  roboio does not check and MuJoCo's own filters (same weld body, parent/child) would not
+  skip.
+* Worlds: every robot, rigid object (a body with a free joint) and terrain (static geoms)
+  in one model; names made unique where they clash.
+* ``robot.config`` -> ``<keyframe><key name="initial">`` when it differs from MuJoCo's
+  zero configuration.
+"""
+from __future__ import annotations
+
+import math
+import os
+from collections import defaultdict
+
+import numpy as np
+from lxml import etree
+
+from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
+from ...transforms import make_transform, matrix_to_quat
+from ..affine import nearest_rotation
+from ..fileio import fmt_float
+from ..mesh_export import MeshExport
+from . import _inertia
+from ._geoms import primitive_geom
+
+__all__ = ["MjcfWriter", "mujoco_reads", "MAX_STL_FACES", "FK_SAMPLES"]
+
+MAX_STL_FACES = 200000     # MuJoCo's STL decoder refuses larger files
+FK_SAMPLES = 32            # configurations used to measure the FK effect of approximations
+_VIRTUAL = (("prismatic", (1, 0, 0)), ("prismatic", (0, 1, 0)), ("prismatic", (0, 0, 1)),
+            ("revolute", (0, 0, 1)), ("revolute", (0, 1, 0)), ("revolute", (1, 0, 0)))
+_FLAT_REL = 1e-10          # a mesh thinner than this (relative) has no convex hull for MuJoCo
+
+
+def mujoco_reads(path: str) -> bool:
+    """Whether MuJoCo reads the mesh file ``path`` as it is: binary STL of 1 to 200000
+    triangles, Wavefront OBJ, or MuJoCo's own MSH."""
+    if path.endswith((".obj", ".OBJ", ".msh")):   # MuJoCo's decoders match these spellings only
+        return True
+    if not path.endswith((".stl", ".STL")):
+        return False
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            head = f.read(84)
+    except OSError:
+        return False
+    if len(head) < 84:
+        return False
+    n = int.from_bytes(head[80:84], "little")
+    return 1 <= n <= MAX_STL_FACES and 84 + 50 * n == size
+
+
+def _fmt(values) -> str:
+    return " ".join(fmt_float(float(v) + 0.0) for v in values)     # + 0.0: no "-0"
+
+
+def _quat(R) -> str:
+    return _fmt(matrix_to_quat(R))
+
+
+class _Names:
+    """Unique names in one MuJoCo namespace (bodies, joints, meshes, ...)."""
+
+    def __init__(self, reserved=()):
+        self.used = set(reserved)
+
+    def take(self, name: str, fallback: str, report, what: str) -> str:
+        base = name if name else fallback
+        nm, k = base, 2
+        while nm in self.used:
+            nm = f"{base}_{k}"
+            k += 1
+        if nm != name:
+            report.lose(f"{what} names made unique or filled in (MuJoCo names must be unique)",
+                        f"{name!r} -> {nm!r}")
+        self.used.add(nm)
+        return nm
+
+
+class _RobotPlan:
+    """How one robot's links become bodies and joints."""
+
+    def __init__(self, robot: Robot):
+        self.r = robot
+        n = robot.num_links
+        self.kids = defaultdict(list)
+        for i, l in enumerate(robot.links):
+            self.kids[l.parent].append(i)
+        self.group = {}
+        for j in robot.joints:
+            for i in j.links:
+                self.group[i] = j
+        self.free_root = {}          # root link -> the five virtual links it replaces
+        self.folded = {}             # link -> the body (link) that carries its joint
+        self.body_of = list(range(n))  # link -> link whose body holds it (itself unless folded)
+        self.extra_joints = defaultdict(list)   # body link -> folded links, root to tip
+        self._floating()
+        self._fold_groups()
+
+    def _bare(self, i: int) -> bool:
+        l = self.r.links[i]
+        return l.geometry is None and l.visual_geometry is None
+
+    def _floating(self):
+        """Floating joints over the six root links in Klamp't's layout (x, y, z translations,
+        then rotations about z, y, x, with identity frames between them)."""
+        for j in self.r.joints:
+            if j.type != "floating" or len(j.links) != 6:
+                continue
+            chain = j.links
+            links = [self.r.links[i] for i in chain]
+            ok = links[0].parent == -1 and all(links[k].parent == chain[k - 1] for k in range(1, 6))
+            ok = ok and all(l.joint_type == jt and np.array_equal(l.axis, ax)
+                            for l, (jt, ax) in zip(links, _VIRTUAL))
+            ok = ok and all(np.array_equal(l.parent_transform, np.eye(4)) for l in links[1:])
+            ok = ok and all(self._bare(i) and self.kids[i] == [chain[k + 1]] for k, i in enumerate(chain[:5]))
+            if ok:
+                self.free_root[chain[5]] = list(chain[:5])
+                for i in chain[:5]:
+                    self.body_of[i] = None
+
+    def _fold_groups(self):
+        for j in self.r.joints:
+            if j.type not in ("floating", "floatingplanar", "ballandsocket") or len(j.links) < 2:
+                continue
+            chain = j.links
+            if chain[-1] in self.free_root:
+                continue
+            ok = all(self.r.links[chain[k]].parent == chain[k - 1] for k in range(1, len(chain)))
+            ok = ok and all(self._bare(i) and self.kids[i] == [chain[k + 1]]
+                            and self.r.links[i].mass == 0 and not np.any(self.r.links[i].inertia)
+                            for k, i in enumerate(chain[:-1]))
+            if not ok:
+                continue
+            tip = chain[-1]
+            for i in chain[:-1]:
+                self.folded[i] = tip
+                self.body_of[i] = tip
+            self.extra_joints[tip] = list(chain[:-1])
+
+    def jtype(self, i: int) -> str:
+        j = self.group.get(i)
+        return j.type if j is not None else "normal"
+
+    def parent_body(self, i: int) -> int:
+        """The link whose body is the parent of body ``i`` (-1: the world), skipping the
+        links that have no body of their own (virtual or folded)."""
+        p = self.r.links[i].parent
+        while p >= 0 and self.body_of[p] != p:
+            p = self.r.links[p].parent
+        return p
+
+
+class MjcfWriter:
+    """Builds the MJCF document of a World or Robot: :meth:`document` returns its bytes;
+    :attr:`meshes` (a :class:`MeshExport`) holds the mesh files it references."""
+
+    def __init__(self, obj, path, report, meshes: str = "copy"):
+        if isinstance(obj, Robot):
+            world = World(obj.name)
+            world.robots.append(obj)
+        elif isinstance(obj, World):
+            world = obj
+        elif isinstance(obj, (RigidObject, Terrain)):
+            world = World(obj.name)
+            world.add(obj)
+        else:
+            raise ValueError(f"MJCF holds robots and worlds, not a {type(obj).__name__}")
+        self.model_name = getattr(obj, "name", "") or "model"
+        self.world = world
+        self.report = report
+        self.meshes = MeshExport(path, report, mode=meshes, readable=mujoco_reads, consumer="MuJoCo",
+                                 max_faces=MAX_STL_FACES, split_colors=True, min_vertices=4)
+        self.bodies = _Names({"world"})
+        self.joints = _Names()
+        self.mesh_names = _Names()
+        self.eq_names = _Names()
+        self.assets = {}                 # (reference, scale text) -> mesh name
+        self.asset_el = None
+        self.classes_used = set()
+        self.qpos0 = []                  # MuJoCo's qpos0, in document order of the joints
+        self.qpos_init = []              # the initial configuration in MuJoCo coordinates
+        self.excludes = []
+        self.pairs = []                  # (geom, geom) roboio checks that MuJoCo filters out
+        self.geom_names = _Names()
+        self.equalities = []
+        self.mass_added = 0.0
+        self.fk_error = (0.0, 0.0)
+
+    # -- document -------------------------------------------------------------------------
+    def document(self) -> bytes:
+        root = etree.Element("mujoco", model=self.model_name)
+        root.append(etree.Comment(" written by roboio "))
+        etree.SubElement(root, "compiler", angle="radian", autolimits="false",
+                         inertiafromgeom="false", boundmass="0", boundinertia="0",
+                         balanceinertia="false", fusestatic="false", discardvisual="false",
+                         alignfree="false")
+        default = etree.SubElement(root, "default")
+        etree.SubElement(default, "joint", armature="0", damping="0", frictionloss="0")
+        self.asset_el = etree.SubElement(root, "asset")
+        worldbody = etree.SubElement(root, "worldbody")
+        for t in self.world.terrains:
+            self.terrain(worldbody, t)
+        for o in self.world.rigid_objects:
+            self.rigid_object(worldbody, o)
+        for r in self.world.robots:
+            self.robot(worldbody, r)
+        _tidy(worldbody)
+        for cls, attrs in (("visual", {"contype": "0", "conaffinity": "0", "group": "2"}),
+                           ("collision", {"group": "3"})):
+            if cls in self.classes_used:
+                d = etree.SubElement(default, "default", **{"class": cls})
+                etree.SubElement(d, "geom", **attrs)
+        if not len(self.asset_el):
+            root.remove(self.asset_el)
+        if self.excludes or self.pairs:
+            contact = etree.SubElement(root, "contact")
+            for a, b in self.pairs:
+                etree.SubElement(contact, "pair", geom1=a, geom2=b)
+            for a, b in self.excludes:
+                etree.SubElement(contact, "exclude", body1=a, body2=b)
+        if self.equalities:
+            eq = etree.SubElement(root, "equality")
+            for attrs in self.equalities:
+                etree.SubElement(eq, "joint", **attrs)
+        if self.qpos_init != self.qpos0:
+            kf = etree.SubElement(root, "keyframe")
+            etree.SubElement(kf, "key", name="initial", qpos=_fmt(self.qpos_init))
+        if self.mass_added:
+            self.report.warn(f"total mass changed by +{self.mass_added:.3g} kg (moving bodies "
+                             "MuJoCo refuses without mass were given the minimum)")
+        old = getattr(self.report, "fk_error", (0.0, 0.0))
+        self.report.fk_error = (max(old[0], self.fk_error[0]), max(old[1], self.fk_error[1]))
+        return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="utf-8")
+
+    # -- robots ---------------------------------------------------------------------------
+    def robot(self, worldbody, r: Robot):
+        plan = _RobotPlan(r)
+        rep = self.report
+        bodies = [i for i in range(r.num_links) if plan.body_of[i] == i]
+        names = {i: self.bodies.take(r.links[i].name, f"link{i}", rep, "body") for i in bodies}
+        approx = {}                         # link -> parent transform with the nearest rotation
+        for i, l in enumerate(r.links):
+            R, err = nearest_rotation(l.parent_transform[:3, :3])
+            if err > 0:
+                approx[i] = make_transform(R, l.parent_transform[:3, 3])
+                rep.lose("link transforms that are not rotations, written as the nearest rotation "
+                         "(largest entry change)", f"{l.name} ({err:.1e})")
+        self._measure_fk(r, approx)
+        self._report_robot(r, plan)
+        self.driver_of = {d.dofs[0]: d for d in r.drivers if d.type == "normal" and len(d.dofs) == 1}
+        elements, moving, jnames = {}, {}, {}
+        for i in bodies:
+            p = plan.parent_body(i)
+            body = etree.SubElement(worldbody if p < 0 else elements[p], "body", name=names[i])
+            elements[i] = body
+            T = self._body_pose(r, plan, i, approx)
+            body.set("pos", _fmt(T[:3, 3]))
+            if not np.array_equal(T[:3, :3], np.eye(3)):
+                body.set("quat", _quat(T[:3, :3]))
+            moving[i] = self._joints(body, r, plan, i, jnames, approx)
+        self._mass_rule(r, plan, bodies, moving, elements)
+        geo = {}
+        for i in bodies:
+            l = r.links[i]
+            color = l.appearance.color if l.appearance is not None else None
+            geo[i] = self._geoms(elements[i], l.geometry, l.visual_geometry, color, names[i])
+        self._excludes(r, plan, names, geo, moving, elements)
+        self._equalities(r, plan, jnames)
+
+    def _body_pose(self, r: Robot, plan: _RobotPlan, i: int, approx: dict) -> np.ndarray:
+        """Pose of body ``i`` in its parent body (world pose for a free-joint root)."""
+        l = r.links[i]
+        if i in plan.free_root:
+            T = r.fk(r.config)[i]
+            return make_transform(nearest_rotation(T[:3, :3])[0], T[:3, 3])
+        T = np.eye(4)
+        for f in plan.extra_joints.get(i, []) + [i]:
+            T = T @ approx.get(f, r.links[f].parent_transform)
+        if plan.jtype(i) == "weld" and r.config[i] != 0:
+            T = T @ _joint_motion(l, r.config[i])
+            self.report.warn(f"welded link {l.name!r} is at q = {fmt_float(r.config[i])}; that "
+                             "pose is built into its body")
+        return T
+
+    def _joints(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, approx: dict) -> bool:
+        """Joint elements of body ``i`` (folded links first); True when the body moves."""
+        l = r.links[i]
+        if i in plan.free_root:
+            nm = self.joints.take(l.name, f"joint{i}", self.report, "joint")
+            jnames[i] = nm
+            etree.SubElement(body, "freejoint", name=nm)
+            pose = self._free_pose(r, i)
+            self.qpos0 += pose
+            self.qpos_init += pose
+            return True
+        chain = plan.extra_joints.get(i, [])
+        # S: pose of this body in a folded link's frame at q = 0 (see the module docstring)
+        S, in_frame = np.eye(4), {}
+        for f in reversed(chain[1:] + [i]):
+            S = approx.get(f, r.links[f].parent_transform) @ S
+            in_frame[r.links[f].parent] = S.copy()
+        moves = False
+        for f in chain + [i]:
+            moves |= self._joint(body, r, plan, f, jnames, in_frame.get(f))
+        return moves
+
+    def _joint(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, S) -> bool:
+        l = r.links[i]
+        jt = plan.jtype(i)
+        if jt == "weld":
+            return False
+        axis = np.asarray(l.axis, float)
+        k = float(np.linalg.norm(axis))
+        if k == 0:
+            self.report.lose("joints with a zero axis (they cannot move; written without a joint)", l.name)
+            return False
+        nm = self.joints.take(l.name, f"joint{i}", self.report, "joint")
+        jnames[i] = nm
+        u = axis / k
+        el = etree.SubElement(body, "joint", name=nm, type="slide" if l.is_prismatic else "hinge")
+        if S is not None:
+            R, p = S[:3, :3], S[:3, 3]
+            if np.any(p):
+                el.set("pos", _fmt(-(R.T @ p)))
+            u = R.T @ u
+        el.set("axis", _fmt(u))
+        if abs(k - 1) > 1e-15:
+            self.report.lose("joint axes that are not unit length (MuJoCo normalises them: its "
+                             "coordinate is |axis| x roboio's)", f"{l.name} (|axis| = {fmt_float(k)})")
+        lo, hi = r.qmin[i] * k, r.qmax[i] * k
+        if jt == "spin":
+            el.set("limited", "false")
+            if np.isfinite(r.qmin[i]) or np.isfinite(r.qmax[i]):
+                self.report.lose("position limits of spin (continuous) joints", l.name)
+        elif np.isfinite(lo) and np.isfinite(hi) and lo < hi:
+            el.set("limited", "true")
+            el.set("range", _fmt((lo, hi)))
+        else:
+            el.set("limited", "false")
+            if np.isfinite(lo) or np.isfinite(hi):
+                self.report.lose("position limits MuJoCo cannot hold (one-sided, or an empty or "
+                                 "zero-width range; the joint is written unlimited)",
+                                 f"{l.name} [{fmt_float(r.qmin[i])}, {fmt_float(r.qmax[i])}]")
+        t = r.tmax[i]
+        if np.isfinite(t) and t > 0:
+            el.set("actuatorfrclimited", "true")
+            el.set("actuatorfrcrange", _fmt((-t / k, t / k)))
+        d = self.driver_of.get(i)
+        if d is not None and (d.dry_friction or d.viscous_friction):
+            # generalised forces scale by 1/k in MuJoCo's coordinate qpos = k q
+            if d.dry_friction:
+                el.set("frictionloss", fmt_float(d.dry_friction / k))
+            if d.viscous_friction:
+                el.set("damping", fmt_float(d.viscous_friction / (k * k)))
+        if jt not in ("normal", "spin"):
+            self.report.lose(f"{jt} joints written as their one-DOF joints", l.name)
+        self.qpos0.append(0.0)
+        self.qpos_init.append(float(r.config[i]) * k)
+        return True
+
+    @staticmethod
+    def _free_pose(r: Robot, i: int) -> list:
+        T = r.fk(r.config)[i]
+        R, _ = nearest_rotation(T[:3, :3])
+        return [float(x) for x in T[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
+
+    def _mass_rule(self, r: Robot, plan: _RobotPlan, bodies, moving, elements):
+        """Inertials of every body, with the changes MuJoCo needs (see :mod:`._inertia`)."""
+        its = []
+        for i in bodies:
+            l = r.links[i]
+            empty = l.mass == 0 and not np.any(l.inertia) and not np.any(l.com)
+            its.append(None if empty else _inertia.prepare(l.mass, l.com, l.inertia))
+        pos = {b: k for k, b in enumerate(bodies)}
+        children = defaultdict(list)
+        for b in bodies:
+            p = plan.parent_body(b)
+            if p >= 0:
+                children[pos[p]].append(pos[b])
+        refused = _inertia.refused_by_mujoco(its, [moving[b] for b in bodies], children)
+        for k in refused:
+            if its[k] is None:
+                its[k] = _inertia.prepare(0.0, np.zeros(3), np.zeros((3, 3)))
+            self._floor(its[k], r.links[bodies[k]].name)
+        for k, b in enumerate(bodies):
+            if its[k] is not None:
+                for c in its[k].changes:
+                    self.report.lose("mass properties changed for MuJoCo", f"{r.links[b].name}: {c}")
+                elements[b].append(_inertial_element(its[k]))
+
+    def _floor(self, it, name: str):
+        before = it.mass
+        note = _inertia.floor(it)
+        self.mass_added += it.mass - before
+        self.report.lose(f"moving bodies without the mass or inertia MuJoCo requires (raised to "
+                         f"{_inertia.MASS_FLOOR:g} kg and {_inertia.INERTIA_FLOOR:g} kg m^2)",
+                         f"{name} ({note})")
+
+    # -- geometry -------------------------------------------------------------------------
+    def _geoms(self, parent, collision, visual, color, label) -> bool:
+        """Geoms of one body (or of the world body); True when it has collision geometry."""
+        has = False
+        made = []
+        if visual is not None:
+            for g, M in _leaves(visual):
+                self._geom(parent, g, M, color, label, "visual", made)
+        for g, M in _leaves(collision):
+            has |= self._geom(parent, g, M, color, label, "collision" if visual is not None else None, made)
+        if collision is not None and collision.margin:
+            for el in made:
+                if el.get("class") != "visual":
+                    el.set("margin", fmt_float(collision.margin))
+        return has
+
+    def _geom(self, parent, g, M, color, label, cls, made) -> bool:
+        role = cls or "collision"
+        rgba = None
+        if color is not None and len(color) in (3, 4):
+            rgba = tuple(color) + (1.0,) * (4 - len(color))
+        if g.missing:
+            ref = g.source.reference if g.source else "?"
+            self.report.lose("geometry whose file was not found on reading", f"{label} ({ref})")
+            return False
+        if isinstance(g, PointCloud):
+            self.report.lose("point-cloud geometry", label)
+            return False
+        if isinstance(g, Primitive):
+            spec = primitive_geom(g, M)
+            if spec is not None:
+                kind, size, pose = spec
+                made.append(self._geom_element(parent, cls, rgba, pose, type=kind, size=_fmt(size)))
+                return cls != "visual"
+            if g.primitive in ("Point", "Segment"):
+                self.report.lose("primitives without surface (points, segments)", label)
+                return False
+            from ...model.tessellate import primitive_to_mesh
+            if g.primitive not in ("AABB", "Box", "Triangle", "Polygon"):
+                self.report.lose("primitives MuJoCo has no geom for, written as triangle meshes "
+                                 "(approximations)", f"{label} ({g.primitive})")
+            g = primitive_to_mesh(g)
+        if not isinstance(g, TriangleMesh):
+            self.report.lose(f"{type(g).__name__} geometry", label)
+            return False
+        collides = False
+        for piece in self.meshes.export(g, M, f"{label}_{role}" if cls else label, role):
+            if len(np.unique(piece.faces)) < 4:
+                self.report.lose("meshes with fewer than 4 vertices (MuJoCo needs 4)", label)
+                continue
+            pts = piece.vertices * piece.scale
+            tri = pts[piece.faces]
+            area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
+            if not area > _inertia.MJ_MINVAL:
+                self.report.lose("meshes whose area MuJoCo finds too small (below 1e-15 m^2)", label)
+                continue
+            piece_cls = cls
+            if cls != "visual" and _flat(pts[np.unique(piece.faces)]):
+                # MuJoCo collides the convex hull of a mesh, and a flat mesh has none: its
+                # collision shape becomes a thin box under it, the mesh is drawn only
+                box = _slab(pts, piece.faces)
+                rect = "" if box[3] else ", larger than the mesh: its bounding rectangle"
+                self.report.lose("flat collision meshes, colliding as a thin box below their "
+                                 f"surface (MuJoCo needs a volume{rect})", label)
+                size, pose = box[0], piece.pose @ box[1]
+                made.append(self._geom_element(parent, "collision", None, pose, type="box",
+                                               size=_fmt(size)))
+                piece_cls = "visual"
+                collides = True
+            elif cls != "visual":
+                collides = True
+                self.report.lose("collision meshes (MuJoCo collides their convex hulls: exact for "
+                                 "convex meshes only)", label)
+            made.append(self._geom_element(parent, piece_cls, piece.rgba or rgba, piece.pose,
+                                           type="mesh", mesh=self._mesh_asset(piece)))
+        return collides
+
+    def _geom_element(self, parent, cls, rgba, pose, **attrs):
+        el = etree.SubElement(parent, "geom")
+        if cls:
+            el.set("class", cls)
+            self.classes_used.add(cls)
+        for k, v in attrs.items():
+            el.set(k, v)
+        if np.any(pose[:3, 3]):
+            el.set("pos", _fmt(pose[:3, 3]))
+        if not np.array_equal(pose[:3, :3], np.eye(3)):
+            el.set("quat", _quat(pose[:3, :3]))
+        if rgba is not None:
+            el.set("rgba", _fmt(rgba))
+        return el
+
+    def _mesh_asset(self, piece) -> str:
+        scale = _fmt(piece.scale) if not np.array_equal(piece.scale, np.ones(3)) else None
+        key = (piece.reference, scale)
+        if key not in self.assets:
+            stem = os.path.splitext(os.path.basename(piece.reference))[0]
+            name = self.mesh_names.take(stem, "mesh", _Quiet(), "mesh")
+            el = etree.SubElement(self.asset_el, "mesh", name=name, file=piece.reference)
+            if scale:
+                el.set("scale", scale)
+            el.set("inertia", "shell")      # masses come from <inertial>; shells accept open meshes
+            self.assets[key] = name
+        return self.assets[key]
+
+    # -- contacts and couplings -----------------------------------------------------------
+    def _excludes(self, r: Robot, plan: _RobotPlan, names: dict, geo: dict, moving: dict, elements: dict):
+        """``<exclude>`` for pairs roboio does not check that MuJoCo's filters (same weld
+        body; parent/child weld bodies, neither the world) would still collide, and explicit
+        ``<pair>`` elements for pairs roboio checks that those filters would skip."""
+        weld = {}
+        for i in names:                  # bodies in topological order
+            p = plan.parent_body(i)
+            weld[i] = i if moving[i] else (weld[p] if p >= 0 else -1)
+
+        def weld_parent(w):
+            p = plan.parent_body(w)
+            return weld[p] if p >= 0 else -1
+
+        def filtered(a, b):
+            wa, wb = weld[a], weld[b]
+            if wa == wb:
+                return True
+            return wa >= 0 and wb >= 0 and (wa == weld_parent(wb) or wb == weld_parent(wa))
+        pairs = {(min(a, b), max(a, b)) for a, b in r.self_collision_pairs}
+        with_geo = [i for i in names if geo.get(i)]
+        for k, a in enumerate(with_geo):
+            for b in with_geo[k + 1:]:
+                if filtered(a, b):
+                    if (a, b) in pairs:
+                        for ga in self._collision_geoms(elements[a], names[a]):
+                            for gb in self._collision_geoms(elements[b], names[b]):
+                                self.pairs.append((ga, gb))
+                elif (a, b) not in pairs:
+                    self.excludes.append((names[a], names[b]))
+        for a, b in sorted(pairs):
+            if not (geo.get(a) and geo.get(b)):
+                self.report.lose("self-collision pairs of links without collision geometry",
+                                 f"({r.links[a].name}, {r.links[b].name})")
+
+    def _collision_geoms(self, body, label: str) -> list:
+        """Names of the colliding geoms of ``body`` (named here when they have no name)."""
+        out = []
+        for el in body:
+            if el.tag == "geom" and el.get("class") != "visual" and el.get("contype") != "0":
+                if el.get("name") is None:
+                    el.set("name", self.geom_names.take(label, "geom", _Quiet(), "geom"))
+                out.append(el.get("name"))
+        return out
+
+    def _equalities(self, r: Robot, plan: _RobotPlan, jnames: dict):
+        """``<equality><joint>`` for every DOF an affine driver couples to its first DOF:
+        ``q_j = o_j + s_j u`` gives, in MuJoCo coordinates (``qpos = |axis| q``),
+        ``qpos_j = a0 + a1 qpos_lead``."""
+        rep = self.report
+        actuated = [d for d in r.drivers if d.type in ("normal", "affine")]
+        if actuated:
+            rep.lose(f"drivers ({len(actuated)}): MJCF is written without actuators (servo gains "
+                     "and driver limits are not kept)")
+        for d in r.drivers:
+            if d.type in ("translation", "rotation"):
+                rep.lose("translation/rotation drivers", d.name)
+                continue
+            if d.type != "affine" or len(d.dofs) < 2:
+                continue
+            has_joint = [i in jnames and i not in plan.free_root for i in d.dofs]
+            leads = [k for k, i in enumerate(d.dofs) if d.scale[k] != 0 and has_joint[k]]
+            if not leads:
+                rep.lose("affine drivers without a moving DOF to follow", d.name)
+                continue
+            lead = leads[0]
+            il, sl, ol = d.dofs[lead], d.scale[lead], d.offset[lead]
+            kl = float(np.linalg.norm(r.links[il].axis))
+            for k, i in enumerate(d.dofs):
+                if k == lead:
+                    continue
+                if not has_joint[k]:
+                    rep.lose("coupled DOFs without a MuJoCo hinge or slide joint", f"{d.name}: {r.links[i].name}")
+                    continue
+                s, o = d.scale[k], d.offset[k]
+                kf = float(np.linalg.norm(r.links[i].axis))
+                attrs = {"name": self.eq_names.take(f"{d.name}:{jnames[i]}", "coupling", _Quiet(), ""),
+                         "joint1": jnames[i]}
+                if s != 0:
+                    attrs["joint2"] = jnames[il]
+                attrs["polycoef"] = _fmt((kf * (o - s * ol / sl), kf * s / (sl * kl), 0, 0, 0))
+                self.equalities.append(attrs)
+
+    # -- reports --------------------------------------------------------------------------
+    def _report_robot(self, r: Robot, plan: _RobotPlan):
+        rep = self.report
+        for root, virtual in plan.free_root.items():
+            for i in virtual + [root]:
+                l = r.links[i]
+                if np.isfinite(r.qmin[i]) or np.isfinite(r.qmax[i]):
+                    rep.lose("position limits of floating-base DOFs (a free joint has none)", l.name)
+                if i != root and (l.mass != 0 or np.any(l.inertia)):
+                    rep.lose("mass of virtual floating-base links", l.name)
+            rep.warn(f"floating base {', '.join(r.links[i].name for i in virtual + [root])} written "
+                     f"as the free joint {r.links[root].name!r}")
+        for i in range(r.num_links):
+            if plan.body_of[i] is None or i in plan.free_root or plan.jtype(i) == "weld":
+                continue
+            for kind, lo, hi in (("velocity", r.vmin[i], r.vmax[i]), ("acceleration", -r.amax[i], r.amax[i]),
+                                 ("power", -r.pmax[i], r.pmax[i])):
+                if np.isfinite(lo) or np.isfinite(hi):
+                    rep.lose(f"{kind} limits (MuJoCo joints have none)", r.links[i].name)
+        if np.any(np.asarray(r.velocity) != 0):
+            rep.lose("the initial velocity")
+        for d in r.drivers:
+            if (d.dry_friction or d.viscous_friction) and not (d.type == "normal" and len(d.dofs) == 1):
+                rep.lose("friction of drivers that are not one-DOF drivers", d.name)
+        keys = sorted(k for k in r.extras if k != "klampt")
+        if keys:
+            rep.lose("format-specific robot data", ", ".join(keys))
+        if r.properties:
+            rep.lose("robot properties (sensors, controller, ...)", ", ".join(sorted(r.properties)))
+        from ...model import Appearance
+        for l in r.links:
+            keys = sorted(k for k in l.extras if k != "urdf_joint")
+            if keys:
+                rep.lose("format-specific link data", f"{l.name} ({', '.join(keys)})")
+            ap = l.appearance
+            if ap is not None and not Appearance(**{**ap.__dict__, "color": None}).is_default():
+                rep.lose("appearance other than the colour", l.name)
+
+    def _measure_fk(self, r: Robot, approx: dict):
+        """FK change caused by writing nearest rotations, measured over sampled configurations."""
+        if not approx:
+            return
+        other = r.copy()
+        for i, T in approx.items():
+            other.links[i].parent_transform = T
+        Q = _samples(r, FK_SAMPLES)
+        A, B = r.fk_batch(Q), other.fk_batch(Q)
+        pos = float(np.linalg.norm(A[..., :3, 3] - B[..., :3, 3], axis=-1).max())
+        # rotation parts compared entry by entry: a stretched matrix is as wrong as a turned one
+        rot = float(np.abs(A[..., :3, :3] - B[..., :3, :3]).max())
+        self.fk_error = (max(self.fk_error[0], pos), max(self.fk_error[1], rot))
+        self.report.lose(f"robot {r.name!r}: link frames move by up to {pos:.1e} m (rotation matrix "
+                         f"entries by {rot:.1e}) over {len(Q)} sampled configurations (nearest "
+                         "rotations written)")
+
+    # -- other world elements -------------------------------------------------------------
+    def rigid_object(self, worldbody, o: RigidObject):
+        name = self.bodies.take(o.name, "object", self.report, "body")
+        R, err = nearest_rotation(o.transform[:3, :3])
+        if err > 0:
+            self.report.lose("object poses that are not rotations, written as the nearest rotation",
+                             f"{o.name} ({err:.1e})")
+        body = etree.SubElement(worldbody, "body", name=name, pos=_fmt(o.transform[:3, 3]))
+        if not np.array_equal(R, np.eye(3)):
+            body.set("quat", _quat(R))
+        etree.SubElement(body, "freejoint", name=self.joints.take(o.name, "object", self.report, "joint"))
+        pose = [float(x) for x in o.transform[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
+        self.qpos0 += pose
+        self.qpos_init += pose
+        it = _inertia.prepare(o.mass, o.com, o.inertia)
+        if not it.valid_for_motion:
+            self._floor(it, o.name)
+        for c in it.changes:
+            self.report.lose("mass properties changed for MuJoCo", f"{o.name}: {c}")
+        body.append(_inertial_element(it))
+        color = o.appearance.color if o.appearance is not None else None
+        self._geoms(body, o.geometry, None, color, name)
+        self._friction([e for e in body if e.tag == "geom"], o.kFriction, o.name)
+        extra = [k for k, d in (("kRestitution", 0.5), ("kStiffness", np.inf), ("kDamping", np.inf))
+                 if getattr(o, k) != d]
+        if extra:
+            self.report.lose("contact parameters MJCF does not hold as such", f"{o.name} ({', '.join(extra)})")
+        if np.any(o.velocity) or np.any(o.angular_velocity):
+            self.report.lose("initial velocities of rigid objects", o.name)
+
+    def terrain(self, worldbody, t: Terrain):
+        color = t.appearance.color if t.appearance is not None else None
+        geom = t.geometry
+        if geom is not None and not np.array_equal(t.transform, np.eye(4)):
+            geom = Group([geom], transform=t.transform)
+        start = len(worldbody)
+        self._geoms(worldbody, geom, None, color, t.name or "terrain")
+        self._friction(list(worldbody)[start:], t.kFriction, t.name)
+
+    def _friction(self, geoms, kf, name):
+        v = np.atleast_1d(np.asarray(kf, float))
+        if len(v) != 1:
+            self.report.lose("per-element friction coefficients (the first is written for all)", name)
+        for el in geoms:
+            if el.get("class") != "visual":
+                el.set("friction", _fmt((v[0], 0.005, 0.0001)))
+
+
+def _inertial_element(it) -> etree._Element:
+    """``<inertial>``: ``diaginertia`` for a diagonal inertia, ``fullinertia`` where MuJoCo's
+    eigen-decomposition is safely valid, else ``quat`` + ``diaginertia`` of our own."""
+    el = etree.Element("inertial", pos=_fmt(it.com), mass=fmt_float(it.mass))
+    I, w = it.inertia, it.moments
+    if np.all(I == np.diag(np.diag(I))):
+        el.set("diaginertia", _fmt(np.diag(I)))
+        return el
+    a, b, c = np.sort(w)
+    if a >= 2 * _inertia.MJ_EPS and a + b >= c * (1 + 1e-9):
+        el.set("fullinertia", _fmt((I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2])))
+    else:
+        el.set("quat", _quat(it.axes))
+        el.set("diaginertia", _fmt(w))
+    return el
+
+
+_ORDER = {"freejoint": 0, "joint": 0, "inertial": 1, "geom": 2, "body": 3}
+
+
+def _tidy(parent):
+    """Children of every body in the order joints, inertial, geoms, bodies (stable)."""
+    for body in list(parent.iter("body")):
+        kids = sorted(body, key=lambda e: _ORDER.get(e.tag, 4))
+        for e in kids:
+            body.append(e)
+
+
+class _Quiet:
+    """A report stand-in for renames that need no report (asset and equality names)."""
+
+    def lose(self, *a, **k):
+        pass
+
+
+def _leaves(g, T=None):
+    """(geometry, 4x4 transform to the owner frame) of every non-group piece of ``g``."""
+    if g is None:
+        return
+    M = (np.eye(4) if T is None else T) @ g.transform
+    if isinstance(g, Group):
+        for c in g.children:
+            yield from _leaves(c, M)
+    else:
+        yield g, M
+
+
+def _flat(points) -> bool:
+    if len(points) < 4:
+        return True
+    c = points - points.mean(axis=0)
+    s = np.linalg.svd(c, compute_uv=False)
+    return s[-1] <= _FLAT_REL * s[0]
+
+
+def _slab(pts, faces) -> tuple:
+    """A thin box whose top face holds the flat mesh ``pts``/``faces`` (in the mesh frame):
+    ``(half sizes, pose 4x4 in the mesh frame, thickness, exact)``; ``exact`` when the mesh
+    fills its bounding rectangle (so the box top is the mesh surface)."""
+    c = pts.mean(axis=0)
+    _, _, Vt = np.linalg.svd(pts - c)
+    R = Vt.T.copy()                      # columns: in-plane axes, then the normal
+    tri = pts[faces]
+    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]).sum(axis=0)
+    if n @ R[:, 2] < 0:
+        R[:, 2] = -R[:, 2]
+    if np.linalg.det(R) < 0:
+        R[:, 0] = -R[:, 0]
+    local = (pts - c) @ R
+    lo, hi = local.min(axis=0), local.max(axis=0)
+    half = (hi - lo) / 2
+    t = max(half[0], half[1]) * 1e-2
+    area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
+    exact = abs(area - 4 * half[0] * half[1]) <= 1e-9 * area
+    center = c + R @ np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, -t])
+    return np.array([half[0], half[1], t]), make_transform(R, center), t, exact
+
+
+def _joint_motion(link, q) -> np.ndarray:
+    from ...transforms import axis_angle_to_matrix
+    w = np.asarray(link.axis, float)
+    if link.joint_type == "prismatic":
+        return make_transform(np.eye(3), q * w)
+    n = np.linalg.norm(w)
+    return make_transform(axis_angle_to_matrix(w / n, q * n) if n else np.eye(3), np.zeros(3))
+
+
+def _samples(r: Robot, n: int) -> np.ndarray:
+    """``n`` configurations: q = 0, then uniform within the limits (±pi / ±1 m where a
+    limit is infinite)."""
+    rng = np.random.default_rng(0)
+    span = np.where([l.is_prismatic for l in r.links], 1.0, math.pi)
+    lo = np.where(np.isfinite(r.qmin), r.qmin, -span)
+    hi = np.where(np.isfinite(r.qmax), r.qmax, span)
+    lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
+    Q = rng.uniform(lo, hi, size=(n, r.num_links))
+    Q[0] = 0.0
+    return Q

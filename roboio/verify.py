@@ -1,0 +1,205 @@
+"""Proof that a conversion moved nothing: :func:`verify` compares two robot models by forward
+kinematics, link by link, over sampled configurations.
+
+How configurations are drawn (from model A, then carried over to B):
+
+* only what moves is sampled: a welded link (joint group ``weld``) stays at its configured
+  value in each model, whatever its limits say;
+* links driven together follow their drivers: the sample is drawn in A's *driver* space
+  (each driver uniformly within its limits, +-pi or +-1 m where infinite) and turned into a
+  configuration by ``config_from_drivers``; links no driver moves are drawn within their own
+  limits;
+* B's links get the values of the A links they are matched with (``space="links"``; the
+  default whenever every moving link of A has a match in B); or, when both models have
+  drivers that correspond (same names, or the same number), B gets the same driver values
+  (``space="drivers"``, chosen by default when links are missing from B): this compares an
+  OpenRAVE or GraspIt! robot with a conversion that has other links, DOF by DOF.
+
+Links are matched by name, optionally through ``link_map``: exact pairs ``{"a": "b"}`` and
+prefix rules written with ``*`` (``{"left_*": "l_*"}``, ``{"*": "robot1/*"}``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from .limits import check_alloc
+from .model import Robot, World
+
+__all__ = ["verify", "VerifyResult", "sample_configs", "map_name"]
+
+
+def _spans(robot: Robot) -> np.ndarray:
+    return np.where([l.is_prismatic for l in robot.links], 1.0, np.pi)
+
+
+def _welded(robot: Robot) -> np.ndarray:
+    w = np.zeros(robot.num_links, dtype=bool)
+    for j in robot.joints:
+        if j.type == "weld":
+            w[j.links] = True
+    return w
+
+
+def sample_configs(robot: Robot, n: int, seed: int = 0) -> np.ndarray:
+    """``(n, num_links)`` configurations uniform within the joint limits (+-pi, or +-1 m for
+    prismatic links, where a limit is infinite); welded links stay at their configured
+    value."""
+    check_alloc(n * robot.num_links * 8.0, f"{n:,} random configurations")
+    rng = np.random.default_rng(seed)
+    span = _spans(robot)
+    lo = np.where(np.isfinite(robot.qmin), robot.qmin, -span)
+    hi = np.where(np.isfinite(robot.qmax), robot.qmax, span)
+    lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
+    Q = rng.uniform(lo, hi, size=(n, robot.num_links))
+    w = _welded(robot)
+    Q[:, w] = robot.config[w]
+    return Q
+
+
+def _driver_samples(robot: Robot, n: int, rng) -> np.ndarray:
+    """``(n, len(drivers))`` driver values uniform within the driver limits."""
+    out = np.empty((n, len(robot.drivers)))
+    for k, d in enumerate(robot.drivers):
+        span = 1.0 if d.dofs and robot.links[d.dofs[0]].is_prismatic else np.pi
+        lo = d.qmin if np.isfinite(d.qmin) else -span
+        hi = d.qmax if np.isfinite(d.qmax) else span
+        out[:, k] = rng.uniform(min(lo, hi), max(lo, hi), size=n)
+    return out
+
+
+def map_name(name: str, link_map: Optional[dict]) -> str:
+    """``name`` of a link of A as it is called in B (see the module docstring)."""
+    if not link_map:
+        return name
+    if name in link_map:
+        return link_map[name]
+    for pat, rep in link_map.items():
+        if "*" in pat:
+            pre, _, post = pat.partition("*")
+            if name.startswith(pre) and name.endswith(post) and len(name) >= len(pre) + len(post):
+                mid = name[len(pre):len(name) - len(post)]
+                return rep.replace("*", mid, 1)
+    return name
+
+
+@dataclass
+class VerifyResult:
+    """Outcome of :func:`verify`. Errors are maxima over samples and matched links
+    (positions in metres, rotations in radians)."""
+
+    matched: list
+    only_a: list
+    only_b: list
+    max_position_error: float
+    max_rotation_error: float
+    worst_link: str
+    samples: int
+    tol: float
+    notes: list = field(default_factory=list)
+    per_link: dict = field(default_factory=dict)   # link name -> (max position, max rotation error)
+    space: str = "links"                           # "links" or "drivers"
+
+    @property
+    def ok(self) -> bool:
+        return (bool(self.matched) and self.max_position_error <= self.tol
+                and self.max_rotation_error <= self.tol)
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "space": self.space, "matched_links": len(self.matched),
+                "only_a": self.only_a, "only_b": self.only_b,
+                "max_position_error": self.max_position_error,
+                "max_rotation_error": self.max_rotation_error, "worst_link": self.worst_link,
+                "samples": self.samples, "tol": self.tol, "notes": self.notes,
+                "per_link": {k: {"position": p, "rotation": r} for k, (p, r) in self.per_link.items()}}
+
+
+def _as_robot(obj) -> Robot:
+    if isinstance(obj, Robot):
+        return obj
+    if isinstance(obj, World) and len(obj.robots) == 1:
+        return obj.robots[0]
+    raise ValueError(f"expected one robot, got {obj!r}")
+
+
+def _driver_match(ra: Robot, rb: Robot) -> Optional[list]:
+    """Index in B of each driver of A, or None when the drivers do not correspond."""
+    if not ra.drivers or not rb.drivers:
+        return None
+    names_b = {d.name: k for k, d in enumerate(rb.drivers)}
+    if len(names_b) == len(rb.drivers) and all(d.name in names_b for d in ra.drivers):
+        return [names_b[d.name] for d in ra.drivers]
+    if len(ra.drivers) == len(rb.drivers):
+        return list(range(len(ra.drivers)))
+    return None
+
+
+def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=None,
+           space: str = "auto") -> VerifyResult:
+    """Compare two robot models link by link over sampled configurations (see the module
+    docstring). ``space``: ``"auto"`` (drivers when both models' drivers correspond, else
+    links), ``"links"`` or ``"drivers"``."""
+    if int(samples) != samples or samples < 1:
+        raise ValueError(f"verify needs samples >= 1, got {samples!r}")
+    if space not in ("auto", "links", "drivers"):
+        raise ValueError(f"space must be auto, links or drivers, not {space!r}")
+    ra, rb = _as_robot(a), _as_robot(b)
+    check_alloc(samples * (ra.num_links + rb.num_links) * 3 * 128.0, f"verify with {samples:,} samples")
+    idx_b = {}
+    for i, name in enumerate(rb.link_names):
+        idx_b.setdefault(name, i)
+    pairs = [(i, idx_b[map_name(n, link_map)]) for i, n in enumerate(ra.link_names)
+             if map_name(n, link_map) in idx_b]
+    mapped = {map_name(n, link_map) for n in ra.link_names}
+    only_a = [n for n in ra.link_names if map_name(n, link_map) not in idx_b]
+    only_b = [n for n in rb.link_names if n not in mapped]
+    notes = []
+    if not pairs:
+        return VerifyResult([], only_a, only_b, np.inf, np.inf, "", samples, tol,
+                            ["no link names in common"])
+    wa, wb = _welded(ra), _welded(rb)
+    matched_a = {p[0] for p in pairs}
+    complete = all(i in matched_a or wa[i] for i in range(ra.num_links))
+    dmatch = _driver_match(ra, rb) if space == "drivers" or (space == "auto" and not complete) else None
+    if space == "drivers" and dmatch is None:
+        raise ValueError("the two models' drivers do not correspond (different names and counts)")
+    rng = np.random.default_rng(seed)
+    Qa = sample_configs(ra, samples, seed)
+    ia = np.array([p[0] for p in pairs])
+    ib = np.array([p[1] for p in pairs])
+    U = _driver_samples(ra, samples, rng) if ra.drivers else None
+    if U is not None:
+        Qa = np.array([ra.config_from_drivers(u, q) for u, q in zip(U, Qa)])
+        Qa[:, wa] = ra.config[wa]
+    Qb = np.tile(rb.config, (samples, 1))
+    carry = ~wb[ib]
+    Qb[:, ib[carry]] = Qa[:, ia[carry]]
+    if dmatch is not None:
+        Ub = np.zeros((samples, len(rb.drivers)))
+        Ub[:, dmatch] = U
+        Qb = np.array([rb.config_from_drivers(u, q) for u, q in zip(Ub, Qb)])
+        Qb[:, wb] = rb.config[wb]
+        used = "drivers"
+    else:
+        used = "links"
+    if (wa[ia] != wb[ib]).any():
+        notes.append("welded in one model only: " + ", ".join(
+            ra.link_names[i] for i, j in pairs if wa[i] != wb[j]))
+    Ta = ra.fk_batch(Qa)[:, ia]
+    Tb = rb.fk_batch(Qb)[:, ib]
+    pos = np.linalg.norm(Ta[..., :3, 3] - Tb[..., :3, 3], axis=-1)
+    Rrel = np.swapaxes(Ta[..., :3, :3], -1, -2) @ Tb[..., :3, :3]
+    cos = np.clip((np.trace(Rrel, axis1=-2, axis2=-1) - 1) / 2, -1, 1)
+    # arccos loses precision near 0; use the skew part's norm for small angles
+    skew = np.stack([Rrel[..., 2, 1] - Rrel[..., 1, 2], Rrel[..., 0, 2] - Rrel[..., 2, 0],
+                     Rrel[..., 1, 0] - Rrel[..., 0, 1]], axis=-1)
+    rot = np.arctan2(np.linalg.norm(skew, axis=-1) / 2, cos)
+    worst = np.unravel_index(np.argmax(np.maximum(pos, rot)), pos.shape)
+    per_link = {}
+    for k, i in enumerate(ia):
+        per_link.setdefault(ra.link_names[i], (float(pos[:, k].max()), float(rot[:, k].max())))
+    return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos.max()),
+                        float(rot.max()), ra.link_names[ia[worst[1]]], samples, tol, notes,
+                        per_link, used)

@@ -1,0 +1,267 @@
+"""MJCF export checked by MuJoCo itself: every corpus robot that loads is written as MJCF,
+compiled by MuJoCo, and MuJoCo's forward kinematics (``mj_kinematics``: body ``xpos`` /
+``xmat`` by body name), masses, inertias, joint couplings and collision filtering are
+compared with roboio's model.
+
+The map from a roboio configuration to MuJoCo's ``qpos`` is written here from the documented
+rules, not taken from the writer: a hinge or slide joint named after link ``i`` has
+``qpos = |axis_i| q_i``; a free joint named after a link has that link's world pose (x, y, z,
+then a unit quaternion computed here with scipy).
+"""
+import glob
+import os
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+from conftest import CORPUS
+
+mujoco = pytest.importorskip("mujoco")
+Rotation = pytest.importorskip("scipy.spatial.transform").Rotation
+
+import roboio  # noqa: E402
+
+TOL = 1e-9
+
+
+def corpus_robots():
+    if not os.path.isdir(CORPUS):
+        return []
+    pats = ["klampt/robots/**/*.rob", "klampt/robots/**/*.urdf", "choreonoid/share/model/*/*.body",
+            "openrave/**/*.robot.xml", "graspit/models/robots/*/*.xml", "openrave/**/*.zae"]
+    out = []
+    for p in pats:
+        out += glob.glob(os.path.join(CORPUS, p), recursive=True)
+    return sorted(out)
+
+
+def load_robot(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            obj = roboio.load(path)
+        except (roboio.FormatError, ValueError) as e:
+            pytest.skip(f"does not load: {e}")
+    if isinstance(obj, roboio.World):
+        if not obj.robots:
+            pytest.skip("no robot")
+        obj = obj.robots[0]
+    if not isinstance(obj, roboio.Robot):
+        pytest.skip(f"holds a {type(obj).__name__}")
+    return obj
+
+
+def sample(robot, n, seed):
+    """Configurations within the limits (±pi / ±1 m where infinite); welded links stay at
+    their configured value (a weld does not move whatever its limits say)."""
+    rng = np.random.default_rng(seed)
+    span = np.where([l.is_prismatic for l in robot.links], 1.0, np.pi)
+    lo = np.where(np.isfinite(robot.qmin), robot.qmin, -span)
+    hi = np.where(np.isfinite(robot.qmax), robot.qmax, span)
+    Q = rng.uniform(np.minimum(lo, hi), np.maximum(lo, hi), size=(n, robot.num_links))
+    for j in robot.joints:
+        if j.type == "weld":
+            Q[:, j.links] = robot.config[j.links]
+    return Q
+
+
+def qpos_of(m, robot, q, T):
+    """MuJoCo qpos for roboio configuration ``q`` (``T``: roboio FK at ``q``)."""
+    qpos = np.array(m.qpos0, copy=True)
+    start = 0
+    for j in range(m.njnt):
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j)
+        adr = m.jnt_qposadr[j]
+        if name not in robot.link_names:
+            continue            # rigid objects of a world
+        i = robot.link_index(name)
+        if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+            U, _, Vt = np.linalg.svd(T[i][:3, :3])
+            x, y, z, w = Rotation.from_matrix(U @ Vt).as_quat()
+            qpos[adr:adr + 7] = list(T[i][:3, 3]) + [w, x, y, z]
+        else:
+            qpos[adr] = q[i] * np.linalg.norm(robot.links[i].axis)
+        start += 1
+    return qpos
+
+
+def reported(report, prefix, name):
+    """Whether the report's item starting with ``prefix`` names ``name``."""
+    return any(item.startswith(prefix) and (f" {name} (" in item or f" {name}: " in item)
+               for item in report.lost)
+
+
+def check_model(robot, path, report, nsamples=4, seed=0):
+    """Compile ``path`` with MuJoCo and compare it with ``robot`` (see the module doc)."""
+    m = mujoco.MjModel.from_xml_path(path)
+    d = mujoco.MjData(m)
+    bodies = {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b): b for b in range(1, m.nbody)}
+    # every link has a body of its name, except the virtual links of a floating base and
+    # the massless links folded into a multi-DOF joint
+    virtual = {i for j in robot.joints if j.type in ("floating", "floatingplanar", "ballandsocket")
+               for i in j.links[:-1]}
+    missing = [l.name for l in robot.links if l.name not in bodies]
+    assert all(robot.link_index(n) in virtual for n in missing), missing
+    tol_pos = TOL + 2 * report.fk_error[0]
+    tol_rot = TOL + 2 * report.fk_error[1]
+    Q = sample(robot, nsamples, seed)
+    Q[0] = robot.config
+    for q in Q:
+        T = robot.fk(q)
+        d.qpos[:] = qpos_of(m, robot, q, T)
+        mujoco.mj_kinematics(m, d)
+        for name, b in bodies.items():
+            if name not in robot.link_names:
+                continue
+            i = robot.link_index(name)
+            assert np.abs(d.xpos[b] - T[i][:3, 3]).max() <= tol_pos, (name, d.xpos[b], T[i][:3, 3])
+            assert np.abs(d.xmat[b].reshape(3, 3) - T[i][:3, :3]).max() <= tol_rot, name
+    # masses and inertias, body by body; bodies the report names may differ as it says
+    added = 0.0
+    for name, b in bodies.items():
+        if name not in robot.link_names:
+            continue
+        l = robot.link(name)
+        if reported(report, "moving bodies without the mass", name):
+            assert m.body_mass[b] >= max(l.mass, 1e-15)
+            added += m.body_mass[b] - l.mass
+            continue
+        assert m.body_mass[b] == pytest.approx(l.mass, rel=1e-12, abs=1e-300), name
+        if reported(report, "mass properties changed", name) or l.mass == 0:
+            continue
+        R = Rotation.from_quat(np.roll(m.body_iquat[b], -1)).as_matrix()
+        I = R @ np.diag(m.body_inertia[b]) @ R.T
+        scale = max(np.abs(l.inertia).max(), 1e-300)
+        assert np.abs(I - (l.inertia + l.inertia.T) / 2).max() <= 1e-9 * scale, name
+        assert np.abs(m.body_ipos[b] - l.com).max() <= 1e-12 * max(1.0, np.abs(l.com).max()), name
+    total = sum(l.mass for l in robot.links)
+    assert m.body_mass.sum() == pytest.approx(total + added, rel=1e-12, abs=1e-12)
+    check_couplings(m, d, robot, report)
+    meshes = sum(1 for l in robot.links if isinstance(l.geometry, roboio.model.TriangleMesh)
+                 and not l.geometry.missing and l.visual_geometry is None
+                 and len(np.unique(l.geometry.faces)) >= 4)
+    assert check_mesh_placement(m, d, robot, bodies) >= meshes
+    return m
+
+
+def check_mesh_placement(m, d, robot, bodies):
+    """At the last sampled configuration, the vertices MuJoCo places for the mesh geoms of a
+    link span the same box as roboio's link geometry (links whose geometry is all meshes;
+    MuJoCo keeps float32 vertices). Returns how many links were compared."""
+    checked = 0
+    for name, b in bodies.items():
+        if name not in robot.link_names:
+            continue
+        l = robot.link(name)
+        g = l.geometry
+        if g is None or l.visual_geometry is not None or g.missing:
+            continue
+        leaves = list(_leaves(g))
+        if not leaves or not all(isinstance(x, roboio.model.TriangleMesh) and not x.missing for x in leaves):
+            continue
+        geoms = [k for k in range(m.ngeom) if m.geom_bodyid[k] == b and m.geom_type[k] == mujoco.mjtGeom.mjGEOM_MESH]
+        if not geoms:
+            continue
+        pts = []
+        for k in geoms:
+            mid = m.geom_dataid[k]
+            v = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]].astype(float)
+            pts.append(v @ d.geom_xmat[k].reshape(3, 3).T + d.geom_xpos[k])
+        pts = np.concatenate(pts)
+        Rw, pw = d.xmat[b].reshape(3, 3), d.xpos[b]
+        ours = []                       # corners of triangles only (unused vertices are not drawn)
+        for x, M in _placed_leaves(g, np.eye(4)):
+            v = x.vertices[np.unique(x.faces)]
+            ours.append(v @ M[:3, :3].T + M[:3, 3])
+        ours = np.concatenate(ours)
+        lo, hi = ours.min(axis=0), ours.max(axis=0)
+        # compare in the link frame: MuJoCo's vertices brought back by the body pose
+        local = (pts - pw) @ Rw
+        ext = max(np.abs(hi - lo).max(), 1e-3)
+        assert np.abs(local.min(axis=0) - lo).max() <= 1e-6 * ext + 1e-6, (name, local.min(axis=0), lo)
+        assert np.abs(local.max(axis=0) - hi).max() <= 1e-6 * ext + 1e-6, (name, local.max(axis=0), hi)
+        checked += 1
+    return checked
+
+
+def _placed_leaves(g, T):
+    M = T @ g.transform
+    if isinstance(g, roboio.model.Group):
+        for c in g.children:
+            yield from _placed_leaves(c, M)
+    else:
+        yield g, M
+
+
+def _leaves(g):
+    if isinstance(g, roboio.model.Group):
+        for c in g.children:
+            yield from _leaves(c)
+    else:
+        yield g
+
+
+def check_couplings(m, d, robot, report):
+    """Configurations moved through the drivers satisfy MuJoCo's joint equalities."""
+    affine = [k for k, dr in enumerate(robot.drivers) if dr.type == "affine" and len(dr.dofs) > 1]
+    if not affine:
+        assert m.neq == 0
+        return
+    rng = np.random.default_rng(3)
+    u = rng.uniform(-0.5, 0.5, size=len(robot.drivers))
+    q = robot.config_from_drivers(u)
+    qpos = qpos_of(m, robot, q, robot.fk(q))
+    followers = {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, m.eq_obj1id[e]) for e in range(m.neq)}
+    for k in affine:
+        dr = robot.drivers[k]
+        linked = [robot.links[i].name for i in dr.dofs]
+        # every DOF but one (the leader) follows through an equality, or the report says why not
+        said = " ".join(x for x in report.lost if x.startswith("coupled DOFs without"))
+        missing = [n for n in linked if n not in followers and f"{dr.name}: {n}" not in said]
+        assert len(missing) <= 1, (dr.name, missing)
+    for e in range(m.neq):
+        assert m.eq_type[e] == mujoco.mjtEq.mjEQ_JOINT
+        j1, j2 = m.eq_obj1id[e], m.eq_obj2id[e]
+        y = qpos[m.jnt_qposadr[j1]]
+        x = qpos[m.jnt_qposadr[j2]] if j2 >= 0 else 0.0
+        a = m.eq_data[e][:5]
+        assert y == pytest.approx(a[0] + a[1] * x + a[2] * x ** 2, abs=1e-12)
+
+
+def check_collisions(m, robot):
+    """MuJoCo collides exactly roboio's self-collision pairs (for links with collision
+    geometry): its filters (same weld body; parent/child weld bodies), ``<exclude>`` and
+    explicit ``<pair>``, evaluated from the compiled model."""
+    names = {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b): b for b in range(1, m.nbody)}
+    colliding = {b for g in range(m.ngeom) if m.geom_contype[g] or m.geom_conaffinity[g]
+                 for b in [m.geom_bodyid[g]]}
+    excluded = {(int(s) >> 16, int(s) & 0xFFFF) for s in m.exclude_signature}
+    forced = {tuple(sorted((m.geom_bodyid[a], m.geom_bodyid[b]))) for a, b in zip(m.pair_geom1, m.pair_geom2)}
+    weld = m.body_weldid
+    links = [l for l in robot.link_names if l in names and names[l] in colliding]
+    for a_i, a in enumerate(links):
+        for b in links[a_i + 1:]:
+            ba, bb = sorted((names[a], names[b]))
+            wa, wb = weld[ba], weld[bb]
+            pa, pb = weld[m.body_parentid[wa]], weld[m.body_parentid[wb]]
+            filt = wa == wb or (wa != 0 and wb != 0 and (wa == pb or wb == pa))
+            filt = filt or (m.body_dofnum[wa] == 0 and m.body_dofnum[wb] == 0)
+            sig = (min(ba, bb), max(ba, bb))
+            checked = (not filt and sig not in excluded) or sig in forced
+            ia, ib = sorted((robot.link_index(a), robot.link_index(b)))
+            assert checked == ((ia, ib) in robot.self_collision_pairs), (a, b)
+
+
+ROBOTS = corpus_robots()
+
+
+@pytest.mark.parametrize("path", ROBOTS, ids=[os.path.relpath(p, CORPUS) for p in ROBOTS])
+def test_corpus_robot_in_mujoco(path, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)          # MuJoCo writes MUJOCO_LOG.TXT into the working directory
+    robot = load_robot(path)
+    out = str(tmp_path / "model.xml")
+    report = roboio.save(robot, out, format="mjcf", meshes="convert")
+    m = check_model(robot, out, report)
+    check_collisions(m, robot)

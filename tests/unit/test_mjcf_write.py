@@ -1,0 +1,400 @@
+"""MJCF writing on hand-built models: joints, axes, floating bases, welds, couplings,
+inertials, primitives, contacts, worlds, mesh files. Expected values are worked out here by
+hand (rotations from conftest's Rx/Ry/Rz); where MuJoCo is installed the written file is also
+compiled and its kinematics read back."""
+import os
+import struct
+
+import numpy as np
+import pytest
+from lxml import etree
+
+import roboio
+from roboio.cli.main import main
+from roboio.model import (Driver, Group, Joint, Link, Primitive, RigidObject, Robot, Terrain,
+                          TriangleMesh, World)
+from roboio.formats.mesh_export import MeshExport
+from roboio.report import ConversionReport
+
+from conftest import SAMPLES, Rx, Ry, Rz
+
+mujoco = pytest.importorskip("mujoco")
+
+
+@pytest.fixture(autouse=True)
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)          # MuJoCo writes MUJOCO_LOG.TXT into the working directory
+
+
+def T(R=None, t=(0, 0, 0)):
+    M = np.eye(4)
+    if R is not None:
+        M[:3, :3] = R
+    M[:3, 3] = t
+    return M
+
+
+def robot(links, joints=None, **limits):
+    r = Robot("r")
+    n = len(links)
+    lim = {"qmin": [-1.0] * n, "qmax": [1.0] * n}
+    lim.update(limits)
+    r.set_links(links, **lim)
+    r.joints = joints or [Joint("normal", [i]) for i in range(n)]
+    return r
+
+
+def write(obj, tmp_path, name="m.xml", **kw):
+    out = str(tmp_path / name)
+    rep = roboio.save(obj, out, format="mjcf", **kw)
+    return out, rep, etree.parse(out).getroot()
+
+
+def compiled(path):
+    m = mujoco.MjModel.from_xml_path(path)
+    return m, mujoco.MjData(m)
+
+
+def body(m, d, name):
+    b = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, name)
+    assert b >= 0, name
+    return d.xpos[b].copy(), d.xmat[b].reshape(3, 3).copy()
+
+
+def set_joint(m, d, name, value):
+    j = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, name)
+    assert j >= 0, name
+    d.qpos[m.jnt_qposadr[j]] = value
+
+
+def lost(rep, start):
+    return [x for x in rep.lost if x.startswith(start)]
+
+
+def test_non_unit_axes_scale_the_mujoco_coordinate(tmp_path):
+    r = robot([Link("a", -1, "revolute", (0, 0, 2), T(t=(0, 0, 1))),
+               Link("b", 0, "prismatic", (0, 3, 0), T(t=(1, 0, 0)))], qmin=[-0.5, 0], qmax=[0.5, 0.2])
+    out, rep, root = write(r, tmp_path)
+    ja, jb = root.find(".//joint[@name='a']"), root.find(".//joint[@name='b']")
+    assert ja.get("type") == "hinge" and ja.get("axis") == "0 0 1" and ja.get("range") == "-1 1"
+    assert jb.get("type") == "slide" and jb.get("axis") == "0 1 0" and jb.get("range") == "0 0.6000000000000001"
+    assert ja.get("limited") == "true"
+    item = lost(rep, "joint axes that are not unit length")[0]
+    assert "a (|axis| = 2)" in item and "b (|axis| = 3)" in item
+    m, d = compiled(out)
+    q = (0.3, 0.1)
+    set_joint(m, d, "a", 2 * q[0])           # MuJoCo coordinate = |axis| q
+    set_joint(m, d, "b", 3 * q[1])
+    mujoco.mj_kinematics(m, d)
+    p, R = body(m, d, "b")
+    Ra = Rz(2 * q[0])                          # Klamp't turns by q |axis|
+    assert np.allclose(R, Ra, atol=1e-12)
+    assert np.allclose(p, np.array([0, 0, 1]) + Ra @ np.array([1, 0, 0]) + Ra @ np.array([0, 0.3, 0]), atol=1e-12)
+
+
+def floating_robot():
+    axes = [(1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 1), (0, 1, 0), (1, 0, 0)]
+    types = ["prismatic"] * 3 + ["revolute"] * 3
+    links = [Link(f"base{k}", k - 1, types[k], axes[k], mass=0.0, inertia=np.zeros((3, 3)))
+             for k in range(5)]
+    links.append(Link("torso", 4, "revolute", axes[5], mass=3.0, inertia=np.diag([0.1, 0.2, 0.25]),
+                      geometry=Primitive("Sphere", {"center": (0, 0, 0), "radius": 0.1})))
+    links.append(Link("arm", 5, "revolute", (0, 1, 0), T(t=(0.2, 0, 0)), mass=1.0, inertia=np.eye(3) * 0.01))
+    inf = np.inf
+    r = robot(links, [Joint("floating", [0, 1, 2, 3, 4, 5]), Joint("normal", [6])],
+              qmin=[-inf] * 6 + [-1], qmax=[inf] * 6 + [1])
+    r.config = np.array([0.5, -0.25, 1.0, 0.3, -0.2, 0.1, 0.4])
+    return r
+
+
+def test_floating_base_is_one_freejoint(tmp_path):
+    r = floating_robot()
+    out, rep, root = write(r, tmp_path)
+    assert [b.get("name") for b in root.iter("body")] == ["torso", "arm"]
+    fj = root.findall(".//freejoint")
+    assert len(fj) == 1 and fj[0].get("name") == "torso"
+    m, d = compiled(out)
+    assert m.nq == 7 + 1
+    mujoco.mj_resetDataKeyframe(m, d, 0)     # the "initial" key holds robot.config
+    mujoco.mj_kinematics(m, d)
+    x, y, z, yaw, pitch, roll, a = r.config
+    Rw = Rz(yaw) @ Ry(pitch) @ Rx(roll)
+    p, R = body(m, d, "torso")
+    assert np.allclose(p, (x, y, z), atol=1e-12) and np.allclose(R, Rw, atol=1e-12)
+    p, R = body(m, d, "arm")
+    assert np.allclose(R, Rw @ Ry(a), atol=1e-12)
+    assert np.allclose(p, np.array([x, y, z]) + Rw @ [0.2, 0, 0], atol=1e-12)
+    assert any("written as the free joint 'torso'" in w for w in rep.warnings)
+
+
+def test_weld_at_its_configured_value_and_zero_axis(tmp_path):
+    r = robot([Link("a", -1, "revolute", (0, 0, 1)), Link("b", 0, "revolute", (1, 0, 0), T(t=(1, 0, 0))),
+               Link("c", 1, "revolute", (0, 0, 0), T(t=(0, 1, 0)))],
+              [Joint("normal", [0]), Joint("weld", [1]), Joint("normal", [2])])
+    r.config = np.array([0.0, 0.4, 0.0])
+    out, rep, root = write(r, tmp_path)
+    assert root.find(".//body[@name='b']/joint") is None
+    assert root.find(".//body[@name='c']/joint") is None
+    assert "c" in lost(rep, "joints with a zero axis")[0]
+    m, d = compiled(out)
+    mujoco.mj_kinematics(m, d)
+    p, R = body(m, d, "c")
+    assert np.allclose(R, Rx(0.4), atol=1e-12) and np.allclose(p, [1, np.cos(0.4), np.sin(0.4)], atol=1e-12)
+
+
+def test_affine_driver_becomes_a_joint_equality(tmp_path):
+    r = robot([Link("a", -1, "revolute", (0, 0, 1), mass=1), Link("b", 0, "revolute", (0, 0, 1), mass=1),
+               Link("c", 1, "revolute", (0, 2, 0), mass=1)])
+    r.drivers = [Driver("a", "normal", [0]),
+                 Driver("grip", "affine", [1, 2], scale=[2.0, -1.0], offset=[0.1, 0.5])]
+    out, rep, root = write(r, tmp_path)
+    eq = root.findall(".//equality/joint")
+    assert len(eq) == 1
+    # q_c = 0.5 - u, u = (q_b - 0.1) / 2  ->  q_c = 0.55 - q_b / 2; MuJoCo's c is 2 q_c
+    assert eq[0].get("joint1") == "c" and eq[0].get("joint2") == "b"
+    assert [float(x) for x in eq[0].get("polycoef").split()] == pytest.approx([1.1, -1, 0, 0, 0], abs=1e-15)
+    m, d = compiled(out)
+    assert m.neq == 1
+
+
+def test_massless_moving_links_get_the_minimum_mass(tmp_path):
+    r = robot([Link("a", -1, "revolute", (0, 0, 1), mass=0.0, inertia=np.zeros((3, 3))),
+               Link("b", 0, "revolute", (0, 1, 0), T(t=(1, 0, 0)), mass=0.0, inertia=np.zeros((3, 3))),
+               Link("c", 1, "revolute", (0, 1, 0), mass=2.0, inertia=np.zeros((3, 3))),
+               Link("d", 2, "revolute", (0, 0, 1), mass=0.0, inertia=np.zeros((3, 3))),
+               Link("e", 3, "revolute", (0, 0, 1), mass=1.0, inertia=np.eye(3))],
+              [Joint("normal", [0]), Joint("normal", [1]), Joint("normal", [2]), Joint("normal", [3]),
+               Joint("weld", [4])])
+    out, rep, root = write(r, tmp_path)
+    item = lost(rep, "moving bodies without the mass")[0]
+    # a, b: massless; c: a point mass (no inertia); d: massless but welded to e, which has both
+    assert " a (" in item and " b (" in item and " c (" in item and " d (" not in item
+    m, d = compiled(out)
+    mass = {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, i): m.body_mass[i] for i in range(1, m.nbody)}
+    assert mass == pytest.approx({"a": 1e-6, "b": 1e-6, "c": 2.0, "d": 0.0, "e": 1.0}, abs=1e-18)
+    assert m.body_inertia[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "c")] == pytest.approx([1e-10] * 3)
+    assert any("total mass changed by +2e-06 kg" in w for w in rep.warnings)
+
+
+def test_inertias_mujoco_refuses_are_fixed_and_reported(tmp_path):
+    R = Rz(0.3) @ Rx(0.2)
+    full = R @ np.diag([0.1, 0.2, 0.25]) @ R.T          # valid, not diagonal
+    r = robot([Link("ok", -1, "revolute", (0, 0, 1), mass=1, inertia=full),
+               Link("tri", 0, "revolute", (0, 0, 1), mass=1, inertia=np.diag([1.0, 1.0, 3.0])),
+               Link("neg", 1, "revolute", (0, 0, 1), mass=1, inertia=np.diag([-0.1, 1.0, 1.0]))])
+    out, rep, root = write(r, tmp_path)
+    assert root.find(".//body[@name='ok']/inertial").get("fullinertia") is not None
+    item = lost(rep, "mass properties changed for MuJoCo")[0]
+    assert "tri: principal inertias raised to satisfy A + B >= C (by 5.0e-01" in item
+    assert "neg: negative principal inertia raised to 0 (by 1.0e-01" in item
+    m, d = compiled(out)
+    b = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "ok")
+    q = m.body_iquat[b]
+    w, x, y, z = q
+    Rq = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                   [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                   [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    assert np.allclose(Rq @ np.diag(m.body_inertia[b]) @ Rq.T, full, atol=1e-15)
+    assert sorted(m.body_inertia[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "tri")]) == pytest.approx([1.5, 1.5, 3])
+
+
+def test_primitives_are_mujoco_geoms(tmp_path):
+    cyl = Primitive("Cylinder", {"center": (0, 0, 0), "axis": (1, 0, 0), "radius": 0.1, "height": 0.4})
+    box = Primitive("Box", {"origin": (0, 0, 0), "xaxis": (0, 1, 0), "yaxis": (-1, 0, 0), "zaxis": (0, 0, 1),
+                            "dims": (0.2, 0.4, 0.6)})
+    sph = Primitive("Sphere", {"center": (1, 0, 0), "radius": 0.5}, transform=np.diag([1.0, 2.0, 3.0, 1.0]))
+    cap = Primitive("Capsule", {"center": (0, 0, 0), "axis": (0, 0, 1), "radius": 0.05, "height": 0.3})
+    cone = Primitive("Cone", {"center": (0, 0, 0), "axis": (0, 0, 1), "radius": 0.05, "height": 0.3})
+    aabb = Primitive("AABB", {"bmin": (0, 0, 0), "bmax": (1, 2, 3)}, transform=T(Rz(0.5), (0, 0, 1)))
+    r = robot([Link("l", -1, "revolute", (0, 0, 1), geometry=Group([cyl, box, sph, cap, cone, aabb]))])
+    out, rep, root = write(r, tmp_path)
+    assert "l (Cone)" in lost(rep, "primitives MuJoCo has no geom for")[0]
+    m, d = compiled(out)
+    mujoco.mj_kinematics(m, d)
+    T_ = mujoco.mjtGeom
+    want = [  # type, size, centre, rotation (hand-worked)
+        (T_.mjGEOM_CYLINDER, [0.1, 0.2], [0.2, 0, 0], None),
+        (T_.mjGEOM_BOX, [0.1, 0.2, 0.3], Rz(np.pi / 2) @ [0.1, 0.2, 0.3], Rz(np.pi / 2)),
+        (T_.mjGEOM_ELLIPSOID, [0.5, 1.0, 1.5], [1, 0, 0], np.eye(3)),
+        (T_.mjGEOM_CAPSULE, [0.05, 0.15], [0, 0, 0.15], np.eye(3)),
+        (T_.mjGEOM_MESH, None, None, None),
+        (T_.mjGEOM_BOX, [0.5, 1, 1.5], Rz(0.5) @ [0.5, 1, 1.5] + [0, 0, 1], Rz(0.5)),
+    ]
+    assert m.ngeom == len(want)
+    for g, (typ, size, c, Rw) in enumerate(want):
+        assert m.geom_type[g] == typ
+        if size is None:
+            continue
+        assert m.geom_size[g][:len(size)] == pytest.approx(size, abs=1e-12)
+        assert d.geom_xpos[g] == pytest.approx(c, abs=1e-12)
+        if Rw is not None:
+            assert np.allclose(d.geom_xmat[g].reshape(3, 3), Rw, atol=1e-12)
+    # the cylinder's axis is the world x axis
+    assert np.allclose(np.abs(d.geom_xmat[0].reshape(3, 3)[:, 2]), [1, 0, 0], atol=1e-12)
+
+
+def test_self_collision_pairs_become_excludes_and_pairs(tmp_path):
+    ball = Primitive("Sphere", {"center": (0, 0, 0), "radius": 0.1})
+    links = [Link("base", -1, "revolute", (0, 0, 1), geometry=ball.copy()),
+             Link("l1", 0, "revolute", (0, 0, 1), T(t=(0, 0, 1)), geometry=ball.copy()),
+             Link("l2", 1, "revolute", (0, 1, 0), T(t=(0, 0, 1)), geometry=ball.copy()),
+             Link("l3", 2, "revolute", (0, 1, 0), T(t=(0, 0, 1)), geometry=ball.copy())]
+    r = robot(links, [Joint("weld", [0]), Joint("normal", [1]), Joint("normal", [2]), Joint("normal", [3])])
+    # checked: base-l2 (MuJoCo would too), l2-l3 (parent/child: MuJoCo would skip it)
+    r.self_collision_pairs = {(0, 2), (2, 3)}
+    out, rep, root = write(r, tmp_path)
+    excl = {(e.get("body1"), e.get("body2")) for e in root.iter("exclude")}
+    # base-l1 is a parent/child pair that MuJoCo checks (base is welded to the world)
+    assert excl == {("base", "l1"), ("base", "l3"), ("l1", "l3")}
+    pairs = [(p.get("geom1"), p.get("geom2")) for p in root.iter("pair")]
+    assert pairs == [("l2", "l3")]
+    compiled(out)
+
+
+def test_folded_ball_and_socket_matches_fk(tmp_path):
+    links = [Link("b0", -1, "revolute", (0, 0, 1), T(Rx(0.3), (0, 0, 1)), mass=0, inertia=np.zeros((3, 3))),
+             Link("b1", 0, "revolute", (0, 1, 0), T(Ry(-0.2), (0.1, 0, 0)), mass=0, inertia=np.zeros((3, 3))),
+             Link("b2", 1, "revolute", (1, 0, 0), T(Rz(0.7), (0, 0.2, 0)), mass=1, inertia=np.eye(3)),
+             Link("tip", 2, "prismatic", (0, 0, 1), T(t=(0, 0, 0.5)), mass=1, inertia=np.eye(3))]
+    r = robot(links, [Joint("ballandsocket", [0, 1, 2]), Joint("normal", [3])])
+    out, rep, root = write(r, tmp_path)
+    assert [b.get("name") for b in root.iter("body")] == ["b2", "tip"]
+    assert [j.get("name") for j in root.find(".//body[@name='b2']").findall("joint")] == ["b0", "b1", "b2"]
+    m, d = compiled(out)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        q = rng.uniform(-1, 1, 4)
+        for name, v in zip(("b0", "b1", "b2", "tip"), q):
+            set_joint(m, d, name, v)
+        mujoco.mj_kinematics(m, d)
+        F = r.fk(q)
+        for name in ("b2", "tip"):
+            p, R = body(m, d, name)
+            i = r.link_index(name)
+            assert np.allclose(p, F[i][:3, 3], atol=1e-12) and np.allclose(R, F[i][:3, :3], atol=1e-12)
+
+
+def test_names_are_made_unique(tmp_path):
+    r = robot([Link("world", -1, "revolute", (0, 0, 1)), Link("x", 0, "revolute", (0, 0, 1)),
+               Link("x", 1, "revolute", (0, 0, 1))])
+    out, rep, root = write(r, tmp_path)
+    assert [b.get("name") for b in root.iter("body")] == ["world_2", "x", "x_2"]
+    item = lost(rep, "body names made unique")[0]
+    assert "'world' -> 'world_2'" in item and "'x' -> 'x_2'" in item
+    compiled(out)
+
+
+def test_world_with_objects_and_flat_terrain(tmp_path):
+    floor = TriangleMesh([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], [[0, 1, 2], [0, 2, 3]])
+    w = World("w")
+    w.add(Terrain("floor", floor))
+    o = RigidObject("crate", Primitive("AABB", {"bmin": (-0.1, -0.1, -0.1), "bmax": (0.1, 0.1, 0.1)}),
+                    T(Rz(0.2), (0, 0, 0.5)))
+    o.mass, o.inertia, o.kFriction = 2.0, np.eye(3) * 0.01, 0.7
+    w.add(o)
+    w.add(robot([Link("a", -1, "revolute", (0, 0, 1), T(t=(1, 0, 0)))]))
+    out, rep, root = write(w, tmp_path)
+    assert "floor" in lost(rep, "flat collision meshes")[0]
+    m, d = compiled(out)
+    mujoco.mj_forward(m, d)
+    crate = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "crate")
+    assert m.body_mass[crate] == 2.0 and d.xpos[crate] == pytest.approx([0, 0, 0.5])
+    box = [g for g in range(m.ngeom) if m.geom_bodyid[g] == 0 and m.geom_type[g] == mujoco.mjtGeom.mjGEOM_BOX][0]
+    # the floor's collision box has its top face at z = 0 and spans the mesh
+    assert d.geom_xpos[box][2] + m.geom_size[box][2] == pytest.approx(0, abs=1e-12)
+    assert m.geom_size[box][:2] == pytest.approx([5, 5])
+    cg = [g for g in range(m.ngeom) if m.geom_bodyid[g] == crate][0]
+    assert m.geom_friction[cg][0] == 0.7
+
+
+def write_stl(path, tris):
+    tris = np.asarray(tris, np.float32)
+    rec = np.zeros(len(tris), dtype=[("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")])
+    rec["v"] = tris
+    with open(path, "wb") as f:
+        f.write(b" " * 80 + struct.pack("<I", len(tris)) + rec.tobytes())
+
+
+TET = [[[0, 0, 0], [0, 1, 0], [1, 0, 0]], [[0, 0, 0], [1, 0, 0], [0, 0, 1]],
+       [[0, 0, 0], [0, 0, 1], [0, 1, 0]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]]
+
+
+@pytest.fixture
+def mesh_robot(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    write_stl(src / "tet.stl", TET)
+    with open(src / "tet.off", "w") as f:
+        f.write("OFF\n4 4 0\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n")
+    with open(src / "arm.rob", "w") as f:
+        f.write('links "a" "b"\nparents -1 0\nTparent 1 0 0 0 1 0 0 0 1 0 0 0  1 0 0 0 1 0 0 0 1 1 0 0\n'
+                'axis 0 0 1 0 1 0\nqmin -1 -1\nqmax 1 1\nmass 1 1\n'
+                'geometry "tet.stl" "tet.off"\ngeomscale 1 2\n')
+    return str(src / "arm.rob")
+
+
+@pytest.mark.parametrize("mode", ["keep", "copy", "convert"])
+def test_mesh_modes(mesh_robot, tmp_path, mode):
+    r = roboio.load(mesh_robot)
+    out, rep, root = write(r, tmp_path, f"out_{mode}.xml", meshes=mode)
+    files = {m.get("name"): m.get("file") for m in root.iter("mesh")}
+    # converted files are named after their source (tet.off -> tet.stl, or tet_1.stl when the
+    # name is taken by the copied or converted tet.stl)
+    stl_ref, off_ref = {"keep": ("src/tet.stl", f"out_{mode}_meshes/tet.stl"),
+                        "copy": (f"out_{mode}_meshes/tet.stl", f"out_{mode}_meshes/tet_1.stl"),
+                        "convert": (f"out_{mode}_meshes/tet.stl", f"out_{mode}_meshes/tet_1.stl")}[mode]
+    assert sorted(files.values()) == sorted([stl_ref, off_ref])
+    written = [os.path.relpath(f, tmp_path).replace(os.sep, "/") for f in rep.files]
+    assert off_ref in written and f"out_{mode}.xml" in written
+    assert (stl_ref in written) == (mode != "keep")
+    scale = [m.get("scale") for m in root.iter("mesh") if m.get("file") == off_ref]
+    assert scale == ["2 2 2"]        # the .off data are converted, the scale stays an attribute
+    m, d = compiled(out)
+    mujoco.mj_kinematics(m, d)
+    b = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "b")
+    g = [k for k in range(m.ngeom) if m.geom_bodyid[k] == b][0]
+    mid = m.geom_dataid[g]
+    v = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
+    world = v @ d.geom_xmat[g].reshape(3, 3).T + d.geom_xpos[g]
+    # the scaled tetrahedron (0,0,0), (2,0,0), (0,2,0), (0,0,2) on link b at x = 1
+    assert np.allclose(sorted(map(tuple, np.round(world, 6))),
+                       sorted([(1, 0, 0), (3, 0, 0), (1, 2, 0), (1, 0, 2)]), atol=1e-6)
+    assert "mesh vertices rounded to 32-bit floats" not in " ".join(rep.lost)   # exact in float32
+    first = open(out, "rb").read()
+    roboio.save(r, out, format="mjcf", meshes=mode)
+    assert open(out, "rb").read() == first
+
+
+def test_mesh_export_splits_colours_and_face_counts(tmp_path):
+    rep = ConversionReport()
+    V = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], float)
+    F = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+    red, blue = (1, 0, 0, 1), (0, 0, 1, 1)
+    mesh = TriangleMesh(V, F, face_colors=[red, blue, red, red])
+    ex = MeshExport(str(tmp_path / "x.xml"), rep, mode="convert", split_colors=True, max_faces=2)
+    pieces = ex.export(mesh, np.eye(4), "m")
+    assert [(p.reference, p.rgba, len(p.faces)) for p in pieces] == [   # named after the label
+        ("x_meshes/m.stl", red, 2), ("x_meshes/m_part1.stl", red, 1), ("x_meshes/m_1.stl", blue, 1)]
+    ex.write_files()
+    assert sorted(os.listdir(tmp_path / "x_meshes")) == ["m.stl", "m_1.stl", "m_part1.stl"]
+
+
+def test_missing_mesh_is_reported_not_referenced(tmp_path):
+    g = TriangleMesh(missing=True, source=roboio.model.GeometrySource("gone.stl"))
+    r = robot([Link("a", -1, "revolute", (0, 0, 1), geometry=g)])
+    out, rep, root = write(r, tmp_path)
+    assert root.find(".//mesh") is None
+    assert "a (gone.stl)" in " ".join(rep.lost)
+
+
+def test_cli_convert_to_mjcf(tmp_path, capsys):
+    out = str(tmp_path / "arm.xml")
+    assert main(["convert", os.path.join(SAMPLES, "planar_arm.rob"), out, "--to", "mjcf",
+                 "--meshes", "convert"]) == 0
+    text = capsys.readouterr().out
+    assert f"wrote {out} (mjcf)" in text and "also wrote" in text and "arm_meshes" in text
+    m, d = compiled(out)
+    assert m.njnt == 6
+    with pytest.raises(SystemExit) as e:
+        main(["convert", os.path.join(SAMPLES, "planar_arm.rob"), out, "--to", "mjcf", "--meshes", "x"])
+    assert e.value.code == 2

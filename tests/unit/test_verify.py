@@ -1,0 +1,82 @@
+"""roboio verify: what is sampled (welds fixed, couplings through drivers), link-name maps,
+driver space, and the command line."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import roboio
+from roboio.cli.main import main
+from roboio.model import Driver, Joint, Link, Robot
+from roboio.verify import map_name, sample_configs, verify
+
+from conftest import SAMPLES
+
+
+def gripper(names=("palm", "slide", "left", "right")):
+    T = np.eye(4)
+    T[:3, 3] = (0.1, 0, 0)
+    links = [Link(names[0], -1, "revolute", (0, 0, 1)),
+             Link(names[1], 0, "prismatic", (1, 0, 0), T),       # welded, with limits
+             Link(names[2], 1, "prismatic", (0, 1, 0), T),
+             Link(names[3], 1, "prismatic", (0, -1, 0), T)]
+    r = Robot("g")
+    r.set_links(links, qmin=[-1, 0, 0, 0], qmax=[1, 0.09, 0.05, 0.1])
+    r.joints = [Joint("normal", [0]), Joint("weld", [1]), Joint("normal", [2]), Joint("normal", [3])]
+    r.config = np.array([0, 0.02, 0, 0])
+    r.drivers = [Driver("turn", "normal", [0], qmin=-1, qmax=1),
+                 Driver("grip", "affine", [2, 3], scale=[0.05, 0.1], offset=[0, 0], qmin=0, qmax=1)]
+    return r
+
+
+def test_welds_stay_at_their_value():
+    r = gripper()
+    Q = sample_configs(r, 50, 1)
+    assert np.all(Q[:, 1] == 0.02) and np.ptp(Q[:, 0]) > 1
+
+
+def test_coupled_links_follow_their_driver():
+    a = gripper()
+    b = gripper()
+    b.drivers = []                     # b knows nothing of the coupling; a's samples carry it
+    assert verify(a, b, 30).ok
+    c = gripper()
+    c.links[3].parent_transform = np.diag([1.0, 1.0, 1.0, 1.0])
+    res = verify(a, c, 30)
+    assert not res.ok and res.worst_link == "right"
+
+
+def test_driver_space_when_links_differ():
+    a = gripper()
+    b = gripper(("palm", "s", "l", "r"))
+    res = verify(a, b, 30)
+    assert res.space == "drivers" and res.only_a == ["slide", "left", "right"] and res.matched == ["palm"]
+    res = verify(a, b, 30, link_map={"slide": "s", "left": "l", "right": "r"})
+    assert res.ok and res.space == "links"
+    res = verify(a, b, 30, link_map={"slide": "s", "left": "l", "right": "r"}, space="drivers")
+    assert res.ok and res.space == "drivers"
+    d = gripper()
+    d.drivers[1].scale = [0.05, 0.2]   # a different coupling shows in driver space
+    assert not verify(a, d, 30, space="drivers").ok
+
+
+def test_prefix_maps():
+    assert map_name("left_finger", {"left_*": "l_*"}) == "l_finger"
+    assert map_name("x", {"*": "arm/*"}) == "arm/x"
+    assert map_name("base", {"base": "root", "*": "arm/*"}) == "root"
+    a = gripper()
+    b = gripper(tuple("arm/" + n for n in ("palm", "slide", "left", "right")))
+    assert verify(a, b, 10, link_map={"*": "arm/*"}).ok
+
+
+def test_cli_verify(tmp_path, capsys):
+    src = os.path.join(SAMPLES, "planar_arm.rob")
+    out = str(tmp_path / "arm.urdf")
+    roboio.save(roboio.load(src), out)
+    assert main(["verify", src, out, "--samples", "20", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["ok"] and res["space"] == "links" and res["matched_links"] == 6
+    assert main(["verify", src, out, "--samples", "0"]) == 2
+    assert main(["verify", src, out, "--map", "nonsense"]) == 2
+    assert main(["verify", src, out, "--map", "base=shoulder", "--samples", "5"]) == 1
