@@ -20,7 +20,7 @@ from ..context import LoadContext
 from . import registry
 from .fileio import check_regular_input
 
-__all__ = ["read_file", "load_geometry", "load_geometry_ref", "register_inline_geometry",
+__all__ = ["read_file", "load_geometry", "load_geometry_ref", "charge_geometry_copy", "register_inline_geometry",
            "resolve_reference"]
 
 # (opening, closing, parser or "module:function"): parse(text_inside, ctx, line) -> Geometry
@@ -75,7 +75,10 @@ def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
         cached = read_file(path, ctx, kinds=("geometry",), format=format)
         _share_parse(cached, ctx)
         ctx.cache[key] = cached
-    return cached.copy()
+        return cached.copy()
+    copied = cached.copy()
+    charge_geometry_copy(copied, ctx, path)     # parsed when read: copies are charged here
+    return copied
 
 
 def _share_parse(geom, ctx: LoadContext) -> None:
@@ -90,6 +93,23 @@ def _share_parse(geom, ctx: LoadContext) -> None:
             stack.extend(g.children)
         elif isinstance(g, TriangleMesh) and not g.is_loaded:
             g._loader = _memoised(g._loader, ctx, g.source.path if g.source else None)
+
+
+def charge_geometry_copy(geom, ctx: LoadContext, path=None) -> None:
+    """Charge a copy of already parsed geometry (meshes, point clouds) to the load's
+    vertices and triangles budget, as if its file had been read again; lazy meshes not yet
+    parsed are charged when they are (see :func:`load_geometry`)."""
+    from ..model import Group, PointCloud, TriangleMesh
+    stack = [geom]
+    while stack:
+        g = stack.pop()
+        if isinstance(g, Group):
+            stack.extend(g.children)
+        elif isinstance(g, TriangleMesh) and g.is_loaded:
+            ctx.charge("vertices", len(g.vertices), path=path, what="mesh vertices (copies included)")
+            ctx.charge("triangles", len(g.faces), path=path, what="mesh triangles (copies included)")
+        elif isinstance(g, PointCloud):
+            ctx.charge("vertices", len(g.points), path=path, what="point cloud points (copies included)")
 
 
 def _memoised(loader, ctx: LoadContext, path):

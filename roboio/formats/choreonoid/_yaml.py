@@ -413,7 +413,10 @@ def to_int(node, path=None, what="value", warn=None) -> int:
     if warn is not None and node[m.end():].strip():
         warn(f"{what}: trailing characters {node[m.end():].strip()!r} after the integer ignored",
              line_of(node))
-    return int(m.group(1))
+    value = int(m.group(1))
+    if not -2 ** 63 <= value < 2 ** 63:     # beyond strtol's long (it would saturate)
+        raise _fail(path, node, f"{what} {m.group(1).strip()} is out of the range of a 64-bit integer")
+    return value
 
 
 def to_bool(node, path=None, what="value") -> bool:

@@ -101,7 +101,7 @@ def _faces(t: TokenTable, fl: np.ndarray, nv: int):
             _check_range(t, fl, block[:, 1:], nv)
             return block[:, 1:].copy(), None
     k = t.gather_ints(first, "the vertex count k of a face")
-    bad = np.flatnonzero((k < 0) | (ntok < 1 + k))
+    bad = np.flatnonzero((k < 0) | (k > ntok - 1))      # (1 + k could overflow int64)
     if len(bad):
         i = int(bad[0])
         if k[i] < 0:

@@ -172,7 +172,7 @@ def _read_robot(ctx, path, el):
                      f"extension .{ext.lower()}", where(el))
         else:
             raise ctx.error(f"<robot file=\"{ref}\">: a robot file must be .rob or .urdf", where(el))
-    robot = loading.read_file(fpath, ctx, kinds=("robot",))
+    robot = _robot_file(ctx, fpath, where(el))
     robot.name = el.get("name", "Robot")
     for attr in ("config", "configfile"):      # configfile, read second, wins
         text = el.get(attr)
@@ -245,13 +245,36 @@ def _read_object(ctx, path, el):
     return obj
 
 
+def _robot_file(ctx, fpath, line):
+    """A robot file, read once per load: a world placing one robot file many times gets
+    independent copies (Klamp't rereads the file; the result is the same), their links and
+    parsed meshes charged to the budget like the first one's."""
+    key = ("klampt-robot", os.path.realpath(fpath))
+    if key not in ctx.cache:
+        ctx.cache[key] = loading.read_file(fpath, ctx, kinds=("robot",))
+        return copy.deepcopy(ctx.cache[key])
+    n = ctx.cache[key].num_links
+    ctx.charge("links", n, line, what="robot links (robot files placed again included)")
+    ctx.charge("copies", n, line, what=f"links copied by placing {os.path.basename(fpath)} again")
+    robot = copy.deepcopy(ctx.cache[key])
+    for link in robot.links:
+        for g in (link.geometry, link.visual_geometry):
+            if g is not None:
+                loading.charge_geometry_copy(g, ctx, fpath)
+    return robot
+
+
 def _object_file(ctx, fpath):
     """A Klamp't ``.obj`` file, read once per load (worlds often place many copies of one
     object; each gets an independent copy)."""
     key = ("klampt-object", os.path.realpath(fpath))
     if key not in ctx.cache:
         ctx.cache[key] = loading.read_file(fpath, ctx, format="klampt-object")
-    return copy.deepcopy(ctx.cache[key])
+        return copy.deepcopy(ctx.cache[key])
+    obj = copy.deepcopy(ctx.cache[key])
+    if obj.geometry is not None:   # a mesh parsed already (automass) is copied, not reread
+        loading.charge_geometry_copy(obj.geometry, ctx, fpath)
+    return obj
 
 
 def _read_physics(ctx, phys, obj):

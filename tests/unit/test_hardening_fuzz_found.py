@@ -1,0 +1,79 @@
+"""Minimal reproducers of what the long fuzz run (tools/fuzz_readers.py) found: each was a
+non-FormatError exception, or a load over the per-input bound (2 s, 500 MB), before its fix."""
+import io
+import zipfile
+
+import pytest
+
+import roboio
+from roboio.errors import FormatError
+
+from collada_docs import robot_dae
+
+
+def _write(path, text):
+    path.write_text(text)
+    return str(path)
+
+
+def test_pseq_joint_id_beyond_a_64_bit_integer(tmp_path):
+    # was OverflowError from numpy (strtol saturates; the id is refused with its line)
+    p = _write(tmp_path / "big.pseq", "type: PoseSeq\nname: x\nrefs:\n  - time: 0\n    refer:\n"
+               "      type: Pose\n      joints: [ 18446744073709551616 ]\n      q: [ 0 ]\n")
+    with pytest.raises(FormatError, match=r"big\.pseq:7: .*out of the range of a 64-bit integer"):
+        roboio.load(p)
+
+
+def test_off_face_vertex_count_near_int64_max(tmp_path):
+    # was "ValueError: negative dimensions" (1 + k overflowed)
+    p = _write(tmp_path / "k.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n9223372036854775807 0 1 2\n")
+    with pytest.raises(FormatError, match=r"k\.off:6: face lists 9223372036854775807 vertices but has only 3"):
+        roboio.load(p).vertices
+
+
+def test_zae_with_corrupt_deflate_stream(tmp_path):
+    # was zlib.error out of the archive reader
+    dae = robot_dae([{"name": "base", "parent": None}]).encode() * 4
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("robot.dae", dae)
+    data = bytearray(buf.getvalue())
+    start = 30 + len("robot.dae")              # the member's compressed data
+    data[start + 2:start + 40] = bytes(range(200, 238))
+    p = tmp_path / "bad.zae"
+    p.write_bytes(bytes(data))
+    with pytest.raises(FormatError, match=r"bad\.zae.*robot\.dae"):
+        roboio.load(str(p))
+
+
+def _world_with_copies(tmp_path, element, n):
+    (tmp_path / "tri.off").write_text("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n")
+    (tmp_path / "thing.obj").write_text('mesh "tri.off"\nmass 1\nautoMass\n')
+    (tmp_path / "arm.rob").write_text('links a b\nparents -1 0\naxis 0 0 1 0 0 1\njointtype r r\n'
+                                      'Tparent 1 0 0 0 1 0 0 0 1 0 0 0  1 0 0 0 1 0 0 0 1 0 0 1\n'
+                                      'q 0 0\nqmin -1 -1\nqmax 1 1\ngeometry "tri.off" "tri.off"\n'
+                                      'mass 1 1\nautomass\n')
+    body = "".join(element.format(i=i) for i in range(n))
+    return _write(tmp_path / "w.xml", f"<world>\n{body}</world>\n")
+
+
+def test_world_copies_of_a_parsed_object_mesh_are_charged(tmp_path):
+    # 505 <rigidObject>s of one automass object: the mesh, parsed once, was copied 505 times
+    # uncharged (518 MB); every copy now counts against max_triangles
+    p = _world_with_copies(tmp_path, '<rigidObject name="o{i}" file="thing.obj"/>\n', 10)
+    assert len(roboio.load(p, limits={"max_triangles": 10}).rigid_objects) == 10
+    with pytest.raises(FormatError, match=r"max_triangles=9\b"):
+        roboio.load(p, limits={"max_triangles": 9})
+
+
+def test_world_placing_one_robot_file_many_times(tmp_path):
+    # 502 <robot>s of baxter.rob reparsed each time: 5 s of CPU before a limit; now read once,
+    # each further placement charged to links and copies before it is copied
+    p = _world_with_copies(tmp_path, '<robot name="r{i}" file="arm.rob"/>\n', 10)
+    w = roboio.load(p, limits={"max_copies": 18})
+    assert len(w.robots) == 10 and w.robots[0] is not w.robots[1]
+    assert w.robots[0].links[0] is not w.robots[1].links[0]
+    with pytest.raises(FormatError, match=r"w\.xml:\d+: .*arm\.rob again.*max_copies=17\b"):
+        roboio.load(p, limits={"max_copies": 17})
+    with pytest.raises(FormatError, match=r"max_triangles"):
+        roboio.load(p, limits={"max_triangles": 19})
