@@ -77,3 +77,24 @@ def test_world_placing_one_robot_file_many_times(tmp_path):
         roboio.load(p, limits={"max_copies": 17})
     with pytest.raises(FormatError, match=r"max_triangles"):
         roboio.load(p, limits={"max_triangles": 19})
+
+
+def test_geom_number_beyond_a_double(tmp_path):
+    # "1e999" read as inf, then the writer raised ValueError; iostream's >> fails on it
+    p = _write(tmp_path / "p.geom", "Primitive\nSphere 0 0 1e999 0.5\n")
+    with pytest.raises(FormatError, match=r"p\.geom:2:\d+: .*out of the range of a double"):
+        roboio.load(p)
+
+
+@pytest.mark.parametrize("digits", ["0" * 10_000 + "1", "9" * 10_000])
+def test_integers_of_thousands_of_digits(tmp_path, digits):
+    # Python's int() refuses more than 4,300 digits (ValueError); these are numbers in range
+    # (leading zeros) or out of every range
+    grasp = _write(tmp_path / "g.xml", f'<Grasp object="-1" robot="{digits}" />\n')
+    seq = _write(tmp_path / "s.pseq", "type: PoseSeq\nname: x\nrefs:\n  - time: 0\n    refer:\n"
+                 f"      type: Pose\n      joints: [ {digits} ]\n      q: [ 0 ]\n")
+    for p in (grasp, seq):
+        try:
+            roboio.load(p)
+        except FormatError:
+            pass

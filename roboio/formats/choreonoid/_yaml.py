@@ -413,9 +413,11 @@ def to_int(node, path=None, what="value", warn=None) -> int:
     if warn is not None and node[m.end():].strip():
         warn(f"{what}: trailing characters {node[m.end():].strip()!r} after the integer ignored",
              line_of(node))
-    value = int(m.group(1))
+    digits = m.group(1).strip().lstrip("+-").lstrip("0")
+    value = int(digits or "0") if len(digits) <= 19 else 2 ** 64   # (int() refuses 4,300+ digits)
+    value = -value if m.group(1).strip().startswith("-") else value
     if not -2 ** 63 <= value < 2 ** 63:     # beyond strtol's long (it would saturate)
-        raise _fail(path, node, f"{what} {m.group(1).strip()} is out of the range of a 64-bit integer")
+        raise _fail(path, node, f"{what} {m.group(1).strip()[:40]} is out of the range of a 64-bit integer")
     return value
 
 

@@ -21,6 +21,7 @@ translated first.
 """
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -90,13 +91,19 @@ class _Cursor:
         tok, at = self.next(what)
         if not _NUMBER.match(tok):
             raise self.error(at, f"expected {what}, found {tok!r}")
-        return float(tok)
+        x = float(tok)
+        if math.isinf(x):       # iostream's >> fails on a number out of a double's range
+            raise self.error(at, f"{what} {tok[:40]!r} is out of the range of a double")
+        return x
 
     def integer(self, what: str) -> int:
         tok, at = self.next(what)
         if not _INTEGER.match(tok):
             raise self.error(at, f"expected {what}, found {tok!r}")
-        return int(tok)
+        digits = tok.lstrip("+-").lstrip("0") or "0"
+        if len(digits) > 18:     # beyond a C++ int/long
+            raise self.error(at, f"{what} {tok[:40]!r} is out of the range of an integer")
+        return -int(digits) if tok.startswith("-") else int(digits)
 
 
 def _primitive(cur: _Cursor) -> Primitive:
