@@ -98,3 +98,58 @@ def test_integers_of_thousands_of_digits(tmp_path, digits):
             roboio.load(p)
         except FormatError:
             pass
+
+
+HUGE = "9" * 5000
+
+
+@pytest.mark.parametrize("name, text", [
+    ("w.xml", f'<world><rigidObject name="o" file="tri.off"><physics automass="{HUGE}"/></rigidObject></world>\n'),
+    ("r.rob", f"links a\nparents {HUGE}\n"),
+    ("m.iv", "#Inventor V2.1 ascii\nSeparator { Coordinate3 { point [ 0 0 0, 1 0 0, 0 1 0 ] }\n"
+             " IndexedFaceSet { coordIndex [ 0, 1, 0xfffffffffffffffff, -1 ] } }\n"),
+    ("u.urdf", f'<robot name="r"><link name="a"/><klampt><link name="a" servoP="{HUGE}"/></klampt></robot>\n'),
+])
+def test_integers_out_of_every_range_are_format_errors(tmp_path, name, text):
+    # was ValueError (Python's int() of 4,300+ digits) or OverflowError (numpy int64)
+    (tmp_path / "tri.off").write_text("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n")
+    p = _write(tmp_path / name, text)
+    try:
+        obj = roboio.load(p)
+        getattr(obj, "vertices", None)
+    except FormatError as e:
+        assert str(e).startswith(p), str(e)
+
+
+@pytest.mark.parametrize("tag, values", [("rotationaxis", "0 0 1 1e999"), ("rotationaxis", "0 0 1 1e308"),
+                                         ("translation", "0 1e999 0")])
+def test_openrave_transform_out_of_range(tmp_path, tag, values):
+    # was "ValueError: math domain error" (sin of inf)
+    p = _write(tmp_path / "t.kinbody.xml", f'<KinBody name="t">\n<Body name="b">\n<{tag}>{values}</{tag}>\n'
+               '</Body>\n</KinBody>\n')
+    with pytest.raises(FormatError, match=rf"t\.kinbody\.xml:3: .*<{tag}>: a number out of range"):
+        roboio.load(p)
+
+
+def test_openrave_joint_between_a_link_and_itself(tmp_path):
+    # was KeyError out of the robot builder (a link whose joint makes it its own parent)
+    p = _write(tmp_path / "c.kinbody.xml", '<KinBody name="c">\n<Body name="a"/>\n<Body name="b"/>\n'
+               '<Joint name="j" type="hinge"><Body>a</Body><Body>b</Body></Joint>\n'
+               '<Joint name="k" type="hinge"><Body>b</Body><Body>b</Body></Joint>\n</KinBody>\n')
+    try:
+        roboio.load(p)
+    except FormatError as e:
+        assert str(e).startswith(p)
+
+
+def test_seq_writer_refuses_a_motion_without_frame_rate(tmp_path):
+    # a component without 'type' inherits CompositeSeq from the top and is kept as read; with
+    # the top's frameRate misspelt, the writer raised a bare ValueError
+    p = _write(tmp_path / "m.seq", "type: CompositeSeq\ncontent: BodyMotion\nformatVersion: 2\n"
+               "components:\n  - numParts: 1\n    hasFrameTime: true\n    frames:\n      - [ 0, 0 ]\n")
+    try:
+        m = roboio.load(p)
+    except FormatError:
+        return
+    with pytest.raises(roboio.RoboioError, match="frame rate"):
+        roboio.save(m, str(tmp_path / "out.seq"))

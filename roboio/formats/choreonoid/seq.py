@@ -24,7 +24,7 @@ import numpy as np
 import yaml
 
 from ... import transforms as tf
-from ...errors import FormatError
+from ...errors import FormatError, RoboioError
 from ...context import LoadContext
 from ...model.body_motion import ROLES, BodyMotion, Seq
 from ..fileio import as_bytes, atomic_write, fmt_float, read_bytes
@@ -493,8 +493,9 @@ def seq_text(motion: BodyMotion, version: int = 2, report=None) -> str:
         raise ValueError("roboio writes .seq format version 2 or 4")
     K = _KEYS[version]
     rate = motion.frame_rate
-    if not rate:
-        raise ValueError("the motion has no frame rate")
+    if not rate:    # (ValueError like every "cannot hold"; a RoboioError: a clean refusal)
+        raise RoboioError("a .seq needs a frame rate and this motion has none (its components "
+                          "were read without one)")
     out = ["type: CompositeSeq\n", "content: BodyMotion\n",
            f"{K['format_version']}: {version}\n", f"{K['frame_rate']}: {fmt_float(rate)}\n",
            f"{K['num_frames']}: {motion.num_frames}\n"]

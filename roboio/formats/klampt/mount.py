@@ -22,6 +22,7 @@ import numpy as np
 
 from ...model import Group, Joint, Link, Robot, TriangleMesh
 from ..fileio import fmt_floats
+from ..numeric_text import int64_or_none
 from ..xmlutil import parse_bytes
 from ._strings import file_extension, is_integer_text
 
@@ -198,7 +199,7 @@ def _mount_sensors(robot: Robot, sub: Robot, n0: int, L: int, T, prefix: str, sa
         text = el.get("link")
         if text is not None:
             m = _LEADING_INT.match(text)
-            if m:
+            if m and int64_or_none(m.group(1)) is not None:     # (>> int fails beyond its range)
                 k = int(m.group(1))
                 el.set("link", str(L if k == -1 else k + n0))
             else:
@@ -228,7 +229,7 @@ def _mount_sensors(robot: Robot, sub: Robot, n0: int, L: int, T, prefix: str, sa
 
 def _stream_ints(text: str) -> list:
     out, pos = [], 0
-    while (m := _LEADING_INT.match(text, pos)) is not None:
+    while (m := _LEADING_INT.match(text, pos)) is not None and int64_or_none(m.group(1)) is not None:
         out.append(int(m.group(1)))
         pos = m.end()
     return out

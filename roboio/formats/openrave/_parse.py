@@ -167,6 +167,10 @@ class Reader:
         defaults = {"translation": [0.0] * 3, "rotationaxis": [0.0] * 4,
                     "rotationmat": [0.0] * 9, "quat": [0.0] * 4}[el.tag]
         values = self.nums(scope, el, len(defaults), defaults)
+        if not np.all(np.isfinite(values)) or (el.tag == "rotationaxis" and
+                                                not math.isfinite(values[3] * math.pi / 180.0)):
+            raise scope.error(el, f"<{el.tag}>: a number out of range (inf or nan; OpenRAVE's "
+                                  "stream reading fails on it)")
         if el.tag == "quat" and not any(values):
             scope.warn(el, "<quat> is zero (OpenRAVE normalises it to NaN); identity used")
         if raw is not None:
