@@ -39,7 +39,7 @@ class Limits:
     203,592 vertices, 67,938 triangles, 112 links, 228,672 frame values, 7 MB arrays)."""
 
     max_depth: int = 256               # nesting of XML elements, YAML nodes, Inventor groups, ...
-    max_files: int = 10_000            # files opened (includes, mounts, meshes, robots of a world)
+    max_files: int = 2_000             # files opened (includes, mounts, meshes, robots of a world)
     max_file_bytes: int = 2 << 30      # size of any one input file
     max_nodes: int = 2_000_000         # elements/nodes created, after DEF/USE, aliases, mounts
     max_copies: int = 20_000           # nodes/links made by copying what a file already holds

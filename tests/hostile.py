@@ -180,6 +180,17 @@ def xml_deep(d, depth=100_000, root="robot", ext="urdf"):
     return Hostile(f"XML nesting {depth} (.{ext})", p, ["info", p], r"max_depth")
 
 
+def openrave_include_fanout(d, files=8, fanout=10):
+    """Each OpenRAVE KinBody includes the next one ``fanout`` times: 10^7 bodies from 8 files."""
+    for k in range(files):
+        inner = ("".join(f'<KinBody file="k{k + 1}.kinbody.xml"/>\n' for _ in range(fanout))
+                 if k < files - 1 else '<Body name="b"><Geom type="box"><extents>1 1 1</extents></Geom></Body>\n')
+        _write(d, f"k{k}.kinbody.xml", f'<KinBody name="k{k}">\n{inner}</KinBody>\n')
+    p = os.path.join(d, "k0.kinbody.xml")
+    return Hostile(f"OpenRAVE include fan-out ({files} x {fanout})", p, ["info", p],
+                   r"max_files|max_nodes|max_links|max_copies")
+
+
 def xml_entity_bomb(d, ext="urdf"):
     ents = ['<!ENTITY e0 "aaaaaaaaaa">'] + [
         f'<!ENTITY e{k} "{("&e%d;" % (k - 1)) * 10}">' for k in range(1, 10)]
@@ -269,7 +280,9 @@ GENERATORS: dict[str, tuple[Callable, list]] = {
     "rob_mount_fanout": (rob_mount_fanout, [{}]),
     "rob_flat": (rob_flat, [{}]),
     "geom_group_deep": (geom_group_deep, [{}]),
-    "xml_deep": (xml_deep, [dict(), dict(root="world", ext="xml")]),
+    "xml_deep": (xml_deep, [dict(), dict(root="world", ext="xml"), dict(root="KinBody", ext="kinbody.xml"),
+                            dict(root="COLLADA", ext="dae")]),
+    "openrave_include_fanout": (openrave_include_fanout, [{}]),
     "xml_entity_bomb": (xml_entity_bomb, [dict(), dict(ext="xml")]),
     "truncated_urdf": (truncated_urdf, [{}]),
     "ply_claim": (ply_claim, [dict(), dict(fmt="binary_little_endian")]),

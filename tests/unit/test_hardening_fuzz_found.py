@@ -70,11 +70,14 @@ def test_world_placing_one_robot_file_many_times(tmp_path):
     # 502 <robot>s of baxter.rob reparsed each time: 5 s of CPU before a limit; now read once,
     # each further placement charged to links and copies before it is copied
     p = _world_with_copies(tmp_path, '<robot name="r{i}" file="arm.rob"/>\n', 10)
-    w = roboio.load(p, limits={"max_copies": 18})
+    arm = roboio.load(str(tmp_path / "arm.rob"))
+    # a copy makes 2 links, their joints and drivers and 2 geometries (counted independently)
+    size = 2 + len(arm.joints) + len(arm.drivers) + 2
+    w = roboio.load(p, limits={"max_copies": 9 * size})
     assert len(w.robots) == 10 and w.robots[0] is not w.robots[1]
     assert w.robots[0].links[0] is not w.robots[1].links[0]
-    with pytest.raises(FormatError, match=r"w\.xml:\d+: .*arm\.rob again.*max_copies=17\b"):
-        roboio.load(p, limits={"max_copies": 17})
+    with pytest.raises(FormatError, match=rf"w\.xml:\d+: .*arm\.rob again.*max_copies={9 * size - 1}\b"):
+        roboio.load(p, limits={"max_copies": 9 * size - 1})
     with pytest.raises(FormatError, match=r"max_triangles"):
         roboio.load(p, limits={"max_triangles": 19})
 

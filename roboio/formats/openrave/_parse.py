@@ -1013,8 +1013,8 @@ class Reader:
                     scope.warn(el, "scalegeometry is not supported by roboio; ignored")
         rootoffset = len(body.links)
         rootjoint = len(body.joints)
-        initial_manips = [id(m) for m in body.manipulators]
-        initial_sensors = [id(s) for s in body.sensors]
+        initial_manips = {id(m) for m in body.manipulators}
+        initial_sensors = {id(s) for s in body.sensors}
         trans = np.eye(4)
         jointvalues = None
         inherited = [("skipgeometry", "1" if skip else "0")]

@@ -253,9 +253,14 @@ def _robot_file(ctx, fpath, line):
     if key not in ctx.cache:
         ctx.cache[key] = loading.read_file(fpath, ctx, kinds=("robot",))
         return copy.deepcopy(ctx.cache[key])
-    n = ctx.cache[key].num_links
-    ctx.charge("links", n, line, what="robot links (robot files placed again included)")
-    ctx.charge("copies", n, line, what=f"links copied by placing {os.path.basename(fpath)} again")
+    first = ctx.cache[key]
+    ctx.charge("links", first.num_links, line, what="robot links (robot files placed again included)")
+    # what a copy makes: links, joints, drivers and geometries (a robot copy is costlier
+    # than its links alone: 477 copies of a 42-link robot took 2.5 s and 400 MB)
+    size = first.num_links + len(first.joints) + len(first.drivers) + sum(
+        (l.geometry is not None) + (l.visual_geometry is not None) for l in first.links)
+    ctx.charge("copies", size, line, what=f"links, joints, drivers and geometries copied by placing "
+               f"{os.path.basename(fpath)} again")
     robot = copy.deepcopy(ctx.cache[key])
     for link in robot.links:
         for g in (link.geometry, link.visual_geometry):
