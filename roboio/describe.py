@@ -9,8 +9,9 @@ from collections import Counter
 import numpy as np
 
 from .model import Geometry, Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
+from .model.joint_tree import joint_tree
 
-__all__ = ["summary", "geometry_files", "mesh_counts"]
+__all__ = ["summary", "geometry_files", "mesh_counts", "geometry_parts", "joint_vector", "tree_summary"]
 
 
 def _walk(g):
@@ -59,15 +60,94 @@ def _limits(a):
     return [float(x) for x in a]
 
 
+def geometry_parts(g) -> dict:
+    """What a geometry tree holds: ``{"mesh": n, "point cloud": n, "<Primitive kind>": n,
+    "missing": n}`` (only the kinds present; a ``Group`` counts its parts)."""
+    out: dict = {}
+    for x in _walk(g):
+        if isinstance(x, Group):
+            continue
+        if x.missing:
+            key = "missing"
+        elif isinstance(x, TriangleMesh):
+            key = "mesh"
+        elif isinstance(x, PointCloud):
+            key = "point cloud"
+        elif isinstance(x, Primitive):
+            key = x.primitive
+        else:
+            key = x.kind
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def _opt(x):
+    return None if x is None else float(x)
+
+
+def joint_vector(r: Robot) -> list:
+    """The joint vector (what ``--config`` takes as joint values), one dict per joint."""
+    js = r.joint_space
+    u0 = js.initial()
+    prism = js.prismatic
+    out = []
+    for k, name in enumerate(js.names):
+        lead = js.links[k]
+        link = r.links[lead] if lead is not None else None
+        extras = link.extras if link is not None and isinstance(link.extras, dict) else {}
+        lo, hi = float(js.qmin[k]), float(js.qmax[k])
+        kind = "prismatic" if prism[k] else (
+            "continuous" if np.isinf(lo) and np.isinf(hi) else "revolute")
+        out.append({"index": k, "name": name, "type": kind, "unit": "m" if prism[k] else "rad",
+                    "links": [r.link_names[i] for i in js.dofs(k)],
+                    "file_joint": extras.get("urdf_joint"),
+                    "lower": float(js.qmin[k]), "upper": float(js.qmax[k]),
+                    "initial": float(u0[k])})
+    return out
+
+
+def tree_summary(r: Robot) -> list:
+    """The kinematic tree as users draw it (:func:`roboio.model.joint_tree.joint_tree`),
+    one dict per shown link, parents before children."""
+    js_names = r.joint_space.names
+    out = []
+    for tj in joint_tree(r):
+        link = r.links[tj.child]
+        out.append({
+            "child": link.name, "parent": r.link_names[tj.parent] if tj.parent >= 0 else None,
+            "name": tj.name, "type": tj.type, "links": [r.link_names[i] for i in tj.links],
+            "axis": None if tj.axis is None else [float(a) for a in tj.axis],
+            "lower": _opt(tj.lower), "upper": _opt(tj.upper),
+            "joint": None if tj.joint is None else js_names[tj.joint],
+            "mimic": tj.mimic, "mass": float(link.mass),
+            "geometry": geometry_parts(link.geometry),
+            "visual_geometry": (geometry_parts(link.visual_geometry)
+                                if link.visual_geometry is not None else None)})
+    return out
+
+
 def robot_summary(r: Robot) -> dict:
     geoms = [l.geometry for l in r.links]
-    jt = Counter(j.type for j in r.joints)
+    tree = joint_tree(r)
+    user_type = {}
+    for tj in tree:
+        for i in tj.links:
+            user_type[i] = tj.type if i == tj.child else "virtual"
+    groups = {}
+    for j in r.joints:
+        for i in j.links:
+            groups.setdefault(i, j.type)
     return {
         "kind": "robot", "name": r.name, "num_links": r.num_links, "num_dofs": r.num_links,
-        "num_drivers": len(r.drivers), "joints": dict(jt),
+        "num_drivers": len(r.drivers), "num_joints": len(r.joint_space),
+        "mass": float(sum(l.mass for l in r.links)),
+        "joint_types": dict(Counter(tj.type for tj in tree)),
+        "joint_groups": dict(Counter(j.type for j in r.joints)),
         "drivers": {t: n for t, n in Counter(d.type for d in r.drivers).items()},
+        "joints": joint_vector(r),
+        "tree": tree_summary(r),
         "links": [{"index": l.index, "name": l.name, "parent": l.parent, "type": l.joint_type,
-                   "joint": (r.joint_of_link(l.index).type if r.joint_of_link(l.index) else None),
+                   "joint": user_type.get(l.index), "joint_group": groups.get(l.index),
                    "qmin": float(r.qmin[l.index]), "qmax": float(r.qmax[l.index]),
                    "mass": l.mass, "geometry": _geom_kind(l.geometry)} for l in r.links],
         "limits": {k: _limits(getattr(r, k)) for k in Robot.LIMIT_NAMES},

@@ -127,30 +127,59 @@ def _rotation_difference(fld: str, Ta, Tb, tol: float):
 
 
 def _geometry_summary(g) -> Optional[list]:
-    """``[(kind, file key, shown text)]`` of the pieces of a geometry tree (None for no
-    geometry). Files compare by their resolved path (so that the same file referenced from
-    two places is the same), and are shown as referenced."""
+    """``[(kind, key, shown text)]`` of the pieces of a geometry tree (None for no geometry).
+
+    A file's key is its resolved path (the same file referenced from two places is the same
+    piece), shown as referenced. A primitive's key is its bounding points in the owner frame
+    (m), so that a primitive written inline by one format and as an element by another (a
+    Klamp't ``{Primitive AABB ...}`` and a URDF ``<box>``) compares by shape and place, not by
+    how it was spelt."""
     if g is None:
         return None
     out = []
 
-    def walk(x):
+    def walk(x, T):                              # T: parent frame of x -> owner frame
         if isinstance(x, Group):
             for c in x.children:
-                walk(c)
+                walk(c, T @ x.transform)
             return
-        kind = getattr(x, "primitive", None) or type(x).__name__
+        prim = getattr(x, "primitive", None)
+        if prim is not None:                     # sample_points applies x.transform itself
+            family = "Box" if prim == "AABB" else prim   # an AABB is a box without rotation
+            out.append((f"primitive {family}", _apply_rigid(T, x.sample_points()), f"{prim} primitive"))
+            return
+        kind = type(x).__name__
         src = x.source
         ref = src.reference if src is not None else None
         key = os.path.realpath(src.path) if src is not None and src.path else ref
         out.append((kind, key, f"{kind}:{ref}" if ref else kind))
-    walk(g)
+    walk(g, np.eye(4))
     return out
 
 
-def _same_geometry(ga, gb) -> tuple:
+def _apply_rigid(T, pts):
+    return pts @ T[:3, :3].T + T[:3, 3]
+
+
+def _same_piece(a, b, tol: float) -> bool:
+    if a[0] != b[0]:
+        return False
+    if not a[0].startswith("primitive "):
+        return a[1] == b[1]
+    pa, pb = a[1], b[1]
+    if len(pa) == 0 or len(pb) == 0:
+        return len(pa) == len(pb)
+    # bounding points may come in another order: each point must have a partner within tol
+    d = np.linalg.norm(pa[:, None, :] - pb[None, :, :], axis=2)
+    return bool(d.min(axis=1).max() <= tol and d.min(axis=0).max() <= tol)
+
+
+def _same_geometry(ga, gb, tol: float) -> tuple:
     sa, sb = _geometry_summary(ga), _geometry_summary(gb)
-    same = (None if sa is None else [x[:2] for x in sa]) == (None if sb is None else [x[:2] for x in sb])
+    if sa is None or sb is None:
+        same = sa is None and sb is None
+    else:
+        same = len(sa) == len(sb) and all(_same_piece(x, y, tol) for x, y in zip(sa, sb))
     return same, (None if sa is None else [x[2] for x in sa]), (None if sb is None else [x[2] for x in sb])
 
 
@@ -234,7 +263,7 @@ def _robot(a: Robot, b: Robot, tol: float, out: list, prefix: str = "") -> int:
             add("inertia", la.inertia, lb.inertia)
         for fld, ga, gb in (("geometry", la.geometry, lb.geometry),
                             ("visual geometry", la.visual_geometry, lb.visual_geometry)):
-            same, sa, sb = _same_geometry(ga, gb)
+            same, sa, sb = _same_geometry(ga, gb, tol)
             if not same:
                 add(fld, sa, sb)
     # drivers, with DOFs by link name
@@ -283,7 +312,7 @@ def _element(kind: str, x, y, tol: float, out: list):
     rot = _rotation_difference("rotation", x.transform, y.transform, tol)
     if rot:
         out.append(Difference(kind, nm, *rot))
-    same, sa, sb = _same_geometry(x.geometry, y.geometry)
+    same, sa, sb = _same_geometry(x.geometry, y.geometry, tol)
     if not same:
         out.append(Difference(kind, nm, "geometry", sa, sb))
     if isinstance(x, RigidObject):

@@ -7,6 +7,11 @@ placeholders in capitals (``roboio info FILE``) are synopses and are not run; ``
 lines set variables for the following lines. Examples that read ``../shared/corpus`` are
 skipped when it is absent. ``text`` blocks (layouts, pictures) are not code.
 
+``console`` blocks show real output: each ``$ roboio ...`` line is run the same way (with
+100 terminal columns) and what it prints on stdout and stderr must be the lines that follow
+it, up to the next ``$`` line (trailing blanks ignored; a line ``...`` stands for any number
+of lines). The command must exit 0 unless its output ends with ``[exit status N]``.
+
 The README's formats table is also checked against ``roboio formats --markdown``.
 """
 import contextlib
@@ -54,6 +59,55 @@ def _commands(code):
         yield words[1:]
 
 
+def _console(code):
+    """``[(args, expected lines)]`` of a ``console`` block."""
+    out = []
+    for line in code.splitlines():
+        if line.startswith("$ "):
+            words = shlex.split(line[2:], comments=True)
+            assert words[0] == "roboio", f"console blocks show roboio commands: {line}"
+            out.append((words[1:], []))
+        elif out:
+            out[-1][1].append(line)
+    return out
+
+
+def run_console(args):
+    """(exit status, what ``roboio ARGS`` prints on stdout and stderr, in order)."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        try:
+            rc = main(args)
+        except SystemExit as e:         # argparse: --help, usage errors
+            rc = e.code or 0
+    return rc, buf.getvalue()
+
+
+def _matches(expected, actual):
+    if not expected:
+        return not actual
+    if expected[0] == "...":
+        return any(_matches(expected[1:], actual[i:]) for i in range(len(actual) + 1))
+    return bool(actual) and expected[0] == actual[0] and _matches(expected[1:], actual[1:])
+
+
+def check_console(page, args, expected, rc, out):
+    def trim(lines):
+        lines = [l.rstrip() for l in lines]
+        while lines and not lines[-1]:
+            lines.pop()
+        return lines
+    expected = trim(expected)
+    status = 0
+    m = re.fullmatch(r"\[exit status (\d+)\]", expected[-1]) if expected else None
+    if m:
+        status, expected = int(m.group(1)), trim(expected[:-1])
+    command = "roboio " + " ".join(shlex.quote(a) for a in args)
+    assert rc == status, f"{page}: {command} -> exit status {rc}, expected {status}:\n{out}"
+    assert _matches(expected, trim(out.splitlines())), \
+        f"{page}: the output of {command} is not what the page shows; it is:\n{out}"
+
+
 def _needs_corpus(code):
     if "../shared/corpus" in code and not os.path.isdir(CORPUS):
         pytest.skip("an example reads ../shared/corpus, which is absent")
@@ -62,11 +116,17 @@ def _needs_corpus(code):
 @pytest.mark.parametrize("page", PAGES)
 def test_page_examples_run(page, monkeypatch):
     monkeypatch.chdir(ROOT)
-    blocks = [(lang, code) for lang, code in _blocks(page) if lang in ("python", "bash")]
+    blocks = [(lang, code) for lang, code in _blocks(page) if lang in ("python", "bash", "console")]
     assert blocks, f"{page} has no examples"
     _needs_corpus("".join(code for _, code in blocks))
+    monkeypatch.setenv("COLUMNS", "100")
     namespace = {"__name__": "__docs__"}
     for lang, code in blocks:
+        if lang == "console":
+            for args, expected in _console(code):
+                rc, out = run_console(args)
+                check_console(page, args, expected, rc, out)
+            continue
         if lang == "python":
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(compile(code, page, "exec"), namespace)
@@ -99,3 +159,13 @@ def test_readme_formats_table_is_the_registry():
 
 def test_readme_fits_on_a_page():
     assert len(_read("README.md").encode("utf-8")) <= 10_500
+
+
+def test_cli_page_shows_every_command():
+    """docs/cli.md shows the real output of every command (the viewer's commands, which need
+    the ``view`` extra, are shown in docs/viewer.md)."""
+    from roboio.cli.main import build_parser
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    shown = {args[0] for lang, code in _blocks("docs/cli.md") if lang == "console"
+             for args, _ in _console(code) if args}
+    assert set(sub.choices) - {"view", "render", "plot"} <= shown

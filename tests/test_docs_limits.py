@@ -1,5 +1,5 @@
 """Every example of docs/limits.md runs: Python blocks are executed; the ``$ roboio ...``
-lines of ``console`` blocks (several show failures, so they are not ``bash`` blocks that
+lines of ``shell`` blocks (several show failures, so they are not ``bash`` blocks that
 other doc tests expect to succeed) run through the CLI entry point in a scratch directory,
 with ``S`` pointing at a copy of the samples; a trailing ``# exit N`` comment gives the
 expected status (default 0), and a failure must be one line on stderr. The table of defaults
@@ -23,7 +23,7 @@ BLOCKS = re.findall(r"```(\w+)\n(.*?)```", PAGE, re.S)
 PYTHON = [code for lang, code in BLOCKS if lang == "python"]
 COMMANDS = []
 for lang, code in BLOCKS:
-    if lang != "console":
+    if lang != "shell":
         continue
     for line in code.splitlines():
         if not line.startswith("$ "):

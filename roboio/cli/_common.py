@@ -1,18 +1,37 @@
-"""Helpers shared by CLI commands."""
+"""Helpers shared by CLI commands.
+
+Light at import (no numpy, no model, no format code): the command modules import from here
+at module level, and registering commands must stay cheap (see :func:`.main.build_parser`).
+``load``/``save`` are :func:`roboio.api.load`/``save`` imported on first use, with a progress
+line on the terminal while a slow file is read or written.
+"""
 from __future__ import annotations
 
-import json
 import math
 
-import numpy as np
-
-from ..model import Robot, World
+from . import _progress
+from ._words import cli_words  # noqa: F401  (the commands take it from here)
 from .main import UsageError
+
+
+def load(path, *args, **kwargs):
+    """:func:`roboio.api.load`, announcing itself on stderr when it takes over a second."""
+    from ..api import load as _load
+    with _progress.file_activity("reading", path):
+        return _load(path, *args, **kwargs)
+
+
+def save(obj, path, *args, **kwargs):
+    """:func:`roboio.api.save`, announcing itself on stderr when it takes over a second."""
+    from ..api import save as _save
+    with _progress.activity(f"writing {path}"):
+        return _save(obj, path, *args, **kwargs)
 
 
 def to_jsonable(x):
     """numpy arrays and scalars to lists/floats; non-finite floats as "inf"/"-inf"/"nan"
     strings so the output stays strict JSON."""
+    import numpy as np
     if isinstance(x, dict):
         return {str(k): to_jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple, set)):
@@ -30,47 +49,53 @@ def to_jsonable(x):
 
 
 def dump_json(obj) -> str:
+    import json
     return json.dumps(to_jsonable(obj), indent=1)
 
 
-def pick_robot(obj, name=None) -> Robot:
+def pick_robot(obj, name=None):
     """The robot to work on: the object itself, or the named / only robot of a world."""
+    from ..model import Robot, World
     if isinstance(obj, Robot):
+        if name is not None and name not in (obj.name, "0"):
+            raise UsageError(f"--robot {name}: the file holds one robot, {obj.name!r} "
+                             "(--robot chooses among the robots of a world)")
         return obj
     if isinstance(obj, World):
         if name is not None:
             try:
                 return obj.robot(int(name) if name.isdigit() else name)
             except (KeyError, IndexError):
-                raise UsageError(f"no robot {name!r} in the world") from None
+                names = ", ".join(repr(r.name) for r in obj.robots) or "none"
+                raise UsageError(f"--robot: no robot {name!r} in the world (robots: {names})") from None
         if not obj.robots:
             raise UsageError("the world has no robot")
         return obj.robots[0]
     raise UsageError(f"the file holds a {type(obj).__name__}, not a robot")
 
 
-def parse_numbers(text: str, what: str) -> np.ndarray:
+def format_option(name, option: str, verb: str = "read"):
+    """``name`` (the value of ``--from``/``--format``/``--to``) when roboio can ``verb``
+    ("read" or "write") that format, else a :class:`UsageError` naming the option; None
+    passes. The registry is imported only when the option is given."""
+    if name is None:
+        return None
+    from ..formats.registry import formats
+    able = sorted(f.name for f in formats() if (f.can_read if verb == "read" else f.can_write))
+    if name in able:
+        return name
+    known = any(f.name == name for f in formats())
+    raise UsageError((f"{option}: roboio cannot {verb} {name!r} files" if known else
+                      f"{option}: unknown format {name!r}") +
+                     f"; formats it can {verb}: {', '.join(able)} (`roboio formats` describes them)")
+
+
+def parse_numbers(text: str, what: str):
+    import numpy as np
     try:
         return np.array([float(x) for x in text.replace(",", " ").split()], dtype=float)
     except ValueError:
         raise UsageError(f"{what} must be numbers separated by spaces") from None
-
-
-def check_format(name, option: str, write: bool = False) -> None:
-    """A usage error naming ``option`` (``--to``, ``--format``, ``--from``) when ``name`` is
-    not a format roboio can read (or, with ``write``, write); the message lists the valid
-    names. Checked before any file is read."""
-    if name is None:
-        return
-    from ..formats import registry
-    formats = registry.formats()
-    valid = sorted(f.name for f in formats if (f.can_write if write else f.can_read))
-    if name in valid:
-        return
-    why = "unknown format" if name not in {f.name for f in formats} else \
-        f"format {'cannot be written' if write else 'cannot be read'}:"
-    raise UsageError(f"{option}: {why} {name!r} (valid {'output' if write else 'input'} "
-                     f"formats: {', '.join(valid)})")
 
 
 def add_force_option(parser) -> None:

@@ -1,29 +1,42 @@
-"""roboio convert: read one file, write another."""
+"""roboio convert: read one file, write another (or a directory of files)."""
 import os
 
-from ..api import load, save
-from ..errors import RoboioError
-from ._common import check_format, dump_json
+from ._common import cli_words, dump_json, format_option, load, save
+from ._configarg import HELP as CONFIG_HELP
+from ._help import add_command
 
 
 def register(sub):
-    p = sub.add_parser("convert", help="convert a file to another format")
-    p.add_argument("input")
-    p.add_argument("output")
-    p.add_argument("--to", dest="to", metavar="FORMAT", help="output format name (default: by extension)")
-    p.add_argument("--from", dest="frm", metavar="FORMAT", help="input format name")
+    p = add_command(
+        sub, "convert", help="convert a file (or a directory of files) to another format",
+        description="Read IN and write OUT in the format --to names, or else the one OUT's "
+        "extension names, then print the conversion report: every file written and everything "
+        "OUT's format cannot hold. An extension several formats write (.xml) needs --to unless "
+        "only one of them can hold the input or the input already is one of them. With a "
+        "directory IN, every file under it that --to's format can hold is converted into "
+        "the same place under OUT.",
+        examples=["roboio convert ur5.rob ur5.urdf",
+                  "roboio convert barrettwam.robot.xml wam.rob --data-path $OPENRAVE_DATA",
+                  "roboio convert robots/ urdf/ --to urdf      # a directory"])
+    p.add_argument("input", help="file to read (or a directory: see above)")
+    p.add_argument("output", help="file to write (a directory when IN is one)")
+    p.add_argument("--to", dest="to", metavar="FORMAT",
+                   help="output format (default: by OUT's extension; `roboio formats` lists them)")
+    p.add_argument("--from", dest="frm", metavar="FORMAT",
+                   help="input format (default: by IN's extension and content)")
     p.add_argument("--strict", action="store_true", help="treat input warnings as errors")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--force", action="store_true", help="overwrite an output that is one of the input files "
-                   "(refused otherwise)")
+    p.add_argument("--json", action="store_true",
+                   help="print the report as JSON: path, format, lost, warnings, files, fk_error")
+    p.add_argument("--force", action="store_true", help="allow OUT to be an input file (the "
+                   "input itself, or a file it was read from); refused otherwise")
     p.add_argument("--meshes", choices=("keep", "copy", "convert"),
                    help="mesh files of targets that need converted meshes (MJCF): keep readable "
                    "sources where they are, copy them beside the output, or convert every mesh "
                    "(default: the format's own, copy for MJCF)")
     p.add_argument("--body", metavar="MODEL", help="body model for motion conversions (Choreonoid "
                    ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
-    p.add_argument("--config", help="configuration of the (first) robot for a posed mesh scene "
-                   "(.glb/.gltf/.obj/.stl/.ply): link vector, driver vector, or name=value pairs")
+    p.add_argument("--config", metavar="Q", help="pose of the (first) robot for a posed mesh "
+                   "scene (.glb/.gltf/.obj/.stl/.ply); " + CONFIG_HELP)
     p.set_defaults(func=run)
 
 
@@ -35,10 +48,16 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def run(args):
+    from ..errors import RoboioError
     from ..formats.registry import UnknownFormat
     from .main import UsageError
-    check_format(args.frm, "--from")
-    check_format(args.to, "--to", write=True)
+    format_option(args.frm, "--from", "read")
+    format_option(args.to, "--to", "write")
+    if os.path.isdir(args.input):
+        from ._convertdir import convert_directory
+        return convert_directory(args)
+    from ..formats.fileio import write_target
+    write_target(args.output)       # a device, FIFO or directory: refused before anything else
     if not args.force and _same_file(args.input, args.output):
         raise UsageError(f"{args.output} is the input file; refusing to overwrite it (--force to do so)")
     obj = load(args.input, args.frm, strict=args.strict)
@@ -50,7 +69,9 @@ def run(args):
             body = load(args.body, strict=args.strict)
             attach_body(obj, body)
             obj.input_files = list(getattr(obj, "input_files", [])) + list(body.input_files)
-        report = save(obj, args.output, args.to, meshes=args.meshes, overwrite_input=args.force)
+        from ._outformat import output_format
+        to = output_format(obj, args.output, args.to, _input_format(args))
+        report = save(obj, args.output, to, meshes=args.meshes, overwrite_input=args.force)
     except UnknownFormat as e:
         raise UsageError(str(e)) from None
     except RoboioError:
@@ -62,8 +83,16 @@ def run(args):
         raise RoboioError(f"cannot convert {args.input} to {args.output}: {e}") from None
     for w in getattr(obj, "warnings", []):
         report.warn(f"input: {w}")
-    print(dump_json(report.to_dict()) if args.json else str(report))
+    print(dump_json(report.to_dict()) if args.json else cli_words(str(report)))
     return 0
+
+
+def _input_format(args):
+    from ..formats.registry import find_reader
+    try:
+        return find_reader(args.input, args.frm).name
+    except (ValueError, OSError):
+        return None
 
 
 def _pose(obj, text):

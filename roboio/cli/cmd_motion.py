@@ -1,21 +1,27 @@
 """roboio motion: Choreonoid body motions (.seq) -- resample, link poses per frame."""
 from __future__ import annotations
 
-import numpy as np
-
-from ..api import load, save
 from ..errors import LimitExceeded, RoboioError
-from ._common import add_force_option, check_format, dump_json
+from ._common import add_force_option, dump_json, format_option, load, save
+from ._help import add_command
 from .main import UsageError
 
 
 def register(sub):
-    p = sub.add_parser("motion", help="Choreonoid body motions: resample, link poses per frame")
+    p = add_command(
+        sub, "motion", help="Choreonoid body motions: resample, link poses per frame",
+        description="Work on Choreonoid body motions (.seq): resample them to a fixed frame "
+        "rate, or compute the world transforms of a body's links along them.",
+        examples=["roboio motion resample walk.seq walk50.seq --rate 50",
+                  "roboio motion fk walk.seq --body SR1.body --frames ::100 --link WAIST"])
     msub = p.add_subparsers(dest="motion_command", metavar="ACTION")
-    r = msub.add_parser("resample", help="convert to a fixed frame rate (Choreonoid's import of "
-                        "frame-time data, or linear/slerp interpolation)")
-    r.add_argument("input")
-    r.add_argument("output")
+    r = add_command(
+        msub, "resample", help="convert to a fixed frame rate (Choreonoid's import of "
+        "frame-time data, or linear/slerp interpolation)",
+        examples=["roboio motion resample timed.seq fixed.seq --rate 100",
+                  "roboio motion resample walk.seq walk_v4.seq --to choreonoid-seq-v4 --method linear"])
+    r.add_argument("input", help="the body motion to read (.seq)")
+    r.add_argument("output", help="the file to write")
     r.add_argument("--rate", type=float, help="frames per second (default: the motion's own rate)")
     r.add_argument("--method", choices=("hold", "linear"), default="hold",
                    help="hold: Choreonoid's rule (frame int(t*rate), zero-order hold); "
@@ -23,13 +29,21 @@ def register(sub):
     r.add_argument("--to", metavar="FORMAT", help="output format (e.g. choreonoid-seq-v4)")
     add_force_option(r)
     r.set_defaults(func=run_resample)
-    f = msub.add_parser("fk", help="world transforms of a body's links along a motion")
-    f.add_argument("motion")
+    f = add_command(
+        msub, "fk", help="world transforms of a body's links along a motion",
+        description="World positions of a body's links at frames of a motion: joint "
+        "displacements by joint id, the root pose from the motion's link positions when it has "
+        "them. Text: one line per link and frame; --json: 4x4 matrices.",
+        examples=["roboio motion fk walk.seq --body SR1.body --frames 0,100,200",
+                  "roboio motion fk walk.seq --body SR1.body --frames all --json > poses.json"])
+    f.add_argument("motion", help="the body motion (.seq)")
     f.add_argument("--body", required=True, metavar="MODEL", help="the body model (.body file)")
     f.add_argument("--frames", default="0", help="frame indices, e.g. '0,100,200' or 'all' or "
-                   "'::100' (Python slice)")
-    f.add_argument("--link", action="append", help="only these links (repeatable)")
-    f.add_argument("--json", action="store_true")
+                   "'::100' (Python slice; default 0)")
+    f.add_argument("--link", action="append", metavar="LINK",
+                   help="only this link (repeatable; default: every link in the model's order)")
+    f.add_argument("--json", action="store_true",
+                   help='machine-readable: {"links", "frames": [{"frame", "time", "transforms"}]}')
     f.set_defaults(func=run_fk)
     p.set_defaults(func=lambda args: (_ for _ in ()).throw(UsageError("choose an action: resample, fk")))
 
@@ -43,8 +57,8 @@ def _motion(path):
 
 
 def run_resample(args):
-    check_format(args.to, "--to", write=True)
-    if args.rate is not None and not (args.rate > 0 and np.isfinite(args.rate)):
+    format_option(args.to, "--to", "write")
+    if args.rate is not None and not (args.rate > 0 and args.rate != float("inf")):
         raise UsageError("--rate must be a positive number of frames per second")
     m = _motion(args.input)
     try:
@@ -61,11 +75,13 @@ def run_resample(args):
         report.warn(w)
     print(f"{args.input}: {m.num_frames} frames{' with frame times' if m.times is not None else ''} "
           f"-> {out.num_frames} frames at {out.frame_rate:g} fps ({args.method})")
-    print(report)
+    from ._common import cli_words
+    print(cli_words(str(report)))
     return 0
 
 
-def _frames(spec: str, n: int) -> np.ndarray:
+def _frames(spec: str, n: int):
+    import numpy as np
     if spec == "all":
         return np.arange(n)
     if ":" in spec:
@@ -88,6 +104,8 @@ def _frames(spec: str, n: int) -> np.ndarray:
 
 
 def run_fk(args):
+    import numpy as np
+    from . import _progress
     m = _motion(args.motion)
     body = load(args.body)
     from ..model import Robot
@@ -95,7 +113,8 @@ def run_fk(args):
         raise UsageError(f"{args.body} holds a {type(body).__name__}, not a body model")
     idx = _frames(args.frames, m.num_frames)
     try:
-        T = m.link_transforms(body)
+        with _progress.activity(f"forward kinematics of {m.num_frames} frames"):
+            T = m.link_transforms(body)
     except RoboioError:
         raise
     except ValueError as e:
@@ -108,12 +127,18 @@ def run_fk(args):
         raise UsageError(str(e)) from None
     times = m.times if m.times is not None else np.arange(m.num_frames) / (m.frame_rate or 1.0)
     if args.json:
-        print(dump_json({"links": names, "frames": [
-            {"frame": int(i), "time": float(times[i]), "transforms": T[i, links].tolist()} for i in idx]}))
+        frames = []
+        with _progress.bar(len(idx), "frames", "frame") as bar:
+            for i in idx:
+                frames.append({"frame": int(i), "time": float(times[i]), "transforms": T[i, links].tolist()})
+                bar.update()
+        print(dump_json({"links": names, "frames": frames}))
         return 0
-    for i in idx:
-        print(f"frame {int(i)} (t = {times[i]:g} s)")
-        for n, k in zip(names, links):
-            p = T[i, k, :3, 3]
-            print(f"  {n:20s} {p[0]: .6f} {p[1]: .6f} {p[2]: .6f}")
+    with _progress.bar(len(idx), "frames", "frame", prints=True) as bar:
+        for i in idx:
+            print(f"frame {int(i)} (t = {times[i]:g} s)")
+            for n, k in zip(names, links):
+                p = T[i, k, :3, 3]
+                print(f"  {n:20s} {p[0]: .6f} {p[1]: .6f} {p[2]: .6f}")
+            bar.update()
     return 0

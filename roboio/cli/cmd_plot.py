@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from ..api import load
+from ._common import load
+from ._help import HelpFormatter
 from .main import UsageError
 
 
@@ -15,12 +16,12 @@ def register(sub):
         "motions. Needs the optional extra: pip install \"roboio[view]\".",
         epilog="examples:\n  roboio plot walk.seq -o walk.png --model SR1.body\n"
                "  roboio plot flex.path -o flex.png --model athlete.rob",
-        formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
-    p.add_argument("motion")
+        formatter_class=HelpFormatter)
+    p.add_argument("motion", help="the motion: .path, .configs, multipath .xml, .seq or .pseq")
     p.add_argument("-o", "--output", required=True, help="image file to write (PNG)")
     p.add_argument("--model", "--body", dest="model", metavar="ROBOT",
                    help="the robot the motion belongs to: joint names and limits")
-    p.add_argument("--title", default="")
+    p.add_argument("--title", default="", help="title above the panels (default: none)")
     p.set_defaults(func=run)
 
 

@@ -5,7 +5,9 @@ import re
 import sys
 import time
 
-from ..api import load
+from ._common import load
+from ._configarg import HELP as CONFIG_HELP
+from ._help import HelpFormatter
 from .main import UsageError
 
 
@@ -18,10 +20,10 @@ def register(sub):
         epilog="examples:\n  roboio render robot.rob -o robot.png\n"
                "  roboio render world.xml -o top.png --view top --size 800x600\n"
                "  roboio render arm.rob -o bent.png --config \"shoulder=0.5 elbow=-1\"",
-        formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
-    p.add_argument("path")
+        formatter_class=HelpFormatter)
+    p.add_argument("path", help="robot, world, object or mesh file")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")
-    p.add_argument("--config", help="configuration of the (first) robot: link vector, driver vector, or name=value pairs")
+    p.add_argument("--config", metavar="Q", help=CONFIG_HELP)
     p.add_argument("--view", default="iso", choices=("iso", "front", "side", "top"),
                    help="camera direction: iso (default), front (from +x), side (from -y), top (from +z)")
     p.add_argument("--size", default="640x480", help="image size WxH in pixels (default 640x480)")

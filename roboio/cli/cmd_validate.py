@@ -1,20 +1,26 @@
 """roboio validate: load a file and report every problem."""
-import numpy as np
-
-from ..api import load
-from ..model import Group, Robot, TriangleMesh, World
-from ._common import dump_json
+from ._common import dump_json, load
+from ._help import add_command
 
 
 def register(sub):
-    p = sub.add_parser("validate", help="load a file and report every problem (exit 1 if any)")
-    p.add_argument("path")
+    p = add_command(
+        sub, "validate", help="load a file and report every problem (exit 1 if any)",
+        description="Load a file, every mesh it references and every robot in it, and list "
+        "every problem: warnings of the readers (what the original program ignores or stops "
+        "at), missing or unreadable files, inconsistent limits, NaNs, negative masses, links "
+        "in no joint. Exit status 0 when clean, 1 when there is a problem.",
+        examples=["roboio validate ur5.urdf", "roboio validate tx90cuptable.xml --json",
+                  "roboio validate robot.rob --strict   # stop at the first warning"])
+    p.add_argument("path", help="file to check (any format roboio reads)")
     p.add_argument("--strict", action="store_true", help="warnings are errors (stop at the first)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true",
+                   help="machine-readable result: path, ok, problems")
     p.set_defaults(func=run)
 
 
 def _geoms(obj):
+    from ..model import Robot, World
     if isinstance(obj, Robot):
         return [(f"link {l.name!r}", l.geometry) for l in obj.links]
     if isinstance(obj, World):
@@ -29,6 +35,7 @@ def _geoms(obj):
 
 
 def _meshes(g):
+    from ..model import Group, TriangleMesh
     if isinstance(g, TriangleMesh):
         yield g
     elif isinstance(g, Group):
@@ -36,7 +43,9 @@ def _meshes(g):
             yield from _meshes(c)
 
 
-def _robot_checks(r: Robot, where=""):
+def _robot_checks(r, where=""):
+    import numpy as np
+    from ..model import Robot
     out = []
     bad = np.nonzero(r.qmin > r.qmax)[0]
     for i in bad:
@@ -58,15 +67,17 @@ def _robot_checks(r: Robot, where=""):
 
 def run(args):
     obj = load(args.path, strict=args.strict)
+    from ..model import Robot, World
+    from . import _progress
     problems = list(getattr(obj, "warnings", []))
-    for where, g in _geoms(obj):
-        for m in _meshes(g):
-            if m.missing:
-                continue
+    meshes = [(where, m) for where, g in _geoms(obj) for m in _meshes(g) if not m.missing]
+    with _progress.bar(len(meshes), "loading meshes", "mesh") as bar:
+        for where, m in meshes:
             try:
                 m.load()
             except (ValueError, OSError) as e:
                 problems.append(f"{where}: {e}")
+            bar.update()
     robots = [obj] if isinstance(obj, Robot) else (obj.robots if isinstance(obj, World) else [])
     for r in robots:
         problems += _robot_checks(r, f"robot {r.name!r}: " if isinstance(obj, World) else "")
@@ -76,7 +87,8 @@ def run(args):
     if args.json:
         print(dump_json({"path": args.path, "ok": not problems, "problems": problems}))
     else:
+        from ._common import cli_words
         for p in problems:
-            print(p)
+            print(cli_words(p))
         print(f"{args.path}: {'OK' if not problems else f'{len(problems)} problem(s)'}")
     return 0 if not problems else 1

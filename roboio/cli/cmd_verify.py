@@ -1,26 +1,39 @@
 """roboio verify: compare two robot models by forward kinematics."""
-from ..api import load
-from ..verify import verify
-from ._common import dump_json, pick_robot
-from ._options import positive_int
+from ._common import dump_json, load, pick_robot
+from ._help import add_command
 
 
 def register(sub):
-    p = sub.add_parser("verify", help="compare two robot models link by link over sampled "
-                       "configurations (welds fixed, coupled links through their drivers)")
-    p.add_argument("a")
-    p.add_argument("b")
-    p.add_argument("--samples", type=positive_int, default=100, help="configurations to compare (>= 1)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--tol", type=float, default=1e-9, help="largest position (m) and rotation "
-                   "(rad) error accepted")
+    p = add_command(
+        sub, "verify", help="compare two robot models link by link over sampled configurations",
+        description="Load two robot models, match their links by name (or by --map) and compare "
+        "the world transform of every matched link over random configurations within A's joint "
+        "limits (welds stay at their value, coupled links move through their drivers; the same "
+        "values are given to B by driver or by link name, see --space). Prints the largest "
+        "position and rotation errors; exit status 0 when both are within --tol, 1 when not "
+        "(a conversion that moved something).",
+        examples=["roboio convert ur5.rob ur5.urdf && roboio verify ur5.rob ur5.urdf",
+                  "roboio verify arm.rob arm.body --samples 1000 --seed 7 --tol 1e-6",
+                  "roboio verify a.urdf b.urdf --map 'left_*=l_*' --json | jq .max_position_error"])
+    p.add_argument("a", help="the first robot (or a world with one robot)")
+    p.add_argument("b", help="the second robot, compared with the first")
+    p.add_argument("--samples", type=int, default=100,
+                   help="number of random configurations compared (at least 1; default 100)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="random seed: the same seed gives the same configurations (default 0)")
+    p.add_argument("--tol", type=float, default=1e-9,
+                   help="largest accepted error, metres for positions and radians for "
+                        "rotations (default 1e-9)")
     p.add_argument("--map", action="append", default=[], metavar="A=B",
                    help="link A of the first model is B in the second; '*' maps prefixes "
                    "('left_*=l_*', '*=arm/*'); repeatable")
     p.add_argument("--space", choices=("auto", "links", "drivers"), default="auto",
                    help="carry samples over by driver values (when both models' drivers "
                    "correspond) or by link name (default: auto)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true",
+                   help="machine-readable result: ok, space, matched_links, only_a, only_b, "
+                        "max_position_error, max_rotation_error, worst_link, samples, tol, "
+                        "notes, per_link")
     p.set_defaults(func=run)
 
 
@@ -36,6 +49,8 @@ def parse_map(items) -> dict:
 
 
 def run(args):
+    from ..verify import verify
+    from . import _progress
     from .main import UsageError
     if args.samples < 1:
         raise UsageError("--samples must be at least 1")
@@ -43,7 +58,9 @@ def run(args):
     ra = pick_robot(load(args.a))
     rb = pick_robot(load(args.b))
     try:
-        res = verify(ra, rb, args.samples, args.seed, args.tol, link_map=link_map, space=args.space)
+        with _progress.activity(f"comparing {args.samples} configurations"):
+            res = verify(ra, rb, args.samples, args.seed, args.tol, link_map=link_map,
+                         space=args.space)
     except ValueError as e:
         raise UsageError(str(e)) from None
     if args.json:

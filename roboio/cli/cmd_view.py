@@ -5,7 +5,9 @@ import os
 import sys
 import time
 
-from ..api import load
+from ._common import load
+from ._configarg import HELP as CONFIG_HELP
+from ._help import HelpFormatter
 from .main import UsageError
 
 
@@ -18,11 +20,10 @@ def register(sub):
         "Needs the optional extra: pip install \"roboio[view]\".",
         epilog="examples:\n  roboio view robot.rob\n  roboio view SR1.body --motion SR1WalkPattern1.seq\n"
                "  roboio view ur5.rob /tmp/ur5.urdf      # a conversion checked by eye",
-        formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+        formatter_class=HelpFormatter)
     p.add_argument("path", help="robot, world, object or mesh file")
     p.add_argument("path2", nargs="?", help="a second model, shown overlaid or side by side")
-    p.add_argument("--config", help='initial configuration of the (first) robot: link vector, '
-                   'driver vector, or name=value pairs')
+    p.add_argument("--config", metavar="Q", help=CONFIG_HELP)
     p.add_argument("--motion", metavar="FILE", help="a motion to play on the first robot "
                    "(.path, .configs, multipath .xml, .seq, .pseq)")
     p.add_argument("--port", type=int, help="port on 127.0.0.1 (default: a free one)")

@@ -14,34 +14,44 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import sys
 import warnings
 
 from ..errors import RoboioError, RoboioWarning
-from ..formats.registry import UnknownFormat
 from ..limits import using as using_limits
 from ._options import OneLineParser, add_shared_options, limits_of
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``only`` the parser of that one command (what ``main``
+    builds to run it: the other commands are neither imported nor registered). Registering a
+    command imports only its ``cmd_*`` module, which imports nothing heavy at module level (no
+    numpy, no model, no format code): ``roboio --help`` and shell completion stay fast; a
+    command imports what it needs when it runs."""
+    from ._help import HelpFormatter, examples_epilog
     parser = OneLineParser(
         prog="roboio", description="Read, write, convert and check robot, world and motion files "
-        f"of {_ecosystems()} through one kinematic model (`roboio formats` lists every format).")
+        f"of {_ecosystems()} through one kinematic model (`roboio formats` lists every format).",
+        epilog=examples_epilog(EXAMPLES) + "\n\n`roboio COMMAND --help` shows a command's "
+        "options and examples; docs/cli.md has them all.", formatter_class=HelpFormatter)
     parser.add_argument("--debug", action="store_true",
                         help="show tracebacks (of input errors and of internal errors)")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress bars (they appear only on a terminal, for work "
+                             "taking over a second)")
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    here = os.path.dirname(os.path.abspath(__file__))
-    for m in sorted(m.name for m in pkgutil.iter_modules([here])):
-        if m.startswith("cmd_"):
-            importlib.import_module(f"{__package__}.{m}").register(sub)
+    for m in _command_modules() if only is None else [f"cmd_{only}"]:
+        importlib.import_module(f"{__package__}.{m}").register(sub)
     add_shared_options(sub)
-    for p in sub.choices.values():
+    for p in _leaf_parsers(sub):
         p.add_argument("--data-path", action="append", default=[], metavar="DIR",
                        help="extra root for files the input refers to (OpenRAVE data "
                             "directory, $GRASPIT, ...); repeatable, tried in order after the "
                             "referring file's directory")
+        # also accepted after the command; SUPPRESS keeps the global flag's value otherwise
+        p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                       help="no progress bars")
         p.add_argument("--package-path", action="append", default=[], metavar="DIR",
                        help="a directory holding ROS packages (or a package itself) for "
                        "package://NAME references; repeatable; tried before ROS_PACKAGE_PATH, "
@@ -52,22 +62,54 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# How the help names the ecosystems that have formats (the registry decides which do).
+EXAMPLES = (
+    "roboio info robot.urdf --tree          # the kinematic tree, joint types and limits",
+    "roboio fk ur5.rob --config \"shoulder_pan_joint=0.5 elbow_joint=-1\" --link ee_link",
+    "roboio convert ur5.rob ur5.urdf && roboio verify ur5.rob ur5.urdf",
+)
+
+
+def _command_modules() -> list:
+    here = os.path.dirname(os.path.abspath(__file__))
+    return sorted(f[:-3] for f in os.listdir(here) if f.startswith("cmd_") and f.endswith(".py"))
+
+
+def _command_of(argv) -> str:
+    """The command ``argv`` runs when it names one (after the global flags, which take no
+    value), else None: a help request, a mistyped command, no command."""
+    for a in argv:
+        if a in ("-h", "--help", "--version"):
+            return None
+        if not a.startswith("-"):
+            return a if f"cmd_{a}" in _command_modules() else None
+    return None
+
+
+def _leaf_parsers(sub):
+    """Every parser that runs something: the commands, and the actions of commands that
+    have actions (``roboio motion fk``)."""
+    seen = []
+    for p in dict.fromkeys(sub.choices.values()):
+        inner = [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+        if inner:
+            for a in inner:
+                seen.extend(_leaf_parsers(a))
+        else:
+            seen.append(p)
+    return seen
+
+
+# How the help names the ecosystems that have formats, in the order it names them. A fixed
+# text, so that ``roboio --help`` imports no format registry; tests/unit/test_cli_acceptance.py
+# checks that it names exactly the registry's ecosystems.
 ECOSYSTEM_NAMES = {"klampt": "Klamp't", "openrave": "OpenRAVE", "graspit": "GraspIt!",
                    "choreonoid": "Choreonoid", "urdf": "URDF", "mjcf": "MJCF",
                    "meshes": "common mesh formats"}
 
 
 def _ecosystems() -> str:
-    from ..formats.registry import formats
-    found = []
-    for f in formats():
-        name = ECOSYSTEM_NAMES.get(f.ecosystem, f.ecosystem)
-        if name not in found:
-            found.append(name)
-    order = list(ECOSYSTEM_NAMES.values())
-    found.sort(key=lambda n: order.index(n) if n in order else len(order))
-    return ", ".join(found[:-1]) + " and " + found[-1] if len(found) > 1 else "".join(found)
+    names = list(ECOSYSTEM_NAMES.values())
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _version():
@@ -76,15 +118,20 @@ def _version():
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    from . import _progress
+    _progress.set_quiet(getattr(args, "quiet", False))
     if not args.debug:
         # warnings are reported by the commands themselves (from obj.warnings)
         warnings.simplefilter("ignore", RoboioWarning)
     from ..api import default_flavor, default_package_dirs, default_search_paths
+    from ..formats.registry import UnknownFormat
     try:
         with using_limits(limits_of(args)), \
                 default_search_paths(getattr(args, "data_path", None)), \
@@ -101,10 +148,12 @@ def main(argv=None) -> int:
     except (RoboioError, OSError, MemoryError) as e:
         if args.debug:
             raise
-        print(f"roboio: error: {_one_line(e)}", file=sys.stderr)
+        from ._words import cli_words
+        print(f"roboio: error: {cli_words(_one_line(e))}", file=sys.stderr)
         return EXIT_INPUT
     except (UsageError, UnknownFormat) as e:
-        print(f"roboio {args.command}: error: {e}", file=sys.stderr)
+        from ._words import cli_words
+        print(f"roboio {args.command}: error: {cli_words(str(e))}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as e:      # a bug in roboio, not a problem of the user's input
         if args.debug:

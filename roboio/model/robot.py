@@ -340,6 +340,27 @@ class Robot:
                 out[i] = q[d.dofs[0]]
         return out
 
+    @property
+    def joint_space(self):
+        """The configuration as users name it: one value per actuated joint (a driver), in
+        ``drivers`` order (:class:`roboio.model.joint_space.JointSpace`: names, limits,
+        conversion to and from the link vector)."""
+        from .joint_space import JointSpace
+        return JointSpace(self)
+
+    def config_from_joints(self, values=None, q=None, **named) -> np.ndarray:
+        """Link configuration from joint values: ``values`` one per joint in
+        ``joint_space.names`` order, or a mapping ``{name: value}``; keywords add named
+        values. Joints not given, and links no joint moves, keep their value from ``q``
+        (default ``config``). Radians and metres."""
+        js = self.joint_space
+        if values is None or named:
+            if values is not None and not isinstance(values, dict):
+                q = js.to_config(values, q)
+                values = None
+            values = {**(values or {}), **named}
+        return js.to_config(values, q)
+
     def driver(self, key) -> Driver:
         if isinstance(key, (int, np.integer)):
             return self.drivers[key]

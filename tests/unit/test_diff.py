@@ -100,3 +100,23 @@ def test_cli_diff_exit_codes_and_json(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["same"] is False
     assert {(d["name"], d["field"]) for d in out["differences"]} == {("shoulder", "qmax"), ("elbow", "mass")}
+
+
+def test_primitives_compare_by_shape_and_place_not_spelling(tmp_path):
+    """A URDF's <box>/<cylinder> written to .rob becomes inline Klamp't geometry: a different
+    spelling of the same shapes, so no difference; a moved or changed primitive still is one."""
+    src = os.path.join(SAMPLES, "mobile_gripper.urdf")
+    out = str(tmp_path / "mg.rob")
+    assert roboio.save(roboio.load(src), out).lost == []
+    assert diff(roboio.load(src), roboio.load(out)).same
+
+    def with_geometry(g):
+        r = arm()
+        r.links[2].geometry = g
+        return r
+    box = Primitive("AABB", {"bmin": (-0.1, -0.1, -0.1), "bmax": (0.1, 0.1, 0.1)})
+    moved = Primitive("AABB", {"bmin": (-0.1, -0.1, -0.099), "bmax": (0.1, 0.1, 0.101)})
+    sphere = Primitive("Sphere", {"center": (0, 0, 0), "radius": 0.1})   # same bounding box
+    assert diff(with_geometry(box), with_geometry(box.copy())).same
+    assert ("lower", "geometry") in fields(diff(with_geometry(box), with_geometry(moved)))
+    assert ("lower", "geometry") in fields(diff(with_geometry(box), with_geometry(sphere)))

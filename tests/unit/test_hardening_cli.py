@@ -56,7 +56,7 @@ def test_unknown_format_is_a_usage_error_naming_the_valid_ones(capsys, tmp_path,
 
 
 def test_unknown_output_extension_is_a_usage_error(capsys, tmp_path):
-    one_line(capsys, 2, r"no writer for the extension.*--to", "convert", ROB, str(tmp_path / "x.nosuch"))
+    one_line(capsys, 2, r"no format roboio writes has the extension \.nosuch.*--to", "convert", ROB, str(tmp_path / "x.nosuch"))
 
 
 @pytest.mark.parametrize("frames, pattern", [("::0", "step cannot be 0"), ("1:x", "not a slice"),
@@ -72,7 +72,7 @@ def test_bad_frame_selections_are_usage_errors(capsys, frames, pattern):
                                   ["verify", ROB, ROB, "--samples", "many"],
                                   ["fk", ROB, "--random", "0"]])
 def test_bad_counts_are_usage_errors(capsys, argv):
-    one_line(capsys, 2, r"^roboio \w+: error: argument --(samples|random): ", *argv)
+    one_line(capsys, 2, r"^roboio \w+: error: (argument )?--(samples|random)\b", *argv)
 
 
 def test_python_verify_rejects_zero_samples():

@@ -125,7 +125,7 @@ def test_render_usage_errors(tmp_path, capsys):
     assert main(["render", ARM, "-o", str(tmp_path / "x.png"), "--size", "12"]) == 2
     assert main(["render", ARM, "-o", str(tmp_path / "x.png"), "--config", "1 2"]) == 2
     assert main(["render", ARM, "-o", str(tmp_path / "x.png"), "--config", "nosuch=1"]) == 2
-    assert "no driver or link named 'nosuch'" in capsys.readouterr().err
+    assert "no joint or link named 'nosuch'" in capsys.readouterr().err
 
 
 def test_world_render_shows_objects_and_terrain(tmp_path):

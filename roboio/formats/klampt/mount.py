@@ -23,7 +23,6 @@ import numpy as np
 from ...model import Group, Joint, Link, Robot, TriangleMesh
 from ..fileio import fmt_floats
 from ..numeric_text import int64_or_none
-from ..xmlutil import parse_bytes
 from ._strings import file_extension, is_integer_text
 
 __all__ = ["link_index", "is_robot_file", "has_geometry", "default_pairs", "mounted_geometry", "read_mounted_robot",
@@ -187,6 +186,7 @@ def _mount_sensors(robot: Robot, sub: Robot, n0: int, L: int, T, prefix: str, sa
     the sub-robot's world frame, so its ``Tsensor`` (row-major R, then t; identity when
     absent) becomes ``T . Tsensor``; without ``link``, ``indices`` is read as Klamp't reads
     it (integers up to the first non-integer) and shifted by N0."""
+    from ..xmlutil import parse_bytes      # lxml only for robots whose mounts carry sensors
     try:
         mine = parse_bytes(sub.properties["sensors"].encode("utf-8"), sub.source or "")
     except ValueError as e:
