@@ -156,3 +156,12 @@ def test_seq_writer_refuses_a_motion_without_frame_rate(tmp_path):
         return
     with pytest.raises(roboio.RoboioError, match="frame rate"):
         roboio.save(m, str(tmp_path / "out.seq"))
+
+
+def test_graspit_full_transform_out_of_range(tmp_path):
+    # was "ValueError: quaternion of zero or non-finite length" out of the transform helper
+    p = _write(tmp_path / "w.xml", "<?xml version='1.0'?>\n<world>\n<graspableBody>\n<filename>x.xml</filename>\n"
+               "<transform><fullTransform>(1 inf 0 0)[0 0 0]</fullTransform></transform>\n"
+               "</graspableBody>\n</world>\n")
+    with pytest.raises(FormatError, match=r"w\.xml:5: <fullTransform>: a number out of range"):
+        roboio.load(p, format="graspit")

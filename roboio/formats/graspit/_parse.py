@@ -6,6 +6,7 @@ roboio warns (an error in strict mode).
 """
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from lxml import etree
@@ -149,6 +150,8 @@ def _full_transform(r: _Reader, el) -> tuple:
         r.warn(f"<fullTransform>: unusual brackets {c1}{c2}{c3}{c4!r}; read as '(w x y z)[x y z]'", el)
     if not any(vals[:4]):
         raise r.error("<fullTransform>: the quaternion is zero", el)
+    if not all(math.isfinite(v) for v in vals) or not math.isfinite(math.hypot(*vals[:4])):
+        raise r.error("<fullTransform>: a number out of range (its length overflows a double)", el)
     return tuple(vals)
 
 
