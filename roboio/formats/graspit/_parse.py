@@ -314,6 +314,9 @@ def _joint(r: _Reader, el) -> JointRec:
     fixed = r.req_scalar(el, other, what)
     a = r.req_scalar(el, "a", what)
     alpha = r.req_scalar(el, "alpha", what)
+    for name, num in ((other, fixed), ("a", a), ("alpha", alpha)):
+        if not math.isfinite(num.value):     # (the DH frame would be NaN)
+            raise r.error(f"{what}: <{name}>{num.text}</{name}> is out of range", first(el, name))
     lo = r.req_scalar(el, "minValue", what)
     hi = r.req_scalar(el, "maxValue", what)
     rec = JointRec(t, expr if t == "Revolute" else fixed, fixed if t == "Revolute" else expr,
