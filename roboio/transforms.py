@@ -11,6 +11,8 @@ Every function accepts stacked inputs (leading batch dimensions) where it makes 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 __all__ = [
@@ -18,6 +20,7 @@ __all__ = [
     "moment_to_matrix", "matrix_to_moment", "quat_to_matrix", "matrix_to_quat", "slerp",
     "make_transform", "inverse_transform", "transform_points", "rows12_to_transform",
     "transform_to_rows12", "dh_modified", "skew", "translation", "rotation_between",
+    "rpy_rows", "rpy_xyz_transform",
 ]
 
 
@@ -52,7 +55,46 @@ def rot_z(a) -> np.ndarray:
 def rpy_to_matrix(rpy) -> np.ndarray:
     """``R = Rz(yaw) Ry(pitch) Rx(roll)`` from ``(..., 3)`` roll, pitch, yaw in radians."""
     rpy = np.asarray(rpy, dtype=float)
-    return rot_z(rpy[..., 2]) @ rot_y(rpy[..., 1]) @ rot_x(rpy[..., 0])
+    # the product written out element by element (the same operations as rpy_rows, so a
+    # reader's scalar origins equal this; a BLAS matrix product would round differently
+    # from machine to machine)
+    cr, sr = np.cos(rpy[..., 0]), np.sin(rpy[..., 0])
+    cp, sp = np.cos(rpy[..., 1]), np.sin(rpy[..., 1])
+    cy, sy = np.cos(rpy[..., 2]), np.sin(rpy[..., 2])
+    a, c = cy * cp, cy * sp
+    d, f = sy * cp, sy * sp
+    R = np.stack([a, -sy * cr + c * sr, -sy * -sr + c * cr,
+                  d, cy * cr + f * sr, cy * -sr + f * cr,
+                  -sp, cp * sr, cp * cr], axis=-1)
+    R += 0.0                  # -0.0 -> 0.0, as the sums of the matrix product give
+    return R.reshape(rpy.shape[:-1] + (3, 3))
+
+
+def rpy_rows(roll: float, pitch: float, yaw: float) -> list:
+    """:func:`rpy_to_matrix` of one ``(roll, pitch, yaw)`` in plain Python floats, as a
+    row-major nested list (for readers: one element's origin costs no numpy calls). The
+    products and sums are those of the matrix product, in its order, so the result equals
+    ``rpy_to_matrix`` (libm's sin/cos are numpy's on the platforms tested)."""
+    if roll == 0.0 and pitch == 0.0 and yaw == 0.0:
+        return [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    # Rz Ry = [[cy cp, -sy, cy sp], [sy cp, cy, sy sp], [-sp, 0, cp]], then (Rz Ry) Rx
+    a, c = cy * cp, cy * sp
+    d, f = sy * cp, sy * sp
+    # (+ 0.0: -0.0 -> 0.0, as the sums of the matrix product give)
+    return [[a + 0.0, -sy * cr + c * sr + 0.0, -sy * -sr + c * cr + 0.0],
+            [d + 0.0, cy * cr + f * sr + 0.0, cy * -sr + f * cr + 0.0],
+            [0.0 - sp, cp * sr + 0.0, cp * cr + 0.0]]
+
+
+def rpy_xyz_transform(rpy, xyz) -> np.ndarray:
+    """4x4 transform ``make_transform(rpy_to_matrix(rpy), xyz)`` of one origin, built in
+    Python floats with a single array allocation."""
+    (r0, r1, r2), (r3, r4, r5), (r6, r7, r8) = rpy_rows(*rpy)
+    x, y, z = xyz
+    return np.array([[r0, r1, r2, x], [r3, r4, r5, y], [r6, r7, r8, z], [0.0, 0.0, 0.0, 1.0]])
 
 
 def matrix_to_rpy(R) -> np.ndarray:

@@ -187,19 +187,32 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     if (wa[ia] != wb[ib]).any():
         notes.append("welded in one model only: " + ", ".join(
             ra.link_names[i] for i, j in pairs if wa[i] != wb[j]))
-    Ta = ra.fk_batch(Qa)[:, ia]
-    Tb = rb.fk_batch(Qb)[:, ib]
+    pos_l = np.zeros(len(ia))          # per matched link: maximum over the samples
+    rot_l = np.zeros(len(ia))
+    for s in range(0, samples, _CHUNK):      # bounded memory for any number of samples
+        Ta = ra.fk_batch(Qa[s:s + _CHUNK], links=ia)
+        Tb = rb.fk_batch(Qb[s:s + _CHUNK], links=ib)
+        pos, rot = _pose_errors(Ta, Tb)
+        pos_l = np.maximum(pos_l, pos.max(axis=0))          # (nan propagates: never ok)
+        rot_l = np.maximum(rot_l, rot.max(axis=0))
+    worst = int(np.argmax(np.maximum(pos_l, rot_l)))
+    per_link = {}
+    for k, i in enumerate(ia):
+        per_link.setdefault(ra.link_names[i], (float(pos_l[k]), float(rot_l[k])))
+    return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos_l.max()),
+                        float(rot_l.max()), ra.link_names[ia[worst]], samples, tol, notes,
+                        per_link, used)
+
+
+_CHUNK = 8192
+
+
+def _pose_errors(Ta, Tb):
+    """Position distance and rotation angle (radians) between matching transforms."""
     pos = np.linalg.norm(Ta[..., :3, 3] - Tb[..., :3, 3], axis=-1)
     Rrel = np.swapaxes(Ta[..., :3, :3], -1, -2) @ Tb[..., :3, :3]
     cos = np.clip((np.trace(Rrel, axis1=-2, axis2=-1) - 1) / 2, -1, 1)
     # arccos loses precision near 0; use the skew part's norm for small angles
     skew = np.stack([Rrel[..., 2, 1] - Rrel[..., 1, 2], Rrel[..., 0, 2] - Rrel[..., 2, 0],
                      Rrel[..., 1, 0] - Rrel[..., 0, 1]], axis=-1)
-    rot = np.arctan2(np.linalg.norm(skew, axis=-1) / 2, cos)
-    worst = np.unravel_index(np.argmax(np.maximum(pos, rot)), pos.shape)
-    per_link = {}
-    for k, i in enumerate(ia):
-        per_link.setdefault(ra.link_names[i], (float(pos[:, k].max()), float(rot[:, k].max())))
-    return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos.max()),
-                        float(rot.max()), ra.link_names[ia[worst[1]]], samples, tol, notes,
-                        per_link, used)
+    return pos, np.arctan2(np.linalg.norm(skew, axis=-1) / 2, cos)

@@ -88,3 +88,15 @@ def Ry(a):
 def Rz(a):
     c, s = np.cos(a), np.sin(a)
     return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def kinematics_backend(request):
+    """Runs a test once per kinematics backend. The compiled one is skipped (with the reason)
+    only where its extension is not built; test_kinematics_backends checks that an install
+    from this checkout built it."""
+    from roboio.kinematics import available_backends, use_backend
+    if request.param not in available_backends():
+        pytest.skip("the compiled kinematics kernel is not built in this tree")
+    with use_backend(request.param):
+        yield request.param

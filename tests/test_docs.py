@@ -12,6 +12,9 @@ skipped when it is absent. ``text`` blocks (layouts, pictures) are not code.
 it, up to the next ``$`` line (trailing blanks ignored; a line ``...`` stands for any number
 of lines). The command must exit 0 unless its output ends with ``[exit status N]``.
 
+Pages about the kinematics (``BACKEND_PAGES``) run once with each kinematics backend, so
+both the compiled kernel and the numpy fallback execute their examples.
+
 The README's formats table is also checked against ``roboio formats --markdown``.
 """
 import contextlib
@@ -27,6 +30,9 @@ from roboio.cli.main import main
 
 DOCS = os.path.join(ROOT, "docs")
 PAGES = ["README.md"] + sorted(os.path.join("docs", f) for f in os.listdir(DOCS) if f.endswith(".md"))
+BACKEND_PAGES = {os.path.join("docs", "kinematics.md")}
+RUNS = [(page, backend) for page in PAGES
+        for backend in (("compiled", "numpy") if page in BACKEND_PAGES else (None,))]
 # commands that do not return (the viewer serves until interrupted; its own tests drive it)
 NOT_RUN = {"view"}
 
@@ -113,9 +119,20 @@ def _needs_corpus(code):
         pytest.skip("an example reads ../shared/corpus, which is absent")
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_page_examples_run(page, monkeypatch):
+@pytest.mark.parametrize("page,backend", RUNS,
+                         ids=[p if b is None else f"{p}-{b}" for p, b in RUNS])
+def test_page_examples_run(page, backend, monkeypatch):
     monkeypatch.chdir(ROOT)
+    with contextlib.ExitStack() as stack:
+        if backend is not None:
+            from roboio.kinematics import available_backends, use_backend
+            if backend not in available_backends():
+                pytest.skip("the compiled kinematics kernel is not built in this tree")
+            stack.enter_context(use_backend(backend))
+        _run_page(page, monkeypatch)
+
+
+def _run_page(page, monkeypatch):
     blocks = [(lang, code) for lang, code in _blocks(page) if lang in ("python", "bash", "console")]
     assert blocks, f"{page} has no examples"
     _needs_corpus("".join(code for _, code in blocks))

@@ -61,7 +61,7 @@ def run(args):
         from . import _progress
         with _progress.bar(len(Q), "forward kinematics", "config") as bar:
             for start in range(0, len(Q), CHUNK):
-                T = robot.fk_batch(Q[start:start + CHUNK])[:, links]
+                T = robot.fk_batch(Q[start:start + CHUNK], links=links)   # the links printed
                 for q, t in zip(Q[start:start + CHUNK], T):
                     samples.append({"config": q, "joints": js.as_dict(q), "transforms": t})
                 bar.update(len(T))
@@ -79,14 +79,14 @@ def _print_text(robot, Q, links, js):
     names = js.names
     with _progress.bar(len(Q), "forward kinematics", "config", prints=True) as bar:
         for start in range(0, len(Q), CHUNK):
-            T = robot.fk_batch(Q[start:start + CHUNK])[:, links]
-            for q, ts in zip(Q[start:start + CHUNK], T):
+            T = robot.fk_batch(Q[start:start + CHUNK], links=links)   # the links printed
+            RPY = matrix_to_rpy(T[..., :3, :3])
+            for q, ts, angles in zip(Q[start:start + CHUNK], T, RPY):
                 print("config: " + " ".join(f"{x:.6g}" for x in q))
                 if names:
                     print("joints: " + " ".join(f"{k}={v:.6g}" for k, v in
                                                 zip(names, js.from_config(q))))
-                for i, t in zip(links, ts):
-                    rpy = matrix_to_rpy(t[:3, :3])
+                for i, t, rpy in zip(links, ts, angles):
                     print(f"  {robot.link_names[i]:>24s}  xyz {t[0, 3]: .6f} {t[1, 3]: .6f} "
                           f"{t[2, 3]: .6f}   rpy {rpy[0]: .6f} {rpy[1]: .6f} {rpy[2]: .6f}")
             bar.update(len(T))

@@ -113,8 +113,8 @@ def run_fk(args):
         raise UsageError(f"{args.body} holds a {type(body).__name__}, not a body model")
     idx = _frames(args.frames, m.num_frames)
     try:
-        with _progress.activity(f"forward kinematics of {m.num_frames} frames"):
-            T = m.link_transforms(body)
+        with _progress.activity(f"forward kinematics of {len(idx)} frames"):
+            T = m.link_transforms(body, frames=idx)     # only the frames printed
     except RoboioError:
         raise
     except ValueError as e:
@@ -129,16 +129,16 @@ def run_fk(args):
     if args.json:
         frames = []
         with _progress.bar(len(idx), "frames", "frame") as bar:
-            for i in idx:
-                frames.append({"frame": int(i), "time": float(times[i]), "transforms": T[i, links].tolist()})
+            for f, i in enumerate(idx):
+                frames.append({"frame": int(i), "time": float(times[i]), "transforms": T[f, links].tolist()})
                 bar.update()
         print(dump_json({"links": names, "frames": frames}))
         return 0
     with _progress.bar(len(idx), "frames", "frame", prints=True) as bar:
-        for i in idx:
+        for f, i in enumerate(idx):
             print(f"frame {int(i)} (t = {times[i]:g} s)")
             for n, k in zip(names, links):
-                p = T[i, k, :3, 3]
+                p = T[f, k, :3, 3]
                 print(f"  {n:20s} {p[0]: .6f} {p[1]: .6f} {p[2]: .6f}")
             bar.update()
     return 0

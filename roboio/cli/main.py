@@ -130,6 +130,8 @@ def main(argv=None) -> int:
     if not args.debug:
         # warnings are reported by the commands themselves (from obj.warnings)
         warnings.simplefilter("ignore", RoboioWarning)
+        from ..kinematics.backends import KernelUnavailableWarning
+        warnings.simplefilter("default", KernelUnavailableWarning)    # slow kinematics: say so
     from ..api import default_flavor, default_package_dirs, default_search_paths
     from ..formats.registry import UnknownFormat
     try:

@@ -6,9 +6,13 @@ code is imported on first use) and sets ``DECLARES_FORMATS = True``. Nothing els
 imported here: listing the formats imports no reader or writer.
 """
 import importlib
-import pkgutil
+import os
 
 _pkg = importlib.import_module(__package__)
 
-for _eco in sorted(m.name for m in pkgutil.iter_modules(_pkg.__path__) if m.ispkg):
+# the sub-packages of roboio.formats (os.scandir: pkgutil costs a cold process milliseconds)
+_ECOSYSTEMS = sorted({e.name for d in _pkg.__path__ for e in os.scandir(d)
+                      if e.is_dir() and e.name.isidentifier()
+                      and os.path.isfile(os.path.join(e.path, "__init__.py"))})
+for _eco in _ECOSYSTEMS:
     importlib.import_module(f"{_pkg.__name__}.{_eco}")

@@ -36,7 +36,7 @@ def register_inline_geometry(opening: str, closing: str, parser: Union[str, Call
 
 
 def _inline_parser(ref: str) -> Optional[tuple]:
-    registry.formats()           # the ecosystems declare their syntaxes when imported
+    registry.ensure_loaded()     # the ecosystems declare their syntaxes when imported
     for opening, closing, parser in _INLINE:
         if ref.startswith(opening) and ref.endswith(closing) and len(ref) >= len(opening) + len(closing):
             if isinstance(parser, str):
@@ -46,11 +46,12 @@ def _inline_parser(ref: str) -> Optional[tuple]:
     return None
 
 
-def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format: Optional[str] = None):
+def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format: Optional[str] = None,
+              realpath: Optional[str] = None):
     """Read a file referenced from another with a child context; detects reference cycles
-    and charges the ``files`` budget."""
+    and charges the ``files`` budget (``realpath``: ``os.path.realpath(path)`` if known)."""
     path = os.fspath(path)
-    key = os.path.realpath(path)
+    key = realpath if realpath is not None else os.path.realpath(path)
     if key in ctx.stack:
         raise ctx.error(f"{path} includes itself (reference cycle)")
     ctx.check_depth(len(ctx.stack) + 1, what=f"files including files, at {path}")
@@ -66,13 +67,30 @@ def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format
         ctx.stack.pop()
 
 
+def _realpath(path: str, ctx: LoadContext) -> str:
+    """``os.path.realpath(path)``, resolving each directory once per load (a robot's meshes
+    share a few directories): the directory's real path, then the file name unless it is
+    itself a symbolic link. (Relative paths and paths with ``..``, which realpath resolves
+    after the links before them, take the plain way.)"""
+    d, base = os.path.split(path)
+    if (not os.path.isabs(path) or base in ("", ".", "..") or ".." in path.split(os.sep)
+            or (os.altsep and ".." in path.split(os.altsep)) or os.path.islink(path)):
+        return os.path.realpath(path)
+    key = ("realdir", d)
+    real_d = ctx.cache.get(key)
+    if real_d is None:
+        real_d = ctx.cache[key] = os.path.realpath(d)
+    return os.path.join(real_d, base)
+
+
 def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
     """Load a geometry file (lazily for meshes). Results are cached per resolved path and
     returned as independent copies sharing nothing mutable."""
-    key = ("geometry", os.path.realpath(path), format)
+    real = _realpath(path, ctx)
+    key = ("geometry", real, format)
     cached = ctx.cache.get(key)
     if cached is None:
-        cached = read_file(path, ctx, kinds=("geometry",), format=format)
+        cached = read_file(path, ctx, kinds=("geometry",), format=format, realpath=real)
         _share_parse(cached, ctx)
         ctx.cache[key] = cached
         return cached.copy()

@@ -21,6 +21,7 @@ package template: docs/development.md, "Adding a format"); :attr:`FormatInfo.mod
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any, Callable, Optional, Union
 
 from ..errors import FormatError
@@ -145,11 +146,16 @@ def register(info: FormatInfo) -> FormatInfo:
     if info.name in _FORMATS and _FORMATS[info.name] != info:
         raise ValueError(f"format {info.name!r} registered twice")
     _FORMATS[info.name] = info
+    _BY_EXTENSION.clear()
     return info
 
 
-def _ensure_loaded():
-    from . import _all  # noqa: F401  (imports every ecosystem package, which registers)
+def ensure_loaded():
+    """Import every ecosystem package (each registers its formats) once."""
+    from . import _all  # noqa: F401
+
+
+_ensure_loaded = ensure_loaded
 
 
 def formats() -> list[FormatInfo]:
@@ -172,6 +178,28 @@ def _head(path: str) -> bytes:
         return f.read(HEAD_BYTES)
 
 
+# (dotted tail of the lowercased file name, kinds) -> readers whose extension the name ends
+# with, most specific first: the part of find_reader that depends on the name only (a robot
+# referencing 200 meshes asks 200 times)
+_BY_EXTENSION: dict = {}
+
+
+def _readers_by_extension(path: str, kinds: Optional[tuple]) -> list:
+    base = os.path.basename(path).lower()
+    dot = base.find(".")
+    key = (base[dot:] if dot >= 0 else "", kinds)
+    hit = _BY_EXTENSION.get(key)
+    if hit is None:
+        readers = [f for f in _FORMATS.values()
+                   if f.can_read and (kinds is None or set(f.kinds) & set(kinds))]
+        hit = [f for f in readers if f.matches_extension(path)]
+        hit.sort(key=lambda f: (-f.matches_extension(path), -f.priority))
+        if len(_BY_EXTENSION) > 4096:
+            _BY_EXTENSION.clear()
+        _BY_EXTENSION[key] = hit
+    return list(hit)
+
+
 def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] = None) -> FormatInfo:
     """The format to read ``path`` with: ``format`` if given, else by extension and content.
 
@@ -185,11 +213,11 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
             readable = ", ".join(sorted(f.name for f in _FORMATS.values() if f.can_read))
             raise UnknownFormat(f"format {format!r} cannot be read (readable: {readable})")
         return info
-    readers = [f for f in _FORMATS.values() if f.can_read and (kinds is None or set(f.kinds) & set(kinds))]
-    by_ext = [f for f in readers if f.matches_extension(path)]
-    by_ext.sort(key=lambda f: (-f.matches_extension(path), -f.priority))
+    by_ext = _readers_by_extension(path, kinds)
     head = None
-    if len(by_ext) == 1 and not by_ext[0].has_sniff:
+    if len(by_ext) == 1:
+        # the only format for the extension is chosen whatever its sniffer says (see the
+        # fall-back below), so its content need not be read here
         return by_ext[0]
     if by_ext:
         head = _head(path)
@@ -204,6 +232,7 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
         if len(top) == 1 or top[0].priority > top[1].priority:
             return top[0]
     head = head if head is not None else _head(path)
+    readers = [f for f in _FORMATS.values() if f.can_read and (kinds is None or set(f.kinds) & set(kinds))]
     sniffers = sorted((f for f in readers if f.has_sniff), key=lambda f: -f.priority)
     for f in sniffers:
         if f.sniff(head, path):

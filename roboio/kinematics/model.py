@@ -1,4 +1,4 @@
-"""Compiled kinematic structure and its evaluation.
+"""Compiled kinematic structure; evaluation goes through a backend.
 
 Conventions (Klamp't's): link i's world transform is
 
@@ -12,12 +12,17 @@ Everything that does not depend on q is precomputed. With ``A = R0``, ``K`` the 
 matrix of the unit axis, the local rotation of a revolute link is
 ``A + sin(theta) (A K) + (1 - cos(theta)) (A K K)``, so evaluating a batch of configurations
 is a few broadcast multiply-adds, followed by one batched matrix product per tree level.
+
+:class:`KinematicModel` checks arguments and hands the work to the evaluator of the backend
+in use (:mod:`roboio.kinematics.backends`): the compiled kernel (``_kernel.c``) or numpy
+(:mod:`roboio.kinematics._numpy`, the reference). Both compute the same results to 1e-14.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..transforms import skew
+from . import backends
 
 
 class KinematicModel:
@@ -59,110 +64,122 @@ class KinematicModel:
                 self._level_slices.append((slice(i, i + 1), slice(p, p + 1)))
             else:
                 self._level_slices.append((idx, par))
+        self.order = (np.concatenate([idx for idx, _ in self.levels]) if n
+                      else np.zeros(0, dtype=np.int64))       # parents before children
+        self._ev = None
+        self._ev_backend = _UNBOUND
 
-    # -- forward kinematics -----------------------------------------------------------
-    # Batched evaluation keeps arrays component-major, (n, 3, 3, N) and (n, 3, N), so every
-    # product of a tree level is a handful of multiply-adds over contiguous length-N rows;
-    # numpy's matmul on stacks of 3x3 matrices is several times slower.
+    def __getstate__(self):
+        # evaluators hold compiled objects: copies and pickles make their own when used
+        state = self.__dict__.copy()
+        state["_ev"], state["_ev_backend"] = None, _UNBOUND
+        return state
 
-    def _check(self, Q):
-        Q = np.asarray(Q, dtype=float)
-        if Q.ndim != 2 or Q.shape[1] != self.n:
-            raise ValueError(f"configurations must have shape (N, {self.n}), got {Q.shape}")
-        return Q
+    # -- evaluation (through the backend in use, see roboio.kinematics.backends) ----------
+    def evaluator(self):
+        """This model's evaluator for the backend in use (made once per backend)."""
+        b = backends._active or backends.active()
+        if self._ev_backend is not b:
+            self._ev = b.evaluator(self)
+            self._ev_backend = b
+        return self._ev
 
-    def _world_batch(self, Q):
-        """World rotations (n, 3, 3, N) and translations (n, 3, N) for Q (N, n)."""
-        QT = np.ascontiguousarray(Q.T)
-        theta = QT * self._rate[:, None]
-        s = np.sin(theta)[:, None, None, :]
-        c = (1.0 - np.cos(theta))[:, None, None, :]
-        R = self._A[..., None] + s * self._B[..., None] + c * self._C[..., None]
-        t = self._t0[:, :, None] + QT[:, None, :] * self._slide[:, :, None]
-        for idx, par in self._level_slices:
-            Rp, Ri, ti = R[par], R[idx], t[idx]
-            t[idx] = (Rp[:, :, 0] * ti[:, None, 0] + Rp[:, :, 1] * ti[:, None, 1]
-                      + Rp[:, :, 2] * ti[:, None, 2] + t[par])
-            R[idx] = (Rp[:, :, 0, None] * Ri[:, None, 0] + Rp[:, :, 1, None] * Ri[:, None, 1]
-                      + Rp[:, :, 2, None] * Ri[:, None, 2])
-        return R, t
+    def workspace(self) -> "Workspace":
+        """Preallocated buffers for repeated single-configuration evaluation without
+        allocation (see :class:`~roboio.kinematics.Workspace`)."""
+        from .workspace import Workspace
+        return Workspace(self)
 
-    def _local(self, q):
-        """(n, 4, 4) joint-moved local transforms T0(i) J_i(q_i) for one configuration."""
-        theta = q * self._rate
-        L = np.zeros((self.n, 4, 4))
-        L[:, :3, :3] = (self._A + np.sin(theta)[:, None, None] * self._B
-                        + (1.0 - np.cos(theta))[:, None, None] * self._C)
-        L[:, :3, 3] = self._t0 + q[:, None] * self._slide
-        L[:, 3, 3] = 1.0
-        return L
+    def fk(self, q, out=None) -> np.ndarray:
+        """``(n, 4, 4)`` world transforms for one configuration ``q`` (n values), written into
+        ``out`` (a C-contiguous float64 ``(n, 4, 4)`` array) when given."""
+        ev = self._ev
+        if self._ev_backend is not backends._active:
+            ev = self.evaluator()
+        return ev.fk(q, out)
 
-    def fk(self, q) -> np.ndarray:
-        """``(n, 4, 4)`` world transforms for one configuration."""
-        q = np.asarray(q, dtype=float).reshape(-1)
-        if q.shape != (self.n,):
-            raise ValueError(f"configuration must have {self.n} values, got {q.shape[0]}")
-        W = self._local(q)
-        for idx, par in self._level_slices:
-            W[idx] = W[par] @ W[idx]
-        return W
+    def fk_batch(self, Q, out=None, links=None, dtype=None) -> np.ndarray:
+        """``(N, L, 4, 4)`` world transforms for configurations ``Q`` (N, n).
 
-    def fk_batch(self, Q) -> np.ndarray:
-        """``(N, n, 4, 4)`` world transforms for configurations ``Q`` (N, n)."""
-        Q = self._check(Q)
-        R, t = self._world_batch(Q)
-        out = np.zeros(Q.shape[:1] + (self.n, 4, 4))
-        out[..., :3, :3] = R.transpose(3, 0, 1, 2)
-        out[..., :3, 3] = t.transpose(2, 0, 1)
-        out[..., 3, 3] = 1.0
+        ``links``: None (every link, L = n) or a sequence of link indices (negative ones
+        count from the end). ``dtype``: float64 (default) or float32 for the result.
+        ``out``: a C-contiguous array of that shape and dtype to write into (and return);
+        its dtype is the default ``dtype``. Memory beyond the result stays bounded (a few
+        KiB with the compiled backend, chunks of configurations with numpy).
+        """
+        Q = self._configs(Q)
+        sel = self._link_indices(links)
+        shape = (len(Q), self.n if sel is None else len(sel), 4, 4)
+        out = _output(out, shape, dtype, _FRAME_DTYPES)
+        ev = self.evaluator()
+        if Q.dtype == _F64 and Q.flags.aligned:
+            ev.fk_batch(Q, out, sel)
+        else:       # converted a chunk at a time: no full-size float64 copy of Q
+            for s in range(0, len(Q), _CONVERT_CHUNK):
+                part = np.require(Q[s:s + _CONVERT_CHUNK], np.float64, ("A",))
+                ev.fk_batch(part, out[s:s + _CONVERT_CHUNK], sel)
         return out
 
-    # -- Jacobians --------------------------------------------------------------------
-    def _link_ok(self, link):
-        if not 0 <= link < self.n:
-            raise IndexError(f"link {link} out of range for {self.n} links")
+    def fk_chunks(self, Q, chunk_size: int = 65536, links=None, dtype=None):
+        """Yield ``(start, frames)`` for consecutive chunks of ``Q``: ``frames`` (k, L, 4, 4)
+        are the transforms of configurations ``start .. start + k - 1``.
 
-    def jacobian_batch(self, Q, link: int, point=(0.0, 0.0, 0.0)) -> np.ndarray:
-        """``(N, 6, n)`` Jacobians of ``point`` (in ``link``'s frame) for every row of Q."""
-        Q = self._check(Q)
-        self._link_ok(link)
-        R, t = self._world_batch(Q)
-        cols = self.ancestors[link]
-        p = np.asarray(point, dtype=float).reshape(3)
-        P = (R[link] * p[None, :, None]).sum(axis=1) + t[link]                  # (3, N)
-        w = (R[cols] * self.axes[cols][:, None, :, None]).sum(axis=2)           # (k, 3, N)
-        d = P[None] - t[cols]
-        prism = self.prismatic[cols][:, None, None]
-        lin = np.where(prism, w, np.cross(w, d, axis=1))
-        J = np.zeros((len(Q), 6, self.n))
-        J[:, 0:3, cols] = np.where(prism, 0.0, w).transpose(2, 1, 0)
-        J[:, 3:6, cols] = lin.transpose(2, 1, 0)
-        return J
+        ``Q`` is an (N, n) array (a numpy memmap works: it is read a chunk at a time) or an
+        iterable of (k, n) blocks, e.g. a generator reading them from disk. ``frames`` is a
+        view of one buffer that is reused for every chunk: copy what you keep. Memory stays
+        bounded by ``chunk_size`` whatever N is.
+        """
+        chunk_size = int(chunk_size)
+        if chunk_size < 1:
+            raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+        if isinstance(Q, (list, tuple)):
+            Q = np.asarray(Q)
+        if hasattr(Q, "shape") and hasattr(Q, "__getitem__"):
+            if len(Q.shape) != 2:
+                raise ValueError(f"Q must have shape (N, {self.n}), got {tuple(Q.shape)}")
+            blocks = (Q[s:s + chunk_size] for s in range(0, Q.shape[0], chunk_size))
+        else:
+            blocks = iter(Q)
+        sel = self._link_indices(links)
+        buf = None
+        start = 0
+        for block in blocks:
+            block = self._configs(block)
+            for s in range(0, len(block), chunk_size):
+                part = block[s:s + chunk_size]
+                if buf is None:
+                    buf = _output(None, (chunk_size, self.n if sel is None else len(sel), 4, 4),
+                                  dtype, _FRAME_DTYPES)
+                frames = self.fk_batch(part, out=buf[:len(part)], links=sel)
+                yield start, frames
+                start += len(part)
 
-    def jacobian(self, q, link: int, point=(0.0, 0.0, 0.0)) -> np.ndarray:
-        """``(6, n)`` Jacobian for one configuration."""
-        self._link_ok(link)
-        return self.jacobian_from_frames(self.fk(q), link, point)
+    def jacobian(self, q, link: int, point=(0.0, 0.0, 0.0), out=None) -> np.ndarray:
+        """``(6, n)`` Jacobian of ``point`` (in ``link``'s frame) at configuration ``q``."""
+        return self.evaluator().jacobian(q, self._link_index(link), point, out)
 
-    def jacobian_from_frames(self, W, link: int, point=(0.0, 0.0, 0.0)) -> np.ndarray:
+    def jacobian_from_frames(self, W, link: int, point=(0.0, 0.0, 0.0), out=None) -> np.ndarray:
         """``(6, n)`` Jacobian of ``point`` (in ``link``'s frame) given the world transforms
         ``W`` (n, 4, 4) of every link: column j of each ancestor j is ``(w, w x (p - o_j))``
         (revolute) or ``(0, w)`` (prismatic), ``w`` the joint axis in world coordinates."""
-        self._link_ok(link)
-        cols = self.ancestors[link]
-        P = W[link, :3, :3] @ np.asarray(point, dtype=float).reshape(3) + W[link, :3, 3]
-        R = W[cols, :3, :3]
-        a = self.axes[cols]
-        w = R[:, :, 0] * a[:, 0, None] + R[:, :, 1] * a[:, 1, None] + R[:, :, 2] * a[:, 2, None]
-        d = P - W[cols, :3, 3]
-        cross = np.stack([w[:, 1] * d[:, 2] - w[:, 2] * d[:, 1],
-                          w[:, 2] * d[:, 0] - w[:, 0] * d[:, 2],
-                          w[:, 0] * d[:, 1] - w[:, 1] * d[:, 0]], axis=1)
-        prism = self.prismatic[cols][:, None]
-        J = np.zeros((6, self.n))
-        J[0:3, cols] = np.where(prism, 0.0, w).T
-        J[3:6, cols] = np.where(prism, w, cross).T
-        return J
+        W = np.ascontiguousarray(W, dtype=np.float64)
+        return self.evaluator().jacobian_frames(W, self._link_index(link), point, out)
+
+    def jacobian_batch(self, Q, link: int, point=(0.0, 0.0, 0.0), out=None) -> np.ndarray:
+        """``(N, 6, n)`` Jacobians of ``point`` (in ``link``'s frame) for every row of Q,
+        written into ``out`` (C-contiguous float64 of that shape) when given."""
+        Q = self._configs(Q)
+        link = self._link_index(link)
+        point = _point(point)
+        out = _output(out, (len(Q), 6, self.n), None, _JACOBIAN_DTYPES)
+        ev = self.evaluator()
+        if Q.dtype == _F64 and Q.flags.aligned:
+            ev.jacobian_batch(Q, link, point, out)
+        else:
+            for s in range(0, len(Q), _CONVERT_CHUNK):
+                part = np.require(Q[s:s + _CONVERT_CHUNK], np.float64, ("A",))
+                ev.jacobian_batch(part, link, point, out[s:s + _CONVERT_CHUNK])
+        return out
 
     def local_transform(self, i: int, qi: float) -> np.ndarray:
         """``T0(i) J_i(qi)``: link ``i``'s transform relative to its parent at joint value qi."""
@@ -171,6 +188,84 @@ class KinematicModel:
         L[:3, :3] = self._A[i] + np.sin(theta) * self._B[i] + (1.0 - np.cos(theta)) * self._C[i]
         L[:3, 3] = self._t0[i] + qi * self._slide[i]
         return L
+
+    # -- argument checks -----------------------------------------------------------------------
+    def _configs(self, Q):
+        """Q as an (N, n) array of real numbers (not copied when it already is one)."""
+        if not isinstance(Q, np.ndarray):
+            try:
+                Q = np.asarray(Q, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"Q must be an (N, {self.n}) array of numbers") from None
+        if Q.dtype.kind not in "fiu":
+            raise ValueError(f"Q must hold real numbers, got dtype {Q.dtype}")
+        if Q.ndim != 2 or Q.shape[1] != self.n:
+            raise ValueError(f"Q must have shape (N, {self.n}), got {Q.shape}")
+        return Q
+
+    def _link_index(self, link) -> int:
+        if not isinstance(link, (int, np.integer)) or isinstance(link, bool):
+            raise ValueError(f"link must be an integer index, got {link!r}")
+        if not -self.n <= link < self.n:
+            raise IndexError(f"link {link} out of range for {self.n} links")
+        return int(link) % self.n
+
+    def _link_indices(self, links):
+        if links is None:
+            return None
+        sel = np.asarray(links)
+        if sel.ndim != 1 or (sel.size and sel.dtype.kind not in "iu"):
+            raise ValueError(f"links must be a sequence of link indices, got {links!r}")
+        sel = sel.astype(np.int64)
+        bad = (sel < -self.n) | (sel >= self.n)
+        if bad.any():
+            raise IndexError(f"link {int(sel[bad][0])} out of range for {self.n} links")
+        return np.ascontiguousarray(sel % self.n if self.n else sel)
+
+
+_CONVERT_CHUNK = 65536
+_UNBOUND = object()
+
+
+def _point(point):
+    try:
+        p = np.asarray(point, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"point must be 3 numbers, got {point!r}") from None
+    if p.shape != (3,):
+        raise ValueError(f"point must be 3 numbers, got {point!r}")
+    return p
+
+
+_F64, _F32 = np.dtype(np.float64), np.dtype(np.float32)
+_FRAME_DTYPES = (_F64, _F32)
+_JACOBIAN_DTYPES = (_F64,)
+
+
+def _output(out, shape, dtype, allowed):
+    """``out`` checked against ``shape`` and ``dtype`` (default: out's own, else the first of
+    ``allowed``), or a new array."""
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        if dtype not in allowed:
+            names = " or ".join(a.name for a in allowed)
+            raise ValueError(f"dtype must be {names}, got {dtype}")
+    if out is None:
+        return np.empty(shape, dtype=allowed[0] if dtype is None else dtype)
+    if not isinstance(out, np.ndarray):
+        raise ValueError(f"out must be a numpy array, got {type(out).__name__}")
+    have = out.dtype
+    want = dtype if dtype is not None else (have if have in allowed else allowed[0])
+    if have != want:
+        raise ValueError(f"out has dtype {have}, expected {want}")
+    if out.shape != shape:
+        raise ValueError(f"out has shape {out.shape}, expected {shape}")
+    flags = out.flags
+    if not flags.c_contiguous:
+        raise ValueError("out must be C-contiguous")
+    if not flags.writeable:
+        raise ValueError("out is read-only")
+    return out
 
 
 class _Ancestors:

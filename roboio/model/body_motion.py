@@ -212,7 +212,7 @@ class BodyMotion:
             return None
         return _pose_matrices(_fit_frames(lp[:, 0], self.num_frames))
 
-    def link_transforms(self, robot, joint_map=None, root=None) -> np.ndarray:
+    def link_transforms(self, robot, joint_map=None, root=None, frames=None) -> np.ndarray:
         """(F, num_links, 4, 4) world transforms of every link of ``robot`` for every frame.
 
         Joint values by joint id (see :meth:`robot_configs`); the root link's pose from
@@ -220,14 +220,20 @@ class BodyMotion:
         the model's initial root pose (the ``.body`` root ``translation``/``rotation``;
         Choreonoid's sample walks contain no LinkPosition). When LinkPosition holds poses for
         more links, those override the computed ones (link index order of the ``.body``).
+        ``frames`` (indices or a slice) computes only those frames (first axis of the result).
         """
         check_alloc(self.num_frames * robot.num_links * 128.0 * 3,
                     f"link transforms of {self.num_frames:,} frames x {robot.num_links} links")
         root_link = _root_index(robot)
         Q = self.robot_configs(robot, joint_map)
+        F = len(Q)
+        pick = slice(None) if frames is None else frames
+        Q = Q[pick]
         desired = self.root_transforms()
         if desired is None and root is not None:
-            desired = np.broadcast_to(np.asarray(root, dtype=float), (len(Q), 4, 4))
+            desired = np.broadcast_to(np.asarray(root, dtype=float), (F, 4, 4))
+        if desired is not None:
+            desired = desired[pick]
         chain = floating_base(robot)
         if desired is not None and chain is not None:
             set_floating_base(robot, chain, Q, desired)
@@ -241,7 +247,7 @@ class BodyMotion:
             if order is None:
                 raise ValueError("LinkPosition has several parts but the robot has no Choreonoid "
                                  "link index table (load it from a .body file)")
-            poses = _pose_matrices(_fit_frames(lp, len(T)))
+            poses = _pose_matrices(_fit_frames(lp, F)[pick])
             for k in range(1, min(lp.shape[1], len(order))):
                 T[:, order[k]] = poses[:, k]
         return T

@@ -21,6 +21,10 @@ __all__ = ["Geometry", "TriangleMesh", "PointCloud", "Primitive", "Group", "Appe
            "GeometrySource", "PRIMITIVE_KINDS"]
 
 
+_ATOMIC = (bool, int, float, str)
+_EYE4 = np.eye(4)          # copied, never handed out (np.eye costs a reader per geometry)
+
+
 @dataclass
 class GeometrySource:
     """Where a geometry came from: the reference as written, the resolved path, the format."""
@@ -37,7 +41,7 @@ class Geometry:
 
     def __init__(self, transform=None, margin: float = 0.0, source: Optional[GeometrySource] = None,
                  missing: bool = False):
-        self.transform = np.eye(4) if transform is None else np.array(transform, dtype=float)
+        self.transform = _EYE4.copy() if transform is None else np.array(transform, dtype=float)
         self.margin = float(margin)
         self.source = source
         self.missing = missing
@@ -189,8 +193,19 @@ class TriangleMesh(Geometry):
     def __deepcopy__(self, memo):
         new = TriangleMesh.__new__(TriangleMesh)
         memo[id(self)] = new
+        d = new.__dict__
         for k, v in self.__dict__.items():
-            new.__dict__[k] = v if k == "_loader" else _copy.deepcopy(v, memo)
+            t = type(v)
+            if k == "_loader" or v is None or t in _ATOMIC:
+                d[k] = v
+            elif id(v) in memo:
+                d[k] = memo[id(v)]
+            elif t is np.ndarray and v.dtype != object:   # (robots copy many unloaded meshes:
+                d[k] = memo[id(v)] = v.copy()           # the generic deepcopy is slow)
+            elif t is GeometrySource:
+                d[k] = memo[id(v)] = GeometrySource(v.reference, v.path, v.format)
+            else:
+                d[k] = _copy.deepcopy(v, memo)
         return new
 
 

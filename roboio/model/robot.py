@@ -50,10 +50,10 @@ class Link:
         self.parent = int(parent)
         self.joint_type = joint_type
         self.axis = axis
-        self.parent_transform = np.eye(4) if parent_transform is None else parent_transform
+        self.parent_transform = _EYE4 if parent_transform is None else parent_transform
         self.mass = float(mass)
         self.com = com
-        self.inertia = np.eye(3) if inertia is None else inertia
+        self.inertia = _EYE3 if inertia is None else inertia
         self.geometry = geometry
         self.visual_geometry: Optional[Geometry] = None
         self.appearance = appearance if appearance is not None else Appearance()
@@ -98,9 +98,16 @@ class Link:
 
 def _frozen(value, shape):
     """A read-only float copy: in-place edits would bypass cache invalidation, so assign."""
-    a = np.array(value, dtype=float).reshape(shape)
+    a = np.array(value, dtype=float)
+    if a.shape != shape:
+        a = a.reshape(shape)
     a.setflags(write=False)
     return a
+
+
+# defaults of Link (copied by _frozen on assignment; readers build many links)
+_EYE4 = _frozen(np.eye(4), (4, 4))
+_EYE3 = _frozen(np.eye(3), (3, 3))
 
 
 @dataclass
@@ -296,22 +303,40 @@ class Robot:
     def _q(self, q):
         return self.config if q is None else q
 
-    def fk(self, q=None) -> np.ndarray:
-        """World transforms of every link, ``(num_links, 4, 4)``; ``q`` defaults to ``config``."""
-        return self.kinematics.fk(self._q(q))
+    def fk(self, q=None, out=None) -> np.ndarray:
+        """World transforms of every link, ``(num_links, 4, 4)``; ``q`` defaults to ``config``;
+        ``out``: a C-contiguous float64 ``(num_links, 4, 4)`` array to write into."""
+        kin = self._kin if self._kin is not None else self.kinematics
+        return kin.fk(self.config if q is None else q, out)
 
-    def fk_batch(self, Q) -> np.ndarray:
-        """``(N, num_links, 4, 4)`` world transforms for ``Q`` of shape ``(N, num_links)``."""
-        return self.kinematics.fk_batch(Q)
+    def _link_selection(self, links):
+        if links is None or isinstance(links, np.ndarray):
+            return links
+        return [self.link_index(k) if isinstance(k, (str, Link)) else k for k in links]
+
+    def fk_batch(self, Q, out=None, links=None, dtype=None) -> np.ndarray:
+        """``(N, L, 4, 4)`` world transforms for ``Q`` of shape ``(N, num_links)``.
+
+        ``links``: a subset of links (names or indices; default every link, L = num_links);
+        ``dtype``: float64 (default) or float32; ``out``: a C-contiguous array of the result's
+        shape and dtype to reuse. See :meth:`roboio.kinematics.KinematicModel.fk_batch`."""
+        return self.kinematics.fk_batch(Q, out=out, links=self._link_selection(links),
+                                        dtype=dtype)
+
+    def fk_chunks(self, Q, chunk_size: int = 65536, links=None, dtype=None):
+        """Yield ``(start, frames)`` chunk by chunk, in bounded memory (a reused buffer: copy
+        what you keep). See :meth:`roboio.kinematics.KinematicModel.fk_chunks`."""
+        return self.kinematics.fk_chunks(Q, chunk_size=chunk_size,
+                                         links=self._link_selection(links), dtype=dtype)
 
     def jacobian(self, link, point=(0, 0, 0), q=None) -> np.ndarray:
         """``(6, num_links)``: rows 0-2 angular velocity, rows 3-5 linear velocity of
         ``point`` (in ``link``'s frame), both in world coordinates."""
         return self.kinematics.jacobian(self._q(q), self.link_index(link), point)
 
-    def jacobian_batch(self, Q, link, point=(0, 0, 0)) -> np.ndarray:
-        """``(N, 6, num_links)`` Jacobians for every row of ``Q``."""
-        return self.kinematics.jacobian_batch(Q, self.link_index(link), point)
+    def jacobian_batch(self, Q, link, point=(0, 0, 0), out=None) -> np.ndarray:
+        """``(N, 6, num_links)`` Jacobians for every row of ``Q`` (into ``out`` when given)."""
+        return self.kinematics.jacobian_batch(Q, self.link_index(link), point, out=out)
 
     # -- drivers ----------------------------------------------------------------------
     def config_from_drivers(self, u, q=None) -> np.ndarray:

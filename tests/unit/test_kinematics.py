@@ -2,8 +2,12 @@
 import numpy as np
 import pytest
 
+from kinematics_helpers import reference_fk
 from roboio import Link, Robot
 from roboio.transforms import make_transform, rot_y, rpy_to_matrix
+
+# every test runs with each kinematics backend
+pytestmark = pytest.mark.usefixtures("kinematics_backend")
 
 
 def planar3r():
@@ -30,24 +34,6 @@ def random_tree(rng, n=9):
         axis = rng.normal(size=3) * rng.uniform(0.5, 2.0)   # deliberately not unit length
         r.add_link(Link(f"l{i}", parent, "prismatic" if rng.random() < 0.3 else "revolute", axis, T))
     return r
-
-
-def reference_fk(r, q):
-    """Straightforward per-link recursion, written independently of roboio.kinematics."""
-    out = []
-    for i, l in enumerate(r.links):
-        w = np.asarray(l.axis)
-        J = np.eye(4)
-        if l.joint_type == "revolute":
-            n = np.linalg.norm(w)
-            u, a = w / n, q[i] * n
-            K = np.array([[0, -u[2], u[1]], [u[2], 0, -u[0]], [-u[1], u[0], 0]])
-            J[:3, :3] = np.cos(a) * np.eye(3) + np.sin(a) * K + (1 - np.cos(a)) * np.outer(u, u)
-        else:
-            J[:3, 3] = q[i] * w
-        local = l.parent_transform @ J
-        out.append(local if l.parent < 0 else out[l.parent] @ local)
-    return np.array(out)
 
 
 @pytest.mark.parametrize("seed", range(5))

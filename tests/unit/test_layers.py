@@ -59,10 +59,14 @@ def _modules() -> dict:
 
 
 MODULES = _modules()
+# compiled extension modules (C sources built by setup.py): leaves that import no roboio module
+EXTENSIONS = {os.path.relpath(os.path.join(d, f), ROOT)[:-2].replace(os.sep, ".")
+              for d, _, files in os.walk(PACKAGE) for f in files if f.endswith(".c")}
 
 
 def _target(name: str):
-    """The roboio module an import names (``pkg.mod.attr`` -> ``pkg.mod``)."""
+    """The roboio module an import names (``pkg.mod.attr`` -> ``pkg.mod``); None for a
+    compiled extension module, which imports nothing of roboio."""
     while name and name not in MODULES:
         name = name.rpartition(".")[0]
     return name or None
@@ -85,7 +89,9 @@ def _imports(module: str) -> set:
                 src = ".".join(parts + ([node.module] if node.module else []))
             else:
                 src = node.module or ""
-            names = [f"{src}.{a.name}" for a in node.names] + [src]
+            names = [f"{src}.{a.name}" for a in node.names]
+            names = [n for n in names if n not in EXTENSIONS]
+            names += [src] if names else []
         for n in names:
             if n.split(".")[0] != "roboio":
                 continue
@@ -124,7 +130,8 @@ def _unresolved(module: str) -> list:
                 continue
             target = importlib.import_module(src)
             for a in node.names:
-                if a.name != "*" and not hasattr(target, a.name) and f"{src}.{a.name}" not in MODULES:
+                if a.name != "*" and not hasattr(target, a.name) and f"{src}.{a.name}" not in MODULES \
+                        and f"{src}.{a.name}" not in EXTENSIONS:
                     bad.append(f"{module}:{node.lineno}: {a.name} is not in {src}")
         elif isinstance(node, ast.Import):
             for a in node.names:

@@ -88,3 +88,26 @@ def test_slerp_endpoints_and_midpoint(u):
     q1 = tf.matrix_to_quat(tf.rot_z(1.0))
     q = tf.slerp(q0, q1, u)
     np.testing.assert_allclose(tf.quat_to_matrix(q), tf.rot_z(u * 1.0), atol=1e-12)
+
+
+def test_rpy_scalar_path_equals_vectorised_and_the_product():
+    """rpy_rows / rpy_xyz_transform (readers' per-origin path, Python floats) give exactly
+    rpy_to_matrix's numbers, which are Rz @ Ry @ Rx of the elementary rotations (to
+    rounding), with no negative zeros."""
+    rng = np.random.default_rng(5)
+    special = [0.0, -0.0, np.pi / 2, -np.pi / 2, np.pi, 1e-300, -3.0]
+    for i in range(3000):
+        rpy = rng.uniform(-7, 7, 3)
+        if i % 2:
+            rpy[rng.integers(3)] = special[rng.integers(len(special))]
+        if i % 3 == 0:
+            rpy[rng.integers(3)] = 0.0
+        xyz = rng.uniform(-2, 2, 3)
+        R = tf.rpy_to_matrix(rpy)
+        T = tf.rpy_xyz_transform([float(v) for v in rpy], [float(v) for v in xyz])
+        assert np.array_equal(T[:3, :3], R) and not np.signbit(T[:3, :3][T[:3, :3] == 0]).any()
+        assert np.array_equal(np.asarray(tf.rpy_rows(*[float(v) for v in rpy])), R)
+        assert np.array_equal(T[:3, 3], xyz) and np.array_equal(T[3], [0, 0, 0, 1])
+        product = tf.rot_z(rpy[2]) @ tf.rot_y(rpy[1]) @ tf.rot_x(rpy[0])
+        assert np.allclose(R, product, rtol=0, atol=4e-16)
+    assert np.array_equal(tf.rpy_rows(0.0, 0.0, 0.0), np.eye(3))

@@ -37,6 +37,13 @@ def clear_pose_override(owner) -> None:
     _POSE_OVERRIDES.pop(owner, None)
 
 
+def clear_pose_overrides(owners) -> None:
+    """clear_pose_override of each owner (nothing to do, quickly, when none is set)."""
+    if _POSE_OVERRIDES:
+        for owner in owners:
+            _POSE_OVERRIDES.pop(owner, None)
+
+
 # -- where a Geometry3D's data lives ---------------------------------------------------------
 class _StandaloneSlot:
     def __init__(self, geometry=None, pose=None):

@@ -20,7 +20,7 @@ from ._common import (NotSupportedError, floats, matrix_to_se3, opengl_methods, 
                       unsupported, vec3)
 from .appearance import Appearance
 from ._io import load_file, save_file
-from .geometry import Geometry3D, clear_pose_override
+from .geometry import Geometry3D, clear_pose_override, clear_pose_overrides
 from .mass import Mass
 from .math import so3
 
@@ -28,10 +28,20 @@ __all__ = ["RobotModel", "RobotModelLink", "RobotModelDriver"]
 
 
 class _State:
-    """Current world transforms of every link, ``(n, 4, 4)``."""
+    """Current world transforms of every link, ``T`` (n, 4, 4): the frames of a kinematics
+    workspace, recomputed in place by ``setConfig`` (no allocation per call)."""
+
+    __slots__ = ("ws", "T", "__weakref__")
 
     def __init__(self, robot):
-        self.T = np.array(robot.fk()) if robot.num_links else np.zeros((0, 4, 4))
+        self.bind(robot)
+
+    def bind(self, robot):
+        """(Re)attach to the robot's current kinematic structure and pose it at its config."""
+        self.ws = robot.kinematics.workspace()
+        self.T = self.ws.frames
+        if robot.num_links:
+            self.ws.fk(robot.config)
 
 
 _STATES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -39,16 +49,24 @@ _STATES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def _state(robot) -> _State:
     st = _STATES.get(robot)
-    if st is None or len(st.T) != robot.num_links:
+    if st is None:
         st = _STATES[robot] = _State(robot)
+    elif len(st.T) != robot.num_links:
+        st.bind(robot)
     return st
 
 
 def _update_frames(robot):
-    """Forward kinematics of the current configuration into the link transforms."""
-    _STATES[robot] = _State(robot)
-    for link in robot.links:
-        clear_pose_override(link)
+    """Forward kinematics of the current configuration into the link transforms (with the
+    kinematic structure as edited so far, as Klamp't's setConfig)."""
+    st = _STATES.get(robot)
+    if st is None:
+        _STATES[robot] = _State(robot)
+    elif st.ws.model is not robot.kinematics:
+        st.bind(robot)
+    elif robot.num_links:
+        st.ws.fk(robot.config)
+    clear_pose_overrides(robot.links)
 
 
 def _update_subtree(robot, root: int):
@@ -63,6 +81,15 @@ def _update_subtree(robot, root: int):
                 parent = np.eye(4) if link.parent < 0 else T[link.parent]
                 T[i] = parent @ robot.kinematics.local_transform(int(i), robot.config[i])
                 clear_pose_override(link)
+
+
+def _xyz(v) -> tuple:
+    """Three Python floats from a 3-vector (list, tuple or array)."""
+    try:
+        x, y, z = v
+        return float(x), float(y), float(z)
+    except (TypeError, ValueError):
+        return tuple(float(c) for c in vec3(v))      # vec3 raises the clear error
 
 
 def _lookup(items, key, what):
@@ -269,8 +296,15 @@ class RobotModel:
 
     def setConfig(self, q):
         """Set the configuration and update every link transform (forward kinematics)."""
-        self._robot.config = np.array(floats(q, self.numLinks(), "configuration"))
-        _update_frames(self._robot)
+        r = self._robot
+        try:
+            q = np.array(q, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError("configuration must be a list of numbers") from None
+        if q.shape != (r.num_links,):
+            raise ValueError(f"configuration must have {r.num_links} entries, got {q.size}")
+        r.config = q
+        _update_frames(r)
 
     config = property(getConfig, setConfig)
 
@@ -604,8 +638,10 @@ class RobotModelLink:
 
     # -- current transform ------------------------------------------------------------------
     def getTransform(self) -> tuple:
-        """``(R, t)``: the link's current world transform."""
-        return matrix_to_se3(self._T)
+        """``(R, t)``: the link's current world transform (R column-major, Klamp't's so3)."""
+        (a, b, c, x), (d, e, f, y), (g, h, i, z) = \
+            _state(self._rv._robot).T[self._index, :3].tolist()
+        return [a, d, g, b, e, h, c, f, i], [x, y, z]
 
     def setTransform(self, R, t):
         """Overwrite the current transform (no inverse kinematics; reset by setConfig)."""
@@ -614,39 +650,53 @@ class RobotModelLink:
 
     transform = property(getTransform)
 
+    # (plain float arithmetic on the transform's rows: numpy's per-call overhead would
+    # dominate these 3-vector products)
+    def _rows(self):
+        return _state(self._rv._robot).T[self._index, :3].tolist()
+
     def getWorldPosition(self, plocal) -> list:
-        T = self._T
-        return floats(T[:3, :3] @ vec3(plocal) + T[:3, 3])
+        (a, b, c, x), (d, e, f, y), (g, h, i, z) = self._rows()
+        u, v, w = _xyz(plocal)
+        return [a * u + b * v + c * w + x, d * u + e * v + f * w + y, g * u + h * v + i * w + z]
 
     def getLocalPosition(self, pworld) -> list:
-        T = self._T
-        return floats(T[:3, :3].T @ (vec3(pworld) - T[:3, 3]))
+        (a, b, c, x), (d, e, f, y), (g, h, i, z) = self._rows()
+        u, v, w = _xyz(pworld)
+        u, v, w = u - x, v - y, w - z
+        return [a * u + d * v + g * w, b * u + e * v + h * w, c * u + f * v + i * w]
 
     def getWorldDirection(self, vlocal) -> list:
-        return floats(self._T[:3, :3] @ vec3(vlocal))
+        (a, b, c, _), (d, e, f, _), (g, h, i, _) = self._rows()
+        u, v, w = _xyz(vlocal)
+        return [a * u + b * v + c * w, d * u + e * v + f * w, g * u + h * v + i * w]
 
     def getLocalDirection(self, vworld) -> list:
-        return floats(self._T[:3, :3].T @ vec3(vworld))
+        (a, b, c, _), (d, e, f, _), (g, h, i, _) = self._rows()
+        u, v, w = _xyz(vworld)
+        return [a * u + d * v + g * w, b * u + e * v + h * w, c * u + f * v + i * w]
 
     # -- Jacobians (from the current link transforms) -------------------------------------------
     def _jacobian(self, plocal) -> np.ndarray:
         """6 x n Jacobian from the *current* link transforms (which ``setTransform`` may
-        have overridden, as in Klamp't)."""
-        r = self._robot
-        return r.kinematics.jacobian_from_frames(_state(r).T, self._index, vec3(plocal))
+        have overridden, as in Klamp't), in the state's workspace buffer: copy to keep."""
+        try:
+            return _state(self._rv._robot).ws.jacobian(self._index, plocal)
+        except ValueError:
+            raise ValueError(f"point must have 3 entries, got {plocal!r}") from None
 
     def getJacobian(self, plocal) -> np.ndarray:
         """6 x n: rows 0-2 angular velocity, rows 3-5 velocity of the local point ``plocal``,
         world frame."""
-        return self._jacobian(plocal)
+        return self._jacobian(plocal).copy()
 
     def getPositionJacobian(self, plocal) -> np.ndarray:
         """3 x n Jacobian of the world position of the local point ``plocal``."""
-        return self._jacobian(plocal)[3:]
+        return self._jacobian(plocal)[3:].copy()
 
     def getOrientationJacobian(self) -> np.ndarray:
         """3 x n Jacobian of the link's angular velocity (world frame)."""
-        return self._jacobian((0, 0, 0))[:3]
+        return self._jacobian((0, 0, 0))[:3].copy()
 
     def getJacobianCols(self, plocal, links) -> np.ndarray:
         return self._jacobian(plocal)[:, list(links)]

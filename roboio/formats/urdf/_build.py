@@ -32,6 +32,7 @@ Common to both:
 """
 from __future__ import annotations
 
+import functools
 import os
 from collections import defaultdict
 
@@ -114,6 +115,22 @@ def affine_driver_limits(dofs, scales, lim) -> tuple:
     return qlo, qhi, vlo, vhi, -t, t, -a, a
 
 
+_EYE3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+
+
+@functools.lru_cache(maxsize=256)
+def _named_ancestors(d: str, name: str) -> tuple:
+    """The directories named ``name`` among ``d`` and its ancestors, nearest first."""
+    out = []
+    while True:
+        if os.path.basename(d) == name:
+            out.append(d)
+        nd = os.path.dirname(d)
+        if nd == d:
+            return tuple(out)
+        d = nd
+
+
 def mesh_candidates(filename: str, path: str, package_root) -> list:
     """Paths to try for a ``<mesh filename>``: ``package://PKG/rest`` -> ``package_root/PKG/
     rest`` (package_root relative to the URDF's directory; without it Klamp't looks for
@@ -127,14 +144,7 @@ def mesh_candidates(filename: str, path: str, package_root) -> list:
             return [os.path.normpath(os.path.join(root, rest))]
         cands = [os.path.normpath("/" + rest)]
         pkg, _, sub = rest.partition("/")
-        d = os.path.abspath(base)
-        while True:
-            if os.path.basename(d) == pkg:
-                cands.append(os.path.join(d, sub))
-            nd = os.path.dirname(d)
-            if nd == d:
-                break
-            d = nd
+        cands += [os.path.join(d, sub) for d in _named_ancestors(os.path.abspath(base), pkg)]
         return cands
     if filename.startswith("file://"):
         return [filename[len("file://"):]]
@@ -148,6 +158,7 @@ class _Builder:
         self.model, self.s, self.path, self.ctx = model, s, path, ctx
         self.klampt = getattr(ctx, "flavor", None) == "klampt"
         self.packages: dict = {}            # package name -> (directory or None, places tried)
+        self.package_dirs: dict = {}        # package name -> package_candidates(...)
         self.package_notes = defaultdict(list)   # (kind, package) -> link names
         self.scaled_axes: list = []         # links whose axis was normalised
         self.rotated_inertia: list = []     # links whose inertia differs from Klamp't's
@@ -179,6 +190,9 @@ class _Builder:
             link.mass = rec.inertial.mass
             link.com = rec.inertial.origin[:3, 3]
             I0 = rec.inertial.inertia
+            if R.tolist() == _EYE3:                 # no rpy (the common case): I0 exactly
+                link.inertia = I0.copy()
+                return
             quirk = R.T @ I0 @ R                    # Klamp't's quirk (R I Rᵀ is physical)
             I = quirk if self.klampt else R @ I0 @ R.T
             if not self.klampt and np.abs(I - quirk).max() > 1e-12 * max(np.abs(I).max(), 1e-300):
@@ -272,7 +286,10 @@ class _Builder:
             found = next((c for c in klampt_cands[1:] if os.path.isfile(c)), None)
             hit = os.path.dirname(found) if found else None
         else:
-            dirs = package_candidates(name, self.path, self.ctx.package_dirs)
+            dirs = self.package_dirs.get(name)
+            if dirs is None:       # the same for every mesh of the package in this file
+                dirs = self.package_dirs[name] = package_candidates(name, self.path,
+                                                                    self.ctx.package_dirs)
             hit = next((d for d in dirs if os.path.isfile(os.path.join(d, sub))), None)
             found = None if hit is None else os.path.normpath(os.path.join(hit, sub))
         if found is None:

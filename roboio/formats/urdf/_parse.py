@@ -17,7 +17,7 @@ import numpy as np
 
 from ...errors import FormatError
 from ...context import LoadContext
-from ...transforms import make_transform, rpy_to_matrix
+from ...transforms import rpy_xyz_transform
 from ..xmlutil import children, local_name, where
 from ._records import JOINT_TYPES, GeomRec, InertialRec, JointRec, LinkRec, UrdfModel, VisualRec
 
@@ -27,7 +27,23 @@ __all__ = ["parse_model"]
 _IGNORED_TOP = {"transmission", "gazebo", "ros2_control", "klampt", "sensor"}
 _IGNORED_JOINT = {"safety_controller", "calibration"}
 
+_ZERO3 = (0.0, 0.0, 0.0)
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
+# (the same numbers as _NUMBER, written so that a failing match cannot backtrack through the
+# ways of splitting a run of digits)
+_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+# a whole attribute of such numbers separated by ASCII blanks: checked in one match
+_NUMBERS = re.compile(rf"[ \t\n\r]*(?:{_NUM}(?:[ \t\n\r]+{_NUM})*[ \t\n\r]*)?")
+
+
+def _grouped(el):
+    """``(children, {local name: children of that name})`` of an element, in document
+    order: one pass instead of one per looked-up name."""
+    kids = children(el)
+    by: dict = {}
+    for c in kids:
+        by.setdefault(local_name(c), []).append(c)
+    return kids, by
 
 
 class _UnnamedMaterial(Exception):
@@ -52,7 +68,7 @@ class _Reader:
                 raise self.error(el, f"<{local_name(el)}> needs the '{name}' attribute")
             return default
         toks = text.split()
-        bad = [t for t in toks if not _NUMBER.match(t)]
+        bad = () if _NUMBERS.fullmatch(text) else [t for t in toks if not _NUMBER.match(t)]
         if bad:
             raise self.error(el, f"<{local_name(el)} {name}=\"{text}\">: {bad[0]!r} is not a "
                                  f"number (URDF readers accept finite decimal numbers only)")
@@ -73,15 +89,17 @@ class _Reader:
         return name
 
     # -- pieces -------------------------------------------------------------------------
-    def origin(self, parent) -> np.ndarray:
-        """``<origin xyz rpy>`` of ``parent`` (first one; none -> identity)."""
-        els = children(parent, "origin")
+    def origin(self, parent, els=None) -> np.ndarray:
+        """``<origin xyz rpy>`` of ``parent`` (first one; none -> identity); ``els``: its
+        ``<origin>`` children when already known."""
+        if els is None:
+            els = children(parent, "origin")
         if not els:
             return np.eye(4)
         el = els[0]
-        xyz = self.numbers(el, "xyz", 3, default=[0.0, 0.0, 0.0])
-        rpy = self.numbers(el, "rpy", 3, default=[0.0, 0.0, 0.0])
-        return make_transform(rpy_to_matrix(rpy), xyz)
+        xyz = self.numbers(el, "xyz", 3, default=_ZERO3)
+        rpy = self.numbers(el, "rpy", 3, default=_ZERO3)
+        return rpy_xyz_transform(rpy, xyz)      # Python floats: no numpy call per step
 
     def geometry(self, parent) -> GeomRec:
         els = children(parent, "geometry")
@@ -152,19 +170,20 @@ class _Reader:
 
     def link(self, el) -> LinkRec:
         rec = LinkRec(self.name_of(el, "link"), where(el))
-        ins = children(el, "inertial")
+        kids, by = _grouped(el)
+        ins = by.get("inertial")
         if ins:
             rec.inertial = self.inertial(ins[0])
         try:
-            for v in children(el, "visual"):
+            for v in by.get("visual", ()):
                 rec.visuals.append(self.visual(v, True))
-            rec.collisions = [self.visual(c, False) for c in children(el, "collision")]
+            rec.collisions = [self.visual(c, False) for c in by.get("collision", ())]
         except _UnnamedMaterial as e:
             # urdfdom gives up on the rest of the link here and Klamp't keeps the link
             self.ctx.warn(f"link {rec.name!r}: <material> without a name; like Klamp't, the "
                           "<visual> holding it and every later <visual>/<collision> of the link "
                           "are ignored", where(e.args[0]))
-        for c in children(el):
+        for c in kids:
             if local_name(c) not in ("inertial", "visual", "collision"):
                 self.ctx.warn(f"<{local_name(c)}> in link {rec.name!r} ignored", where(c))
         return rec
@@ -177,22 +196,24 @@ class _Reader:
         if jtype not in JOINT_TYPES:
             raise self.error(el, f"joint {name!r} has unknown type {jtype!r} "
                                  f"(expected one of {', '.join(JOINT_TYPES)})")
+        kids, by = _grouped(el)
         ends = {}
         for end in ("parent", "child"):
-            els = children(el, end)
+            els = by.get(end)
             val = els[0].get("link") if els else None
             if not val:
                 raise self.error(els[0] if els else el,
                                  f"joint {name!r} needs <{end} link=\"...\">")
             ends[end] = val
-        rec = JointRec(name, jtype, where(el), ends["parent"], ends["child"], self.origin(el))
+        rec = JointRec(name, jtype, where(el), ends["parent"], ends["child"],
+                       self.origin(el, by.get("origin", ())))
         if jtype not in ("fixed", "floating"):
-            axes = children(el, "axis")
+            axes = by.get("axis")
             if not axes:
                 rec.axis = np.array([1.0, 0.0, 0.0])          # urdfdom's default
             else:
                 rec.axis = np.array(self.numbers(axes[0], "xyz", 3, default=[0.0, 0.0, 0.0]))
-        lims = children(el, "limit")
+        lims = by.get("limit")
         if lims:
             lim = lims[0]
             rec.limit = {"lower": self.number(lim, "lower", default=0.0),
@@ -201,14 +222,14 @@ class _Reader:
                          "velocity": self.number(lim, "velocity", required=True)}
         elif jtype in ("revolute", "prismatic"):
             raise self.error(el, f"{jtype} joint {name!r} needs a <limit effort=... velocity=...> element")
-        dyn = children(el, "dynamics")
+        dyn = by.get("dynamics")
         if dyn:
             d = dyn[0]
             if d.get("damping") is None and d.get("friction") is None:
                 raise self.error(d, "<dynamics> needs 'damping' or 'friction'")
             rec.dynamics = (self.number(d, "damping", default=0.0),
                             self.number(d, "friction", default=0.0))
-        mim = children(el, "mimic")
+        mim = by.get("mimic")
         if mim:
             m = mim[0]
             target = m.get("joint")
@@ -217,7 +238,7 @@ class _Reader:
             rec.mimic = (target, self.number(m, "multiplier", default=1.0),
                          self.number(m, "offset", default=0.0), where(m))
         known = {"origin", "parent", "child", "axis", "limit", "dynamics", "mimic"} | _IGNORED_JOINT
-        for c in children(el):
+        for c in kids:
             if local_name(c) not in known:
                 self.ctx.warn(f"<{local_name(c)}> in joint {name!r} ignored", where(c))
         return rec

@@ -1,0 +1,1187 @@
+/* Compiled forward kinematics and Jacobians: roboio's "compiled" kinematics backend.
+ *
+ * The numpy backend (roboio/kinematics/_numpy.py) is the reference; this file computes the
+ * same quantities with the same conventions (Klamp't's, see roboio/kinematics/model.py):
+ *
+ *     W(i) = W(parent(i)) @ T0(i) @ J_i(q_i),     W(-1) = identity,
+ *
+ * J_i a rotation by q_i * |axis_i| about axis_i (revolute; the axis is not normalised) or a
+ * translation by q_i * axis_i (prismatic). Everything that does not depend on q is prepared
+ * in Python (roboio/kinematics/_compiled.py) and handed to Model(): per link its parent,
+ * joint kind, the constant rotation A = R0(i) (and whether it is exactly the identity), the
+ * translation t0, and for general revolute axes B = A K and C = A K K (K the cross matrix
+ * of the unit axis), so that the local rotation is A + sin(theta) B + (1 - cos(theta)) C,
+ * the numpy backend's expression.
+ *
+ * Frames are 3x4 affine blocks with a row stride of 4 doubles, i.e. the top three rows of
+ * a row-major 4x4 matrix: the batch kernel writes straight into a (N, n, 4, 4) float64
+ * output and reads each parent's frame back from it.
+ *
+ * No numpy C API (so the build needs no numpy headers): arrays arrive through the buffer
+ * protocol, and new results are allocated by calling the `empty` callable given to Model()
+ * (numpy.empty). The batch functions release the GIL while they compute. Work buffers come
+ * from PyMem_RawMalloc: usable without the GIL, and counted by tracemalloc.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#define HAVE_STREAM 1
+#else
+#define HAVE_STREAM 0
+#endif
+
+/* Joint kinds (the numbering is shared with _compiled.py). Axis-aligned revolute joints are
+ * the common case in real robots: their rotation only mixes two columns. */
+enum { REV_GENERAL = 0, REV_X = 1, REV_Y = 2, REV_Z = 3, PRISMATIC = 4 };
+
+typedef struct {
+    int parent;          /* link index, -1 = world */
+    int kind;
+    int a_identity;      /* A is exactly the identity: skip the product with it */
+    double rate;         /* theta = q * rate: |axis|, or the signed component when aligned */
+    double A[9], B[9], C[9];   /* row-major 3x3 */
+    double t0[3];
+    double slide[3];     /* A @ axis: translation per unit q of a prismatic joint */
+    double axis[3];      /* the axis as given (Jacobian columns use it unnormalised) */
+} LinkData;
+
+/* Configurations are processed in blocks: the sines and cosines of a whole block first (one
+ * vectorisable pass), then the frames of each configuration. */
+#define BLOCK 32
+
+/* Outputs larger than this (bytes) are written with non-temporal stores: they cannot stay
+ * in cache anyway, and streaming them saves the read of every destination line (half the
+ * memory traffic of a large batch). Smaller ones stay in cache for the caller. */
+#define STREAM_BYTES (16 << 20)
+
+/* ===================================================================================== */
+/* sin and cos of an array                                                               */
+/*
+ * Cody-Waite range reduction x = k pi/2 + r with |r| <= pi/4, then Taylor polynomials of
+ * sin (to r^17) and cos (to r^16). On |r| <= pi/4 the truncation error is below 1e-18, so
+ * the results are within about one ulp of the correctly rounded values (the unit tests
+ * measure it against libm). pi/2 is split into three parts, the first two with 33
+ * significant bits, so that k * part is exact for |k| < 2^20. Finite |x| > TRIG_LIMIT go
+ * to libm; inf and nan give nan, as libm does.
+ *
+ * The main loop has no branches and no calls, so the compiler vectorises it. It needs
+ * round-to-nearest doubles without excess precision (FLT_EVAL_METHOD == 0); elsewhere libm
+ * does everything.
+ */
+/* Decimal literals that read back as exactly these doubles (hex floats, e.g. 0x1.921fb544p+0
+ * for PIO2_1, are not understood by every C compiler roboio may meet). */
+#define PIO2_1 1.5707963267341256       /* first 33 bits of pi/2: 0x1.921fb54400000p+0 */
+#define PIO2_2 6.077100506303966e-11    /* next 33 bits: 0x1.0b4611a600000p-34 */
+#define PIO2_3 2.0222662487959506e-21   /* the rest, rounded: 0x1.3198a2e037073p-69 */
+#define TWO_OVER_PI 0.6366197723675814
+#define ROUND_MAGIC 6755399441055744.0  /* 1.5 * 2^52: v + magic - magic rounds v */
+#define TRIG_LIMIT 1e5
+
+/* Taylor coefficients (-1)^k / (2k+1)! and (-1)^k / (2k)!, k = 1..8 */
+#define S1 (-1.0 / 6.0)
+#define S2 (1.0 / 120.0)
+#define S3 (-1.0 / 5040.0)
+#define S4 (1.0 / 362880.0)
+#define S5 (-1.0 / 39916800.0)
+#define S6 (1.0 / 6227020800.0)
+#define S7 (-1.0 / 1307674368000.0)
+#define S8 (1.0 / 355687428096000.0)
+#define C1 (-1.0 / 2.0)
+#define C2 (1.0 / 24.0)
+#define C3 (-1.0 / 720.0)
+#define C4 (1.0 / 40320.0)
+#define C5 (-1.0 / 3628800.0)
+#define C6 (1.0 / 479001600.0)
+#define C7 (-1.0 / 87178291200.0)
+#define C8 (1.0 / 20922789888000.0)
+
+static inline uint64_t bits_of(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+static inline double double_of(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+
+/* With GCC >= 12 on x86-64 Linux the loop is also compiled for the x86-64-v3 (AVX2, FMA)
+ * and v4 (AVX-512) levels, and the loader picks the best the CPU has (ifunc): 2.5-4x
+ * faster than the SSE2 baseline. FMA changes roundings, not the accuracy. */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12 && defined(__x86_64__) && \
+    defined(__linux__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+static void sincos_array(const double *x, double *s, double *c, Py_ssize_t n)
+{
+    Py_ssize_t i;
+#if FLT_EVAL_METHOD == 0
+    for (i = 0; i < n; i++) {
+        double xi = x[i];
+        double t = xi * TWO_OVER_PI + ROUND_MAGIC;
+        double k = t - ROUND_MAGIC;
+        double r = ((xi - k * PIO2_1) - k * PIO2_2) - k * PIO2_3;
+        double z = r * r;
+        double ps = S1 + z * (S2 + z * (S3 + z * (S4 + z * (S5 + z * (S6 + z * (S7 + z * S8))))));
+        double pc = C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * (C6 + z * (C7 + z * C8))))));
+        double sr = r + r * z * ps;
+        double cr = 1.0 + z * pc;
+        /* quadrant k mod 4 is in the low bits of t: odd k swaps sin and cos, then signs */
+        uint64_t q = bits_of(t) & 3;
+        uint64_t swap = (uint64_t)0 - (q & 1);
+        uint64_t bs = bits_of(sr), bc = bits_of(cr);
+        uint64_t so = (bs & ~swap) | (bc & swap);
+        uint64_t co = (bc & ~swap) | (bs & swap);
+        s[i] = double_of(so ^ ((q & 2) << 62));
+        c[i] = double_of(co ^ (((q + 1) & 2) << 62));
+    }
+    /* Large arguments: libm. (A separate loop: a flag in the loop above would stop the
+     * vectoriser on SSE2. inf and nan already came out as nan, as from libm.) */
+    for (i = 0; i < n; i++) {
+        if (fabs(x[i]) > TRIG_LIMIT && x[i] - x[i] == 0.0) {
+            s[i] = sin(x[i]);
+            c[i] = cos(x[i]);
+        }
+    }
+#else
+    for (i = 0; i < n; i++) {
+        s[i] = sin(x[i]);
+        c[i] = cos(x[i]);
+    }
+#endif
+}
+
+/* ===================================================================================== */
+/* one link                                                                              */
+
+static const double IDENTITY34[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+
+/* W = P @ T0 @ J(q) for one link; P and W are 3x4 blocks with row stride 4; s and c are
+ * sin and cos of q * rate (unused by prismatic joints). */
+static inline void link_frame(const LinkData *L, const double *P, double q, double s,
+                              double c, double *W)
+{
+    double M[9];                 /* P's rotation @ the joint-moved local rotation */
+    double tl[3] = {L->t0[0], L->t0[1], L->t0[2]};     /* local translation */
+    int i;
+    if (L->kind == REV_GENERAL) {
+        double R[9];
+        double c1 = 1.0 - c;
+        for (i = 0; i < 9; i++)
+            R[i] = L->A[i] + s * L->B[i] + c1 * L->C[i];
+        for (i = 0; i < 3; i++) {
+            const double *p = P + 4 * i;
+            M[3 * i + 0] = p[0] * R[0] + p[1] * R[3] + p[2] * R[6];
+            M[3 * i + 1] = p[0] * R[1] + p[1] * R[4] + p[2] * R[7];
+            M[3 * i + 2] = p[0] * R[2] + p[1] * R[5] + p[2] * R[8];
+        }
+    } else {
+        double PA[9];            /* P's rotation @ A */
+        if (L->a_identity) {
+            for (i = 0; i < 3; i++) {
+                PA[3 * i + 0] = P[4 * i + 0];
+                PA[3 * i + 1] = P[4 * i + 1];
+                PA[3 * i + 2] = P[4 * i + 2];
+            }
+        } else {
+            const double *A = L->A;
+            for (i = 0; i < 3; i++) {
+                const double *p = P + 4 * i;
+                PA[3 * i + 0] = p[0] * A[0] + p[1] * A[3] + p[2] * A[6];
+                PA[3 * i + 1] = p[0] * A[1] + p[1] * A[4] + p[2] * A[7];
+                PA[3 * i + 2] = p[0] * A[2] + p[1] * A[5] + p[2] * A[8];
+            }
+        }
+        switch (L->kind) {
+        case REV_X:      /* @ [1 0 0; 0 c -s; 0 s c] */
+            for (i = 0; i < 3; i++) {
+                const double *a = PA + 3 * i;
+                M[3 * i + 0] = a[0];
+                M[3 * i + 1] = c * a[1] + s * a[2];
+                M[3 * i + 2] = c * a[2] - s * a[1];
+            }
+            break;
+        case REV_Y:      /* @ [c 0 s; 0 1 0; -s 0 c] */
+            for (i = 0; i < 3; i++) {
+                const double *a = PA + 3 * i;
+                M[3 * i + 0] = c * a[0] - s * a[2];
+                M[3 * i + 1] = a[1];
+                M[3 * i + 2] = s * a[0] + c * a[2];
+            }
+            break;
+        case REV_Z:      /* @ [c -s 0; s c 0; 0 0 1] */
+            for (i = 0; i < 3; i++) {
+                const double *a = PA + 3 * i;
+                M[3 * i + 0] = c * a[0] + s * a[1];
+                M[3 * i + 1] = c * a[1] - s * a[0];
+                M[3 * i + 2] = a[2];
+            }
+            break;
+        default:         /* PRISMATIC: rotation A, translation t0 + q (A @ axis) */
+            memcpy(M, PA, sizeof M);
+            tl[0] += q * L->slide[0];
+            tl[1] += q * L->slide[1];
+            tl[2] += q * L->slide[2];
+            break;
+        }
+    }
+    for (i = 0; i < 3; i++) {
+        const double *p = P + 4 * i;
+        double *w = W + 4 * i;
+        w[0] = M[3 * i + 0];
+        w[1] = M[3 * i + 1];
+        w[2] = M[3 * i + 2];
+        w[3] = p[0] * tl[0] + p[1] * tl[1] + p[2] * tl[2] + p[3];
+    }
+}
+
+/* ===================================================================================== */
+/* evaluation plans: which links to evaluate and which of them need a sin/cos            */
+
+typedef struct {
+    Py_ssize_t n;        /* links of the model */
+    Py_ssize_t neval;    /* links to evaluate */
+    Py_ssize_t ntrig;    /* of which revolute */
+    int *eval;           /* [neval] links, parents first */
+    int *trig_link;      /* [ntrig] link of each sin/cos slot */
+    int *slot;           /* [n] sin/cos slot of each link, -1 = none */
+} Plan;
+
+static void plan_free(Plan *p)
+{
+    PyMem_RawFree(p->eval);
+    p->eval = p->trig_link = p->slot = NULL;
+}
+
+/* The links with need[i] != 0 (closed under parents by the caller), in `order`. */
+static int plan_make(Plan *p, const LinkData *links, const int *order, Py_ssize_t n,
+                     const char *need)
+{
+    Py_ssize_t k;
+    p->n = n;
+    p->neval = p->ntrig = 0;
+    p->eval = PyMem_RawMalloc(sizeof(int) * (size_t)(3 * n + 1));
+    if (!p->eval)
+        return -1;
+    p->trig_link = p->eval + n;
+    p->slot = p->eval + 2 * n;
+    for (k = 0; k < n; k++) {
+        int i = order[k];
+        p->slot[i] = -1;
+        if (need && !need[i])
+            continue;
+        p->eval[p->neval++] = i;
+        if (links[i].kind != PRISMATIC) {
+            p->slot[i] = (int)p->ntrig;
+            p->trig_link[p->ntrig++] = i;
+        }
+    }
+    return 0;
+}
+
+/* Frames of the plan's links for configuration q (stride qs) into W (16 doubles per link;
+ * the bottom row is left alone); s and c hold the plan's sines and cosines. */
+static void eval_frames(const LinkData *links, const Plan *p, const double *q, Py_ssize_t qs,
+                        const double *s, const double *c, double *W)
+{
+    for (Py_ssize_t k = 0; k < p->neval; k++) {
+        int i = p->eval[k];
+        const LinkData *L = links + i;
+        int sl = p->slot[i];
+        link_frame(L, L->parent < 0 ? IDENTITY34 : W + 16 * L->parent, q[i * qs],
+                   sl >= 0 ? s[sl] : 0.0, sl >= 0 ? c[sl] : 1.0, W + 16 * i);
+    }
+}
+
+/* Angles of `count` configurations (rows of Q, strides rs and cs in doubles) for the plan. */
+static void gather_angles(const LinkData *links, const Plan *p, const double *Q,
+                          Py_ssize_t count, Py_ssize_t rs, Py_ssize_t cs, double *x)
+{
+    for (Py_ssize_t b = 0; b < count; b++) {
+        const double *q = Q + b * rs;
+        for (Py_ssize_t r = 0; r < p->ntrig; r++) {
+            int i = p->trig_link[r];
+            x[b * p->ntrig + r] = q[i * cs] * links[i].rate;
+        }
+    }
+}
+
+/* Jacobian (6 x n, row-major, rows 0-2 angular, 3-5 linear) of the point pl (local frame
+ * of `link`) from the frames W of the chain root..link (chain[0..len-1]). */
+static void jacobian_columns(const LinkData *links, const int *chain, Py_ssize_t len,
+                             Py_ssize_t n, const double *W, int link, const double *pl,
+                             double *J)
+{
+    const double *F = W + 16 * link;
+    double P[3];
+    int r;
+    for (r = 0; r < 3; r++)
+        P[r] = F[4 * r] * pl[0] + F[4 * r + 1] * pl[1] + F[4 * r + 2] * pl[2] + F[4 * r + 3];
+    memset(J, 0, sizeof(double) * (size_t)(6 * n));
+    for (Py_ssize_t k = 0; k < len; k++) {
+        int j = chain[k];
+        const LinkData *L = links + j;
+        const double *G = W + 16 * j;
+        double w[3];
+        for (r = 0; r < 3; r++)
+            w[r] = G[4 * r] * L->axis[0] + G[4 * r + 1] * L->axis[1] + G[4 * r + 2] * L->axis[2];
+        if (L->kind == PRISMATIC) {
+            for (r = 0; r < 3; r++)
+                J[(3 + r) * n + j] = w[r];
+        } else {
+            double d0 = P[0] - G[3], d1 = P[1] - G[7], d2 = P[2] - G[11];
+            J[0 * n + j] = w[0];
+            J[1 * n + j] = w[1];
+            J[2 * n + j] = w[2];
+            J[3 * n + j] = w[1] * d2 - w[2] * d1;
+            J[4 * n + j] = w[2] * d0 - w[0] * d2;
+            J[5 * n + j] = w[0] * d1 - w[1] * d0;
+        }
+    }
+}
+
+/* ===================================================================================== */
+/* writing frames out                                                                    */
+
+static void write_bottom_rows(double *W, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double *b = W + 16 * i + 12;
+        b[0] = b[1] = b[2] = 0.0;
+        b[3] = 1.0;
+    }
+}
+
+/* The 4x4 matrix of frame F (3x4, row stride 4) into o: float64 or float32, optionally with
+ * non-temporal stores (o then 16-byte aligned). */
+static inline void put_frame(void *o, int f32, int stream, const double *F)
+{
+    int e;
+    if (f32) {
+        float *d = o;
+#if HAVE_STREAM
+        if (stream) {
+            for (e = 0; e < 12; e += 4)
+                _mm_stream_ps(d + e, _mm_movelh_ps(_mm_cvtpd_ps(_mm_loadu_pd(F + e)),
+                                                   _mm_cvtpd_ps(_mm_loadu_pd(F + e + 2))));
+            _mm_stream_ps(d + 12, _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f));
+            return;
+        }
+#endif
+        for (e = 0; e < 12; e++)
+            d[e] = (float)F[e];
+        d[12] = d[13] = d[14] = 0.0f;
+        d[15] = 1.0f;
+        return;
+    }
+    double *d = o;
+#if HAVE_STREAM
+    if (stream) {
+        for (e = 0; e < 12; e += 2)
+            _mm_stream_pd(d + e, _mm_loadu_pd(F + e));
+        _mm_stream_pd(d + 12, _mm_setzero_pd());
+        _mm_stream_pd(d + 14, _mm_set_pd(1.0, 0.0));
+        return;
+    }
+#endif
+    memcpy(d, F, 12 * sizeof(double));
+    d[12] = d[13] = d[14] = 0.0;
+    d[15] = 1.0;
+}
+
+/* count (even) doubles from src to dst, streamed (dst 16-byte aligned) or copied. */
+static inline void copy_out(double *dst, const double *src, size_t count, int stream)
+{
+#if HAVE_STREAM
+    if (stream) {
+        for (size_t e = 0; e < count; e += 2)
+            _mm_stream_pd(dst + e, _mm_loadu_pd(src + e));
+        return;
+    }
+#endif
+    memcpy(dst, src, count * sizeof(double));
+}
+
+/* ===================================================================================== */
+/* the Model object                                                                      */
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t n;
+    LinkData *links;
+    int *order;            /* parents first */
+    Plan full;             /* every link */
+    double *scratch;       /* single-configuration work area (used under the GIL only) */
+    int *chain;            /* the same, for a link's chain */
+    PyObject *empty;       /* allocator, numpy.empty */
+    PyObject *frames_shape;   /* (n, 4, 4) */
+    PyObject *jac_shape;      /* (6, n) */
+} Model;
+
+static void Model_dealloc(Model *self)
+{
+    plan_free(&self->full);
+    PyMem_RawFree(self->links);
+    PyMem_RawFree(self->order);
+    PyMem_RawFree(self->scratch);
+    PyMem_RawFree(self->chain);
+    Py_XDECREF(self->empty);
+    Py_XDECREF(self->frames_shape);
+    Py_XDECREF(self->jac_shape);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* --- argument checking: every array goes through these, with messages naming it -------- */
+
+static char buffer_type(const Py_buffer *v)
+{
+    const char *f = v->format ? v->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@')
+        f++;
+    if (f[0] == '\0' || f[1] != '\0')
+        return '?';
+    if (*f == 'd' && v->itemsize == 8)
+        return 'd';
+    if (*f == 'f' && v->itemsize == 4)
+        return 'f';
+    if ((*f == 'q' || *f == 'l') && v->itemsize == 8)
+        return 'q';
+    return '?';
+}
+
+static int c_contiguous(const Py_buffer *v)
+{
+    Py_ssize_t expected = v->itemsize;
+    for (int d = v->ndim - 1; d >= 0; d--) {
+        if (v->shape[d] > 1 && v->strides[d] != expected)
+            return 0;
+        expected *= v->shape[d];
+    }
+    return 1;
+}
+
+static int aligned(const Py_buffer *v)
+{
+    int ok = ((uintptr_t)v->buf % (uintptr_t)v->itemsize) == 0;
+    for (int d = 0; d < v->ndim; d++)
+        ok = ok && v->strides[d] % v->itemsize == 0;
+    return ok;
+}
+
+static const char *type_name(char t)
+{
+    return t == 'd' ? "float64" : t == 'f' ? "float32" : "int64";
+}
+
+/* "(2, N, 4)" for error messages: dims with -1 shown as N. */
+static void shape_text(char *buf, size_t size, int ndim, const Py_ssize_t *dims)
+{
+    size_t pos = 0;
+    pos += (size_t)PyOS_snprintf(buf, size, "(");
+    for (int d = 0; d < ndim && pos + 24 < size; d++)
+        pos += (size_t)(dims[d] < 0 ? PyOS_snprintf(buf + pos, size - pos, d ? ", N" : "N")
+                        : PyOS_snprintf(buf + pos, size - pos, d ? ", %zd" : "%zd", dims[d]));
+    PyOS_snprintf(buf + pos, size - pos, ndim == 1 ? ",)" : ")");
+}
+
+/* A buffer of one of the types in `types` with exactly `ndim` dimensions whose extents match
+ * dims (-1 = any), aligned, and C-contiguous if `contiguous`. */
+static int get_array(PyObject *obj, Py_buffer *v, int writable, const char *types, int ndim,
+                     const Py_ssize_t *dims, int contiguous, const char *what)
+{
+    char want[128];
+    int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, v, flags) < 0) {
+        PyErr_Clear();
+        shape_text(want, sizeof want, ndim, dims);
+        PyErr_Format(PyExc_ValueError, "%s must be a %s%s array of shape %s, got %.80s", what,
+                     writable ? "writeable " : "", type_name(types[0]), want,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    char t = buffer_type(v);
+    int ok = t != '?' && strchr(types, t) != NULL;
+    if (!ok) {
+        PyErr_Format(PyExc_ValueError, "%s must have dtype %s%s%s, got format %.20s", what,
+                     type_name(types[0]), types[1] ? " or " : "",
+                     types[1] ? type_name(types[1]) : "", v->format ? v->format : "B");
+        goto fail;
+    }
+    ok = v->ndim == ndim;
+    for (int d = 0; ok && d < ndim; d++)
+        ok = dims[d] < 0 || v->shape[d] == dims[d];
+    if (!ok) {
+        shape_text(want, sizeof want, ndim, dims);
+        PyErr_Format(PyExc_ValueError, "%s must have shape %s", what, want);
+        goto fail;
+    }
+    if (contiguous && !c_contiguous(v)) {
+        PyErr_Format(PyExc_ValueError, "%s must be C-contiguous", what);
+        goto fail;
+    }
+    if (!aligned(v)) {
+        PyErr_Format(PyExc_ValueError, "%s must be aligned", what);
+        goto fail;
+    }
+    return 0;
+fail:
+    PyBuffer_Release(v);
+    return -1;
+}
+
+/* A configuration of n values: a float64 vector (any stride) or a sequence of numbers. */
+static int get_config(Model *self, PyObject *obj, double *q)
+{
+    Py_ssize_t n = self->n, i;
+    if (PyObject_CheckBuffer(obj)) {
+        Py_buffer v;
+        if (PyObject_GetBuffer(obj, &v, PyBUF_STRIDES | PyBUF_FORMAT) == 0) {
+            if (buffer_type(&v) == 'd' && v.ndim == 1 && v.shape[0] == n && aligned(&v)) {
+                Py_ssize_t st = v.strides[0] / 8;
+                for (i = 0; i < n; i++)
+                    q[i] = ((const double *)v.buf)[i * st];
+                PyBuffer_Release(&v);
+                return 0;
+            }
+            PyBuffer_Release(&v);
+        } else {
+            PyErr_Clear();
+        }
+    }
+    PyObject *seq = PySequence_Fast(obj, "");
+    if (!seq) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "configuration must be a sequence of %zd numbers, "
+                     "got %.80s", n, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    if (PySequence_Fast_GET_SIZE(seq) != n) {
+        PyErr_Format(PyExc_ValueError, "configuration must have %zd values, got %zd", n,
+                     PySequence_Fast_GET_SIZE(seq));
+        Py_DECREF(seq);
+        return -1;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (i = 0; i < n; i++) {
+        q[i] = PyFloat_AsDouble(items[i]);
+        if (q[i] == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "configuration value %zd is not a number (%.80s)",
+                         i, Py_TYPE(items[i])->tp_name);
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int get_point(PyObject *obj, double *p)
+{
+    PyObject *seq = PySequence_Fast(obj, "");
+    if (!seq || PySequence_Fast_GET_SIZE(seq) != 3) {
+        PyErr_Clear();
+        Py_XDECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "point must have 3 values");
+        return -1;
+    }
+    for (int i = 0; i < 3; i++) {
+        p[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+        if (p[i] == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "point must have 3 numbers");
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int get_link(Model *self, PyObject *obj, int *link)
+{
+    Py_ssize_t k = PyNumber_AsSsize_t(obj, PyExc_OverflowError);
+    if (k == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "link must be an integer index");
+        return -1;
+    }
+    if (k < 0 || k >= self->n) {
+        PyErr_Format(PyExc_IndexError, "link %zd out of range for %zd links", k, self->n);
+        return -1;
+    }
+    *link = (int)k;
+    return 0;
+}
+
+/* The result array: `out` itself (checked) or a new one from numpy.empty. */
+static PyObject *result(Model *self, PyObject *out, PyObject *shape, Py_buffer *v, int ndim,
+                        const Py_ssize_t *dims, const char *what)
+{
+    PyObject *arr;
+    if (out == NULL || out == Py_None) {
+        arr = PyObject_CallOneArg(self->empty, shape);
+        if (!arr)
+            return NULL;
+    } else {
+        arr = out;
+        Py_INCREF(arr);
+    }
+    if (get_array(arr, v, 1, "d", ndim, dims, 1, what) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+/* The chain root..link (parents first) into chain; returns its length. */
+static Py_ssize_t chain_of(const Model *self, int link, int *chain)
+{
+    Py_ssize_t len = 0;
+    for (int j = link; j >= 0; j = self->links[j].parent)
+        chain[len++] = j;
+    for (Py_ssize_t a = 0, b = len - 1; a < b; a++, b--) {
+        int t = chain[a];
+        chain[a] = chain[b];
+        chain[b] = t;
+    }
+    return len;
+}
+
+/* --- Model(parent, order, kind, a_identity, rate, A, B, C, t0, slide, axis, empty) ----- */
+
+static int Model_init(Model *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *o[11], *empty;
+    static const char *names[] = {"parent", "order", "kind", "a_identity", "rate", "A", "B",
+                                  "C", "t0", "slide", "axis"};
+    static const int width[] = {1, 1, 1, 1, 1, 9, 9, 9, 3, 3, 3};
+    Py_buffer v[11];
+    int got = 0, ok = -1;
+    if (self->links) {
+        PyErr_SetString(PyExc_RuntimeError, "Model is already initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "OOOOOOOOOOOO:Model", &o[0], &o[1], &o[2], &o[3], &o[4],
+                          &o[5], &o[6], &o[7], &o[8], &o[9], &o[10], &empty))
+        return -1;
+    if (!PyCallable_Check(empty)) {
+        PyErr_SetString(PyExc_TypeError, "empty must be callable (numpy.empty)");
+        return -1;
+    }
+    Py_ssize_t n = -1;
+    for (; got < 11; got++) {
+        Py_ssize_t dims[1] = {-1};
+        if (get_array(o[got], &v[got], 0, got < 4 ? "q" : "d", 1, dims, 1, names[got]) < 0)
+            goto done;
+        Py_ssize_t count = v[got].shape[0] / width[got];
+        if (v[got].shape[0] % width[got] || (n >= 0 && count != n)) {
+            PyErr_Format(PyExc_ValueError, "%s has %zd values, expected %zd per link",
+                         names[got], v[got].shape[0], (Py_ssize_t)width[got]);
+            got++;
+            goto done;
+        }
+        n = count;
+    }
+    if (n > INT32_MAX / 4) {
+        PyErr_SetString(PyExc_ValueError, "too many links");
+        goto done;
+    }
+    self->n = n;
+    self->links = PyMem_RawCalloc((size_t)(n ? n : 1), sizeof(LinkData));
+    self->order = PyMem_RawMalloc(sizeof(int) * (size_t)(n ? n : 1));
+    self->scratch = PyMem_RawMalloc(sizeof(double) * (size_t)(19 * n + 1));
+    self->chain = PyMem_RawMalloc(sizeof(int) * (size_t)(n + 1));
+    if (!self->links || !self->order || !self->scratch || !self->chain) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int64_t *parent = v[0].buf, *order = v[1].buf, *kind = v[2].buf, *ident = v[3].buf;
+    char *seen = PyMem_RawCalloc((size_t)(n ? n : 1), 1);
+    if (!seen) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int64_t i = order[k];
+        /* `order` must list every link once, each after its parent */
+        if (i < 0 || i >= n || seen[i] || parent[i] < -1 || parent[i] >= n ||
+            (parent[i] >= 0 && !seen[parent[i]]) || kind[i] < 0 || kind[i] > PRISMATIC) {
+            PyMem_RawFree(seen);
+            PyErr_Format(PyExc_ValueError, "invalid link order or parent at position %zd", k);
+            goto done;
+        }
+        seen[i] = 1;
+        self->order[k] = (int)i;
+    }
+    PyMem_RawFree(seen);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        LinkData *L = self->links + i;
+        L->parent = (int)parent[i];
+        L->kind = (int)kind[i];
+        L->a_identity = ident[i] != 0;
+        L->rate = ((const double *)v[4].buf)[i];
+        memcpy(L->A, (const double *)v[5].buf + 9 * i, sizeof L->A);
+        memcpy(L->B, (const double *)v[6].buf + 9 * i, sizeof L->B);
+        memcpy(L->C, (const double *)v[7].buf + 9 * i, sizeof L->C);
+        memcpy(L->t0, (const double *)v[8].buf + 3 * i, sizeof L->t0);
+        memcpy(L->slide, (const double *)v[9].buf + 3 * i, sizeof L->slide);
+        memcpy(L->axis, (const double *)v[10].buf + 3 * i, sizeof L->axis);
+    }
+    if (plan_make(&self->full, self->links, self->order, n, NULL) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    self->frames_shape = Py_BuildValue("(nii)", n, 4, 4);
+    self->jac_shape = Py_BuildValue("(in)", 6, n);
+    if (!self->frames_shape || !self->jac_shape)
+        goto done;
+    Py_INCREF(empty);
+    self->empty = empty;
+    ok = 0;
+done:
+    for (int k = 0; k < got; k++)
+        PyBuffer_Release(&v[k]);
+    return ok;
+}
+
+/* --- single configuration ------------------------------------------------------------- */
+
+/* Scratch layout: angles / sin / cos [n each], frames [16 n]; chain [n ints]. Only touched
+ * by pure C code after every argument is parsed (parsing can run Python code, which could
+ * call this model again). */
+#define SCR_X(self) ((self)->scratch)
+#define SCR_S(self) ((self)->scratch + (self)->n)
+#define SCR_C(self) ((self)->scratch + 2 * (self)->n)
+#define SCR_W(self) ((self)->scratch + 3 * (self)->n)
+
+/* The configuration is parsed into a stack buffer when it is small (no allocation). */
+#define STACK_LINKS 64
+
+static int ready(Model *self)
+{
+    if (self->links == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Model is not initialised");
+        return 0;
+    }
+    return 1;
+}
+
+static double *config_buffer(Model *self, double *local)
+{
+    if (self->n <= STACK_LINKS)
+        return local;
+    double *q = PyMem_RawMalloc(sizeof(double) * (size_t)self->n);
+    if (!q)
+        PyErr_NoMemory();
+    return q;
+}
+
+static void frames_single(Model *self, const double *q, double *W)
+{
+    const Plan *p = &self->full;
+    gather_angles(self->links, p, q, 1, 0, 1, SCR_X(self));
+    sincos_array(SCR_X(self), SCR_S(self), SCR_C(self), p->ntrig);
+    eval_frames(self->links, p, q, 1, SCR_S(self), SCR_C(self), W);
+}
+
+PyDoc_STRVAR(fk_doc, "fk(q, out=None) -> (n, 4, 4) world transforms of every link.");
+
+static PyObject *Model_fk(Model *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    double local[STACK_LINKS], *q;
+    PyObject *arr = NULL;
+    Py_buffer v;
+    Py_ssize_t dims[3] = {self->n, 4, 4};
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "fk(q, out=None)");
+        return NULL;
+    }
+    if (!ready(self) || !(q = config_buffer(self, local)))
+        return NULL;
+    if (get_config(self, args[0], q) == 0) {
+        arr = result(self, nargs > 1 ? args[1] : NULL, self->frames_shape, &v, 3, dims, "out");
+        if (arr) {
+            frames_single(self, q, v.buf);
+            write_bottom_rows(v.buf, self->n);
+            PyBuffer_Release(&v);
+        }
+    }
+    if (q != local)
+        PyMem_RawFree(q);
+    return arr;
+}
+
+PyDoc_STRVAR(jacobian_doc,
+             "jacobian(q, link, point, out=None) -> (6, n) Jacobian of point (link frame).");
+
+static PyObject *Model_jacobian(Model *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    double local[STACK_LINKS], *q, pl[3];
+    int link;
+    PyObject *arr = NULL;
+    Py_buffer v;
+    Py_ssize_t dims[2] = {6, self->n};
+    if (nargs < 3 || nargs > 4) {
+        PyErr_SetString(PyExc_TypeError, "jacobian(q, link, point, out=None)");
+        return NULL;
+    }
+    if (!ready(self) || !(q = config_buffer(self, local)))
+        return NULL;
+    if (get_config(self, args[0], q) == 0 && get_link(self, args[1], &link) == 0 &&
+        get_point(args[2], pl) == 0) {
+        arr = result(self, nargs > 3 ? args[3] : NULL, self->jac_shape, &v, 2, dims, "out");
+        if (arr) {
+            Py_ssize_t len = chain_of(self, link, self->chain);
+            frames_single(self, q, SCR_W(self));
+            jacobian_columns(self->links, self->chain, len, self->n, SCR_W(self), link, pl,
+                             v.buf);
+            PyBuffer_Release(&v);
+        }
+    }
+    if (q != local)
+        PyMem_RawFree(q);
+    return arr;
+}
+
+PyDoc_STRVAR(jacobian_frames_doc,
+             "jacobian_frames(W, link, point, out=None) -> (6, n) Jacobian from the world\n"
+             "transforms W (n, 4, 4) of every link (which may have been set by hand).");
+
+static PyObject *Model_jacobian_frames(Model *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    int link;
+    double pl[3];
+    if (nargs < 3 || nargs > 4) {
+        PyErr_SetString(PyExc_TypeError, "jacobian_frames(W, link, point, out=None)");
+        return NULL;
+    }
+    if (!ready(self) || get_link(self, args[1], &link) < 0 || get_point(args[2], pl) < 0)
+        return NULL;
+    Py_buffer w, v;
+    Py_ssize_t wdims[3] = {self->n, 4, 4}, dims[2] = {6, self->n};
+    if (get_array(args[0], &w, 0, "d", 3, wdims, 1, "frames") < 0)
+        return NULL;
+    PyObject *arr = result(self, nargs > 3 ? args[3] : NULL, self->jac_shape, &v, 2, dims,
+                           "out");
+    if (arr) {
+        Py_ssize_t len = chain_of(self, link, self->chain);
+        jacobian_columns(self->links, self->chain, len, self->n, w.buf, link, pl, v.buf);
+        PyBuffer_Release(&v);
+    }
+    PyBuffer_Release(&w);
+    return arr;
+}
+
+/* --- batches ---------------------------------------------------------------------------- */
+
+/* Q as a 2-D float64 array (N, n), any strides; its row and column strides in doubles. */
+static int get_configs(Model *self, PyObject *obj, Py_buffer *v, Py_ssize_t *rs,
+                       Py_ssize_t *cs)
+{
+    Py_ssize_t dims[2] = {-1, self->n};
+    if (get_array(obj, v, 0, "d", 2, dims, 0, "Q") < 0)
+        return -1;
+    *rs = v->strides[0] / 8;
+    *cs = v->strides[1] / 8;
+    return 0;
+}
+
+/* Work area of one batch call: angles, sines and cosines of a block, one set of frames and
+ * one Jacobian. */
+typedef struct {
+    double *x, *s, *c, *W, *J;
+} Work;
+
+static int work_alloc(Work *w, Py_ssize_t ntrig, Py_ssize_t n)
+{
+    size_t t = (size_t)(BLOCK * ntrig);
+    w->x = PyMem_RawMalloc(sizeof(double) * (3 * t + 22 * (size_t)n + 1));
+    if (!w->x)
+        return -1;
+    w->s = w->x + t;
+    w->c = w->s + t;
+    w->W = w->c + t;
+    w->J = w->W + 16 * (size_t)n;
+    return 0;
+}
+
+PyDoc_STRVAR(fk_batch_doc,
+             "fk_batch(Q, out, links=None): world transforms for every row of Q (N, n) into\n"
+             "out (N, L, 4, 4), float64 or float32; links (int64 indices) selects L links.");
+
+static PyObject *Model_fk_batch(Model *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer qv, ov, lv;
+    Py_ssize_t rs, cs, nl, n = self->n;
+    PyObject *links = nargs > 2 ? args[2] : Py_None;
+    const int64_t *sel = NULL;
+    int have_links = 0;
+    if (nargs < 2 || nargs > 3) {
+        PyErr_SetString(PyExc_TypeError, "fk_batch(Q, out, links=None)");
+        return NULL;
+    }
+    if (!ready(self))
+        return NULL;
+    if (get_configs(self, args[0], &qv, &rs, &cs) < 0)
+        return NULL;
+    Py_ssize_t N = qv.shape[0];
+    nl = n;
+    if (links != Py_None) {
+        Py_ssize_t ldims[1] = {-1};
+        if (get_array(links, &lv, 0, "q", 1, ldims, 1, "links") < 0)
+            goto fail_q;
+        have_links = 1;
+        nl = lv.shape[0];
+        sel = lv.buf;
+        for (Py_ssize_t k = 0; k < nl; k++) {
+            if (sel[k] < 0 || sel[k] >= n) {
+                PyErr_Format(PyExc_IndexError, "link %lld out of range for %zd links",
+                             (long long)sel[k], n);
+                goto fail_l;
+            }
+        }
+    }
+    Py_ssize_t odims[4] = {N, nl, 4, 4};
+    if (get_array(args[1], &ov, 1, "df", 4, odims, 1, "out") < 0)
+        goto fail_l;
+    int f32 = buffer_type(&ov) == 'f';
+    int stream = HAVE_STREAM && (size_t)N * (size_t)nl * 16 * (size_t)ov.itemsize > STREAM_BYTES
+                 && ((uintptr_t)ov.buf & 15) == 0;
+    int direct = !have_links && !f32 && !stream;   /* frames computed in place in out */
+
+    /* plan: the selected links and their ancestors */
+    Plan plan;
+    char *need = NULL;
+    if (have_links) {
+        need = PyMem_RawCalloc((size_t)(n ? n : 1), 1);
+        if (!need)
+            goto nomem;
+        for (Py_ssize_t k = 0; k < nl; k++)
+            for (int j = (int)sel[k]; j >= 0 && !need[j]; j = self->links[j].parent)
+                need[j] = 1;
+    }
+    int bad = plan_make(&plan, self->links, self->order, n, need);
+    PyMem_RawFree(need);
+    if (bad)
+        goto nomem;
+    Work w;
+    if (work_alloc(&w, plan.ntrig, n) < 0) {
+        plan_free(&plan);
+        goto nomem;
+    }
+    const double *Q = qv.buf;
+    char *obuf = ov.buf;
+    size_t frame_bytes = 16 * (size_t)ov.itemsize;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t b0 = 0; b0 < N; b0 += BLOCK) {
+        Py_ssize_t nb = N - b0 < BLOCK ? N - b0 : BLOCK;
+        gather_angles(self->links, &plan, Q + b0 * rs, nb, rs, cs, w.x);
+        sincos_array(w.x, w.s, w.c, nb * plan.ntrig);
+        for (Py_ssize_t b = 0; b < nb; b++) {
+            Py_ssize_t row = b0 + b;
+            const double *q = Q + row * rs;
+            const double *s = w.s + b * plan.ntrig, *c = w.c + b * plan.ntrig;
+            if (direct) {
+                double *W = (double *)obuf + row * 16 * n;
+                eval_frames(self->links, &plan, q, cs, s, c, W);
+                write_bottom_rows(W, n);
+                continue;
+            }
+            eval_frames(self->links, &plan, q, cs, s, c, w.W);
+            for (Py_ssize_t k = 0; k < nl; k++)
+                put_frame(obuf + (size_t)(row * nl + k) * frame_bytes, f32, stream,
+                          w.W + 16 * (have_links ? sel[k] : k));
+        }
+    }
+#if HAVE_STREAM
+    if (stream)
+        _mm_sfence();     /* make the streamed stores visible before returning */
+#endif
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(w.x);
+    plan_free(&plan);
+    PyBuffer_Release(&ov);
+    if (have_links)
+        PyBuffer_Release(&lv);
+    PyBuffer_Release(&qv);
+    Py_RETURN_NONE;
+nomem:
+    PyErr_NoMemory();
+    PyBuffer_Release(&ov);
+fail_l:
+    if (have_links)
+        PyBuffer_Release(&lv);
+fail_q:
+    PyBuffer_Release(&qv);
+    return NULL;
+}
+
+PyDoc_STRVAR(jacobian_batch_doc,
+             "jacobian_batch(Q, link, point, out): (6, n) Jacobians of point (link frame)\n"
+             "for every row of Q (N, n) into out (N, 6, n) float64.");
+
+static PyObject *Model_jacobian_batch(Model *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer qv, ov;
+    Py_ssize_t rs, cs, n = self->n;
+    int link;
+    double pl[3];
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "jacobian_batch(Q, link, point, out)");
+        return NULL;
+    }
+    if (!ready(self))
+        return NULL;
+    if (get_link(self, args[1], &link) < 0 || get_point(args[2], pl) < 0)
+        return NULL;
+    if (get_configs(self, args[0], &qv, &rs, &cs) < 0)
+        return NULL;
+    Py_ssize_t N = qv.shape[0];
+    Py_ssize_t odims[3] = {N, 6, n};
+    if (get_array(args[3], &ov, 1, "d", 3, odims, 1, "out") < 0) {
+        PyBuffer_Release(&qv);
+        return NULL;
+    }
+    /* only the chain root..link moves the point */
+    Plan plan;
+    Work w;
+    int *chain = PyMem_RawMalloc(sizeof(int) * (size_t)(n + 1));
+    char *need = PyMem_RawCalloc((size_t)(n ? n : 1), 1);
+    int bad = !chain || !need;
+    Py_ssize_t len = 0;
+    if (!bad) {
+        len = chain_of(self, link, chain);
+        for (Py_ssize_t k = 0; k < len; k++)
+            need[chain[k]] = 1;
+        bad = plan_make(&plan, self->links, self->order, n, need) < 0;
+        if (!bad && work_alloc(&w, plan.ntrig, n) < 0) {
+            plan_free(&plan);
+            bad = 1;
+        }
+    }
+    PyMem_RawFree(need);
+    if (bad) {
+        PyMem_RawFree(chain);
+        PyBuffer_Release(&ov);
+        PyBuffer_Release(&qv);
+        return PyErr_NoMemory();
+    }
+    const double *Q = qv.buf;
+    /* large outputs: each Jacobian is assembled in the work area and streamed out */
+    int stream = HAVE_STREAM && (size_t)N * 6 * (size_t)n * sizeof(double) > STREAM_BYTES
+                 && ((uintptr_t)ov.buf & 15) == 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t b0 = 0; b0 < N; b0 += BLOCK) {
+        Py_ssize_t nb = N - b0 < BLOCK ? N - b0 : BLOCK;
+        gather_angles(self->links, &plan, Q + b0 * rs, nb, rs, cs, w.x);
+        sincos_array(w.x, w.s, w.c, nb * plan.ntrig);
+        for (Py_ssize_t b = 0; b < nb; b++) {
+            Py_ssize_t row = b0 + b;
+            double *J = (double *)ov.buf + row * 6 * n;
+            eval_frames(self->links, &plan, Q + row * rs, cs, w.s + b * plan.ntrig,
+                        w.c + b * plan.ntrig, w.W);
+            jacobian_columns(self->links, chain, len, n, w.W, link, pl, stream ? w.J : J);
+            if (stream)
+                copy_out(J, w.J, 6 * (size_t)n, 1);
+        }
+    }
+#if HAVE_STREAM
+    if (stream)
+        _mm_sfence();
+#endif
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(w.x);
+    PyMem_RawFree(chain);
+    plan_free(&plan);
+    PyBuffer_Release(&ov);
+    PyBuffer_Release(&qv);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef Model_methods[] = {
+    {"fk", (PyCFunction)(void (*)(void))Model_fk, METH_FASTCALL, fk_doc},
+    {"fk_batch", (PyCFunction)(void (*)(void))Model_fk_batch, METH_FASTCALL, fk_batch_doc},
+    {"jacobian", (PyCFunction)(void (*)(void))Model_jacobian, METH_FASTCALL, jacobian_doc},
+    {"jacobian_frames", (PyCFunction)(void (*)(void))Model_jacobian_frames, METH_FASTCALL,
+     jacobian_frames_doc},
+    {"jacobian_batch", (PyCFunction)(void (*)(void))Model_jacobian_batch, METH_FASTCALL,
+     jacobian_batch_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject ModelType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "roboio.kinematics._kernel.Model",
+    .tp_basicsize = sizeof(Model),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A kinematic tree prepared for evaluation (see roboio/kinematics/_compiled.py).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Model_init,
+    .tp_dealloc = (destructor)Model_dealloc,
+    .tp_methods = Model_methods,
+};
+
+/* ===================================================================================== */
+/* module                                                                                */
+
+PyDoc_STRVAR(sincos_doc,
+             "sincos(x, s, c): s[:] = sin(x), c[:] = cos(x) with the kernel's own routine\n"
+             "(float64 vectors of one length; for tests).");
+
+static PyObject *kernel_sincos(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer x, s, c;
+    Py_ssize_t dims[1] = {-1};
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "sincos(x, s, c)");
+        return NULL;
+    }
+    if (get_array(args[0], &x, 0, "d", 1, dims, 1, "x") < 0)
+        return NULL;
+    dims[0] = x.shape[0];
+    if (get_array(args[1], &s, 1, "d", 1, dims, 1, "s") < 0) {
+        PyBuffer_Release(&x);
+        return NULL;
+    }
+    if (get_array(args[2], &c, 1, "d", 1, dims, 1, "c") < 0) {
+        PyBuffer_Release(&x);
+        PyBuffer_Release(&s);
+        return NULL;
+    }
+    sincos_array(x.buf, s.buf, c.buf, dims[0]);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&s);
+    PyBuffer_Release(&c);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef module_methods[] = {
+    {"sincos", (PyCFunction)(void (*)(void))kernel_sincos, METH_FASTCALL, sincos_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef kernel_module = {
+    PyModuleDef_HEAD_INIT, "_kernel",
+    "Compiled forward kinematics and Jacobians (roboio's 'compiled' kinematics backend).", -1,
+    module_methods,
+};
+
+PyMODINIT_FUNC PyInit__kernel(void)
+{
+    if (PyType_Ready(&ModelType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&kernel_module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&ModelType);
+    if (PyModule_AddObject(m, "Model", (PyObject *)&ModelType) < 0) {
+        Py_DECREF(&ModelType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    if (PyModule_AddIntConstant(m, "BLOCK", BLOCK) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

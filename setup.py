@@ -1,0 +1,49 @@
+"""Build of roboio's optional C extension (the compiled kinematics kernel).
+
+Everything else is declared in pyproject.toml. The extension is optional: without a working
+C compiler the build prints one warning and installs the pure-Python package, whose
+kinematics then run on the numpy backend (roboio says so once, on first use).
+"""
+import os
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+class optional_build_ext(build_ext):
+    """build_ext that never fails the installation: a missing or broken compiler skips the
+    kernel with a warning (roboio falls back to numpy)."""
+
+    def run(self):
+        try:
+            super().run()
+        except Exception as e:    # no compiler at all, or a platform setuptools cannot drive
+            self._skipped(e)
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as e:    # compile or link failure
+            self._skipped(e)
+
+    @staticmethod
+    def _skipped(e):
+        sys.stderr.write(
+            "WARNING: roboio's compiled kinematics kernel was not built "
+            f"({type(e).__name__}: {e}); roboio is installed and uses its numpy kinematics "
+            "backend instead (slower). Install a C compiler and reinstall for the fast one.\n")
+
+
+def _compile_args():
+    if os.name == "nt":
+        return ["/O2"]
+    # -O3 lets GCC vectorise the sin/cos loop; -fno-math-errno keeps libm calls inline-able.
+    return ["-O3", "-fno-math-errno"]
+
+
+setup(
+    ext_modules=[Extension("roboio.kinematics._kernel", ["roboio/kinematics/_kernel.c"],
+                           extra_compile_args=_compile_args(), optional=True)],
+    cmdclass={"build_ext": optional_build_ext},
+)
