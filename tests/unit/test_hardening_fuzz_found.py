@@ -165,3 +165,29 @@ def test_graspit_full_transform_out_of_range(tmp_path):
                "</graspableBody>\n</world>\n")
     with pytest.raises(FormatError, match=r"w\.xml:5: <fullTransform>: a number out of range"):
         roboio.load(p, format="graspit")
+
+
+def test_openrave_body_repeated_many_times(tmp_path):
+    # ~500 <Body> elements of one name (a fuzzed kinbody): OpenRAVE recomputes the mass over
+    # all the link's geometry at every </Body> (7.5 s of CPU, quadratic); only the last
+    # counts, so it is computed once. Hand-worked: each box has half extents 0.1 0.2 0.3
+    # (0.048 m^3, 48 kg at 1000 kg/m^3), the k-th at x = k.
+    n = 300
+    body = ('<Body name="b"><Geom type="box"><Extents>0.1 0.2 0.3</Extents>'
+            '<Translation>{k} 0 0</Translation></Geom>'
+            '<Mass type="mimicgeom"><density>1000</density></Mass></Body>')
+    p = _write(tmp_path / "k.kinbody.xml",
+               '<KinBody name="k">' + "".join(body.format(k=k) for k in range(n)) + "</KinBody>")
+    link = roboio.load(p).links[0]
+    assert abs(link.mass - 48.0 * n) < 1e-9 * n
+    assert abs(link.com[0] - (n - 1) / 2) < 1e-9 and abs(link.com[1]) < 1e-12
+
+
+def test_openrave_mass_of_the_last_body_element_counts(tmp_path):
+    # the second <Body name="b"> changes the mass type: OpenRAVE's last computation wins
+    p = _write(tmp_path / "k.kinbody.xml", """<KinBody name="k">
+      <Body name="b"><Geom type="box"><Extents>0.1 0.2 0.3</Extents></Geom>
+        <Mass type="mimicgeom"><density>1000</density></Mass></Body>
+      <Body name="b"><Mass type="box"><total>5</total></Mass></Body>
+    </KinBody>""")
+    assert abs(roboio.load(p).links[0].mass - 5.0) < 1e-12

@@ -110,11 +110,22 @@ class Reader:
     def __init__(self, ctx):
         self.ctx = ctx
         self.roots = data_roots(ctx)
+        self.pending_links: list = []   # links whose mass waits for the end of the document
+        self.pending_mass: dict = {}    # id(link) -> the arguments of its last </Body>
 
     # -- entry points ----------------------------------------------------------------
     def read_document(self, path: str, data: bytes):
         """``BodyRecord`` for a ``<KinBody>``/``<Robot>`` root, ``EnvironmentRecord`` for an
         ``<Environment>`` (or a stand-alone sensor / interface) root."""
+        rec = self._read_document(path, data)
+        for link in self.pending_links:
+            args = self.pending_mass.pop(id(link), None)
+            if args is not None:
+                link.mass = self.compute_mass(link, *args)
+        self.pending_links.clear()
+        return rec
+
+    def _read_document(self, path: str, data: bytes):
         scope = Scope(path, self.ctx, (os.path.realpath(path),))
         root = Element(xmlutil.parse_bytes(data, path, self.ctx, charge_nodes=False))
         tag = root.tag
@@ -556,8 +567,12 @@ class Reader:
                 T = saved
             else:
                 self.unknown(scope, c, "body", link.extras.setdefault("unknown", []))
-        link.mass = self.compute_mass(link, masstype, density, total, extents, custom,
-                                      scope.src(el))
+        # OpenRAVE recomputes the mass at every </Body>; only the last one of a link counts
+        # and nothing moves a link's geometry after it, so it is computed once, at the end of
+        # the document (a file repeating one body n times stays linear, not n^2)
+        if id(link) not in self.pending_mass:
+            self.pending_links.append(link)
+        self.pending_mass[id(link)] = (masstype, density, total, extents, custom, scope.src(el))
         if offsetfrom is not None:
             T = offsetfrom.transform @ T
         link.transform = T
