@@ -10,10 +10,16 @@ How configurations are drawn (from model A, then carried over to B):
   configuration by ``config_from_drivers``; links no driver moves are drawn within their own
   limits;
 * B's links get the values of the A links they are matched with (``space="links"``; the
-  default whenever every moving link of A has a match in B); or, when both models have
+  default whenever every moving link of A has a match in B), scaled where the two axes
+  differ in length only (a joint moves by ``q |axis|``; URDF readers normalise axes, and
+  roboio's URDF writer scales those joints' coordinates to match); or, when both models have
   drivers that correspond (same names, or the same number), B gets the same driver values
   (``space="drivers"``, chosen by default when links are missing from B): this compares an
   OpenRAVE or GraspIt! robot with a conversion that has other links, DOF by DOF.
+
+Where A's link frames are not rotations (matrices written with few digits), a rigid-body
+target can only hold their nearest rotations: B is then also compared with A's frames made
+rotations, and the closer comparison counts (the notes say how far that moves A's links).
 
 Links are matched by name, optionally through ``link_map``: exact pairs ``{"a": "b"}`` and
 prefix rules written with ``*`` (``{"left_*": "l_*"}``, ``{"*": "robot1/*"}``).
@@ -134,6 +140,55 @@ def _driver_match(ra: Robot, rb: Robot) -> Optional[list]:
     return None
 
 
+def _errors(Ta, Tb):
+    """Position (m) and rotation (rad) differences of corresponding 4x4 frames."""
+    pos = np.linalg.norm(Ta[..., :3, 3] - Tb[..., :3, 3], axis=-1)
+    Rrel = np.swapaxes(Ta[..., :3, :3], -1, -2) @ Tb[..., :3, :3]
+    cos = np.clip((np.trace(Rrel, axis1=-2, axis2=-1) - 1) / 2, -1, 1)
+    # arccos loses precision near 0; use the skew part's norm for small angles
+    skew = np.stack([Rrel[..., 2, 1] - Rrel[..., 1, 2], Rrel[..., 0, 2] - Rrel[..., 2, 0],
+                     Rrel[..., 1, 0] - Rrel[..., 0, 1]], axis=-1)
+    return pos, np.arctan2(np.linalg.norm(skew, axis=-1) / 2, cos)
+
+
+def _rigid(robot: Robot):
+    """``(copy of robot with every link frame's rotation part made the nearest rotation,
+    largest entry change, link name)``, or None when every frame is a rotation."""
+    from .formats.affine import nearest_rotation     # not at import: roboio starts light
+    worst, where, out = 0.0, "", None
+    for i, l in enumerate(robot.links):
+        R, err = nearest_rotation(l.parent_transform[:3, :3])
+        if err > 0:
+            out = out if out is not None else robot.copy()
+            T = np.array(out.links[i].parent_transform, float)
+            T[:3, :3] = R
+            out.links[i].parent_transform = T
+            if err > worst:
+                worst, where = err, l.name
+    return None if out is None else (out, worst, where)
+
+
+def _axis_ratio(ra: Robot, rb: Robot, ia, ib, notes: list) -> np.ndarray:
+    """Per matched pair, ``|axis_A| / |axis_B|`` where the two axes point the same way but
+    differ in length (else 1): a joint turns (or slides) by ``q |axis|``, and URDF, MuJoCo
+    and pinocchio normalise axes, so a conversion scales that joint's coordinate by
+    ``|axis|``. B's link is then given the value that moves it as far as A's."""
+    out = np.ones(len(ia))
+    scaled = []
+    for k, (i, j) in enumerate(zip(ia, ib)):
+        a, b = np.asarray(ra.links[i].axis, float), np.asarray(rb.links[j].axis, float)
+        na, nb = np.linalg.norm(a), np.linalg.norm(b)
+        if na == nb or na == 0 or nb == 0:
+            continue
+        if np.abs(a / na - b / nb).max() <= 1e-12:
+            out[k] = na / nb
+            scaled.append(ra.links[i].name)
+    if scaled:
+        notes.append("axes of different lengths, compared at equal angles (B's value = A's x "
+                     "|axis A| / |axis B|): " + ", ".join(scaled))
+    return out
+
+
 def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=None,
            space: str = "auto") -> VerifyResult:
     """Compare two robot models link by link over sampled configurations (see the module
@@ -172,7 +227,7 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
         Qa[:, wa] = ra.config[wa]
     Qb = np.tile(rb.config, (samples, 1))
     carry = ~wb[ib]
-    Qb[:, ib[carry]] = Qa[:, ia[carry]]
+    Qb[:, ib[carry]] = Qa[:, ia[carry]] * _axis_ratio(ra, rb, ia[carry], ib[carry], notes)
     if dmatch is not None:
         Ub = np.zeros((samples, len(rb.drivers)))
         Ub[:, dmatch] = U
@@ -184,14 +239,17 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     if (wa[ia] != wb[ib]).any():
         notes.append("welded in one model only: " + ", ".join(
             ra.link_names[i] for i, j in pairs if wa[i] != wb[j]))
-    pos_l = np.zeros(len(ia))          # per matched link: maximum over the samples
-    rot_l = np.zeros(len(ia))
-    for s in range(0, samples, _CHUNK):      # bounded memory for any number of samples
-        Ta = ra.fk_batch(Qa[s:s + _CHUNK], links=ia)
-        Tb = rb.fk_batch(Qb[s:s + _CHUNK], links=ib)
-        pos, rot = _pose_errors(Ta, Tb)
-        pos_l = np.maximum(pos_l, pos.max(axis=0))          # (nan propagates: never ok)
-        rot_l = np.maximum(rot_l, rot.max(axis=0))
+    rigid = _rigid(ra)
+    pos_l, rot_l = _max_errors(ra, rb, Qa, Qb, ia, ib)
+    if rigid is not None:
+        # A's frames are not rotations: a rigid-body target holds their nearest rotations
+        pos2, rot2 = _max_errors(rigid[0], rb, Qa, Qb, ia, ib)
+        if max(pos2.max(), rot2.max()) < max(pos_l.max(), rot_l.max()):
+            notes.append(f"A's link frames are not rotations (largest matrix entry change to the "
+                         f"nearest rotation {rigid[1]:.1e}, in {rigid[2]}); B is compared with A's "
+                         f"frames made rotations, which moves A's links by up to "
+                         f"{pos_l.max():.1e} m and {rot_l.max():.1e} rad")
+            pos_l, rot_l = pos2, rot2
     worst = int(np.argmax(np.maximum(pos_l, rot_l)))
     per_link = {}
     for k, i in enumerate(ia):
@@ -204,12 +262,14 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
 _CHUNK = 8192
 
 
-def _pose_errors(Ta, Tb):
-    """Position distance and rotation angle (radians) between matching transforms."""
-    pos = np.linalg.norm(Ta[..., :3, 3] - Tb[..., :3, 3], axis=-1)
-    Rrel = np.swapaxes(Ta[..., :3, :3], -1, -2) @ Tb[..., :3, :3]
-    cos = np.clip((np.trace(Rrel, axis1=-2, axis2=-1) - 1) / 2, -1, 1)
-    # arccos loses precision near 0; use the skew part's norm for small angles
-    skew = np.stack([Rrel[..., 2, 1] - Rrel[..., 1, 2], Rrel[..., 0, 2] - Rrel[..., 2, 0],
-                     Rrel[..., 1, 0] - Rrel[..., 0, 1]], axis=-1)
-    return pos, np.arctan2(np.linalg.norm(skew, axis=-1) / 2, cos)
+def _max_errors(ra: Robot, rb: Robot, Qa, Qb, ia, ib):
+    """Per matched link, the largest position (m) and rotation (rad) difference over the
+    samples, evaluated in chunks (bounded memory for any number of samples)."""
+    pos_l = np.zeros(len(ia))
+    rot_l = np.zeros(len(ia))
+    for s in range(0, len(Qa), _CHUNK):
+        pos, rot = _errors(ra.fk_batch(Qa[s:s + _CHUNK], links=ia),
+                           rb.fk_batch(Qb[s:s + _CHUNK], links=ib))
+        pos_l = np.maximum(pos_l, pos.max(axis=0))          # (nan propagates: never ok)
+        rot_l = np.maximum(rot_l, rot.max(axis=0))
+    return pos_l, rot_l

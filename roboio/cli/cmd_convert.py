@@ -29,9 +29,9 @@ def register(sub):
                    help="print the report as JSON: path, format, lost, warnings, files, fk_error")
     p.add_argument("--force", action="store_true", help="allow OUT to be the input file itself")
     p.add_argument("--meshes", choices=("keep", "copy", "convert"),
-                   help="mesh files of targets that need converted meshes (MJCF): keep readable "
-                   "sources where they are, copy them beside the output, or convert every mesh "
-                   "(default: the format's own, copy for MJCF)")
+                   help="mesh files of targets that need converted meshes (URDF, MJCF): keep "
+                   "readable sources where they are, copy them beside the output, or convert "
+                   "every mesh (default: the format's own, keep for URDF, copy for MJCF)")
     p.add_argument("--body", metavar="MODEL", help="body model for motion conversions (Choreonoid "
                    ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
     p.add_argument("--config", metavar="Q", help="pose of the (first) robot for a posed mesh "

@@ -74,7 +74,8 @@ class MeshExport:
 
     ``readable(path) -> bool``: whether the target's consumer reads a source file as it is.
     ``extensions``: file extension per role (``collision``, ``visual``) for converted
-    meshes (``.stl`` is the only format written today). ``max_faces``: split converted
+    meshes: ``.stl`` (binary STL, 32-bit floats) or ``.obj`` (Wavefront OBJ, full
+    precision). ``max_faces``: split converted
     meshes into files of at most this many triangles (MuJoCo's STL limit). ``split_colors``:
     write a mesh with face colours as one file per colour (for targets with one colour per
     geometry, such as MJCF), keeping no part with fewer than ``min_vertices`` corners.
@@ -106,11 +107,15 @@ class MeshExport:
         self._converted_from: dict = {}   # source extension -> count
 
     # -- planning -----------------------------------------------------------------------
-    def export(self, mesh: TriangleMesh, M, label: str, role: str = "collision") -> list:
+    def export(self, mesh: TriangleMesh, M, label: str, role: str = "collision",
+               split_colors: Optional[bool] = None) -> list:
         """Pieces referencing ``mesh`` placed by the affine ``M`` (4x4, mesh data -> owner
         frame). New files are named after the source file, else after ``label`` (e.g. the
         link name), which also names the mesh in the report; ``role`` is ``collision`` or
-        ``visual``. Returns [] (and reports the loss) for a missing or empty mesh."""
+        ``visual``. ``split_colors`` overrides the exporter's setting for this mesh (False:
+        face colours are not kept, and not reported, as for collision shapes of a target
+        that colours visuals only). Returns [] (and reports the loss) for a missing or
+        empty mesh."""
         src = mesh.source
         if mesh.missing:
             ref = src.reference if src is not None else "?"
@@ -126,9 +131,9 @@ class MeshExport:
                None if split is not None else M[:3, :3].tobytes())
         if key in self._cache:
             return [self._placed(p, split, M) for p in self._cache[key]]
-        return self._convert(mesh, M, split, path, key, label, role)
+        return self._convert(mesh, M, split, path, key, label, role, split_colors)
 
-    def _convert(self, mesh, M, split, path, key, label, role) -> list:
+    def _convert(self, mesh, M, split, path, key, label, role, split_colors=None) -> list:
         if len(mesh.faces) == 0:
             self.report.lose("empty meshes (no triangles; nothing is written)", label)
             return []
@@ -136,7 +141,7 @@ class MeshExport:
         F = mesh.faces if split is not None or np.linalg.det(M[:3, :3]) > 0 else mesh.faces[:, ::-1]
         pieces = []
         stem = _safe(os.path.splitext(os.path.basename(path))[0]) if path else _safe(label)
-        for k, (Fi, rgba) in enumerate(self._color_parts(mesh, F, label)):
+        for k, (Fi, rgba) in enumerate(self._color_parts(mesh, F, label, split_colors)):
             for j, Fc in enumerate(self._chunks(Fi)):
                 used, inv = np.unique(Fc, return_inverse=True)
                 Vc, Fc = V[used], inv.reshape(-1, 3)
@@ -145,7 +150,8 @@ class MeshExport:
                 self._writes[dest] = (Vc, Fc)
                 piece = MeshPiece(relative_reference(dest, self.output), dest, np.eye(4),
                                   np.ones(3), rgba, Vc, Fc, converted=True)
-                piece.f32_error = float(np.abs(Vc - Vc.astype(np.float32)).max(initial=0.0))
+                if dest.lower().endswith(".stl"):      # binary STL holds 32-bit floats
+                    piece.f32_error = float(np.abs(Vc - Vc.astype(np.float32)).max(initial=0.0))
                 pieces.append(piece)
         ext = os.path.splitext(path)[1].lower() if path else "(no file)"
         self._converted_from[ext] = self._converted_from.get(ext, 0) + 1
@@ -194,15 +200,17 @@ class MeshExport:
                 return os.path.join(self.folder, cand)
             k += 1
 
-    def _color_parts(self, mesh: TriangleMesh, F, label: str):
+    def _color_parts(self, mesh: TriangleMesh, F, label: str, split=None):
         """(faces, rgba or None) per colour when splitting, else the whole mesh."""
+        if split is False:
+            return [(F, None)]
         fc = mesh.face_colors
         if mesh.vertex_colors is not None:
             self.report.lose(f"vertex colours of meshes ({self.consumer} meshes carry none)", label)
         if fc is None:
             return [(F, None)]
         fc = np.asarray(fc, float).reshape(-1, 4)
-        if not self.split_colors:
+        if not (self.split_colors if split is None else split):
             self.report.lose("face colours of meshes (converted meshes carry none)", label)
             return [(F, None)]
         colors, inv, counts = np.unique(fc, axis=0, return_inverse=True, return_counts=True)
@@ -240,10 +248,10 @@ class MeshExport:
         what converting changed."""
         from . import registry
         from ..report import ConversionReport
-        stl = registry.get("stl")
+        writers = {".stl": registry.get("stl"), ".obj": registry.get("wavefront-obj")}
         for dest, (V, F) in self._writes.items():
-            sub = ConversionReport(dest, "stl")
-            stl.write(TriangleMesh(V, F), dest, sub)
+            info = writers[os.path.splitext(dest)[1].lower()]
+            info.write(TriangleMesh(V, F), dest, ConversionReport(dest, info.name))
             self.report.files.append(dest)
         for dest, src in self._copy_plan.items():
             with open(src, "rb") as f:
@@ -255,7 +263,9 @@ class MeshExport:
         """Report conversions (also when only planned, as by ``dumps``)."""
         if self._writes:
             srcs = ", ".join(f"{n} {e}" for e, n in sorted(self._converted_from.items()))
-            self.report.warn(f"{len(self._writes)} mesh file(s) converted to binary STL in "
+            kinds = sorted({os.path.splitext(d)[1].lower() for d in self._writes})
+            names = " and ".join({".stl": "binary STL", ".obj": "Wavefront OBJ"}[k] for k in kinds)
+            self.report.warn(f"{len(self._writes)} mesh file(s) converted to {names} in "
                              f"{os.path.basename(self.folder)}/ (from {srcs})")
             if self._f32_error > 0:
                 self.report.lose("mesh vertices rounded to 32-bit floats (binary STL): largest "

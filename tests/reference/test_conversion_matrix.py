@@ -28,8 +28,16 @@ def load(path, **kw):
     return obj.robots[0] if isinstance(obj, roboio.World) else obj
 
 
-@pytest.mark.parametrize("fmt", sorted(WRITERS))
-@pytest.mark.parametrize("src", ROBOTS)
+# the COLLADA and GraspIt! writers hold these exactly (SR1 -> COLLADA welds undriven joints,
+# the other robots -> GraspIt! lose a moving root or branch; the reports say so: see
+# tools/conversion_matrix.py for the whole corpus)
+PAIRS = ([(src, fmt) for fmt in sorted(WRITERS) for src in ROBOTS]
+         + [(src, "collada-robot") for src in ROBOTS if "SR1" not in src]
+         + [(src, "graspit") for src in (ROBOTS[0], ROBOTS[5], ROBOTS[7])])
+PATHS = {**WRITERS, "collada-robot": "r.dae"}
+
+
+@pytest.mark.parametrize("src, fmt", PAIRS)
 def test_convert_verify_and_rewrite(src, fmt, tmp_path):
     path = os.path.join(CORPUS, src)
     if not os.path.isfile(path):
@@ -37,7 +45,8 @@ def test_convert_verify_and_rewrite(src, fmt, tmp_path):
     if fmt not in {f.name for f in roboio.formats() if f.can_write}:
         pytest.skip(f"no {fmt} writer")
     robot = load(path)
-    out = str(tmp_path / WRITERS[fmt])
+    # GraspIt! names a robot's links after its file
+    out = str(tmp_path / (f"{robot.name}.xml" if fmt == "graspit" else PATHS[fmt]))
     report = roboio.save(robot, out, format=fmt)
     back = load(out, format=fmt)
     res = verify(robot, back, 30, seed=1)

@@ -193,9 +193,11 @@ def test_geometry(tmp_path):
     m0 = root.find("link[@name='a']/visual/geometry/mesh")
     assert m0.get("filename") == "../m.stl" and m0.get("scale") == "1 2 3"
     assert root.find("link[@name='a']/visual/origin").get("xyz") == "1 2 3"
-    baked = root.find("link[@name='b']/visual/geometry/mesh").get("filename")
-    assert baked == "t_b.stl" and str(tmp_path / "out" / "t_b.stl") in rep.files
-    assert any("baked" in w for w in rep.warnings)
+    # a sheared mesh is written anew: STL for collision, OBJ for the visual
+    assert root.find("link[@name='b']/collision/geometry/mesh").get("filename") == "t_meshes/m.stl"
+    assert root.find("link[@name='b']/visual/geometry/mesh").get("filename") == "t_meshes/m.obj"
+    assert {str(tmp_path / "out" / "t_meshes" / f) for f in ("m.stl", "m.obj")} <= set(rep.files)
+    assert any("converted" in w for w in rep.warnings)
     cyl = root.find("link[@name='c']/collision/geometry/cylinder")
     assert (cyl.get("radius"), cyl.get("length")) == ("0.5", "2")
     assert root.find("link[@name='c']/visual/material/color").get("rgba") == "0.1 0.2 0.3 1"

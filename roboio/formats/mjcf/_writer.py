@@ -46,6 +46,7 @@ from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, 
 from ...transforms import make_transform, matrix_to_quat
 from ..affine import nearest_rotation
 from ..fileio import fmt_float
+from ..fk_change import FK_SAMPLES, fk_change
 from ..mesh_export import MeshExport
 from . import _inertia
 from ._geoms import primitive_geom
@@ -53,7 +54,6 @@ from ._geoms import primitive_geom
 __all__ = ["MjcfWriter", "mujoco_reads", "MAX_STL_FACES", "FK_SAMPLES"]
 
 MAX_STL_FACES = 200000     # MuJoCo's STL decoder refuses larger files
-FK_SAMPLES = 32            # configurations used to measure the FK effect of approximations
 _VIRTUAL = (("prismatic", (1, 0, 0)), ("prismatic", (0, 1, 0)), ("prismatic", (0, 0, 1)),
             ("revolute", (0, 0, 1)), ("revolute", (0, 1, 0)), ("revolute", (1, 0, 0)))
 _FLAT_REL = 1e-10          # a mesh thinner than this (relative) has no convex hull for MuJoCo
@@ -655,17 +655,10 @@ class MjcfWriter:
         """FK change caused by writing nearest rotations, measured over sampled configurations."""
         if not approx:
             return
-        other = r.copy()
-        for i, T in approx.items():
-            other.links[i].parent_transform = T
-        Q = _samples(r, FK_SAMPLES)
-        A, B = r.fk_batch(Q), other.fk_batch(Q)
-        pos = float(np.linalg.norm(A[..., :3, 3] - B[..., :3, 3], axis=-1).max())
-        # rotation parts compared entry by entry: a stretched matrix is as wrong as a turned one
-        rot = float(np.abs(A[..., :3, :3] - B[..., :3, :3]).max())
+        pos, rot = fk_change(r, approx)
         self.fk_error = (max(self.fk_error[0], pos), max(self.fk_error[1], rot))
         self.report.lose(f"robot {r.name!r}: link frames move by up to {pos:.1e} m (rotation matrix "
-                         f"entries by {rot:.1e}) over {len(Q)} sampled configurations (nearest "
+                         f"entries by {rot:.1e}) over {FK_SAMPLES} sampled configurations (nearest "
                          "rotations written)")
 
     # -- other world elements -------------------------------------------------------------
@@ -803,14 +796,3 @@ def _joint_motion(link, q) -> np.ndarray:
     return make_transform(axis_angle_to_matrix(w / n, q * n) if n else np.eye(3), np.zeros(3))
 
 
-def _samples(r: Robot, n: int) -> np.ndarray:
-    """``n`` configurations: q = 0, then uniform within the limits (±pi / ±1 m where a
-    limit is infinite)."""
-    rng = np.random.default_rng(0)
-    span = np.where([l.is_prismatic for l in r.links], 1.0, math.pi)
-    lo = np.where(np.isfinite(r.qmin), r.qmin, -span)
-    hi = np.where(np.isfinite(r.qmax), r.qmax, span)
-    lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
-    Q = rng.uniform(lo, hi, size=(n, r.num_links))
-    Q[0] = 0.0
-    return Q

@@ -80,8 +80,10 @@ def _pose_lines(T, raw, ind: str) -> list:
 
 def _stable_quat(R) -> np.ndarray:
     """The quaternion of ``R``, chosen so that reading it back and writing again gives the
-    same numbers (a fixed point of OpenRAVE's quaternion -> matrix -> quaternion)."""
-    q = quat_from_matrix(R)
+    same numbers (a fixed point of OpenRAVE's quaternion -> matrix -> quaternion). A matrix
+    that is not a rotation is taken as its nearest rotation (polar decomposition)."""
+    from ..affine import nearest_rotation
+    q = quat_from_matrix(nearest_rotation(R)[0])
     seen = [tuple(q)]
     for _ in range(16):
         q = quat_from_matrix(matrix_from_quat(q))
@@ -327,13 +329,29 @@ class _BodyWriter:
 
     def check_rotations(self):
         """OpenRAVE keeps rotations as unit quaternions: a parent transform whose rotation is
-        not orthonormal is written as the nearest rotation."""
+        not orthonormal is written as the nearest rotation (the FK change is measured into
+        ``report.fk_error``)."""
+        from ..affine import nearest_rotation
+        from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
+        approx = {}
         for l in self.r.links:
             R = np.asarray(l.parent_transform)[:3, :3]
             dev = float(np.abs(R.T @ R - np.eye(3)).max())
+            Rn, err = nearest_rotation(R)
+            if err > 0:
+                T = np.array(l.parent_transform, float)
+                T[:3, :3] = Rn
+                approx[l.index] = T
             if dev > 1e-12:
                 self.lose(f"link {l.name!r}: its parent transform's rotation is not orthonormal "
                           f"(|R^T R - I| = {dev:.1e}); OpenRAVE stores a unit quaternion")
+        if approx and self.report is not None:
+            pos, rot = fk_change(self.r, approx)
+            note_fk_change(self.report, pos, rot)
+            if pos > 0 or rot > 0:
+                self.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by "
+                          f"{rot:.1e}) over {FK_SAMPLES} sampled configurations (nearest rotations "
+                          "written)")
         for l in self.r.links:
             a = np.asarray(l.axis, dtype=float)
             n = float(np.linalg.norm(a))

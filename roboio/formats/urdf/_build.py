@@ -1,6 +1,6 @@
 """URDF records -> roboio Robot, as the URDF specification and its mainstream readers
 (urdfdom/KDL, pinocchio, MuJoCo) read them, or -- with ``flavor="klampt"`` -- exactly as
-Klamp't 0.10.1 converts them (``klampt.md`` §4). The two readings differ in three places,
+Klamp't 0.10.1 converts them (``klampt.md`` §4). The two readings differ in these places,
 and the standard reading warns where Klamp't would read the file otherwise:
 
 * axes: normalised (Klamp't keeps ``<axis xyz>`` as written and turns a joint by
@@ -8,6 +8,10 @@ and the standard reading warns where Klamp't would read the file otherwise:
 * mimics: every ``<mimic>`` is kept, whatever the order of the joints (Klamp't ignores a
   mimic of a joint that comes later in its link order);
 * inertia of a rotated ``<inertial>``: ``R I Rᵀ`` (Klamp't computes ``Rᵀ I R``);
+* geometry: every ``<collision>`` (a Group when several) and the ``<visual>`` elements as
+  ``visual_geometry`` (Klamp't keeps the first collision element only);
+* a ``<roboio><virtual_link name>`` element names the floating base's virtual links
+  (Klamp't names them ``base0..base4``);
 * ``package://NAME`` (and ``package:///NAME``) meshes: found through
   :func:`roboio.resolve.package_candidates` (``package_dirs``, ``ROS_PACKAGE_PATH``,
   ``AMENT_PREFIX_PATH``, the URDF's ancestors), one warning per package that is missing
@@ -40,11 +44,13 @@ import numpy as np
 
 from ...errors import FormatError
 from ...context import LoadContext
-from ...model import Appearance, Driver, GeometrySource, Joint, Link, Primitive, Robot, TriangleMesh
+from ...model import (Appearance, Driver, GeometrySource, Group, Joint, Link, Primitive, Robot,
+                      TriangleMesh)
 from ..klampt.mount import (default_pairs, has_geometry, is_robot_file, link_index,
                              mount_robot, mounted_geometry, read_mounted_robot)
 from ._klampt_ext import KlamptSettings
 from ._records import UrdfModel
+from ..xmlutil import children, where
 
 __all__ = ["link_order", "build_robot", "mesh_candidates", "affine_driver_limits"]
 
@@ -153,6 +159,20 @@ def mesh_candidates(filename: str, path: str, package_root) -> list:
     return [os.path.normpath(os.path.join(base, filename))]
 
 
+def _same_geometry(a: list, b: list) -> bool:
+    """Whether two lists of ``<visual>``/``<collision>`` records describe the same shapes."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        gx, gy = x.geometry, y.geometry
+        if (gx.kind, gx.filename, tuple(gx.scale), tuple(gx.size), gx.radius, gx.length) != \
+                (gy.kind, gy.filename, tuple(gy.scale), tuple(gy.size), gy.radius, gy.length):
+            return False
+        if not np.array_equal(gx.origin, gy.origin):
+            return False
+    return True
+
+
 class _Builder:
     def __init__(self, model: UrdfModel, s: KlamptSettings, path: str, ctx: LoadContext):
         self.model, self.s, self.path, self.ctx = model, s, path, ctx
@@ -224,12 +244,29 @@ class _Builder:
         return out
 
     def geometry(self, link: Link, name: str):
+        """Collision geometry (``<visual>`` with ``use_vis_geom``) and, in the standard
+        reading, visual geometry. Klamp't keeps the first element of the default group
+        only; the standard reading keeps every element (several become a Group) and fills
+        ``visual_geometry`` with the ``<visual>`` elements where they differ from the
+        collision ones."""
         rec = self.model.links[name]
-        els = rec.visuals if self.s.use_vis_geom else rec.collisions
-        els = [e for e in els if e.group == "default"]
-        if not els:
-            return
-        g = els[0].geometry
+        cols = [e for e in rec.collisions if e.group == "default"]
+        vis = [e for e in rec.visuals if e.group == "default"]
+        main = vis if self.s.use_vis_geom else cols
+        if self.klampt:
+            main = main[:1]
+        if main:
+            link.geometry = self._pieces(main, name)
+        if not self.klampt and vis and not self.s.use_vis_geom and not _same_geometry(vis, cols):
+            link.visual_geometry = self._pieces(vis, name)
+        if name in self.colors and (link.geometry is not None or link.visual_geometry is not None):
+            link.appearance = Appearance(color=self.colors[name])
+
+    def _pieces(self, els, name: str):
+        pieces = [self._piece(e.geometry, name) for e in els]
+        return pieces[0] if len(pieces) == 1 else Group(pieces)
+
+    def _piece(self, g, name: str):
         if g.kind == "mesh":
             S = np.diag([*g.scale, 1.0])
             if self.s.flip_yz:
@@ -244,9 +281,7 @@ class _Builder:
                                           "radius": g.radius, "height": g.length}, transform=g.origin)
         else:
             geom = Primitive("Sphere", {"center": (0, 0, 0), "radius": g.radius}, transform=g.origin)
-        link.geometry = geom
-        if name in self.colors:
-            link.appearance = Appearance(color=self.colors[name])
+        return geom
 
     def mesh(self, filename: str, link_name: str, line):
         from .. import loading
@@ -416,10 +451,29 @@ class _Builder:
             affine_driver_limits(d.dofs, d.scale, self.lim)
 
     # -- the whole robot ------------------------------------------------------------------
+    def virtual_names(self) -> list:
+        """Names of the five virtual floating-base links: ``base0..base4`` (Klamp't's), or
+        the names a ``<roboio><virtual_link name>`` element gives (written by roboio to keep
+        a model's names; the standard reading only)."""
+        default = [f"base{i}" for i in range(5)]
+        root = self.model.root_element
+        els = [] if self.klampt or root is None else [
+            c for r in children(root, "roboio") for c in children(r, "virtual_link")]
+        if not els:
+            return default
+        names = [c.get("name") for c in els]
+        if (len(names) != 5 or None in names or "" in names or len(set(names)) != 5
+                or set(names) & set(self.model.links)):
+            self.ctx.warn("<roboio><virtual_link> names ignored (five unique names that are not "
+                          "URDF links are needed); the floating base links are base0..base4",
+                          where(els[0]))
+            return default
+        return names
+
     def base(self, root_name: str):
         """The floating base: five virtual links, then the URDF root as link 5."""
-        for i in range(5):
-            self.add(Link(f"base{i}", i - 1, "prismatic" if i < 3 else "revolute", _VIRTUAL_AXES[i],
+        for i, name in enumerate(self.virtual_names()):
+            self.add(Link(name, i - 1, "prismatic" if i < 3 else "revolute", _VIRTUAL_AXES[i],
                           None, 0.0, (0, 0, 0), np.zeros((3, 3))), tmax=0.0)
         root = Link(root_name, 4, "revolute", _VIRTUAL_AXES[5])
         self.mass(root, root_name)

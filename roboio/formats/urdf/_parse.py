@@ -24,7 +24,7 @@ from ._records import JOINT_TYPES, GeomRec, InertialRec, JointRec, LinkRec, Urdf
 __all__ = ["parse_model"]
 
 # Elements urdfdom ignores without comment (ROS tooling puts them in URDF files).
-_IGNORED_TOP = {"transmission", "gazebo", "ros2_control", "klampt", "sensor"}
+_IGNORED_TOP = {"transmission", "gazebo", "ros2_control", "klampt", "sensor", "roboio"}
 _IGNORED_JOINT = {"safety_controller", "calibration"}
 
 _ZERO3 = (0.0, 0.0, 0.0)

@@ -9,9 +9,13 @@
   URDF names the robot was read with, else ``<link>_joint``, chosen so that Klamp't's
   depth-first, by-joint-name link order reproduces roboio's order.
 * Origins: ``xyz`` + ``rpy`` at full precision (checked to reproduce the rotation).
-* Affine drivers -> ``<mimic>``; inertia at the COM; geometry as meshes referenced
-  relative to the written file (``scale`` and ``origin`` from the geometry transform) or
-  box/cylinder/sphere; colours as materials.
+* Affine drivers -> ``<mimic>``; inertia at the COM; ``<collision>`` from ``geometry``,
+  ``<visual>`` from ``visual_geometry`` (else ``geometry``): meshes through
+  :class:`~roboio.formats.mesh_export.MeshExport` (STL/DAE/OBJ referenced relative to the
+  written file, with ``scale`` and ``origin`` from the geometry transform; other formats,
+  or every mesh with ``meshes="convert"``, written beside it: collision STL, visual OBJ)
+  or box/cylinder/sphere; colours as materials.
+* Floating-base virtual links not named ``base0..base4``: ``<roboio><virtual_link>``.
 * A ``<klampt>`` element (ignored by other readers) carries accMax, servo gains,
   self-collision exceptions and sensors/controller properties.
 
@@ -29,20 +33,25 @@ import numpy as np
 from lxml import etree
 
 from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
-from ...transforms import make_transform
+from ...transforms import make_transform, rpy_to_matrix
+from ..affine import nearest_rotation
 from ..fileio import fmt_float
+from ..fixed_point import stable_params
+from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
 from ._build import affine_driver_limits
 from ..klampt.mount import default_pairs
+from ..mesh_export import MeshExport
 
-__all__ = ["urdf_xml", "rpy_of"]
+__all__ = ["urdf_xml", "urdf_reads", "rpy_of", "stable_rpy", "VIRTUAL_NAMES"]
 
 DBL_MAX = float(np.finfo(float).max)
 _DEFAULT_ACC_MAX = 10.0
 _SERVO_DEFAULTS = {"servoP": 100.0, "servoI": 0.0, "servoD": 10.0}
 _VIRTUAL = (("prismatic", (1, 0, 0)), ("prismatic", (0, 1, 0)), ("prismatic", (0, 0, 1)),
             ("revolute", (0, 0, 1)), ("revolute", (0, 1, 0)), ("revolute", (1, 0, 0)))
+VIRTUAL_NAMES = ("base0", "base1", "base2", "base3", "base4")   # as Klamp't names them
 _ROT_TOL = 1e-12
-_MESH_EXTS = (".stl", ".dae", ".obj")
+_MESH_EXTS = (".stl", ".dae", ".obj")     # what ROS tools (rviz, pinocchio, MuJoCo's STL/OBJ) read
 _INTEGER = re.compile(r"[+-]?\d+\Z")
 
 
@@ -69,6 +78,30 @@ def rpy_of(R) -> tuple:
     M = _rpy_matrix(0.0, p, y).T @ R
     r = math.atan2(M[2, 1], M[2, 2])
     return (r, p, y), float(np.abs(_rpy_matrix(r, p, y) - R).max())
+
+
+_ULPS = (6, 2, 2)        # roll, pitch, yaw: how far (in ulps) stable_rpy looks around rpy_of
+
+
+def stable_rpy(R) -> tuple:
+    """Roll, pitch, yaw to write for rotation ``R``: angles whose matrix, read back, gives
+    the same angles again (write -> read -> write is a fixed point, where ``rpy_of`` alone
+    drifts in the last digit); ``R`` is reproduced to rounding, exactly where some nearby
+    angles give exactly ``R``."""
+    return stable_params(R, lambda M: rpy_of(M)[0], rpy_to_matrix, _ULPS)
+
+
+def stable_scaled_rpy(R, scale) -> tuple:
+    """Like :func:`stable_rpy` for a mesh origin written with ``<mesh scale>``: the reader
+    builds ``M = origin diag(scale)``, and the next write splits ``M`` into column lengths
+    and a rotation again (:func:`roboio.formats.affine.split_affine`). Angles are chosen so
+    that this split gives back the same scale and the same rotation."""
+    def split(P):
+        A = rpy_to_matrix(P) * scale                     # columns scaled, as origin @ S
+        n = np.linalg.norm(A, axis=-2, keepdims=True)
+        return np.concatenate([(A / n).reshape(A.shape[:-2] + (9,)), n.reshape(A.shape[:-2] + (3,))], -1)
+    target = np.concatenate([np.asarray(R, float).reshape(9), scale])
+    return stable_params(target, lambda X: rpy_of(np.asarray(X)[:9].reshape(3, 3))[0], split, _ULPS)
 
 
 def _fmt(values) -> str:
@@ -107,7 +140,7 @@ def _leaves(g, T=np.eye(4)):
 
 
 class _Writer:
-    def __init__(self, robot: Robot, path: str, report):
+    def __init__(self, robot: Robot, path: str, report, meshes: str = "keep"):
         self.r = robot
         self.path = path
         self.report = report
@@ -123,7 +156,9 @@ class _Writer:
         self.frozen = False
         self.has_mesh = False
         self.lead = {}                         # link -> the driver Klamp't creates there
-        self.odd_meshes = defaultdict(list)   # extension -> meshes ROS tools cannot read
+        self.meshes = MeshExport(path, report, mode=meshes, readable=urdf_reads,
+                                 consumer="ROS tools", extensions={"visual": ".obj"})
+        self.approx = {}                       # link -> its frame with the nearest rotation
         self.group = {}
         for j in robot.joints:
             for i in j.links:
@@ -230,11 +265,18 @@ class _Writer:
         return out
 
     # -- elements -----------------------------------------------------------------------
-    def origin(self, parent_el, T, what: str):
-        rpy, err = rpy_of(T[:3, :3])
-        if err > _ROT_TOL:
-            self.lose("transforms that are not rigid (written as the nearest rotation)",
-                      f"{what} (error {err:.1e})")
+    def origin(self, parent_el, T, what: str, scale=None):
+        """``<origin>`` of the rigid ``T``; ``scale``: the ``<mesh scale>`` written with it
+        (the reader then builds ``origin diag(scale)``, and the next write splits that
+        again: the angles are chosen so that this too is a fixed point)."""
+        R, err = nearest_rotation(T[:3, :3])
+        if err > 0:
+            self.lose("transforms that are not rigid (written as the nearest rotation; largest "
+                      "matrix entry change)", f"{what} ({err:.1e})")
+        if scale is not None and np.all(scale > 0) and not np.array_equal(scale, np.ones(3)):
+            rpy = stable_scaled_rpy(R, np.asarray(scale, float))
+        else:
+            rpy = stable_rpy(R)
         etree.SubElement(parent_el, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(rpy))
 
     def finite(self, v: float, kind: str, name: str) -> float:
@@ -260,27 +302,40 @@ class _Writer:
                          izz=fmt_float(I[2, 2]))
 
     def link_element(self, root_el, i: int, name: str) -> bool:
-        """``<link>`` with inertial, visuals and collisions; True if it has geometry."""
+        """``<link>`` with inertial, visuals and collisions; True if it has collision
+        geometry. Collision elements come from ``geometry``, visual elements from
+        ``visual_geometry`` (else from ``geometry`` too)."""
         l = self.r.links[i]
         el = etree.SubElement(root_el, "link", name=name)
         self.inertial(el, i)
-        shapes = self.shapes(i) if l.geometry is not None else []
         color = l.appearance.color if l.appearance is not None else None
-        for T, shape in shapes:
-            vis = etree.SubElement(el, "visual")
-            self.origin(vis, T, f"geometry of link {l.name!r}")
-            etree.SubElement(vis, "geometry").append(shape)
-            if color is not None:
-                mat = etree.SubElement(vis, "material", name=f"{name}_color")
-                etree.SubElement(mat, "color", rgba=_fmt(tuple(color) + (1.0,) * (4 - len(color))))
-        for vis in list(el.iter("visual")):
-            col = etree.SubElement(el, "collision")
-            col.append(copy.deepcopy(vis.find("origin")))
-            col.append(copy.deepcopy(vis.find("geometry")))
-        if len(shapes) > 1:
-            self.lose("links with several geometry pieces (Klamp't reads only the first)", l.name)
-        if l.visual_geometry is not None:
-            self.lose("separate visual geometry (the collision geometry is written as both)", l.name)
+        if color is not None and len(color) in (3, 4):
+            color = tuple(color) + (1.0,) * (4 - len(color))
+        else:
+            color = None
+        cols = self.shapes(i, l.geometry, "collision")
+        vis_src = l.visual_geometry if l.visual_geometry is not None else l.geometry
+        vis = self.shapes(i, vis_src, "visual") if l.visual_geometry is not None else None
+        if vis is None:                     # the same shapes (visual meshes may be other files)
+            vis = self.shapes(i, l.geometry, "visual") if l.geometry is not None else []
+        colors = []
+        for T, shape, rgba, sc in vis:
+            v = etree.SubElement(el, "visual")
+            self.origin(v, T, f"geometry of link {l.name!r}", sc)
+            etree.SubElement(v, "geometry").append(shape)
+            rgba = rgba or color
+            if rgba is not None:
+                if rgba not in colors:
+                    colors.append(rgba)
+                k = colors.index(rgba)
+                mat = etree.SubElement(v, "material", name=f"{name}_color" + (f"{k}" if k else ""))
+                etree.SubElement(mat, "color", rgba=_fmt(rgba))
+        for T, shape, _, sc in cols:
+            c = etree.SubElement(el, "collision")
+            self.origin(c, T, f"geometry of link {l.name!r}", sc)
+            etree.SubElement(c, "geometry").append(shape)
+        if len(cols) > 1:
+            self.lose("links with several collision pieces (Klamp't reads only the first)", l.name)
         if l.geometry is not None and l.geometry.margin:
             self.lose("geometry margins", l.name)
         ap = l.appearance
@@ -291,63 +346,47 @@ class _Writer:
             rest = Appearance(**{**ap.__dict__, "color": None})
             if not rest.is_default():
                 self.lose("appearance other than the face colour", l.name)
-        return bool(shapes)
+        return bool(cols)
 
-    def shapes(self, i: int) -> list:
-        """[(4x4 origin, shape element)] for the geometry of link ``i``."""
+    def shapes(self, i: int, geom, role: str) -> list:
+        """[(4x4 origin, shape element, rgba or None)] for ``geom`` of link ``i`` in
+        ``role`` (collision or visual)."""
         l = self.r.links[i]
         out = []
-        for k, (g, T) in enumerate(_leaves(l.geometry)):
+        if geom is None:
+            return out
+        leaves = list(_leaves(geom))
+        for k, (g, T) in enumerate(leaves):
+            label = f"{l.name}" + (f"_{k}" if len(leaves) > 1 else "")
             if g.missing:
                 ref = g.source.reference if g.source else "?"
                 self.lose("geometry whose file was not found on reading", f"{l.name} ({ref})")
-            elif isinstance(g, TriangleMesh):
-                out.append(self.mesh(g, T, f"{l.name}" + (f"_{k}" if k else "")))
-            elif isinstance(g, Primitive):
+                continue
+            if isinstance(g, Primitive):
                 shape = self.primitive(g, T, l.name)
                 if shape is not None:
-                    out.append(shape)
+                    out.append((*shape, None, None))
+                    continue
+                from ...model.tessellate import primitive_to_mesh
+                if g.primitive in ("Point", "Segment"):
+                    self.lose("primitives without surface (points, segments)", l.name)
+                    continue
+                self.lose("primitives URDF cannot express, written as triangle meshes",
+                          f"{l.name} ({g.primitive})")
+                g = primitive_to_mesh(g)
+                T = np.eye(4)
+            if isinstance(g, TriangleMesh):
+                for piece in self.meshes.export(g, T, label, role, split_colors=role == "visual"):
+                    shape = etree.Element("mesh", filename=piece.reference)
+                    if not np.array_equal(piece.scale, np.ones(3)):
+                        shape.set("scale", _fmt(piece.scale))
+                    self.has_mesh = True
+                    out.append((piece.pose, shape, piece.rgba, piece.scale))
             elif isinstance(g, PointCloud):
                 self.lose("point-cloud geometry", l.name)
             else:
                 self.lose(f"{g.kind} geometry", l.name)
-        return [s for s in out if s is not None]
-
-    def mesh(self, g: TriangleMesh, T, label: str):
-        dec = _decompose(T[:3, :3])
-        src = g.source.path if g.source is not None else None
-        if dec is not None and src and os.path.isfile(src):
-            R, s = dec
-            ref = os.path.relpath(os.path.abspath(src), self.dir).replace(os.sep, "/")
-            ext = os.path.splitext(src)[1].lower()
-            if ext not in _MESH_EXTS:
-                self.odd_meshes[ext].append(ref)
-            self.has_mesh = True
-            shape = etree.Element("mesh", filename=ref)
-            if not np.array_equal(s, np.ones(3)):
-                shape.set("scale", _fmt(s))
-            return make_transform(R, T[:3, 3]), shape
-        return self.baked_mesh(g, T, label, "its transform is not rotation x scale" if dec is None
-                               else "it has no source file")
-
-    def baked_mesh(self, g: TriangleMesh, T, label: str, why: str):
-        from .. import registry
-        fn = os.path.join(self.dir, f"{self.stem}_{re.sub(r'[^A-Za-z0-9_.-]', '_', label)}.stl")
-        mesh = g.copy()
-        mesh.transform = T
-        mesh = mesh.baked()
-        try:
-            info = registry.find_writer(mesh, fn)
-            if not info.can_write or not isinstance(mesh, info.writes or (TriangleMesh,)):
-                raise ValueError("no STL writer")
-            info.write(mesh, fn, self.report)
-        except (ValueError, OSError) as e:
-            self.lose(f"meshes that need baking ({why}) but cannot be written: {e}", label)
-            return None
-        self.has_mesh = True
-        self.report.files.append(fn)
-        self.report.warn(f"mesh of {label} baked into {os.path.basename(fn)} ({why})")
-        return np.eye(4), etree.Element("mesh", filename=os.path.basename(fn))
+        return out
 
     def primitive(self, g: Primitive, T, name: str):
         dec = _decompose(T[:3, :3])
@@ -357,6 +396,10 @@ class _Writer:
             return None
         R, s = dec
         s = np.abs(s)
+        if np.abs(s - 1).max() <= 1e-12 and np.linalg.det(T[:3, :3]) > 0:
+            # a rotation's rounding, not a scale: dividing by it would change the sizes in
+            # the last digit at every round trip
+            R, s = np.array(T[:3, :3], float), np.ones(3)
         uniform = np.ptp(s) <= 1e-12 * s.max()
 
         def at(center, Rl=np.eye(3)):
@@ -522,10 +565,14 @@ class _Writer:
         self.properties(kl)
         if len(kl) or kl.attrib:
             root_el.append(kl)
+        if self.fb:
+            self.virtual_names(root_el, lnames)
         self.misc()
-        for ext, refs in self.odd_meshes.items():
-            self.report.warn(f"{len(refs)} mesh file(s) are {ext} (e.g. {refs[0]}): Klamp't reads "
-                             "them, ROS tools read STL, DAE and OBJ")
+        if self.approx:
+            pos, rot = fk_change(r, self.approx)
+            note_fk_change(self.report, pos, rot)
+            self.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by {rot:.1e}) "
+                      f"over {FK_SAMPLES} sampled configurations (nearest rotations written)")
         for kind, items in self.lost.items():
             items = [x for x in items if x]
             self.report.lose(f"{kind}: {', '.join(items)}" if items else kind)
@@ -541,6 +588,9 @@ class _Writer:
             self.report.warn(f"welded link {l.name!r} is at q = {fmt_float(self.r.config[i])}; "
                              "that pose is built into its fixed joint")
         self.origin(el, T, f"joint of link {l.name!r}")
+        Rn, err = nearest_rotation(l.parent_transform[:3, :3])
+        if err > 0:
+            self.approx[i] = make_transform(Rn, l.parent_transform[:3, 3])
         etree.SubElement(el, "parent", link=lnames[l.parent] if l.parent >= 0 else world)
         etree.SubElement(el, "child", link=lnames[i])
         if utype != "fixed":
@@ -618,14 +668,31 @@ class _Writer:
                 continue
             kl.append(el)
 
+    def virtual_names(self, root_el, lnames):
+        """``<roboio><virtual_link name>``: the names of the floating base's five virtual
+        links (x, y, z, yaw, pitch), where they are not Klamp't's ``base0..base4``. Other
+        readers ignore the element; roboio names the virtual links after it (Klamp't, and
+        roboio's ``flavor="klampt"``, read them as ``base0..base4``)."""
+        names = [self.r.links[i].name for i in self.fb[:5]]
+        if names == list(VIRTUAL_NAMES):
+            return
+        taken = {lnames[i] for i in lnames}
+        if len(set(names)) < 5 or taken & set(names) or not all(names):
+            self.lose("floating base: names of its virtual links (not unique; read back as "
+                      "base0..base4)", ", ".join(names))
+            return
+        el = etree.SubElement(root_el, "roboio")
+        for nm in names:
+            etree.SubElement(el, "virtual_link", name=nm)
+        self.report.warn("floating base: the names of its virtual links are kept in a <roboio> "
+                         "element (Klamp't reads them as base0..base4)")
+
     def check_floating_base(self):
         r, fb = self.r, self.fb
         carried = []
         for k, i in enumerate(fb):
             l = r.links[i]
             if k < 5:
-                if l.name != f"base{k}":
-                    carried.append(f"name {l.name!r} (read back as base{k})")
                 if l.mass != 0 or np.any(l.com) or np.any(l.inertia):
                     carried.append(f"mass of {l.name}")
                 if l.geometry is not None:
@@ -677,7 +744,15 @@ def _z_to(a) -> np.ndarray:
     return axis_angle_to_matrix(v / np.linalg.norm(v), np.arctan2(np.linalg.norm(v), c))
 
 
-def urdf_xml(robot: Robot, path, report) -> bytes:
-    """The URDF document of ``robot`` to be stored at ``path`` (mesh references relative to
-    it); losses go to ``report``."""
-    return _Writer(robot, path, report).document()
+def urdf_reads(path: str) -> bool:
+    """Whether the mesh file ``path`` is read as it is by URDF's consumers (ROS tools,
+    pinocchio, MuJoCo's URDF import): STL, COLLADA or Wavefront OBJ."""
+    return path.lower().endswith(_MESH_EXTS)
+
+
+def urdf_xml(robot: Robot, path, report, meshes: str = "keep"):
+    """``(document bytes, MeshExport)``: the URDF document of ``robot`` to be stored at
+    ``path`` (mesh references relative to it; the export holds the mesh files to write
+    beside it); losses go to ``report``."""
+    w = _Writer(robot, path, report, meshes)
+    return w.document(), w.meshes

@@ -17,7 +17,7 @@ from ._parse import parse_model
 from ._sniff import sniff_urdf as sniff
 from ._writer import urdf_xml
 
-__all__ = ["sniff", "loads", "read", "dumps", "write"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "DEFAULT_MESHES"]
 
 
 def loads(data, ctx: LoadContext) -> Robot:
@@ -36,12 +36,27 @@ def read(path: str, ctx: LoadContext) -> Robot:
     return loads(read_bytes(path, ctx), ctx)
 
 
+DEFAULT_MESHES = "keep"     # meshes ROS tools read stay where they are; others are converted
+
+
+def _mode(report) -> str:
+    return (getattr(report, "options", None) or {}).get("meshes") or DEFAULT_MESHES
+
+
 def dumps(robot: Robot, report, path=None) -> bytes:
     """Standard URDF (plus a ``<klampt>`` element other readers ignore); meshes are
-    referenced relative to ``path``, and meshes that must be written anew are written next
-    to it (``path`` is then required)."""
-    return urdf_xml(robot, path or "robot.urdf", report)
+    referenced relative to ``path``. Meshes ROS tools cannot read (``.off``, ``.iv``,
+    ``.wrl``, ``.tri``, ...) are planned as converted files beside ``path`` but only
+    :func:`write` writes them."""
+    data, meshes = urdf_xml(robot, path or "robot.urdf", report, _mode(report))
+    meshes.summarise()
+    return data
 
 
 def write(robot: Robot, path: str, report) -> None:
-    atomic_write(path, dumps(robot, report, path))
+    """Write ``robot`` as URDF to ``path`` (atomically) and the converted or copied meshes
+    into ``<stem>_meshes/`` beside it (``report.options["meshes"]``: keep, copy or
+    convert; default keep)."""
+    data, meshes = urdf_xml(robot, path, report, _mode(report))
+    meshes.write_files()
+    atomic_write(path, data)

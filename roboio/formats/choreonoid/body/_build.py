@@ -12,9 +12,10 @@ from ....model import Appearance, Driver, Group, Joint, Link, Robot
 from ._parse import depth_first
 from ._records import BodyRecords
 
-__all__ = ["robot_from_records", "FLOATING_NAMES"]
+__all__ = ["robot_from_records", "FLOATING_NAMES", "VIRTUAL_KEY"]
 
 FLOATING_NAMES = ("base0", "base1", "base2", "base3", "base4")
+VIRTUAL_KEY = "roboio_virtual_links"     # link key naming a free link's virtual links
 _FLOATING_AXES = ((1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 1), (0, 1, 0), (1, 0, 0))
 
 
@@ -40,6 +41,20 @@ def _appearance(shapes) -> Appearance:
     return Appearance()
 
 
+def _virtual_names(r, names: set, ctx: LoadContext):
+    """The five names a free link's ``roboio_virtual_links`` key gives its virtual links
+    (written by roboio to keep a model's names), else None."""
+    v = r.info.pop(VIRTUAL_KEY, None)
+    if v is None:
+        return None
+    ok = isinstance(v, list) and len(v) == 5 and all(isinstance(x, str) and x for x in v)
+    if not ok or len(set(v)) != 5 or set(v) & names:
+        ctx.warn(f"link {r.name!r}: {VIRTUAL_KEY} ignored (five unique names that are not "
+                 "links are needed)", r.line)
+        return None
+    return list(v)
+
+
 def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
     order = depth_first(b.links, b.root, b.path)
     robot = Robot(b.name)
@@ -62,10 +77,15 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
         """Five virtual links (x, y, z, rz, ry) before ``r``, grouped with it by a floating
         joint; ``base`` (4x4) places the chain in the parent frame."""
         first = len(links)
+        given = _virtual_names(r, names, ctx)
         for k, base_name in enumerate(FLOATING_NAMES):
-            name = base_name if parent < 0 else f"{r.name}_{base_name}"
+            if given:
+                name = given[k]
+            else:
+                name = base_name if parent < 0 else f"{r.name}_{base_name}"
             while name in names:
                 name += "_"
+            names.add(name)
             add(Link(name, parent if k == 0 else first + k - 1, "prismatic" if k < 3 else "revolute",
                      _FLOATING_AXES[k], base if k == 0 else None, mass=0.0, inertia=np.zeros((3, 3))))
         joints.append(Joint("floating", list(range(first, first + 6)), parent))

@@ -43,7 +43,7 @@ def read_rotation(node, path, to_radian, what="rotation") -> np.ndarray:
         return R
     v = Y.to_floats(node, path, what, 4)
     axis = np.array(v[:3])
-    n = float(np.linalg.norm(axis))
+    n = float(np.sqrt(np.sum(axis * axis)))      # Eigen's norm(): sqrt of the sum of squares
     if n < 1e-6:
         raise FormatError(path, Y.line_of(node), None, f"{what}: the rotation axis is the zero vector")
     return tf.axis_angle_to_matrix(axis / n, to_radian(v[3]))

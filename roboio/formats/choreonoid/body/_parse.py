@@ -235,8 +235,13 @@ class _Reader:
             m = self.num(node["mass"], "mass") if has_m else default[0]
             c = np.array(Y.to_floats(com_n, self.path, "center_of_mass", 3, self.warn)) if has_c else default[1]
             inertia = read_inertia(node["inertia"], self.path) if has_i else default[2]
-            bodies.append((m, c, inertia))
             rec.given.add("mass")
+            if not bodies:
+                # the link's own keys alone are used as they are (no combination, whose
+                # m c / m arithmetic would change the COM in the last digit)
+                rec.mass, rec.com, rec.inertia = float(m), c, inertia
+                return
+            bodies.append((m, c, inertia))
         if not bodies:
             return
         rec.mass, rec.com, rec.inertia = combine_rigid_bodies(bodies)

@@ -25,7 +25,10 @@ import numpy as np
 from .... import transforms as tf
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...fileio import fmt_float
+from ...fixed_point import stable_params
+from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
 from .. import _yaml as Y
+from ._build import FLOATING_NAMES, VIRTUAL_KEY
 
 __all__ = ["body_text"]
 
@@ -52,6 +55,7 @@ class _Writer:
         self.info = info
         self.degree = bool(info.get("degree")) and bool(info.get("info"))
         self.lines: list[str] = []
+        self.approx: dict = {}          # link -> its frame with the nearest rotation
 
     def lose(self, item):
         if self.report is not None:
@@ -67,7 +71,7 @@ class _Writer:
         -- so that write -> read -> write is a fixed point instead of drifting in the last
         digit. Falls back to the converted value."""
         w = self.ang(angle)
-        back = (lambda v: math.radians(v)) if self.degree else (lambda v: v)
+        back = (lambda v: v * math.pi / 180.0) if self.degree else (lambda v: v)   # as the reader
         cands = [w]
         lo = hi = w
         for _ in range(8):
@@ -75,11 +79,30 @@ class _Writer:
             cands += [lo, hi]
         cands += [round(w, k) for k in range(16)]
         a = np.asarray(axis, float)
-        a = a / np.linalg.norm(a)                # as the reader normalises the written axis
+        a = a / np.sqrt(np.sum(a * a))           # as the reader normalises the written axis
         exact = [c for c in cands if np.array_equal(tf.axis_angle_to_matrix(a, back(c)), R)]
         if not exact:
             return w
         return min(exact, key=lambda c: (len(fmt_float(c)), abs(c - w)))
+
+    def rotation_value(self, R) -> list:
+        """``[ax, ay, az, angle]`` (angle in file units) to write for rotation ``R``: among
+        the values a few last-place units around the derived ones, one that the reader
+        turns into exactly the matrix it stands for, so that write -> read -> write is a
+        fixed point (near some rotations the axis derived from a matrix otherwise wanders
+        in the last digits at every round trip)."""
+        def derive(M):
+            m = tf.matrix_to_moment(M)
+            angle = float(np.linalg.norm(m))
+            axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
+            return [*axis, self.fixed_angle(axis, angle, M)]
+
+        def build(P):                 # as the reader builds it from the written numbers
+            P = np.asarray(P, float)
+            a = P[..., :3]
+            return tf.axis_angle_to_matrix(a / np.sqrt(np.sum(a * a, axis=-1, keepdims=True)),
+                                           P[..., 3] * np.pi / 180.0 if self.degree else P[..., 3])
+        return list(stable_params(R, derive, build, (3, 3, 3, 2)))
 
     # -- structure -------------------------------------------------------------------------
     def bodies(self):
@@ -94,6 +117,8 @@ class _Writer:
                 chain[j.links[5]] = j
         q = np.asarray(r.config, float)
         out = []
+        self.virtual = {j.links[5]: j.links[:5] for j in r.joints
+                        if j.type == "floating" and len(j.links) == 6}
         for link in r.links:
             i = link.index
             j = chain.get(i)
@@ -111,7 +136,22 @@ class _Writer:
                 self.lose(f"joint group {group.type!r} of link {link.name!r} (written as separate 1-DOF links)")
             kind = "fixed" if weld else link.joint_type
             out.append((i, kind, np.asarray(link.parent_transform, float), parent))
-        return out
+        return self.one_root(out)
+
+    def one_root(self, out):
+        """A body has one root: later roots become children of the first, placed where
+        they are (exact while the first root does not move: Choreonoid's kinematics never
+        moves a fixed root; a free one carries them along, which is reported)."""
+        i0, kind0, T0, _ = out[0]
+        later = [b for b in out[1:] if b[3] < 0]
+        if not later:
+            return out
+        if kind0 == "free":
+            self.lose("roots after the first move with the first root, which floats (a body has "
+                      "one root): " + ", ".join(self.r.links[b[0]].name for b in later))
+        inv = np.linalg.inv(T0)
+        return [out[0]] + [(i, kind, inv @ T, i0) if parent < 0 else (i, kind, T, parent)
+                           for i, kind, T, parent in out[1:]]
 
     def joint_ids(self, bodies) -> dict:
         table = self.r.joint_id_links
@@ -136,6 +176,13 @@ class _Writer:
         for body in bodies:
             out.append(self.link_text(*body, ids))
         self.check_lost()
+        frames = {i: T for i, T in self.approx.items() if T is not None}
+        if frames and self.report is not None:
+            pos, rot = fk_change(r, frames)
+            note_fk_change(self.report, pos, rot)
+            self.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by "
+                      f"{rot:.1e}) over {FK_SAMPLES} sampled configurations (nearest rotations "
+                      "written)")
         extra = self.info.get("info") or {}
         if extra:
             out.append("\n" + Y.emit(extra))
@@ -152,6 +199,23 @@ class _Writer:
                 self.lose(f"{name} limits")
         if r.properties:
             self.lose("Klamp't robot properties: " + ", ".join(sorted(r.properties)))
+        gains = [d.name for d in r.drivers if any((d.servo_p, d.servo_i, d.servo_d, d.dry_friction,
+                                                   d.viscous_friction))]
+        if gains:
+            self.lose("driver servo gains and friction (a body model has none): " + ", ".join(gains))
+        for j in r.joints:
+            if j.type == "floating" and len(j.links) == 6:
+                off = [r.links[k].name for k in j.links
+                       if not np.array_equal(r.links[k].parent_transform, np.eye(4))]
+                if off:
+                    self.lose("frame offsets inside a floating base (a free link has one pose: they "
+                              "become part of its configuration, so the same joint values place "
+                              "the robot elsewhere): " + ", ".join(off))
+                lim = [k for k in j.links if any(np.isfinite(getattr(r, a)[k])
+                                                 for a in ("qmin", "qmax", "vmin", "vmax"))]
+                if lim:
+                    self.lose("position and velocity limits of floating-base DOFs (a free joint has "
+                              "none): " + ", ".join(r.links[k].name for k in lim))
         if r.self_collision_pairs and not self.info:
             self.lose("self-collision pairs (Choreonoid uses collision_detection_rules)")
 
@@ -175,12 +239,12 @@ class _Writer:
             if err > 0 and self.report is not None:
                 self.report.lose("link frames that are not rotations, written as the nearest "
                                  "rotation (largest matrix entry change)", f"{link.name} ({err:.1e})")
-            m = tf.matrix_to_moment(Rn)
-            angle = float(np.linalg.norm(m))
-            axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
-            out.append(f"{p}rotation: {_vec([*axis, self.fixed_angle(axis, angle, R)])}\n")
+                self.approx[i] = tf.make_transform(Rn, offset[:3, 3]) if kind != "free" else None
+            out.append(f"{p}rotation: {_vec(self.rotation_value(Rn))}\n")
         jtype = ext.get("joint_type") if kind == "fixed" and ext.get("joint_type") == "pseudo_continuous_track" else kind
         out.append(f"{p}jointType: {jtype}\n")
+        if kind == "free":
+            out.append(self.virtual_names(i, parent, p))
         if kind in ("revolute", "prismatic"):
             out.append(f"{p}jointAxis: {_vec(link.axis)}\n")
         if i in ids:
@@ -199,6 +263,18 @@ class _Writer:
         if info:
             out.append(Y.emit(info, indent=4))
         return "".join(out)
+
+    def virtual_names(self, i, parent, p) -> str:
+        """``roboio_virtual_links``: the names of the virtual links of the floating base
+        folded into free link ``i``, where they differ from the names the reader gives
+        (``base0..base4`` at the root, ``<link>_base0..`` elsewhere). Choreonoid ignores
+        the key."""
+        r = self.r
+        names = [r.links[k].name for k in self.virtual.get(i, ())]
+        prefix = "" if parent < 0 else r.links[i].name + "_"
+        if len(names) != 5 or names == [f"{prefix}{b}" for b in FLOATING_NAMES]:
+            return ""
+        return f"{p}roboio_virtual_links: [ {', '.join(json.dumps(n) for n in names)} ]\n"
 
     def joint_limits(self, i, revolute, p) -> str:
         r = self.r
@@ -284,10 +360,7 @@ class _Writer:
         if not np.allclose(R.T @ R, np.eye(3), atol=1e-9):
             self.lose(f"sheared geometry transform on link {name!r} (written as its nearest rotation and scale)")
         if not np.allclose(R, np.eye(3), atol=0):
-            m = tf.matrix_to_moment(R)
-            angle = float(np.linalg.norm(m))
-            axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
-            out += f"{pad}rotation: {_vec([*axis, self.fixed_angle(axis, angle, R)])}\n"
+            out += f"{pad}rotation: {_vec(self.rotation_value(R))}\n"
         if not np.allclose(s, 1.0, atol=0):
             out += f"{pad}scale: {_vec(s)}\n"
         return out

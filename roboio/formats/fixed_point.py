@@ -1,0 +1,73 @@
+"""Parameters that read back to themselves: helpers for writers whose file stores a rotation
+as parameters (URDF ``rpy``, Choreonoid axis-angle) derived from a matrix.
+
+Deriving parameters from a matrix (``p = derive(R)``) and rebuilding the matrix as a reader
+does (``build(p)``) is not exact: ``derive(build(p))`` differs from ``p`` in the last digits,
+so write -> read -> write would drift. :func:`stable_params` picks, among the parameters a
+few units in the last place around ``derive(R)``, one whose rebuilt matrix is exactly the
+matrix it stands for (the shortest text, then the smallest), and repeats from the rebuilt
+matrix until the pick repeats. Writing that pick makes write -> read -> write a fixed
+point.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from .fileio import fmt_float
+
+__all__ = ["stable_params", "exact_params"]
+
+_TINY = 1e-12     # a parameter this small may stand for 0 (e.g. a roll of 7e-17 rad)
+
+
+def _text_len(p) -> int:
+    return sum(len(fmt_float(float(v) + 0.0)) for v in p)
+
+
+def exact_params(p0, build: Callable, target, ulps: Sequence[int]) -> Optional[tuple]:
+    """Among the parameter vectors within ``ulps[k]`` units in the last place of ``p0[k]``
+    (each component), those with ``build(p) == target`` exactly: the one with the shortest
+    text, then the smallest; None if there is none. ``build`` maps an ``(..., k)`` array to
+    ``(..., 3, 3)`` (or any array) and is confirmed on a single vector, as a reader calls it."""
+    p0 = np.asarray(p0, float)
+    target = np.asarray(target)
+    if np.array_equal(build(p0), target):
+        return tuple(float(v) for v in p0)
+    axes = []
+    for v, k in zip(p0, ulps):
+        vals, lo, hi = [v], v, v
+        for _ in range(k):
+            lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
+            vals += [lo, hi]
+        if 0 < abs(v) < _TINY:
+            vals.append(0.0)      # below rounding of its neighbours: units in the last place do not reach 0
+        axes.append(vals)
+    C = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, len(p0))
+    B = build(C)
+    hits = C[np.all((B == target).reshape(len(C), -1), axis=1)]
+    for c in sorted((tuple(float(x) for x in h) for h in hits), key=lambda c: (_text_len(c), c)):
+        if np.array_equal(build(np.array(c)), target):
+            return c
+    return None
+
+
+def stable_params(R, derive: Callable, build: Callable, ulps: Sequence[int], steps: int = 12) -> tuple:
+    """Parameters to write for matrix ``R`` (see the module docstring). From ``R``, pick
+    parameters (exact for the matrix when some nearby ones are, else the derived ones),
+    rebuild their matrix as a reader does, and pick again, until the pick repeats: then the
+    written parameters read back to a matrix this function maps to the same parameters.
+    ``R`` is reproduced exactly when exact parameters exist for it, else to rounding."""
+    seen: list = []
+    M = np.asarray(R, float)
+    for _ in range(steps):
+        p = exact_params(derive(M), build, M, ulps)
+        if p is None:             # rounding-level components snap to 0 (found exact next time)
+            p = tuple(0.0 if abs(v) < _TINY else float(v) for v in derive(M))
+        if p in seen:             # a fixed point, or a cycle: the same pick from any member
+            cycle = seen[seen.index(p):]
+            return min(cycle, key=lambda c: (_text_len(c), c))
+        seen.append(p)
+        M = build(np.array(p))
+    return seen[-1]

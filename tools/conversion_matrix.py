@@ -1,0 +1,138 @@
+"""Conversion matrix over the corpus: every robot of every ecosystem x every robot writer.
+
+For each pair: convert, read back, ``verify`` (within 1e-9, or within twice the FK error the
+report states), and write -> read -> write to the same path must give the same bytes. Links
+the report says were renamed are matched under their new names. A pair whose target welds
+links the source moves (a GraspIt! palm does not move; OpenRAVE holds undriven joints at 0)
+is checked again with those links welded in the source at the target's value: when that
+passes and the report states losses, the pair counts as ``LOSS`` (stated), not as a
+failure.
+
+Usage: ``python tools/conversion_matrix.py [--writers a,b] [ROBOT ...]`` (default: the
+corpus robots at ../shared/corpus). Prints one line per pair and the counts per writer.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import glob
+import os
+import re
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import roboio  # noqa: E402
+from roboio.model import Joint  # noqa: E402
+from roboio.verify import verify  # noqa: E402
+
+CORPUS = os.path.join(ROOT, "..", "shared", "corpus")
+WRITERS = {"klampt-rob": "r.rob", "urdf": "r.urdf", "choreonoid-body": "r.body",
+           "openrave": "r.robot.xml", "collada-robot": "r.dae", "graspit": "r.xml"}
+
+
+def corpus_robots() -> list:
+    c = CORPUS
+    return (sorted(glob.glob(c + "/klampt/robots/*.rob")) + sorted(glob.glob(c + "/klampt/robots/*.urdf"))
+            + sorted(glob.glob(c + "/choreonoid/share/model/*/*.body"))
+            + sorted(glob.glob(c + "/graspit/models/robots/*/*.xml"))
+            + sorted(glob.glob(c + "/openrave/src/robots/*.robot.xml"))
+            + sorted(glob.glob(c + "/openrave/src/robots/*.zae")))
+
+
+def load(path, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        obj = roboio.load(path, **kw)
+    return obj.robots[0] if isinstance(obj, roboio.World) else obj
+
+
+def welded_like(a, b):
+    """A copy of ``a`` whose links that ``b`` welds (by name) are welded, at ``b``'s value."""
+    wb = {b.links[i].name: b.config[i] for j in b.joints if j.type == "weld" for i in j.links}
+    out = a.copy()
+    for i, l in enumerate(out.links):
+        if l.name in wb:
+            out.config[i] = wb[l.name]
+    weld = [i for i, l in enumerate(out.links) if l.name in wb]
+    if not weld:
+        return None
+    joints = []
+    for j in out.joints:
+        rest = [i for i in j.links if i not in weld]
+        if rest and j.type in ("normal", "spin", "weld"):
+            joints.append(j)
+    out.joints = [j for j in joints if not set(j.links) & set(weld)] + [Joint("weld", [i]) for i in weld]
+    out.drivers = [d for d in out.drivers if not set(d.dofs) & set(weld)]
+    return out
+
+
+def check(src: str, fmt: str, tmp: str):
+    robot = load(src)
+    out = os.path.join(tmp, WRITERS[fmt])
+    if fmt == "graspit":      # GraspIt! names a robot's links after its file
+        out = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_-]", "_", robot.name or "r") + ".xml")
+    rep = roboio.save(robot, out, format=fmt)
+    back = load(out, format=fmt)
+    tol = 1e-9 + 2 * max(rep.fk_error)
+    # names the report says were changed (OpenRAVE reads names up to the first space)
+    renamed = dict(re.findall(r"link name '(.+?)' written as '(.+?)'", "\n".join(rep.lost)))
+    v = verify(robot, back, 20, seed=1, link_map=renamed or None)
+    ok = bool(v.matched) and not v.only_a and v.max_position_error <= tol and v.max_rotation_error <= tol
+    status = "OK"
+    if not ok:
+        status = "FAIL"
+        w = welded_like(robot, back)
+        if w is not None and rep.lost:
+            v2 = verify(w, back, 20, seed=1, link_map=renamed or None)
+            if v2.matched and not v2.only_a and max(v2.max_position_error, v2.max_rotation_error) <= tol:
+                status, v = "LOSS", v2
+    roboio.save(load(out, format=fmt), out, format=fmt)
+    s1 = open(out, "rb").read()
+    roboio.save(load(out, format=fmt), out, format=fmt)
+    stable = open(out, "rb").read() == s1
+    if not stable and status != "FAIL":
+        status = "FAIL"
+    return status, (f"pos={v.max_position_error:.1e} rot={v.max_rotation_error:.1e} space={v.space} "
+                    f"only_a={len(v.only_a)} stable={stable} fk_error={max(rep.fk_error):.1e} "
+                    f"worst={v.worst_link!r}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("robots", nargs="*")
+    ap.add_argument("--writers", default=",".join(WRITERS))
+    args = ap.parse_args(argv)
+    writers = args.writers.split(",")
+    counts = collections.defaultdict(collections.Counter)
+    tmp_root = tempfile.mkdtemp(prefix="roboio-matrix-")
+    for src in args.robots or corpus_robots():
+        try:
+            load(src)
+        except Exception as e:  # noqa: BLE001  (a robot roboio refuses, as its program does)
+            print(f"SKIP {os.path.relpath(src, CORPUS)}: {str(e)[:120]}")
+            continue
+        for fmt in writers:
+            t0 = time.time()
+            try:
+                status, msg = check(src, fmt, tempfile.mkdtemp(dir=tmp_root))
+            except Exception as e:  # noqa: BLE001
+                status, msg = "ERROR", f"{type(e).__name__}: {str(e)[:200]}"
+            counts[fmt][status] += 1
+            print(f"{status:5} {os.path.relpath(src, CORPUS)} -> {fmt}: {msg} ({time.time() - t0:.1f}s)",
+                  flush=True)
+    print()
+    for fmt in writers:
+        c = counts[fmt]
+        print(f"{fmt:16} " + "  ".join(f"{k} {c[k]}" for k in ("OK", "LOSS", "FAIL", "ERROR")))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
