@@ -179,6 +179,7 @@ class _Builder:
         self.klampt = getattr(ctx, "flavor", None) == "klampt"
         self.packages: dict = {}            # package name -> (directory or None, places tried)
         self.package_dirs: dict = {}        # package name -> package_candidates(...)
+        self.dir_exists: dict = {}          # directory -> whether it exists (see _isfile)
         self.package_notes = defaultdict(list)   # (kind, package) -> link names
         self.scaled_axes: list = []         # links whose axis was normalised
         self.rotated_inertia: list = []     # links whose inertia differs from Klamp't's
@@ -305,11 +306,11 @@ class _Builder:
     def _find_mesh(self, filename: str, link_name: str):
         """``(path or None, candidates tried or None)``; None candidates: a package that
         was not found (reported once per package by :meth:`package_warnings`)."""
-        from ...resolve import package_candidates, split_url
+        from ...resolve import LazyCandidates, iter_package_candidates, split_url
         kind, *parts = split_url(filename)
         klampt_cands = mesh_candidates(filename, self.path, self.s.package_root)
         # Klamp't itself opens only the first candidate (package_root, or "/NAME/rest")
-        klampt_finds = klampt_cands[0] if os.path.isfile(klampt_cands[0]) else None
+        klampt_finds = klampt_cands[0] if self._isfile(klampt_cands[0]) else None
         if kind != "package":
             cands = [parts[0]] if kind == "file" else klampt_cands
             return next((c for c in cands if os.path.isfile(c)), None), cands
@@ -323,11 +324,12 @@ class _Builder:
         else:
             dirs = self.package_dirs.get(name)
             if dirs is None:       # the same for every mesh of the package in this file
-                dirs = self.package_dirs[name] = package_candidates(name, self.path,
-                                                                    self.ctx.package_dirs)
+                dirs = self.package_dirs[name] = LazyCandidates(iter_package_candidates(
+                    name, self.path, self.ctx.package_dirs))
             hit = next((d for d in dirs if os.path.isfile(os.path.join(d, sub))), None)
             found = None if hit is None else os.path.normpath(os.path.join(hit, sub))
         if found is None:
+            dirs = dirs if isinstance(dirs, list) else dirs.all()
             existing = [d for d in dirs if os.path.isdir(d)]
             if not existing:
                 self.packages.setdefault(name, (None, dirs or klampt_cands))
@@ -338,6 +340,21 @@ class _Builder:
         if klampt_finds is None:
             self.package_notes[("klampt-misses", name)].append(link_name)
         return found, None
+
+    def _isfile(self, path: str) -> bool:
+        """``os.path.isfile(path)``, without a system call when the load already found that
+        its directory does not exist (the ``/NAME/...`` paths Klamp't tries rarely do)."""
+        return self._dir_exists(os.path.dirname(path)) and os.path.isfile(path)
+
+    def _dir_exists(self, d: str) -> bool:
+        if not d:                           # the working directory
+            return True
+        known = self.dir_exists.get(d)
+        if known is None:
+            parent = os.path.dirname(d)
+            known = self.dir_exists[d] = ((parent == d or self._dir_exists(parent))
+                                          and os.path.isdir(d))
+        return known
 
     def package_warnings(self):
         """One warning per package: missing (with the places tried), or found where Klamp't
