@@ -81,9 +81,9 @@ def local_name(el) -> str:
 def children(el, name: str | None = None, ignore_case: bool = False):
     """Element children (comments and processing instructions skipped), optionally only
     those named ``name``."""
-    if name is not None and not ignore_case:      # the common case, on every reader's path
-        suffix = "}" + name
-        return [c for c in el if c.tag == name or (type(c.tag) is str and c.tag.endswith(suffix))]
+    if not ignore_case:          # the common case, on every reader's path: lxml filters
+        # ("{*}name": that name in any namespace or none; etree.Element: elements only)
+        return list(el.iterchildren(etree.Element if name is None else "{*}" + name))
     out = []
     low = name.lower() if (name and ignore_case) else name
     for c in el:

@@ -34,6 +34,9 @@ _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
 _NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 # a whole attribute of such numbers separated by ASCII blanks: checked in one match
 _NUMBERS = re.compile(rf"[ \t\n\r]*(?:{_NUM}(?:[ \t\n\r]+{_NUM})*[ \t\n\r]*)?")
+# characters outside numbers and blanks: where there are none, float() reads the tokens as
+# _NUMBER does (no inf/nan, underscores, non-ASCII digits or blanks), which is the fast path
+_NOT_NUMERIC = re.compile(r"[^0-9eE+\-. \t\n\r]")
 
 
 def _grouped(el):
@@ -68,6 +71,13 @@ class _Reader:
                 raise self.error(el, f"<{local_name(el)}> needs the '{name}' attribute")
             return default
         toks = text.split()
+        if _NOT_NUMERIC.search(text) is None:
+            try:        # with these characters only, float() accepts exactly _NUMBER's tokens
+                vals = [float(t) for t in toks]
+            except ValueError:
+                vals = None
+            if vals is not None and (count is None or len(vals) == count):
+                return vals
         bad = () if _NUMBERS.fullmatch(text) else [t for t in toks if not _NUMBER.match(t)]
         if bad:
             raise self.error(el, f"<{local_name(el)} {name}=\"{text}\">: {bad[0]!r} is not a "
