@@ -111,8 +111,12 @@ class _Reader:
         rpy = self.numbers(el, "rpy", 3, default=_ZERO3)
         return rpy_xyz_transform(rpy, xyz)      # Python floats: no numpy call per step
 
-    def geometry(self, parent) -> GeomRec:
-        els = children(parent, "geometry")
+    def geometry(self, parent, by=None) -> GeomRec:
+        """The ``<geometry>`` of ``parent`` (``by``: its children grouped by name, when
+        already known)."""
+        if by is None:
+            by = _grouped(parent)[1]
+        els = by.get("geometry")
         if not els:
             raise self.error(parent, f"<{local_name(parent)}> without <geometry>")
         g = els[0]
@@ -121,7 +125,7 @@ class _Reader:
             raise self.error(g, "<geometry> contains no shape element")
         s = shapes[0]
         kind = local_name(s)
-        rec = GeomRec(kind, self.origin(parent), where(s))
+        rec = GeomRec(kind, self.origin(parent, by.get("origin", ())), where(s))
         if kind == "mesh":
             fn = s.get("filename")
             if not fn:
@@ -154,9 +158,10 @@ class _Reader:
         return name, rgba
 
     def visual(self, el, is_visual: bool) -> VisualRec:
-        rec = VisualRec(self.geometry(el), group=el.get("group", "default"), name=el.get("name"))
+        by = _grouped(el)[1]
+        rec = VisualRec(self.geometry(el, by), group=el.get("group", "default"), name=el.get("name"))
         if is_visual:
-            mats = children(el, "material")
+            mats = by.get("material")
             if mats:
                 if mats[0].get("name") is None:
                     raise _UnnamedMaterial(mats[0])
@@ -164,11 +169,12 @@ class _Reader:
         return rec
 
     def inertial(self, el) -> InertialRec:
-        masses = children(el, "mass")
+        by = _grouped(el)[1]
+        masses = by.get("mass")
         if not masses:
             raise self.error(el, "<inertial> without <mass>")
         mass = self.number(masses[0], "value", required=True)
-        its = children(el, "inertia")
+        its = by.get("inertia")
         if not its:
             raise self.error(el, "<inertial> without <inertia>")
         it = its[0]
@@ -176,7 +182,7 @@ class _Reader:
         inertia = np.array([[v["ixx"], v["ixy"], v["ixz"]],
                             [v["ixy"], v["iyy"], v["iyz"]],
                             [v["ixz"], v["iyz"], v["izz"]]])
-        return InertialRec(mass, self.origin(el), inertia, where(el))
+        return InertialRec(mass, self.origin(el, by.get("origin", ())), inertia, where(el))
 
     def link(self, el) -> LinkRec:
         rec = LinkRec(self.name_of(el, "link"), where(el))
