@@ -518,7 +518,7 @@ class _Builder:
             raise FormatError(self.path, joint.line, None, f"joint {joint.name!r} is {joint.type}: "
                               "Klamp't cannot load URDF floating/planar joints (model the DOFs as "
                               "prismatic and revolute joints)")
-        axis = np.array([0.0, 0.0, 1.0]) if joint.axis is None or not np.any(joint.axis) else joint.axis
+        axis = np.array([0.0, 0.0, 1.0]) if joint.axis is None or not joint.axis.any() else joint.axis
         n = float(np.linalg.norm(axis))
         if not self.klampt and n != 1.0 and joint.type != "fixed":
             axis = np.asarray(axis, float) / n
