@@ -9,6 +9,7 @@ from .errors import FormatError
 from .context import LoadContext
 from .formats import registry
 from .formats.fileio import require_file
+from .formats.loading import realpath
 from .model import Geometry, RigidObject, Robot, Terrain, World
 from .report import ConversionReport
 
@@ -87,7 +88,7 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
         search_paths = _SEARCH_PATHS.get()
     ctx = LoadContext(path, strict, limits=limits, search_paths=search_paths,
                       package_dirs=package_dirs, flavor=flavor)
-    ctx.stack.append(os.path.realpath(path))
+    ctx.stack.append(realpath(path, ctx))        # (directories remembered for the load)
     ctx.note_file(path)
     # Readers raise located FormatErrors for every problem of the input; any other exception
     # is a bug in roboio and propagates as it is (the CLI reports it as an internal error).

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import importlib
 import os
+import stat
 from typing import Callable, Optional, Union
 
 from ..context import LoadContext
 from . import registry
 from .fileio import check_regular_input
 
-__all__ = ["read_file", "load_geometry", "load_geometry_ref", "charge_geometry_copy", "register_inline_geometry",
+__all__ = ["read_file", "realpath", "load_geometry", "load_geometry_ref", "charge_geometry_copy",
+           "register_inline_geometry",
            "resolve_reference"]
 
 # (opening, closing, parser or "module:function"): parse(text_inside, ctx, line) -> Geometry
@@ -67,26 +69,47 @@ def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format
         ctx.stack.pop()
 
 
-def _realpath(path: str, ctx: LoadContext) -> str:
-    """``os.path.realpath(path)``, resolving each directory once per load (a robot's meshes
-    share a few directories): the directory's real path, then the file name unless it is
-    itself a symbolic link. (Relative paths and paths with ``..``, which realpath resolves
-    after the links before them, take the plain way.)"""
-    d, base = os.path.split(path)
-    if (not os.path.isabs(path) or base in ("", ".", "..") or ".." in path.split(os.sep)
-            or (os.altsep and ".." in path.split(os.altsep)) or os.path.islink(path)):
+def realpath(path: str, ctx: LoadContext) -> str:
+    """``os.path.realpath(path)``, remembering the real path of every directory on the way
+    for the rest of the load: a robot's files share most of their directories, so a new file
+    costs one ``lstat`` (its own) instead of one per component. Paths that are not absolute
+    and normalised, and any path through a symbolic link, take ``os.path.realpath``."""
+    if os.sep != "/" or not path.startswith("/"):
         return os.path.realpath(path)
-    key = ("realdir", d)
-    real_d = ctx.cache.get(key)
-    if real_d is None:
-        real_d = ctx.cache[key] = os.path.realpath(d)
-    return os.path.join(real_d, base)
+    parts = path.split("/")
+    if "" in parts[1:] or "." in parts or ".." in parts:      # "//", "/./", "/../", "x/"
+        return os.path.realpath(path)
+    memo = ctx.cache.get(_REALPATHS)
+    if memo is None:
+        memo = ctx.cache[_REALPATHS] = {"/": "/"}
+    return _real(path, memo)
+
+
+_REALPATHS = ("realpaths",)
+
+
+def _real(path: str, memo: dict) -> str:
+    """Real path of an absolute normalised ``path`` through ``memo`` (path -> real path):
+    its directory's real path, then its own name unless that is a symbolic link (a missing
+    name is kept, as realpath keeps it)."""
+    real = memo.get(path)
+    if real is not None:
+        return real
+    parent, base = path.rsplit("/", 1)
+    real_parent = _real(parent or "/", memo)
+    cand = (real_parent if real_parent != "/" else "") + "/" + base
+    try:
+        link = stat.S_ISLNK(os.lstat(cand).st_mode)
+    except OSError:
+        link = False
+    real = memo[path] = os.path.realpath(path) if link else cand
+    return real
 
 
 def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
     """Load a geometry file (lazily for meshes). Results are cached per resolved path and
     returned as independent copies sharing nothing mutable."""
-    real = _realpath(path, ctx)
+    real = realpath(path, ctx)
     key = ("geometry", real, format)
     cached = ctx.cache.get(key)
     if cached is None:

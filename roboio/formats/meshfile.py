@@ -26,12 +26,14 @@ __all__ = ["read_bytes", "check_readable", "lazy_mesh", "parsed_mesh", "charge_m
 def check_readable(path: str, nbytes: int = 0) -> bytes:
     """Open ``path`` (FileNotFoundError / FormatError for a directory) and return its
     first ``nbytes`` bytes."""
-    if os.path.isdir(path):
-        raise FormatError(path, None, None, "is a directory, not a file")
-    try:
+    try:            # (open says when it is a directory: no separate stat per mesh)
         with open(path, "rb") as f:
             return f.read(nbytes) if nbytes else b""
+    except IsADirectoryError:
+        raise FormatError(path, None, None, "is a directory, not a file") from None
     except PermissionError as e:
+        if os.path.isdir(path):
+            raise FormatError(path, None, None, "is a directory, not a file") from None
         raise FormatError(path, None, None, f"cannot read file: {e.strerror}") from None
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import os
 import re
 from typing import Callable, Optional
@@ -74,8 +75,12 @@ def default_pairs(parents, geo) -> set:
     """Klamp't's default self-collision pairs: every (i, j), i < j, of links that both have
     geometry (``geo[i]`` true), except direct parent/child pairs."""
     idx = [i for i, g in enumerate(geo) if g]
-    return {(i, j) for a, i in enumerate(idx) for j in idx[a + 1:]
-            if parents[i] != j and parents[j] != i}
+    pairs = set(itertools.combinations(idx, 2))          # (i < j: idx is ascending)
+    for i in idx:
+        p = parents[i]
+        if 0 <= p < len(geo) and geo[p]:
+            pairs.discard((p, i) if p < i else (i, p))
+    return pairs
 
 
 def mounted_geometry(old, geom, T, missing_counts: bool = False):
