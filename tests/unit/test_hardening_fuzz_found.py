@@ -213,3 +213,15 @@ def test_graspit_rotation_angle_not_finite(tmp_path, angle):
     p = str(tmp_path / "b.xml")
     with pytest.raises(FormatError, match=r"<rotation>: (angle .* not a finite number|.* not a number)"):
         parse_transform(el, p, LoadContext(p))
+
+
+@pytest.mark.parametrize("numbers", ["1e999 0 0 0 1 0 0 0 1", "1 0 0 0 1 0 0 0 -1e999"])
+def test_graspit_rotation_matrix_without_a_rotation(tmp_path, numbers):
+    # Eigen's quaternion of these numbers has zero or non-finite length (ValueError before)
+    from lxml import etree
+    from roboio.context import LoadContext
+    from roboio.formats.graspit._parse import parse_transform
+    el = etree.fromstring(f"<transform><rotationMatrix>{numbers}</rotationMatrix></transform>")
+    p = str(tmp_path / "b.xml")
+    with pytest.raises(FormatError, match=r"<rotationMatrix>"):
+        parse_transform(el, p, LoadContext(p))

@@ -181,7 +181,10 @@ def parse_transform(el, path: str, ctx: LoadContext, r: Optional[_Reader] = None
             rec.parts.append(TransformPart("rotation", (angle,), axis=tokens[1], line=line))
         elif name == "rotationMatrix":
             v = tuple(x.value for x in r.vector(c, 9, "rotationMatrix", True))
-            _, change = rotation_from_columns(v)
+            try:
+                _, change = rotation_from_columns(v)
+            except ValueError as e:      # zero or non-finite numbers: GraspIt! would get NaNs
+                raise r.error(f"<rotationMatrix>: {e}; these numbers give no rotation", c) from None
             if change > 1e-5:
                 r.warn(f"<rotationMatrix> is not a rotation matrix; GraspIt! turns it into a "
                        f"normalised quaternion, which moves its entries by up to {change:.2g} "
