@@ -225,3 +225,14 @@ def test_graspit_rotation_matrix_without_a_rotation(tmp_path, numbers):
     p = str(tmp_path / "b.xml")
     with pytest.raises(FormatError, match=r"<rotationMatrix>"):
         parse_transform(el, p, LoadContext(p))
+
+
+def test_openrave_joint_initial_value_not_finite(tmp_path):
+    # math.sin(inf) in the joint's frames raised ValueError; OpenRAVE's frames would be NaN
+    p = _write(tmp_path / "k.kinbody.xml", """<KinBody name="k">
+      <Body name="a"/><Body name="b"/>
+      <Joint name="j" type="hinge"><Body>a</Body><Body>b</Body><axis>0 0 1</axis>
+        <initial>1e999</initial></Joint>
+    </KinBody>""")
+    with pytest.raises(FormatError, match=r"k\.kinbody\.xml:\d+: joint 'j': <initial> value inf is not finite"):
+        roboio.load(p)

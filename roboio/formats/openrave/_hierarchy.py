@@ -316,6 +316,11 @@ def compute(body: BodyRecord, jointvalues=None, budget=None) -> Hierarchy:
     joints = []
     for rec in body.joints:
         initial = list(rec.initial)
+        for what, vals in (("<initial>", initial), ("offset", rec.offsets)):
+            bad = [v for v in vals if not math.isfinite(v)]
+            if bad:     # OpenRAVE's frames would be NaN (math.sin raised ValueError here)
+                raise HierarchyError(f"joint {rec.name!r}: {what} value {bad[0]!r} is not finite",
+                                     rec)
         if initial and len(initial) != rec.dof:
             notes.append(f"joint {rec.name!r}: <initial> has {len(initial)} values for "
                          f"{rec.dof} axes; the first {rec.dof} used")
