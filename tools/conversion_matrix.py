@@ -53,9 +53,12 @@ def load(path, **kw):
     return obj.robots[0] if isinstance(obj, roboio.World) else obj
 
 
-def welded_like(a, b):
-    """A copy of ``a`` whose links that ``b`` welds (by name) are welded, at ``b``'s value."""
-    wb = {b.links[i].name: b.config[i] for j in b.joints if j.type == "weld" for i in j.links}
+def welded_like(a, b, renamed=None):
+    """A copy of ``a`` whose links that ``b`` welds (by name; ``renamed`` maps a's names to
+    b's) are welded, at ``b``'s value."""
+    back = {v: k for k, v in (renamed or {}).items()}
+    wb = {back.get(b.links[i].name, b.links[i].name): b.config[i]
+          for j in b.joints if j.type == "weld" for i in j.links}
     out = a.copy()
     for i, l in enumerate(out.links):
         if l.name in wb:
@@ -88,7 +91,7 @@ def check(src: str, fmt: str, tmp: str):
     status = "OK"
     if not ok:
         status = "FAIL"
-        w = welded_like(robot, back)
+        w = welded_like(robot, back, renamed)
         if w is not None and rep.lost:
             v2 = verify(w, back, 20, seed=1, link_map=renamed or None)
             if v2.matched and not v2.only_a and max(v2.max_position_error, v2.max_rotation_error) <= tol:
