@@ -24,6 +24,7 @@ import numpy as np
 
 from .... import transforms as tf
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
+from ...affine import ROTATION_TOL
 from ...fileio import fmt_float
 from ...fixed_point import stable_params
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
@@ -351,12 +352,17 @@ class _Writer:
             out += f"{pad}translation: {_vec(t)}\n"
         if np.array_equal(A, np.eye(3)):
             return out
-        # A = R diag(s) with R a rotation: columns' lengths are the scales
-        s = np.linalg.norm(A, axis=0)
-        R = A / np.where(s > 0, s, 1.0)
-        if np.linalg.det(R) < 0:
-            R[:, 0] *= -1
-            s[0] *= -1
+        if np.abs(A.T @ A - np.eye(3)).max() <= ROTATION_TOL and np.linalg.det(A) > 0:
+            # a rotation as read (no scale): written as it is, not divided by its columns'
+            # lengths (1 to rounding), which would move it at every write -> read -> write
+            R, s = A, np.ones(3)
+        else:
+            # A = R diag(s) with R a rotation: columns' lengths are the scales
+            s = np.linalg.norm(A, axis=0)
+            R = A / np.where(s > 0, s, 1.0)
+            if np.linalg.det(R) < 0:
+                R[:, 0] *= -1
+                s[0] *= -1
         if not np.allclose(R.T @ R, np.eye(3), atol=1e-9):
             self.lose(f"sheared geometry transform on link {name!r} (written as its nearest rotation and scale)")
         if not np.allclose(R, np.eye(3), atol=0):
