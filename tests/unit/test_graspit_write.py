@@ -202,3 +202,17 @@ def test_default_inertia_fails_like_graspit():
     # a triangle with two identical corners is dropped before the sums (Coin's callback)
     tri = body_triangles(np.r_[m.vertices, [[0, 0, 0]]], np.r_[m.faces, [[8, 8, 1]]], np.eye(4))
     assert len(tri) == 12 and default_inertia(tri) is not None
+
+
+def test_driver_names_survive_and_verify_follows_the_drivers(tmp_path):
+    from roboio.verify import verify
+    r = sample_robot()
+    report = roboio.save(r, tmp_path / "arm.xml", format="graspit")
+    assert '<dof type="r" name="grip">' in (tmp_path / "arm.xml").read_text()
+    # grip's offset 0.1 on finger_b moves into the DH offset: finger_b's values shift by -0.1
+    assert any("'finger_b' reads back with joint values shifted by -0.1" in x for x in report.lost)
+    r2 = roboio.load(tmp_path / "arm.xml")
+    assert [d.name for d in r2.drivers[:4]] == ["shoulder", "elbow", "slider", "grip"]
+    # equal driver values give equal frames (the frames are compared link by link by name)
+    res = verify(r, r2, 30, seed=2, space="drivers")
+    assert res.ok and not res.only_a, res

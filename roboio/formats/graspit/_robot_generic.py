@@ -236,6 +236,10 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         delta = X[2, 3]
         c, alpha, theta2 = zxz(X[:3, :3])
         k, s, o = dof_of[i]
+        if o != 0:
+            report.lose(f"{robot.name}: link {link.name!r} reads back with joint values shifted by "
+                        f"{-o:g} (its driver's offset moves into GraspIt!'s DH offset; equal driver "
+                        "values give equal frames)")
         unit_j = MM if link.is_prismatic else 1.0
         ratio = s * norm * dof_units[k] / unit_j
         lo, hi = robot.qmin[i], robot.qmax[i]
@@ -336,7 +340,9 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
                 report.lose(f"{robot.name}: limits of driver {d.name!r} (GraspIt! derives a DOF's range "
                             "from its joints' limits)")
         scale = [(li, s, pr) for li, s, pr in joints_k]
-        dofs.append(DofOut(dtype, fields, scale, dof_units[k]))
+        # the driver's name (roboio's attribute; the reader names a DOF dof<k> without it)
+        dname = d.name if d is not None and d.name and d.name != f"dof{k}" else None
+        dofs.append(DofOut(dtype, fields, scale, dof_units[k], dname))
     if used_fixed:
         dofs.append(DofOut("r", list(DOF_DEFAULTS), [], 1.0))
     gx = robot.extras.get("graspit") or {}

@@ -114,7 +114,8 @@ def spec_from_record(writer, robot, world: bool) -> RobotOut:
             fields += _opt("breakAwayTorque", dr.breakaway_torque)
         mine = [i for i in joints if i.dof == k]
         dofs.append(DofOut(dr.type, fields, [(gx["joint_links"][i.number], i.ratio * (MM if i.prismatic else 1.0) / units[k],
-                                              i.prismatic) for i in mine], units[k]))
+                                              i.prismatic) for i in mine], units[k],
+                            d.name if d.name != f"dof{k}" else None))
     chains = []
     number = {(i.chain, i.index): i.number for i in joints}
     for c, ch in enumerate(rec.chains):
