@@ -226,3 +226,26 @@ def test_a_file_named_otherwise_renames_the_robot_and_says_so(tmp_path):
     assert any("reads back named 'hand'" in x for x in other.lost)
     back = roboio.load(tmp_path / "b" / "hand.xml")
     assert back.name == "hand" and set(r.link_names) <= set(back.link_names)
+
+
+def test_frames_that_are_not_rotations_are_written_as_nearest_rotations(tmp_path):
+    from test_conversion_exact import two_links
+    # a uniformly stretched rotation (1 + e) R on b's frame has nearest rotation R; b has no
+    # child, so no origin moves, and rotation entries change by at most e (hand-worked)
+    e = 4e-7
+    R = _rot((1.0, 2.0, 3.0), 0.7)
+    r = two_links()
+    T = np.array(r.links[1].parent_transform, float)
+    T[:3, :3] = R * (1 + e)
+    r.links[1].parent_transform = T
+    rep = roboio.save(r, tmp_path / "t.xml", format="graspit")
+    pos, rot = rep.fk_error
+    assert pos < 1e-15 and 0 < rot <= e * (1 + 1e-9)
+    assert any("not rotations" in x for x in rep.lost)
+    back = roboio.load(tmp_path / "t.xml")
+    F = back.fk(np.zeros(back.num_links))
+    rel = np.linalg.inv(F[back.link_names.index("a")]) @ F[back.link_names.index("b")]
+    np.testing.assert_allclose(rel[:3, :3], R, atol=1e-12)
+    np.testing.assert_allclose(rel[:3, 3], T[:3, 3], atol=1e-12)
+    exact = roboio.save(two_links(), tmp_path / "u" / "t.xml", format="graspit")
+    assert exact.fk_error == (0.0, 0.0)

@@ -28,6 +28,8 @@ import math
 
 import numpy as np
 
+from ..affine import nearest_rotation
+from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
 from ._build import MM
 from ._robot_spec import DOF_DEFAULTS, ChainOut, DofOut, JointOut, LinkOut, RobotOut, body_of, tail_from_extras
 from ._text import num, plain
@@ -111,6 +113,29 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         g = groups.get(i)
         return g is not None and g.type == "weld"
 
+    # DH joints make rotations: a frame whose rotation part is not one is written as its
+    # nearest rotation, and the FK change this makes is stated (report.fk_error)
+    nearest = {}
+    for i in keep:
+        T = np.asarray(robot.links[i].parent_transform, float)
+        R, err = nearest_rotation(T[:3, :3])
+        if err > 0:
+            F = T.copy()
+            F[:3, :3] = R
+            nearest[i] = F
+    if nearest:
+        pos, rot = fk_change(robot, nearest)
+        note_fk_change(report, pos, rot)
+        report.lose(f"{robot.name}: link frames that are not rotations ("
+                    + ", ".join(robot.links[i].name for i in list(nearest)[:6])
+                    + (", ..." if len(nearest) > 6 else "") + f") written as their nearest rotations: "
+                    f"links move by up to {pos:.1e} m (rotation matrix entries by {rot:.1e}) over "
+                    f"{FK_SAMPLES} sampled configurations")
+
+    def frame(i):
+        F = nearest.get(i)
+        return F if F is not None else np.asarray(robot.links[i].parent_transform, float)
+
     children = {i: [] for i in keep}
     dropped = set()
     for i in keep:
@@ -193,7 +218,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
                         num(cj.a / MM), num(math.degrees(cj.alpha)), "0", "0")
 
     def weld_joints(i, first_in_chain):
-        P = np.asarray(robot.links[i].parent_transform, float)
+        P = frame(i)
         out = []
         chain_T = None
         if first_in_chain:
@@ -213,7 +238,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         if welded(i):
             return weld_joints(i, first_in_chain)
         link = robot.links[i]
-        P = np.asarray(link.parent_transform, float)
+        P = frame(i)
         out = []
         chain_T = None
         ax = np.asarray(link.axis, float)
