@@ -29,7 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import roboio  # noqa: E402
-from roboio.model import Joint  # noqa: E402
+from roboio.model import Driver, Joint  # noqa: E402
 from roboio.verify import verify  # noqa: E402
 
 CORPUS = os.path.join(ROOT, "..", "shared", "corpus")
@@ -110,6 +110,23 @@ def rebased(a, b, renamed=None):
     return out if changed else None
 
 
+def driven(a):
+    """A copy of ``a`` with a driver of its own (named after the link) for every moving link
+    no driver moves, as the GraspIt! writer gives it a DOF: the same kinematics, compared
+    DOF by DOF with the target."""
+    moved = {i for d in a.drivers for i in d.dofs}
+    welded = {i for j in a.joints if j.type == "weld" for i in j.links}
+    names = {d.name for d in a.drivers}
+    extra = [i for i in range(a.num_links) if i not in moved and i not in welded
+             and a.links[i].name and a.links[i].name not in names]
+    if not extra:
+        return None
+    out = a.copy()
+    out.drivers = list(out.drivers) + [Driver(a.links[i].name, "normal", [i], qmin=a.qmin[i], qmax=a.qmax[i])
+                                       for i in extra]
+    return out
+
+
 def stated_variants(robot, back, rep, renamed):
     """The source with the losses the report states applied: links the target welds welded
     at its value, and the base pose dropped where the report says so."""
@@ -122,7 +139,9 @@ def stated_variants(robot, back, rep, renamed):
     out = []
     for a in bases:
         w = welded_like(a, back, renamed)
-        out += [x for x in (a, w) if x is not None]
+        for x in (a, w):
+            if x is not None:
+                out += [x] + [y for y in [driven(x)] if y is not None]
     return out[1:]
 
 

@@ -249,3 +249,17 @@ def test_frames_that_are_not_rotations_are_written_as_nearest_rotations(tmp_path
     np.testing.assert_allclose(rel[:3, 3], T[:3, 3], atol=1e-12)
     exact = roboio.save(two_links(), tmp_path / "u" / "t.xml", format="graspit")
     assert exact.fk_error == (0.0, 0.0)
+
+
+def test_an_undriven_link_gets_a_dof_named_after_it(tmp_path):
+    from roboio.verify import verify
+    r = sample_robot()
+    r.drivers = [d for d in r.drivers if d.name != "slider"]
+    roboio.save(r, tmp_path / "arm.xml", format="graspit")
+    assert '<dof type="r" name="slider">' in (tmp_path / "arm.xml").read_text()
+    back = roboio.load(tmp_path / "arm.xml")
+    assert "slider" in [d.name for d in back.drivers]
+    # the same model with the slider driven by a driver of that name: equal DOF by DOF
+    r.drivers.append(Driver("slider", "normal", [3], qmin=-1.0, qmax=1.2))
+    res = verify(r, back, 30, seed=3, space="drivers")
+    assert res.ok and not res.only_a, res

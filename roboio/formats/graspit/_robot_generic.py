@@ -197,10 +197,16 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
                             "(written as a joint of its own DOF)")
                 continue
             dof_of[li] = (k, s, o)
+    own_dof_name = {}               # DOF index -> the undriven link it moves (named after it)
+    taken = {d.name for d in robot.drivers}
     for li in moving:
         if li not in dof_of:
             report.warn(f"{robot.name}: link {robot.links[li].name!r} has no driver; it gets a DOF of its own")
             dof_of[li] = (len(dof_src), 1.0, 0.0)
+            name = robot.links[li].name
+            if name and name not in taken:
+                own_dof_name[len(dof_src)] = name
+                taken.add(name)
             dof_src.append(None)
     fixed_dof = len(dof_src)
     used_fixed = False
@@ -366,7 +372,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
                             "from its joints' limits)")
         scale = [(li, s, pr) for li, s, pr in joints_k]
         # the driver's name (roboio's attribute; the reader names a DOF dof<k> without it)
-        dname = d.name if d is not None and d.name and d.name != f"dof{k}" else None
+        dname = d.name if d is not None and d.name and d.name != f"dof{k}" else own_dof_name.get(k)
         dofs.append(DofOut(dtype, fields, scale, dof_units[k], dname))
     if used_fixed:
         dofs.append(DofOut("r", list(DOF_DEFAULTS), [], 1.0))
