@@ -94,15 +94,17 @@ def stated_dropped(robot, lost) -> set:
     return out
 
 
-def rebased(a, b, renamed=None):
-    """A copy of ``a`` whose root links are placed as ``b``'s links of the same name (a target
-    without a base pose: GraspIt! robot files), or None when nothing changes."""
+def rebased(a, b, renamed=None, links=None):
+    """A copy of ``a`` whose root links (or the links named in ``links``) are placed as
+    ``b``'s links of the same name (a target without a base pose: GraspIt! robot files; a
+    floating base whose offsets became its configuration: Choreonoid), or None when nothing
+    changes."""
     names = {n: i for i, n in enumerate(b.link_names)}
     out = a.copy()
     changed = False
     for l in out.links:
         j = names.get((renamed or {}).get(l.name, l.name))
-        if l.parent < 0 and j is not None:
+        if (l.parent < 0 if links is None else l.name in links) and j is not None:
             T = b.links[j].parent_transform
             if not np.array_equal(T, l.parent_transform):
                 l.parent_transform = np.array(T, float)
@@ -134,6 +136,11 @@ def stated_variants(robot, back, rep, renamed):
     bases = [robot]
     if "base pose" in text:
         r = rebased(robot, back, renamed)
+        if r is not None:
+            bases.append(r)
+    m = re.search(r"frame offsets inside a floating base \(.*?\): (.+?) \(largest offset", text)
+    if m:
+        r = rebased(robot, back, renamed, set(m.group(1).split(", ")))
         if r is not None:
             bases.append(r)
     out = []

@@ -66,3 +66,24 @@ def test_composed_shape_rotation_is_a_fixed_point(tmp_path):
     assert len(shapes) == 2
     for g, R in zip(shapes, expected):
         np.testing.assert_allclose(np.asarray(g.transform)[:3, :3], R, atol=1e-15, rtol=0)
+
+
+def test_floating_base_offset_is_reported_with_its_size(tmp_path):
+    # a Klamp't floating base (x, y, z, yaw, pitch, roll) lifted 0.708 m by its first frame
+    # (hrp2.rob): Choreonoid's free root has one pose, so the lift becomes the configured z
+    from roboio.model import Joint, Link, Robot
+    T0 = np.eye(4)
+    T0[2, 3] = 0.708
+    axes = [(1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 1), (0, 1, 0), (1, 0, 0)]
+    links = [Link(f"v{k}", k - 1, "prismatic" if k < 3 else "revolute", a, T0 if k == 0 else np.eye(4),
+                  mass=0.0 if k < 5 else 1.0, inertia=np.eye(3) * (0.0 if k < 5 else 1.0))
+             for k, a in enumerate(axes)]
+    r = Robot("f")
+    r.set_links(links)
+    r.joints = [Joint("floating", list(range(6)))]
+    rep = roboio.save(r, tmp_path / "f.body")
+    assert any("inside a floating base" in x and "v0 (largest offset 0.708 m, 0 rad)" in x
+               for x in rep.lost), rep.lost
+    back = load(tmp_path / "f.body")
+    frames = back.fk(back.config)
+    np.testing.assert_allclose(frames[-1][:3, 3], [0.0, 0.0, 0.708], atol=1e-15)

@@ -206,12 +206,15 @@ class _Writer:
             self.lose("driver servo gains and friction (a body model has none): " + ", ".join(gains))
         for j in r.joints:
             if j.type == "floating" and len(j.links) == 6:
-                off = [r.links[k].name for k in j.links
-                       if not np.array_equal(r.links[k].parent_transform, np.eye(4))]
+                off = [k for k in j.links if not np.array_equal(r.links[k].parent_transform, np.eye(4))]
                 if off:
+                    T = [np.asarray(r.links[k].parent_transform, float) for k in off]
+                    move = max(float(np.linalg.norm(M[:3, 3])) for M in T)
+                    turn = max(math.acos(max(-1.0, min(1.0, (np.trace(M[:3, :3]) - 1) / 2))) for M in T)
                     self.lose("frame offsets inside a floating base (a free link has one pose: they "
                               "become part of its configuration, so the same joint values place "
-                              "the robot elsewhere): " + ", ".join(off))
+                              "the robot elsewhere): " + ", ".join(r.links[k].name for k in off)
+                              + f" (largest offset {move:.3g} m, {turn:.3g} rad)")
                 lim = [k for k in j.links if any(np.isfinite(getattr(r, a)[k])
                                                  for a in ("qmin", "qmax", "vmin", "vmax"))]
                 if lim:
