@@ -9,11 +9,12 @@ from .errors import FormatError
 from .context import LoadContext
 from .formats import registry
 from .formats.fileio import require_file
+from .formats.loading import realpath
 from .model import Geometry, RigidObject, Robot, Terrain, World
 from .report import ConversionReport
 
 __all__ = ["load", "load_world", "save", "formats", "default_search_paths", "default_package_dirs",
-           "default_flavor"]
+           "default_flavor", "input_paths"]
 
 _SEARCH_PATHS: contextvars.ContextVar = contextvars.ContextVar("roboio_search_paths", default=())
 _PACKAGE_DIRS: contextvars.ContextVar = contextvars.ContextVar("roboio_package_dirs", default=None)
@@ -87,14 +88,23 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
         search_paths = _SEARCH_PATHS.get()
     ctx = LoadContext(path, strict, limits=limits, search_paths=search_paths,
                       package_dirs=package_dirs, flavor=flavor)
-    ctx.stack.append(os.path.realpath(path))
+    ctx.stack.append(realpath(path, ctx))        # (directories remembered for the load)
+    ctx.note_file(path)
     # Readers raise located FormatErrors for every problem of the input; any other exception
     # is a bug in roboio and propagates as it is (the CLI reports it as an internal error).
-    obj = info.read(path, ctx)
-    if isinstance(obj, Geometry):
-        _touch(obj)
+    # Recursion on input nesting is bounded by max_depth; raised far above the default, it
+    # can reach Python's own stack limit, which is then the input's nesting too.
+    try:
+        obj = info.read(path, ctx)
+        if isinstance(obj, Geometry):
+            _touch(obj)
+    except RecursionError:
+        raise FormatError(path, None, None, f"nested too deeply for roboio to follow (max_depth="
+                          f"{ctx.limits.max_depth:,} is above what the readers can recurse into; "
+                          "lower it)") from None
     try:
         obj.warnings = list(ctx.warnings)
+        obj.input_files = list(ctx.files)
     except AttributeError:
         pass
     return obj
@@ -130,6 +140,43 @@ def load_world(path, *, strict: bool = False, **options) -> World:
     return world
 
 
+def input_paths(obj) -> list:
+    """The files ``obj`` was read from: ``input_files`` and ``source`` of the object, of a
+    world's elements and of every geometry it holds (lazy meshes read theirs later)."""
+    from .model import Group
+    out: list = []
+    seen: set = set()
+
+    def add(p):
+        if isinstance(p, (str, os.PathLike)) and p not in seen:
+            seen.add(p)
+            out.append(os.fspath(p))
+
+    def geom(g, depth=0):
+        if g is None or depth > 64:
+            return
+        src = getattr(g, "source", None)
+        add(getattr(src, "path", None))
+        if isinstance(g, Group):
+            for c in g.children:
+                geom(c, depth + 1)
+
+    def element(e):
+        for p in getattr(e, "input_files", None) or ():
+            add(p)
+        add(getattr(e, "source", None))
+        geom(getattr(e, "geometry", None))
+        for link in getattr(e, "links", None) or ():
+            geom(getattr(link, "geometry", None))
+            geom(getattr(link, "visual_geometry", None))
+
+    element(obj)
+    if isinstance(obj, World):
+        for e in list(obj.robots) + list(obj.rigid_objects) + list(obj.terrains):
+            element(e)
+    return out
+
+
 def _adaptable(obj, info) -> bool:
     from .convert import adapt
     try:
@@ -139,14 +186,22 @@ def _adaptable(obj, info) -> bool:
     return True
 
 
-def save(obj, path, format=None, *, meshes=None) -> ConversionReport:
+def save(obj, path, format=None, *, meshes=None, overwrite_input: bool = False) -> ConversionReport:
     """Write ``obj`` to ``path`` (format by name, else by extension). Returns the
     :class:`ConversionReport` listing everything the target format could not hold.
 
     ``meshes``: how writers that convert meshes for their target (URDF, MJCF) treat mesh files:
     ``"keep"`` (reference readable sources where they are), ``"copy"`` (copy them beside the
-    output) or ``"convert"`` (write every mesh anew); None: the format's default."""
+    output) or ``"convert"`` (write every mesh anew); None: the format's default.
+
+    The files ``obj`` was read from (``obj.input_files`` set by :func:`load`, the sources
+    of its elements and geometries) are not overwritten, neither as ``path`` nor as a side
+    file (a robot of a world, a mesh), whatever the path, symlink or hard link naming them:
+    that raises :class:`~roboio.errors.OutputError` unless ``overwrite_input=True``. Writes
+    are atomic and keep an existing file's mode (:func:`roboio.formats.fileio.atomic_write`).
+    """
     from .convert import adapt
+    from .formats.fileio import protect_inputs, write_target
     from .formats.mesh_export import MODES
     path = os.fspath(path)
     if meshes is not None and meshes not in MODES:
@@ -155,8 +210,10 @@ def save(obj, path, format=None, *, meshes=None) -> ConversionReport:
     report = ConversionReport(path, info.name)
     if meshes is not None:
         report.options["meshes"] = meshes
-    obj = adapt(obj, info, report)
-    info.write(obj, path, report)
+    with protect_inputs(input_paths(obj), allow=overwrite_input):
+        write_target(path)          # refuse a device or an input before converting anything
+        obj = adapt(obj, info, report)
+        info.write(obj, path, report)
     if path not in report.files:
         report.files.insert(0, path)
     return report

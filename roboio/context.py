@@ -47,6 +47,7 @@ class LoadContext:
             self.totals = _root.totals
             self.search_paths = _root.search_paths
             self.package_dirs = _root.package_dirs
+            self.files = _root.files
             self.flavor = _root.flavor
             return
         self.root = self
@@ -59,6 +60,7 @@ class LoadContext:
         self.stack: list[str] = []
         self.limits: Limits = as_limits(limits)
         self.totals: dict[str, int] = {}
+        self.files: dict[str, None] = {}      # every file read, in order (an ordered set)
         self.search_paths: list[str] = [os.fspath(p) for p in (search_paths or ())]
         if package_dirs is None:
             self.package_dirs = None
@@ -70,6 +72,11 @@ class LoadContext:
     def child(self, path) -> "LoadContext":
         """A context for a file referenced from this one (shares everything but ``path``)."""
         return LoadContext(path, _root=self.root)
+
+    def note_file(self, path) -> None:
+        """Record that ``path`` was read by this load (:attr:`files`; writers refuse to
+        overwrite these unless told to, see :func:`roboio.save`)."""
+        self.files[os.fspath(path)] = None
 
     # -- messages ---------------------------------------------------------------------
     def error(self, message: str, line=None, column=None, path=None) -> FormatError:
@@ -96,20 +103,22 @@ class LoadContext:
                              line, column)
 
     def check_claim(self, counter: str, amount: int, line=None, column=None,
-                    what: Optional[str] = None) -> None:
+                    what: Optional[str] = None, path=None) -> None:
         """Raise if one claimed quantity (a header's count, a requested array) exceeds its
-        limit. Not cumulative: use before allocating what a file asks for."""
+        limit. Not cumulative: use before allocating what a file asks for. ``path``: the file
+        to name when it is not this context's."""
         limit = self.limit(counter)
         if amount > limit:
-            raise self.error(describe(counter, int(amount), limit, what), line, column)
+            raise self.error(describe(counter, int(amount), limit, what), line, column, path)
 
     def charge(self, counter: str, amount: int = 1, line=None, column=None,
-               what: Optional[str] = None) -> int:
+               what: Optional[str] = None, path=None) -> int:
         """Add ``amount`` to the load's running total of ``counter`` and raise if the total
-        exceeds its limit. Returns the new total."""
+        exceeds its limit. Returns the new total. ``path``: the file to name when it is not
+        this context's."""
         total = self.totals.get(counter, 0) + int(amount)
         self.totals[counter] = total
         limit = self.limit(counter)
         if total > limit:
-            raise self.error(describe(counter, total, limit, what), line, column)
+            raise self.error(describe(counter, total, limit, what), line, column, path)
         return total

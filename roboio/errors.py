@@ -40,3 +40,22 @@ class FormatError(RoboioError):
 
 class RoboioWarning(UserWarning):
     """Something in the input was ignored, guessed or is missing, but loading went on."""
+
+
+class OutputError(RoboioError):
+    """An output roboio refuses to write: a device, FIFO, socket or directory, or one of the
+    files the written object was read from (unless ``overwrite_input=True`` / ``--force``)."""
+
+    def __init__(self, path=None, message=""):
+        self.path = os.fspath(path) if path is not None else None
+        self.message = message
+        super().__init__(f"{self.path}: {message}" if self.path else message)
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.message))
+
+
+class LimitExceeded(RoboioError):
+    """A request (not a file) that would need more than a resource limit allows, such as
+    resampling a motion at 10^9 frames per second; the message gives the size it would need
+    and the limit to raise (:mod:`roboio.limits`)."""

@@ -14,31 +14,31 @@ class ConversionReport:
     def __init__(self, path=None, format=None):
         self.path = path
         self.format = format
-        self.lost: list[str] = []
+        self._lost: dict = {}             # ("item", text) -> None, ("group", kind) -> {item: None}
         self.warnings: list[str] = []
+        self._warned: set = set()
         self.files: list[str] = []
         self.options: dict = {}           # writer options (e.g. meshes="copy"), see roboio.save
         # largest FK change (metres, radians) the writer measured for what it approximated
         self.fk_error: tuple = (0.0, 0.0)
-        self._groups: dict = {}           # kind -> (index in lost, items)
+
+    @property
+    def lost(self) -> list[str]:
+        """The losses in the order first recorded (a group as ``"kind: a, b, c"``)."""
+        return [k if items is None else f"{k}: {', '.join(items)}" for (_, k), items in self._lost.items()]
 
     def lose(self, item: str, concerning: str | None = None) -> None:
         """Record a loss. With ``concerning`` (a link, file, ... name), losses of the same
-        kind are grouped into one item ``"kind: a, b, c"``."""
+        kind are grouped into one item ``"kind: a, b, c"``. (Ordered dicts, not lists: a
+        robot of thousands of links may lose something on each.)"""
         if concerning is None:
-            if item not in self.lost:
-                self.lost.append(item)
-            return
-        if item not in self._groups:
-            self._groups[item] = (len(self.lost), [])
-            self.lost.append(item)
-        index, items = self._groups[item]
-        if concerning not in items:
-            items.append(concerning)
-            self.lost[index] = f"{item}: {', '.join(items)}"
+            self._lost.setdefault(("item", item), None)
+        else:
+            self._lost.setdefault(("group", item), {})[concerning] = None
 
     def warn(self, item: str) -> None:
-        if item not in self.warnings:
+        if item not in self._warned:
+            self._warned.add(item)
             self.warnings.append(item)
 
     @property

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 from typing import Iterable, Mapping, Optional
 
-__all__ = ["Resolution", "resolve", "base_dir", "split_url", "package_candidates"]
+__all__ = ["Resolution", "resolve", "base_dir", "split_url", "package_candidates",
+           "iter_package_candidates", "LazyCandidates"]
 
 
 class Resolution:
@@ -87,46 +88,99 @@ def package_candidates(name: str, referring_file=None, packages=None, environ=No
     3. ``AMENT_PREFIX_PATH`` prefixes (``PREFIX/share/NAME``);
     4. the referring file's ancestors: a directory named NAME, or holding one.
     """
-    out: list = []
+    return list(iter_package_candidates(name, referring_file, packages, environ))
 
-    def add(p):
+
+def iter_package_candidates(name: str, referring_file=None, packages=None, environ=None):
+    """:func:`package_candidates` one at a time, each looked for only when the previous
+    ones have been used (a reader that finds its file in the first need not walk the
+    referring file's ancestors)."""
+    seen: set = set()
+
+    def new(p):
         p = os.path.normpath(p)
-        if p not in out:
-            out.append(p)
+        if p in seen:
+            return None
+        seen.add(p)
+        return p
     if isinstance(packages, Mapping):
         if name in packages:
-            add(os.fspath(packages[name]))
+            p = new(os.fspath(packages[name]))
+            if p is not None:
+                yield p
     elif packages:
         for root in packages:
             root = os.fspath(root)
-            add(os.path.join(root, name))
-            if os.path.basename(os.path.normpath(root)) == name:
-                add(root)
+            for c in (os.path.join(root, name),
+                      root if os.path.basename(os.path.normpath(root)) == name else None):
+                p = None if c is None else new(c)
+                if p is not None:
+                    yield p
     for entry in _env_paths(environ, "ROS_PACKAGE_PATH"):
-        add(os.path.join(entry, name))
-        if os.path.basename(os.path.normpath(entry)) == name:
-            add(entry)
+        for c in (os.path.join(entry, name),
+                  entry if os.path.basename(os.path.normpath(entry)) == name else None):
+            p = None if c is None else new(c)
+            if p is not None:
+                yield p
         try:
             subdirs = sorted(e for e in os.listdir(entry) if os.path.isdir(os.path.join(entry, e)))
         except OSError:
             subdirs = []
         for d in subdirs:
             if os.path.isdir(os.path.join(entry, d, name)):
-                add(os.path.join(entry, d, name))
+                p = new(os.path.join(entry, d, name))
+                if p is not None:
+                    yield p
     for prefix in _env_paths(environ, "AMENT_PREFIX_PATH"):
-        add(os.path.join(prefix, "share", name))
+        p = new(os.path.join(prefix, "share", name))
+        if p is not None:
+            yield p
     if referring_file:
         d = os.path.dirname(os.path.abspath(os.fspath(referring_file)))
         while True:
             if os.path.basename(d) == name:
-                add(d)
+                p = new(d)
+                if p is not None:
+                    yield p
             if os.path.isdir(os.path.join(d, name)):
-                add(os.path.join(d, name))
+                p = new(os.path.join(d, name))
+                if p is not None:
+                    yield p
             parent = os.path.dirname(d)
             if parent == d:
                 break
             d = parent
-    return out
+
+
+class LazyCandidates:
+    """The candidates of :func:`iter_package_candidates` as a sequence computed as far as it
+    is read: iterate it (stops early without computing the rest) or call :meth:`all`."""
+
+    def __init__(self, it):
+        self._it = it
+        self._seen: list = []
+
+    def __iter__(self):
+        i = 0
+        while True:
+            if i < len(self._seen):
+                yield self._seen[i]
+            elif self._it is None:
+                return
+            else:
+                nxt = next(self._it, None)
+                if nxt is None:
+                    self._it = None
+                    return
+                self._seen.append(nxt)
+                yield nxt
+            i += 1
+
+    def all(self) -> list:
+        if self._it is not None:
+            self._seen.extend(self._it)
+            self._it = None
+        return self._seen
 
 
 def resolve(reference: str, referring_file=None, roots: Iterable[str] = (),

@@ -31,6 +31,7 @@ from typing import Optional
 
 import numpy as np
 
+from .limits import check_alloc
 from .model import Robot, World
 
 __all__ = ["verify", "VerifyResult", "sample_configs", "map_name"]
@@ -52,6 +53,7 @@ def sample_configs(robot: Robot, n: int, seed: int = 0) -> np.ndarray:
     """``(n, num_links)`` configurations uniform within the joint limits (+-pi, or +-1 m for
     prismatic links, where a limit is infinite); welded links stay at their configured
     value."""
+    check_alloc(n * robot.num_links * 8.0, f"{n:,} random configurations")
     rng = np.random.default_rng(seed)
     span = _spans(robot)
     lo = np.where(np.isfinite(robot.qmin), robot.qmin, -span)
@@ -194,11 +196,12 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     """Compare two robot models link by link over sampled configurations (see the module
     docstring). ``space``: ``"auto"`` (drivers when both models' drivers correspond, else
     links), ``"links"`` or ``"drivers"``."""
-    if samples < 1:
-        raise ValueError("samples must be at least 1")
+    if int(samples) != samples or samples < 1:
+        raise ValueError(f"verify needs samples >= 1, got {samples!r}")
     if space not in ("auto", "links", "drivers"):
         raise ValueError(f"space must be auto, links or drivers, not {space!r}")
     ra, rb = _as_robot(a), _as_robot(b)
+    check_alloc(samples * (ra.num_links + rb.num_links) * 3 * 128.0, f"verify with {samples:,} samples")
     idx_b = {}
     for i, name in enumerate(rb.link_names):
         idx_b.setdefault(name, i)

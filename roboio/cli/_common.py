@@ -96,3 +96,8 @@ def parse_numbers(text: str, what: str):
         return np.array([float(x) for x in text.replace(",", " ").split()], dtype=float)
     except ValueError:
         raise UsageError(f"{what} must be numbers separated by spaces") from None
+
+
+def add_force_option(parser) -> None:
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite an output that is one of the input files (refused otherwise)")

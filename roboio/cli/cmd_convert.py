@@ -27,7 +27,8 @@ def register(sub):
     p.add_argument("--strict", action="store_true", help="treat input warnings as errors")
     p.add_argument("--json", action="store_true",
                    help="print the report as JSON: path, format, lost, warnings, files, fk_error")
-    p.add_argument("--force", action="store_true", help="allow OUT to be the input file itself")
+    p.add_argument("--force", action="store_true", help="allow OUT to be an input file (the "
+                   "input itself, or a file it was read from); refused otherwise")
     p.add_argument("--meshes", choices=("keep", "copy", "convert"),
                    help="mesh files of targets that need converted meshes (URDF, MJCF): keep "
                    "readable sources where they are, copy them beside the output, or convert "
@@ -55,6 +56,8 @@ def run(args):
     if os.path.isdir(args.input):
         from ._convertdir import convert_directory
         return convert_directory(args)
+    from ..formats.fileio import write_target
+    write_target(args.output)       # a device, FIFO or directory: refused before anything else
     if not args.force and _same_file(args.input, args.output):
         raise UsageError(f"{args.output} is the input file; refusing to overwrite it (--force to do so)")
     obj = load(args.input, args.frm, strict=args.strict)
@@ -63,10 +66,12 @@ def run(args):
     try:
         if getattr(args, "body", None):
             from ..convert import attach_body
-            attach_body(obj, load(args.body, strict=args.strict))
+            body = load(args.body, strict=args.strict)
+            attach_body(obj, body)
+            obj.input_files = list(getattr(obj, "input_files", [])) + list(body.input_files)
         from ._outformat import output_format
         to = output_format(obj, args.output, args.to, _input_format(args))
-        report = save(obj, args.output, to, meshes=args.meshes)
+        report = save(obj, args.output, to, meshes=args.meshes, overwrite_input=args.force)
     except UnknownFormat as e:
         raise UsageError(str(e)) from None
     except RoboioError:

@@ -1,7 +1,8 @@
 """roboio motion: Choreonoid body motions (.seq) -- resample, link poses per frame."""
 from __future__ import annotations
 
-from ._common import dump_json, format_option, load, save
+from ..errors import LimitExceeded, RoboioError
+from ._common import add_force_option, dump_json, format_option, load, save
 from ._help import add_command
 from .main import UsageError
 
@@ -26,6 +27,7 @@ def register(sub):
                    help="hold: Choreonoid's rule (frame int(t*rate), zero-order hold); "
                         "linear: interpolate values and positions, slerp rotations")
     r.add_argument("--to", metavar="FORMAT", help="output format (e.g. choreonoid-seq-v4)")
+    add_force_option(r)
     r.set_defaults(func=run_resample)
     f = add_command(
         msub, "fk", help="world transforms of a body's links along a motion",
@@ -56,14 +58,19 @@ def _motion(path):
 
 def run_resample(args):
     format_option(args.to, "--to", "write")
+    if args.rate is not None and not (args.rate > 0 and args.rate != float("inf")):
+        raise UsageError("--rate must be a positive number of frames per second")
     m = _motion(args.input)
-    if args.rate is not None and not args.rate > 0:
-        raise UsageError("--rate must be positive")
     try:
         out = m.resampled(args.rate, args.method)
+    except LimitExceeded as e:
+        raise LimitExceeded(f"{args.input}: {e}") from None
+    except RoboioError:
+        raise
     except ValueError as e:
         raise UsageError(str(e)) from None
-    report = save(out, args.output, args.to)
+    out.input_files = list(m.input_files)
+    report = save(out, args.output, args.to, overwrite_input=args.force)
     for w in m.warnings + out.warnings:
         report.warn(w)
     print(f"{args.input}: {m.num_frames} frames{' with frame times' if m.times is not None else ''} "
@@ -78,7 +85,14 @@ def _frames(spec: str, n: int):
     if spec == "all":
         return np.arange(n)
     if ":" in spec:
-        parts = [int(x) if x.strip() else None for x in spec.split(":")]
+        try:
+            parts = [int(x) if x.strip() else None for x in spec.split(":")]
+            if len(parts) > 3:
+                raise ValueError
+        except ValueError:
+            raise UsageError(f"--frames: {spec!r} is not a slice like '::100' or '10:20'") from None
+        if parts[2:] == [0]:
+            raise UsageError("--frames: the slice step cannot be 0")
         return np.arange(n)[slice(*parts)]
     try:
         idx = np.array([int(x) for x in spec.replace(",", " ").split()])
@@ -101,6 +115,8 @@ def run_fk(args):
     try:
         with _progress.activity(f"forward kinematics of {len(idx)} frames"):
             T = m.link_transforms(body, frames=idx)     # only the frames printed
+    except RoboioError:
+        raise
     except ValueError as e:
         raise UsageError(str(e)) from None
     order = body.source_link_order if body.source_link_order is not None else range(body.num_links)

@@ -6,7 +6,8 @@ returning the exit status.
 
 Exit status: 0 success; 1 a problem of the input (one line ``file:line: what`` on stderr) or
 a check that failed (``verify``, ``validate``); 2 a usage error; 3 an internal error of
-roboio (a bug: the message asks to report it; ``--debug`` shows the traceback).
+roboio (a bug: the message asks to report it; ``--debug`` shows the traceback); 130 after
+Ctrl-C.
 """
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ import sys
 import warnings
 
 from ..errors import RoboioError, RoboioWarning
+from ..limits import using as using_limits
+from ._options import OneLineParser, add_shared_options, limits_of
 
 
 def build_parser(only: str = None) -> argparse.ArgumentParser:
@@ -26,7 +29,7 @@ def build_parser(only: str = None) -> argparse.ArgumentParser:
     numpy, no model, no format code): ``roboio --help`` and shell completion stay fast; a
     command imports what it needs when it runs."""
     from ._help import HelpFormatter, examples_epilog
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="roboio", description="Read, write, convert and check robot, world and motion files "
         f"of {_ecosystems()} through one kinematic model (`roboio formats` lists every format).",
         epilog=examples_epilog(EXAMPLES) + "\n\n`roboio COMMAND --help` shows a command's "
@@ -40,6 +43,7 @@ def build_parser(only: str = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for m in _command_modules() if only is None else [f"cmd_{only}"]:
         importlib.import_module(f"{__package__}.{m}").register(sub)
+    add_shared_options(sub)
     for p in _leaf_parsers(sub):
         p.add_argument("--data-path", action="append", default=[], metavar="DIR",
                        help="extra root for files the input refers to (OpenRAVE data "
@@ -129,23 +133,27 @@ def main(argv=None) -> int:
         from ..kinematics.backends import KernelUnavailableWarning
         warnings.simplefilter("default", KernelUnavailableWarning)    # slow kinematics: say so
     from ..api import default_flavor, default_package_dirs, default_search_paths
+    from ..formats.registry import UnknownFormat
     try:
-        with default_search_paths(getattr(args, "data_path", None)), \
+        with using_limits(limits_of(args)), \
+                default_search_paths(getattr(args, "data_path", None)), \
                 default_package_dirs(getattr(args, "package_path", None)), \
                 default_flavor(getattr(args, "flavor", None)):
             return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print("roboio: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
-    except (RoboioError, OSError) as e:
+    except (RoboioError, OSError, MemoryError) as e:
         if args.debug:
             raise
         from ._words import cli_words
-        msg = cli_words(str(e))
-        if isinstance(e, FileNotFoundError) and e.filename:
-            msg = f"{e.filename}: file not found"
-        print(f"roboio: error: {msg}", file=sys.stderr)
+        print(f"roboio: error: {cli_words(_one_line(e))}", file=sys.stderr)
         return EXIT_INPUT
-    except UsageError as e:
+    except (UsageError, UnknownFormat) as e:
         from ._words import cli_words
         print(f"roboio {args.command}: error: {cli_words(str(e))}", file=sys.stderr)
         return EXIT_USAGE
@@ -161,6 +169,17 @@ def main(argv=None) -> int:
 EXIT_INPUT = 1        # a problem of the input, or a check that failed
 EXIT_USAGE = 2        # bad command-line arguments
 EXIT_INTERNAL = 3     # a bug in roboio
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+
+
+def _one_line(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.filename:
+        where = f"{e.filename}" + (f" -> {e.filename2}" if e.filename2 else "")
+        what = "file not found" if isinstance(e, FileNotFoundError) else (e.strerror or str(e))
+        return f"{where}: {what}"
+    if isinstance(e, MemoryError):
+        return "out of memory (lower the limits with --limit NAME=VALUE; see docs/limits.md)"
+    return " ".join(str(e).split("\n"))
 
 
 class UsageError(Exception):

@@ -1,27 +1,56 @@
 """Small file helpers shared by readers and writers."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import errno
 import math
 import os
+import re
+import secrets
+import signal
 import stat
-import tempfile
+import threading
 
-from ..errors import FormatError
+from ..errors import FormatError, OutputError
 
 
 def read_bytes(path: str, ctx=None) -> bytes:
     """The whole file as bytes. Only regular files are read (a FIFO or device would block
     or never end); with a context, the file's size is checked against ``max_file_bytes``
-    before anything is read."""
-    st = os.stat(path)
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (FIFO, device or socket)"
-        raise FormatError(path, None, None, f"is {kind}; roboio reads regular files only")
+    before anything is read, and the file is recorded in ``ctx.files``."""
+    st = check_regular_input(path)
     if ctx is not None:
         ctx.check_claim("file_bytes", st.st_size, what="file size")
+        ctx.note_file(path)
     with open(path, "rb") as f:
-        return f.read()
+        if ctx is None:
+            return f.read()
+        data = f.read(ctx.limits.max_file_bytes + 1)     # the file may grow after stat
+    if len(data) > ctx.limits.max_file_bytes:
+        ctx.check_claim("file_bytes", len(data), what="file size")
+    return data
+
+
+def check_regular_input(path) -> os.stat_result:
+    """``os.stat(path)`` of an input file; FormatError for anything but a regular file (a
+    FIFO would block, a device never end) and for roboio's own temporary files; raised
+    before the file is opened."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise FormatError(path, None, None, f"is {file_kind(st.st_mode)}; roboio reads regular files only")
+    refuse_temp_file(path)
+    return st
+
+
+def file_kind(mode: int) -> str:
+    """``"a directory"``, ``"a FIFO"``, ... for an ``st_mode``."""
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISREG, "a regular file")):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 def decode_text(data: bytes) -> str:
@@ -50,24 +79,226 @@ def read_text(path: str, ctx=None) -> str:
     return decode_text(read_bytes(path, ctx))
 
 
-def atomic_write(path: str, data, mode: str = "w") -> None:
-    """Write ``data`` (str or bytes) to ``path`` through a temporary file in the same
-    directory and a rename, so a failure never leaves a half-written file."""
-    path = os.fspath(path)
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    binary = isinstance(data, (bytes, bytearray, memoryview))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
+# -- writing ---------------------------------------------------------------------------
+#
+# Every file roboio writes (the output and every side file: robots of a world, meshes of a
+# robot) goes through :func:`atomic_write`:
+#
+# * the data goes to a temporary file next to the target, named ``.NAME.roboio-PID-XXXX.tmp``
+#   (recognisable: never read as input, see :func:`is_temp_file`), then replaces the target
+#   with one rename, so readers of the target see the old or the new file, never a part;
+# * the new file gets the mode an ordinary ``open(path, "w")`` would give it: an existing
+#   file's permission bits (and, where allowed, its group and owner), else ``0666 & ~umask``;
+# * a symlink is written through (its target is replaced, the link stays);
+# * devices, FIFOs, sockets and directories are refused (:class:`~roboio.errors.OutputError`),
+#   and so is any file given to :func:`protect_inputs` (the files being converted);
+# * the temporary file is removed on any exception, on Ctrl-C and on SIGTERM/SIGHUP (the
+#   process then dies of the signal as it would have); temporary files left by a process
+#   killed with SIGKILL are removed by the next write of the same target on this machine.
+
+TEMP_INFIX = ".roboio-"
+_TEMP_RE = re.compile(r"^\..+\.roboio-\d+-[0-9a-z]{8}\.tmp$")
+_PROTECTED: contextvars.ContextVar = contextvars.ContextVar("roboio_protected_inputs", default=None)
+
+
+def is_temp_file(path) -> bool:
+    """True for the name of a temporary file of :func:`atomic_write` (never read as input)."""
+    return bool(_TEMP_RE.match(os.path.basename(os.fspath(path))))
+
+
+def refuse_temp_file(path) -> None:
+    if is_temp_file(path):
+        raise FormatError(path, None, None, "is a temporary file left by an interrupted roboio "
+                          "write, not an input (delete it)")
+
+
+def _file_id(st) -> tuple:
+    return (st.st_dev, st.st_ino)
+
+
+@contextlib.contextmanager
+def protect_inputs(paths, allow: bool = False):
+    """Within the block, :func:`atomic_write` refuses to replace any of ``paths`` (compared as
+    files: symlinks and hard links to them count too) unless ``allow``."""
+    ids = {}
+    if not allow:
+        for p in paths:
+            try:
+                ids[_file_id(os.stat(p))] = os.fspath(p)
+            except (OSError, ValueError, TypeError):
+                continue
+    outer = _PROTECTED.get()
+    if outer:
+        ids = {**outer, **ids}
+    token = _PROTECTED.set(ids)
     try:
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
+        yield
+    finally:
+        _PROTECTED.reset(token)
+
+
+def _umask() -> int:
+    try:   # Linux >= 4.7 shows it without changing it (os.umask would, racing other threads)
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+def write_target(path) -> tuple:
+    """``(target, stat or None)``: where writing ``path`` really writes (symlinks followed)
+    and what is there now. Raises :class:`~roboio.errors.OutputError` for what roboio does
+    not write over: a directory, a device, a FIFO, a socket, a protected input."""
+    path = os.fspath(path)
+    target = os.path.realpath(path)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        if stat.S_ISDIR(st.st_mode):
+            raise OutputError(path, "is a directory; give a file name to write")
+        raise OutputError(path, f"is {file_kind(st.st_mode)}; roboio writes regular files only "
+                          "(write to a file, then copy it)")
+    if st is not None and not os.access(target, os.W_OK):
+        # an ordinary write would fail here; a rename would silently get around it
+        raise PermissionError(errno.EACCES, "cannot write: Permission denied (the file is "
+                              "read-only)", path)
+    protected = _PROTECTED.get()
+    if st is not None and protected and _file_id(st) in protected:
+        src = protected[_file_id(st)]
+        same = "" if os.path.realpath(src) == target else f" ({src})"
+        raise OutputError(path, f"is an input of this conversion{same}; refusing to overwrite it "
+                          "(use --force, or overwrite_input=True in Python)")
+    return target, st
+
+
+def _remove_stale_temps(directory: str, base: str) -> None:
+    """Remove temporary files of ``base`` left by processes of this machine that are gone."""
+    prefix = "." + base + TEMP_INFIX
+    try:
+        entries = [e for e in os.scandir(directory) if e.name.startswith(prefix)]
+    except OSError:
+        return
+    for e in entries:
+        if not _TEMP_RE.match(e.name):
+            continue
+        pid = int(e.name[len(prefix):].split("-", 1)[0])
+        if pid == os.getpid() or _alive(pid):
+            continue
         try:
-            os.unlink(tmp)
+            os.unlink(e.path)
         except OSError:
             pass
-        raise
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def _create_temp(directory: str, base: str):
+    for _ in range(100):
+        name = f".{base}{TEMP_INFIX}{os.getpid()}-{secrets.token_hex(4)}.tmp"
+        tmp = os.path.join(directory, name)
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", directory)
+
+
+class _Signalled(BaseException):
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _signals_raise():
+    """SIGTERM/SIGHUP with their default action (death) raise :class:`_Signalled` inside the
+    block, so that clean-up runs; the caller re-delivers the signal afterwards."""
+    installed = {}
+    if threading.current_thread() is threading.main_thread():
+        def handler(signum, frame):
+            raise _Signalled(signum)
+        for name in ("SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            if sig is not None and signal.getsignal(sig) is signal.SIG_DFL:
+                try:
+                    signal.signal(sig, handler)
+                    installed[sig] = signal.SIG_DFL
+                except (ValueError, OSError):
+                    pass
+    try:
+        yield
+    finally:
+        for sig, old in installed.items():
+            signal.signal(sig, old)
+
+
+def atomic_write(path: str, data, mode: str = "w") -> None:
+    """Write ``data`` (str, written as UTF-8 with ``\\n`` line ends, or bytes) to ``path``
+    by the rules above. OSErrors name ``path`` (not the temporary file)."""
+    path = os.fspath(path)
+    target, st = write_target(path)
+    directory, base = os.path.split(target)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    doing = f"cannot create the directory {directory or '.'}"
+    try:
+        os.makedirs(directory or ".", exist_ok=True)
+        _remove_stale_temps(directory or ".", base)
+        file_mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
+        with _signals_raise():
+            tmp = None
+            try:
+                doing = f"cannot create a file in {directory or '.'}"
+                fd, tmp = _create_temp(directory or ".", base)
+                doing = "cannot write"
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                    f.flush()
+                    if st is not None:
+                        _keep_owner(f.fileno(), st)
+                    os.fchmod(f.fileno(), file_mode)
+                    os.fsync(f.fileno())
+                doing = "cannot replace"
+                os.replace(tmp, target)
+            except BaseException as exc:
+                if tmp is not None:
+                    try:
+                        os.unlink(tmp)
+                    except OSError:
+                        pass
+                if isinstance(exc, _Signalled):
+                    signal.signal(exc.signum, signal.SIG_DFL)
+                    os.kill(os.getpid(), exc.signum)
+                raise
+    except OSError as e:
+        if e.filename == path:
+            raise
+        raise type(e)(e.errno, f"{doing}: {e.strerror or e}", path) from None
+
+
+def _keep_owner(fd: int, st) -> None:
+    """Give the new file the old one's group and owner where the system allows it."""
+    if (st.st_uid, st.st_gid) == (os.geteuid(), os.getegid()):
+        return
+    try:
+        os.fchown(fd, st.st_uid if os.geteuid() == 0 else -1, st.st_gid)
+    except OSError:
+        pass
 
 
 def fmt_float(x) -> str:
@@ -101,7 +332,8 @@ def line_of(text: str, offset: int) -> tuple[int, int]:
 
 
 def require_file(path: str) -> None:
-    if not os.path.exists(path):
+    """FileNotFoundError for a missing file, FormatError for a directory, FIFO, device,
+    socket or roboio temporary file (checked without opening it)."""
+    if not os.path.lexists(path) or not os.path.exists(path):
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
-    if os.path.isdir(path):
-        raise FormatError(path, None, None, "is a directory, not a file")
+    check_regular_input(path)

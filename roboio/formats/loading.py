@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import importlib
 import os
+import stat
 from typing import Callable, Optional, Union
 
 from ..context import LoadContext
 from . import registry
+from .fileio import check_regular_input
 
-__all__ = ["read_file", "load_geometry", "load_geometry_ref", "register_inline_geometry",
+__all__ = ["read_file", "realpath", "load_geometry", "load_geometry_ref", "charge_geometry_copy",
+           "register_inline_geometry",
            "resolve_reference"]
 
 # (opening, closing, parser or "module:function"): parse(text_inside, ctx, line) -> Geometry
@@ -53,7 +56,11 @@ def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format
     key = realpath if realpath is not None else os.path.realpath(path)
     if key in ctx.stack:
         raise ctx.error(f"{path} includes itself (reference cycle)")
+    ctx.check_depth(len(ctx.stack) + 1, what=f"files including files, at {path}")
     ctx.charge("files", 1, what=f"opening {path}")
+    if os.path.exists(path):
+        check_regular_input(path)
+    ctx.note_file(path)
     info = registry.find_reader(path, format, kinds)
     ctx.stack.append(key)
     try:
@@ -62,54 +69,104 @@ def read_file(path: str, ctx: LoadContext, kinds: Optional[tuple] = None, format
         ctx.stack.pop()
 
 
-def _realpath(path: str, ctx: LoadContext) -> str:
-    """``os.path.realpath(path)``, resolving each directory once per load (a robot's meshes
-    share a few directories): the directory's real path, then the file name unless it is
-    itself a symbolic link. (Relative paths and paths with ``..``, which realpath resolves
-    after the links before them, take the plain way.)"""
-    d, base = os.path.split(path)
-    if (not os.path.isabs(path) or base in ("", ".", "..") or ".." in path.split(os.sep)
-            or (os.altsep and ".." in path.split(os.altsep)) or os.path.islink(path)):
+def realpath(path: str, ctx: LoadContext) -> str:
+    """``os.path.realpath(path)``, remembering the real path of every directory on the way
+    for the rest of the load: a robot's files share most of their directories, so a new file
+    costs one ``lstat`` (its own) instead of one per component. Paths that are not absolute
+    and normalised, and any path through a symbolic link, take ``os.path.realpath``."""
+    if os.sep != "/" or not path.startswith("/"):
         return os.path.realpath(path)
-    key = ("realdir", d)
-    real_d = ctx.cache.get(key)
-    if real_d is None:
-        real_d = ctx.cache[key] = os.path.realpath(d)
-    return os.path.join(real_d, base)
+    parts = path.split("/")
+    if "" in parts[1:] or "." in parts or ".." in parts:      # "//", "/./", "/../", "x/"
+        return os.path.realpath(path)
+    memo = ctx.cache.get(_REALPATHS)
+    if memo is None:
+        memo = ctx.cache[_REALPATHS] = {"/": "/"}
+    return _real(path, memo)
+
+
+_REALPATHS = ("realpaths",)
+
+
+def _real(path: str, memo: dict) -> str:
+    """Real path of an absolute normalised ``path`` through ``memo`` (path -> real path):
+    its directory's real path, then its own name unless that is a symbolic link (a missing
+    name is kept, as realpath keeps it)."""
+    real = memo.get(path)
+    if real is not None:
+        return real
+    parent, base = path.rsplit("/", 1)
+    real_parent = _real(parent or "/", memo)
+    cand = (real_parent if real_parent != "/" else "") + "/" + base
+    try:
+        link = stat.S_ISLNK(os.lstat(cand).st_mode)
+    except OSError:
+        link = False
+    real = memo[path] = os.path.realpath(path) if link else cand
+    return real
 
 
 def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
     """Load a geometry file (lazily for meshes). Results are cached per resolved path and
     returned as independent copies sharing nothing mutable."""
-    real = _realpath(path, ctx)
+    real = realpath(path, ctx)
     key = ("geometry", real, format)
     cached = ctx.cache.get(key)
     if cached is None:
         cached = read_file(path, ctx, kinds=("geometry",), format=format, realpath=real)
-        _share_parse(cached)
+        _share_parse(cached, ctx)
         ctx.cache[key] = cached
-    return cached.copy()
+        return cached.copy()
+    copied = cached.copy()
+    charge_geometry_copy(copied, ctx, path)     # parsed when read: copies are charged here
+    return copied
 
 
-def _share_parse(geom) -> None:
+def _share_parse(geom, ctx: LoadContext) -> None:
     """Make every copy of a lazy mesh parse its file at most once: the loader is memoised
-    and hands each copy its own arrays."""
+    and hands each copy its own arrays (each copy after the first is charged to the load's
+    vertices and triangles: a file referenced ten thousand times is ten thousand meshes)."""
     from ..model import Group, TriangleMesh
-    if isinstance(geom, Group):
-        for c in geom.children:
-            _share_parse(c)
-        return
-    if not isinstance(geom, TriangleMesh) or geom.is_loaded:
-        return
-    loader = geom._loader
+    stack = [geom]
+    while stack:
+        g = stack.pop()
+        if isinstance(g, Group):
+            stack.extend(g.children)
+        elif isinstance(g, TriangleMesh) and not g.is_loaded:
+            g._loader = _memoised(g._loader, ctx, g.source.path if g.source else None)
+
+
+def charge_geometry_copy(geom, ctx: LoadContext, path=None) -> None:
+    """Charge a copy of already parsed geometry (meshes, point clouds) to the load's
+    vertices and triangles budget, as if its file had been read again; lazy meshes not yet
+    parsed are charged when they are (see :func:`load_geometry`)."""
+    from ..model import Group, PointCloud, TriangleMesh
+    stack = [geom]
+    while stack:
+        g = stack.pop()
+        if isinstance(g, Group):
+            stack.extend(g.children)
+        elif isinstance(g, TriangleMesh) and g.is_loaded:
+            ctx.charge("vertices", len(g.vertices), path=path, what="mesh vertices (copies included)")
+            ctx.charge("triangles", len(g.faces), path=path, what="mesh triangles (copies included)")
+        elif isinstance(g, PointCloud):
+            ctx.charge("vertices", len(g.points), path=path, what="point cloud points (copies included)")
+
+
+def _memoised(loader, ctx: LoadContext, path):
     result = []
 
     def once():
         if not result:
             result.append(loader())
+        else:
+            ctx.charge("vertices", len(result[0].get("vertices", ())), path=path,
+                       what="mesh vertices (copies of one file included)")
+            ctx.charge("triangles", len(result[0].get("faces", ())), path=path,
+                       what="mesh triangles (copies of one file included)")
         return {k: (v.copy() if hasattr(v, "copy") else v) for k, v in result[0].items()}
 
-    geom._loader = once
+    return once
 
 
 def resolve_reference(reference: str, referring_file, ctx: LoadContext, roots=(), packages=None):

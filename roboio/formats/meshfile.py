@@ -19,39 +19,52 @@ from ..model import Geometry, GeometrySource, Group, PointCloud, Primitive, Tria
 
 from .fileio import read_bytes
 
-__all__ = ["read_bytes", "check_readable", "lazy_mesh", "parsed_mesh", "flatten_for_writing",
+__all__ = ["read_bytes", "check_readable", "lazy_mesh", "parsed_mesh", "charge_mesh", "flatten_for_writing",
            "MeshData", "fan", "color_bytes"]
 
 
 def check_readable(path: str, nbytes: int = 0) -> bytes:
     """Open ``path`` (FileNotFoundError / FormatError for a directory) and return its
     first ``nbytes`` bytes."""
-    if os.path.isdir(path):
-        raise FormatError(path, None, None, "is a directory, not a file")
-    try:
+    try:            # (open says when it is a directory: no separate stat per mesh)
         with open(path, "rb") as f:
             return f.read(nbytes) if nbytes else b""
+    except IsADirectoryError:
+        raise FormatError(path, None, None, "is a directory, not a file") from None
     except PermissionError as e:
+        if os.path.isdir(path):
+            raise FormatError(path, None, None, "is a directory, not a file") from None
         raise FormatError(path, None, None, f"cannot read file: {e.strerror}") from None
 
 
-def lazy_mesh(path: str, parse, format_name: str) -> TriangleMesh:
+def lazy_mesh(path: str, parse, format_name: str, ctx=None) -> TriangleMesh:
     """A TriangleMesh that runs ``parse(path)`` (-> dict with ``vertices``, ``faces`` and
     optional ``face_colors``/``vertex_colors``/``extras``) the first time its data are read.
-    Each copy of the mesh parses independently, so copies never share arrays."""
+    Each copy of the mesh parses independently, so copies never share arrays. With ``ctx``,
+    the arrays are charged to the load's ``vertices`` and ``triangles`` budget."""
 
     def loader():
-        return parse(path)
+        return charge_mesh(parse(path), ctx, path)
 
     return TriangleMesh(loader=loader, source=GeometrySource(path, path, format_name))
 
 
-def parsed_mesh(parsed: dict, path, format_name: str) -> TriangleMesh:
+def parsed_mesh(parsed: dict, path, format_name: str, ctx=None) -> TriangleMesh:
     """A loaded TriangleMesh from what a mesh parser returned (``vertices``, ``faces``,
     optional ``face_colors``/``vertex_colors``/``extras``); ``path`` names its source (None
-    for data that came from no file)."""
+    for data that came from no file). With ``ctx``, charged like :func:`lazy_mesh`."""
+    charge_mesh(parsed, ctx, path)
     mesh = TriangleMesh(loader=lambda: parsed, source=GeometrySource(path, path, format_name))
     return mesh.load()
+
+
+def charge_mesh(parsed: dict, ctx, path=None) -> dict:
+    """Charge a parsed mesh's vertices and triangles to the load's budget (no-op without a
+    context); returns ``parsed``."""
+    if ctx is not None:
+        ctx.charge("vertices", len(parsed.get("vertices", ())), path=path, what="mesh vertices")
+        ctx.charge("triangles", len(parsed.get("faces", ())), path=path, what="mesh triangles")
+    return parsed
 
 
 class MeshData:

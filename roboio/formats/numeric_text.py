@@ -14,7 +14,23 @@ import numpy as np
 
 from ..errors import FormatError
 
-__all__ = ["TokenTable", "NUMBER_RE", "WHITESPACE", "parse_number_block"]
+__all__ = ["TokenTable", "NUMBER_RE", "WHITESPACE", "parse_number_block", "int64_or_none"]
+
+
+def int64_or_none(tok) -> int | None:
+    """``int(tok)`` of a decimal integer token (str or bytes, optional sign, any number of
+    leading zeros) when it fits a signed 64-bit integer, else None. Python's ``int()`` refuses
+    strings of more than 4,300 digits (ValueError) and numpy refuses values beyond int64
+    (OverflowError): both are out of every range a file format means."""
+    if isinstance(tok, bytes):
+        tok = tok.decode("ascii", "replace")
+    tok = tok.strip()
+    negative = tok.startswith("-")
+    digits = tok.lstrip("+-").lstrip("0") or "0"
+    if len(digits) > 19:
+        return None
+    v = -int(digits) if negative else int(digits)
+    return v if -2 ** 63 <= v < 2 ** 63 else None
 
 WHITESPACE = np.zeros(256, dtype=bool)      # byte -> is C isspace()
 WHITESPACE[[9, 10, 11, 12, 13, 32]] = True
@@ -147,7 +163,13 @@ class TokenTable:
             tok = self.token(t)
             if not pattern.match(tok):
                 raise self.error(t, f"expected {what}, found {tok.decode('latin-1')!r}")
-            vals.append(int(tok) if dtype == np.int64 else float(tok))
+            if dtype == np.int64:
+                v = int64_or_none(tok)
+                if v is None:
+                    raise self.error(t, f"{what} {tok[:40].decode('latin-1')!r} is out of the range of a 64-bit integer")
+                vals.append(v)
+            else:
+                vals.append(float(tok))
         return np.array(vals, dtype=dtype)
 
 

@@ -7,50 +7,112 @@ error. Elements keep ``sourceline`` for error messages.
 """
 from __future__ import annotations
 
+import threading
+
 from lxml import etree
 
-from ..errors import FormatError
 from ..context import LoadContext
+from ..errors import FormatError
+from ..limits import current, describe
+from .fileio import read_bytes
 
 __all__ = ["parse", "parse_bytes", "where", "attr_floats", "children", "local_name"]
 
 
-def _parser(recover: bool, large_text: bool = False) -> etree.XMLParser:
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
-                           dtd_validation=False, huge_tree=large_text, recover=recover,
-                           remove_comments=True, remove_pis=True)
+_LXML_MAX_DEPTH = 256          # libxml2's nesting limit without XML_PARSE_HUGE (2048 with it)
+_PREMATURE_END = 77            # XML_ERR_TAG_NOT_FINISHED: "Premature end of data in tag"
+_TAG_MISMATCH = 76             # XML_ERR_TAG_NAME_MISMATCH: "Opening and ending tag mismatch"
+_PARSERS = threading.local()   # lxml parsers may be reused, but by one thread at a time
+
+
+def _parser(recover: bool, huge: bool = False) -> etree.XMLParser:
+    """The hardened parser for these options (made once per thread: making one costs about
+    a third of parsing a small file)."""
+    cache = _PARSERS.__dict__
+    key = (recover, huge)
+    p = cache.get(key)
+    if p is None:
+        p = cache[key] = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
+                                         dtd_validation=False, huge_tree=huge, recover=recover,
+                                         remove_comments=True, remove_pis=True)
+    return p
 
 
 def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover: bool = False,
-                large_text: bool = False):
+                large_text: bool = False, charge_nodes: bool = True):
     """Root element of ``data``; FormatError(path, line, col) on malformed XML unless
     ``recover`` (then a warning in ``ctx``). ``large_text`` lifts libxml2's 10 MB limit on one
     text node (COLLADA keeps a whole mesh in one ``<float_array>``); entities, DTDs and the
-    network stay off, and the file itself is bounded by the load's ``max_file_bytes``."""
+    network stay off, and the file itself is bounded by the load's ``max_file_bytes``.
+
+    A document cut short (the error is where the data ends) is an error even with
+    ``recover``: a tolerant parse would read only part of it. Nesting deeper than
+    ``max_depth`` is refused and the elements are charged to ``max_nodes`` (``ctx``'s limits,
+    else the limits in force) unless ``charge_nodes`` is False (a reader that charges the
+    elements it visits itself, includes expanded)."""
+    limits = ctx.limits if ctx is not None else current()
+    huge = large_text or limits.max_depth > _LXML_MAX_DEPTH
     try:
-        return etree.fromstring(data, _parser(False, large_text))
+        root = etree.fromstring(data, _parser(False, huge))
     except etree.XMLSyntaxError as e:
         line, col = e.position if e.position else (None, None)
         msg = e.msg or str(e)
+        if "Excessive depth" in msg:
+            depth = (2048 if huge else _LXML_MAX_DEPTH) + 1
+            raise FormatError(path, line, col, describe("depth", depth, limits.max_depth, "XML nesting")
+                              + (" (libxml2 reads at most 2048 levels)" if huge else "")) from None
+        if _at_end(data, e):
+            raise FormatError(path, line, col, f"malformed XML: the file ends inside the document (truncated?): "
+                              f"{msg}") from None
         if not recover:
             raise FormatError(path, line, col, f"malformed XML: {msg}") from None
         try:
-            root = etree.fromstring(data, _parser(True, large_text))
+            root = etree.fromstring(data, _parser(True, huge))
         except etree.XMLSyntaxError:
             root = None
         if root is None:
             raise FormatError(path, line, col, f"malformed XML: {msg}") from None
         if ctx is not None:
             ctx.warn(f"malformed XML ({msg}); read what a tolerant parser recovers", line, col)
-        return root
     except ValueError as e:  # e.g. unicode strings with an encoding declaration
         raise FormatError(path, None, None, f"malformed XML: {e}") from None
+    _check_tree(root, path, ctx if charge_nodes else None, limits, charge_nodes)
+    return root
+
+
+def _at_end(data: bytes, e: etree.XMLSyntaxError) -> bool:
+    """Whether a syntax error lies where the data ends (nothing but blanks after it)."""
+    if e.code == _PREMATURE_END:
+        return True
+    if not e.position or e.code == _TAG_MISMATCH:    # a wrong closing tag, not a cut
+        return False
+    line, col = e.position
+    end = data.rstrip()
+    last = end.count(b"\n") + 1
+    last_len = len(end[end.rfind(b"\n") + 1:].decode("utf-8", "replace"))
+    return line > last or (line == last and col >= last_len - 1)
+
+
+def _check_tree(root, path, ctx, limits, count_nodes=True) -> None:
+    """Nesting depth (with ``max_depth`` below lxml's own limit) and element count."""
+    stack = [(root, 1)]
+    count = 0
+    max_depth = limits.max_depth
+    while stack:
+        el, d = stack.pop()
+        count += 1
+        if d > max_depth:
+            raise FormatError(path, where(el), None, describe("depth", d, max_depth, "XML nesting"))
+        if len(el):
+            stack.extend((c, d + 1) for c in el)
+    if ctx is not None:
+        ctx.charge("nodes", count, what="XML elements")
+    elif count_nodes and count > limits.max_nodes:
+        raise FormatError(path, None, None, describe("nodes", count, limits.max_nodes, "XML elements"))
 
 
 def parse(path: str, ctx: LoadContext | None = None, recover: bool = False):
-    with open(path, "rb") as f:
-        data = f.read()
-    return parse_bytes(data, path, ctx, recover)
+    return parse_bytes(read_bytes(path, ctx), path, ctx, recover)
 
 
 def where(el) -> int | None:
@@ -69,9 +131,9 @@ def local_name(el) -> str:
 def children(el, name: str | None = None, ignore_case: bool = False):
     """Element children (comments and processing instructions skipped), optionally only
     those named ``name``."""
-    if name is not None and not ignore_case:      # the common case, on every reader's path
-        suffix = "}" + name
-        return [c for c in el if c.tag == name or (type(c.tag) is str and c.tag.endswith(suffix))]
+    if not ignore_case:          # the common case, on every reader's path: lxml filters
+        # ("{*}name": that name in any namespace or none; etree.Element: elements only)
+        return list(el.iterchildren(etree.Element if name is None else "{*}" + name))
     out = []
     low = name.lower() if (name and ignore_case) else name
     for c in el:

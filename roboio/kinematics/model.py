@@ -52,15 +52,10 @@ class KinematicModel:
         self._t0 = T0[:, :3, 3].copy()
         self._slide = np.where(prismatic[:, None], np.einsum("nij,nj->ni", A, axes), 0.0)
         self._rate = np.where(revolute, rate, 0.0)
-        # ancestors[k] = indices j whose DOF moves link k (k included), root first
-        self.ancestors = []
-        for k in range(n):
-            chain = []
-            j = k
-            while j >= 0:
-                chain.append(j)
-                j = parents[j]
-            self.ancestors.append(np.array(chain[::-1], dtype=np.int64))
+        # ancestors[k] = indices j whose DOF moves link k (k included), root first; made
+        # on first use (all of them at once is quadratic in the depth: 814 MB for a chain
+        # of 11,000 links)
+        self.ancestors = _Ancestors(parents)
         # non-root levels; a level of one link uses slices (views, no gather copies)
         self._level_slices = []
         for idx, par in self.levels[1:]:
@@ -273,6 +268,32 @@ def _output(out, shape, dtype, allowed):
     return out
 
 
+class _Ancestors:
+    """``ancestors[k]``: the chain of links from the root to ``k`` (int64 array), computed
+    and kept on first access."""
+
+    def __init__(self, parents):
+        self._parents = parents
+        self._chains: dict = {}
+
+    def __len__(self):
+        return len(self._parents)
+
+    def __getitem__(self, k):
+        k = int(k)
+        if k < 0:
+            k += len(self._parents)
+        chain = self._chains.get(k)
+        if chain is None:
+            out = []
+            j = k
+            while j >= 0:
+                out.append(j)
+                j = int(self._parents[j])
+            chain = self._chains[k] = np.array(out[::-1], dtype=np.int64)
+        return chain
+
+
 def _levels(parents):
     """Group links by depth: [(indices, parent indices or None for roots), ...]."""
     n = len(parents)
@@ -280,6 +301,15 @@ def _levels(parents):
         bad = int(np.nonzero((parents < -1) | (parents >= n))[0][0])
         raise ValueError(f"link {bad}: parent {parents[bad]} out of range for {n} links")
     depth = np.full(n, -1, dtype=np.int64)
+    if n and np.all(parents < np.arange(n)):
+        # parents before children (Klamp't's order): one pass, linear in the number of links
+        # (the sweep below is quadratic for deep chains)
+        par = parents.tolist()
+        d = [0] * n
+        for i, p in enumerate(par):
+            if p >= 0:
+                d[i] = d[p] + 1
+        depth = np.array(d, dtype=np.int64)
     depth[parents == -1] = 0
     for _ in range(n):
         pending = depth < 0

@@ -17,6 +17,7 @@ from typing import Optional
 import numpy as np
 
 from .. import transforms as tf
+from ..limits import check_alloc
 
 __all__ = ["Seq", "BodyMotion", "PoseSeq", "PoseKey", "IkLink", "ROLES", "resample_hold",
            "resample_linear"]
@@ -221,6 +222,8 @@ class BodyMotion:
         more links, those override the computed ones (link index order of the ``.body``).
         ``frames`` (indices or a slice) computes only those frames (first axis of the result).
         """
+        check_alloc(self.num_frames * robot.num_links * 128.0 * 3,
+                    f"link transforms of {self.num_frames:,} frames x {robot.num_links} links")
         root_link = _root_index(robot)
         Q = self.robot_configs(robot, joint_map)
         F = len(Q)
@@ -392,6 +395,16 @@ def _default_frame(c: Seq) -> np.ndarray:
     return np.zeros(c.data.shape[1:])
 
 
+def _check_frames(frames: float, data: np.ndarray, rate: float) -> None:
+    """Refuse a resampling whose result would exceed ``max_frames`` (frames x values) or
+    ``max_alloc_bytes`` before allocating it (a frame time of 1e12 s, a rate of 1e9/s)."""
+    values = int(np.prod(data.shape[1:], dtype=np.int64)) if data.ndim > 1 else 1
+    count = frames * max(values, 1)
+    check_alloc(count * 8.0 * 2 + frames * 24.0, f"resampling at {rate:g} frames/s "
+                f"({frames:.4g} frames of {values} values)", count=count, counter="frames",
+                unit="values")
+
+
 def resample_hold(times, data, rate: float, default=None) -> np.ndarray:
     """Choreonoid's frame-time import (``AbstractSeq`` readers): frame ``int(t * rate)``.
 
@@ -403,9 +416,10 @@ def resample_hold(times, data, rate: float, default=None) -> np.ndarray:
     data = np.asarray(data, dtype=float)
     if np.any(times < 0) or not np.all(np.isfinite(times)):
         raise ValueError("frame times must be finite and >= 0")
-    idx = (times * float(rate)).astype(np.int64)          # C truncation (t >= 0)
-    if len(idx) == 0:
+    if len(times) == 0:
         return data[:0].copy()
+    _check_frames(float(times.max()) * float(rate) + 1, data, rate)
+    idx = (times * float(rate)).astype(np.int64)          # C truncation (t >= 0)
     default = np.zeros(data.shape[1:]) if default is None else np.asarray(default, dtype=float)
     n = int(idx.max()) + 1
     if np.all(np.diff(idx) >= 0):
@@ -433,6 +447,9 @@ def resample_linear(times, data, rate: float, se3: bool = False) -> np.ndarray:
     if np.any(np.diff(times) < 0):
         order = np.argsort(times, kind="stable")
         times, data = times[order], data[order]
+    if not np.isfinite(times[-1]):
+        raise ValueError("frame times must be finite")
+    _check_frames(float(times[-1]) * float(rate) + 1, data, rate)
     n = int(times[-1] * float(rate)) + 1
     t = np.arange(n) / float(rate)
     i = np.clip(np.searchsorted(times, t, side="right") - 1, 0, len(times) - 1)

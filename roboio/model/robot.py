@@ -44,20 +44,25 @@ class Link:
     def __init__(self, name: str, parent: int = -1, joint_type: str = "revolute", axis=(0, 0, 1),
                  parent_transform=None, mass: float = 1.0, com=(0, 0, 0), inertia=None,
                  geometry: Optional[Geometry] = None, appearance: Optional[Appearance] = None):
-        object.__setattr__(self, "_robot", None)
-        self.name = name
-        self.index = -1
-        self.parent = int(parent)
-        self.joint_type = joint_type
-        self.axis = axis
-        self.parent_transform = _EYE4 if parent_transform is None else parent_transform
-        self.mass = float(mass)
-        self.com = com
-        self.inertia = _EYE3 if inertia is None else inertia
-        self.geometry = geometry
-        self.visual_geometry: Optional[Geometry] = None
-        self.appearance = appearance if appearance is not None else Appearance()
-        self.extras: dict = {}
+        if joint_type not in ("revolute", "prismatic"):
+            raise ValueError(f"joint_type must be 'revolute' or 'prismatic', not {joint_type!r}")
+        # what __setattr__ does, without its per-field dispatch (readers build many links)
+        d = self.__dict__
+        d["_robot"] = None
+        d["name"] = name
+        d["index"] = -1
+        d["parent"] = int(parent)
+        d["joint_type"] = joint_type
+        d["axis"] = _frozen(axis, (3,))
+        d["parent_transform"] = _frozen(_EYE4 if parent_transform is None else parent_transform,
+                                        (4, 4))
+        d["mass"] = float(mass)
+        d["com"] = _frozen(com, (3,))
+        d["inertia"] = _frozen(_EYE3 if inertia is None else inertia, (3, 3))
+        d["geometry"] = geometry
+        d["visual_geometry"] = None
+        d["appearance"] = appearance if appearance is not None else Appearance()
+        d["extras"] = {}
 
     def __setattr__(self, key, value):
         if key == "joint_type" and value not in ("revolute", "prismatic"):

@@ -66,6 +66,6 @@ def test_convert_verify_and_rewrite(src, fmt, tmp_path):
     # write -> read -> write (to the same path) gives the same bytes, comment lines aside
     texts = []
     for _ in range(2):
-        roboio.save(load(out, format=fmt), out, format=fmt)
+        roboio.save(load(out, format=fmt), out, format=fmt, overwrite_input=True)
         texts.append([ln for ln in open(out, "rb").read().splitlines() if not ln.startswith(b"#")])
     assert texts[0] == texts[1]

@@ -523,7 +523,8 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
     src.mkdir()
     shutil.copy(mixed, src / "mixed.urdf")
     (src / "broken.urdf").write_text("this is not XML")
-    (src / "recovered.urdf").write_text("<robot name='x'><link name='a'/>")    # unclosed
+    # malformed mid-document (a document cut short is an error since issue 9)
+    (src / "recovered.urdf").write_text("<robot name='x'><link name='a' x=1/></robot>")
     dj = js("convert", src, tmp_path / "out", "--to", "klampt-rob", status=1)
     assert (dj["converted"], dj["failed"]) == (2, 1)
     files = {os.path.basename(f["input"]): f for f in dj["files"]}

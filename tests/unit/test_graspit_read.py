@@ -361,3 +361,12 @@ def test_friction_table():
     assert friction("wood", "wood") == (0.4, 0.3)
     with pytest.raises(ValueError):
         friction("cheese", "wood")
+
+
+@pytest.mark.parametrize("field", ["alpha", "a", "d"])
+def test_dh_parameter_out_of_range(tmp_path, field):
+    # found by the fuzzer: <alpha>1e999</alpha> reached math.sin(inf) (ValueError)
+    kw = {"alpha": 0, "a": 0, "d": 0, field: "1e999"}
+    p = make_robot(tmp_path, [f'{rev("d0", d=kw["d"], a=kw["a"], alpha=kw["alpha"])}{links(1)}'])
+    with pytest.raises(roboio.FormatError, match=rf"<{field}>1e999</{field}> is out of range"):
+        roboio.load(p)

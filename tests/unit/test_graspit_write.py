@@ -85,7 +85,8 @@ def test_any_robot_written_as_dh_chains(tmp_path):
 def test_write_read_write_stable_in_place(tmp_path):
     roboio.save(sample_robot(), tmp_path / "arm.xml", format="graspit")
     before = {p: open(tmp_path / p, "rb").read() for p in os.listdir(tmp_path) if p.endswith(".xml")}
-    roboio.save(roboio.load(tmp_path / "arm.xml"), tmp_path / "arm.xml", format="graspit")
+    roboio.save(roboio.load(tmp_path / "arm.xml"), tmp_path / "arm.xml", format="graspit",
+                overwrite_input=True)
     after = {p: open(tmp_path / p, "rb").read() for p in os.listdir(tmp_path) if p.endswith(".xml")}
     assert before == after
 

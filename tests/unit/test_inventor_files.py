@@ -8,7 +8,6 @@ import pytest
 from roboio.errors import FormatError, RoboioWarning
 from roboio.context import LoadContext
 from roboio.formats import loading, registry
-from roboio.formats.meshes.inventor import _scene as _iv_scene
 from roboio.formats.meshes.inventor import mesh_data
 
 IV = "#Inventor V2.1 ascii\n"
@@ -20,8 +19,8 @@ def write(path, text):
     return str(path)
 
 
-def load(path, strict=False):
-    return mesh_data(str(path), LoadContext(str(path), strict=strict))
+def load(path, strict=False, limits=None):
+    return mesh_data(str(path), LoadContext(str(path), strict=strict, limits=limits))
 
 
 # -- includes ---------------------------------------------------------------------------------
@@ -151,17 +150,18 @@ def test_use_errors(tmp_path):
         load(write(tmp_path / "b.iv", IV + "DEF X Separator { USE X }"))
 
 
-def test_def_use_explosion_is_refused(tmp_path, monkeypatch):
+def test_def_use_explosion_is_refused(tmp_path):
     body = "DEF A0 Cube { }\n" + "".join(f"DEF A{i} Group {{ USE A{i - 1} USE A{i - 1} }}\n"
                                         for i in range(1, 12))
-    monkeypatch.setattr(_iv_scene, "MAX_TRIANGLES", 10_000)
-    with pytest.raises(FormatError, match="more than 10000 triangles"):
-        load(write(tmp_path / "e.iv", IV + body))
+    with pytest.raises(FormatError, match="over the limit max_triangles=10,000"):
+        load(write(tmp_path / "e.iv", IV + body), limits={"max_triangles": 10_000})
+    with pytest.raises(FormatError, match="copied by USE .* over the limit max_copies=1,000"):
+        load(write(tmp_path / "e.iv", IV + body), limits={"max_copies": 1000})
 
 
 def test_too_deep_nesting_is_an_error_not_a_crash(tmp_path):
     body = "Separator { " * 500 + "}" * 500
-    with pytest.raises(FormatError, match="nested more than"):
+    with pytest.raises(FormatError, match="over the limit max_depth"):
         load(write(tmp_path / "d.iv", IV + body))
 
 
@@ -288,5 +288,5 @@ def test_deep_include_chains_fail_cleanly(tmp_path):
     for i in range(6):
         inner = f'File {{ name "f{i + 1}.iv" }}' if i < 5 else "Cube { }"
         write(tmp_path / f"f{i}.iv", IV + "Separator { " * depth + inner + " }" * depth)
-    with pytest.raises(FormatError, match="nested more than"):
+    with pytest.raises(FormatError, match="through File/Inline includes: .* over the limit max_depth"):
         load(tmp_path / "f0.iv")

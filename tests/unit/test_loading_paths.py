@@ -5,7 +5,7 @@ import os
 import pytest
 
 from roboio.context import LoadContext
-from roboio.formats.loading import _realpath
+from roboio.formats.loading import realpath
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
@@ -25,4 +25,24 @@ def test_realpath_shortcut_equals_os_realpath(tmp_path, monkeypatch):
              "a/sub/../m.stl", "m.stl", "a/link/missing.stl", "a/nodir/x.stl"]
     paths += [str(tmp_path / p) for p in paths]
     for p in paths * 2:                       # the second round hits the directory cache
-        assert _realpath(p, ctx) == os.path.realpath(p), p
+        assert realpath(p, ctx) == os.path.realpath(p), p
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_realpath_memo_through_link_chains(tmp_path):
+    """Links to links, a relative link, a link to a missing place and paths below it."""
+    (tmp_path / "x" / "y").mkdir(parents=True)
+    (tmp_path / "x" / "y" / "f.stl").write_bytes(b"solid\n")
+    try:
+        os.symlink(tmp_path / "x", tmp_path / "l1")
+        os.symlink("l1", tmp_path / "l2")                       # relative, to a link
+        os.symlink("y/f.stl", tmp_path / "x" / "lf")
+        os.symlink(tmp_path / "gone", tmp_path / "dangling")
+    except OSError:
+        pytest.skip("cannot create symbolic links here")
+    ctx = LoadContext(str(tmp_path / "r.urdf"))
+    paths = [tmp_path / "l2" / "y" / "f.stl", tmp_path / "l2" / "lf", tmp_path / "l1" / "y",
+             tmp_path / "dangling" / "a" / "b.stl", tmp_path / "x" / "y" / "f.stl",
+             tmp_path / "l2" / "y" / ".." / "lf", tmp_path / "nothing" / "here.stl"]
+    for p in [str(p) for p in paths] * 2:
+        assert realpath(p, ctx) == os.path.realpath(p), p

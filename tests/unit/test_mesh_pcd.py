@@ -129,6 +129,17 @@ def test_version_and_missing_xyz_warn(tmp_path):
     assert len(pc.points) == 0 and pc.fields["b"].tolist() == [2]
 
 
+def test_fields_without_xyz_are_reported_lost_when_written(tmp_path):
+    # Klamp't keeps the fields of a PCD without x, y, z but has no points to write them with
+    text = "FIELDS a b\nTYPE F F\nPOINTS 2\nDATA ascii\n1 2\n3 4\n"
+    with pytest.warns(roboio.RoboioWarning):
+        pc = roboio.load(write(tmp_path, "w.pcd", text))
+    out = str(tmp_path / "out.pcd")
+    report = roboio.save(pc, out)
+    assert any("a (2 values)" in x and "b (2 values)" in x for x in report.lost), report.lost
+    assert len(roboio.load(out).points) == 0
+
+
 def test_write_round_trip_full_precision(tmp_path):
     rng = np.random.default_rng(5)
     pts = rng.normal(size=(20, 3))

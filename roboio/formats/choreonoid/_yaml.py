@@ -78,13 +78,19 @@ def _located(e, path, text: str = "") -> FormatError:
     return FormatError(path, None, None, msg)
 
 
-def compose(text: str, path=None, line_offset: int = 0):
+def compose(text: str, path=None, line_offset: int = 0, ctx=None):
     """The YAML node graph of ``text`` (one document), or FormatError with the location
-    (``line_offset`` is added to line numbers when ``text`` is a piece of a file)."""
+    (``line_offset`` is added to line numbers when ``text`` is a piece of a file).
+
+    Composed here from libyaml's events, without recursion: PyYAML's C composer recurses once
+    per nesting level and crashes the interpreter on a few kilobytes of ``[[[[...``. Nesting
+    is checked against ``max_depth`` before each level (``ctx``'s limits, else the limits in
+    force), so a hostile file is refused before anything deep is built."""
+    budget = _Budget(ctx, path, line_offset)
     try:
         loader = LOADER(text)
         try:
-            return loader.get_single_node()
+            return _compose_events(loader, budget)
         finally:
             loader.dispose()
     except yaml.YAMLError as e:
@@ -92,8 +98,168 @@ def compose(text: str, path=None, line_offset: int = 0):
         if err.line is not None:
             err = FormatError(path, err.line + line_offset, err.column, err.message)
         raise err from None
-    except RecursionError:
-        raise FormatError(path, None, None, "YAML nesting too deep") from None
+
+
+class _Budget:
+    """Depth and node checks of one YAML text against a context's (or the current) limits."""
+
+    def __init__(self, ctx, path, line_offset):
+        from ...limits import current
+        self.ctx, self.path, self.offset = ctx, path, line_offset
+        self.limits = ctx.limits if ctx is not None else current()
+
+    def where(self, mark):
+        return (mark.line + 1 + self.offset, mark.column + 1) if mark is not None else (None, None)
+
+    def depth(self, depth, mark):
+        if depth > self.limits.max_depth:
+            from ...limits import describe
+            line, col = self.where(mark)
+            raise FormatError(self.path if self.ctx is None else self.ctx.path if self.path is None else self.path,
+                              line, col, describe("depth", depth, self.limits.max_depth, "YAML nesting"))
+
+    def nodes(self, n, mark, what, counter="nodes"):
+        line, col = self.where(mark)
+        if self.ctx is not None:
+            err = None
+            try:
+                self.ctx.charge(counter, n, line, col, what=what)
+            except FormatError as e:
+                err = e
+            if err is not None:
+                raise FormatError(self.path, err.line, err.column, err.message)
+        else:
+            from ...limits import describe, limit_name
+            limit = getattr(self.limits, limit_name(counter))
+            if n > limit:
+                raise FormatError(self.path, line, col, describe(counter, n, limit, what))
+
+    def copies(self, n, mark, what):
+        self.nodes(n, mark, what, counter="copies")
+
+
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _compose_events(loader, budget: _Budget):
+    """PyYAML's composer (``get_single_node``) as a loop over events with an explicit stack;
+    the same nodes, anchors shared (an alias of a node being composed makes a cycle, which
+    :func:`convert` reports), the same errors for undefined or duplicate anchors."""
+    ev = loader.get_event()                          # StreamStart
+    if loader.check_event(yaml.StreamEndEvent):
+        loader.get_event()
+        return None
+    loader.get_event()                               # DocumentStart
+    anchors: dict = {}
+    stack: list = []                                 # open collection nodes
+    keys: list = []                                  # pending mapping key per open mapping
+    root = None
+    count = 0
+    while True:
+        ev = loader.get_event()
+        if isinstance(ev, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            node = stack.pop()
+            node.end_mark = ev.end_mark
+            if isinstance(node, yaml.MappingNode):
+                keys.pop()
+            if not stack:
+                root = node
+                break
+            continue
+        if isinstance(ev, yaml.AliasEvent):
+            if ev.anchor not in anchors:
+                raise yaml.composer.ComposerError(None, None, f"found undefined alias {ev.anchor!r}",
+                                                  ev.start_mark)
+            node = anchors[ev.anchor]
+        else:
+            anchor = ev.anchor
+            if anchor is not None and anchor in anchors:
+                raise yaml.composer.ComposerError(
+                    f"found duplicate anchor {anchor!r}; first occurrence",
+                    anchors[anchor].start_mark, "second occurrence", ev.start_mark)
+            tag = ev.tag
+            if isinstance(ev, yaml.ScalarEvent):
+                if tag is None or tag == "!":
+                    tag = _STR_TAG
+                node = yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, style=ev.style)
+            elif isinstance(ev, yaml.SequenceStartEvent):
+                budget.depth(len(stack) + 1, ev.start_mark)
+                node = yaml.SequenceNode(_SEQ_TAG if tag is None or tag == "!" else tag, [],
+                                         ev.start_mark, None, flow_style=ev.flow_style)
+            elif isinstance(ev, yaml.MappingStartEvent):
+                budget.depth(len(stack) + 1, ev.start_mark)
+                node = yaml.MappingNode(_MAP_TAG if tag is None or tag == "!" else tag, [],
+                                        ev.start_mark, None, flow_style=ev.flow_style)
+            else:
+                raise yaml.composer.ComposerError(None, None, f"unexpected {type(ev).__name__}",
+                                                  ev.start_mark)
+            if anchor is not None:
+                anchors[anchor] = node
+            count += 1
+        if stack:
+            parent = stack[-1]
+            if isinstance(parent, yaml.SequenceNode):
+                parent.value.append(node)
+            elif keys[-1] is None:
+                keys[-1] = node
+            else:
+                parent.value.append((keys[-1], node))
+                keys[-1] = None
+        if isinstance(ev, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            stack.append(node)
+            if isinstance(node, yaml.MappingNode):
+                keys.append(None)
+        elif not stack:
+            root = node
+            break
+    loader.get_event()                               # DocumentEnd
+    if not loader.check_event(yaml.StreamEndEvent):
+        ev = loader.get_event()
+        raise yaml.composer.ComposerError("expected a single document in the stream",
+                                          root.start_mark, "but found another document",
+                                          ev.start_mark)
+    loader.get_event()
+    expanded = expanded_size(root)
+    budget.copies(expanded - count, root.start_mark, "YAML nodes copied by aliases")
+    budget.nodes(expanded, root.start_mark, "YAML nodes after expanding aliases")
+    return root
+
+
+def expanded_size(root) -> int:
+    """Number of nodes of ``root`` with every alias expanded (what a writer emits; a shared
+    node counts once per reference), computed on the graph without expanding it. Cycles
+    (an alias inside its own anchor) count once; :func:`convert` reports them."""
+    size: dict = {}
+    stack = [(root, False)]
+    on_path: set = set()
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            total = 1
+            if isinstance(node, yaml.SequenceNode):
+                total += sum(size.get(id(c), 1) for c in node.value)
+            elif isinstance(node, yaml.MappingNode):
+                total += sum(size.get(id(k), 1) + size.get(id(v), 1) for k, v in node.value)
+            size[key] = total
+            continue
+        if key in size or key in on_path:
+            continue
+        if isinstance(node, yaml.ScalarNode):
+            size[key] = 1
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend((c, False) for c in node.value)
+        else:
+            for k, v in node.value:
+                stack.append((k, False))
+                stack.append((v, False))
+    return size[id(root)]
 
 
 def convert(node, path=None, raw_keys=frozenset(), line_offset=0):
@@ -161,9 +327,10 @@ def convert(node, path=None, raw_keys=frozenset(), line_offset=0):
         raise FormatError(path, None, None, "YAML nesting too deep") from None
 
 
-def load(text: str, path=None, raw_keys=frozenset()):
-    """Compose and convert ``text``; an empty document is a FormatError."""
-    node = compose(text, path)
+def load(text: str, path=None, raw_keys=frozenset(), ctx=None):
+    """Compose and convert ``text``; an empty document is a FormatError. ``ctx``: the load's
+    context, whose budget the nesting depth and the expanded node count are charged to."""
+    node = compose(text, path, ctx=ctx)
     if node is None:
         raise FormatError(path, 1, None, "the file is empty (no YAML document)")
     return convert(node, path, raw_keys)
@@ -246,7 +413,12 @@ def to_int(node, path=None, what="value", warn=None) -> int:
     if warn is not None and node[m.end():].strip():
         warn(f"{what}: trailing characters {node[m.end():].strip()!r} after the integer ignored",
              line_of(node))
-    return int(m.group(1))
+    digits = m.group(1).strip().lstrip("+-").lstrip("0")
+    value = int(digits or "0") if len(digits) <= 19 else 2 ** 64   # (int() refuses 4,300+ digits)
+    value = -value if m.group(1).strip().startswith("-") else value
+    if not -2 ** 63 <= value < 2 ** 63:     # beyond strtol's long (it would saturate)
+        raise _fail(path, node, f"{what} {m.group(1).strip()[:40]} is out of the range of a 64-bit integer")
+    return value
 
 
 def to_bool(node, path=None, what="value") -> bool:

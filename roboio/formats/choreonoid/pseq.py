@@ -122,7 +122,7 @@ class _Reader:
 
 
 def loads(data, ctx: LoadContext) -> PoseSeq:
-    ps = _Reader(ctx.path, ctx).seq(Y.load(as_text(data), ctx.path))
+    ps = _Reader(ctx.path, ctx).seq(Y.load(as_text(data), ctx.path, ctx=ctx))
     ps.source = ctx.path
     return ps
 

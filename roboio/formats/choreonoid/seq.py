@@ -24,7 +24,7 @@ import numpy as np
 import yaml
 
 from ... import transforms as tf
-from ...errors import FormatError
+from ...errors import FormatError, RoboioError
 from ...context import LoadContext
 from ...model.body_motion import ROLES, BodyMotion, Seq
 from ..fileio import as_bytes, atomic_write, fmt_float, read_bytes
@@ -112,7 +112,7 @@ def loads(data, ctx: LoadContext) -> BodyMotion:
             raise ctx.error(f"{_size(len(header))} of this file are not in the one-frame-per-line "
                             "layout Choreonoid writes, too much for the general YAML parser (limit "
                             f"roboio.formats.choreonoid.seq.MAX_YAML_BYTES = {_size(MAX_YAML_BYTES)})")
-        top = Y.load(_decode(header), path, raw_keys={"frames"})
+        top = Y.load(_decode(header), path, raw_keys={"frames"}, ctx=ctx)
         reader = _SeqReader(path, ctx, raw, {k: v for k, v in blocks.items() if k not in keep})
         unclaimed = reader.unclaimed_blocks(top)
         if not unclaimed:
@@ -340,8 +340,15 @@ class _SeqReader:
         per_frame = (parts * width if kind == "MultiSE3Seq" else (parts if kind == "MultiValueSeq" else 3)) \
             + (1 if has_time else 0)
         line = own.key_lines.get("frames")
+        if 2 * per_frame > len(self.raw) + 1:
+            # a header's count against the bytes present, before anything is sized by it
+            pnode = Y.get(c, "num_parts", "numParts")
+            raise self.err(pnode if pnode is not None else own,
+                           f"numParts {parts:,} needs frames of {per_frame:,} numbers, at least "
+                           f"{2 * per_frame:,} bytes each; the file has {len(self.raw):,} bytes")
         block = self.blocks.get(line)
         if block is not None and isinstance(node, yaml.ScalarNode) and node.value == "":
+            self.claim_frames(block.num_lines, per_frame, line)
             sig = _seq_fast.frame_signature(kind, parts if kind != "Vector3Seq" else 3, width, has_time)
 
             def on_bad(frame, text):
@@ -359,13 +366,18 @@ class _SeqReader:
                 raise self.err(own, f"frames (line {block.first_line}) are not in the one-frame-"
                                     f"per-line layout roboio reads fast, and at {_size(len(text))} "
                                     "are too large for the general YAML parser (MAX_YAML_BYTES)")
-            node = Y.compose(text, self.path, block.first_line - 1)
+            node = Y.compose(text, self.path, block.first_line - 1, ctx=self.ctx)
             if node is None:
                 raise self.err(own, "frames must not be empty", line)
             offset = block.first_line - 1
         else:
             offset = 0
         return self.generic_frames(node, own, kind, parts, width, has_time, per_frame, offset, line)
+
+    def claim_frames(self, frames: int, per_frame: int, line) -> None:
+        """The budget of a component's frame array, before it is allocated."""
+        self.ctx.charge("frames", frames * per_frame, line, what=f"{frames:,} frames of {per_frame:,} values")
+        self.ctx.check_claim("alloc_bytes", 8 * frames * per_frame, line, what="the frame array")
 
     def number(self, text, line, frame):
         r = Y.strtod(text)
@@ -387,6 +399,7 @@ class _SeqReader:
         items = node.value
         if not items:
             raise self.err(own, "frames must not be empty", node.start_mark.line + 1 + offset)
+        self.claim_frames(len(items), per_frame, key_line)
         out = np.empty((len(items), per_frame))
         lines = []
         n_head = 1 if has_time else 0
@@ -480,8 +493,9 @@ def seq_text(motion: BodyMotion, version: int = 2, report=None) -> str:
         raise ValueError("roboio writes .seq format version 2 or 4")
     K = _KEYS[version]
     rate = motion.frame_rate
-    if not rate:
-        raise ValueError("the motion has no frame rate")
+    if not rate:    # (ValueError like every "cannot hold"; a RoboioError: a clean refusal)
+        raise RoboioError("a .seq needs a frame rate and this motion has none (its components "
+                          "were read without one)")
     out = ["type: CompositeSeq\n", "content: BodyMotion\n",
            f"{K['format_version']}: {version}\n", f"{K['frame_rate']}: {fmt_float(rate)}\n",
            f"{K['num_frames']}: {motion.num_frames}\n"]

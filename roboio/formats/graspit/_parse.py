@@ -6,6 +6,7 @@ roboio warns (an error in strict mode).
 """
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from lxml import etree
@@ -32,10 +33,7 @@ _DYN_TYPES = ("Revolute", "Prismatic", "Universal", "Ball", "Fixed")
 def parse_xml(data: bytes, path: str, ctx: LoadContext):
     """Root element of a GraspIt! XML file. TinyXML accepts what lxml calls malformed in
     places (``--`` inside comments): recover with a warning, as the other XML readers do."""
-    root = xmlutil.parse_bytes(data, path, ctx, recover=True)
-    count = sum(1 for _ in root.iter())
-    ctx.charge("nodes", count, xmlutil.where(root), what="XML elements")
-    return root
+    return xmlutil.parse_bytes(data, path, ctx, recover=True)     # elements charged there
 
 
 def first(el, name: str):
@@ -152,6 +150,8 @@ def _full_transform(r: _Reader, el) -> tuple:
         r.warn(f"<fullTransform>: unusual brackets {c1}{c2}{c3}{c4!r}; read as '(w x y z)[x y z]'", el)
     if not any(vals[:4]):
         raise r.error("<fullTransform>: the quaternion is zero", el)
+    if not all(math.isfinite(v) for v in vals) or not math.isfinite(math.hypot(*vals[:4])):
+        raise r.error("<fullTransform>: a number out of range (its length overflows a double)", el)
     return tuple(vals)
 
 
@@ -315,6 +315,9 @@ def _joint(r: _Reader, el) -> JointRec:
     fixed = r.req_scalar(el, other, what)
     a = r.req_scalar(el, "a", what)
     alpha = r.req_scalar(el, "alpha", what)
+    for name, num in ((other, fixed), ("a", a), ("alpha", alpha)):
+        if not math.isfinite(num.value):     # (the DH frame would be NaN)
+            raise r.error(f"{what}: <{name}>{num.text}</{name}> is out of range", first(el, name))
     lo = r.req_scalar(el, "minValue", what)
     hi = r.req_scalar(el, "maxValue", what)
     rec = JointRec(t, expr if t == "Revolute" else fixed, fixed if t == "Revolute" else expr,

@@ -24,8 +24,15 @@ def is_number(tok: str) -> bool:
 
 
 def parse_int(tok: str):
-    """int(tok) for a plain integer token, else None."""
-    return int(tok) if _INT.match(tok) else None
+    """int(tok) for a plain integer token, else None. A token of more than 100 digits (out
+    of every C++ integer's range; Python refuses to convert beyond 4,300) gives +-10**100."""
+    if not _INT.match(tok):
+        return None
+    digits = tok.lstrip("+-").lstrip("0") or "0"
+    negative = tok.startswith("-")
+    if len(digits) > 100:
+        return -10 ** 100 if negative else 10 ** 100
+    return -int(digits) if negative else int(digits)
 
 
 _XML_ROOT = re.compile(r"<([A-Za-z_][\w.\-:]*)")

@@ -12,7 +12,9 @@ The one implementation used by both readers that mount: ``.rob`` ``mount`` lines
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
+import itertools
 import os
 import re
 from typing import Callable, Optional
@@ -21,6 +23,7 @@ import numpy as np
 
 from ...model import Group, Joint, Link, Robot, TriangleMesh
 from ..fileio import fmt_floats
+from ..numeric_text import int64_or_none
 from ._strings import file_extension, is_integer_text
 
 __all__ = ["link_index", "is_robot_file", "has_geometry", "default_pairs", "mounted_geometry", "read_mounted_robot",
@@ -72,8 +75,12 @@ def default_pairs(parents, geo) -> set:
     """Klamp't's default self-collision pairs: every (i, j), i < j, of links that both have
     geometry (``geo[i]`` true), except direct parent/child pairs."""
     idx = [i for i, g in enumerate(geo) if g]
-    return {(i, j) for a, i in enumerate(idx) for j in idx[a + 1:]
-            if parents[i] != j and parents[j] != i}
+    pairs = set(itertools.combinations(idx, 2))          # (i < j: idx is ascending)
+    for i in idx:
+        p = parents[i]
+        if 0 <= p < len(geo) and geo[p]:
+            pairs.discard((p, i) if p < i else (i, p))
+    return pairs
 
 
 def mounted_geometry(old, geom, T, missing_counts: bool = False):
@@ -102,10 +109,21 @@ def read_mounted_robot(path: str, reference: str, ctx, line) -> Robot:
         chain = " -> ".join(os.path.basename(p) for p in ctx.stack[ctx.stack.index(key):])
         raise ctx.error(f"mount: {reference!r} mounts itself (cycle {chain} -> "
                         f"{os.path.basename(path)})", line)
-    sub = loading.read_file(path, ctx, kinds=("robot",))
-    if not isinstance(sub, Robot):
-        raise ctx.error(f"mount: {reference!r} holds a {type(sub).__name__}, not a robot", line)
-    return sub
+    # read once per load: Klamp't reads the file again for every mount, with the same result
+    # (and a file mounted 10 times that mounts another 10 times would be read 100 times)
+    cache_key = ("mounted-robot", key)
+    sub = ctx.cache.get(cache_key)
+    if sub is None:
+        sub = loading.read_file(path, ctx, kinds=("robot",))
+        if not isinstance(sub, Robot):
+            raise ctx.error(f"mount: {reference!r} holds a {type(sub).__name__}, not a robot", line)
+        ctx.cache[cache_key] = sub
+    return sub          # mount_robot copies what it takes (new links, geometry copies)
+
+
+def _copied(geometry):
+    """An independent copy of a link's geometry (a sub-robot may be mounted several times)."""
+    return geometry.copy() if geometry is not None else None
 
 
 def mount_robot(robot: Robot, sub: Robot, link: int, T, prefix: str = "",
@@ -133,7 +151,7 @@ def mount_robot(robot: Robot, sub: Robot, link: int, T, prefix: str = "",
     for sl in sub.links:
         Tp = T @ sl.parent_transform if sl.parent < 0 else sl.parent_transform
         nl = Link(named(sl.name), remap(sl.parent), sl.joint_type, sl.axis, Tp, sl.mass, sl.com,
-                  sl.inertia, sl.geometry, sl.appearance)
+                  sl.inertia, _copied(sl.geometry), copy.copy(sl.appearance))
         nl.extras = dict(sl.extras)
         new.append(nl)
     limits = {a: np.concatenate([getattr(robot, a), getattr(sub, a)]) for a in _LIMITS}
@@ -186,7 +204,7 @@ def _mount_sensors(robot: Robot, sub: Robot, n0: int, L: int, T, prefix: str, sa
         text = el.get("link")
         if text is not None:
             m = _LEADING_INT.match(text)
-            if m:
+            if m and int64_or_none(m.group(1)) is not None:     # (>> int fails beyond its range)
                 k = int(m.group(1))
                 el.set("link", str(L if k == -1 else k + n0))
             else:
@@ -216,7 +234,7 @@ def _mount_sensors(robot: Robot, sub: Robot, n0: int, L: int, T, prefix: str, sa
 
 def _stream_ints(text: str) -> list:
     out, pos = [], 0
-    while (m := _LEADING_INT.match(text, pos)) is not None:
+    while (m := _LEADING_INT.match(text, pos)) is not None and int64_or_none(m.group(1)) is not None:
         out.append(int(m.group(1)))
         pos = m.end()
     return out

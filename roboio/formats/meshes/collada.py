@@ -115,10 +115,10 @@ def parse_dae(path: str, warn=None) -> dict:
 
 def loads(data, ctx) -> TriangleMesh:
     """The meshes of COLLADA data, parsed now, as one mesh."""
-    return parsed_mesh(parse_dae_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "collada")
+    return parsed_mesh(parse_dae_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "collada", ctx=ctx)
 
 
 def read(path: str, ctx) -> TriangleMesh:
     """Lazy COLLADA mesh, parsed on first access."""
     check_readable(path)
-    return lazy_mesh(path, lambda p: parse_dae(p, ctx.warn), "collada")
+    return lazy_mesh(path, lambda p: parse_dae_bytes(read_bytes(p, ctx), p, ctx.warn), "collada", ctx=ctx)

@@ -92,7 +92,7 @@ def parse_gltf(path: str, warn=None) -> dict:
 
 def loads(data, ctx) -> TriangleMesh:
     """The meshes of glTF/GLB data, parsed now, as one mesh placed Z-up."""
-    m = parsed_mesh(parse_gltf_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "gltf")
+    m = parsed_mesh(parse_gltf_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "gltf", ctx=ctx)
     m.transform = Y_UP_TO_Z_UP.copy()
     return m
 
@@ -100,7 +100,7 @@ def loads(data, ctx) -> TriangleMesh:
 def read(path: str, ctx) -> TriangleMesh:
     """Lazy glTF/GLB mesh (parsed on first access), placed Z-up."""
     check_readable(path)
-    m = lazy_mesh(path, lambda p: parse_gltf(p, ctx.warn), "gltf")
+    m = lazy_mesh(path, lambda p: parse_gltf_bytes(read_bytes(p, ctx), p, ctx.warn), "gltf", ctx=ctx)
     m.transform = Y_UP_TO_Z_UP.copy()
     return m
 

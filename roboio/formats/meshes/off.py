@@ -101,7 +101,7 @@ def _faces(t: TokenTable, fl: np.ndarray, nv: int):
             _check_range(t, fl, block[:, 1:], nv)
             return block[:, 1:].copy(), None
     k = t.gather_ints(first, "the vertex count k of a face")
-    bad = np.flatnonzero((k < 0) | (ntok < 1 + k))
+    bad = np.flatnonzero((k < 0) | (k > ntok - 1))      # (1 + k could overflow int64)
     if len(bad):
         i = int(bad[0])
         if k[i] < 0:
@@ -157,7 +157,7 @@ def _face_colors(t: TokenTable, start: np.ndarray, extra: np.ndarray):
 
 def loads(data, ctx) -> TriangleMesh:
     """The mesh of OFF text (bytes or str), parsed now."""
-    return parsed_mesh(parse_off_bytes(as_bytes(data), ctx.path), ctx.path, "off")
+    return parsed_mesh(parse_off_bytes(as_bytes(data), ctx.path), ctx.path, "off", ctx=ctx)
 
 
 def read(path: str, ctx) -> TriangleMesh:
@@ -166,7 +166,7 @@ def read(path: str, ctx) -> TriangleMesh:
     if head and not sniff(head, path):
         word = head.split(None, 1)[0][:40].decode("latin-1")
         raise FormatError(path, 1, 1, f"not an OFF file: the first word must be 'OFF', found {word!r}")
-    return lazy_mesh(path, lambda p: parse_off_bytes(read_bytes(p), p), "off")
+    return lazy_mesh(path, lambda p: parse_off_bytes(read_bytes(p, ctx), p), "off", ctx=ctx)
 
 
 def dumps(geom: Geometry, report, path=None) -> str:

@@ -266,7 +266,14 @@ def baked_cloud(geom: Geometry, report) -> PointCloud:
     if isinstance(geom, PointCloud):
         T = geom.transform
         pts = geom.points @ T[:3, :3].T + T[:3, 3]
-        fields = {k: np.asarray(v, float) for k, v in geom.fields.items()}
+        fields = {}
+        for k, v in geom.fields.items():
+            col = np.asarray(v, float).reshape(-1)
+            if len(col) == len(pts):
+                fields[k] = col
+            else:   # a PCD without x, y, z keeps its fields but has no points (Klamp't's reading)
+                report.lose(f"point fields without a point each (PCD holds one value per point; "
+                            f"{len(pts)} points)", f"{k} ({len(col)} values)")
         if not np.allclose(T, np.eye(4), rtol=0, atol=0):
             names = [k for k in ("normal_x", "normal_y", "normal_z") if k in fields]
             if len(names) == 3:

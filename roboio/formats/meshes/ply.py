@@ -44,10 +44,12 @@ def _file_order_polygons(kw: dict) -> None:
             kw["faces"] = lists
 
 
-def parse_ply_bytes(data: bytes, path, warn=None) -> dict:
-    """The mesh dict of PLY data (see the module docstring)."""
+def parse_ply_bytes(data: bytes, path, warn=None, ctx=None) -> dict:
+    """The mesh dict of PLY data (see the module docstring). The header's element counts are
+    checked against the data present (and the load's budget) before anything is read."""
     warn = warn or (lambda msg, line=None: None)
     _check_head(data[:3], path)
+    _check_counts(data, path, ctx)
     from trimesh.exchange.ply import load_ply
     kw = _trimesh.load(path, data, load_ply, "PLY", warn, resolver=None, fix_texture=False,
                        skip_materials=True, process=False)
@@ -60,6 +62,76 @@ def parse_ply(path: str, warn=None) -> dict:
     return parse_ply_bytes(read_bytes(path), path, warn)
 
 
+_SIZES = {"char": 1, "uchar": 1, "int8": 1, "uint8": 1, "short": 2, "ushort": 2, "int16": 2,
+          "uint16": 2, "int": 4, "uint": 4, "int32": 4, "uint32": 4, "float": 4, "float32": 4,
+          "double": 8, "float64": 8}
+
+
+def _check_counts(data: bytes, path, ctx) -> None:
+    """Refuse a header whose element counts the data cannot hold (``element vertex 10^12``
+    with two lines of numbers: a truncated or lying file, which would otherwise read as an
+    empty mesh) or that exceed the load's vertex/triangle budget. Only the header is parsed
+    here; the data are counted (ASCII: numbers, binary: bytes) without being read."""
+    end = data.find(b"end_header")
+    if end < 0:
+        return                                     # trimesh reports the broken header
+    body_at = data.find(b"\n", end)
+    body_at = len(data) if body_at < 0 else body_at + 1
+    fmt, elements = None, []
+    for n, raw in enumerate(data[:end].split(b"\n"), start=1):
+        w = raw.split()
+        if not w:
+            continue
+        if w[0] == b"format" and len(w) > 1:
+            fmt = w[1].decode("ascii", "replace")
+        elif w[0] == b"element" and len(w) >= 3:
+            try:
+                count = int(w[2])
+            except ValueError:
+                return                             # trimesh reports it
+            elements.append([w[1].decode("ascii", "replace"), count, n, 0, 0])
+        elif w[0] == b"property" and elements and len(w) >= 3:
+            el = elements[-1]
+            if w[1] == b"list" and len(w) >= 5:
+                el[3] += 1                         # at least the list's count per element
+                el[4] += _SIZES.get(w[2].decode("ascii", "replace"), 1)
+            else:
+                el[3] += 1
+                el[4] += _SIZES.get(w[1].decode("ascii", "replace"), 1)
+    body = len(data) - body_at
+    if fmt == "ascii":
+        need = sum(count * per for _, count, _, per, _ in elements)
+        # every number takes at least two bytes (a digit and a separator), but the last
+        have = (body + 1) // 2 if need > (body + 1) // 2 else _count_numbers(data, body_at)
+        unit = "numbers"
+    elif fmt in ("binary_little_endian", "binary_big_endian"):
+        need = sum(count * size for _, count, _, _, size in elements)
+        have, unit = body, "bytes"
+    else:
+        return
+    if need > have:
+        claims = ", ".join(f"{count:,} {name}" for name, count, _, _, _ in elements)
+        line = next((ln for name, count, ln, per, _ in elements if count and per), None)
+        raise FormatError(path, line, None, f"the header announces {claims}, which need at least "
+                          f"{need:,} {unit}; the data hold {'at most ' if unit == 'numbers' and have == (body + 1) // 2 else ''}"
+                          f"{have:,} (a truncated file?)")
+    if ctx is not None:
+        for name, count, line, _, _ in elements:
+            if name == "vertex":
+                ctx.check_claim("vertices", count, line, what="element vertex", path=path)
+            elif name == "face":
+                ctx.check_claim("triangles", count, line, what="element face", path=path)
+
+
+def _count_numbers(data: bytes, start: int) -> int:
+    """Whitespace-separated tokens of ``data[start:]`` (two bytes of memory per byte)."""
+    a = np.frombuffer(data, np.uint8, offset=start)
+    if not len(a):
+        return 0
+    blank = (a == 32) | ((a >= 9) & (a <= 13))
+    return int(np.count_nonzero(~blank[1:] & blank[:-1]) + (not blank[0]))
+
+
 def _check_head(head: bytes, path) -> None:
     if head and head != b"ply":
         raise FormatError(path, 1, 1, "not a PLY file (expected 'ply' as the first line)")
@@ -67,13 +139,13 @@ def _check_head(head: bytes, path) -> None:
 
 def loads(data, ctx) -> TriangleMesh:
     """The mesh of PLY data, parsed now."""
-    return parsed_mesh(parse_ply_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "ply")
+    return parsed_mesh(parse_ply_bytes(as_bytes(data), ctx.path, ctx.warn, ctx), ctx.path, "ply", ctx=ctx)
 
 
 def read(path: str, ctx) -> TriangleMesh:
     """Lazy PLY mesh: the first line is checked now, the data parsed on first access."""
     _check_head(check_readable(path, 3), path)
-    return lazy_mesh(path, lambda p: parse_ply(p, ctx.warn), "ply")
+    return lazy_mesh(path, lambda p: parse_ply_bytes(read_bytes(p, ctx), p, ctx.warn, ctx), "ply", ctx=ctx)
 
 
 def dumps(geom: Geometry, report, path=None) -> bytes:

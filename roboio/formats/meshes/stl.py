@@ -170,7 +170,7 @@ def parse_stl_bytes(data: bytes, path: str, warn=None) -> dict:
 
 def loads(data, ctx) -> TriangleMesh:
     """The mesh of STL data (binary or ASCII), parsed now."""
-    return parsed_mesh(parse_stl_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "stl")
+    return parsed_mesh(parse_stl_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "stl", ctx=ctx)
 
 
 def read(path: str, ctx) -> TriangleMesh:
@@ -180,7 +180,8 @@ def read(path: str, ctx) -> TriangleMesh:
     size = os.path.getsize(path)
     if stl_kind(head, size) == "binary":
         _check_size(head, size, path)
-    return lazy_mesh(path, lambda p: parse_stl_bytes(read_bytes(p), p, lambda m: ctx.warn(m)), "stl")
+    return lazy_mesh(path, lambda p: parse_stl_bytes(read_bytes(p, ctx), p, lambda m: ctx.warn(m)), "stl",
+                     ctx=ctx)
 
 
 def _normals(tri: np.ndarray) -> np.ndarray:

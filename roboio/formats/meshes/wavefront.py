@@ -97,10 +97,40 @@ def _check_material_library(data: bytes, path: str, warn) -> None:
              "(only the first mtllib is read)", _line(data, extra.start()))
 
 
+# fewest tokens (keyword included) of a complete statement
+_MIN_TOKENS = {b"v": 4, b"vn": 4, b"vt": 2, b"f": 4, b"l": 3, b"p": 2, b"usemtl": 2, b"mtllib": 2,
+               b"o": 2, b"g": 2, b"s": 2}
+_NUMBER = re.compile(rb"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\Z")
+_REF = re.compile(rb"-?\d+(?:/-?\d*){0,2}\Z")
+
+
+def _check_last_line(data: bytes, path) -> None:
+    """A file cut inside its last statement (no line end after it, and the statement is
+    incomplete: ``f 5 8``, ``v 1 2``, ``f 1/2/``, ``v 1 2 3e``) is reported as truncated
+    rather than read without it. (A face of two vertices elsewhere is a line, as Assimp
+    reads it; a complete last line without a line end is fine.)"""
+    if not data or data.endswith((b"\n", b"\r")):
+        return
+    start = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+    words = data[start:].split(b"#", 1)[0].split()
+    if not words:
+        return
+    kw, args = words[0], words[1:]
+    short = len(words) < _MIN_TOKENS.get(kw, 0)
+    cut = (kw in (b"v", b"vn", b"vt") and args and not _NUMBER.match(args[-1])) or \
+        (kw in (b"f", b"l", b"p") and args and not _REF.match(args[-1]))
+    if short or cut:
+        line = data.count(b"\n", 0, start) + 1
+        text = data[start:].decode("utf-8", "replace").strip()
+        raise FormatError(path, line, None, f"the file ends inside a statement ({text!r}): it "
+                                            "looks truncated")
+
+
 def parse_obj_bytes(data: bytes, path, warn=None) -> dict:
     """The mesh dict of OBJ data (see the module docstring); ``path`` locates the material
     library (None: no material file is read)."""
     warn = warn or (lambda msg, line=None: None)
+    _check_last_line(data, path)
     padded = b"\n" + data
     faces = b"".join(_FACE_LINE.findall(padded))
     _check_indices(faces, padded, path)
@@ -124,13 +154,14 @@ def parse_obj(path: str, warn=None) -> dict:
 
 def loads(data, ctx) -> TriangleMesh:
     """The mesh of OBJ text, parsed now (materials relative to ``ctx.path``)."""
-    return parsed_mesh(parse_obj_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "wavefront-obj")
+    return parsed_mesh(parse_obj_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "wavefront-obj", ctx=ctx)
 
 
 def read(path: str, ctx) -> TriangleMesh:
     """Lazy OBJ mesh, parsed on first access."""
     check_readable(path)
-    return lazy_mesh(path, lambda p: parse_obj(p, ctx.warn), "wavefront-obj")
+    return lazy_mesh(path, lambda p: parse_obj_bytes(read_bytes(p, ctx), p, ctx.warn), "wavefront-obj",
+                     ctx=ctx)
 
 
 def dumps(geom: Geometry, report, path=None) -> str:

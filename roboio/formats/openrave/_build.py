@@ -193,6 +193,10 @@ def build_robot(body: BodyRecord, ctx, path: str, jointvalues=None) -> Robot:
     parent_of = [None if h.effective[i] is None else h.joints[h.effective[i]].a0
                  for i in range(n)]
     order = _topological_links(parent_of, n)
+    if len(order) != n:
+        cyc = [links[i].name for i in sorted(set(range(n)) - set(order))]
+        raise _error(ctx, body, f"links {', '.join(map(repr, cyc[:10]))} are joined in a cycle "
+                                "(no path from a root link reaches them)")
     names_used = {l.name for l in links}
     model_links, qmin, qmax, vmax, amax, tmax, config = [], [], [], [], [], [], []
     groups = []
@@ -305,10 +309,7 @@ def _topological_links(parent_of, n) -> list:
         out.append(i)
         for c in children[i]:
             heapq.heappush(heap, c)
-    if len(out) != n:       # a cycle of effective joints: cannot happen for a valid order
-        missing = [i for i in range(n) if i not in set(out)]
-        out += missing
-    return out
+    return out              # shorter than n when effective joints make a cycle
 
 
 def _affine_of(h, gi, axis, memo, stack=()):

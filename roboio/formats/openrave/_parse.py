@@ -110,13 +110,24 @@ class Reader:
     def __init__(self, ctx):
         self.ctx = ctx
         self.roots = data_roots(ctx)
+        self.pending_links: list = []   # links whose mass waits for the end of the document
+        self.pending_mass: dict = {}    # id(link) -> the arguments of its last </Body>
 
     # -- entry points ----------------------------------------------------------------
     def read_document(self, path: str, data: bytes):
         """``BodyRecord`` for a ``<KinBody>``/``<Robot>`` root, ``EnvironmentRecord`` for an
         ``<Environment>`` (or a stand-alone sensor / interface) root."""
+        rec = self._read_document(path, data)
+        for link in self.pending_links:
+            args = self.pending_mass.pop(id(link), None)
+            if args is not None:
+                link.mass = self.compute_mass(link, *args)
+        self.pending_links.clear()
+        return rec
+
+    def _read_document(self, path: str, data: bytes):
         scope = Scope(path, self.ctx, (os.path.realpath(path),))
-        root = Element(xmlutil.parse_bytes(data, path, self.ctx))
+        root = Element(xmlutil.parse_bytes(data, path, self.ctx, charge_nodes=False))
         tag = root.tag
         if tag == "environment":
             env = EnvironmentRecord(source=scope.src(root))
@@ -167,6 +178,10 @@ class Reader:
         defaults = {"translation": [0.0] * 3, "rotationaxis": [0.0] * 4,
                     "rotationmat": [0.0] * 9, "quat": [0.0] * 4}[el.tag]
         values = self.nums(scope, el, len(defaults), defaults)
+        if not np.all(np.isfinite(values)) or (el.tag == "rotationaxis" and
+                                                not math.isfinite(values[3] * math.pi / 180.0)):
+            raise scope.error(el, f"<{el.tag}>: a number out of range (inf or nan; OpenRAVE's "
+                                  "stream reading fails on it)")
         if el.tag == "quat" and not any(values):
             scope.warn(el, "<quat> is zero (OpenRAVE normalises it to NaN); identity used")
         if raw is not None:
@@ -206,7 +221,7 @@ class Reader:
         scope.ctx.charge("files", 1, el.line, what=f"opening {path}")
         ctx = scope.ctx.child(path)
         data = fileio.read_bytes(path, ctx)
-        root = Element(xmlutil.parse_bytes(data, path, ctx))
+        root = Element(xmlutil.parse_bytes(data, path, ctx, charge_nodes=False))
         return Scope(path, ctx, scope.chain + (real,)), root
 
     def include(self, scope, el, ref, body, kind, atts, depth):
@@ -552,8 +567,12 @@ class Reader:
                 T = saved
             else:
                 self.unknown(scope, c, "body", link.extras.setdefault("unknown", []))
-        link.mass = self.compute_mass(link, masstype, density, total, extents, custom,
-                                      scope.src(el))
+        # OpenRAVE recomputes the mass at every </Body>; only the last one of a link counts
+        # and nothing moves a link's geometry after it, so it is computed once, at the end of
+        # the document (a file repeating one body n times stays linear, not n^2)
+        if id(link) not in self.pending_mass:
+            self.pending_links.append(link)
+        self.pending_mass[id(link)] = (masstype, density, total, extents, custom, scope.src(el))
         if offsetfrom is not None:
             T = offsetfrom.transform @ T
         link.transform = T
@@ -1009,8 +1028,8 @@ class Reader:
                     scope.warn(el, "scalegeometry is not supported by roboio; ignored")
         rootoffset = len(body.links)
         rootjoint = len(body.joints)
-        initial_manips = [id(m) for m in body.manipulators]
-        initial_sensors = [id(s) for s in body.sensors]
+        initial_manips = {id(m) for m in body.manipulators}
+        initial_sensors = {id(s) for s in body.sensors}
         trans = np.eye(4)
         jointvalues = None
         inherited = [("skipgeometry", "1" if skip else "0")]

@@ -222,6 +222,7 @@ class _BodyWriter:
             referenced.update((self.owner.get(m.base, m.base), self.owner.get(m.effector, m.effector)))
         for sen in r.sensors:
             referenced.add(self.owner.get(sen.link, sen.link))
+        next_k = {}
         for i in self.bodies:
             if i == self.vroot:
                 continue
@@ -235,9 +236,10 @@ class _BodyWriter:
                           "the first space)")
                 name = new
             if name in used and name:
-                k = 2
+                k = next_k.get(name, 2)     # the suffixes below it are taken (used only grows)
                 while f"{name}_{k}" in used:
                     k += 1
+                next_k[name] = k + 1
                 self.lose(f"duplicate link name {name!r} written as {name}_{k}")
                 name = f"{name}_{k}"
             used.add(name)

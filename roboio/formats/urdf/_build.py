@@ -50,6 +50,7 @@ from ..klampt.mount import (default_pairs, has_geometry, is_robot_file, link_ind
                              mount_robot, mounted_geometry, read_mounted_robot)
 from ._klampt_ext import KlamptSettings
 from ._records import UrdfModel
+from .. import loading
 from ..xmlutil import children, where
 
 __all__ = ["link_order", "build_robot", "mesh_candidates", "affine_driver_limits"]
@@ -179,6 +180,9 @@ class _Builder:
         self.klampt = getattr(ctx, "flavor", None) == "klampt"
         self.packages: dict = {}            # package name -> (directory or None, places tried)
         self.package_dirs: dict = {}        # package name -> package_candidates(...)
+        self.dir_exists: dict = {}          # directory -> whether it exists (see _isfile)
+        self.meshes_found: dict = {}        # <mesh filename> -> what _locate_mesh found
+        self.scales: dict = {}              # <mesh scale> -> its 4x4 matrix (with flip_yz)
         self.package_notes = defaultdict(list)   # (kind, package) -> link names
         self.scaled_axes: list = []         # links whose axis was normalised
         self.rotated_inertia: list = []     # links whose inertia differs from Klamp't's
@@ -268,9 +272,13 @@ class _Builder:
 
     def _piece(self, g, name: str):
         if g.kind == "mesh":
-            S = np.diag([*g.scale, 1.0])
-            if self.s.flip_yz:
-                S = S @ _FLIP_YZ
+            S = self.scales.get(g.scale)
+            if S is None:          # (one per scale in a file; most meshes are not scaled)
+                S = np.diag([*g.scale, 1.0])
+                if self.s.flip_yz:
+                    S = S @ _FLIP_YZ
+                if 0.0 not in g.scale:      # (0.0 and -0.0 are equal keys, not equal zeros)
+                    self.scales[g.scale] = S
             geom = self.mesh(g.filename, name, g.line)
             geom.apply_transform(g.origin @ S)
         elif g.kind == "box":
@@ -284,7 +292,6 @@ class _Builder:
         return geom
 
     def mesh(self, filename: str, link_name: str, line):
-        from .. import loading
         found, cands = self._find_mesh(filename, link_name)
         if found is None:
             if cands is not None:          # the package was found, the file in it was not
@@ -305,17 +312,27 @@ class _Builder:
     def _find_mesh(self, filename: str, link_name: str):
         """``(path or None, candidates tried or None)``; None candidates: a package that
         was not found (reported once per package by :meth:`package_warnings`)."""
-        from ...resolve import package_candidates, split_url
+        known = self.meshes_found.get(filename)
+        if known is None:          # (robots reuse a mesh on several links: looked for once)
+            known = self.meshes_found[filename] = self._locate_mesh(filename)
+        found, cands, note = known
+        if note is not None:
+            self.package_notes[note].append(link_name)
+        return found, cands
+
+    def _locate_mesh(self, filename: str):
+        """``(path or None, candidates or None, package note key or None)`` of a mesh."""
+        from ...resolve import LazyCandidates, iter_package_candidates, split_url
         kind, *parts = split_url(filename)
         klampt_cands = mesh_candidates(filename, self.path, self.s.package_root)
         # Klamp't itself opens only the first candidate (package_root, or "/NAME/rest")
-        klampt_finds = klampt_cands[0] if os.path.isfile(klampt_cands[0]) else None
+        klampt_finds = klampt_cands[0] if self._isfile(klampt_cands[0]) else None
         if kind != "package":
             cands = [parts[0]] if kind == "file" else klampt_cands
-            return next((c for c in cands if os.path.isfile(c)), None), cands
+            return next((c for c in cands if os.path.isfile(c)), None), cands, None
         name, sub = parts
         if klampt_finds is not None and (self.klampt or self.s.package_root is not None):
-            return klampt_finds, None
+            return klampt_finds, None, None
         if self.klampt:
             dirs = []
             found = next((c for c in klampt_cands[1:] if os.path.isfile(c)), None)
@@ -323,21 +340,34 @@ class _Builder:
         else:
             dirs = self.package_dirs.get(name)
             if dirs is None:       # the same for every mesh of the package in this file
-                dirs = self.package_dirs[name] = package_candidates(name, self.path,
-                                                                    self.ctx.package_dirs)
+                dirs = self.package_dirs[name] = LazyCandidates(iter_package_candidates(
+                    name, self.path, self.ctx.package_dirs))
             hit = next((d for d in dirs if os.path.isfile(os.path.join(d, sub))), None)
             found = None if hit is None else os.path.normpath(os.path.join(hit, sub))
         if found is None:
+            dirs = dirs if isinstance(dirs, list) else dirs.all()
             existing = [d for d in dirs if os.path.isdir(d)]
             if not existing:
                 self.packages.setdefault(name, (None, dirs or klampt_cands))
-                self.package_notes[("missing", name)].append(link_name)
-                return None, None
-            return None, [os.path.join(d, sub) for d in existing]
+                return None, None, ("missing", name)
+            return None, [os.path.join(d, sub) for d in existing], None
         self.packages.setdefault(name, (hit, dirs))
-        if klampt_finds is None:
-            self.package_notes[("klampt-misses", name)].append(link_name)
-        return found, None
+        return found, None, (("klampt-misses", name) if klampt_finds is None else None)
+
+    def _isfile(self, path: str) -> bool:
+        """``os.path.isfile(path)``, without a system call when the load already found that
+        its directory does not exist (the ``/NAME/...`` paths Klamp't tries rarely do)."""
+        return self._dir_exists(os.path.dirname(path)) and os.path.isfile(path)
+
+    def _dir_exists(self, d: str) -> bool:
+        if not d:                           # the working directory
+            return True
+        known = self.dir_exists.get(d)
+        if known is None:
+            parent = os.path.dirname(d)
+            known = self.dir_exists[d] = ((parent == d or self._dir_exists(parent))
+                                          and os.path.isdir(d))
+        return known
 
     def package_warnings(self):
         """One warning per package: missing (with the places tried), or found where Klamp't
@@ -488,7 +518,7 @@ class _Builder:
             raise FormatError(self.path, joint.line, None, f"joint {joint.name!r} is {joint.type}: "
                               "Klamp't cannot load URDF floating/planar joints (model the DOFs as "
                               "prismatic and revolute joints)")
-        axis = np.array([0.0, 0.0, 1.0]) if joint.axis is None or not np.any(joint.axis) else joint.axis
+        axis = np.array([0.0, 0.0, 1.0]) if joint.axis is None or not joint.axis.any() else joint.axis
         n = float(np.linalg.norm(axis))
         if not self.klampt and n != 1.0 and joint.type != "fixed":
             axis = np.asarray(axis, float) / n

@@ -23,6 +23,7 @@ from ...errors import FormatError
 from ...context import LoadContext
 from ...transforms import rows12_to_transform
 from ..fileio import read_text
+from ..numeric_text import int64_or_none
 from ..xmlutil import children, local_name, where
 
 __all__ = ["KlamptSettings", "parse_klampt", "split_qstrings", "LINK_ATTRIBUTES"]
@@ -65,7 +66,9 @@ def _stream(text: Optional[str], integer: bool):
     m = (_INT if integer else _FLOAT).match(text)
     if not m:
         return None
-    return int(m.group()) if integer else float(m.group())
+    if integer:
+        return int64_or_none(m.group())      # None beyond the range: >> int fails
+    return float(m.group())
 
 
 def _stream_many(text: str, count: int):

@@ -34,6 +34,9 @@ _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
 _NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 # a whole attribute of such numbers separated by ASCII blanks: checked in one match
 _NUMBERS = re.compile(rf"[ \t\n\r]*(?:{_NUM}(?:[ \t\n\r]+{_NUM})*[ \t\n\r]*)?")
+# characters outside numbers and blanks: where there are none, float() reads the tokens as
+# _NUMBER does (no inf/nan, underscores, non-ASCII digits or blanks), which is the fast path
+_NOT_NUMERIC = re.compile(r"[^0-9eE+\-. \t\n\r]")
 
 
 def _grouped(el):
@@ -68,6 +71,13 @@ class _Reader:
                 raise self.error(el, f"<{local_name(el)}> needs the '{name}' attribute")
             return default
         toks = text.split()
+        if _NOT_NUMERIC.search(text) is None:
+            try:        # with these characters only, float() accepts exactly _NUMBER's tokens
+                vals = [float(t) for t in toks]
+            except ValueError:
+                vals = None
+            if vals is not None and (count is None or len(vals) == count):
+                return vals
         bad = () if _NUMBERS.fullmatch(text) else [t for t in toks if not _NUMBER.match(t)]
         if bad:
             raise self.error(el, f"<{local_name(el)} {name}=\"{text}\">: {bad[0]!r} is not a "
@@ -101,8 +111,12 @@ class _Reader:
         rpy = self.numbers(el, "rpy", 3, default=_ZERO3)
         return rpy_xyz_transform(rpy, xyz)      # Python floats: no numpy call per step
 
-    def geometry(self, parent) -> GeomRec:
-        els = children(parent, "geometry")
+    def geometry(self, parent, by=None) -> GeomRec:
+        """The ``<geometry>`` of ``parent`` (``by``: its children grouped by name, when
+        already known)."""
+        if by is None:
+            by = _grouped(parent)[1]
+        els = by.get("geometry")
         if not els:
             raise self.error(parent, f"<{local_name(parent)}> without <geometry>")
         g = els[0]
@@ -111,7 +125,7 @@ class _Reader:
             raise self.error(g, "<geometry> contains no shape element")
         s = shapes[0]
         kind = local_name(s)
-        rec = GeomRec(kind, self.origin(parent), where(s))
+        rec = GeomRec(kind, self.origin(parent, by.get("origin", ())), where(s))
         if kind == "mesh":
             fn = s.get("filename")
             if not fn:
@@ -144,9 +158,10 @@ class _Reader:
         return name, rgba
 
     def visual(self, el, is_visual: bool) -> VisualRec:
-        rec = VisualRec(self.geometry(el), group=el.get("group", "default"), name=el.get("name"))
+        by = _grouped(el)[1]
+        rec = VisualRec(self.geometry(el, by), group=el.get("group", "default"), name=el.get("name"))
         if is_visual:
-            mats = children(el, "material")
+            mats = by.get("material")
             if mats:
                 if mats[0].get("name") is None:
                     raise _UnnamedMaterial(mats[0])
@@ -154,11 +169,12 @@ class _Reader:
         return rec
 
     def inertial(self, el) -> InertialRec:
-        masses = children(el, "mass")
+        by = _grouped(el)[1]
+        masses = by.get("mass")
         if not masses:
             raise self.error(el, "<inertial> without <mass>")
         mass = self.number(masses[0], "value", required=True)
-        its = children(el, "inertia")
+        its = by.get("inertia")
         if not its:
             raise self.error(el, "<inertial> without <inertia>")
         it = its[0]
@@ -166,7 +182,7 @@ class _Reader:
         inertia = np.array([[v["ixx"], v["ixy"], v["ixz"]],
                             [v["ixy"], v["iyy"], v["iyz"]],
                             [v["ixz"], v["iyz"], v["izz"]]])
-        return InertialRec(mass, self.origin(el), inertia, where(el))
+        return InertialRec(mass, self.origin(el, by.get("origin", ())), inertia, where(el))
 
     def link(self, el) -> LinkRec:
         rec = LinkRec(self.name_of(el, "link"), where(el))

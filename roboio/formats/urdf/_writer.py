@@ -146,7 +146,7 @@ class _Writer:
         self.report = report
         self.dir = os.path.dirname(os.path.abspath(path))
         self.stem = os.path.splitext(os.path.basename(path))[0]
-        self.lost = defaultdict(list)        # kind of loss -> items
+        self.lost = defaultdict(dict)        # kind of loss -> items (an ordered set)
         n = robot.num_links
         self.n = n
         self.par = [int(p) for p in robot.parents]
@@ -165,8 +165,7 @@ class _Writer:
                 self.group[i] = j
 
     def lose(self, kind: str, item: str = "") -> None:
-        if item not in self.lost[kind]:
-            self.lost[kind].append(item)
+        self.lost[kind][item] = None
 
     # -- structure ----------------------------------------------------------------------
     def floating_base(self):
@@ -210,13 +209,14 @@ class _Writer:
 
     def names(self, emitted):
         """Unique link names, the world link's name, and joint names."""
-        used, lnames = set(), {}
+        used, lnames, next_k = set(), {}, {}
         for i in emitted:
             nm = self.r.links[i].name or f"link{i}"
             if nm in used:
-                k = 2
+                k = next_k.get(nm, 2)     # the suffixes below it are taken (used only grows)
                 while f"{nm}_{k}" in used:
                     k += 1
+                next_k[nm] = k + 1
                 self.lose("duplicate link names made unique", f"{nm} -> {nm}_{k}")
                 nm = f"{nm}_{k}"
             elif nm != self.r.links[i].name:

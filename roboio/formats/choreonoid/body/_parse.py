@@ -257,6 +257,8 @@ class _Reader:
         real = os.path.realpath(sub_path)
         if real == os.path.realpath(self.path) or real in self.ctx.stack:
             raise self.err(uri, "recursive sub-body is prohibited")
+        self.ctx.check_depth(len(self.ctx.stack) + 1, Y.line_of(uri), what="sub-bodies including sub-bodies")
+        self.ctx.charge("files", 1, Y.line_of(uri), what=f"opening {sub_path}")
         self.ctx.stack.append(real)
         try:
             sub = parse_records(read_text(sub_path, self.ctx), self.ctx.child(sub_path))
@@ -359,4 +361,4 @@ def parse_records(text: str, ctx: LoadContext) -> BodyRecords:
     """The records of ``.body`` text (``ctx.path`` names the file and is the base of
     referenced mesh files)."""
     path = ctx.path or ""
-    return _Reader(path, ctx).body(Y.load(text, path))
+    return _Reader(path, ctx).body(Y.load(text, path, ctx=ctx))

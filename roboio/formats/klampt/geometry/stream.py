@@ -21,10 +21,12 @@ translated first.
 """
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 
+from ....limits import current, describe as over_limit, recursion_room
 from ....errors import FormatError
 from ....context import LoadContext
 from ....model import Geometry, Group, PointCloud, Primitive, TriangleMesh
@@ -89,13 +91,19 @@ class _Cursor:
         tok, at = self.next(what)
         if not _NUMBER.match(tok):
             raise self.error(at, f"expected {what}, found {tok!r}")
-        return float(tok)
+        x = float(tok)
+        if math.isinf(x):       # iostream's >> fails on a number out of a double's range
+            raise self.error(at, f"{what} {tok[:40]!r} is out of the range of a double")
+        return x
 
     def integer(self, what: str) -> int:
         tok, at = self.next(what)
         if not _INTEGER.match(tok):
             raise self.error(at, f"expected {what}, found {tok!r}")
-        return int(tok)
+        digits = tok.lstrip("+-").lstrip("0") or "0"
+        if len(digits) > 18:     # beyond a C++ int/long
+            raise self.error(at, f"{what} {tok[:40]!r} is out of the range of an integer")
+        return -int(digits) if tok.startswith("-") else int(digits)
 
 
 def _primitive(cur: _Cursor) -> Primitive:
@@ -119,9 +127,18 @@ def _primitive(cur: _Cursor) -> Primitive:
     return Primitive(kind, params)
 
 
+def _max_depth(ctx) -> int:
+    return ctx.limits.max_depth if ctx is not None else current().max_depth
+
+
 def _stream(cur: _Cursor, ctx, depth: int = 0) -> Geometry:
-    if depth > 100:
-        raise cur.error(cur.pos, "geometry groups nested more than 100 deep")
+    if depth >= _max_depth(ctx):
+        raise cur.error(cur.pos, over_limit("depth", depth + 1, _max_depth(ctx), "geometry groups nesting"))
+    if ctx is not None:
+        try:
+            ctx.charge("nodes", 1, what="geometry group elements")
+        except FormatError as e:
+            raise cur.error(cur.pos, e.message) from None
     kind, at = cur.next("a geometry type (Primitive, TriangleMesh, PointCloud, Group)")
     if kind == "Primitive":
         return _primitive(cur)
@@ -200,7 +217,8 @@ def parse_stream(text: str, ctx: LoadContext, line=None) -> Geometry:
     """Inline geometry ``TypeName data...`` (the text between ``{`` and ``}``, escapes not
     yet translated). Errors are located at ``line`` of the referring file (``ctx.path``)."""
     cur = _Cursor(translate_escapes(text), ctx.path if ctx is not None else None, fixed_line=line)
-    g = _stream(cur, ctx)
+    with recursion_room(_max_depth(ctx), 3):
+        g = _stream(cur, ctx)
     tok, at = cur.peek()
     if tok is not None:
         raise cur.error(at, f"unexpected {tok!r} after the inline geometry")
@@ -227,7 +245,8 @@ def parse_group_file(text: str, ctx) -> Group:
     """The group of a ``.group`` file's text (a count, then that many geometry streams);
     text after the last element is ignored with a warning."""
     cur = _Cursor(text, ctx.path)
-    g = _group_payload(cur, ctx, 0)
+    with recursion_room(_max_depth(ctx), 3):
+        g = _group_payload(cur, ctx, 0)
     tok, at = cur.peek()
     if tok is not None:
         ctx.warn(f"text after the last group element ignored: {tok!r}...", cur.where(at)[0])

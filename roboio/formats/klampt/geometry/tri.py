@@ -64,13 +64,13 @@ def parse_tri_bytes(data: bytes, path: str) -> dict:
 
 def loads(data, ctx) -> TriangleMesh:
     """The mesh of ``.tri`` text, parsed now."""
-    return parsed_mesh(parse_tri_bytes(as_bytes(data), ctx.path), ctx.path, "klampt-tri")
+    return parsed_mesh(parse_tri_bytes(as_bytes(data), ctx.path), ctx.path, "klampt-tri", ctx=ctx)
 
 
 def read(path: str, ctx) -> TriangleMesh:
     """Lazy ``.tri`` mesh, parsed on first access."""
     check_readable(path)
-    return lazy_mesh(path, lambda p: parse_tri_bytes(read_bytes(p), p), "klampt-tri")
+    return lazy_mesh(path, lambda p: parse_tri_bytes(read_bytes(p, ctx), p), "klampt-tri", ctx=ctx)
 
 
 def tri_text(vertices, faces) -> str:

@@ -213,6 +213,8 @@ class Scanner:
         m = _INT.match(self.s, self.pos)
         if m is None:
             return self._fail(self.pos)
+        if len(m.group(0).lstrip("+-").lstrip("0")) > 10:     # (int() refuses 4,300+ digits)
+            return self._fail(self.pos)
         v = int(m.group(0))
         if not _INT32[0] <= v <= _INT32[1]:
             return self._fail(self.pos)

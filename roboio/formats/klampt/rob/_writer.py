@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ....limits import check_alloc
 from ....model import Group, Primitive, Robot
 from ...fileio import fmt_float
 from .._geometry_refs import GeometryWriter
@@ -305,8 +306,14 @@ class _Writer:
         r = self.r
         has = self.has_geom
         parents = r.parents
-        default = {(i, j) for j in range(r.num_links) for i in range(j)
-                   if has[i] and has[j] and parents[j] != i and parents[i] != j}
+        # Klamp't's default: every pair of links with geometry but a parent and its child
+        # (built over the links with geometry only: a robot of 20,000 bare links is no
+        # 200-million-pair loop; a robot of thousands of links with geometry asks for the set)
+        geo = [i for i in range(r.num_links) if has[i]]
+        check_alloc(len(geo) * (len(geo) - 1) / 2 * 120.0, f"the self-collision pairs of {len(geo):,} "
+                    "links with geometry")
+        default = {(i, j) for a, j in enumerate(geo) for i in geo[:a]
+                   if parents[j] != i and parents[i] != j}
         wanted = set()
         for i, j in r.self_collision_pairs:
             i, j = min(i, j), max(i, j)

@@ -14,6 +14,7 @@ import re
 import numpy as np
 
 from ....transforms import moment_to_matrix, rot_x, rot_y, rot_z, rpy_to_matrix
+from ...numeric_text import int64_or_none
 from ...xmlutil import local_name, where
 
 __all__ = ["numbers", "vector", "double", "kparam", "integer", "transform", "has_transform",
@@ -84,7 +85,10 @@ def integer(ctx, el, name: str) -> int | None:
         return None
     if not INT_TOKEN.match(text):
         raise _bad(ctx, el, name, "an integer")
-    return int(text)
+    v = int64_or_none(text)
+    if v is None or not -2 ** 31 <= v < 2 ** 31:
+        raise _bad(ctx, el, name, "an integer in the range of a C int")
+    return v
 
 
 def has_transform(el, scale: bool = False) -> bool:

@@ -36,7 +36,7 @@ from ...meshfile import parsed_mesh
 from .._sniff import VRML_EXTENSIONS, inventor_header_of
 from .._sniff import sniff_inventor as sniff
 from ._binary import parse_binary
-from ._parse import Header, Scene, parse_text, report_notes
+from ._parse import Header, Node, Scene, parse_text, report_notes
 from ._scene import build_mesh, build_node_mesh, find_named
 
 __all__ = ["sniff", "loads", "read", "parse_scene", "load_scene", "mesh_data", "file_header",
@@ -62,9 +62,9 @@ def parse_scene(data: bytes, path, ctx: LoadContext) -> Scene:
     to ``ctx``."""
     header = _header(data[:256], path)
     if header.encoding == "binary":
-        scene = parse_binary(data, path, header)
+        scene = parse_binary(data, path, header, ctx.limits.max_depth)
     else:
-        scene = parse_text(decode_text(data), path, header)
+        scene = parse_text(decode_text(data), path, header, ctx.limits.max_depth)
     report_notes(scene, ctx)
     return scene
 
@@ -76,7 +76,7 @@ def load_scene(path: str, ctx: LoadContext) -> Scene:
     scene = ctx.cache.get(key)
     if scene is not None:
         return scene
-    scene = parse_scene(read_bytes(path), path, ctx)
+    scene = parse_scene(read_bytes(path, ctx), path, ctx)
     ctx.cache[key] = scene
     return scene
 
@@ -107,10 +107,10 @@ class _Includes:
         tried = []
         for ref in refs:
             ref = ref.strip()
-            if "://" in ref and not ref.startswith("file://"):
+            res = _resolve_include(ref, node)
+            if res is None:
                 tried.append(ref + " (not a local file)")
                 continue
-            res = resolve(ref, node.source.path)
             if not res:
                 tried.extend(res.tried)
                 continue
@@ -122,7 +122,7 @@ class _Includes:
                 raise FormatError(node.source.path, line, col,
                                   f"{node.type} {ref!r} includes a file that is already being "
                                   f"read (include cycle: {cycle})")
-            scene = load_scene(res.path, self.ctx)
+            scene = load_included(res.path, self.ctx, line)
             self.stack.append(real)
             self.chain.append(res.path)
             try:
@@ -135,6 +135,89 @@ class _Includes:
                       "its geometry is missing", line, col, path=node.source.path)
 
 
+_INCLUDES = {"File": "name", "WWWInline": "name", "Inline": "url"}
+
+
+def _resolve_include(ref: str, node):
+    """Where an include reference points (a :class:`roboio.resolve.Resolution`), or None for
+    a URL that is not a local file."""
+    if "://" in ref and not ref.startswith("file://"):
+        return None
+    return resolve(ref, node.source.path)
+
+
+def load_included(path: str, ctx: LoadContext, line=None) -> Scene:
+    """An included scene: parsed once per load (cached), its file charged to ``max_files``."""
+    key = ("inventor-scene", os.path.realpath(path))
+    if key not in ctx.cache:
+        ctx.charge("files", 1, line, what=f"opening {path}")
+    return load_scene(path, ctx)
+
+
+def expanded_nodes(scene: Scene, ctx: LoadContext) -> tuple:
+    """``(visited, distinct)``: how many nodes a walk of ``scene`` visits, with DEF/USE copies
+    and File/Inline includes expanded, and how many distinct nodes those are, computed on the
+    node graph without expanding it (an upper bound: every child of a Switch or LOD counts).
+    Includes are resolved and parsed (once each) as the walk would; one that cannot be found
+    counts nothing, a cycle counts once (the walk reports it)."""
+    size: dict = {}
+    on_path: set = set()
+    stack = [(node, False) for node in scene.roots]
+    roots = list(scene.roots)
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            size[key] = 1 + sum(size.get(id(c), 0) for c in _kids(node, ctx))
+            continue
+        if key in size or key in on_path:
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in _kids(node, ctx) if id(c) not in size)
+    return sum(size.get(id(n), 0) for n in roots), len(size)
+
+
+def _kids(node, ctx) -> list:
+    """The nodes a walk enters from ``node``: its children, node-valued fields and, for an
+    include, the roots of the included scene."""
+    cached = getattr(node, "_kids", None)
+    if cached is not None:
+        return cached
+    out = list(node.children)
+    for v in node.fields.values():
+        if isinstance(v, Node):
+            out.append(v)
+        elif isinstance(v, list) and v and isinstance(v[0], Node):
+            out.extend(x for x in v if isinstance(x, Node))
+    field = _INCLUDES.get(node.type)
+    if field is not None:
+        ref = node.get(field, "")
+        for r in ([ref] if isinstance(ref, str) else list(ref)):
+            res = _resolve_include(r.strip(), node) if r.strip() else None
+            if res:
+                line, _ = node.source.where(node.field_offsets.get(field, node.offset))
+                out.extend(load_included(res.path, ctx, line).roots)
+                break
+    return out
+
+
+def _build(scene: Scene, includes: "_Includes", ctx: LoadContext, what: str) -> dict:
+    """Check the expanded size against the budget, then walk ``scene`` into mesh arrays."""
+    visited, distinct = expanded_nodes(scene, ctx)
+    ctx.charge("copies", visited - distinct, what=f"{what} copied by USE and File/Inline includes")
+    ctx.charge("nodes", visited, what=f"{what} (DEF/USE and includes expanded)")
+    data = build_mesh(scene, includes, includes.warn, ctx.limits.max_triangles, ctx.limits.max_depth)
+    _charge_mesh(data, ctx)
+    return data
+
+
+def _charge_mesh(data: dict, ctx: LoadContext) -> None:
+    ctx.charge("vertices", len(data["vertices"]), what="mesh vertices")
+    ctx.charge("triangles", len(data["faces"]), what="mesh triangles")
+
+
 def mesh_data(path: str, ctx: LoadContext) -> dict:
     """Parse ``path`` now and return the mesh arrays (``vertices``, ``faces`` and, when the
     file gives materials, ``face_colors``) -- the loader behind :func:`read`."""
@@ -142,7 +225,7 @@ def mesh_data(path: str, ctx: LoadContext) -> dict:
     cached = ctx.cache.get(key)
     if cached is None:
         includes = _Includes(path, ctx)
-        cached = build_mesh(load_scene(path, ctx), includes, includes.warn)
+        cached = _build(load_scene(path, ctx), includes, ctx, "Inventor/VRML nodes")
         ctx.cache[key] = cached
     return {k: np.array(v) for k, v in cached.items()}
 
@@ -154,8 +237,8 @@ def loads(data, ctx: LoadContext) -> TriangleMesh:
     path = ctx.path
     header = _header(data[:256], path)
     includes = _Includes(path or "", ctx)
-    mesh = parsed_mesh(build_mesh(parse_scene(data, path, ctx), includes, includes.warn), path,
-                       "vrml" if header.dialect != "inventor" else "inventor")
+    mesh = parsed_mesh(_build(parse_scene(data, path, ctx), includes, ctx, "Inventor/VRML nodes"),
+                       path, "vrml" if header.dialect != "inventor" else "inventor")
     mesh.extras["dialect"] = header.text or "VRML V2.0 (no header line)"
     return mesh
 
@@ -190,7 +273,10 @@ def node_mesh(path: str, ctx: LoadContext, name: str, compose=None) -> TriangleM
         if found is None:
             raise FormatError(path, None, None, f"no node named {name!r} (DEF {name})")
         includes = _Includes(path, ctx)
-        return build_node_mesh(found[0], found[1], compose, includes, includes.warn)
+        data = build_node_mesh(found[0], found[1], compose, includes, includes.warn,
+                               ctx.limits.max_triangles, ctx.limits.max_depth)
+        _charge_mesh(data, ctx)
+        return data
 
     mesh = TriangleMesh(loader=loader, source=GeometrySource(path, path, "vrml"))
     mesh.extras["node"] = name

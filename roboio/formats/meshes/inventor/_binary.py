@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._nodes import FIELD_TYPES, INVENTOR, lookup
-from ._parse import Header, Node, NodeNames, Notes, Scene, Source
+from ._parse import MAX_DEPTH, Header, Node, NodeNames, Notes, Scene, Source
 
 __all__ = ["parse_binary"]
 
@@ -27,10 +27,10 @@ _IO_ENGINE, _IO_GROUP = 1, 2
 _FIELD_IGNORED, _FIELD_CONNECTED = 1, 2
 
 
-def parse_binary(data: bytes, path: str, header: Header) -> Scene:
+def parse_binary(data: bytes, path: str, header: Header, max_depth: int = MAX_DEPTH) -> Scene:
     source = Source(path)
     start = data.index(b"\n") + 1
-    reader = _Reader(data, start, source, header.version)
+    reader = _Reader(data, start, source, header.version, max_depth)
     roots = []
     while reader.pos < len(data):
         if not data[reader.pos:].strip(b"\0 \n\r\t"):
@@ -42,12 +42,12 @@ def parse_binary(data: bytes, path: str, header: Header) -> Scene:
 
 
 class _Reader:
-    def __init__(self, data: bytes, pos: int, source: Source, version: float):
+    def __init__(self, data: bytes, pos: int, source: Source, version: float, max_depth: int = MAX_DEPTH):
         self.data = data
         self.pos = pos
         self.source = source
         self.has_ioflags = version > 2.0
-        self.names = NodeNames(self.error)
+        self.names = NodeNames(self.error, max_depth)
         self.notes = Notes()
 
     def error(self, message, offset=None):

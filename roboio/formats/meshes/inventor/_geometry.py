@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....limits import describe as over_limit
 from ....transforms import axis_angle_to_matrix
 from . import _shapes as shapes
 
@@ -58,7 +59,8 @@ class Sink:
         if len(faces) == 0:
             return
         if self.nf + len(faces) > self.limit:
-            raise error(f"more than {self.limit} triangles (DEF/USE expansion?); refusing the file")
+            raise error(over_limit("triangles", self.nf + len(faces), self.limit,
+                                   "Inventor/VRML triangles (DEF/USE and includes expanded)"))
         key = (id(points), M.tobytes())
         hit = self._cache.get(key)
         if hit is None:

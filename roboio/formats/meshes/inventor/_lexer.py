@@ -105,6 +105,8 @@ class Lexer:
         kind, value, off = self.next()
         if kind != WORD or not INT_RE.match(value):
             raise self.error(f"expected an integer for {what}, found {describe((kind, value, off))}", off)
+        if len(value) > 40:
+            raise self.error(f"integer {value[:40]}... for {what} is out of range", off)
         return int(value, 0) if "x" in value.lower() else int(value)
 
     def numbers_until_bracket(self, integer: bool, what: str) -> np.ndarray:
@@ -203,7 +205,10 @@ def _convert(tok: str, integer: bool, error):
     if integer:
         if not INT_RE.match(tok):
             raise error(f"expected an integer, found {tok[:40]!r}")
-        return int(tok, 0) if "x" in tok.lower() else int(tok)
+        v = int(tok, 0) if "x" in tok.lower() else (int(tok) if len(tok) <= 40 else 2 ** 64)
+        if not -2 ** 63 <= v < 2 ** 63:
+            raise error(f"integer {tok[:40]} is out of the range of a 64-bit integer")
+        return v
     if NUMBER_RE.match(tok) or tok.lower() in ("inf", "-inf", "+inf", "nan"):
         return float(tok)
     raise error(f"expected a number, found {tok[:40]!r}")
@@ -250,6 +255,9 @@ def _count_tokens(block: str):
 def _bulk_hex(block: str):
     """Integer blocks may hold hexadecimal values (``orderedRGBA 0xff0000ff``)."""
     toks = block.split()
-    if not all(INT_RE.match(t) for t in toks):
+    if not all(INT_RE.match(t) and len(t) <= 18 for t in toks):
         return None
-    return np.array([int(t, 0) if "x" in t.lower() else int(t) for t in toks], dtype=np.int64)
+    try:
+        return np.array([int(t, 0) if "x" in t.lower() else int(t) for t in toks], dtype=np.int64)
+    except OverflowError:        # the token-by-token reading says which and where
+        return None

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ....errors import FormatError
+from ....limits import describe as over_limit
 from ....context import LoadContext
 from ...fileio import line_of
 from ._lexer import EOF, PUNCT, STRING, WORD, Lexer, describe
@@ -24,7 +25,7 @@ from .._sniff import read_inventor_header as read_header
 __all__ = ["Node", "Source", "Scene", "Header", "Notes", "NodeNames", "read_header", "parse_text",
            "report_notes", "MAX_DEPTH"]
 
-MAX_DEPTH = 100          # nested nodes; deeper files are rejected instead of overflowing the stack
+MAX_DEPTH = 256          # nested nodes when no limit is given (readers pass the load's max_depth)
 
 class Source:
     """A parsed file, for locating errors: text offsets (ASCII) or byte offsets (binary)."""
@@ -115,11 +116,13 @@ class Notes:
 class NodeNames:
     """``DEF``/``USE`` names and node nesting of one file, for the text and binary readers:
     ``USE X`` gives the node last defined as ``DEF X`` before it, and may not stand inside
-    that node's own definition (a cycle); nodes nest at most :data:`MAX_DEPTH` deep.
-    ``error(message, offset)`` builds the reader's exception."""
+    that node's own definition (a cycle); nodes nest at most ``max_depth`` deep (the load's
+    ``max_depth``, checked before each level). ``error(message, offset)`` builds the reader's
+    exception."""
 
-    def __init__(self, error):
+    def __init__(self, error, max_depth: int = MAX_DEPTH):
         self.error = error
+        self.max_depth = max_depth
         self.defs: dict = {}
         self.defining: set = set()
         self.depth = 0
@@ -134,8 +137,9 @@ class NodeNames:
 
     def enter(self, name, offset) -> None:
         """Start reading the body of a node (``name``: its DEF name or None)."""
-        if self.depth >= MAX_DEPTH:
-            raise self.error(f"nodes nested more than {MAX_DEPTH} deep", offset)
+        if self.depth >= self.max_depth:
+            raise self.error(over_limit("depth", self.depth + 1, self.max_depth,
+                                        "Inventor/VRML node nesting"), offset)
         self.depth += 1
         if name is not None:
             self.defining.add(name)
@@ -150,22 +154,23 @@ class NodeNames:
         return node
 
 
-def parse_text(text: str, path: str, header: Header) -> Scene:
-    """Parse a whole ASCII Inventor / VRML file (``header`` already recognised)."""
+def parse_text(text: str, path: str, header: Header, max_depth: int = MAX_DEPTH) -> Scene:
+    """Parse a whole ASCII Inventor / VRML file (``header`` already recognised); nodes may
+    nest ``max_depth`` deep."""
     source = Source(path, text)
     start = len(header.text) if header.text else 0
-    parser = _Parser(Lexer(text, path, start), header, source)
+    parser = _Parser(Lexer(text, path, start), header, source, max_depth)
     roots = parser.parse_file()
     return Scene(header, roots, source, parser.notes.as_list())
 
 
 class _Parser:
-    def __init__(self, lexer: Lexer, header: Header, source: Source):
+    def __init__(self, lexer: Lexer, header: Header, source: Source, max_depth: int = MAX_DEPTH):
         self.lex = lexer
         self.vrml2 = header.dialect == "vrml2"
         self.table = VRML2 if self.vrml2 else INVENTOR
         self.source = source
-        self.names = NodeNames(lexer.error)
+        self.names = NodeNames(lexer.error, max_depth)
         self.protos: set = set()
         self.notes = Notes()
 

@@ -29,12 +29,13 @@ from ....model import tessellate as tess
 from ._geometry import (DEFAULT_RGBA, Shape, Sink, indexed, palette_colors, sequential, to_rgba,
                            transform_matrix)
 from ._parse import Header
+from ....limits import describe as over_limit, recursion_room
 
 __all__ = ["build_mesh", "build_node_mesh", "find_named", "transform_matrix", "MAX_TRIANGLES",
            "UNIT_METERS"]
 
-MAX_TRIANGLES = 50_000_000       # DEF/USE can multiply geometry; beyond this the file is refused
-MAX_WALK_DEPTH = 150             # nested groups across File/Inline includes (Python stack)
+MAX_TRIANGLES = 50_000_000       # when no limit is given (readers pass the load's max_triangles)
+MAX_WALK_DEPTH = 256             # nested groups across File/Inline includes, when no limit is given
 
 UNIT_METERS = {
     "METERS": 1.0, "CENTIMETERS": 0.01, "MILLIMETERS": 0.001, "MICROMETERS": 1e-6,
@@ -65,11 +66,12 @@ class _State:
 
 
 class _Walk:
-    def __init__(self, sink: Sink, include, warn):
+    def __init__(self, sink: Sink, include, warn, max_depth: int = MAX_WALK_DEPTH):
         self.sink = sink
         self.include = include        # include(reference, node, field, visit)
         self.warn = warn              # warn(message, node)
         self.depth = 0
+        self.max_depth = max_depth
 
     def included(self, reference, node, field: str, visit):
         """Walk the file ``reference`` names (``visit(scene)``), if it can be loaded."""
@@ -79,8 +81,9 @@ class _Walk:
 
     def enter(self, node):
         self.depth += 1
-        if self.depth > MAX_WALK_DEPTH:
-            raise node.error(f"scene nested more than {MAX_WALK_DEPTH} levels deep (through includes)")
+        if self.depth > self.max_depth:
+            raise node.error(over_limit("depth", self.depth, self.max_depth,
+                                        "Inventor/VRML groups nested through File/Inline includes"))
 
     def scene(self, scene, M=None, state=None):
         """Walk a (possibly included) scene from matrix ``M`` or Inventor ``state``."""
@@ -484,14 +487,17 @@ class _Vrml2Walk:
         self._primitive(M, (v, f), rgba, node)
 
 
-def build_mesh(scene, include, warn, limit=None) -> dict:
+def build_mesh(scene, include, warn, limit=None, max_depth=None) -> dict:
     """Triangles of every shape of ``scene`` in the file frame, as a TriangleMesh loader dict.
 
     ``include(reference, node, field, visit)`` loads the file a ``File``/``Inline`` node
     names and calls ``visit(scene)`` on it (or reports why it cannot);
-    ``warn(message, node)`` reports a problem."""
+    ``warn(message, node)`` reports a problem. ``limit``: most triangles; ``max_depth``:
+    deepest nesting of groups, includes counted (the walk recurses that deep)."""
     sink = Sink(MAX_TRIANGLES if limit is None else limit)
-    _Walk(sink, include, warn).scene(scene)
+    depth = MAX_WALK_DEPTH if max_depth is None else max_depth
+    with recursion_room(depth):
+        _Walk(sink, include, warn, depth).scene(scene)
     return sink.result()
 
 
@@ -519,17 +525,20 @@ def find_named(scene, name: str):
     return None
 
 
-def build_node_mesh(node, parent: np.ndarray, compose, include, warn) -> dict:
+def build_node_mesh(node, parent: np.ndarray, compose, include, warn, limit=None,
+                    max_depth=None) -> dict:
     """Triangles of one VRML 2.0 node's subtree. ``compose(parent, local)`` gives the matrix
     applied to the node's contents from its parent frame and its own Transform matrix
     (``local`` is the identity for other nodes); ``parent @ local`` is the file frame."""
-    sink = Sink(MAX_TRIANGLES)
-    walk = _Vrml2Walk(_Walk(sink, include, warn))
-    if node.type == "Transform":
-        g = node.get
-        local = transform_matrix(g("translation"), g("rotation"), g("scale"),
-                                 g("scaleOrientation"), g("center"))
-        walk.nodes(node.get("children", []), compose(parent, local))
-    else:
-        walk.nodes([node], compose(parent, np.eye(4)))
+    sink = Sink(MAX_TRIANGLES if limit is None else limit)
+    depth = MAX_WALK_DEPTH if max_depth is None else max_depth
+    walk = _Vrml2Walk(_Walk(sink, include, warn, depth))
+    with recursion_room(depth):
+        if node.type == "Transform":
+            g = node.get
+            local = transform_matrix(g("translation"), g("rotation"), g("scale"),
+                                     g("scaleOrientation"), g("center"))
+            walk.nodes(node.get("children", []), compose(parent, local))
+        else:
+            walk.nodes([node], compose(parent, np.eye(4)))
     return sink.result()

@@ -16,8 +16,10 @@ into memory, after checks that keep a hostile archive from exhausting memory (a 
 from __future__ import annotations
 
 import io
+import lzma
 import posixpath
 import zipfile
+import zlib
 
 from ....errors import FormatError
 
@@ -70,7 +72,7 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str, ctx) -> 
     except FormatError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError,
-            RuntimeError, ValueError) as e:
+            RuntimeError, ValueError, zlib.error, lzma.LZMAError) as e:
         raise ctx.error(f"cannot read {info.filename} from the archive: {e}") from None
     return bytes(out)
 

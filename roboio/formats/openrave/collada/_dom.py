@@ -168,7 +168,7 @@ class Document:
         self.ctx.check_claim("alloc_bytes", 8 * len(toks), where(el), what=f"<{ln(el)}> {what}")
         try:
             return np.array([int(t) for t in toks], dtype=np.int64) if toks else np.zeros(0, np.int64)
-        except ValueError:
+        except (ValueError, OverflowError):
             bad = next(t for t in toks if not _is_int(t))
             raise self.error(f"<{ln(el)}>: {bad!r} is not an integer", el) from None
 
@@ -482,7 +482,6 @@ def _is_float(t: str) -> bool:
 
 def _is_int(t: str) -> bool:
     try:
-        int(t)
-        return True
+        return -2 ** 63 <= int(t) < 2 ** 63
     except ValueError:
         return False

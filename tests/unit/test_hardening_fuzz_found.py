@@ -1,0 +1,193 @@
+"""Minimal reproducers of what the long fuzz run (tools/fuzz_readers.py) found: each was a
+non-FormatError exception, or a load over the per-input bound (2 s, 500 MB), before its fix."""
+import io
+import zipfile
+
+import pytest
+
+import roboio
+from roboio.errors import FormatError
+
+from collada_docs import robot_dae
+
+
+def _write(path, text):
+    path.write_text(text)
+    return str(path)
+
+
+def test_pseq_joint_id_beyond_a_64_bit_integer(tmp_path):
+    # was OverflowError from numpy (strtol saturates; the id is refused with its line)
+    p = _write(tmp_path / "big.pseq", "type: PoseSeq\nname: x\nrefs:\n  - time: 0\n    refer:\n"
+               "      type: Pose\n      joints: [ 18446744073709551616 ]\n      q: [ 0 ]\n")
+    with pytest.raises(FormatError, match=r"big\.pseq:7: .*out of the range of a 64-bit integer"):
+        roboio.load(p)
+
+
+def test_off_face_vertex_count_near_int64_max(tmp_path):
+    # was "ValueError: negative dimensions" (1 + k overflowed)
+    p = _write(tmp_path / "k.off", "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n9223372036854775807 0 1 2\n")
+    with pytest.raises(FormatError, match=r"k\.off:6: face lists 9223372036854775807 vertices but has only 3"):
+        roboio.load(p).vertices
+
+
+def test_zae_with_corrupt_deflate_stream(tmp_path):
+    # was zlib.error out of the archive reader
+    dae = robot_dae([{"name": "base", "parent": None}]).encode() * 4
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("robot.dae", dae)
+    data = bytearray(buf.getvalue())
+    start = 30 + len("robot.dae")              # the member's compressed data
+    data[start + 2:start + 40] = bytes(range(200, 238))
+    p = tmp_path / "bad.zae"
+    p.write_bytes(bytes(data))
+    with pytest.raises(FormatError, match=r"bad\.zae.*robot\.dae"):
+        roboio.load(str(p))
+
+
+def _world_with_copies(tmp_path, element, n):
+    (tmp_path / "tri.off").write_text("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n")
+    (tmp_path / "thing.obj").write_text('mesh "tri.off"\nmass 1\nautoMass\n')
+    (tmp_path / "arm.rob").write_text('links a b\nparents -1 0\naxis 0 0 1 0 0 1\njointtype r r\n'
+                                      'Tparent 1 0 0 0 1 0 0 0 1 0 0 0  1 0 0 0 1 0 0 0 1 0 0 1\n'
+                                      'q 0 0\nqmin -1 -1\nqmax 1 1\ngeometry "tri.off" "tri.off"\n'
+                                      'mass 1 1\nautomass\n')
+    body = "".join(element.format(i=i) for i in range(n))
+    return _write(tmp_path / "w.xml", f"<world>\n{body}</world>\n")
+
+
+def test_world_copies_of_a_parsed_object_mesh_are_charged(tmp_path):
+    # 505 <rigidObject>s of one automass object: the mesh, parsed once, was copied 505 times
+    # uncharged (518 MB); every copy now counts against max_triangles
+    p = _world_with_copies(tmp_path, '<rigidObject name="o{i}" file="thing.obj"/>\n', 10)
+    assert len(roboio.load(p, limits={"max_triangles": 10}).rigid_objects) == 10
+    with pytest.raises(FormatError, match=r"max_triangles=9\b"):
+        roboio.load(p, limits={"max_triangles": 9})
+
+
+def test_world_placing_one_robot_file_many_times(tmp_path):
+    # 502 <robot>s of baxter.rob reparsed each time: 5 s of CPU before a limit; now read once,
+    # each further placement charged to links and copies before it is copied
+    p = _world_with_copies(tmp_path, '<robot name="r{i}" file="arm.rob"/>\n', 10)
+    arm = roboio.load(str(tmp_path / "arm.rob"))
+    # a copy makes 2 links, their joints and drivers and 2 geometries (counted independently)
+    size = 2 + len(arm.joints) + len(arm.drivers) + 2
+    w = roboio.load(p, limits={"max_copies": 9 * size})
+    assert len(w.robots) == 10 and w.robots[0] is not w.robots[1]
+    assert w.robots[0].links[0] is not w.robots[1].links[0]
+    with pytest.raises(FormatError, match=rf"w\.xml:\d+: .*arm\.rob again.*max_copies={9 * size - 1}\b"):
+        roboio.load(p, limits={"max_copies": 9 * size - 1})
+    with pytest.raises(FormatError, match=r"max_triangles"):
+        roboio.load(p, limits={"max_triangles": 19})
+
+
+def test_geom_number_beyond_a_double(tmp_path):
+    # "1e999" read as inf, then the writer raised ValueError; iostream's >> fails on it
+    p = _write(tmp_path / "p.geom", "Primitive\nSphere 0 0 1e999 0.5\n")
+    with pytest.raises(FormatError, match=r"p\.geom:2:\d+: .*out of the range of a double"):
+        roboio.load(p)
+
+
+@pytest.mark.parametrize("digits", ["0" * 10_000 + "1", "9" * 10_000])
+def test_integers_of_thousands_of_digits(tmp_path, digits):
+    # Python's int() refuses more than 4,300 digits (ValueError); these are numbers in range
+    # (leading zeros) or out of every range
+    grasp = _write(tmp_path / "g.xml", f'<Grasp object="-1" robot="{digits}" />\n')
+    seq = _write(tmp_path / "s.pseq", "type: PoseSeq\nname: x\nrefs:\n  - time: 0\n    refer:\n"
+                 f"      type: Pose\n      joints: [ {digits} ]\n      q: [ 0 ]\n")
+    for p in (grasp, seq):
+        try:
+            roboio.load(p)
+        except FormatError:
+            pass
+
+
+HUGE = "9" * 5000
+
+
+@pytest.mark.parametrize("name, text", [
+    ("w.xml", f'<world><rigidObject name="o" file="tri.off"><physics automass="{HUGE}"/></rigidObject></world>\n'),
+    ("r.rob", f"links a\nparents {HUGE}\n"),
+    ("m.iv", "#Inventor V2.1 ascii\nSeparator { Coordinate3 { point [ 0 0 0, 1 0 0, 0 1 0 ] }\n"
+             " IndexedFaceSet { coordIndex [ 0, 1, 0xfffffffffffffffff, -1 ] } }\n"),
+    ("u.urdf", f'<robot name="r"><link name="a"/><klampt><link name="a" servoP="{HUGE}"/></klampt></robot>\n'),
+])
+def test_integers_out_of_every_range_are_format_errors(tmp_path, name, text):
+    # was ValueError (Python's int() of 4,300+ digits) or OverflowError (numpy int64)
+    (tmp_path / "tri.off").write_text("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n")
+    p = _write(tmp_path / name, text)
+    try:
+        obj = roboio.load(p)
+        getattr(obj, "vertices", None)
+    except FormatError as e:
+        assert str(e).startswith(p), str(e)
+
+
+@pytest.mark.parametrize("tag, values", [("rotationaxis", "0 0 1 1e999"), ("rotationaxis", "0 0 1 1e308"),
+                                         ("translation", "0 1e999 0")])
+def test_openrave_transform_out_of_range(tmp_path, tag, values):
+    # was "ValueError: math domain error" (sin of inf)
+    p = _write(tmp_path / "t.kinbody.xml", f'<KinBody name="t">\n<Body name="b">\n<{tag}>{values}</{tag}>\n'
+               '</Body>\n</KinBody>\n')
+    with pytest.raises(FormatError, match=rf"t\.kinbody\.xml:3: .*<{tag}>: a number out of range"):
+        roboio.load(p)
+
+
+def test_openrave_joint_between_a_link_and_itself(tmp_path):
+    # was KeyError out of the robot builder (a link whose joint makes it its own parent)
+    p = _write(tmp_path / "c.kinbody.xml", '<KinBody name="c">\n<Body name="a"/>\n<Body name="b"/>\n'
+               '<Joint name="j" type="hinge"><Body>a</Body><Body>b</Body></Joint>\n'
+               '<Joint name="k" type="hinge"><Body>b</Body><Body>b</Body></Joint>\n</KinBody>\n')
+    try:
+        roboio.load(p)
+    except FormatError as e:
+        assert str(e).startswith(p)
+
+
+def test_seq_writer_refuses_a_motion_without_frame_rate(tmp_path):
+    # a component without 'type' inherits CompositeSeq from the top and is kept as read; with
+    # the top's frameRate misspelt, the writer raised a bare ValueError
+    p = _write(tmp_path / "m.seq", "type: CompositeSeq\ncontent: BodyMotion\nformatVersion: 2\n"
+               "components:\n  - numParts: 1\n    hasFrameTime: true\n    frames:\n      - [ 0, 0 ]\n")
+    try:
+        m = roboio.load(p)
+    except FormatError:
+        return
+    with pytest.raises(roboio.RoboioError, match="frame rate"):
+        roboio.save(m, str(tmp_path / "out.seq"))
+
+
+def test_graspit_full_transform_out_of_range(tmp_path):
+    # was "ValueError: quaternion of zero or non-finite length" out of the transform helper
+    p = _write(tmp_path / "w.xml", "<?xml version='1.0'?>\n<world>\n<graspableBody>\n<filename>x.xml</filename>\n"
+               "<transform><fullTransform>(1 inf 0 0)[0 0 0]</fullTransform></transform>\n"
+               "</graspableBody>\n</world>\n")
+    with pytest.raises(FormatError, match=r"w\.xml:5: <fullTransform>: a number out of range"):
+        roboio.load(p, format="graspit")
+
+
+def test_openrave_body_repeated_many_times(tmp_path):
+    # ~500 <Body> elements of one name (a fuzzed kinbody): OpenRAVE recomputes the mass over
+    # all the link's geometry at every </Body> (7.5 s of CPU, quadratic); only the last
+    # counts, so it is computed once. Hand-worked: each box has half extents 0.1 0.2 0.3
+    # (0.048 m^3, 48 kg at 1000 kg/m^3), the k-th at x = k.
+    n = 300
+    body = ('<Body name="b"><Geom type="box"><Extents>0.1 0.2 0.3</Extents>'
+            '<Translation>{k} 0 0</Translation></Geom>'
+            '<Mass type="mimicgeom"><density>1000</density></Mass></Body>')
+    p = _write(tmp_path / "k.kinbody.xml",
+               '<KinBody name="k">' + "".join(body.format(k=k) for k in range(n)) + "</KinBody>")
+    link = roboio.load(p).links[0]
+    assert abs(link.mass - 48.0 * n) < 1e-9 * n
+    assert abs(link.com[0] - (n - 1) / 2) < 1e-9 and abs(link.com[1]) < 1e-12
+
+
+def test_openrave_mass_of_the_last_body_element_counts(tmp_path):
+    # the second <Body name="b"> changes the mass type: OpenRAVE's last computation wins
+    p = _write(tmp_path / "k.kinbody.xml", """<KinBody name="k">
+      <Body name="b"><Geom type="box"><Extents>0.1 0.2 0.3</Extents></Geom>
+        <Mass type="mimicgeom"><density>1000</density></Mass></Body>
+      <Body name="b"><Mass type="box"><total>5</total></Mass></Body>
+    </KinBody>""")
+    assert abs(roboio.load(p).links[0].mass - 5.0) < 1e-12
