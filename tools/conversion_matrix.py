@@ -178,9 +178,9 @@ def check(src: str, fmt: str, tmp: str):
                     break
             if status == "LOSS":
                 break
-    roboio.save(load(out, format=fmt), out, format=fmt)
+    roboio.save(load(out, format=fmt), out, format=fmt, overwrite_input=True)
     s1 = open(out, "rb").read()
-    roboio.save(load(out, format=fmt), out, format=fmt)
+    roboio.save(load(out, format=fmt), out, format=fmt, overwrite_input=True)
     stable = open(out, "rb").read() == s1
     if not stable and status != "FAIL":
         status = "FAIL"

@@ -57,7 +57,7 @@ def test_composed_shape_rotation_is_a_fixed_point(tmp_path):
     roboio.save(load(src), out)
     texts = []
     for _ in range(3):
-        roboio.save(load(out), out)
+        roboio.save(load(out), out, overwrite_input=True)
         texts.append(out.read_bytes())
     assert texts[0] == texts[1] == texts[2]
     expected = [rodrigues([0, 1, 0], -3) @ rodrigues([1, 0, 0], 85),

@@ -92,7 +92,7 @@ def test_stored_degrees_do_not_drift(tmp_path):
     texts = [out.read_bytes()]
     assert f"<float>{deg!r}</float>".encode() in texts[0]
     for _ in range(2):
-        roboio.save(reread(out), out)
+        roboio.save(reread(out), out, overwrite_input=True)
         texts.append(out.read_bytes())
     assert texts[1] == texts[2]
     assert f"<float>{deg!r}</float>".encode() in texts[2]
