@@ -57,7 +57,7 @@ def test_virtual_link_names_round_trip(tmp_path, ext):
     assert res.ok and res.space == "links" and not res.only_a and not res.only_b
     # write -> read -> write is a fixed point
     first = out.read_bytes()
-    roboio.save(back, out)
+    roboio.save(back, out, overwrite_input=True)
     assert out.read_bytes() == first
 
 

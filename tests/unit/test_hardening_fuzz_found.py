@@ -191,3 +191,25 @@ def test_openrave_mass_of_the_last_body_element_counts(tmp_path):
       <Body name="b"><Mass type="box"><total>5</total></Mass></Body>
     </KinBody>""")
     assert abs(roboio.load(p).links[0].mass - 5.0) < 1e-12
+
+
+@pytest.mark.parametrize("attr", ['rpy="1e999 0 0"', 'xyz="0 -1e999 0"'])
+def test_urdf_numbers_beyond_a_double(tmp_path, attr):
+    # the scalar rpy path (math.cos) raised ValueError on inf; urdfdom refuses such numbers
+    p = _write(tmp_path / "r.urdf", f'<robot name="r"><link name="a"/><link name="b"/>'
+               f'<joint name="j" type="fixed"><parent link="a"/><child link="b"/>'
+               f'<origin {attr}/></joint></robot>')
+    with pytest.raises(FormatError, match=r"r\.urdf:1: .*'-?1e999' is beyond the range of a double"):
+        roboio.load(p)
+
+
+@pytest.mark.parametrize("angle", ["inf", "-inf", "1e999"])
+def test_graspit_rotation_angle_not_finite(tmp_path, angle):
+    # math.cos(inf) raised ValueError inside the transform of a fuzzed GraspIt! robot
+    from lxml import etree
+    from roboio.context import LoadContext
+    from roboio.formats.graspit._parse import parse_transform
+    el = etree.fromstring(f"<transform><rotation>{angle} x</rotation></transform>")
+    p = str(tmp_path / "b.xml")
+    with pytest.raises(FormatError, match=r"<rotation>: (angle .* not a finite number|.* not a number)"):
+        parse_transform(el, p, LoadContext(p))

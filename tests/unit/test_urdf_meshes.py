@@ -111,7 +111,7 @@ def test_visual_and_collision_read_and_written_separately(tmp_path):
     assert root.find("link/visual/geometry/sphere").get("radius") == "0.3"
     assert any("several collision pieces" in x for x in rep.lost)
     first = out.read_bytes()
-    roboio.save(reread(out), out)
+    roboio.save(reread(out), out, overwrite_input=True)
     assert out.read_bytes() == first
     pin = pytest.importorskip("pinocchio")
     _, cm, vm = pin.buildModelsFromUrdf(str(out), str(tmp_path))

@@ -174,6 +174,8 @@ def parse_transform(el, path: str, ctx: LoadContext, r: Optional[_Reader] = None
             angle, ok = qt_double(tokens[0])
             if not ok:
                 raise r.error(f"<rotation>: {tokens[0]!r} is not a number", c)
+            if not math.isfinite(angle):
+                raise r.error(f"<rotation>: angle {tokens[0]!r} is not a finite number of degrees", c)
             if tokens[1] not in ("x", "y", "z"):
                 raise r.error(f"<rotation>: axis {tokens[1]!r} must be x, y or z (lower case)", c)
             rec.parts.append(TransformPart("rotation", (angle,), axis=tokens[1], line=line))

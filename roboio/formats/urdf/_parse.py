@@ -10,6 +10,7 @@ included: urdfdom rejects them), duplicate link/joint/material names.
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Optional
 
@@ -76,13 +77,17 @@ class _Reader:
                 vals = [float(t) for t in toks]
             except ValueError:
                 vals = None
-            if vals is not None and (count is None or len(vals) == count):
+            if vals is not None and (count is None or len(vals) == count) and _finite(vals):
                 return vals
         bad = () if _NUMBERS.fullmatch(text) else [t for t in toks if not _NUMBER.match(t)]
         if bad:
             raise self.error(el, f"<{local_name(el)} {name}=\"{text}\">: {bad[0]!r} is not a "
                                  f"number (URDF readers accept finite decimal numbers only)")
         vals = [float(t) for t in toks]
+        if not _finite(vals):
+            bad = next(t for t, v in zip(toks, vals) if not math.isfinite(v))
+            raise self.error(el, f"<{local_name(el)} {name}=\"{text}\">: {bad!r} is beyond the range "
+                                 f"of a double (urdfdom refuses it)")
         if count is not None and len(vals) != count:
             raise self.error(el, f"<{local_name(el)} {name}=\"{text}\">: expected {count} "
                                  f"number{'s' if count > 1 else ''}, got {len(vals)}")
@@ -290,3 +295,7 @@ def parse_model(root, path: str, ctx: LoadContext) -> UrdfModel:
     if not links:
         raise rd.error(root, "the robot has no <link> elements")
     return UrdfModel(name, links, joints, materials, root)
+
+
+def _finite(vals) -> bool:
+    return all(map(math.isfinite, vals))
