@@ -203,3 +203,64 @@ def test_default_inertia_fails_like_graspit():
     # a triangle with two identical corners is dropped before the sums (Coin's callback)
     tri = body_triangles(np.r_[m.vertices, [[0, 0, 0]]], np.r_[m.faces, [[8, 8, 1]]], np.eye(4))
     assert len(tri) == 12 and default_inertia(tri) is not None
+
+
+def test_driver_names_survive_and_verify_follows_the_drivers(tmp_path):
+    from roboio.verify import verify
+    r = sample_robot()
+    report = roboio.save(r, tmp_path / "arm.xml", format="graspit")
+    assert '<dof type="r" name="grip">' in (tmp_path / "arm.xml").read_text()
+    # grip's offset 0.1 on finger_b moves into the DH offset: finger_b's values shift by -0.1
+    assert any("'finger_b' reads back with joint values shifted by -0.1" in x for x in report.lost)
+    r2 = roboio.load(tmp_path / "arm.xml")
+    assert [d.name for d in r2.drivers[:4]] == ["shoulder", "elbow", "slider", "grip"]
+    # equal driver values give equal frames (the frames are compared link by link by name)
+    res = verify(r, r2, 30, seed=2, space="drivers")
+    assert res.ok and not res.only_a, res
+
+
+def test_a_file_named_otherwise_renames_the_robot_and_says_so(tmp_path):
+    r = sample_robot()                            # robot "arm"
+    same = roboio.save(r, tmp_path / "a" / "arm.xml", format="graspit")
+    assert not any("reads back named" in x for x in same.lost)
+    other = roboio.save(r, tmp_path / "b" / "hand.xml", format="graspit")
+    assert any("reads back named 'hand'" in x for x in other.lost)
+    back = roboio.load(tmp_path / "b" / "hand.xml")
+    assert back.name == "hand" and set(r.link_names) <= set(back.link_names)
+
+
+def test_frames_that_are_not_rotations_are_written_as_nearest_rotations(tmp_path):
+    from test_conversion_exact import two_links
+    # a uniformly stretched rotation (1 + e) R on b's frame has nearest rotation R; b has no
+    # child, so no origin moves, and rotation entries change by at most e (hand-worked)
+    e = 4e-7
+    R = _rot((1.0, 2.0, 3.0), 0.7)
+    r = two_links()
+    T = np.array(r.links[1].parent_transform, float)
+    T[:3, :3] = R * (1 + e)
+    r.links[1].parent_transform = T
+    rep = roboio.save(r, tmp_path / "t.xml", format="graspit")
+    pos, rot = rep.fk_error
+    assert pos < 1e-15 and 0 < rot <= e * (1 + 1e-9)
+    assert any("not rotations" in x for x in rep.lost)
+    back = roboio.load(tmp_path / "t.xml")
+    F = back.fk(np.zeros(back.num_links))
+    rel = np.linalg.inv(F[back.link_names.index("a")]) @ F[back.link_names.index("b")]
+    np.testing.assert_allclose(rel[:3, :3], R, atol=1e-12)
+    np.testing.assert_allclose(rel[:3, 3], T[:3, 3], atol=1e-12)
+    exact = roboio.save(two_links(), tmp_path / "u" / "t.xml", format="graspit")
+    assert exact.fk_error == (0.0, 0.0)
+
+
+def test_an_undriven_link_gets_a_dof_named_after_it(tmp_path):
+    from roboio.verify import verify
+    r = sample_robot()
+    r.drivers = [d for d in r.drivers if d.name != "slider"]
+    roboio.save(r, tmp_path / "arm.xml", format="graspit")
+    assert '<dof type="r" name="slider">' in (tmp_path / "arm.xml").read_text()
+    back = roboio.load(tmp_path / "arm.xml")
+    assert "slider" in [d.name for d in back.drivers]
+    # the same model with the slider driven by a driver of that name: equal DOF by DOF
+    r.drivers.append(Driver("slider", "normal", [3], qmin=-1.0, qmax=1.2))
+    res = verify(r, back, 30, seed=3, space="drivers")
+    assert res.ok and not res.only_a, res

@@ -406,7 +406,7 @@ def build_robot(rec: RobotRec, name: str, palm: BodyData, link_bodies: list, ctx
         scale = [i.ratio * (MM if i.prismatic else 1.0) / dof_unit[k] for i in mine]
         lo, hi = ranges[k] if ranges[k] is not None else (-np.inf, np.inf)
         effort = abs(dof.max_effort.value) * (1e-6 if dof_unit[k] == MM else 1e-9)
-        drv = Driver(f"dof{k}", "affine", [joint_link[i.number] for i in mine], scale, [0.0] * len(mine),
+        drv = Driver(dof.name or f"dof{k}", "affine", [joint_link[i.number] for i in mine], scale, [0.0] * len(mine),
                      qmin=lo * dof_unit[k], qmax=hi * dof_unit[k], tmin=-effort, tmax=effort)
         drv.extras["graspit"] = {"dof": dof}
         robot.drivers.append(drv)

@@ -288,6 +288,7 @@ def _dof(r: _Reader, el) -> DofRec:
     # GraspIt! reads defaultVelocity first, then defaultValue, then the rest: a missing field
     # fails the DOF either way
     rec.default_value = r.opt_scalar(el, "defaultValue")
+    rec.name = el.get("name")
     if t == "b":
         rec.breakaway_torque = r.opt_scalar(el, "breakAwayTorque")
         if rec.breakaway_torque is None or rec.breakaway_torque.value < 0:

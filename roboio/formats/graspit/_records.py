@@ -90,6 +90,7 @@ class DofRec:
     default_value: Optional[Number] = None    # degrees (even for prismatic DOFs)
     breakaway_torque: Optional[Number] = None  # N m ("b" only)
     line: Optional[int] = None
+    name: Optional[str] = None   # roboio's ``name`` attribute (the model's driver name; GraspIt! ignores it)
 
 
 @dataclass

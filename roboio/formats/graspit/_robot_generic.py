@@ -28,6 +28,8 @@ import math
 
 import numpy as np
 
+from ..affine import nearest_rotation
+from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
 from ._build import MM
 from ._robot_spec import DOF_DEFAULTS, ChainOut, DofOut, JointOut, LinkOut, RobotOut, body_of, tail_from_extras
 from ._text import num, plain
@@ -111,6 +113,29 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         g = groups.get(i)
         return g is not None and g.type == "weld"
 
+    # DH joints make rotations: a frame whose rotation part is not one is written as its
+    # nearest rotation, and the FK change this makes is stated (report.fk_error)
+    nearest = {}
+    for i in keep:
+        T = np.asarray(robot.links[i].parent_transform, float)
+        R, err = nearest_rotation(T[:3, :3])
+        if err > 0:
+            F = T.copy()
+            F[:3, :3] = R
+            nearest[i] = F
+    if nearest:
+        pos, rot = fk_change(robot, nearest)
+        note_fk_change(report, pos, rot)
+        report.lose(f"{robot.name}: link frames that are not rotations ("
+                    + ", ".join(robot.links[i].name for i in list(nearest)[:6])
+                    + (", ..." if len(nearest) > 6 else "") + f") written as their nearest rotations: "
+                    f"links move by up to {pos:.1e} m (rotation matrix entries by {rot:.1e}) over "
+                    f"{FK_SAMPLES} sampled configurations")
+
+    def frame(i):
+        F = nearest.get(i)
+        return F if F is not None else np.asarray(robot.links[i].parent_transform, float)
+
     children = {i: [] for i in keep}
     dropped = set()
     for i in keep:
@@ -172,10 +197,16 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
                             "(written as a joint of its own DOF)")
                 continue
             dof_of[li] = (k, s, o)
+    own_dof_name = {}               # DOF index -> the undriven link it moves (named after it)
+    taken = {d.name for d in robot.drivers}
     for li in moving:
         if li not in dof_of:
             report.warn(f"{robot.name}: link {robot.links[li].name!r} has no driver; it gets a DOF of its own")
             dof_of[li] = (len(dof_src), 1.0, 0.0)
+            name = robot.links[li].name
+            if name and name not in taken:
+                own_dof_name[len(dof_src)] = name
+                taken.add(name)
             dof_src.append(None)
     fixed_dof = len(dof_src)
     used_fixed = False
@@ -193,7 +224,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
                         num(cj.a / MM), num(math.degrees(cj.alpha)), "0", "0")
 
     def weld_joints(i, first_in_chain):
-        P = np.asarray(robot.links[i].parent_transform, float)
+        P = frame(i)
         out = []
         chain_T = None
         if first_in_chain:
@@ -213,7 +244,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         if welded(i):
             return weld_joints(i, first_in_chain)
         link = robot.links[i]
-        P = np.asarray(link.parent_transform, float)
+        P = frame(i)
         out = []
         chain_T = None
         ax = np.asarray(link.axis, float)
@@ -236,6 +267,10 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         delta = X[2, 3]
         c, alpha, theta2 = zxz(X[:3, :3])
         k, s, o = dof_of[i]
+        if o != 0:
+            report.lose(f"{robot.name}: link {link.name!r} reads back with joint values shifted by "
+                        f"{-o:g} (its driver's offset moves into GraspIt!'s DH offset; equal driver "
+                        "values give equal frames)")
         unit_j = MM if link.is_prismatic else 1.0
         ratio = s * norm * dof_units[k] / unit_j
         lo, hi = robot.qmin[i], robot.qmax[i]
@@ -336,7 +371,9 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
                 report.lose(f"{robot.name}: limits of driver {d.name!r} (GraspIt! derives a DOF's range "
                             "from its joints' limits)")
         scale = [(li, s, pr) for li, s, pr in joints_k]
-        dofs.append(DofOut(dtype, fields, scale, dof_units[k]))
+        # the driver's name (roboio's attribute; the reader names a DOF dof<k> without it)
+        dname = d.name if d is not None and d.name and d.name != f"dof{k}" else own_dof_name.get(k)
+        dofs.append(DofOut(dtype, fields, scale, dof_units[k], dname))
     if used_fixed:
         dofs.append(DofOut("r", list(DOF_DEFAULTS), [], 1.0))
     gx = robot.extras.get("graspit") or {}

@@ -114,7 +114,8 @@ def spec_from_record(writer, robot, world: bool) -> RobotOut:
             fields += _opt("breakAwayTorque", dr.breakaway_torque)
         mine = [i for i in joints if i.dof == k]
         dofs.append(DofOut(dr.type, fields, [(gx["joint_links"][i.number], i.ratio * (MM if i.prismatic else 1.0) / units[k],
-                                              i.prismatic) for i in mine], units[k]))
+                                              i.prismatic) for i in mine], units[k],
+                            d.name if d.name != f"dof{k}" else None))
     chains = []
     number = {(i.chain, i.index): i.number for i in joints}
     for c, ch in enumerate(rec.chains):
@@ -198,6 +199,10 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
             report.warn(f"robot {robot.name!r} no longer matches its GraspIt! file ({why}); written "
                         "from the model")
         spec = spec_from_model(writer, robot, exclude, world)
+    stem = os.path.basename(path).split(".", 1)[0]
+    if not world and robot.name and stem != robot.name:
+        report.lose(f"{robot.name}: the robot reads back named {stem!r}, and links roboio adds "
+                    f"as '{stem}_chain<c>_joint<j>' (GraspIt! names a robot after its file)")
     if not world and not np.array_equal(robot.links[0].parent_transform, np.eye(4)):
         report.lose(f"{robot.name}: base pose (a GraspIt! robot file has none; worlds place robots)")
     rdir = os.path.dirname(path)

@@ -54,6 +54,7 @@ class DofOut:
     # for <dofValues>: [(model link, scale to the DOF's SI value, prismatic)] in joint order
     joints: list = field(default_factory=list)
     unit: float = 1.0                               # SI per GraspIt! DOF unit
+    name: Optional[str] = None                      # roboio's name attribute (driver name)
 
 
 @dataclass
@@ -118,7 +119,7 @@ def render(out: RobotOut) -> str:
     head = f'<robot type="{esc(out.type)}"' + (f' DBName="{esc(out.dbname)}"' if out.dbname else "") + ">"
     L = ['<?xml version="1.0" ?>', head, f"    <palm{_attrs(out.palm_attrs)}>{esc(out.palm_file)}</palm>"]
     for d in out.dofs:
-        L.append(f'    <dof type="{d.type}">')
+        L.append(f'    <dof type="{d.type}"' + (f' name="{esc(d.name)}"' if d.name else "") + ">")
         L += [f"        <{t}>{esc(v)}</{t}>" for t, v in d.fields]
         L.append("    </dof>")
     for ch in out.chains:

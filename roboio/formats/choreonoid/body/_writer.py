@@ -24,6 +24,7 @@ import numpy as np
 
 from .... import transforms as tf
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
+from ...affine import ROTATION_TOL
 from ...fileio import fmt_float
 from ...fixed_point import stable_params
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
@@ -205,12 +206,15 @@ class _Writer:
             self.lose("driver servo gains and friction (a body model has none): " + ", ".join(gains))
         for j in r.joints:
             if j.type == "floating" and len(j.links) == 6:
-                off = [r.links[k].name for k in j.links
-                       if not np.array_equal(r.links[k].parent_transform, np.eye(4))]
+                off = [k for k in j.links if not np.array_equal(r.links[k].parent_transform, np.eye(4))]
                 if off:
+                    T = [np.asarray(r.links[k].parent_transform, float) for k in off]
+                    move = max(float(np.linalg.norm(M[:3, 3])) for M in T)
+                    turn = max(math.acos(max(-1.0, min(1.0, (np.trace(M[:3, :3]) - 1) / 2))) for M in T)
                     self.lose("frame offsets inside a floating base (a free link has one pose: they "
                               "become part of its configuration, so the same joint values place "
-                              "the robot elsewhere): " + ", ".join(off))
+                              "the robot elsewhere): " + ", ".join(r.links[k].name for k in off)
+                              + f" (largest offset {move:.3g} m, {turn:.3g} rad)")
                 lim = [k for k in j.links if any(np.isfinite(getattr(r, a)[k])
                                                  for a in ("qmin", "qmax", "vmin", "vmax"))]
                 if lim:
@@ -351,12 +355,17 @@ class _Writer:
             out += f"{pad}translation: {_vec(t)}\n"
         if np.array_equal(A, np.eye(3)):
             return out
-        # A = R diag(s) with R a rotation: columns' lengths are the scales
-        s = np.linalg.norm(A, axis=0)
-        R = A / np.where(s > 0, s, 1.0)
-        if np.linalg.det(R) < 0:
-            R[:, 0] *= -1
-            s[0] *= -1
+        if np.abs(A.T @ A - np.eye(3)).max() <= ROTATION_TOL and np.linalg.det(A) > 0:
+            # a rotation as read (no scale): written as it is, not divided by its columns'
+            # lengths (1 to rounding), which would move it at every write -> read -> write
+            R, s = A, np.ones(3)
+        else:
+            # A = R diag(s) with R a rotation: columns' lengths are the scales
+            s = np.linalg.norm(A, axis=0)
+            R = A / np.where(s > 0, s, 1.0)
+            if np.linalg.det(R) < 0:
+                R[:, 0] *= -1
+                s[0] *= -1
         if not np.allclose(R.T @ R, np.eye(3), atol=1e-9):
             self.lose(f"sheared geometry transform on link {name!r} (written as its nearest rotation and scale)")
         if not np.allclose(R, np.eye(3), atol=0):

@@ -815,7 +815,7 @@ class ColladaReader:
         else:
             jname = f"dummy{len(body.joints) if active else -1}"
         memo = {"att": self._memo_transform(att), "axes": [], "limits": [], "speed": [],
-                "acceleration": []}
+                "acceleration": [], "stored": []}
         joint = CJoint(name=jname, sid=jel.get("sid") or jname, axis_types=types, parent=link,
                        child=link, anchor=tatt[:3, 3].copy(), axes=[], trel=np.eye(4), active=active,
                        lower=[0.0] * n, upper=[0.0] * n, circular=[False] * n,
@@ -842,11 +842,13 @@ class ColladaReader:
     def _axis(self, joint: CJoint, i: int, a, b) -> None:
         doc = self.doc
         kai = mai = None
+        stored = None                  # a revolute axis's bound value as written, in degrees
         for ab in b.axes:
             if self._sid_to_id_equal(a, ab.axis):
                 kai, mai = ab.kinematics_axis_info, ab.motion_axis_info
                 scale = DEG if (joint.is_revolute(i) and not self.back_compat_radians) else 1.0
                 joint.initial[i] = ab.value * scale
+                stored = float(ab.value) if scale == DEG else None
                 break
         ax_el = child(a, "axis")
         if ax_el is None:
@@ -858,6 +860,7 @@ class ColladaReader:
         memo["speed"].append(None)
         memo["acceleration"].append(None)
         memo["limits"].append(None)
+        memo["stored"].append(stored)
         nv = math.sqrt(float(v @ v))
         if nv > 0:
             v = v / nv

@@ -50,7 +50,9 @@ import numpy as np
 from lxml import etree
 
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
+from ...affine import nearest_rotation
 from ...fileio import fmt_float
+from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
 
 __all__ = ["dumps", "document", "AUTHORING_TOOL", "fingerprint"]
 
@@ -72,6 +74,11 @@ def _fs(values) -> str:
 
 def _matrix_text(T) -> str:
     return _fs(np.asarray(T, float).reshape(16))
+
+
+def _openrave_name(name: str) -> str:
+    """``name`` as OpenRAVE's COLLADA reader keeps it: characters below '!' become '_'."""
+    return "".join("_" if ord(ch) < 33 else ch for ch in name)
 
 
 def _is_identity(T) -> bool:
@@ -296,6 +303,7 @@ class _Writer:
         for l in r.links:
             j = r.joint_of_link(l.index)
             self.group[l.index] = j.type if j is not None else "normal"
+        self.rotations_only()
         # which model links are COLLADA links: all but foldable intermediates
         self.is_clink = [True] * n
         fold_into = {}
@@ -326,14 +334,14 @@ class _Writer:
             if i in fold_into:
                 x = fold_into[i]
                 p = r.links[x].parent
-                J = _Joint(i, p, [x, i], [x], np.asarray(r.links[x].parent_transform, float),
-                           np.asarray(l.parent_transform, float))
+                J = _Joint(i, p, [x, i], [x], self.frame(x), self.frame(i))
             elif l.parent >= 0 or self.world_root:
-                J = _Joint(i, l.parent, [i], [i], np.asarray(l.parent_transform, float), np.eye(4))
+                J = _Joint(i, l.parent, [i], [i], self.frame(i), np.eye(4))
             else:
                 continue
             self.joints.append(J)
             self.joint_of_child[i] = J
+        self.name_links()
         self.clink_children = {i: [] for i in range(-1, n)}
         for J in self.joints:
             self.clink_children[J.parent].append(J.child)
@@ -391,7 +399,11 @@ class _Writer:
                 ue = r.links[J.child].extras.get("urdf_joint")
                 name = ue if isinstance(ue, str) else ""
             if not name:
-                name = f"{r.links[J.child].name}_joint"
+                name = f"{self.lname[J.child]}_joint"
+            if _openrave_name(name) != name:
+                self.lose("joint (and DOF) names written with '_' for spaces and control characters "
+                          "(as OpenRAVE reads them)", f"{name!r} -> {_openrave_name(name)!r}")
+                name = _openrave_name(name)
             while name in used:
                 name += "_"
             used.add(name)
@@ -400,6 +412,58 @@ class _Writer:
             if not J.active and J not in self.mimic and self.group[J.axes_links[0]] != "weld":
                 self.lose("joints no driver moves (written passive: OpenRAVE holds them at 0)",
                           r.links[J.child].name)
+
+    def rotations_only(self) -> None:
+        """OpenRAVE keeps a link transform as a unit quaternion and a translation: a parent
+        transform whose rotation part is not a rotation is written as the nearest rotation
+        (``self.frame``), and the FK change this makes is measured into ``report.fk_error``
+        and stated."""
+        self.frames = {}
+        for l in self.robot.links:
+            T = np.asarray(l.parent_transform, float)
+            R, err = nearest_rotation(T[:3, :3])
+            if err > 0 or not np.array_equal(T[3], [0.0, 0.0, 0.0, 1.0]):
+                F = np.eye(4)
+                F[:3, :3], F[:3, 3] = R, T[:3, 3]
+                self.frames[l.index] = F
+                self.lose("parent transforms that are not rotations (written as the nearest "
+                          "rotation; OpenRAVE keeps a unit quaternion)", f"{l.name} ({err:.1e})")
+        if self.frames:
+            pos, rot = fk_change(self.robot, self.frames)
+            note_fk_change(self.report, pos, rot)
+            self.report.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by "
+                             f"{rot:.1e}) over {FK_SAMPLES} sampled configurations (nearest "
+                             "rotations written)")
+
+    def frame(self, i: int) -> np.ndarray:
+        """The parent transform of link ``i`` as written (a rotation and a translation)."""
+        F = self.frames.get(i)
+        return F.copy() if F is not None else np.asarray(self.robot.links[i].parent_transform, float)
+
+    def name_links(self) -> None:
+        """``self.lname``: the name each COLLADA link is written with, as OpenRAVE reads it
+        back: characters below '!' become '_', an empty name becomes ``linkN``, and a name
+        already taken gets a suffix (OpenRAVE makes two links of one name the same link).
+        Each change is reported as ``link name 'A' written as 'B'``."""
+        r = self.robot
+        self.lname = {}
+        used = {self.world_root} if self.world_root else set()
+        for i in range(self.n):
+            if not self.is_clink[i]:
+                continue
+            name = r.links[i].name
+            new = _openrave_name(name) or f"link{i}"
+            if new in used:
+                k = 2
+                while f"{new}_{k}" in used:
+                    k += 1
+                new = f"{new}_{k}"
+            used.add(new)
+            self.lname[i] = new
+            if new != name:
+                self.report.lose(f"link name {name!r} written as {new!r} (OpenRAVE's COLLADA reader "
+                                 "turns spaces and control characters into '_' and makes links of "
+                                 "one name the same link)")
 
     # -------------------------------------------------------------- per joint values
     def kind(self, J) -> str:
@@ -628,10 +692,10 @@ class _Writer:
         else:
             first = [i for i in range(self.n) if r.links[i].parent < 0][0]
             l0 = r.links[first]
-            klink = ktc.add("link", sid=f"link{first}", name=l0.name)
-            node = visual1.add("node", id=f"v1.node{first}", name=l0.name, sid=f"node{first}")
+            klink = ktc.add("link", sid=f"link{first}", name=self.lname[first])
+            node = visual1.add("node", id=f"v1.node{first}", name=self.lname[first], sid=f"node{first}")
             self.root_node = f"node{first}"
-            P0 = np.asarray(l0.parent_transform, float)
+            P0 = self.frame(first)
             mem = links_mem.get(l0.name)
             rem = None
             if isinstance(mem, dict) and mem.get("own") is not None and \
@@ -650,9 +714,9 @@ class _Writer:
             mem = self.mem_of[J]
             att = kparent.add("attachment_full", joint=f"kmodel1/{J.sid}")
             self.transform_elements(att, J.att, mem["att"] if mem else None)
-            klink = att.add("link", sid=f"link{c}", name=l.name)
+            klink = att.add("link", sid=f"link{c}", name=self.lname[c])
             self.transform_elements(klink, J.own, mem["own"] if mem else None)
-            node = vparent.add("node", id=f"v1.node{c}", name=l.name, sid=f"node{c}")
+            node = vparent.add("node", id=f"v1.node{c}", name=self.lname[c], sid=f"node{c}")
             self.transform_elements(node, J.att, mem["att"] if mem else None)
             x = r.links[J.axes_links[0]]
             weld = self.kind(J) == "weld" and not J.static
@@ -888,7 +952,7 @@ class _Writer:
                     self.lose("mass of intermediate links", l.name)
                 continue
             bodies.append(i)
-            rb = pm.add("rigid_body", sid=f"rigid{i}", name=l.name)
+            rb = pm.add("rigid_body", sid=f"rigid{i}", name=self.lname[i])
             tc = rb.add("technique_common")
             tc.add("dynamic", "false" if self._oe(i).get("static") else "true")
             lm = mem.get(l.name)

@@ -74,9 +74,13 @@ def remember(robot, record: BodyRecord) -> dict:
         name = robot.links[J.child].name
         rec = by_child.get(name)
         if rec is not None and rec.dof == 1:
-            value = ((rec.extras.get("collada") or {}).get("stored_values") or [0.0])[0]
             q = float(robot.config[J.axes_links[0]])
             is_rev = not robot.links[J.axes_links[0]].is_prismatic
+            written = (((rec.extras.get("collada") or {}).get("memo") or {}).get("stored") or [None])[0]
+            if is_rev and written is not None:   # the degrees as written: deg -> rad -> deg drifts
+                stored[name] = (q, written)
+                continue
+            value = ((rec.extras.get("collada") or {}).get("stored_values") or [0.0])[0]
             stored[name] = (q, value * RAD2DEG if is_rev else value)
     T0 = robot.fk(np.zeros(robot.num_links))
     out_links = {}
