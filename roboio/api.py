@@ -5,7 +5,7 @@ import contextlib
 import contextvars
 import os
 
-from .errors import FormatError
+from .errors import FormatError, OutputError
 from .context import LoadContext
 from .formats import registry
 from .formats.fileio import require_file
@@ -213,7 +213,12 @@ def save(obj, path, format=None, *, meshes=None, overwrite_input: bool = False) 
     with protect_inputs(input_paths(obj), allow=overwrite_input):
         write_target(path)          # refuse a device or an input before converting anything
         obj = adapt(obj, info, report)
-        info.write(obj, path, report)
+        try:
+            info.write(obj, path, report)
+        except OutputError as e:    # a writer refusing what its format cannot hold
+            if e.path is None:
+                raise OutputError(path, e.message) from None
+            raise
     if path not in report.files:
         report.files.insert(0, path)
     return report

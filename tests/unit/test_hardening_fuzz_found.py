@@ -236,3 +236,33 @@ def test_openrave_joint_initial_value_not_finite(tmp_path):
     </KinBody>""")
     with pytest.raises(FormatError, match=r"k\.kinbody\.xml:\d+: joint 'j': <initial> value inf is not finite"):
         roboio.load(p)
+
+
+def test_rob_writer_refusal_is_a_clean_output_error(tmp_path):
+    # a NaN centre of mass (read from a damaged file) cannot go into a .rob: the writer's
+    # refusal names the output, and the CLI says it in one line (was an internal error)
+    from roboio.errors import OutputError
+    from roboio.model import Link, Robot
+    r = Robot("r")
+    r.set_links([Link("a", -1, "revolute", (0, 0, 1), mass=1.0, com=(float("nan"),) * 3)],
+                qmin=[-1], qmax=[1])
+    out = tmp_path / "o.rob"
+    with pytest.raises(OutputError, match=r"o\.rob: cannot write link 'a' com to a \.rob: it holds non-finite"):
+        roboio.save(r, str(out))
+    assert not out.exists()
+
+
+def test_zae_with_an_unsupported_zip_version(tmp_path):
+    # zipfile raises NotImplementedError for a member needing a newer ZIP version
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("r.dae", robot_dae([{"name": "base", "parent": None}]))
+    data = bytearray(buf.getvalue())
+    cd = data.rfind(b"PK\x01\x02")
+    data[cd + 6:cd + 8] = (242).to_bytes(2, "little")      # "version needed to extract" 24.2
+    loc = data.find(b"PK\x03\x04")
+    data[loc + 4:loc + 6] = (242).to_bytes(2, "little")
+    p = tmp_path / "r.zae"
+    p.write_bytes(bytes(data))
+    with pytest.raises(FormatError, match=r"r\.zae"):
+        roboio.load(str(p))

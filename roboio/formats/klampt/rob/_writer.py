@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ....errors import OutputError
 from ....limits import check_alloc
 from ....model import Group, Primitive, Robot
 from ...fileio import fmt_float
@@ -52,7 +53,7 @@ class _Writer:
         """Values for a stream-number keyword, which cannot hold inf/nan."""
         vals = [float(v) for v in np.ravel(values)]
         if not all(math.isfinite(v) for v in vals):
-            raise ValueError(f"cannot write {what} to a .rob: it holds non-finite values "
+            raise OutputError(None, f"cannot write {what} to a .rob: it holds non-finite values "
                              f"({vals}), which Klamp't cannot read there")
         return vals
 
@@ -79,7 +80,7 @@ class _Writer:
     def text(self) -> str:
         r = self.r
         if r.num_links == 0:
-            raise ValueError("cannot write a robot without links to a .rob file")
+            raise OutputError(None, "cannot write a robot without links to a .rob file")
         self.out.append(f"# Klamp't robot {r.name!r}, written by roboio")
         self.structure()
         self.limits()
@@ -106,7 +107,7 @@ class _Writer:
         for l in r.links:
             T = np.asarray(l.parent_transform, dtype=float)
             if np.any(T[3] != (0, 0, 0, 1)):
-                raise ValueError(f"link {l.name!r}: parent_transform is not a rigid transform")
+                raise OutputError(None, f"link {l.name!r}: parent_transform is not a rigid transform")
             R = self.finite(T[:3, :3], f"link {l.name!r} parent transform")
             t = self.finite(T[:3, 3], f"link {l.name!r} parent transform")
             rows.append("   ".join(" ".join(fmt_float(x) for x in R[3 * k:3 * k + 3])
@@ -297,7 +298,7 @@ class _Writer:
                 self.report.lose(f"driver {d.name!r}: a normal driver moves one link only")
             return f"driver normal {L}"
         if d.force_link < 0:
-            raise ValueError(f"driver {d.name!r}: a {d.type} driver needs the link that "
+            raise OutputError(None, f"driver {d.name!r}: a {d.type} driver needs the link that "
                              "receives the force (force_link)")
         return f"driver {d.type} {L} {d.force_link}"
 

@@ -98,7 +98,8 @@ def read_document_bytes(data: bytes, ctx) -> tuple[bytes, str]:
         return data, path
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as e:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError, ValueError,
+            EOFError) as e:
         raise ctx.error(f"not a readable ZIP archive (.zae): {e}") from None
     with zf:
         infos = zf.infolist()
