@@ -212,10 +212,10 @@ def save(obj, path, format=None, *, meshes=None, overwrite_input: bool = False) 
         report.options["meshes"] = meshes
     with protect_inputs(input_paths(obj), allow=overwrite_input):
         write_target(path)          # refuse a device or an input before converting anything
-        obj = adapt(obj, info, report)
         try:
+            obj = adapt(obj, info, report)
             info.write(obj, path, report)
-        except OutputError as e:    # a writer refusing what its format cannot hold
+        except OutputError as e:    # the target format cannot hold this object
             if e.path is None:
                 raise OutputError(path, e.message) from None
             raise

@@ -1,6 +1,7 @@
 """Conversion through the model, and proof that nothing moved (:func:`verify`)."""
 from __future__ import annotations
 
+from .errors import OutputError
 from .model import BodyMotion, Geometry, MultiPath, RigidObject, Robot, Terrain, Trajectory, World
 from .model.motion_convert import motion_to_trajectory, trajectory_to_motion
 from .report import ConversionReport
@@ -64,7 +65,7 @@ def adapt(obj, info, report: ConversionReport):
         w = World(getattr(obj, "name", "World"))
         w.add(Terrain("Terrain", obj) if isinstance(obj, Geometry) else obj)
         return w
-    raise ValueError(f"format {info.name!r} cannot hold a {type(obj).__name__}")
+    raise OutputError(None, f"format {info.name!r} cannot hold a {type(obj).__name__}")
 
 
 def _adapt_motion(obj, accepts: tuple, report):

@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from ..errors import FormatError
+from ..errors import FormatError, OutputError
 from ..model import Geometry, GeometrySource, Group, PointCloud, Primitive, TriangleMesh
 
 from .fileio import read_bytes
@@ -117,7 +117,7 @@ def flatten_for_writing(geom: Geometry, report, target: str) -> MeshData:
     """Bake ``geom`` (transform applied; group children concatenated in order) into one
     triangle soup. Everything that does not survive is listed with ``report.lose``."""
     if not isinstance(geom, Geometry):
-        raise ValueError(f"{target} holds geometry, not a {type(geom).__name__}")
+        raise OutputError(None, f"{target} holds geometry, not a {type(geom).__name__}")
     parts: list = []
     _collect(geom, np.eye(4), parts, report, target)
     if isinstance(geom, Group) and len(parts) > 1:

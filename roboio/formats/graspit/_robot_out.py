@@ -18,6 +18,7 @@ from typing import Optional
 
 import numpy as np
 
+from ...errors import OutputError
 from ._build import MM, dh_structure, joint_infos
 from ._robot_generic import spec_from_model
 from ._robot_spec import ChainOut, DofOut, JointOut, LinkOut, RobotOut, body_of, render, tail_from_extras
@@ -185,7 +186,7 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
     mount piece to a body file); ``info`` receives what the world writer needs."""
     report = writer.report
     if robot.num_links == 0:
-        raise ValueError(f"robot {robot.name!r} has no links: a GraspIt! robot needs a palm")
+        raise OutputError(None, f"robot {robot.name!r} has no links: a GraspIt! robot needs a palm")
     gx = robot.extras.get("graspit") or {}
     mount = gx.get("mount") if world else None
     exclude = {mount["link"]} if mount else set()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...errors import FormatError
+from ...errors import FormatError, OutputError
 from ..fileio import fmt_float
 
 __all__ = ["Entry", "parse", "parse_lines", "last_wins", "format_entries", "quote"]
@@ -127,7 +127,7 @@ def parse(text: str, path: str) -> dict:
 def quote(s: str) -> str:
     """``s`` as a quoted SimpleFile string (backslashes and quotes escaped)."""
     if "#" in s or "\n" in s:
-        raise ValueError(f"{s!r} cannot be written in a Klamp't SimpleFile ('#' or newline)")
+        raise OutputError(None, f"{s!r} cannot be written in a Klamp't SimpleFile ('#' or newline)")
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

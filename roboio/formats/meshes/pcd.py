@@ -34,7 +34,7 @@ import re
 
 import numpy as np
 
-from ...errors import FormatError
+from ...errors import FormatError, OutputError
 from ...model import Geometry, Group, PointCloud, TriangleMesh
 from ..fileio import as_bytes, atomic_write, fmt_float_list
 from ..meshfile import check_readable, flatten_for_writing, read_bytes
@@ -289,7 +289,7 @@ def baked_cloud(geom: Geometry, report) -> PointCloud:
         if len(m.faces):
             report.lose("triangles (PCD keeps the vertices only)")
         return PointCloud(m.vertices)
-    raise ValueError(f"PCD holds point clouds, not a {type(geom).__name__}")
+    raise OutputError(None, f"PCD holds point clouds, not a {type(geom).__name__}")
 
 
 def pcd_text(pc: PointCloud) -> str:
@@ -305,7 +305,7 @@ def pcd_text(pc: PointCloud) -> str:
         else:
             col = np.asarray(pc.fields[name], float).reshape(-1)
             if len(col) != n:
-                raise ValueError(f"point cloud field {name!r} has {len(col)} values for {n} points")
+                raise OutputError(None, f"point cloud field {name!r} has {len(col)} values for {n} points")
             cols.append(col)
     settings = dict(pc.settings)
     version = settings.pop("version", "0.7")

@@ -42,6 +42,7 @@ from collections import defaultdict
 import numpy as np
 from lxml import etree
 
+from ...errors import OutputError
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
 from ...transforms import make_transform, matrix_to_quat
 from ..affine import nearest_rotation
@@ -193,7 +194,7 @@ class MjcfWriter:
             world = World(obj.name)
             world.add(obj)
         else:
-            raise ValueError(f"MJCF holds robots and worlds, not a {type(obj).__name__}")
+            raise OutputError(None, f"MJCF holds robots and worlds, not a {type(obj).__name__}")
         self.model_name = getattr(obj, "name", "") or "model"
         self.world = world
         self.report = report

@@ -8,6 +8,7 @@ raises a FormatError for both. Unknown children are ignored with a warning.
 """
 from __future__ import annotations
 
+from ....errors import OutputError
 from ....model.contact import ContactPoint, Grasp
 from ... import xmlutil
 from ...fileio import as_bytes, atomic_write, fmt_float, read_bytes
@@ -78,9 +79,9 @@ def read(path: str, ctx) -> Grasp:
 
 def grasp_xml(g: Grasp, report) -> str:
     if len(g.fixed_dofs) != len(g.fixed_values):
-        raise ValueError(f"grasp has {len(g.fixed_dofs)} fixed DOFs but {len(g.fixed_values)} values")
+        raise OutputError(None, f"grasp has {len(g.fixed_dofs)} fixed DOFs but {len(g.fixed_values)} values")
     if len(g.contact_links) != len(g.contacts):
-        raise ValueError(f"grasp has {len(g.contacts)} contacts but {len(g.contact_links)} contact links")
+        raise OutputError(None, f"grasp has {len(g.contacts)} contacts but {len(g.contact_links)} contact links")
     attrs = f'object="{int(g.object_index)}" robot="{int(g.robot_index)}"'
     if g.fixed_dofs:
         pairs = "  ".join(f"{int(d)} {fmt_float(v)}" for d, v in zip(g.fixed_dofs, g.fixed_values))

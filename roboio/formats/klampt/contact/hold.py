@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....errors import OutputError
 from ....model.contact import ContactPoint, Hold, IKObjective, Stance
 from ...fileio import as_text, atomic_write, fmt_float, line_of, read_bytes
 from .._sniff import sniff_hold as sniff
@@ -236,7 +237,7 @@ def hold_text(hold: Hold, report=None) -> str:
     ik = hold.ik_constraint
     if ik is None or ik.pos_constraint != "fixed":
         kind = "no" if ik is None else f"a {ik.pos_constraint}"
-        raise ValueError(f"hold on link {hold.link} has {kind} position constraint; hold files "
+        raise OutputError(None, f"hold on link {hold.link} has {kind} position constraint; hold files "
                          f"need a fixed one")
     if report is not None:
         if ik.link != hold.link:

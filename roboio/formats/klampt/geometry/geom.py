@@ -9,6 +9,7 @@ parameters; a transform that cannot be (a non-uniform scale of a sphere, ...) is
 """
 from __future__ import annotations
 
+from ....errors import OutputError
 from ....model import Geometry, GeometrySource, Group, Primitive
 from ...fileio import as_text, atomic_write, read_bytes
 from .._sniff import sniff_geom as sniff
@@ -33,10 +34,10 @@ def _text(geom: Geometry, legacy: bool) -> str:
         inner.apply_transform(geom.transform)
         geom = inner
     if not isinstance(geom, Primitive):
-        raise ValueError(f".geom holds one primitive, not a {type(geom).__name__}")
+        raise OutputError(None, f".geom holds one primitive, not a {type(geom).__name__}")
     b = bake_primitive(geom, geom.transform)
     if b is None:
-        raise ValueError(f"the transform of this {geom.primitive} primitive (a non-uniform scale) "
+        raise OutputError(None, f"the transform of this {geom.primitive} primitive (a non-uniform scale) "
                          "cannot be expressed in a .geom file")
     return ("Primitive\n" if legacy else "") + primitive_text(b)
 

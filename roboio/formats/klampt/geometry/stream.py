@@ -27,7 +27,7 @@ import re
 import numpy as np
 
 from ....limits import current, describe as over_limit, recursion_room
-from ....errors import FormatError
+from ....errors import FormatError, OutputError
 from ....context import LoadContext
 from ....model import Geometry, Group, PointCloud, Primitive, TriangleMesh
 from ...fileio import line_of
@@ -259,7 +259,7 @@ def _num(x) -> str:
     from ...fileio import fmt_float
     x = float(x)
     if not np.isfinite(x):
-        raise ValueError(f"{x} cannot be written to a Klamp't primitive (iostream numbers are finite)")
+        raise OutputError(None, f"{x} cannot be written to a Klamp't primitive (iostream numbers are finite)")
     return fmt_float(x)
 
 
@@ -267,7 +267,7 @@ def primitive_text(p: Primitive) -> str:
     """Klamp't's primitive string (``Sphere 0 0 0  0.5``): groups separated by two spaces.
     The primitive's ``transform`` is not applied here (see :func:`bake_primitive`)."""
     if p.primitive not in _LAYOUT:
-        raise ValueError(f"{p.primitive} primitives have no Klamp't .geom form")
+        raise OutputError(None, f"{p.primitive} primitives have no Klamp't .geom form")
     groups = []
     for name, n in _LAYOUT[p.primitive]:
         v = p.params[name]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....errors import OutputError
 from ....model import Geometry, TriangleMesh
 from ...fileio import as_bytes, atomic_write, fmt_float_list
 from ...meshfile import check_readable, flatten_for_writing, lazy_mesh, parsed_mesh, read_bytes
@@ -88,7 +89,7 @@ def dumps(geom: Geometry, report, path=None) -> str:
     """One ``.tri`` block of ``geom`` baked into one mesh."""
     m = flatten_for_writing(geom, report, ".tri")
     if len(m.vertices) == 0 or len(m.faces) == 0:
-        raise ValueError(".tri needs at least one vertex and one triangle (Klamp't rejects empty blocks)")
+        raise OutputError(None, ".tri needs at least one vertex and one triangle (Klamp't rejects empty blocks)")
     if m.face_colors is not None or m.vertex_colors is not None:
         report.lose("colours (.tri holds vertices and triangles only)")
     return tri_text(m.vertices, m.faces)

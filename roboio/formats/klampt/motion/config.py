@@ -6,6 +6,7 @@ line structure: the numbers are a whitespace-separated stream. The writer emits
 """
 from __future__ import annotations
 
+from ....errors import OutputError
 from ....model import Trajectory
 from ...fileio import atomic_write, read_bytes
 from .._sniff import sniff_config as sniff
@@ -39,7 +40,7 @@ def loads(data, ctx) -> Trajectory:
 
 def dumps(traj: Trajectory, report, path=None) -> str:
     if traj.num_milestones == 0:
-        raise ValueError("an empty trajectory has no configuration to write to a .config")
+        raise OutputError(None, "an empty trajectory has no configuration to write to a .config")
     if traj.num_milestones > 1:
         report.lose(f"milestones 2-{traj.num_milestones} (a .config holds one configuration)")
     lose_times_velocities(traj, report)

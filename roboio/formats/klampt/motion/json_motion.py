@@ -30,7 +30,7 @@ import json
 
 import numpy as np
 
-from ....errors import FormatError
+from ....errors import FormatError, OutputError
 from ....model import Trajectory
 from ....model.contact import ContactPoint, Grasp, Hold, IKObjective, Stance
 from ...fileio import as_text, atomic_write, read_bytes
@@ -300,7 +300,7 @@ def to_json(obj, report):
         return {"holds": [_cpp_hold_json(h, report) for h in stance_holds(obj, report)]}
     if isinstance(obj, Grasp):
         return _grasp_json(obj, report)
-    raise ValueError(f"no Klamp't JSON form for a {type(obj).__name__}")
+    raise OutputError(None, f"no Klamp't JSON form for a {type(obj).__name__}")
 
 
 def dumps(obj, report, path=None) -> str:

@@ -49,6 +49,7 @@ from typing import Optional
 import numpy as np
 from lxml import etree
 
+from ....errors import OutputError
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...affine import nearest_rotation
 from ...fileio import fmt_float
@@ -298,7 +299,7 @@ class _Writer:
         for l in r.links:
             children[l.parent].append(l.index)
         if not children[-1]:
-            raise ValueError("robot has no links")
+            raise OutputError(None, "robot has no links")
         self.group = {}
         for l in r.links:
             j = r.joint_of_link(l.index)
