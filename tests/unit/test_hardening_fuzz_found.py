@@ -266,3 +266,13 @@ def test_zae_with_an_unsupported_zip_version(tmp_path):
     p.write_bytes(bytes(data))
     with pytest.raises(FormatError, match=r"r\.zae"):
         roboio.load(str(p))
+
+
+def test_target_that_cannot_hold_the_object_is_an_output_error(tmp_path):
+    from roboio.errors import OutputError
+    from roboio.model import Trajectory
+    traj = Trajectory([0.0, 1.0], [[0.0], [1.0]])
+    out = tmp_path / "x.urdf"
+    with pytest.raises(OutputError, match=r"x\.urdf: format 'urdf' cannot hold a Trajectory"):
+        roboio.save(traj, str(out), "urdf")
+    assert not out.exists()
