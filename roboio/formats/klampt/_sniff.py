@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..xmlsniff import root_element
+
 __all__ = ["sniff_world", "sniff_object", "sniff_geom", "sniff_config", "sniff_configs",
            "sniff_milestones", "sniff_path", "sniff_multipath", "sniff_grasp", "sniff_hold",
            "sniff_stance", "sniff_json", "is_number", "parse_int", "xml_root_name",
@@ -62,25 +64,16 @@ def xml_root_name(head: bytes):
 
 # -- world ----------------------------------------------------------------------------------
 
-_ROOT = re.compile(rb"<([A-Za-z_][\w.:-]*)")
-_PROLOG = re.compile(rb"\s*(?:<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>)", re.S)
 # Children that only GraspIt! worlds have (their root is <world> too).
 _GRASPIT = (b"<graspableBody", b"<obstacle", b"<filename>")
 
 
 def sniff_world(head: bytes, path: str) -> bool:
     """Root element ``<world>`` and no GraspIt!-only content in the first bytes."""
-    data = head.lstrip(b"\xef\xbb\xbf")
-    pos = 0
-    while True:
-        m = _PROLOG.match(data, pos)
-        if not m:
-            break
-        pos = m.end()
-    m = _ROOT.match(data, pos + len(data[pos:]) - len(data[pos:].lstrip()))
-    if not m or m.group(1) != b"world":
+    root = root_element(head)
+    if root is None or root[0] != b"world":
         return False
-    return not any(g in data for g in _GRASPIT)
+    return not any(g in head for g in _GRASPIT)
 
 
 # -- rigid objects (SimpleFile) -------------------------------------------------------------
