@@ -73,6 +73,11 @@ def _located(e, path, text: str = "") -> FormatError:
     problem = getattr(e, "problem", None) or str(e)
     ctx = getattr(e, "context", None)
     msg = f"invalid YAML: {problem}" + (f" ({ctx})" if ctx else "")
+    if "maximum nesting depth" in str(problem):
+        # libyaml >= 0.2.5 (PyYAML >= 6.0.4 wheels) stops at 1000 levels of flow nesting
+        # before roboio's own max_depth check sees the events
+        msg = (f"YAML nested deeper than libyaml reads ({problem}: 1000 levels), refused as "
+               "nesting over max_depth is")
     if mark is not None:
         return FormatError(path, mark.line + 1, mark.column + 1, msg)
     return FormatError(path, None, None, msg)
