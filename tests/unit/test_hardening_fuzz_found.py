@@ -276,3 +276,12 @@ def test_target_that_cannot_hold_the_object_is_an_output_error(tmp_path):
     with pytest.raises(OutputError, match=r"x\.urdf: format 'urdf' cannot hold a Trajectory"):
         roboio.save(traj, str(out), "urdf")
     assert not out.exists()
+
+
+def test_urdf_mesh_path_of_thousands_of_components(tmp_path):
+    # the per-load directory memo recursed once per path component: RecursionError (666 MB)
+    deep = "/".join(["d"] * 5000) + "/m.stl"
+    p = _write(tmp_path / "r.urdf", f'<robot name="r"><link name="a"><collision><geometry>'
+               f'<mesh filename="{deep}"/></geometry></collision></link></robot>')
+    r = roboio.load(p)
+    assert r.link_names[-1] == "a" and any("not found" in w for w in r.warnings)

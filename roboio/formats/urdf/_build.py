@@ -360,13 +360,22 @@ class _Builder:
         return self._dir_exists(os.path.dirname(path)) and os.path.isfile(path)
 
     def _dir_exists(self, d: str) -> bool:
+        """Whether directory ``d`` exists, remembered per load with its ancestors (walked in a
+        loop: a fuzzed file name held thousands of components)."""
         if not d:                           # the working directory
             return True
+        unknown = []
         known = self.dir_exists.get(d)
-        if known is None:
+        while known is None:
+            unknown.append(d)
             parent = os.path.dirname(d)
-            known = self.dir_exists[d] = ((parent == d or self._dir_exists(parent))
-                                          and os.path.isdir(d))
+            if parent == d or not parent:   # the root, or the top of a relative path
+                known = True
+                break
+            d = parent
+            known = self.dir_exists.get(d)
+        for x in reversed(unknown):         # outermost first: a missing one hides the rest
+            known = self.dir_exists[x] = known and os.path.isdir(x)
         return known
 
     def package_warnings(self):
