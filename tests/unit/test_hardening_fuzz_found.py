@@ -285,3 +285,14 @@ def test_urdf_mesh_path_of_thousands_of_components(tmp_path):
                f'<mesh filename="{deep}"/></geometry></collision></link></robot>')
     r = roboio.load(p)
     assert r.link_names[-1] == "a" and any("not found" in w for w in r.warnings)
+
+
+def test_graspit_full_transform_whose_squares_overflow(tmp_path):
+    # hypot() of (1, 0, 0, -1e308) is finite, its squared length is not (ValueError before)
+    from lxml import etree
+    from roboio.context import LoadContext
+    from roboio.formats.graspit._parse import parse_transform
+    el = etree.fromstring("<transform><fullTransform>(+1 0 0 -1e308)[0 0 0]</fullTransform></transform>")
+    p = str(tmp_path / "w.xml")
+    with pytest.raises(FormatError, match=r"<fullTransform>: .*overflow"):
+        parse_transform(el, p, LoadContext(p))

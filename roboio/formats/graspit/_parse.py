@@ -17,7 +17,7 @@ from ._records import (ApproachRec, BodyRec, CameraRec, ChainRec, ConnectionRec,
                        JointRec, LinkRec, Number, RobotRec, TransformPart, TransformRec, WorldItem,
                        WorldRec)
 from ._scan import DofExprError, c_strtod_prefix, number, qt_double, scan_dof_expr
-from ._transform import rotation_from_columns
+from ._transform import quat_wxyz_to_matrix, rotation_from_columns
 
 __all__ = ["parse_xml", "parse_transform", "parse_body", "parse_robot", "parse_world",
            "first", "text_of", "WORLD_ELEMENTS", "MATERIALS", "ROBOT_TYPES"]
@@ -152,6 +152,10 @@ def _full_transform(r: _Reader, el) -> tuple:
         raise r.error("<fullTransform>: the quaternion is zero", el)
     if not all(math.isfinite(v) for v in vals) or not math.isfinite(math.hypot(*vals[:4])):
         raise r.error("<fullTransform>: a number out of range (its length overflows a double)", el)
+    try:
+        quat_wxyz_to_matrix(vals[:4])       # its squared length must be finite too
+    except ValueError as e:
+        raise r.error(f"<fullTransform>: {e} (the squares of its numbers overflow a double)", el) from None
     return tuple(vals)
 
 
