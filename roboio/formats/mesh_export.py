@@ -104,7 +104,7 @@ class MeshExport:
         self._copy_plan: dict = {}        # dest path -> source path
         self._cache: dict = {}            # key -> list of pieces
         self._f32_error = 0.0
-        self._converted_from: dict = {}   # source extension -> count
+        self._converted_from: dict = {}   # source extension -> source files (or meshes)
 
     # -- planning -----------------------------------------------------------------------
     def export(self, mesh: TriangleMesh, M, label: str, role: str = "collision",
@@ -154,7 +154,7 @@ class MeshExport:
                     piece.f32_error = float(np.abs(Vc - Vc.astype(np.float32)).max(initial=0.0))
                 pieces.append(piece)
         ext = os.path.splitext(path)[1].lower() if path else "(no file)"
-        self._converted_from[ext] = self._converted_from.get(ext, 0) + 1
+        self._converted_from.setdefault(ext, set()).add(key[0])   # a file once, whatever its roles
         self._cache[key] = pieces
         return [self._placed(p, split, M) for p in pieces]
 
@@ -262,7 +262,7 @@ class MeshExport:
     def summarise(self) -> None:
         """Report conversions (also when only planned, as by ``dumps``)."""
         if self._writes:
-            srcs = ", ".join(f"{n} {e}" for e, n in sorted(self._converted_from.items()))
+            srcs = ", ".join(f"{len(n)} {e}" for e, n in sorted(self._converted_from.items()))
             kinds = sorted({os.path.splitext(d)[1].lower() for d in self._writes})
             names = " and ".join({".stl": "binary STL", ".obj": "Wavefront OBJ"}[k] for k in kinds)
             self.report.warn(f"{len(self._writes)} mesh file(s) converted to {names} in "
