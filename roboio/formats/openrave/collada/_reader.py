@@ -956,56 +956,46 @@ class ColladaReader:
 
     def _resolve_float(self, el, holder) -> float:
         """OpenRAVE's resolveFloat: a literal ``<float>``, or ``<param>`` naming a newparam of
-        ``holder`` (literal float, or a SIDREF to a float). Missing -> 0."""
-        doc = self.doc
+        ``holder`` (literal float, or a SIDREF to a float or to an element holding one).
+        Missing -> 0."""
         if el is None:
             return 0.0
-        f = child(el, "float")
-        if f is not None:
-            return doc.float1(f)
-        p = child(el, "param")
-        if p is None:
-            doc.warn(f"<{ln(el)}>: no value and no param; 0 used", el)
-            return 0.0
-        ref = text(p).strip()
-        for np_ in kids(holder, "newparam"):
-            if np_.get("sid") == ref:
-                f = child(np_, "float")
-                if f is not None:
-                    return doc.float1(f)
-                s = child(np_, "SIDREF")
-                if s is not None:
-                    t = doc.resolve_sid(text(s), np_)
-                    if t is not None and ln(t) == "float":
-                        return doc.float1(t)
-                    if t is not None and child(t, "float") is not None:
-                        return doc.float1(child(t, "float"))
-                    continue
-        raise doc.error(f"<{ln(el)}><param>{ref}</param>: no newparam {ref!r} with a value in "
-                        f"<{ln(holder)}>", p)
+        return self._resolve_param(el, holder, "float", self.doc.float1, 0.0, "0", "a value",
+                                   nested=True)
 
     def _resolve_bool(self, el, holder) -> bool:
+        """OpenRAVE's resolveBool: a literal ``<bool>``, or ``<param>`` naming a newparam of
+        ``holder`` (literal bool, or a SIDREF to a bool). Missing -> false."""
+        return self._resolve_param(el, holder, "bool", self.doc.boolean, False, "false",
+                                   "a boolean")
+
+    def _resolve_param(self, el, holder, tag, convert, default, default_text, what, nested=False):
+        """The literal ``<tag>`` of ``el``, or the ``newparam`` of ``holder`` its ``<param>``
+        names (a literal ``<tag>`` or a SIDREF to one; ``nested``: also to an element holding
+        one)."""
         doc = self.doc
-        bl = child(el, "bool")
-        if bl is not None:
-            return doc.boolean(bl)
+        lit = child(el, tag)
+        if lit is not None:
+            return convert(lit)
         p = child(el, "param")
         if p is None:
-            doc.warn(f"<{ln(el)}>: no value and no param; false used", el)
-            return False
+            doc.warn(f"<{ln(el)}>: no value and no param; {default_text} used", el)
+            return default
         ref = text(p).strip()
         for np_ in kids(holder, "newparam"):
             if np_.get("sid") == ref:
-                bl = child(np_, "bool")
-                if bl is not None:
-                    return doc.boolean(bl)
+                lit = child(np_, tag)
+                if lit is not None:
+                    return convert(lit)
                 s = child(np_, "SIDREF")
                 if s is not None:
                     t = doc.resolve_sid(text(s), np_)
-                    if t is not None and ln(t) == "bool":
-                        return doc.boolean(t)
+                    if t is not None and ln(t) == tag:
+                        return convert(t)
+                    if nested and t is not None and child(t, tag) is not None:
+                        return convert(child(t, tag))
                     continue
-        raise doc.error(f"<{ln(el)}><param>{ref}</param>: no newparam {ref!r} with a boolean in "
+        raise doc.error(f"<{ln(el)}><param>{ref}</param>: no newparam {ref!r} with {what} in "
                         f"<{ln(holder)}>", p)
 
     # ----------------------------------------------------------------------- memory for writing
