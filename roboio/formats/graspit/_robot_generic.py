@@ -66,7 +66,9 @@ def line_joint(o, w):
     else:
         b = w[2]
         wo = float(w @ o)
-        s = (o[2] - b * wo) / (1 - b * b)
+        # 1 - b^2 as sn^2: for nearly parallel lines 1 - b*b cancels (alex's
+        # IMU frames: 6.5e-7 rad off antiparallel, 2e-4 relative error in s, 0.2 mm at the link)
+        s = (o[2] - b * wo) / (sn * sn)
         t = s * b - wo
         x1 = (o + t * w) - np.array([0.0, 0.0, s])
         a = float(np.linalg.norm(x1))
