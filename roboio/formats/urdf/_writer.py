@@ -34,7 +34,7 @@ from lxml import etree
 
 from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...transforms import make_transform, rpy_to_matrix
-from ..affine import nearest_rotation
+from ..affine import column_scales, nearest_rotation
 from ..fileio import fmt_float
 from ..fixed_point import stable_params
 from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
@@ -98,7 +98,7 @@ def stable_scaled_rpy(R, scale) -> tuple:
     that this split gives back the same scale and the same rotation."""
     def split(P):
         A = rpy_to_matrix(P) * scale                     # columns scaled, as origin @ S
-        n = np.linalg.norm(A, axis=-2, keepdims=True)
+        n = column_scales(np.linalg.norm(A, axis=-2, keepdims=True))     # as split_affine
         return np.concatenate([(A / n).reshape(A.shape[:-2] + (9,)), n.reshape(A.shape[:-2] + (3,))], -1)
     target = np.concatenate([np.asarray(R, float).reshape(9), scale])
     return stable_params(target, lambda X: rpy_of(np.asarray(X)[:9].reshape(3, 3))[0], split, _ULPS)
