@@ -1,8 +1,9 @@
 """Robots from outside the corpus x every robot writer, checked as the corpus is.
 
 The robots: every URDF of the installed ``example-robot-data`` package (loaded with
-``package_dirs`` at its robots folder) and the URDFs other installed packages ship
-(MuJoCo's test model). For each robot and writer (the writers of
+``package_dirs`` at its robots folder) and the URDFs other installed packages ship, where
+installed: MuJoCo's test model, ``upkie_description``, ``pybullet_data`` (but its 1000
+generated ``random_urdfs``). For each robot and writer (the writers of
 :mod:`tools.conversion_matrix`, Klamp't world XML and MJCF):
 
 * convert, read back, ``verify`` within 1e-9 or within what the report states, and
@@ -29,6 +30,7 @@ import argparse
 import collections
 import contextlib
 import glob
+import importlib.util
 import io
 import os
 import re
@@ -70,13 +72,17 @@ def outside_robots() -> list:
     erd = example_robot_data_root()
     if erd:
         out += [(p, [erd]) for p in sorted(glob.glob(os.path.join(erd, "**", "*.urdf"), recursive=True))]
-    try:
-        import mujoco
-        p = os.path.join(os.path.dirname(mujoco.__file__), "testdata", "model.urdf")
-        if os.path.isfile(p):
-            out.append((p, []))
-    except ImportError:
-        pass
+    for module, pattern in (("mujoco", "testdata/model.urdf"), ("upkie_description", "urdf/*.urdf"),
+                            ("pybullet_data", "**/*.urdf")):
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        base = list(spec.submodule_search_locations)[0]
+        out += [(p, []) for p in sorted(glob.glob(os.path.join(base, pattern), recursive=True))
+                if "random_urdfs" not in p]       # pybullet's 1000 generated single bodies
     return out
 
 
@@ -201,6 +207,7 @@ def main(argv=None) -> int:
     ap.add_argument("--meshes", choices=("keep", "copy", "convert"))
     ap.add_argument("--package-path", action="append", default=[], metavar="DIR")
     args = ap.parse_args(argv)
+    warnings.simplefilter("ignore")          # lazily read meshes warn outside load()
     writers = args.writers.split(",")
     robots = outside_robots()
     if args.robots:
