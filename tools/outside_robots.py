@@ -41,6 +41,7 @@ import traceback
 import warnings
 
 import numpy as np
+from lxml import etree
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "tools"), os.path.join(ROOT, "tests"),
@@ -109,6 +110,15 @@ def pinocchio_check(out, back) -> str:
     mass = sum(model.inertias[i].mass for i in range(model.njoints))
     total = sum(l.mass for l in back.links)
     msgs = []
+    # pinocchio finds relative mesh references through package_dirs only (not beside the file)
+    try:
+        _, cgeom, vgeom = pin.buildModelsFromUrdf(os.fspath(out), package_dirs=[os.path.dirname(os.fspath(out))])
+        root = etree.parse(os.fspath(out)).getroot()
+        want = (len(root.findall("link/collision")), len(root.findall("link/visual")))
+        if (cgeom.ngeoms, vgeom.ngeoms) != want:
+            msgs.append(f"pinocchio reads {cgeom.ngeoms} collision / {vgeom.ngeoms} visual geometries of {want}")
+    except (ValueError, RuntimeError) as e:
+        msgs.append(f"pinocchio cannot read the geometry: {str(e)[:120]}")
     if err > 1e-9:
         k = np.unravel_index(np.argmax(np.abs(theirs - ours)), theirs.shape)[1]
         msgs.append(f"pinocchio FK differs by {err:.1e} at {names[links[k]]!r}")
