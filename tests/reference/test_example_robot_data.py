@@ -175,3 +175,19 @@ def test_every_writer_round_trip(rel, fmt, tmp_path):
         roboio.save(reload(out, fmt), out, format=fmt, overwrite_input=True)
         texts.append([ln for ln in open(out, "rb").read().splitlines() if not ln.startswith(b"#")])
     assert texts[0] == texts[1]
+
+
+@needs_data
+@pytest.mark.parametrize("rel", ["romeo_description/urdf/romeo.urdf", "talos_data/robots/talos_left_arm.urdf",
+                                 "so_arm_description/urdf/so101.urdf"])
+@pytest.mark.parametrize("fmt, name", [("urdf", "r.urdf"), ("klampt-rob", "r.rob"), ("choreonoid-body", "r.body")])
+def test_cli_convert_and_verify(rel, fmt, name, tmp_path, capsys):
+    """``roboio convert IN OUT --to FMT --package-path ROOT`` then ``roboio verify IN OUT``."""
+    from roboio.cli.main import main
+    src, out = os.path.join(ROOT, rel), str(tmp_path / name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["convert", src, out, "--to", fmt, "--package-path", ROOT]) == 0
+        text = capsys.readouterr().out
+        assert "Traceback" not in text and f"wrote {out}" in text
+        assert main(["verify", src, out, "--package-path", ROOT, "--samples", "5"]) == 0, capsys.readouterr().out
