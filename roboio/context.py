@@ -29,13 +29,17 @@ class LoadContext:
     packages. ``limits``: a :class:`Limits`, a mapping of limit names, or None (defaults).
     ``flavor``: whose reading of a format to follow where programs differ (None: the
     format's specification and its mainstream readers; ``"klampt"``: Klamp't's, as
-    :mod:`roboio.compat.klampt` loads files).
+    :mod:`roboio.compat.klampt` loads files). ``check_meshes``: open every referenced mesh
+    file during the load to check its header (a mesh that fails becomes a warning and an
+    empty ``missing`` geometry, as without lazy loading); False (the default) defers that to
+    the mesh's first use, where a broken file raises its :class:`FormatError` (see
+    :func:`roboio.formats.loading.load_geometry`). Strict loads always check.
     """
 
     def __init__(self, path=None, strict: bool = False, *, limits=None,
                  search_paths: Optional[Iterable[str]] = None,
                  package_dirs: Union[None, Mapping[str, str], Sequence[str]] = None,
-                 flavor: Optional[str] = None, _root=None):
+                 flavor: Optional[str] = None, check_meshes: bool = False, _root=None):
         self.path = os.fspath(path) if path is not None else None
         if _root is not None:
             self.root = _root
@@ -49,12 +53,14 @@ class LoadContext:
             self.package_dirs = _root.package_dirs
             self.files = _root.files
             self.flavor = _root.flavor
+            self.check_meshes = _root.check_meshes
             return
         self.root = self
         if flavor not in (None, "klampt"):
             raise ValueError(f"flavor must be None or 'klampt', not {flavor!r}")
         self.flavor = flavor
         self.strict = strict
+        self.check_meshes = bool(check_meshes or strict)
         self.warnings: list[str] = []
         self.cache: dict = {}
         self.stack: list[str] = []
