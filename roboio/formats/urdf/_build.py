@@ -138,7 +138,7 @@ def _named_ancestors(d: str, name: str) -> tuple:
         d = nd
 
 
-def mesh_candidates(filename: str, path: str, package_root) -> list:
+def mesh_candidates(filename: str, path: str, package_root, first_only: bool = False) -> list:
     """Paths to try for a ``<mesh filename>``: ``package://PKG/rest`` -> ``package_root/PKG/
     rest`` (package_root relative to the URDF's directory; without it Klamp't looks for
     ``/PKG/rest``, and roboio also for ``rest`` below a directory named PKG that contains
@@ -150,6 +150,8 @@ def mesh_candidates(filename: str, path: str, package_root) -> list:
             root = package_root if os.path.isabs(package_root) else os.path.join(base, package_root)
             return [os.path.normpath(os.path.join(root, rest))]
         cands = [os.path.normpath("/" + rest)]
+        if first_only:          # (the one Klamp't opens; the rest cost a walk up the tree)
+            return cands
         pkg, _, sub = rest.partition("/")
         cands += [os.path.join(d, sub) for d in _named_ancestors(os.path.abspath(base), pkg)]
         return cands
@@ -324,12 +326,16 @@ class _Builder:
         """``(path or None, candidates or None, package note key or None)`` of a mesh."""
         from ...resolve import LazyCandidates, iter_package_candidates, split_url
         kind, *parts = split_url(filename)
-        klampt_cands = mesh_candidates(filename, self.path, self.s.package_root)
+        klampt_cands = mesh_candidates(filename, self.path, self.s.package_root,
+                                       first_only=kind == "package" and not self.klampt)
         # Klamp't itself opens only the first candidate (package_root, or "/NAME/rest")
         klampt_finds = klampt_cands[0] if self._isfile(klampt_cands[0]) else None
-        if kind != "package":
-            cands = [parts[0]] if kind == "file" else klampt_cands
+        if kind == "file":
+            cands = [parts[0]]
             return next((c for c in cands if os.path.isfile(c)), None), cands, None
+        if kind != "package":      # (the first candidate was looked at just above)
+            found = klampt_finds or next((c for c in klampt_cands[1:] if os.path.isfile(c)), None)
+            return found, klampt_cands, None
         name, sub = parts
         if klampt_finds is not None and (self.klampt or self.s.package_root is not None):
             return klampt_finds, None, None
