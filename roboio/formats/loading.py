@@ -114,16 +114,20 @@ def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
     is known from the file name is not opened here unless ``ctx.check_meshes``: its reader
     (header check included) runs at the mesh's first use, where a broken file raises its
     FormatError. The file is still charged to the load's ``files`` budget now."""
+    info = None if ctx.check_meshes else registry.lazy_mesh_reader(path, format)
+    if info is not None:
+        # (a mesh includes nothing: no cycle to detect, so the path as found is key enough)
+        key = ("deferred", path, info.name)
+        cached = ctx.cache.get(key)
+        if cached is None:
+            cached = ctx.cache[key] = _deferred_mesh(path, info, ctx)
+        return cached.copy()
     real = realpath(path, ctx)
     key = ("geometry", real, format)
     cached = ctx.cache.get(key)
     if cached is None:
-        info = None if ctx.check_meshes else registry.lazy_mesh_reader(path, format)
-        if info is not None:
-            cached = _deferred_mesh(path, info, ctx)
-        else:
-            cached = read_file(path, ctx, kinds=("geometry",), format=format, realpath=real)
-            _share_parse(cached, ctx)
+        cached = read_file(path, ctx, kinds=("geometry",), format=format, realpath=real)
+        _share_parse(cached, ctx)
         ctx.cache[key] = cached
         return cached.copy()
     copied = cached.copy()
@@ -138,7 +142,7 @@ def _deferred_mesh(path: str, info, ctx: LoadContext):
     ctx.check_depth(len(ctx.stack) + 1, what=f"files including files, at {path}")
     ctx.charge("files", 1, what=f"opening {path}")
     ctx.note_file(path)
-    return TriangleMesh(loader=_DeferredRead(path, info, ctx.child(path)),
+    return TriangleMesh(loader=_DeferredRead(path, info, ctx),
                         source=GeometrySource(path, path, info.name))
 
 
@@ -156,7 +160,7 @@ class _DeferredRead:
         if self.data is None:
             if os.path.exists(self.path):
                 check_regular_input(self.path)
-            m = self.info.read(self.path, self.ctx).load()      # (charges the first copy)
+            m = self.info.read(self.path, self.ctx.child(self.path)).load()   # (charges it)
             self.data = {"vertices": m.vertices, "faces": m.faces, "face_colors": m.face_colors,
                          "vertex_colors": m.vertex_colors, "extras": dict(m.extras)}
         else:

@@ -123,6 +123,8 @@ def affine_driver_limits(dofs, scales, lim) -> tuple:
 
 
 _EYE3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+_ZERO3 = (0.0, 0.0, 0.0)                   # (Link copies what it is given)
+_ZERO33 = (_ZERO3, _ZERO3, _ZERO3)
 
 
 @functools.lru_cache(maxsize=256)
@@ -162,6 +164,16 @@ def mesh_candidates(filename: str, path: str, package_root, first_only: bool = F
     return [os.path.normpath(os.path.join(base, filename))]
 
 
+_Z = np.array([0.0, 0.0, 1.0])
+
+
+def _unit_along_frame(axis) -> bool:
+    """Whether ``axis`` is +-x, +-y or +-z exactly (its norm is 1 however computed)."""
+    x, y, z = axis.tolist()
+    return (x == y == 0.0 and abs(z) == 1.0) or (x == z == 0.0 and abs(y) == 1.0) or \
+        (y == z == 0.0 and abs(x) == 1.0)
+
+
 def _same_geometry(a: list, b: list) -> bool:
     """Whether two lists of ``<visual>``/``<collision>`` records describe the same shapes."""
     if len(a) != len(b):
@@ -183,6 +195,7 @@ class _Builder:
         self.packages: dict = {}            # package name -> (directory or None, places tried)
         self.package_dirs: dict = {}        # package name -> package_candidates(...)
         self.dir_exists: dict = {}          # directory -> whether it exists (see _isfile)
+        self.candidate_dirs: dict = {}      # package directory candidate -> whether it exists
         self.meshes_found: dict = {}        # <mesh filename> -> what _locate_mesh found
         self.scales: dict = {}              # <mesh scale> -> its 4x4 matrix (with flip_yz)
         self.package_notes = defaultdict(list)   # (kind, package) -> link names
@@ -206,26 +219,24 @@ class _Builder:
         self.links.append(link)
         return link.index
 
-    def mass(self, link: Link, name: str):
+    def mass(self, name: str) -> tuple:
+        """``(mass, com, inertia)`` of link ``name`` (Link's constructor arguments)."""
         rec = self.model.links[name]
-        over = self.s.links.get(name, {})
-        if over.get("physical", 1) == 0:
-            link.mass, link.com, link.inertia = 0.0, np.zeros(3), np.zeros((3, 3))
-        elif rec.inertial is not None:
+        over = self.s.links.get(name)
+        if over is not None and over.get("physical", 1) == 0:
+            return 0.0, _ZERO3, _ZERO33
+        if rec.inertial is not None:
             R = rec.inertial.origin[:3, :3]
-            link.mass = rec.inertial.mass
-            link.com = rec.inertial.origin[:3, 3]
+            com = rec.inertial.origin[:3, 3]
             I0 = rec.inertial.inertia
             if R.tolist() == _EYE3:                 # no rpy (the common case): I0 exactly
-                link.inertia = I0.copy()
-                return
+                return rec.inertial.mass, com, I0
             quirk = R.T @ I0 @ R                    # Klamp't's quirk (R I Rᵀ is physical)
             I = quirk if self.klampt else R @ I0 @ R.T
             if not self.klampt and np.abs(I - quirk).max() > 1e-12 * max(np.abs(I).max(), 1e-300):
                 self.rotated_inertia.append(name)
-            link.inertia = (I + I.T) / 2            # symmetric again after rounding
-        else:
-            link.mass, link.com, link.inertia = self.s.default_mass, np.zeros(3), self.s.default_inertia
+            return rec.inertial.mass, com, (I + I.T) / 2    # symmetric again after rounding
+        return self.s.default_mass, _ZERO3, self.s.default_inertia
 
     def _link_colors(self) -> dict:
         """Face colour per link from its first visual's material, resolved the way urdfdom
@@ -348,7 +359,8 @@ class _Builder:
             if dirs is None:       # the same for every mesh of the package in this file
                 dirs = self.package_dirs[name] = LazyCandidates(iter_package_candidates(
                     name, self.path, self.ctx.package_dirs))
-            hit = next((d for d in dirs if os.path.isfile(os.path.join(d, sub))), None)
+            hit = next((d for d in dirs if self._is_dir(d) and os.path.isfile(os.path.join(d, sub))),
+                       None)
             found = None if hit is None else os.path.normpath(os.path.join(hit, sub))
         if found is None:
             dirs = dirs if isinstance(dirs, list) else dirs.all()
@@ -360,6 +372,14 @@ class _Builder:
         self.packages.setdefault(name, (hit, dirs))
         return found, None, (("klampt-misses", name) if klampt_finds is None else None)
 
+    def _is_dir(self, d: str) -> bool:
+        """``os.path.isdir(d)`` of a package directory candidate, once per load (every mesh
+        of a package tries the same candidates)."""
+        known = self.candidate_dirs.get(d)
+        if known is None:
+            known = self.candidate_dirs[d] = os.path.isdir(d)
+        return known
+
     def _isfile(self, path: str) -> bool:
         """``os.path.isfile(path)``, without a system call when the load already found that
         its directory does not exist (the ``/NAME/...`` paths Klamp't tries rarely do)."""
@@ -368,10 +388,24 @@ class _Builder:
     def _dir_exists(self, d: str) -> bool:
         """Whether directory ``d`` exists, remembered per load with its ancestors (walked in a
         loop: a fuzzed file name held thousands of components)."""
+        start = d
         if not d:                           # the working directory
             return True
-        unknown = []
         known = self.dir_exists.get(d)
+        if known is not None:
+            return known
+        up = os.path.dirname(d)
+        while up and up != d and up not in self.dir_exists:    # (dictionary look-ups only)
+            d, up = up, os.path.dirname(up)
+        if self.dir_exists.get(up) is False:                      # a missing ancestor hides it
+            self.dir_exists[start] = False
+            return False
+        d = start
+        if os.path.isdir(d):                # (then so are its ancestors: not walked)
+            self.dir_exists[d] = True
+            return True
+        unknown = []
+        known = None
         while known is None:
             unknown.append(d)
             parent = os.path.dirname(d)
@@ -520,8 +554,7 @@ class _Builder:
         for i, name in enumerate(self.virtual_names()):
             self.add(Link(name, i - 1, "prismatic" if i < 3 else "revolute", _VIRTUAL_AXES[i],
                           None, 0.0, (0, 0, 0), np.zeros((3, 3))), tmax=0.0)
-        root = Link(root_name, 4, "revolute", _VIRTUAL_AXES[5])
-        self.mass(root, root_name)
+        root = Link(root_name, 4, "revolute", _VIRTUAL_AXES[5], None, *self.mass(root_name))
         self.urdf_links[self.add(root, tmax=0.0, pmax=0.0)] = root_name
         if self.s.freeze_root_link:
             self.joints += [Joint("weld", [i]) for i in range(6)]
@@ -533,16 +566,16 @@ class _Builder:
             raise FormatError(self.path, joint.line, None, f"joint {joint.name!r} is {joint.type}: "
                               "Klamp't cannot load URDF floating/planar joints (model the DOFs as "
                               "prismatic and revolute joints)")
-        axis = np.array([0.0, 0.0, 1.0]) if joint.axis is None or not joint.axis.any() else joint.axis
-        n = float(np.linalg.norm(axis))
-        if not self.klampt and n != 1.0 and joint.type != "fixed":
-            axis = np.asarray(axis, float) / n
-            if abs(n - 1.0) > 4e-16:
-                self.scaled_axes.append(f"{name} (|axis| = {n!r})")
+        axis = _Z if joint.axis is None or not joint.axis.any() else joint.axis
+        if joint.type != "fixed" and not self.klampt and not _unit_along_frame(axis):
+            n = float(np.linalg.norm(axis))
+            if n != 1.0:
+                axis = np.asarray(axis, float) / n
+                if abs(n - 1.0) > 4e-16:
+                    self.scaled_axes.append(f"{name} (|axis| = {n!r})")
         link = Link(name, parent, "prismatic" if joint.type == "prismatic" else "revolute", axis,
-                    joint.origin)
+                    joint.origin, *self.mass(name))
         link.extras["urdf_joint"] = joint.name
-        self.mass(link, name)
         lim = joint.limit or {}
         qmin, qmax = lim.get("lower", -INF), lim.get("upper", INF)
         vmax, tmax = lim.get("velocity", INF), lim.get("effort", INF)

@@ -31,6 +31,7 @@ _JOINT_CHILDREN = {"origin", "parent", "child", "axis", "limit", "dynamics", "mi
 _LINK_CHILDREN = {"inertial", "visual", "collision"}
 
 _ZERO3 = (0.0, 0.0, 0.0)
+_EYE4 = np.eye(4)          # (copied, never handed out)
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
 # (the same numbers as _NUMBER, written so that a failing match cannot backtrack through the
 # ways of splitting a run of digits)
@@ -141,7 +142,7 @@ class _Reader:
         if els is None:
             els = children(parent, "origin")
         if not els:
-            return np.eye(4)
+            return _EYE4.copy()
         el = els[0]
         xyz = self.numbers(el, "xyz", 3, default=_ZERO3)
         rpy = self.numbers(el, "rpy", 3, default=_ZERO3)
@@ -215,9 +216,8 @@ class _Reader:
             raise self.error(el, "<inertial> without <inertia>")
         it = its[0]
         v = {k: self.number(it, k, required=True) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
-        inertia = np.array([[v["ixx"], v["ixy"], v["ixz"]],
-                            [v["ixy"], v["iyy"], v["iyz"]],
-                            [v["ixz"], v["iyz"], v["izz"]]])
+        inertia = np.array([v["ixx"], v["ixy"], v["ixz"], v["ixy"], v["iyy"], v["iyz"],
+                            v["ixz"], v["iyz"], v["izz"]]).reshape(3, 3)
         return InertialRec(mass, self.origin(el, by.get("origin", ())), inertia, where(el))
 
     def link(self, el) -> LinkRec:
