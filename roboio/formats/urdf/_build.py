@@ -60,6 +60,18 @@ _FLIP_YZ = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
 _VIRTUAL_AXES = ((1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 1), (0, 1, 0), (1, 0, 0))
 
 
+def _read_only(a) -> np.ndarray:
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+# read-only constants Link shares instead of copying (see roboio.model.robot._frozen)
+_FROZEN_AXES = tuple(_read_only(a) for a in _VIRTUAL_AXES)
+_FROZEN_ZERO3 = _read_only((0.0, 0.0, 0.0))
+_FROZEN_ZERO33 = _read_only(np.zeros((3, 3)))
+
+
 def link_order(model: UrdfModel, path: str) -> list:
     """``[(link name, parent joint record or None, parent position or -1)]`` in Klamp't's
     order; FormatError for a joint naming a missing link, a link with two parents, no or
@@ -123,8 +135,6 @@ def affine_driver_limits(dofs, scales, lim) -> tuple:
 
 
 _EYE3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
-_ZERO3 = (0.0, 0.0, 0.0)                   # (Link copies what it is given)
-_ZERO33 = (_ZERO3, _ZERO3, _ZERO3)
 
 
 @functools.lru_cache(maxsize=256)
@@ -164,9 +174,6 @@ def mesh_candidates(filename: str, path: str, package_root, first_only: bool = F
     return [os.path.normpath(os.path.join(base, filename))]
 
 
-_Z = np.array([0.0, 0.0, 1.0])
-
-
 def _unit_along_frame(axis) -> bool:
     """Whether ``axis`` is +-x, +-y or +-z exactly (its norm is 1 however computed)."""
     x, y, z = axis.tolist()
@@ -183,7 +190,7 @@ def _same_geometry(a: list, b: list) -> bool:
         if (gx.kind, gx.filename, tuple(gx.scale), tuple(gx.size), gx.radius, gx.length) != \
                 (gy.kind, gy.filename, tuple(gy.scale), tuple(gy.size), gy.radius, gy.length):
             return False
-        if not np.array_equal(gx.origin, gy.origin):
+        if gx.origin.tolist() != gy.origin.tolist():     # (as np.array_equal, cheaper)
             return False
     return True
 
@@ -224,7 +231,7 @@ class _Builder:
         rec = self.model.links[name]
         over = self.s.links.get(name)
         if over is not None and over.get("physical", 1) == 0:
-            return 0.0, _ZERO3, _ZERO33
+            return 0.0, _FROZEN_ZERO3, _FROZEN_ZERO33
         if rec.inertial is not None:
             R = rec.inertial.origin[:3, :3]
             com = rec.inertial.origin[:3, 3]
@@ -236,7 +243,7 @@ class _Builder:
             if not self.klampt and np.abs(I - quirk).max() > 1e-12 * max(np.abs(I).max(), 1e-300):
                 self.rotated_inertia.append(name)
             return rec.inertial.mass, com, (I + I.T) / 2    # symmetric again after rounding
-        return self.s.default_mass, _ZERO3, self.s.default_inertia
+        return self.s.default_mass, _FROZEN_ZERO3, self.s.default_inertia
 
     def _link_colors(self) -> dict:
         """Face colour per link from its first visual's material, resolved the way urdfdom
@@ -552,9 +559,9 @@ class _Builder:
     def base(self, root_name: str):
         """The floating base: five virtual links, then the URDF root as link 5."""
         for i, name in enumerate(self.virtual_names()):
-            self.add(Link(name, i - 1, "prismatic" if i < 3 else "revolute", _VIRTUAL_AXES[i],
-                          None, 0.0, (0, 0, 0), np.zeros((3, 3))), tmax=0.0)
-        root = Link(root_name, 4, "revolute", _VIRTUAL_AXES[5], None, *self.mass(root_name))
+            self.add(Link(name, i - 1, "prismatic" if i < 3 else "revolute", _FROZEN_AXES[i],
+                          None, 0.0, _FROZEN_ZERO3, _FROZEN_ZERO33), tmax=0.0)
+        root = Link(root_name, 4, "revolute", _FROZEN_AXES[5], None, *self.mass(root_name))
         self.urdf_links[self.add(root, tmax=0.0, pmax=0.0)] = root_name
         if self.s.freeze_root_link:
             self.joints += [Joint("weld", [i]) for i in range(6)]
@@ -566,7 +573,7 @@ class _Builder:
             raise FormatError(self.path, joint.line, None, f"joint {joint.name!r} is {joint.type}: "
                               "Klamp't cannot load URDF floating/planar joints (model the DOFs as "
                               "prismatic and revolute joints)")
-        axis = _Z if joint.axis is None or not joint.axis.any() else joint.axis
+        axis = _FROZEN_AXES[2] if joint.axis is None or not joint.axis.any() else joint.axis
         if joint.type != "fixed" and not self.klampt and not _unit_along_frame(axis):
             n = float(np.linalg.norm(axis))
             if n != 1.0:

@@ -79,6 +79,10 @@ class _Reader:
     def __init__(self, path: str, ctx: LoadContext):
         self.path = path
         self.ctx = ctx
+        # attribute text -> what numbers() / number() read from it (texts read well only;
+        # a robot repeats "0", "0 0 0", "1" ... in every link; bounded by the file's size)
+        self.seen_numbers: dict = {}
+        self.seen_number: dict = {}
 
     def error(self, el, msg) -> FormatError:
         return FormatError(self.path, where(el), None, msg)
@@ -92,14 +96,18 @@ class _Reader:
             if required:
                 raise self.error(el, f"<{local_name(el)}> needs the '{name}' attribute")
             return default
+        vals = self.seen_numbers.get(text)
+        if vals is not None and (count is None or len(vals) == count):
+            return vals
         if _NOT_NUMERIC.search(text) is None:
             try:        # with these characters only, float() accepts exactly _NUMBER's tokens
-                vals = [float(t) for t in text.split()]
+                vals = tuple([float(t) for t in text.split()])
             except ValueError:
                 vals = None
             if vals is not None and (count is None or len(vals) == count):
                 total = sum(vals)         # inf or nan when a value is (or the sum overflows:
                 if total - total == 0.0:  # then the exact check below decides)
+                    self.seen_numbers[text] = vals
                     return vals
         toks = text.split()
         bad = () if _NUMBERS.fullmatch(text) else [t for t in toks if not _NUMBER.match(t)]
@@ -114,10 +122,13 @@ class _Reader:
         if count is not None and len(vals) != count:
             raise self.error(el, f"<{local_name(el)} {name}=\"{text}\">: expected {count} "
                                  f"number{'s' if count > 1 else ''}, got {len(vals)}")
-        return vals
+        return tuple(vals)
 
     def number(self, el, name: str, required: bool = False, default=None):
         text = el.get(name)
+        v = self.seen_number.get(text)
+        if v is not None:
+            return v
         if text is not None and _NOT_NUMERIC.search(text) is None:
             try:        # (one token: as numbers() reads it; several raise ValueError)
                 v = float(text)
@@ -125,6 +136,7 @@ class _Reader:
                 pass
             else:
                 if v - v == 0.0:
+                    self.seen_number[text] = v
                     return v
         vals = self.numbers(el, name, 1, required)
         return default if vals is None else vals[0]
