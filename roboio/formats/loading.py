@@ -118,10 +118,11 @@ def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
     if info is not None:
         # (a mesh includes nothing: no cycle to detect, so the path as found is key enough)
         key = ("deferred", path, info.name)
-        cached = ctx.cache.get(key)
-        if cached is None:
-            cached = ctx.cache[key] = _deferred_mesh(path, info, ctx)
-        return cached.copy()
+        loader = ctx.cache.get(key)
+        if loader is None:
+            loader = ctx.cache[key] = _deferred_read(path, info, ctx)
+        from ..model import GeometrySource, TriangleMesh
+        return TriangleMesh(loader=loader, source=GeometrySource(path, path, info.name))
     real = realpath(path, ctx)
     key = ("geometry", real, format)
     cached = ctx.cache.get(key)
@@ -135,15 +136,14 @@ def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
     return copied
 
 
-def _deferred_mesh(path: str, info, ctx: LoadContext):
-    """An unloaded TriangleMesh whose first use runs ``info``'s reader on ``path`` (what
-    :func:`read_file` would have run now), charged as :func:`read_file` charges."""
-    from ..model import GeometrySource, TriangleMesh
+def _deferred_read(path: str, info, ctx: LoadContext) -> "_DeferredRead":
+    """The loader shared by the meshes of ``path``: its first call runs ``info``'s reader
+    (what :func:`read_file` would have run now); the file is charged as :func:`read_file`
+    charges it."""
     ctx.check_depth(len(ctx.stack) + 1, what=f"files including files, at {path}")
     ctx.charge("files", 1, what=f"opening {path}")
     ctx.note_file(path)
-    return TriangleMesh(loader=_DeferredRead(path, info, ctx),
-                        source=GeometrySource(path, path, info.name))
+    return _DeferredRead(path, info, ctx)
 
 
 class _DeferredRead:

@@ -151,6 +151,7 @@ def register(info: FormatInfo) -> FormatInfo:
         raise ValueError(f"format {info.name!r} registered twice")
     _FORMATS[info.name] = info
     _BY_EXTENSION.clear()
+    _LAZY_BY_EXTENSION.clear()
     return info
 
 
@@ -252,13 +253,26 @@ def lazy_mesh_reader(path: str, format: Optional[str] = None) -> Optional[Format
     """The format that reads the mesh file ``path`` lazily (see :attr:`FormatInfo.lazy`)
     when its name decides it without reading the content (``format``, else the only geometry
     format for its extension); None otherwise (then :func:`find_reader` decides)."""
-    _ensure_loaded()
     if format is not None:
+        _ensure_loaded()
         info = _FORMATS.get(format)
-    else:
-        by_ext = _readers_by_extension(path, ("geometry",))
-        info = by_ext[0] if len(by_ext) == 1 else None
-    return info if info is not None and info.lazy and info.can_read else None
+        return info if info is not None and info.lazy and info.can_read else None
+    base = os.path.basename(path).lower()
+    dot = base.find(".")
+    key = base[dot:] if dot >= 0 else ""
+    if key in _LAZY_BY_EXTENSION:         # (a robot asks once per mesh)
+        return _LAZY_BY_EXTENSION[key]
+    _ensure_loaded()
+    by_ext = _readers_by_extension(path, ("geometry",))
+    info = by_ext[0] if len(by_ext) == 1 else None
+    info = info if info is not None and info.lazy and info.can_read else None
+    if len(_LAZY_BY_EXTENSION) > 4096:
+        _LAZY_BY_EXTENSION.clear()
+    _LAZY_BY_EXTENSION[key] = info
+    return info
+
+
+_LAZY_BY_EXTENSION: dict = {}   # dotted tail of the lowercased name -> lazy_mesh_reader's answer
 
 
 def find_writer(obj, path: str, format: Optional[str] = None,

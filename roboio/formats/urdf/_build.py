@@ -673,6 +673,8 @@ class _Builder:
     def _apply_pairs(self, robot, pairs: set, items, enable: bool, final: bool) -> list:
         """Enable/disable the pairs ``items`` that resolve now; returns those that do not
         (before robot mounts) or raises for them (after)."""
+        if not items:
+            return []
         names = robot.link_names
         n = robot.num_links
         geo = [has_geometry(l.geometry) for l in robot.links]

@@ -227,9 +227,9 @@ class _Reader:
         if not its:
             raise self.error(el, "<inertial> without <inertia>")
         it = its[0]
-        v = {k: self.number(it, k, required=True) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
-        inertia = np.array([v["ixx"], v["ixy"], v["ixz"], v["ixy"], v["iyy"], v["iyz"],
-                            v["ixz"], v["iyz"], v["izz"]]).reshape(3, 3)
+        number = self.number
+        xx, xy, xz, yy, yz, zz = [number(it, k, True) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")]
+        inertia = np.array([xx, xy, xz, xy, yy, yz, xz, yz, zz]).reshape(3, 3)
         return InertialRec(mass, self.origin(el, by.get("origin", ())), inertia, where(el))
 
     def link(self, el) -> LinkRec:
