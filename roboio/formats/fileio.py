@@ -7,7 +7,6 @@ import errno
 import math
 import os
 import re
-import secrets
 import signal
 import stat
 import threading
@@ -209,6 +208,7 @@ def _alive(pid: int) -> bool:
 
 def _create_temp(directory: str, base: str):
     for _ in range(100):
+        import secrets          # (only writers need it: not imported by a load)
         name = f".{base}{TEMP_INFIX}{os.getpid()}-{secrets.token_hex(4)}.tmp"
         tmp = os.path.join(directory, name)
         try:
