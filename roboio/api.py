@@ -109,7 +109,7 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
         search_paths = _SEARCH_PATHS.get()
     ctx = LoadContext(path, strict, limits=limits, search_paths=search_paths,
                       package_dirs=package_dirs, flavor=flavor, check_meshes=check_meshes)
-    ctx.stack.append(realpath(path, ctx))        # (directories remembered for the load)
+    ctx.stack.push_pending(lambda: realpath(path, ctx))   # (needed once a file references one)
     ctx.note_file(path)
     # Readers raise located FormatErrors for every problem of the input; any other exception
     # is a bug in roboio and propagates as it is (the CLI reports it as an internal error).

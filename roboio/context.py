@@ -20,6 +20,54 @@ from .limits import Limits, as_limits, describe, limit_name
 __all__ = ["LoadContext"]
 
 
+class FileStack(list):
+    """:attr:`LoadContext.stack`: the real paths of the files being read, outermost first.
+    The first may be given as pending (:meth:`push_pending`): computed the first time the
+    stack is looked into, so that a load that reads no other file never computes it (a
+    ``realpath`` costs a system call per directory of the path)."""
+
+    __slots__ = ("_pending",)
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._pending = None
+
+    def push_pending(self, compute) -> None:
+        """Push the entry ``compute()`` returns, computed when first needed."""
+        self.append(None)
+        self._pending = (len(self) - 1, compute)
+
+    def _resolve(self):
+        if self._pending is not None:
+            i, compute = self._pending
+            self._pending = None
+            list.__setitem__(self, i, compute())
+
+    def __contains__(self, item):
+        self._resolve()
+        return list.__contains__(self, item)
+
+    def __getitem__(self, i):
+        self._resolve()
+        return list.__getitem__(self, i)
+
+    def __iter__(self):
+        self._resolve()
+        return list.__iter__(self)
+
+    def index(self, *args):
+        self._resolve()
+        return list.index(self, *args)
+
+    def pop(self, *args):
+        self._resolve()
+        return list.pop(self, *args)
+
+    def copy(self):
+        self._resolve()
+        return list(self)
+
+
 class LoadContext:
     """See the module docstring.
 
@@ -63,7 +111,7 @@ class LoadContext:
         self.check_meshes = bool(check_meshes or strict)
         self.warnings: list[str] = []
         self.cache: dict = {}
-        self.stack: list[str] = []
+        self.stack: FileStack = FileStack()
         self.limits: Limits = as_limits(limits)
         self.totals: dict[str, int] = {}
         self.files: dict[str, None] = {}      # every file read, in order (an ordered set)
