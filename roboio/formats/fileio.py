@@ -102,7 +102,8 @@ _PROTECTED: contextvars.ContextVar = contextvars.ContextVar("roboio_protected_in
 
 def is_temp_file(path) -> bool:
     """True for the name of a temporary file of :func:`atomic_write` (never read as input)."""
-    return bool(_TEMP_RE.match(os.path.basename(os.fspath(path))))
+    name = os.path.basename(os.fspath(path))
+    return TEMP_INFIX in name and bool(_TEMP_RE.match(name))
 
 
 def refuse_temp_file(path) -> None:

@@ -219,12 +219,18 @@ class _Builder:
 
     # -- pieces ---------------------------------------------------------------------------
     def add(self, link: Link, qmin=-INF, qmax=INF, vmax=INF, amax=INF, tmax=INF, pmax=INF):
-        for k, v in (("qmin", qmin), ("qmax", qmax), ("vmin", 0.0 - vmax), ("vmax", vmax),
-                     ("amax", amax), ("tmax", tmax), ("pmax", pmax)):
-            self.lim[k].append(float(v))
-        link.index = len(self.links)
+        L = self.lim
+        L["qmin"].append(float(qmin))
+        L["qmax"].append(float(qmax))
+        L["vmin"].append(float(0.0 - vmax))
+        L["vmax"].append(float(vmax))
+        L["amax"].append(float(amax))
+        L["tmax"].append(float(tmax))
+        L["pmax"].append(float(pmax))
+        i = len(self.links)
+        object.__setattr__(link, "index", i)     # (not a kinematic field: nothing to invalidate)
         self.links.append(link)
-        return link.index
+        return i
 
     def mass(self, name: str) -> tuple:
         """``(mass, com, inertia)`` of link ``name`` (Link's constructor arguments)."""
