@@ -335,6 +335,10 @@ def line_of(text: str, offset: int) -> tuple[int, int]:
 def require_file(path: str) -> None:
     """FileNotFoundError for a missing file, FormatError for a directory, FIFO, device,
     socket or roboio temporary file (checked without opening it)."""
-    if not os.path.lexists(path) or not os.path.exists(path):
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
-    check_regular_input(path)
+    try:                        # (one stat: a path that cannot be stat'ed does not exist)
+        st = os.stat(path)
+    except (OSError, ValueError):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise FormatError(path, None, None, f"is {file_kind(st.st_mode)}; roboio reads regular files only")
+    refuse_temp_file(path)
