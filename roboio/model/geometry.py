@@ -233,6 +233,13 @@ class PointCloud(Geometry):
         return PointCloud(_apply(self.transform, self.points), self.fields, self.settings,
                           margin=self.margin)
 
+    COLOR_FIELDS = ("rgb", "rgba", "r", "g", "b", "a", "opacity", "c")
+
+    def other_fields(self) -> list:
+        """Names of the per-point properties other than the position (``x y z``) and
+        colour (:attr:`COLOR_FIELDS`) ones, sorted."""
+        return sorted(k for k in self.fields if k not in self.COLOR_FIELDS and k not in ("x", "y", "z"))
+
     def colors(self) -> Optional[np.ndarray]:
         """Per-point RGBA in [0, 1] ((N, 4)) from the colour fields Klamp't's point cloud
         documents, or None when the cloud has none: ``rgb`` (PCL packed integer

@@ -82,6 +82,7 @@ class PointPart:
     color: tuple
     point_colors: Optional[np.ndarray] = None
     size: float = 0.01
+    properties: tuple = ()      # the cloud's other per-point properties (normals, ...), names
 
     @property
     def num_points(self) -> int:
@@ -135,7 +136,7 @@ def geometry_parts(geom: Optional[Geometry], color, skipped: Optional[list] = No
     return out
 
 
-def _point_part(pts, T, colors, color, skipped, points, what) -> None:
+def _point_part(pts, T, colors, color, skipped, points, what, properties=()) -> None:
     if points is None:
         skipped.append(f"{what} of {len(pts)} points (no surface)")
         return
@@ -143,7 +144,7 @@ def _point_part(pts, T, colors, color, skipped, points, what) -> None:
         return
     v = np.asarray(pts, float) @ T[:3, :3].T + T[:3, 3]
     cols = None if colors is None else np.asarray(colors, float).reshape(-1, 4)
-    points.append(PointPart(np.ascontiguousarray(v), color, cols, point_size(v)))
+    points.append(PointPart(np.ascontiguousarray(v), color, cols, point_size(v), tuple(properties)))
 
 
 def _collect(geom: Geometry, T: np.ndarray, color, out: list, skipped: list, points=None) -> None:
@@ -156,7 +157,8 @@ def _collect(geom: Geometry, T: np.ndarray, color, out: list, skipped: list, poi
             _collect(c, T, color, out, skipped, points)
         return
     if isinstance(geom, PointCloud):
-        _point_part(geom.points, T, geom.colors(), color, skipped, points, "point cloud")
+        _point_part(geom.points, T, geom.colors(), color, skipped, points, "point cloud",
+                    geom.other_fields())
         return
     if isinstance(geom, Primitive):
         mesh = primitive_to_mesh(geom)
@@ -252,6 +254,9 @@ def posed_geometry(obj, report=None, *, visual: bool = True) -> Group:
         R, p0 = em.transform[:3, :3], em.transform[:3, 3]
         for k, p in enumerate(parts + clouds):
             if isinstance(p, PointPart):
+                if p.properties and report is not None:
+                    report.lose(f"{em.kind.replace('_', ' ')} {owner!r}: point cloud properties "
+                                f"{list(p.properties)} (a mesh scene keeps positions and colours)")
                 c = p.rgba()
                 m = PointCloud(p.points @ R.T + p0, {"r": c[:, 0], "g": c[:, 1], "b": c[:, 2], "a": c[:, 3]})
             else:
