@@ -136,13 +136,19 @@ def geometry_parts(geom: Optional[Geometry], color, skipped: Optional[list] = No
     return out
 
 
+def _transform_points(T, pts) -> np.ndarray:
+    """(N, 3) points mapped by the 4x4 affine ``T``. (einsum: a BLAS matmul of a tall (N, 3)
+    array is several times slower, and much slower when the machine is busy.)"""
+    return np.einsum("ij,nj->ni", T[:3, :3], np.asarray(pts, float)) + T[:3, 3]
+
+
 def _point_part(pts, T, colors, color, skipped, points, what, properties=()) -> None:
     if points is None:
         skipped.append(f"{what} of {len(pts)} points (no surface)")
         return
     if len(pts) == 0:
         return
-    v = np.asarray(pts, float) @ T[:3, :3].T + T[:3, 3]
+    v = _transform_points(T, pts)
     cols = None if colors is None else np.asarray(colors, float).reshape(-1, 4)
     points.append(PointPart(np.ascontiguousarray(v), color, cols, point_size(v), tuple(properties)))
 
@@ -258,7 +264,8 @@ def posed_geometry(obj, report=None, *, visual: bool = True) -> Group:
                     report.lose(f"{em.kind.replace('_', ' ')} {owner!r}: point cloud properties "
                                 f"{list(p.properties)} (a mesh scene keeps positions and colours)")
                 c = p.rgba()
-                m = PointCloud(p.points @ R.T + p0, {"r": c[:, 0], "g": c[:, 1], "b": c[:, 2], "a": c[:, 3]})
+                m = PointCloud(_transform_points(em.transform, p.points),
+                               {"r": c[:, 0], "g": c[:, 1], "b": c[:, 2], "a": c[:, 3]})
             else:
                 vc = p.vertex_colors if p.vertex_colors is not None else np.tile(p.color, (len(p.vertices), 1))
                 m = TriangleMesh(p.vertices @ R.T + p0, p.faces, vertex_colors=vc)

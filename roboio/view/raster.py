@@ -103,18 +103,30 @@ def rasterize_points(xy: np.ndarray, depth: np.ndarray, radius, width: int, heig
           & (x >= -radius) & (x <= width + radius) & (y >= -radius) & (y <= height + radius))
     for r in np.unique(radius[ok]):
         sel = np.nonzero(ok & (radius == r))[0]
-        R = int(np.ceil(r))
+        # pixel offsets from the pixel holding the point that can reach within r of it
+        R = int(np.ceil(r + 0.5))
         d = np.arange(-R, R + 1)
-        dx, dy = (a.ravel() for a in np.meshgrid(d, d))
-        step = max(CHUNK // len(dx), 1)
+        ox, oy = (a.ravel() for a in np.meshgrid(d, d))
+        keep = np.maximum(np.abs(ox) - 0.5, 0) ** 2 + np.maximum(np.abs(oy) - 0.5, 0) ** 2 <= r * r
+        ox, oy = ox[keep], oy[keep]
+        cx, cy = (ox + 0.5).astype(np.float32), (oy + 0.5).astype(np.float32)
+        step = max(CHUNK // len(ox), 1)
         for start in range(0, len(sel), step):
             k = sel[start:start + step]
-            px = np.floor(x[k]).astype(np.int64)[:, None] + dx
-            py = np.floor(y[k]).astype(np.int64)[:, None] + dy
-            near = (px + 0.5 - x[k, None]) ** 2 + (py + 0.5 - y[k, None]) ** 2 <= r * r
-            near &= (px >= 0) & (px < width) & (py >= 0) & (py < height)
-            kk = np.broadcast_to(k[:, None], near.shape)[near]
-            pid = (py * width + px)[near]
+            ix, iy = np.floor(x[k]), np.floor(y[k])
+            fx, fy = (x[k] - ix).astype(np.float32), (y[k] - iy).astype(np.float32)
+            ix, iy = ix.astype(np.int64), iy.astype(np.int64)
+            ddx = cx - fx[:, None]
+            ddy = cy - fy[:, None]
+            near = ddx * ddx + ddy * ddy <= np.float32(r * r)
+            edge = (ix < R) | (ix >= width - R) | (iy < R) | (iy >= height - R)
+            if np.any(edge):        # discs crossing the image border: drop pixels outside
+                e = np.nonzero(edge)[0]
+                px, py = ix[e, None] + ox, iy[e, None] + oy
+                near[e] &= (px >= 0) & (px < width) & (py >= 0) & (py < height)
+            rows, cols = np.nonzero(near)
+            kk = k[rows]
+            pid = (iy[rows] + oy[cols]) * width + ix[rows] + ox[cols]
             z = depth[kk]
             np.minimum.at(zb, pid, z)
             win = z <= zb[pid]

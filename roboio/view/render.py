@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.posed import scene_elements
+from ..model.posed import _transform_points, scene_elements
 from . import camera as cam
 from .raster import rasterize, rasterize_points
 
@@ -60,9 +60,8 @@ def scene_points(obj, configs=None, visual: bool = True):
 def _points(elements, visual):
     pts, cols, sizes = [], [], []
     for em in elements:
-        R, p = em.transform[:3, :3], em.transform[:3, 3]
         for part in (em.visual_points if visual else em.collision_points):
-            pts.append(part.points @ R.T + p)
+            pts.append(_transform_points(em.transform, part.points))
             cols.append(part.rgba()[:, :3])
             sizes.append(np.full(len(part.points), part.size))
     if not pts:
