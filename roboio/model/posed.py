@@ -146,10 +146,16 @@ def _point_part(pts, T, colors, color, skipped, points, what, properties=()) -> 
     if points is None:
         skipped.append(f"{what} of {len(pts)} points (no surface)")
         return
+    pts = np.asarray(pts, float).reshape(-1, 3)
+    cols = None if colors is None else np.asarray(colors, float).reshape(-1, 4)
+    finite = np.all(np.isfinite(pts), axis=1)
+    if not finite.all():            # organised PCD scans mark missing returns with NaN
+        skipped.append(f"{int((~finite).sum())} of {len(pts)} points with non-finite coordinates")
+        pts = pts[finite]
+        cols = None if cols is None else cols[finite]
     if len(pts) == 0:
         return
     v = _transform_points(T, pts)
-    cols = None if colors is None else np.asarray(colors, float).reshape(-1, 4)
     points.append(PointPart(np.ascontiguousarray(v), color, cols, point_size(v), tuple(properties)))
 
 

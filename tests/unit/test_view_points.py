@@ -269,3 +269,25 @@ def test_mesh_targets_keep_or_report_the_points(tmp_path):
     assert not any("point" in x for x in rep.lost)
     rep = roboio.save(robot, str(tmp_path / "arm.stl"))
     assert any(f"{len(pts)} vertices without triangles" in x for x in rep.lost)
+
+
+def test_points_with_nan_coordinates_are_left_out_and_reported(tmp_path):
+    # an organised scan marks missing returns with NaN: drawn without them, reported in a scene
+    from roboio.model.posed import scene_elements
+    from roboio.view.render import render_image
+    pts = np.array([[0, 0, 0], [np.nan, np.nan, np.nan], [1, 1, 0], [1, 0, np.nan]])
+    pc = roboio.PointCloud(pts, {"rgb": [_packed_rgb(255, 0, 0), 0.0, _packed_rgb(0, 0, 255), 0.0]})
+    (em,) = scene_elements(pc)
+    (part,) = em.visual_points
+    np.testing.assert_array_equal(part.points, [[0, 0, 0], [1, 1, 0]])
+    np.testing.assert_allclose(part.point_colors[:, :3], [[1, 0, 0], [0, 0, 1]])
+    assert any("2 of 4 points with non-finite" in s for s in em.skipped)
+    img, _ = render_image(pc, view="top", size=(40, 40))
+    # the two finite points project to opposite corners of the fitted square (5 % margin)
+    x0, y1 = 40 * 0.05, 40 * 0.95
+    assert img[int(y1), int(x0)][0] > 200 and img[int(40 - y1), int(40 - x0)][2] > 200
+    from roboio.model.posed import posed_geometry
+    report = roboio.ConversionReport()
+    scene = posed_geometry(pc, report)
+    assert len(scene.children[0].points) == 2
+    assert any("'geometry': 2 of 4 points with non-finite coordinates" in x for x in report.lost)
