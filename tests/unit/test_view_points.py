@@ -291,3 +291,22 @@ def test_points_with_nan_coordinates_are_left_out_and_reported(tmp_path):
     scene = posed_geometry(pc, report)
     assert len(scene.children[0].points) == 2
     assert any("'geometry': 2 of 4 points with non-finite coordinates" in x for x in report.lost)
+
+
+def test_a_klampt_group_file_with_a_cloud_and_a_sphere_renders_both(tmp_path):
+    # Klamp't's .group stream: a point cloud (PCD text) and a sphere primitive
+    pcd = tmp_path / "p.pcd"
+    _write_pcd(str(pcd), [(1.0, 0.0, 0.0), (-1.0, 0.0, 0.0)], [0x00FF00, 0x00FF00])
+    group = tmp_path / "g.group"
+    group.write_text("2\nPointCloud\n" + pcd.read_text() + "Primitive\nSphere 0 0 0 0.3\n")
+    g = roboio.load(str(group))
+    from roboio.view.render import render_image
+    img, _ = render_image(g, view="front", size=(100, 60))    # from +x: y to the right, z up
+    # bounds: y from -0.3 to 0.3 (sphere), z -0.3..0.3; the points project onto the sphere's
+    # centre from the front, the nearer (x = 1) is drawn over the sphere
+    c = img[30, 50].astype(int)
+    assert c[1] > 200 and c[0] < 60 and c[2] < 60, c
+    img, _ = render_image(g, view="top", size=(100, 60))      # x from -1 to 1 spans the width
+    for x in (int(100 * 0.05) + 1, int(100 * 0.95) - 1):
+        c = img[30, x].astype(int)
+        assert c[1] > 200 and c[0] < 60, (x, c)
