@@ -99,7 +99,7 @@ def _collect(geom: Geometry, T: np.ndarray, out: list, report, target: str):
             _collect(c, T, out, report, target)
     elif isinstance(geom, PointCloud):
         cols = geom.colors()
-        lost = geom.other_fields() if cols is not None else sorted(k for k in geom.fields if k not in "xyz")
+        lost = geom.other_fields() if cols is not None else sorted(k for k in geom.fields if k not in ("x", "y", "z"))
         if lost:
             report.lose(f"point cloud properties {lost} ({target} keeps positions"
                         f"{' and colours' if cols is not None else ''} only)")
