@@ -147,6 +147,7 @@ class _Writer:
         self.dir = os.path.dirname(os.path.abspath(path))
         self.stem = os.path.splitext(os.path.basename(path))[0]
         self.lost = defaultdict(dict)        # kind of loss -> items (an ordered set)
+        self.several_collisions = []           # links whose collision pieces Klamp't cuts to one
         n = robot.num_links
         self.n = n
         self.par = [int(p) for p in robot.parents]
@@ -157,7 +158,8 @@ class _Writer:
         self.has_mesh = False
         self.lead = {}                         # link -> the driver Klamp't creates there
         self.meshes = MeshExport(path, report, mode=meshes, readable=urdf_reads,
-                                 consumer="ROS tools", extensions={"visual": ".obj"})
+                                 consumer="ROS tools", extensions={"visual": ".obj"},
+                                 uri_schemes=("package://",))
         self.approx = {}                       # link -> its frame with the nearest rotation
         self.group = {}
         for j in robot.joints:
@@ -335,7 +337,7 @@ class _Writer:
             self.origin(c, T, f"geometry of link {l.name!r}", sc)
             etree.SubElement(c, "geometry").append(shape)
         if len(cols) > 1:
-            self.lose("links with several collision pieces (Klamp't reads only the first)", l.name)
+            self.several_collisions.append(l.name)
         if l.geometry is not None and l.geometry.margin:
             self.lose("geometry margins", l.name)
         ap = l.appearance
@@ -576,6 +578,9 @@ class _Writer:
         for kind, items in self.lost.items():
             items = [x for x in items if x]
             self.report.lose(f"{kind}: {', '.join(items)}" if items else kind)
+        if self.several_collisions:       # URDF holds them all: a remark on one reader, no loss
+            self.report.warn("links with several <collision> elements (Klamp't's URDF importer "
+                             f"reads only the first): {', '.join(self.several_collisions)}")
         return etree.tostring(root_el, pretty_print=True, xml_declaration=True, encoding="utf-8")
 
     def joint_element(self, root_el, i, utype, lnames, jnames, world, mimics):
