@@ -296,3 +296,32 @@ def test_graspit_full_transform_whose_squares_overflow(tmp_path):
     p = str(tmp_path / "w.xml")
     with pytest.raises(FormatError, match=r"<fullTransform>: .*overflow"):
         parse_transform(el, p, LoadContext(p))
+
+
+_GUARDED_LOAD = ("import sys, roboio\n"
+                 "try:\n"
+                 "    roboio.load(sys.argv[1], sys.argv[2] or None)\n"
+                 "except roboio.RoboioError as e:\n"
+                 "    print(' '.join(str(e).split()), file=sys.stderr)\n"
+                 "    sys.exit(1)\n")
+
+
+def _guarded_load(path, fmt=None, cpu_seconds=20, address_space_mb=2500):
+    """Load ``path`` in a subprocess under RLIMIT_CPU and RLIMIT_AS; its Outcome (CPU
+    seconds, peak MB, return code, stderr)."""
+    from hostile import run_guarded
+    out = run_guarded(["-c", _GUARDED_LOAD, str(path), fmt or ""], timeout=120,
+                      cpu_seconds=cpu_seconds, address_space_mb=address_space_mb)
+    assert not out.timed_out and out.returncode >= 0, (out.returncode, out.stderr[-2000:])
+    return out
+
+
+def test_urdf_mesh_path_of_thousands_of_long_components(tmp_path):
+    # each ancestor of a 300 KB mesh path was kept while walking up: 3000 ancestors of
+    # 150 KB on average (a MemoryError at 2.8 GB); a path over PATH_MAX names nothing
+    deep = "/".join(["c" * 99] * 3000) + "/m.stl"
+    p = _write(tmp_path / "r.urdf", f'<robot name="r"><link name="a"><collision><geometry>'
+               f'<mesh filename="{deep}"/></geometry></collision></link></robot>')
+    out = _guarded_load(p)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.peak_mb < 250, out.peak_mb

@@ -55,6 +55,7 @@ from ..xmlutil import children, where
 
 __all__ = ["link_order", "build_robot", "mesh_candidates", "affine_driver_limits"]
 
+_PATH_MAX = 4096      # Linux PATH_MAX: a longer path names nothing (the call fails ENAMETOOLONG)
 INF = np.inf
 _FLIP_YZ = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
 _VIRTUAL_AXES = ((1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 1), (0, 1, 0), (1, 0, 0))
@@ -364,6 +365,8 @@ class _Builder:
         loop: a fuzzed file name held thousands of components)."""
         if not d:                           # the working directory
             return True
+        if len(d) > _PATH_MAX:              # the system refuses it (ENAMETOOLONG): not a
+            return False                    # directory, and its ancestors are never copied
         unknown = []
         known = self.dir_exists.get(d)
         while known is None:
