@@ -325,3 +325,58 @@ def test_urdf_mesh_path_of_thousands_of_long_components(tmp_path):
     out = _guarded_load(p)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.peak_mb < 250, out.peak_mb
+
+
+def _openrave_fan_out(tmp_path, n, links=3, collada=False):
+    """A robot including one hand file ``n`` times (each with its own prefix); returns the
+    robot's path and the number of elements of the hand file."""
+    parts = ['<KinBody name="hand">']
+    for i in range(links):
+        parts.append(f'<Body name="l{i}" type="dynamic"><Geom type="box"><Extents>1 1 1</Extents>'
+                     '</Geom></Body>')
+        if i:
+            parts.append(f'<Joint name="j{i}" type="hinge"><Body>l{i - 1}</Body><Body>l{i}</Body>'
+                         '</Joint>')
+    parts.append("</KinBody>")
+    hand = "\n".join(parts)
+    elements = 1 + links * 3 + (links - 1) * 3        # KinBody; Body Geom Extents; Joint Body Body
+    assert hand.count("<") - hand.count("</") == elements
+    if collada:
+        (tmp_path / "hand.dae").write_text(robot_dae([{"name": "base", "parent": None},
+                                                      {"name": "l1", "parent": 0, "types": ["revolute"], "axes": ["0 0 1"]}]))
+        ref = "hand.dae"
+    else:
+        (tmp_path / "hand.kinbody.xml").write_text(hand)
+        ref = "hand.kinbody.xml"
+    tag = "Robot" if collada else "KinBody"          # (a KinBody include ignores prefix there)
+    body = "".join(f'<{tag} prefix="c{i}_" file="{ref}"/>\n' for i in range(n))
+    return _write(tmp_path / "r.robot.xml", f'<Robot name="r">\n{body}</Robot>\n'), elements
+
+
+def test_openrave_include_of_one_file_many_times_is_charged_as_copies(tmp_path):
+    # 502 includes of barretthand.kinbody.xml: every include re-read the file (2.5 s of CPU
+    # before an error at the end; a COLLADA file included 502 times passed 10 s). An include
+    # of an already included file is now charged to max_copies (its element count) first.
+    p, size = _openrave_fan_out(tmp_path, 4)
+    r = roboio.load(p, limits={"max_copies": 3 * size})
+    assert len(r.links) == 4 * 3 and r.links[-1].name == "c3_l2"
+    with pytest.raises(FormatError, match=rf"r\.robot\.xml:5: .*including .*hand\.kinbody\.xml "
+                                          rf"once more.*max_copies={3 * size - 1}\b"):
+        roboio.load(p, limits={"max_copies": 3 * size - 1})
+
+
+def test_openrave_collada_include_of_one_file_many_times_is_charged_as_copies(tmp_path):
+    from lxml import etree
+    p, _ = _openrave_fan_out(tmp_path, 3, collada=True)
+    size = sum(1 for _ in etree.parse(str(tmp_path / "hand.dae")).iter())
+    assert roboio.load(p, limits={"max_copies": 2 * size}).num_links > 0
+    with pytest.raises(FormatError, match=rf"max_copies={2 * size - 1}\b"):
+        roboio.load(p, limits={"max_copies": 2 * size - 1})
+
+
+def test_openrave_include_fan_out_is_refused_within_bounds(tmp_path):
+    # 600 includes of a 30-link hand: about 15 s of CPU before; refused after a few dozen
+    p, _ = _openrave_fan_out(tmp_path, 600, links=30)
+    out = _guarded_load(p, cpu_seconds=5)
+    assert out.returncode == 1 and "max_copies" in out.stderr, out.stderr[-2000:]
+    assert out.peak_mb < 300, out.peak_mb
