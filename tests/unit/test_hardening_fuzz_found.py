@@ -380,3 +380,41 @@ def test_openrave_include_fan_out_is_refused_within_bounds(tmp_path):
     out = _guarded_load(p, cpu_seconds=5)
     assert out.returncode == 1 and "max_copies" in out.stderr, out.stderr[-2000:]
     assert out.peak_mb < 300, out.peak_mb
+
+
+def test_document_over_max_document_bytes_is_refused_before_reading(tmp_path):
+    # a 226 MB grasp file (one attribute repeated 10,000 times) passed 10 s; documents are now
+    # refused by their size (a stat) before a byte is read; meshes keep max_file_bytes
+    p = tmp_path / "g.xml"
+    with open(p, "wb") as f:
+        f.write(b'<Grasp object="-1" robot="0">\n  <IKGoal data="3 -1')
+        f.truncate(300 << 20)                       # sparse: no disk space used
+    out = _guarded_load(p, "klampt-grasp", cpu_seconds=5)
+    assert out.returncode == 1, out.stderr[-2000:]
+    assert f"document bytes {300 << 20:,}, over the limit max_document_bytes=" in out.stderr
+    assert out.peak_mb < 200, out.peak_mb
+    off = tmp_path / "tri.off"
+    off.write_text("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n" + "#" * 2000 + "\n")
+    assert len(roboio.load(str(off), limits={"max_document_bytes": 100}).faces) == 1
+    with pytest.raises(FormatError, match=r"max_file_bytes=100\b"):
+        roboio.load(str(off), limits={"max_file_bytes": 100}).faces
+
+
+def test_multipath_of_many_milestones_reads_every_number(tmp_path):
+    # the 12.8 MB multipath took 2.2 s (a Tokens object and a numpy call per attribute); the
+    # well-formed attributes now take a direct conversion, with the same values
+    import numpy as np
+    rng = np.random.default_rng(3)
+    q = rng.normal(size=(300, 4)) * 10.0 ** rng.integers(-8, 8, size=(300, 4))
+    rows = "".join(f'<milestone time="{i * 0.5!r}" config="4\t{" ".join(repr(float(x)) for x in r)}"/>\n'
+                   for i, r in enumerate(q))
+    p = _write(tmp_path / "m.xml", f"<multipath><section>\n{rows}</section></multipath>\n")
+    mp = roboio.load(p)
+    s = mp.sections[0]
+    np.testing.assert_allclose(s.milestones, q, rtol=1e-16, atol=0)
+    np.testing.assert_allclose(s.times, 0.5 * np.arange(300), rtol=0, atol=1e-12)
+    bad = p.replace("m.xml", "b.xml")
+    _write(tmp_path / "b.xml", f"<multipath><section>\n{rows}<milestone config=\"4 1 2 x 4\"/>\n"
+                               "</section></multipath>\n")
+    with pytest.raises(FormatError, match=r"b\.xml:302: <milestone config>.*'x'"):
+        roboio.load(bad)

@@ -160,7 +160,7 @@ def loads(data, ctx) -> TriangleMesh:
 def read(path: str, ctx) -> TriangleMesh:
     """Lazy OBJ mesh, parsed on first access."""
     check_readable(path)
-    return lazy_mesh(path, lambda p: parse_obj_bytes(read_bytes(p, ctx), p, ctx.warn), "wavefront-obj",
+    return lazy_mesh(path, lambda p: parse_obj_bytes(read_bytes(p, ctx, document=False), p, ctx.warn), "wavefront-obj",
                      ctx=ctx)
 
 

@@ -17,7 +17,7 @@ __all__ = ["sniff", "read", "loads", "dumps", "write", "append_collada", "read_r
 
 def append_collada(body: BodyRecord, path: str, ctx, attributes=None, element: str = "robot") -> BodyRecord:
     """Append the COLLADA file ``path`` to ``body`` (see :func:`..collada.append_collada`)."""
-    data = read_bytes(path, ctx)
+    data = read_bytes(path, ctx, document=False)
     cb, maps = proxy_body(body)
     read_body(data, ctx, cb, attributes, as_robot=(element == "robot"))
     return append_to_record(cb, maps, body, path)
@@ -104,7 +104,7 @@ def remember(robot, record: BodyRecord) -> dict:
 
 
 def read(path: str, ctx):
-    return loads(read_bytes(path, ctx), ctx)
+    return loads(read_bytes(path, ctx, document=False), ctx)
 
 
 def dumps(obj, report, path: str | None = None) -> bytes:
