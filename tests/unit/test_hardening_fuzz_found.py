@@ -418,3 +418,44 @@ def test_multipath_of_many_milestones_reads_every_number(tmp_path):
                                "</section></multipath>\n")
     with pytest.raises(FormatError, match=r"b\.xml:302: <milestone config>.*'x'"):
         roboio.load(bad)
+
+
+_CUBE_IV = """#Inventor V2.1 ascii
+Separator {
+  Coordinate3 { point [ -10 -10 -10, 10 -10 -10, 10 10 -10, -10 10 -10,
+                        -10 -10 10, 10 -10 10, 10 10 10, -10 10 10 ] }
+  IndexedFaceSet { coordIndex [ 0, 3, 2, 1, -1,  4, 5, 6, 7, -1,  0, 1, 5, 4, -1,
+                                2, 3, 7, 6, -1,  1, 2, 6, 5, -1,  0, 4, 7, 3, -1 ] }
+}
+"""
+
+
+def _graspit_arm(tmp_path, n_links, mesh="cube.iv"):
+    """A GraspIt! robot whose palm and ``n_links`` links all use body file cube.xml (100 g,
+    no <cog>/<inertia_matrix>: GraspIt! computes them from the mesh)."""
+    d = tmp_path / "Arm"
+    (d / "iv").mkdir(parents=True)
+    (d / "iv" / "cube.iv").write_text(_CUBE_IV)
+    (d / "iv" / "cube.xml").write_text(f"<root><mass>100</mass><geometryFile>{mesh}</geometryFile></root>")
+    dof = ("<dof type=\"r\"><defaultVelocity>1.0</defaultVelocity><maxEffort>1</maxEffort><Kp>1</Kp>"
+           "<Kd>1</Kd><draggerScale>1</draggerScale></dof>")
+    joint = ('<joint type="Revolute"><theta>d0</theta><d>0</d><a>30</a><alpha>0</alpha>'
+             "<minValue>-90</minValue><maxValue>90</maxValue></joint>")
+    chain = "<chain><transform><translation>0 0 0</translation></transform>" + joint * n_links + \
+        '<link dynamicJointType="Revolute">cube.xml</link>' * n_links + "</chain>"
+    return _write(d / "Arm.xml", f'<robot type="Hand"><palm>cube.xml</palm>{dof}{chain}</robot>')
+
+
+def test_graspit_body_file_used_by_many_links_computes_mass_properties_once(tmp_path):
+    # SimpleArm.xml with 1003 links of one body file: GraspIt!'s default cog and inertia were
+    # computed from the mesh for every link (2.4 s); now once per body file and load. Every
+    # link still gets the values of a 20 mm cube of 100 g: com 0, inertia m (a^2 + a^2) / 12
+    import numpy as np
+    r = roboio.load(_graspit_arm(tmp_path, 5))
+    bodies = [link for link in r.links if link.mass > 0]     # (the others are DH frames)
+    assert len(bodies) == 6
+    expect = 0.1 * (0.02 ** 2 + 0.02 ** 2) / 12 * np.eye(3)
+    for link in bodies:
+        assert abs(link.mass - 0.1) < 1e-12
+        np.testing.assert_allclose(link.com, 0.0, atol=1e-9)
+        np.testing.assert_allclose(link.inertia, expect, rtol=1e-6, atol=1e-12)
