@@ -459,3 +459,14 @@ def test_graspit_body_file_used_by_many_links_computes_mass_properties_once(tmp_
         assert abs(link.mass - 0.1) < 1e-12
         np.testing.assert_allclose(link.com, 0.0, atol=1e-9)
         np.testing.assert_allclose(link.inertia, expect, rtol=1e-6, atol=1e-12)
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "x" * 5000])
+def test_error_quoting_a_long_value_shortens_it(tmp_path, value):
+    # a 5000-digit attribute was quoted whole; every FormatError message cuts a long value
+    p = _write(tmp_path / "r.urdf", f'<robot name="r"><link name="a"/><link name="b"/>'
+               f'<joint name="j" type="{value}"><parent link="a"/><child link="b"/></joint></robot>')
+    with pytest.raises(FormatError) as e:
+        roboio.load(p)
+    text = str(e.value)
+    assert len(text) < 400 and "(5,000 characters)" in text and value[:60] in text, text
