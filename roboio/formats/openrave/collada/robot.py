@@ -58,6 +58,7 @@ def remember(robot, record: BodyRecord) -> dict:
     by_child = {record.links[j.link1].name: j for j in record.joints}
     links = {l.name: l for l in record.links}
     joints = {}
+    joint_of = robot.joints_of_links()
     for J in w.joints:
         name = robot.links[J.child].name
         rec, lrec = by_child.get(name), links.get(name)
@@ -65,7 +66,7 @@ def remember(robot, record: BodyRecord) -> dict:
         own = ((lrec.extras.get("collada") or {}).get("memo") or {}).get("own") if lrec is not None else None
         if not memo or memo.get("att") is None or own is None or rec.dof != 1 or len(J.segs) > 2:
             continue
-        joints[name] = {"fingerprint": joint_fingerprint(robot, J.segs), "active": J.active,
+        joints[name] = {"fingerprint": joint_fingerprint(robot, J.segs, joint_of), "active": J.active,
                         "kind": w.kind(J), "att": memo["att"], "own": own, "axes": memo["axes"],
                         "limits": memo["limits"][0], "speed": memo["speed"][0],
                         "acceleration": memo["acceleration"][0]}
