@@ -11,9 +11,11 @@ import os
 import re
 
 #: a value quoted in a message (an opening quote not inside a word, no quote in it, a closing
-#: quote not followed by a letter) or a run without spaces, of LONG_VALUE characters or more
+#: quote not followed by a letter) of LONG_VALUE characters or more, or a run without spaces
+#: of twice that (an unquoted value; shorter runs are usually locations worth keeping whole)
 LONG_VALUE = 200
-_LONG = re.compile(r"(?<![\w'\"])(['\"])((?:(?!\1)[^\n]){%d,}?)\1(?!\w)|\S{%d,}" % (LONG_VALUE, LONG_VALUE))
+_LONG = re.compile(r"(?<![\w'\"])(['\"])((?:(?!\1)[^\n]){%d,}?)\1(?!\w)|\S{%d,}"
+                   % (LONG_VALUE, 2 * LONG_VALUE))
 
 
 def shorten_values(message: str, keep: int = 60) -> str:

@@ -470,3 +470,62 @@ def test_error_quoting_a_long_value_shortens_it(tmp_path, value):
         roboio.load(p)
     text = str(e.value)
     assert len(text) < 400 and "(5,000 characters)" in text and value[:60] in text, text
+
+
+_GUARDED_SAVE = ("import sys, roboio\n"
+                 "r = roboio.load(sys.argv[1])\n"
+                 "for out, fmt in zip(sys.argv[2::2], sys.argv[3::2]):\n"
+                 "    roboio.save(r, out, fmt)\n")
+
+
+def test_writing_a_chain_of_thousands_of_links_is_linear(tmp_path):
+    # OpenRAVE XML enumerated every pair of links for <adjacent> (4000 links: 12 s, 8 million
+    # pairs held in a set); .body, COLLADA and GraspIt! asked Robot.joint_of_link of every
+    # link (16,000 links to .body: 3.8 s). 6000 links now write in well under a second each.
+    from hostile import run_guarded
+    n = 6000
+    rob = tmp_path / "chain.rob"
+    rob.write_text("\n".join([
+        "links " + " ".join(f"l{i}" for i in range(n)), "parents " + " ".join(str(i - 1) for i in range(n)),
+        "axis " + " ".join("0 0 1" for _ in range(n)), "jointtype " + " ".join("r" for _ in range(n)),
+        "Tparent " + "  ".join("1 0 0 0 1 0 0 0 1 0.1 0 0" for _ in range(n)),
+        "q " + " ".join("0" for _ in range(n)), "qmin " + " ".join("-1" for _ in range(n)),
+        "qmax " + " ".join("1" for _ in range(n)), "mass " + " ".join("1" for _ in range(n)), "automass"]) + "\n")
+    outs = [str(tmp_path / "c.robot.xml"), "openrave", str(tmp_path / "c.body"), "choreonoid-body"]
+    out = run_guarded(["-c", _GUARDED_SAVE, str(rob), *outs], timeout=300, cpu_seconds=15,
+                      address_space_mb=2500)
+    assert not out.timed_out and out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    xml = (tmp_path / "c.robot.xml").read_text()
+    # no link has geometry: OpenRAVE checks no pair, so no <adjacent> is needed
+    assert xml.count('<Body name="l') == n and "<adjacent>" not in xml
+    assert roboio.load(str(tmp_path / "c.body")).num_links == n
+
+
+@pytest.mark.parametrize("values", ["1 0 0 0.5 0 1 -inf 0 0 0 1 0 0 0 0 1",
+                                    "-1e308 0 0 0.5 0 1 0 0 0 0 1 0 0 0 0 1"])
+def test_collada_matrix_out_of_range(tmp_path, values):
+    # an infinite <matrix> number (LinAlgError from the SVD) or one whose products overflow
+    # (NaN joint angle: ValueError) is a FormatError at the element
+    dae = robot_dae([{"name": "base", "parent": None},
+                     {"name": "l1", "parent": 0, "types": ["revolute"], "axes": ["0 0 1"],
+                      "att": f"<matrix>{values}</matrix>"}])
+    p = _write(tmp_path / "m.dae", dae)
+    with pytest.raises(FormatError, match=r"m\.dae:\d+: <matrix>: a number out of range") as e:
+        roboio.load(p)
+    assert values in dae.splitlines()[e.value.line - 1]
+
+
+def test_hold_text_with_megabytes_of_continued_lines(tmp_path):
+    # a multipath whose holds held 5 MB of contacts joined by backslash continuations took
+    # > 10 s (the line scanner copied one character at a time); every contact is still read
+    contact = "0 0 0 0 0 1 0.5"
+    n = 20000
+    text = ("begin hold\nlink = 3\nposition = 0 0 0 1 1 1\ncontacts = "
+            + " \\\n".join([contact] * n) + "\nend\n")       # lines joined by "\" newline
+    hold = text
+    p = _write(tmp_path / "m.xml", f"<multipath><hold>{hold}</hold><section>"
+               '<hold index="0"/><milestone config="1 0"/><milestone config="1 1"/></section></multipath>')
+    mp = roboio.load(p)
+    h = mp.holds[0]
+    assert h.link == 3 and len(h.contacts) == n
+    assert abs(h.contacts[-1].kFriction - 0.5) < 1e-12
