@@ -47,7 +47,8 @@ class Limits:
     max_nodes: int = 2_000_000         # elements/nodes created, after DEF/USE, aliases, mounts
     max_copies: int = 20_000           # nodes/links made by copying what a file already holds
                                        # (USE, File/Inline includes, YAML aliases, robot mounts)
-    max_vertices: int = 15_000_000     # mesh vertices and point-cloud points (360 MB as float64)
+    max_vertices: int = 10_000_000     # mesh vertices and point-cloud points (240 MB as float64;
+                                       # 15M let copies of one mesh reach 460 MB before refusal)
     max_triangles: int = 5_000_000     # mesh triangles (a 250 MB binary STL)
     max_links: int = 100_000           # robot links
     max_frames: int = 50_000_000       # motion frames x values per frame (400 MB as float64)

@@ -1,6 +1,7 @@
 """Minimal reproducers of what the long fuzz run (tools/fuzz_readers.py) found: each was a
 non-FormatError exception, or a load over the per-input bound (2 s, 500 MB), before its fix."""
 import io
+import os
 import zipfile
 
 import pytest
@@ -529,3 +530,26 @@ def test_hold_text_with_megabytes_of_continued_lines(tmp_path):
     h = mp.holds[0]
     assert h.link == 3 and len(h.contacts) == n
     assert abs(h.contacts[-1].kFriction - 0.5) < 1e-12
+
+
+def test_urdf_many_copies_of_one_mesh_refused_within_memory(tmp_path):
+    # kinova_gen3_7dof.urdf with 502 <collision>s of one 30,000-vertex STL held 585 MB of
+    # copies when max_vertices (then 15 million) refused it; the default is now 10 million
+    import struct
+    tris = 10_000
+    body = b"".join(struct.pack("<12fH", 0, 0, 1, i, 0, 0, i + 1, 0, 0, i, 1, 0, 0) for i in range(tris))
+    (tmp_path / "m.stl").write_bytes(b"\0" * 80 + struct.pack("<I", tris) + body)
+    coll = '<collision><geometry><mesh filename="m.stl"/></geometry></collision>' * 400
+    p = _write(tmp_path / "r.urdf", f'<robot name="r"><link name="a">{coll}</link></robot>')
+    script = ("import sys, roboio\n"
+              f"sys.path.insert(0, {os.path.join(os.path.dirname(__file__), '..', '..', 'tools')!r})\n"
+              "from fuzz_readers import touch\n"
+              "try:\n"
+              "    touch(roboio.load(sys.argv[1]))      # what a user does next: meshes, fk\n"
+              "except roboio.RoboioError as e:\n"
+              "    print(' '.join(str(e).split()), file=sys.stderr)\n"
+              "    sys.exit(1)\n")
+    from hostile import run_guarded
+    out = run_guarded(["-c", script, p], timeout=120, cpu_seconds=20, address_space_mb=2500)
+    assert out.returncode == 1 and "max_vertices=10,000,000" in out.stderr, out.stderr[-2000:]
+    assert out.peak_mb < 450, out.peak_mb
