@@ -553,3 +553,14 @@ def test_urdf_many_copies_of_one_mesh_refused_within_memory(tmp_path):
     out = run_guarded(["-c", script, p], timeout=120, cpu_seconds=20, address_space_mb=2500)
     assert out.returncode == 1 and "max_vertices=10,000,000" in out.stderr, out.stderr[-2000:]
     assert out.peak_mb < 450, out.peak_mb
+
+
+@pytest.mark.parametrize("face, what", [("f 1/1 2/2 2111222/3", "vertex index 2111222"),
+                                        ("f 1/1 2/2 3/22256", "texture coordinate index 22256"),
+                                        ("f 1/1/1 2/2/1 3/3/99999999999999999999", "normal index 9999")])
+def test_obj_face_index_beyond_the_file(tmp_path, face, what):
+    # a fuzzed L_ELBOW_P.obj corner "2111222/258": trimesh sized arrays by the index (> 10 s)
+    p = _write(tmp_path / "m.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nvn 0 0 1\n"
+               f"{face}\n")
+    with pytest.raises(FormatError, match=rf"m\.obj:8: {what}\d* out of range"):
+        roboio.load(p).vertices
