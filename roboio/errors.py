@@ -8,6 +8,31 @@ the line (and column where known) and what was expected::
 from __future__ import annotations
 
 import os
+import re
+
+#: a value quoted in a message (an opening quote not inside a word, no quote in it, a closing
+#: quote not followed by a letter) of LONG_VALUE characters or more, or a run without spaces
+#: of twice that (an unquoted value; shorter runs are usually locations worth keeping whole)
+LONG_VALUE = 200
+_LONG = re.compile(r"(?<![\w'\"])(['\"])((?:(?!\1)[^\n]){%d,}?)\1(?!\w)|\S{%d,}"
+                   % (LONG_VALUE, 2 * LONG_VALUE))
+
+
+def shorten_values(message: str, keep: int = 60) -> str:
+    """``message`` with every value of :data:`LONG_VALUE` characters or more (a fuzzed
+    5000-digit attribute, a repeated path) cut to its first ``keep`` characters, ``...`` and
+    its length, so that one error stays one readable line. Every message of a FormatError
+    goes through here."""
+    if len(message) < LONG_VALUE:
+        return message
+
+    def cut(m):
+        if m.group(1):
+            q, body = m.group(1), m.group(2)
+            return f"{q}{body[:keep]}...{q} ({len(body):,} characters)"
+        text = m.group(0)
+        return f"{text[:keep]}... ({len(text):,} characters)"
+    return _LONG.sub(cut, message)
 
 
 class RoboioError(ValueError):
@@ -21,7 +46,7 @@ class FormatError(RoboioError):
         self.path = os.fspath(path) if path is not None else None
         self.line = line
         self.column = column
-        self.message = message
+        self.message = shorten_values(message)
         super().__init__(self._text())
 
     def _text(self) -> str:
@@ -48,8 +73,8 @@ class OutputError(RoboioError):
 
     def __init__(self, path=None, message=""):
         self.path = os.fspath(path) if path is not None else None
-        self.message = message
-        super().__init__(f"{self.path}: {message}" if self.path else message)
+        self.message = shorten_values(message)
+        super().__init__(f"{self.path}: {self.message}" if self.path else self.message)
 
     def __reduce__(self):
         return (type(self), (self.path, self.message))

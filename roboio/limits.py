@@ -41,10 +41,14 @@ class Limits:
     max_depth: int = 256               # nesting of XML elements, YAML nodes, Inventor groups, ...
     max_files: int = 2_000             # files opened (includes, mounts, meshes, robots of a world)
     max_file_bytes: int = 2 << 30      # size of any one input file
+    max_document_bytes: int = 8 << 20   # one robot/world/motion/contact document (XML, YAML,
+                                       # Klamp't text: parsed element by element; meshes and
+                                       # COLLADA robots, parsed in bulk, have max_file_bytes)
     max_nodes: int = 2_000_000         # elements/nodes created, after DEF/USE, aliases, mounts
     max_copies: int = 20_000           # nodes/links made by copying what a file already holds
                                        # (USE, File/Inline includes, YAML aliases, robot mounts)
-    max_vertices: int = 15_000_000     # mesh vertices and point-cloud points (360 MB as float64)
+    max_vertices: int = 10_000_000     # mesh vertices and point-cloud points (240 MB as float64;
+                                       # 15M let copies of one mesh reach 460 MB before refusal)
     max_triangles: int = 5_000_000     # mesh triangles (a 250 MB binary STL)
     max_links: int = 100_000           # robot links
     max_frames: int = 50_000_000       # motion frames x values per frame (400 MB as float64)
@@ -62,6 +66,7 @@ DEFAULT_LIMITS = Limits()
 
 #: counter name (used with ``ctx.charge``/``ctx.check_claim``) -> Limits field
 COUNTERS = {"depth": "max_depth", "files": "max_files", "file_bytes": "max_file_bytes",
+            "document_bytes": "max_document_bytes",
             "nodes": "max_nodes", "copies": "max_copies", "vertices": "max_vertices",
             "triangles": "max_triangles",
             "links": "max_links", "frames": "max_frames", "alloc_bytes": "max_alloc_bytes"}

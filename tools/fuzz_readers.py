@@ -12,9 +12,13 @@ Inventor/VRML; bytes, lines and numbers for everything; see ``tools/fuzz_mutator
 fraction are hostile inputs of issue 9 with random sizes (``tests/hostile.py``).
 
 Inputs run in worker processes (reused; restarted after a crash, a hang or every 400
-inputs) with an address-space limit (``--as-mb``); each input's wall time and peak resident
-memory (VmHWM, reset before each input through /proc/self/clear_refs) are measured in the
-worker. Outcomes per reader: loaded, FormatError, other exception (a bug: anything but
+inputs) with an address-space limit (``--as-mb``); each input's wall time, CPU time and
+memory are measured in the worker. "peak MB" is the memory used by that input: the worker's
+peak resident set during the input (VmHWM, reset to the current RSS before each input
+through /proc/self/clear_refs) minus its resident set when the input started (the worker's
+baseline of 125-350 MB: the interpreter, every reader imported, and what earlier inputs left
+in the allocator's free lists), so an input is judged by what it needed, not by what the
+worker held before it. The absolute peak is kept as ``rss_mb``. Outcomes per reader: loaded, FormatError, other exception (a bug: anything but
 ``FormatError``/``FileNotFoundError``, including MemoryError), crash (the worker died), hang
 (no answer within ``--timeout`` s of wall time), slow (> ``--slow`` s of CPU time: the machine
 may be shared; the wall time is reported too) and big (> ``--mem-mb`` MB).
@@ -62,6 +66,17 @@ def _vm_hwm_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return 0.0
+
+
 def _reset_hwm() -> None:
     try:
         with open("/proc/self/clear_refs", "w") as f:
@@ -95,6 +110,7 @@ def worker_main() -> None:
     for line in sys.stdin:
         job = json.loads(line)
         _reset_hwm()
+        base_mb = _rss_mb()
         t0 = time.perf_counter()
         c0 = time.process_time()
         res = {"outcome": "loaded"}
@@ -115,7 +131,8 @@ def worker_main() -> None:
                    "message": str(e)[:300], "where": traceback.format_exc(limit=-3)[-1200:]}
         res["wall"] = time.perf_counter() - t0
         res["seconds"] = time.process_time() - c0     # CPU: the machine may be shared
-        res["peak_mb"] = _vm_hwm_mb()
+        res["rss_mb"] = _vm_hwm_mb()
+        res["peak_mb"] = max(0.0, res["rss_mb"] - base_mb)     # what this input needed
         out.write(json.dumps(res) + "\n")
         out.flush()
 
@@ -330,6 +347,7 @@ class Stats:
         self.max_s = collections.defaultdict(float)
         self.max_wall = collections.defaultdict(float)
         self.peak = collections.defaultdict(float)
+        self.rss = collections.defaultdict(float)
         self.examples = collections.defaultdict(list)
 
     def add(self, reader, res, args):
@@ -341,6 +359,7 @@ class Stats:
             self.max_s[reader] = max(self.max_s[reader], s)
             self.max_wall[reader] = max(self.max_wall[reader], res.get("wall", s))
         self.peak[reader] = max(self.peak[reader], mb)
+        self.rss[reader] = max(self.rss[reader], res.get("rss_mb", 0.0))
         bad = []
         if res["outcome"] in ("other_exception", "crash", "hang"):
             bad.append(res["outcome"])
@@ -358,21 +377,24 @@ class Stats:
     def table(self) -> str:
         cols = ("inputs", "loaded", "format_error", "other_exception", "crash", "hang", "slow", "big")
         head = (f"{'reader':22s} " + " ".join(f"{c[:9]:>9s}" for c in cols)
-                + f" {'max cpu s':>9s} {'max wall':>8s} {'peak MB':>8s}")
+                + f" {'max cpu s':>9s} {'max wall':>8s} {'peak MB':>8s} {'RSS MB':>7s}")
         lines = [head]
         for r in sorted(self.rows):
             row = self.rows[r]
             lines.append(f"{r:22s} " + " ".join(f"{row[c]:9d}" for c in cols)
-                         + f" {self.max_s[r]:9.2f} {self.max_wall[r]:8.2f} {self.peak[r]:8.0f}")
+                         + f" {self.max_s[r]:9.2f} {self.max_wall[r]:8.2f} {self.peak[r]:8.0f}"
+                         f" {self.rss[r]:7.0f}")
         tot = {c: self.total(c) for c in cols}
         lines.append(f"{'TOTAL':22s} " + " ".join(f"{tot[c]:9d}" for c in cols)
                      + f" {max(self.max_s.values(), default=0):9.2f} {max(self.max_wall.values(), default=0):8.2f}"
-                     f" {max(self.peak.values(), default=0):8.0f}")
+                     f" {max(self.peak.values(), default=0):8.0f} {max(self.rss.values(), default=0):7.0f}")
+        lines.append("peak MB: memory used by one input (peak RSS during it minus RSS at its start); "
+                     "RSS MB: the worker's absolute peak")
         return "\n".join(lines)
 
     def to_json(self):
         return {"readers": {r: dict(row, max_cpu_seconds=self.max_s[r], max_wall_seconds=self.max_wall[r],
-                                    peak_mb=self.peak[r])
+                                    peak_mb=self.peak[r], peak_rss_mb=self.rss[r])
                             for r, row in self.rows.items()},
                 "totals": {c: self.total(c) for c in ("inputs", "loaded", "format_error") + BAD},
                 "examples": self.examples}
@@ -508,7 +530,8 @@ def run(args) -> int:
 
 def _report_bad(label, path, job, res, bad, args, stats):
     msg = (f"{'/'.join(bad).upper()}: {label}: {os.path.basename(path)}: {res.get('type', '')} "
-           f"{res.get('message', '')} ({res.get('seconds', 0):.2f} s, {res.get('peak_mb', 0):.0f} MB)")
+           f"{res.get('message', '')} ({res.get('seconds', 0):.2f} s, {res.get('peak_mb', 0):.0f} MB, "
+           f"RSS {res.get('rss_mb', 0):.0f} MB)")
     print(msg, file=sys.stderr, flush=True)
     if res.get("where") and args.verbose:
         print(res["where"], file=sys.stderr)

@@ -14,20 +14,25 @@ import threading
 from ..errors import FormatError, OutputError
 
 
-def read_bytes(path: str, ctx=None) -> bytes:
+def read_bytes(path: str, ctx=None, document: bool = True) -> bytes:
     """The whole file as bytes. Only regular files are read (a FIFO or device would block
-    or never end); with a context, the file's size is checked against ``max_file_bytes``
-    before anything is read, and the file is recorded in ``ctx.files``."""
+    or never end); with a context, the file's size is checked before anything is read
+    against ``max_document_bytes`` (a robot, world, motion or contact document, parsed
+    element by element) or, with ``document=False``, ``max_file_bytes`` (meshes, point
+    clouds and COLLADA robots, parsed in bulk), and the file is recorded in ``ctx.files``."""
     st = check_regular_input(path)
-    if ctx is not None:
-        ctx.check_claim("file_bytes", st.st_size, what="file size")
-        ctx.note_file(path)
-    with open(path, "rb") as f:
-        if ctx is None:
+    if ctx is None:
+        with open(path, "rb") as f:
             return f.read()
-        data = f.read(ctx.limits.max_file_bytes + 1)     # the file may grow after stat
-    if len(data) > ctx.limits.max_file_bytes:
-        ctx.check_claim("file_bytes", len(data), what="file size")
+    counter, what = (("document_bytes", "document size") if document else
+                     ("file_bytes", "file size"))
+    ctx.check_claim(counter, st.st_size, what=what)
+    ctx.note_file(path)
+    limit = ctx.limit(counter)
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)                   # the file may grow after stat
+    if len(data) > limit:
+        ctx.check_claim(counter, len(data), what=what)
     return data
 
 
@@ -73,9 +78,9 @@ def as_text(data) -> str:
     return data if isinstance(data, str) else decode_text(bytes(data))
 
 
-def read_text(path: str, ctx=None) -> str:
+def read_text(path: str, ctx=None, document: bool = True) -> str:
     """File contents as text (see :func:`read_bytes` and :func:`decode_text`)."""
-    return decode_text(read_bytes(path, ctx))
+    return decode_text(read_bytes(path, ctx, document))
 
 
 # -- writing ---------------------------------------------------------------------------

@@ -411,6 +411,15 @@ class Robot:
                 return j
         return None
 
+    def joints_of_links(self) -> dict:
+        """``{link index: joint}``: :meth:`joint_of_link` of every link at once (links in no
+        joint are absent), for code that asks it of every link (linear, not quadratic)."""
+        out: dict = {}
+        for j in self.joints:
+            for k in j.links:
+                out.setdefault(k, j)
+        return out
+
     def copy(self) -> "Robot":
         import copy
         return copy.deepcopy(self)

@@ -1,6 +1,7 @@
 """Minimal reproducers of what the long fuzz run (tools/fuzz_readers.py) found: each was a
 non-FormatError exception, or a load over the per-input bound (2 s, 500 MB), before its fix."""
 import io
+import os
 import zipfile
 
 import pytest
@@ -296,3 +297,270 @@ def test_graspit_full_transform_whose_squares_overflow(tmp_path):
     p = str(tmp_path / "w.xml")
     with pytest.raises(FormatError, match=r"<fullTransform>: .*overflow"):
         parse_transform(el, p, LoadContext(p))
+
+
+_GUARDED_LOAD = ("import sys, roboio\n"
+                 "try:\n"
+                 "    roboio.load(sys.argv[1], sys.argv[2] or None)\n"
+                 "except roboio.RoboioError as e:\n"
+                 "    print(' '.join(str(e).split()), file=sys.stderr)\n"
+                 "    sys.exit(1)\n")
+
+
+def _guarded_load(path, fmt=None, cpu_seconds=20, address_space_mb=2500):
+    """Load ``path`` in a subprocess under RLIMIT_CPU and RLIMIT_AS; its Outcome (CPU
+    seconds, peak MB, return code, stderr)."""
+    from hostile import run_guarded
+    out = run_guarded(["-c", _GUARDED_LOAD, str(path), fmt or ""], timeout=120,
+                      cpu_seconds=cpu_seconds, address_space_mb=address_space_mb)
+    assert not out.timed_out and out.returncode >= 0, (out.returncode, out.stderr[-2000:])
+    return out
+
+
+def test_urdf_mesh_path_of_thousands_of_long_components(tmp_path):
+    # each ancestor of a 300 KB mesh path was kept while walking up: 3000 ancestors of
+    # 150 KB on average (a MemoryError at 2.8 GB); a path over PATH_MAX names nothing
+    deep = "/".join(["c" * 99] * 3000) + "/m.stl"
+    p = _write(tmp_path / "r.urdf", f'<robot name="r"><link name="a"><collision><geometry>'
+               f'<mesh filename="{deep}"/></geometry></collision></link></robot>')
+    out = _guarded_load(p)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.peak_mb < 250, out.peak_mb
+
+
+def _openrave_fan_out(tmp_path, n, links=3, collada=False):
+    """A robot including one hand file ``n`` times (each with its own prefix); returns the
+    robot's path and the number of elements of the hand file."""
+    parts = ['<KinBody name="hand">']
+    for i in range(links):
+        parts.append(f'<Body name="l{i}" type="dynamic"><Geom type="box"><Extents>1 1 1</Extents>'
+                     '</Geom></Body>')
+        if i:
+            parts.append(f'<Joint name="j{i}" type="hinge"><Body>l{i - 1}</Body><Body>l{i}</Body>'
+                         '</Joint>')
+    parts.append("</KinBody>")
+    hand = "\n".join(parts)
+    elements = 1 + links * 3 + (links - 1) * 3        # KinBody; Body Geom Extents; Joint Body Body
+    assert hand.count("<") - hand.count("</") == elements
+    if collada:
+        (tmp_path / "hand.dae").write_text(robot_dae([{"name": "base", "parent": None},
+                                                      {"name": "l1", "parent": 0, "types": ["revolute"], "axes": ["0 0 1"]}]))
+        ref = "hand.dae"
+    else:
+        (tmp_path / "hand.kinbody.xml").write_text(hand)
+        ref = "hand.kinbody.xml"
+    tag = "Robot" if collada else "KinBody"          # (a KinBody include ignores prefix there)
+    body = "".join(f'<{tag} prefix="c{i}_" file="{ref}"/>\n' for i in range(n))
+    return _write(tmp_path / "r.robot.xml", f'<Robot name="r">\n{body}</Robot>\n'), elements
+
+
+def test_openrave_include_of_one_file_many_times_is_charged_as_copies(tmp_path):
+    # 502 includes of barretthand.kinbody.xml: every include re-read the file (2.5 s of CPU
+    # before an error at the end; a COLLADA file included 502 times passed 10 s). An include
+    # of an already included file is now charged to max_copies (its element count) first.
+    p, size = _openrave_fan_out(tmp_path, 4)
+    r = roboio.load(p, limits={"max_copies": 3 * size})
+    assert len(r.links) == 4 * 3 and r.links[-1].name == "c3_l2"
+    with pytest.raises(FormatError, match=rf"r\.robot\.xml:5: .*including .*hand\.kinbody\.xml "
+                                          rf"once more.*max_copies={3 * size - 1}\b"):
+        roboio.load(p, limits={"max_copies": 3 * size - 1})
+
+
+def test_openrave_collada_include_of_one_file_many_times_is_charged_as_copies(tmp_path):
+    from lxml import etree
+    p, _ = _openrave_fan_out(tmp_path, 3, collada=True)
+    size = sum(1 for _ in etree.parse(str(tmp_path / "hand.dae")).iter())
+    assert roboio.load(p, limits={"max_copies": 2 * size}).num_links > 0
+    with pytest.raises(FormatError, match=rf"max_copies={2 * size - 1}\b"):
+        roboio.load(p, limits={"max_copies": 2 * size - 1})
+
+
+def test_openrave_include_fan_out_is_refused_within_bounds(tmp_path):
+    # 600 includes of a 30-link hand: about 15 s of CPU before; refused after a few dozen
+    p, _ = _openrave_fan_out(tmp_path, 600, links=30)
+    out = _guarded_load(p, cpu_seconds=5)
+    assert out.returncode == 1 and "max_copies" in out.stderr, out.stderr[-2000:]
+    assert out.peak_mb < 300, out.peak_mb
+
+
+def test_document_over_max_document_bytes_is_refused_before_reading(tmp_path):
+    # a 226 MB grasp file (one attribute repeated 10,000 times) passed 10 s; documents are now
+    # refused by their size (a stat) before a byte is read; meshes keep max_file_bytes
+    p = tmp_path / "g.xml"
+    with open(p, "wb") as f:
+        f.write(b'<Grasp object="-1" robot="0">\n  <IKGoal data="3 -1')
+        f.truncate(300 << 20)                       # sparse: no disk space used
+    out = _guarded_load(p, "klampt-grasp", cpu_seconds=5)
+    assert out.returncode == 1, out.stderr[-2000:]
+    assert f"document bytes {300 << 20:,}, over the limit max_document_bytes=" in out.stderr
+    assert out.peak_mb < 200, out.peak_mb
+    off = tmp_path / "tri.off"
+    off.write_text("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n" + "#" * 2000 + "\n")
+    assert len(roboio.load(str(off), limits={"max_document_bytes": 100}).faces) == 1
+    with pytest.raises(FormatError, match=r"max_file_bytes=100\b"):
+        roboio.load(str(off), limits={"max_file_bytes": 100}).faces
+
+
+def test_multipath_of_many_milestones_reads_every_number(tmp_path):
+    # the 12.8 MB multipath took 2.2 s (a Tokens object and a numpy call per attribute); the
+    # well-formed attributes now take a direct conversion, with the same values
+    import numpy as np
+    rng = np.random.default_rng(3)
+    q = rng.normal(size=(300, 4)) * 10.0 ** rng.integers(-8, 8, size=(300, 4))
+    rows = "".join(f'<milestone time="{i * 0.5!r}" config="4\t{" ".join(repr(float(x)) for x in r)}"/>\n'
+                   for i, r in enumerate(q))
+    p = _write(tmp_path / "m.xml", f"<multipath><section>\n{rows}</section></multipath>\n")
+    mp = roboio.load(p)
+    s = mp.sections[0]
+    np.testing.assert_allclose(s.milestones, q, rtol=1e-16, atol=0)
+    np.testing.assert_allclose(s.times, 0.5 * np.arange(300), rtol=0, atol=1e-12)
+    bad = p.replace("m.xml", "b.xml")
+    _write(tmp_path / "b.xml", f"<multipath><section>\n{rows}<milestone config=\"4 1 2 x 4\"/>\n"
+                               "</section></multipath>\n")
+    with pytest.raises(FormatError, match=r"b\.xml:302: <milestone config>.*'x'"):
+        roboio.load(bad)
+
+
+_CUBE_IV = """#Inventor V2.1 ascii
+Separator {
+  Coordinate3 { point [ -10 -10 -10, 10 -10 -10, 10 10 -10, -10 10 -10,
+                        -10 -10 10, 10 -10 10, 10 10 10, -10 10 10 ] }
+  IndexedFaceSet { coordIndex [ 0, 3, 2, 1, -1,  4, 5, 6, 7, -1,  0, 1, 5, 4, -1,
+                                2, 3, 7, 6, -1,  1, 2, 6, 5, -1,  0, 4, 7, 3, -1 ] }
+}
+"""
+
+
+def _graspit_arm(tmp_path, n_links, mesh="cube.iv"):
+    """A GraspIt! robot whose palm and ``n_links`` links all use body file cube.xml (100 g,
+    no <cog>/<inertia_matrix>: GraspIt! computes them from the mesh)."""
+    d = tmp_path / "Arm"
+    (d / "iv").mkdir(parents=True)
+    (d / "iv" / "cube.iv").write_text(_CUBE_IV)
+    (d / "iv" / "cube.xml").write_text(f"<root><mass>100</mass><geometryFile>{mesh}</geometryFile></root>")
+    dof = ("<dof type=\"r\"><defaultVelocity>1.0</defaultVelocity><maxEffort>1</maxEffort><Kp>1</Kp>"
+           "<Kd>1</Kd><draggerScale>1</draggerScale></dof>")
+    joint = ('<joint type="Revolute"><theta>d0</theta><d>0</d><a>30</a><alpha>0</alpha>'
+             "<minValue>-90</minValue><maxValue>90</maxValue></joint>")
+    chain = "<chain><transform><translation>0 0 0</translation></transform>" + joint * n_links + \
+        '<link dynamicJointType="Revolute">cube.xml</link>' * n_links + "</chain>"
+    return _write(d / "Arm.xml", f'<robot type="Hand"><palm>cube.xml</palm>{dof}{chain}</robot>')
+
+
+def test_graspit_body_file_used_by_many_links_computes_mass_properties_once(tmp_path):
+    # SimpleArm.xml with 1003 links of one body file: GraspIt!'s default cog and inertia were
+    # computed from the mesh for every link (2.4 s); now once per body file and load. Every
+    # link still gets the values of a 20 mm cube of 100 g: com 0, inertia m (a^2 + a^2) / 12
+    import numpy as np
+    r = roboio.load(_graspit_arm(tmp_path, 5))
+    bodies = [link for link in r.links if link.mass > 0]     # (the others are DH frames)
+    assert len(bodies) == 6
+    expect = 0.1 * (0.02 ** 2 + 0.02 ** 2) / 12 * np.eye(3)
+    for link in bodies:
+        assert abs(link.mass - 0.1) < 1e-12
+        np.testing.assert_allclose(link.com, 0.0, atol=1e-9)
+        np.testing.assert_allclose(link.inertia, expect, rtol=1e-6, atol=1e-12)
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "x" * 5000])
+def test_error_quoting_a_long_value_shortens_it(tmp_path, value):
+    # a 5000-digit attribute was quoted whole; every FormatError message cuts a long value
+    p = _write(tmp_path / "r.urdf", f'<robot name="r"><link name="a"/><link name="b"/>'
+               f'<joint name="j" type="{value}"><parent link="a"/><child link="b"/></joint></robot>')
+    with pytest.raises(FormatError) as e:
+        roboio.load(p)
+    text = str(e.value)
+    assert len(text) < 400 and "(5,000 characters)" in text and value[:60] in text, text
+
+
+_GUARDED_SAVE = ("import sys, roboio\n"
+                 "r = roboio.load(sys.argv[1])\n"
+                 "for out, fmt in zip(sys.argv[2::2], sys.argv[3::2]):\n"
+                 "    roboio.save(r, out, fmt)\n")
+
+
+def test_writing_a_chain_of_thousands_of_links_is_linear(tmp_path):
+    # OpenRAVE XML enumerated every pair of links for <adjacent> (4000 links: 12 s, 8 million
+    # pairs held in a set); .body, COLLADA and GraspIt! asked Robot.joint_of_link of every
+    # link (16,000 links to .body: 3.8 s). 6000 links now write in well under a second each.
+    from hostile import run_guarded
+    n = 6000
+    rob = tmp_path / "chain.rob"
+    rob.write_text("\n".join([
+        "links " + " ".join(f"l{i}" for i in range(n)), "parents " + " ".join(str(i - 1) for i in range(n)),
+        "axis " + " ".join("0 0 1" for _ in range(n)), "jointtype " + " ".join("r" for _ in range(n)),
+        "Tparent " + "  ".join("1 0 0 0 1 0 0 0 1 0.1 0 0" for _ in range(n)),
+        "q " + " ".join("0" for _ in range(n)), "qmin " + " ".join("-1" for _ in range(n)),
+        "qmax " + " ".join("1" for _ in range(n)), "mass " + " ".join("1" for _ in range(n)), "automass"]) + "\n")
+    outs = [str(tmp_path / "c.robot.xml"), "openrave", str(tmp_path / "c.body"), "choreonoid-body"]
+    out = run_guarded(["-c", _GUARDED_SAVE, str(rob), *outs], timeout=300, cpu_seconds=15,
+                      address_space_mb=2500)
+    assert not out.timed_out and out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    xml = (tmp_path / "c.robot.xml").read_text()
+    # no link has geometry: OpenRAVE checks no pair, so no <adjacent> is needed
+    assert xml.count('<Body name="l') == n and "<adjacent>" not in xml
+    assert roboio.load(str(tmp_path / "c.body")).num_links == n
+
+
+@pytest.mark.parametrize("values", ["1 0 0 0.5 0 1 -inf 0 0 0 1 0 0 0 0 1",
+                                    "-1e308 0 0 0.5 0 1 0 0 0 0 1 0 0 0 0 1"])
+def test_collada_matrix_out_of_range(tmp_path, values):
+    # an infinite <matrix> number (LinAlgError from the SVD) or one whose products overflow
+    # (NaN joint angle: ValueError) is a FormatError at the element
+    dae = robot_dae([{"name": "base", "parent": None},
+                     {"name": "l1", "parent": 0, "types": ["revolute"], "axes": ["0 0 1"],
+                      "att": f"<matrix>{values}</matrix>"}])
+    p = _write(tmp_path / "m.dae", dae)
+    with pytest.raises(FormatError, match=r"m\.dae:\d+: <matrix>: a number out of range") as e:
+        roboio.load(p)
+    assert values in dae.splitlines()[e.value.line - 1]
+
+
+def test_hold_text_with_megabytes_of_continued_lines(tmp_path):
+    # a multipath whose holds held 5 MB of contacts joined by backslash continuations took
+    # > 10 s (the line scanner copied one character at a time); every contact is still read
+    contact = "0 0 0 0 0 1 0.5"
+    n = 20000
+    text = ("begin hold\nlink = 3\nposition = 0 0 0 1 1 1\ncontacts = "
+            + " \\\n".join([contact] * n) + "\nend\n")       # lines joined by "\" newline
+    hold = text
+    p = _write(tmp_path / "m.xml", f"<multipath><hold>{hold}</hold><section>"
+               '<hold index="0"/><milestone config="1 0"/><milestone config="1 1"/></section></multipath>')
+    mp = roboio.load(p)
+    h = mp.holds[0]
+    assert h.link == 3 and len(h.contacts) == n
+    assert abs(h.contacts[-1].kFriction - 0.5) < 1e-12
+
+
+def test_urdf_many_copies_of_one_mesh_refused_within_memory(tmp_path):
+    # kinova_gen3_7dof.urdf with 502 <collision>s of one 30,000-vertex STL held 585 MB of
+    # copies when max_vertices (then 15 million) refused it; the default is now 10 million
+    import struct
+    tris = 10_000
+    body = b"".join(struct.pack("<12fH", 0, 0, 1, i, 0, 0, i + 1, 0, 0, i, 1, 0, 0) for i in range(tris))
+    (tmp_path / "m.stl").write_bytes(b"\0" * 80 + struct.pack("<I", tris) + body)
+    coll = '<collision><geometry><mesh filename="m.stl"/></geometry></collision>' * 400
+    p = _write(tmp_path / "r.urdf", f'<robot name="r"><link name="a">{coll}</link></robot>')
+    script = ("import sys, roboio\n"
+              f"sys.path.insert(0, {os.path.join(os.path.dirname(__file__), '..', '..', 'tools')!r})\n"
+              "from fuzz_readers import touch\n"
+              "try:\n"
+              "    touch(roboio.load(sys.argv[1]))      # what a user does next: meshes, fk\n"
+              "except roboio.RoboioError as e:\n"
+              "    print(' '.join(str(e).split()), file=sys.stderr)\n"
+              "    sys.exit(1)\n")
+    from hostile import run_guarded
+    out = run_guarded(["-c", script, p], timeout=120, cpu_seconds=20, address_space_mb=2500)
+    assert out.returncode == 1 and "max_vertices=10,000,000" in out.stderr, out.stderr[-2000:]
+    assert out.peak_mb < 450, out.peak_mb
+
+
+@pytest.mark.parametrize("face, what", [("f 1/1 2/2 2111222/3", "vertex index 2111222"),
+                                        ("f 1/1 2/2 3/22256", "texture coordinate index 22256"),
+                                        ("f 1/1/1 2/2/1 3/3/99999999999999999999", "normal index 9999")])
+def test_obj_face_index_beyond_the_file(tmp_path, face, what):
+    # a fuzzed L_ELBOW_P.obj corner "2111222/258": trimesh sized arrays by the index (> 10 s)
+    p = _write(tmp_path / "m.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nvn 0 0 1\n"
+               f"{face}\n")
+    with pytest.raises(FormatError, match=rf"m\.obj:8: {what}\d* out of range"):
+        roboio.load(p).vertices

@@ -97,10 +97,13 @@ def inertia_si(mass: float, inertia_mm2) -> np.ndarray:
     return mass * np.asarray(inertia_mm2, float).reshape(3, 3) * (MM * MM)
 
 
-def body_data(rec: BodyRec, geometry, ctx: LoadContext, *, dynamic: bool, path: Optional[str] = None) -> BodyData:
+def body_data(rec: BodyRec, geometry, ctx: LoadContext, *, dynamic: bool, path: Optional[str] = None,
+              memo=None) -> BodyData:
     """SI body of ``rec`` whose geometry file was loaded as ``geometry`` (None or missing
     allowed). ``dynamic``: links and graspable bodies read mass, cog and inertia
-    (obstacles do not)."""
+    (obstacles do not). ``memo``: a key (the body file) under which the default mass
+    properties computed from the geometry are kept for the rest of the load (a robot whose
+    links use one body file a thousand times computes them once)."""
     T_mm = geometry_transform_mm(rec)
     if geometry is not None:
         geometry.transform = geometry_transform_si(rec)
@@ -115,17 +118,24 @@ def body_data(rec: BodyRec, geometry, ctx: LoadContext, *, dynamic: bool, path: 
     if rec.inertia is not None:
         inertia_mm2 = np.array([v.value for v in rec.inertia]).reshape(3, 3)
     if dynamic and (cog_mm is None or inertia_mm2 is None):
-        tri = np.zeros((0, 3, 3))
-        if geometry is not None and not geometry.missing:
-            tri = body_triangles(geometry.vertices, geometry.faces, T_mm)
+        key = ("graspit-mass-properties", memo, geometry is None or geometry.missing)
+        known = ctx.cache.get(key) if memo is not None else None
+        if known is None:
+            tri = np.zeros((0, 3, 3))
+            if geometry is not None and not geometry.missing:
+                tri = body_triangles(geometry.vertices, geometry.faces, T_mm)
+            known = (len(tri), default_cog(tri), default_inertia(tri))
+            if memo is not None:
+                ctx.cache[key] = known
+        n_tri, known_cog, known_inertia = known
         if cog_mm is None:
-            cog_mm = default_cog(tri)
+            cog_mm = known_cog.copy()
             extras["cog_computed"] = True
         if inertia_mm2 is None:
-            inertia_mm2 = default_inertia(tri)
+            inertia_mm2 = None if known_inertia is None else known_inertia.copy()
             extras["inertia_computed"] = True
             if inertia_mm2 is None:
-                what = "it has no triangles" if len(tri) == 0 else (
+                what = "it has no triangles" if n_tri == 0 else (
                     "the mesh is not a closed volume (zero volume, a degenerate triangle, or a "
                     "centroid more than 500 mm from the origin)")
                 ctx.warn(f"no <inertia_matrix> and GraspIt! cannot compute one ({what}): GraspIt! "

@@ -157,7 +157,7 @@ def load_body(path: str, ctx: LoadContext, *, dynamic: bool, line=None, referrer
             raise ctx.error(f"{path} is a GraspIt! {root.tag} file, not a body", line, path=referrer)
         rec = parse_body(root, path, ctx)
         geom = _geometry(rec, os.path.dirname(path), ctx, path)
-        return body_data(rec, geom, ctx, dynamic=dynamic, path=path)
+        return body_data(rec, geom, ctx, dynamic=dynamic, path=path, memo=key[1])
 
 
 def _missing_body(ref_path: str, ctx, line, referrer, dynamic):

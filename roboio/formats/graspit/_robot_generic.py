@@ -110,7 +110,8 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
     report = writer.report
     n = robot.num_links
     keep = [i for i in range(n) if i not in exclude]
-    groups = {i: robot.joint_of_link(i) for i in keep}
+    joint_of = robot.joints_of_links()
+    groups = {i: joint_of.get(i) for i in keep}
 
     def welded(i):
         g = groups.get(i)

@@ -39,12 +39,13 @@ def matches_record(robot, exclude=()) -> Optional[str]:
     idx = [i for i in range(robot.num_links) if i not in exclude]
     if len(idx) != len(nodes) or idx != list(range(len(nodes))):
         return "its links differ from the file's joints and links"
+    joint_of = robot.joints_of_links()
     for node, link in zip(nodes, robot.links):
         if link.parent != node.parent:
             return f"link {link.name!r} has another parent"
         if node.kind == "joint" and link.joint_type != ("prismatic" if node.prismatic else "revolute"):
             return f"link {link.name!r} changed its joint type"
-        group = robot.joint_of_link(link.index)
+        group = joint_of.get(link.index)
         welded = group is not None and group.type == "weld"
         if welded != (node.kind != "joint"):
             return f"link {link.name!r} changed between welded and moving"

@@ -147,4 +147,4 @@ def loads(data, ctx) -> TriangleMesh:
 def read(path: str, ctx) -> TriangleMesh:
     """Lazy COLLADA mesh, parsed on first access."""
     check_readable(path)
-    return lazy_mesh(path, lambda p: parse_dae_bytes(read_bytes(p, ctx), p, ctx.warn), "collada", ctx=ctx)
+    return lazy_mesh(path, lambda p: parse_dae_bytes(read_bytes(p, ctx, document=False), p, ctx.warn), "collada", ctx=ctx)

@@ -106,7 +106,7 @@ def loads(data, ctx) -> TriangleMesh:
 def read(path: str, ctx) -> TriangleMesh:
     """Lazy glTF/GLB mesh (parsed on first access), placed Z-up."""
     check_readable(path)
-    m = lazy_mesh(path, lambda p: parse_gltf_bytes(read_bytes(p, ctx), p, ctx.warn), "gltf", ctx=ctx)
+    m = lazy_mesh(path, lambda p: parse_gltf_bytes(read_bytes(p, ctx, document=False), p, ctx.warn), "gltf", ctx=ctx)
     m.transform = Y_UP_TO_Z_UP.copy()
     return m
 

@@ -166,7 +166,7 @@ def read(path: str, ctx) -> TriangleMesh:
     if head and not sniff(head, path):
         word = head.split(None, 1)[0][:40].decode("latin-1")
         raise FormatError(path, 1, 1, f"not an OFF file: the first word must be 'OFF', found {word!r}")
-    return lazy_mesh(path, lambda p: parse_off_bytes(read_bytes(p, ctx), p), "off", ctx=ctx)
+    return lazy_mesh(path, lambda p: parse_off_bytes(read_bytes(p, ctx, document=False), p), "off", ctx=ctx)
 
 
 def dumps(geom: Geometry, report, path=None) -> str:

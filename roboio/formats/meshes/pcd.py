@@ -252,7 +252,7 @@ def loads(data, ctx) -> PointCloud:
 
 def read(path: str, ctx) -> PointCloud:
     check_readable(path)
-    return loads(read_bytes(path, ctx), ctx)
+    return loads(read_bytes(path, ctx, document=False), ctx)
 
 
 # -- writing ---------------------------------------------------------------------------------

@@ -145,7 +145,7 @@ def loads(data, ctx) -> TriangleMesh:
 def read(path: str, ctx) -> TriangleMesh:
     """Lazy PLY mesh: the first line is checked now, the data parsed on first access."""
     _check_head(check_readable(path, 3), path)
-    return lazy_mesh(path, lambda p: parse_ply_bytes(read_bytes(p, ctx), p, ctx.warn, ctx), "ply", ctx=ctx)
+    return lazy_mesh(path, lambda p: parse_ply_bytes(read_bytes(p, ctx, document=False), p, ctx.warn, ctx), "ply", ctx=ctx)
 
 
 def dumps(geom: Geometry, report, path=None) -> bytes:

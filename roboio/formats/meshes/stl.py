@@ -180,7 +180,7 @@ def read(path: str, ctx) -> TriangleMesh:
     size = os.path.getsize(path)
     if stl_kind(head, size) == "binary":
         _check_size(head, size, path)
-    return lazy_mesh(path, lambda p: parse_stl_bytes(read_bytes(p, ctx), p, lambda m: ctx.warn(m)), "stl",
+    return lazy_mesh(path, lambda p: parse_stl_bytes(read_bytes(p, ctx, document=False), p, lambda m: ctx.warn(m)), "stl",
                      ctx=ctx)
 
 

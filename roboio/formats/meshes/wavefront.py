@@ -73,6 +73,25 @@ def _check_indices(faces: bytes, padded: bytes, path: str) -> None:
     raise FormatError(path, line, None, "vertex index 0 out of range (OBJ indices start at 1)")
 
 
+_CORNER_SLOTS = ((b"v", "vertex", re.compile(rb"[ \t](\d+)(?=[/\s]|\Z)")),
+                 (b"vt", "texture coordinate", re.compile(rb"[ \t]\d+/(\d+)")),
+                 (b"vn", "normal", re.compile(rb"[ \t]\d+/\d*/(\d+)")))
+
+
+def _check_index_range(faces: bytes, padded: bytes, path: str) -> None:
+    """FormatError at the first face line with a vertex, texture coordinate or normal index
+    beyond the number of such statements in the file (Assimp refuses it; trimesh's reader
+    sized arrays by the index: a fuzzed 2,111,222 took > 10 s)."""
+    for kw, what, corner in _CORNER_SLOTS:
+        count = len(re.findall(rb"\n[ \t]*" + kw + rb"[ \t]", padded))
+        for m in corner.finditer(faces):
+            if len(m.group(1)) > 18 or int(m.group(1)) > count:
+                text = faces[faces.rfind(b"\n", 0, m.start()):m.end()]
+                line = _line(padded, padded.find(text))
+                raise FormatError(path, line, None, f"{what} index {m.group(1).decode()} out of "
+                                                    f"range (the file has {count} {kw.decode()} statements)")
+
+
 def _object_breaks(faces: bytes, padded: bytes, path: str):
     """(first triangle of each object or group an ``o`` or ``g`` statement starts, number of
     triangles the ``f`` lines make): Assimp, and so Klamp't, starts a new mesh at these
@@ -134,6 +153,7 @@ def parse_obj_bytes(data: bytes, path, warn=None) -> dict:
     padded = b"\n" + data
     faces = b"".join(_FACE_LINE.findall(padded))
     _check_indices(faces, padded, path)
+    _check_index_range(faces, padded, path)
     _check_material_library(data, path, warn)
     from trimesh.exchange.obj import load_obj
     from trimesh.resolvers import FilePathResolver
@@ -160,7 +180,7 @@ def loads(data, ctx) -> TriangleMesh:
 def read(path: str, ctx) -> TriangleMesh:
     """Lazy OBJ mesh, parsed on first access."""
     check_readable(path)
-    return lazy_mesh(path, lambda p: parse_obj_bytes(read_bytes(p, ctx), p, ctx.warn), "wavefront-obj",
+    return lazy_mesh(path, lambda p: parse_obj_bytes(read_bytes(p, ctx, document=False), p, ctx.warn), "wavefront-obj",
                      ctx=ctx)
 
 

@@ -112,6 +112,7 @@ class Reader:
         self.roots = data_roots(ctx)
         self.pending_links: list = []   # links whose mass waits for the end of the document
         self.pending_mass: dict = {}    # id(link) -> the arguments of its last </Body>
+        self.included: dict = {}        # real path -> elements of an included file (read once)
 
     # -- entry points ----------------------------------------------------------------
     def read_document(self, path: str, data: bytes):
@@ -224,6 +225,18 @@ class Reader:
         root = Element(xmlutil.parse_bytes(data, path, ctx, charge_nodes=False))
         return Scope(path, ctx, scope.chain + (real,)), root
 
+    def charge_repeat(self, scope, el, path) -> str:
+        """An include of a file this load has already included makes again everything it
+        holds: charged to the ``copies`` budget (its element count, known from the first
+        time) before it is read, so that a fan-out of one file is refused within the budget
+        of copies, not after hundreds of re-reads. Returns the file's real path."""
+        real = os.path.realpath(path)
+        size = self.included.get(real)
+        if size is not None:
+            scope.ctx.charge("copies", size, el.line,
+                             what=f"elements made again by including {path} once more")
+        return real
+
     def include(self, scope, el, ref, body, kind, atts, depth):
         """``file=`` of a KinBody/Robot element: read ``ref`` into ``body`` (OpenRAVE's
         ``ReadKinBodyURI``/``ReadRobotURI`` with the element's other attributes)."""
@@ -234,7 +247,10 @@ class Reader:
             return self.include_collada(scope, el, path, body, atts, kind)
         if not low.endswith(".xml") and low.endswith(MESH_EXTENSIONS):
             return self.include_mesh(scope, el, ref, path, body)
+        real = self.charge_repeat(scope, el, path)
         sub, root = self.open_file(scope, el, path)
+        if real not in self.included:
+            self.included[real] = sum(1 for _ in root.el.iter())
         # the file's root element is read as a child of a wrapper element carrying the
         # including element's attributes (OpenRAVE creates the reader with them)
         wrapper = Element(el.el)
@@ -262,6 +278,7 @@ class Reader:
                                   "(roboio has no COLLADA robot reader), so this "
                                   f"{el.tag} cannot be read") from None
         ctx = scope.ctx.child(path)
+        real = self.charge_repeat(scope, el, path)
         scope.ctx.charge("files", 1, el.line, what=f"opening {path}")
         try:
             append(body, path, ctx, {k: v for k, v in atts}, element=kind)
@@ -270,6 +287,8 @@ class Reader:
             raise FormatError(e.path, e.line, e.column,
                               f"{e.message} (COLLADA file included by {scope.path}:{el.line} "
                               f"<{el.tag} file=\"{el.get('file')}\">)") from None
+        if real not in self.included:     # (the COLLADA reader counted its document's elements)
+            self.included[real] = ctx.cache.get(("collada-elements", path), 0)
 
     def include_mesh(self, scope, el, ref, path, body):
         if body.links:

@@ -826,34 +826,44 @@ class _BodyWriter:
                 pb = self.owner.get(p, p)
                 # OpenRAVE counts a joint whose limits allow one value as static
                 par[index[b]] = (index[pb], not self.written_static.get(b, True))
-        def ancestors(k):
-            out = [k]
-            while k in par:
-                k = par[k][0]
-                out.append(k)
-            return out
-        anc = [ancestors(k) for k in range(nb)]
-        openrave_adj = set()
-        for a in range(nb):
-            for b in range(a + 1, nb):
-                if not has_geom[a] or not has_geom[b]:
-                    openrave_adj.add((a, b))
-                    continue
-                if (par.get(b, (None,))[0] == a) or (par.get(a, (None,))[0] == b):
-                    openrave_adj.add((a, b))
-                    continue
-                common = next((x for x in anc[a] if x in anc[b]), None)
-                if common is None:
-                    openrave_adj.add((a, b))      # unconnected links: OpenRAVE never checks them
-                    continue
-                moving = 0
-                for start in (a, b):
-                    k = start
-                    while k != common:
-                        moving += par[k][1]
-                        k = par[k][0]
-                if moving <= 1:
-                    openrave_adj.add((a, b))
+        # per body: its depth and the moving joints between it and its tree's root (filled
+        # walking up to a known body: linear in the bodies)
+        depth, moving_above = [None] * nb, [None] * nb
+        for k in range(nb):
+            path = []
+            x = k
+            while depth[x] is None and x in par:
+                path.append(x)
+                x = par[x][0]
+            if depth[x] is None:
+                depth[x], moving_above[x] = 0, 0
+            for y in reversed(path):
+                p = par[y][0]
+                depth[y], moving_above[y] = depth[p] + 1, moving_above[p] + par[y][1]
+
+        def common_ancestor(a, b):
+            while depth[a] > depth[b]:
+                a = par[a][0]
+            while depth[b] > depth[a]:
+                b = par[b][0]
+            while a != b:
+                if a not in par or b not in par:
+                    return None
+                a, b = par[a][0], par[b][0]
+            return a
+
+        def checked(a, b) -> bool:
+            """Whether OpenRAVE checks bodies ``a`` and ``b`` against each other."""
+            if not has_geom[a] or not has_geom[b]:
+                return False
+            if par.get(b, (None,))[0] == a or par.get(a, (None,))[0] == b:
+                return False
+            common = common_ancestor(a, b)
+            if common is None:
+                return False                  # unconnected links: OpenRAVE never checks them
+            moving = moving_above[a] + moving_above[b] - 2 * moving_above[common]
+            return moving > 1
+
         wanted = set()
         for x, y in r.self_collision_pairs:
             bx, by = self.owner.get(x, x), self.owner.get(y, y)
@@ -863,17 +873,15 @@ class _BodyWriter:
         out = []
         enabled = [b == self.vroot or r.links[b].extras.get("openrave", {}).get("enabled", True)
                    for b in bodies]
-        lost = 0
-        for a in range(nb):
-            for b in range(a + 1, nb):
-                if not (enabled[a] and enabled[b]):
-                    continue
-                checked = (a, b) not in openrave_adj
-                if checked and (a, b) not in wanted:
+        # pairs OpenRAVE checks but roboio does not: among enabled bodies with geometry only
+        # (every other pair is never checked), in (a, b) order
+        live = [k for k in range(nb) if enabled[k] and has_geom[k]]
+        for i, a in enumerate(live):
+            for b in live[i + 1:]:
+                if (a, b) not in wanted and checked(a, b):
                     out.append(f"{ind}<adjacent>{escape(self.names[bodies[a]])} "
                                f"{escape(self.names[bodies[b]])}</adjacent>")
-                elif not checked and (a, b) in wanted:
-                    lost += 1
+        lost = sum(1 for a, b in wanted if enabled[a] and enabled[b] and not checked(a, b))
         if lost:
             self.lose(f"{lost} self-collision pairs OpenRAVE never checks (joined links, links "
                       "with at most one moving joint between them, links without geometry)")

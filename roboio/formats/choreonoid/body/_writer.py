@@ -120,6 +120,7 @@ class _Writer:
         out = []
         self.virtual = {j.links[5]: j.links[:5] for j in r.joints
                         if j.type == "floating" and len(j.links) == 6}
+        group_of = r.joints_of_links()
         for link in r.links:
             i = link.index
             j = chain.get(i)
@@ -131,7 +132,7 @@ class _Writer:
                 out.append((i, "free", _pose_in_ancestor(r, q, i, parent), parent))
                 continue
             parent = link.parent
-            group = r.joint_of_link(i)
+            group = group_of.get(i)
             weld = group is not None and group.type == "weld"
             if group is not None and group.type not in ("normal", "spin", "weld"):
                 self.lose(f"joint group {group.type!r} of link {link.name!r} (written as separate 1-DOF links)")

@@ -75,22 +75,28 @@ class _Scanner:
         return ("word" if word else "punct", text[start:p], start)
 
     def rest_of_line(self) -> str:
-        """The rest of the physical line with backslash continuations joined."""
+        """The rest of the physical line with backslash continuations joined (a backslash
+        and the character after it -- a newline, or ``\\r\\n`` -- give that character, or
+        nothing for a newline). Scans by slices between backslashes: linear with a small
+        constant (holds of a fuzzed multipath held megabytes of contacts)."""
         text, n = self.text, len(self.text)
         out, p = [], self.pos
-        while p < n and text[p] != "\n":
-            c = text[p]
-            if c == "\\":
+        while True:
+            nl = text.find("\n", p)
+            nl = n if nl < 0 else nl
+            bs = text.find("\\", p, nl)
+            if bs < 0:
+                out.append(text[p:nl])
+                p = nl
+                break
+            out.append(text[p:bs])
+            p = bs + 1
+            if p < n and text[p] == "\r":
                 p += 1
-                if p < n and text[p] == "\r":
-                    p += 1
-                if p >= n:
-                    raise self.error("backslash at the end of the text", p - 1)
-                if text[p] != "\n":
-                    out.append(text[p])
-                p += 1
-                continue
-            out.append(c)
+            if p >= n:
+                raise self.error("backslash at the end of the text", p - 1)
+            if text[p] != "\n":
+                out.append(text[p])
             p += 1
         self.pos = min(p + 1, n)
         return "".join(out)

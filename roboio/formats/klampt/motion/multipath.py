@@ -42,11 +42,38 @@ def _milestone_attr(el, name: str, path: str, read):
     text = el.get(name)
     if text is None:
         return None
+    fast = _fast_value(text, read)
+    if fast is not None:
+        return fast
     tokens = Tokens(text, Where(path, xmlutil.where(el), f"<milestone {name}>"))
     value = read(tokens)
     if not tokens.at_end:
         raise tokens.error(f"{name}: more values than expected in {text!r}")
     return value
+
+
+def _fast_value(text: str, read):
+    """What ``read`` gives for a well-formed ``text`` (a vector ``N v1 .. vN`` or one number),
+    converted exactly as :class:`Tokens` converts it, without its bookkeeping (a multipath
+    has hundreds of thousands of milestones); None when the text needs the full reader (to
+    report an error at its token)."""
+    toks = text.split()
+    if not toks or "_" in text:
+        return None
+    if read is _number:
+        if len(toks) != 1:
+            return None
+        try:
+            return float(np.array(toks, dtype=float)[0])
+        except ValueError:
+            return None
+    n = parse_int(toks[0])
+    if n is None or n != len(toks) - 1:
+        return None
+    try:
+        return np.array(toks[1:], dtype=float)
+    except ValueError:
+        return None
 
 
 def _vector(tokens):

@@ -76,7 +76,7 @@ def load_scene(path: str, ctx: LoadContext) -> Scene:
     scene = ctx.cache.get(key)
     if scene is not None:
         return scene
-    scene = parse_scene(read_bytes(path, ctx), path, ctx)
+    scene = parse_scene(read_bytes(path, ctx, document=False), path, ctx)
     ctx.cache[key] = scene
     return scene
 

@@ -414,6 +414,12 @@ class Document:
         elif name == "matrix":
             v = self.floats(el, count=16)
             M = np.array(v).reshape(4, 4)
+            with np.errstate(all="ignore"):
+                R = M[:3, :3]
+                bad = not (np.all(np.isfinite(M[:3])) and np.all(np.isfinite(R @ R.T)))
+            if bad:
+                raise self.error("<matrix>: a number out of range (inf or nan, or so large that "
+                                 "the rotation's products overflow)", el)
             T[:3, :3] = M[:3, :3]
             T[:3, 3] = M[:3, 3] * self.unit(el)
         elif name == "scale":
@@ -433,7 +439,10 @@ class Document:
         T = np.eye(4)
         for c in (kids(el) if children is None else children):
             if ln(c) in TRANSFORM_TAGS:
-                T = T @ self.transform_of(c)
+                with np.errstate(all="ignore"):
+                    T = T @ self.transform_of(c)
+                if not np.all(np.isfinite(T)):
+                    raise self.error(f"<{ln(c)}>: the transform overflows (a number out of range)", c)
         return T
 
     def parent_nodes_transform(self, node) -> np.ndarray:

@@ -18,5 +18,7 @@ def read_body(data: bytes, ctx, body: CBody | None = None, attributes=None, as_r
         raise ctx.error(f"scalegeometry={opts.raw.get('scalegeometry')!r}: not a number")
     doc_bytes, doc_path = read_document_bytes(data, ctx)
     root = parse_bytes(doc_bytes, doc_path, ctx, large_text=True)
+    # its size, for a file included again (OpenRAVE XML charges the repeat as copies)
+    ctx.cache[("collada-elements", ctx.path)] = sum(1 for _ in root.iter())
     doc = Document(root, doc_path, ctx, geom_scale=opts.scale_geometry)
     return ColladaReader(doc, opts).read(body, as_robot=as_robot, fragment=fragment)

@@ -120,12 +120,13 @@ def fingerprint(*arrays) -> str:
     return h.hexdigest()
 
 
-def joint_fingerprint(robot: Robot, seg: list) -> str:
-    """Fingerprint of the model links of one COLLADA joint (its segments, child last)."""
+def joint_fingerprint(robot: Robot, seg: list, joint_of=None) -> str:
+    """Fingerprint of the model links of one COLLADA joint (its segments, child last);
+    ``joint_of``: ``robot.joints_of_links()`` when the caller asks for many joints."""
     parts = []
     for i in seg:
         l = robot.links[i]
-        j = robot.joint_of_link(i)
+        j = joint_of.get(i) if joint_of is not None else robot.joint_of_link(i)
         parts += [l.name, str(l.parent), l.joint_type, j.type if j is not None else "normal",
                   l.parent_transform, l.axis, [robot.qmin[i], robot.qmax[i], robot.vmin[i],
                                                robot.vmax[i], robot.amax[i]]]
@@ -301,8 +302,9 @@ class _Writer:
         if not children[-1]:
             raise OutputError(None, "robot has no links")
         self.group = {}
+        self.joint_of = joint_of = r.joints_of_links()
         for l in r.links:
-            j = r.joint_of_link(l.index)
+            j = joint_of.get(l.index)
             self.group[l.index] = j.type if j is not None else "normal"
         self.rotations_only()
         # which model links are COLLADA links: all but foldable intermediates
@@ -494,7 +496,7 @@ class _Writer:
     def remembered(self, J) -> Optional[dict]:
         """The texts the joint was read with, if the model still matches them."""
         mem = self.memory.get("joints", {}).get(self.robot.links[J.child].name)
-        if not isinstance(mem, dict) or mem.get("fingerprint") != joint_fingerprint(self.robot, J.segs):
+        if not isinstance(mem, dict) or mem.get("fingerprint") != joint_fingerprint(self.robot, J.segs, self.joint_of):
             return None
         if mem.get("active") != J.active or mem.get("kind") != self.kind(J):
             return None

@@ -17,7 +17,7 @@ __all__ = ["sniff", "read", "loads", "dumps", "write", "append_collada", "read_r
 
 def append_collada(body: BodyRecord, path: str, ctx, attributes=None, element: str = "robot") -> BodyRecord:
     """Append the COLLADA file ``path`` to ``body`` (see :func:`..collada.append_collada`)."""
-    data = read_bytes(path, ctx)
+    data = read_bytes(path, ctx, document=False)
     cb, maps = proxy_body(body)
     read_body(data, ctx, cb, attributes, as_robot=(element == "robot"))
     return append_to_record(cb, maps, body, path)
@@ -58,6 +58,7 @@ def remember(robot, record: BodyRecord) -> dict:
     by_child = {record.links[j.link1].name: j for j in record.joints}
     links = {l.name: l for l in record.links}
     joints = {}
+    joint_of = robot.joints_of_links()
     for J in w.joints:
         name = robot.links[J.child].name
         rec, lrec = by_child.get(name), links.get(name)
@@ -65,7 +66,7 @@ def remember(robot, record: BodyRecord) -> dict:
         own = ((lrec.extras.get("collada") or {}).get("memo") or {}).get("own") if lrec is not None else None
         if not memo or memo.get("att") is None or own is None or rec.dof != 1 or len(J.segs) > 2:
             continue
-        joints[name] = {"fingerprint": joint_fingerprint(robot, J.segs), "active": J.active,
+        joints[name] = {"fingerprint": joint_fingerprint(robot, J.segs, joint_of), "active": J.active,
                         "kind": w.kind(J), "att": memo["att"], "own": own, "axes": memo["axes"],
                         "limits": memo["limits"][0], "speed": memo["speed"][0],
                         "acceleration": memo["acceleration"][0]}
@@ -104,7 +105,7 @@ def remember(robot, record: BodyRecord) -> dict:
 
 
 def read(path: str, ctx):
-    return loads(read_bytes(path, ctx), ctx)
+    return loads(read_bytes(path, ctx, document=False), ctx)
 
 
 def dumps(obj, report, path: str | None = None) -> bytes:
