@@ -137,13 +137,16 @@ def _as_robot(obj) -> Robot:
     raise ValueError(f"expected one robot, got {obj!r}")
 
 
-def _driver_match(ra: Robot, rb: Robot) -> Optional[list]:
-    """Index in B of each driver of A, or None when the drivers do not correspond."""
+def _driver_match(ra: Robot, rb: Robot, optional=frozenset()) -> Optional[list]:
+    """Index in B of each driver of A (-1: none), or None when the drivers do not
+    correspond. Drivers of A in ``optional`` (they move only links B welds) need no
+    match."""
     if not ra.drivers or not rb.drivers:
         return None
     names_b = {d.name: k for k, d in enumerate(rb.drivers)}
-    if len(names_b) == len(rb.drivers) and all(d.name in names_b for d in ra.drivers):
-        return [names_b[d.name] for d in ra.drivers]
+    if len(names_b) == len(rb.drivers) and all(d.name in names_b for k, d in enumerate(ra.drivers)
+                                               if k not in optional):
+        return [names_b.get(d.name, -1) for d in ra.drivers]
     if len(ra.drivers) == len(rb.drivers):
         return list(range(len(ra.drivers)))
     return None
@@ -198,7 +201,7 @@ def _axis_ratio(ra: Robot, rb: Robot, ia, ib, notes: list) -> np.ndarray:
     return out
 
 
-def _implicit_drivers(robot: Robot) -> Robot:
+def _implicit_drivers(robot: Robot, held=()) -> Robot:
     """``robot`` with a one-DOF driver (named after its link) for every moving link no driver
     moves, as Klamp't, OpenRAVE and GraspIt! give such a link a DOF of its own: then every
     moving link has a driver, and two models compare DOF by DOF (the same robot when nothing
@@ -207,7 +210,7 @@ def _implicit_drivers(robot: Robot) -> Robot:
     welded = _welded(robot)
     names = {d.name for d in robot.drivers}
     extra = [i for i, l in enumerate(robot.links) if i not in moved and not welded[i]
-             and l.name and l.name not in names]
+             and i not in held and l.name and l.name not in names]
     if not extra:
         return robot
     out = robot.copy()
@@ -293,8 +296,11 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     matched_a, matched_b = set(ia.tolist()), set(ib.tolist())
     differ = (any(i not in matched_a and not wa[i] for i in range(ra.num_links))
               or any(j not in matched_b and not wb[j] for j in range(rb.num_links)))
-    ea, eb = _implicit_drivers(ra), _implicit_drivers(rb)
-    dmatch = _driver_match(ea, eb) if space != "links" else None
+    held = [k for k, (i, j) in enumerate(pairs) if wb[j] and not wa[i]]
+    held_a = {int(ia[k]) for k in held}
+    ea, eb = _implicit_drivers(ra, held_a), _implicit_drivers(rb)
+    optional = {k for k, d in enumerate(ea.drivers) if d.dofs and set(d.dofs) <= held_a}
+    dmatch = _driver_match(ea, eb, optional) if space != "links" else None
     if space == "drivers" and dmatch is None:
         raise ValueError("the two models' drivers do not correspond (different names and counts)")
     # A's samples: drawn in its driver space (couplings kept), welds at their value, and
@@ -306,7 +312,6 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
         Qa = np.array([ea.config_from_drivers(u, q) for u, q in zip(U, Qa)])
         Qa[:, wa] = ra.config[wa]
     ratio = _axis_ratio(ra, rb, ia, ib, notes)
-    held = [k for k, (i, j) in enumerate(pairs) if wb[j] and not wa[i]]
     if held:
         hk = np.array(held)
         Qa[:, ia[hk]] = rb.config[ib[hk]] / ratio[hk]
@@ -324,7 +329,8 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
         candidates.append(("links", Qb))
     if dmatch is not None:
         Ub = np.tile(eb.drivers_from_config(rb.config), (samples, 1))
-        Ub[:, dmatch] = U
+        have = np.array([k for k, m in enumerate(dmatch) if m >= 0], dtype=int)
+        Ub[:, np.asarray(dmatch, dtype=int)[have]] = U[:, have]
         Qb = np.array([eb.config_from_drivers(u, q) for u, q in zip(Ub, np.tile(rb.config, (samples, 1)))])
         Qb[:, wb] = rb.config[wb]
         candidates.append(("drivers", Qb))

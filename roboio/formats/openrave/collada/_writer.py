@@ -283,9 +283,9 @@ class _Writer:
         self.lost.setdefault(kind, []).append(item)
 
     def flush_lost(self) -> None:
-        for kind, items in self.lost.items():
-            shown = ", ".join(items[:8]) + (f" (+{len(items) - 8} more)" if len(items) > 8 else "")
-            self.report.lose(f"{kind}: {shown}")
+        for kind, items in self.lost.items():   # every item named: a loss says what it concerns
+            for item in items:
+                self.report.lose(kind, item)
 
     # -------------------------------------------------------------- model -> COLLADA structure
     def _oe(self, i) -> dict:
