@@ -9,13 +9,27 @@ How configurations are drawn (from model A, then carried over to B):
   (each driver uniformly within its limits, +-pi or +-1 m where infinite) and turned into a
   configuration by ``config_from_drivers``; links no driver moves are drawn within their own
   limits;
-* B's links get the values of the A links they are matched with (``space="links"``; the
-  default whenever every moving link of A has a match in B), scaled where the two axes
+* B gets a configuration for each of A's samples in two ways, and the closer match counts
+  (any configuration of B that places every matched link as A does is a proof): the values
+  of the A links its links are matched with (``space="links"``), scaled where the two axes
   differ in length only (a joint moves by ``q |axis|``; URDF readers normalise axes, and
   roboio's URDF writer scales those joints' coordinates to match); or, when both models have
-  drivers that correspond (same names, or the same number), B gets the same driver values
-  (``space="drivers"``, chosen by default when links are missing from B): this compares an
-  OpenRAVE or GraspIt! robot with a conversion that has other links, DOF by DOF.
+  drivers that correspond (same names, or the same number), the same driver values
+  (``space="drivers"``): this compares an OpenRAVE or GraspIt! robot with a conversion that
+  has other links (GraspIt! chains repeat links, DOFs couple joints), DOF by DOF. Every
+  moving link no driver moves counts as a driver of its own, named after the link (as
+  Klamp't, OpenRAVE and GraspIt! give it a DOF). On a tie, drivers win where the two
+  models' moving links differ.
+
+What B cannot hold is accounted for, and listed in ``VerifyResult.accounted`` (empty: the
+comparison is exact, ``VerifyResult.exact``):
+
+* a link B welds that A moves (a GraspIt! palm; an OpenRAVE passive joint) is held at B's
+  value in A's samples;
+* where the comparison fails as it is, A's base frames that B does not store (identity in
+  B: a GraspIt! robot file has no base pose; a Choreonoid free link folds a floating base's
+  frame offsets into its configuration) are placed as B's, and the change is measured
+  (metres, radians). A base that B places elsewhere is a mismatch, never accounted for.
 
 Where A's link frames are not rotations (matrices written with few digits), a rigid-body
 target can only hold their nearest rotations: B is then also compared with A's frames made
