@@ -12,6 +12,8 @@ written), ``FAIL`` otherwise.
 
 Usage: ``python tools/conversion_matrix.py [--writers a,b] [ROBOT ...]`` (default: the
 corpus robots at ../shared/corpus). Prints one line per pair and the counts per writer.
+``--dirs`` runs ``roboio convert DIR OUT --to FORMAT`` over the corpus robot directories
+instead (one line per file: converted, skipped, failed; counts per writer).
 """
 from __future__ import annotations
 
@@ -127,12 +129,50 @@ def check(src: str, fmt: str, tmp: str):
                     + (f" unstated={why + sorted(extra)}" if why or extra else ""))
 
 
+ROBOT_DIRS = ["klampt/robots", "choreonoid/share/model", "graspit/models/robots", "openrave/src/robots"]
+
+
+def directories(writers, tmp_root) -> None:
+    """``roboio convert DIR OUT --to FORMAT --json`` over the corpus robot directories: every
+    file converted, skipped or failed, each on one line; the counts per writer."""
+    import contextlib
+    import io
+    import json
+    from roboio.cli.main import main as cli
+    for fmt in writers:
+        total = collections.Counter()
+        for d in ROBOT_DIRS:
+            out = tempfile.mkdtemp(dir=tmp_root)
+            buf, err = io.StringIO(), io.StringIO()
+            t0 = time.time()
+            with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err), \
+                    warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                rc = cli(["--quiet", "convert", os.path.join(CORPUS, d), out, "--to", fmt, "--json"])
+            res = json.loads(buf.getvalue())
+            for f in res["files"]:
+                what = ("skipped: " + f["skipped"]) if f.get("skipped") else (
+                    f"{len(f['lost'])} lost" if f["ok"] else "FAILED: " + " ".join(f["error"].split())[:160])
+                print(f"  {os.path.relpath(f['input'], CORPUS)} -> {fmt}: {what}")
+            c = collections.Counter(converted=res["converted"], skipped=res["skipped"], failed=res["failed"])
+            total += c
+            print(f"DIR   {d} -> {fmt}: exit {rc}, {c['converted']} converted, {c['skipped']} skipped, "
+                  f"{c['failed']} failed of {len(res['files'])} ({time.time() - t0:.0f}s)", flush=True)
+        print(f"DIRS  {fmt:16} converted {total['converted']}  skipped {total['skipped']}  "
+              f"failed {total['failed']}", flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("robots", nargs="*")
     ap.add_argument("--writers", default=",".join(WRITERS))
+    ap.add_argument("--dirs", action="store_true", help="instead: roboio convert DIR OUT --to FORMAT "
+                    "over the corpus robot directories, one line per file, counts per writer")
     args = ap.parse_args(argv)
     writers = args.writers.split(",")
+    if args.dirs:
+        directories(writers, tempfile.mkdtemp(prefix="roboio-matrix-dirs-"))
+        return 0
     counts = collections.defaultdict(collections.Counter)
     tmp_root = tempfile.mkdtemp(prefix="roboio-matrix-")
     for src in args.robots or corpus_robots():
