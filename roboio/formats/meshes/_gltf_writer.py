@@ -81,7 +81,9 @@ def _scene(geom: Geometry, report):
         used.add(key)
         scene.add_geometry(tm, node_name=key, geom_name=key)
         if np.any(v.astype(np.float32).astype(float) != v):
-            report.lose("vertex coordinates rounded to 32-bit floats (glTF stores float32)")
+            err = float(np.abs(v.astype(np.float32).astype(float) - v).max())
+            report.lose(f"vertex coordinates rounded to 32-bit floats (glTF stores float32): largest "
+                        f"change {err:.1e}")
     return scene
 
 
