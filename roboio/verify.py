@@ -33,7 +33,8 @@ comparison is exact, ``VerifyResult.exact``):
 
 Where A's link frames are not rotations (matrices written with few digits), a rigid-body
 target can only hold their nearest rotations: B is then also compared with A's frames made
-rotations, and the closer comparison counts (the notes say how far that moves A's links).
+rotations, and the closer comparison counts (``accounted`` says how far that moves A's
+links).
 
 Links are matched by name, optionally through ``link_map``: exact pairs ``{"a": "b"}`` and
 prefix rules written with ``*`` (``{"left_*": "l_*"}``, ``{"*": "robot1/*"}``).
@@ -310,7 +311,7 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     matched_a, matched_b = set(ia.tolist()), set(ib.tolist())
     differ = (any(i not in matched_a and not wa[i] for i in range(ra.num_links))
               or any(j not in matched_b and not wb[j] for j in range(rb.num_links)))
-    held = [k for k, (i, j) in enumerate(pairs) if wb[j] and not wa[i]]
+    held = [k for k, (i, j) in enumerate(pairs) if wb[j] and not wa[i]]      # B welds, A moves
     held_a = {int(ia[k]) for k in held}
     ea, eb = _implicit_drivers(ra, held_a), _implicit_drivers(rb)
     optional = {k for k, d in enumerate(ea.drivers) if d.dofs and set(d.dofs) <= held_a}
@@ -328,7 +329,12 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     ratio = _axis_ratio(ra, rb, ia, ib, notes)
     if held:
         hk = np.array(held)
-        Qa[:, ia[hk]] = rb.config[ib[hk]] / ratio[hk]
+        value = rb.config[ib[hk]] / ratio[hk]
+        # only links A's samples move away from B's value are accounted for (a link whose
+        # range is that one value, or that a driver moves by 0, loses nothing)
+        held = [k for k, moved in zip(held, (Qa[:, ia[hk]] != value).any(axis=0)) if moved]
+        Qa[:, ia[hk]] = value
+    if held:
         accounted.append("links B welds held at B's value in A's samples: "
                          + ", ".join(ra.link_names[ia[k]] for k in held))
     if (wa[ia] & ~wb[ib]).any():
@@ -366,7 +372,7 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     best, ra_used, base, rig = next((t for t in tried if _err(t[0]) <= tol),
                                     min(tried, key=lambda t: _err(t[0])))
     if rig is not None:
-        notes.append(f"A's link frames are not rotations (largest matrix entry change to the "
+        accounted.append(f"A's link frames are not rotations (largest matrix entry change to the "
                      f"nearest rotation {rig[1]:.1e}, in {rig[2]}); B is compared with A's "
                      f"frames made rotations, which moves A's links by up to "
                      f"{plain[1].max():.1e} m and {plain[2].max():.1e} rad")
