@@ -284,9 +284,9 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     ``"drivers"``.
 
     What B cannot hold is accounted for, and listed in ``accounted`` (empty: the comparison
-    is exact): links B welds that A moves are held at B's value in A's samples, and where
-    the comparison fails as it is, A's base links are placed as B's (a target that stores
-    the base pose elsewhere), their change measured."""
+    is exact): links B welds that A moves are held at B's value in A's samples; where the
+    comparison fails as it is, A's frames are made rotations, and then A's base frames that B
+    does not store (identity in B) are placed as B's, their change measured."""
     if int(samples) != samples or samples < 1:
         raise ValueError(f"verify needs samples >= 1, got {samples!r}")
     if space not in ("auto", "links", "drivers"):
@@ -369,13 +369,13 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
         r2 = _rigid(placed[0])
         if r2 is not None:
             tried.append((_best(r2[0], rb, Qa, candidates, ia, ib), r2[0], placed, r2))
-    best, ra_used, base, rig = next((t for t in tried if _err(t[0]) <= tol),
+    best, _, base, rig = next((t for t in tried if _err(t[0]) <= tol),
                                     min(tried, key=lambda t: _err(t[0])))
     if rig is not None:
         accounted.append(f"A's link frames are not rotations (largest matrix entry change to the "
-                     f"nearest rotation {rig[1]:.1e}, in {rig[2]}); B is compared with A's "
-                     f"frames made rotations, which moves A's links by up to "
-                     f"{plain[1].max():.1e} m and {plain[2].max():.1e} rad")
+                         f"nearest rotation {rig[1]:.1e}, in {rig[2]}); B is compared with A's "
+                         f"frames made rotations, which moves A's links by up to "
+                         f"{plain[1].max():.1e} m and {plain[2].max():.1e} rad")
     if base is not None:
         accounted.append(f"base placed as in B ({', '.join(base[1])}): B stores the base pose "
                          f"differently, {base[2]:.3g} m and {base[3]:.3g} rad from A's")
