@@ -135,7 +135,7 @@ def _cannot_hold(obj, target):
     try:
         adapt(obj, target, ConversionReport())
     except OutputError as e:
-        return f"{target.name} cannot hold a {type(obj).__name__}" if not e.args else str(e).split(": ", 1)[-1]
+        return e.message
     except ValueError:
         return None              # needs an option: save reports it as the failure it is
     return None
