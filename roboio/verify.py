@@ -372,10 +372,14 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     best, _, base, rig = next((t for t in tried if _err(t[0]) <= tol),
                                     min(tried, key=lambda t: _err(t[0])))
     if rig is not None:
+        # how far making the frames rotations moves A's links, over A's samples
+        before = base[0] if base is not None else ra
+        every = np.arange(ra.num_links)
+        move, turn = _max_errors(before, rig[0], Qa, Qa, every, every)
         accounted.append(f"A's link frames are not rotations (largest matrix entry change to the "
                          f"nearest rotation {rig[1]:.1e}, in {rig[2]}); B is compared with A's "
                          f"frames made rotations, which moves A's links by up to "
-                         f"{plain[1].max():.1e} m and {plain[2].max():.1e} rad")
+                         f"{move.max():.1e} m and {turn.max():.1e} rad")
     if base is not None:
         accounted.append(f"base placed as in B ({', '.join(base[1])}): B stores the base pose "
                          f"differently, {base[2]:.3g} m and {base[3]:.3g} rad from A's")
