@@ -21,7 +21,7 @@ def register(sub):
                "  roboio render world.xml -o top.png --view top --size 800x600\n"
                "  roboio render arm.rob -o bent.png --config \"shoulder=0.5 elbow=-1\"",
         formatter_class=HelpFormatter)
-    p.add_argument("path", help="robot, world, object or mesh file")
+    p.add_argument("path", help="robot, world, object, mesh or point cloud file")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")
     p.add_argument("--config", metavar="Q", help=CONFIG_HELP)
     p.add_argument("--view", default="iso", choices=("iso", "front", "side", "top"),

@@ -21,7 +21,7 @@ def register(sub):
         epilog="examples:\n  roboio view robot.rob\n  roboio view SR1.body --motion SR1WalkPattern1.seq\n"
                "  roboio view ur5.rob /tmp/ur5.urdf      # a conversion checked by eye",
         formatter_class=HelpFormatter)
-    p.add_argument("path", help="robot, world, object or mesh file")
+    p.add_argument("path", help="robot, world, object, mesh or point cloud file")
     p.add_argument("path2", nargs="?", help="a second model, shown overlaid or side by side")
     p.add_argument("--config", metavar="Q", help=CONFIG_HELP)
     p.add_argument("--motion", metavar="FILE", help="a motion to play on the first robot "

@@ -98,9 +98,12 @@ def _collect(geom: Geometry, T: np.ndarray, out: list, report, target: str):
         for c in geom.children:
             _collect(c, T, out, report, target)
     elif isinstance(geom, PointCloud):
-        if geom.fields:
-            report.lose(f"point cloud properties {sorted(geom.fields)} ({target} keeps positions only)")
-        out.append((_affine(T, geom.points), np.zeros((0, 3), np.int64), None, None))
+        cols = geom.colors()
+        lost = geom.other_fields() if cols is not None else sorted(k for k in geom.fields if k not in ("x", "y", "z"))
+        if lost:
+            report.lose(f"point cloud properties {lost} ({target} keeps positions"
+                        f"{' and colours' if cols is not None else ''} only)")
+        out.append((_affine(T, geom.points), np.zeros((0, 3), np.int64), None, cols))
     elif isinstance(geom, Primitive):
         from ..model.tessellate import primitive_to_mesh
         m = primitive_to_mesh(geom)

@@ -233,6 +233,40 @@ class PointCloud(Geometry):
         return PointCloud(_apply(self.transform, self.points), self.fields, self.settings,
                           margin=self.margin)
 
+    COLOR_FIELDS = ("rgb", "rgba", "r", "g", "b", "a", "opacity", "c")
+
+    def other_fields(self) -> list:
+        """Names of the per-point properties other than the position (``x y z``) and
+        colour (:attr:`COLOR_FIELDS`) ones, sorted."""
+        return sorted(k for k in self.fields if k not in self.COLOR_FIELDS and k not in ("x", "y", "z"))
+
+    def colors(self) -> Optional[np.ndarray]:
+        """Per-point RGBA in [0, 1] ((N, 4)) from the colour fields Klamp't's point cloud
+        documents, or None when the cloud has none: ``rgb`` (PCL packed integer
+        ``0x00RRGGBB``), ``rgba`` (packed ``0xAARRGGBB``), else ``r``, ``g``, ``b`` (and
+        ``a``) in [0, 1]; ``opacity`` ([0, 1]) or ``c`` ([0, 255]) give the alpha when
+        present. Fields whose length is not the number of points are ignored."""
+        n = len(self.points)
+        f = {k: np.asarray(v, float) for k, v in self.fields.items() if np.shape(v) == (n,)}
+        rgba = np.ones((n, 4))
+        packed = f.get("rgba", f.get("rgb"))
+        if packed is not None:
+            v = np.nan_to_num(packed).astype(np.int64) & 0xFFFFFFFF
+            rgba[:, 0], rgba[:, 1], rgba[:, 2] = ((v >> 16) & 255) / 255, ((v >> 8) & 255) / 255, (v & 255) / 255
+            if "rgba" in f:
+                rgba[:, 3] = ((v >> 24) & 255) / 255
+        elif all(k in f for k in "rgb"):
+            for i, k in enumerate("rgba"):
+                if k in f:
+                    rgba[:, i] = f[k]
+        else:
+            return None
+        if "opacity" in f:
+            rgba[:, 3] = f["opacity"]
+        elif "c" in f:
+            rgba[:, 3] = f["c"] / 255
+        return np.clip(np.nan_to_num(rgba, nan=1.0), 0.0, 1.0)
+
 
 # Parameter names of each primitive kind, in Klamp't's .geom order.
 PRIMITIVE_KINDS = {

@@ -54,9 +54,9 @@ class Camera:
         """(N, 3) world points -> (N, 3): image x, image y (pixels), depth (m along
         ``forward``; smaller is nearer)."""
         p = np.asarray(points, float).reshape(-1, 3) - self.center
-        x = p @ self.right * self.scale + self.width / 2.0
-        y = self.height / 2.0 - p @ self.up * self.scale
-        return np.stack([x, y, p @ self.forward], axis=1)
+        # einsum, not a BLAS product: N x 3 times 3 is faster this way (points can be millions)
+        u, v, d = np.einsum("nj,kj->kn", p, np.stack([self.right, self.up, self.forward]))
+        return np.stack([u * self.scale + self.width / 2.0, self.height / 2.0 - v * self.scale, d], axis=1)
 
 
 def fit(points, view: str, width: int, height: int, margin: float = 0.05) -> Camera:
@@ -66,10 +66,9 @@ def fit(points, view: str, width: int, height: int, margin: float = 0.05) -> Cam
     pts = np.asarray(points, float).reshape(-1, 3)
     if len(pts) == 0:
         pts = np.zeros((1, 3))
-    u, v = pts @ right, pts @ up
+    u, v, d = np.einsum("nj,kj->kn", pts, np.stack([right, up, forward]))
     umid, vmid = (u.min() + u.max()) / 2, (v.min() + v.max()) / 2
     du, dv = max(u.max() - u.min(), 1e-9), max(v.max() - v.min(), 1e-9)
     scale = min(width * (1 - 2 * margin) / du, height * (1 - 2 * margin) / dv)
-    d = pts @ forward
     center = umid * right + vmid * up + (d.min() + d.max()) / 2 * forward
     return Camera(forward, up, right, center, float(scale), int(width), int(height))

@@ -6,24 +6,38 @@ view fitted to the scene, rasterised by the numpy z-buffer of :mod:`roboio.view.
 ``supersample`` times the size, shaded flat (ambient plus a light at the camera, two-sided)
 and averaged down. Pixels no triangle covers keep the background colour. PNG is written by
 Pillow.
+
+Point clouds are drawn as discs facing the camera, in their own colours (unshaded), with
+the diameter :func:`roboio.model.posed.point_size` gives in metres but never smaller than
+:data:`MIN_POINT_PIXELS` pixels of the final image (nor larger than
+:data:`MAX_POINT_PIXELS`), depth-tested against the triangles: a point behind a surface is
+hidden, a point in front of it (or on it) is drawn. The camera is fitted to the triangles
+and the points together.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..model.posed import scene_elements
+from ..model.posed import _transform_points, scene_elements
 from . import camera as cam
-from .raster import rasterize
+from .raster import rasterize, rasterize_points
 
-__all__ = ["render", "render_image", "scene_triangles", "BACKGROUND"]
+__all__ = ["render", "render_image", "scene_triangles", "scene_points", "BACKGROUND",
+           "MIN_POINT_PIXELS", "MAX_POINT_PIXELS"]
 
 BACKGROUND = (1.0, 1.0, 1.0)
+MIN_POINT_PIXELS = 1.5      # smallest drawn point diameter, pixels of the final image
+MAX_POINT_PIXELS = 40.0     # largest
 
 
 def scene_triangles(obj, configs=None, visual: bool = True):
     """World-frame triangles of ``obj``: ``(tris (T, 3, 3), colors (T, 3))``."""
+    return _triangles(scene_elements(obj, configs), visual)
+
+
+def _triangles(elements, visual):
     tris, cols = [], []
-    for em in scene_elements(obj, configs):
+    for em in elements:
         R, p = em.transform[:3, :3], em.transform[:3, 3]
         for part in (em.visual if visual else em.collision):
             v = part.vertices @ R.T + p
@@ -37,19 +51,44 @@ def scene_triangles(obj, configs=None, visual: bool = True):
     return np.concatenate(tris), np.concatenate(cols)
 
 
+def scene_points(obj, configs=None, visual: bool = True):
+    """World-frame points of ``obj``'s point clouds: ``(points (N, 3), colors (N, 3),
+    sizes (N,))``, sizes the drawing diameter in metres (one per cloud, repeated)."""
+    return _points(scene_elements(obj, configs), visual)
+
+
+def _points(elements, visual):
+    pts, cols, sizes = [], [], []
+    for em in elements:
+        for part in (em.visual_points if visual else em.collision_points):
+            pts.append(_transform_points(em.transform, part.points))
+            cols.append(part.rgba()[:, :3])
+            sizes.append(np.full(len(part.points), part.size))
+    if not pts:
+        return np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
+    return np.concatenate(pts), np.concatenate(cols), np.concatenate(sizes)
+
+
 def render_image(obj, *, configs=None, view: str = "iso", size=(640, 480), visual: bool = True,
                  supersample: int = 2, camera=None, background=BACKGROUND):
     """(height, width, 3) uint8 image of ``obj`` and the camera used (fitted to the scene
     at the final image size unless ``camera`` is given)."""
     width, height = int(size[0]), int(size[1])
-    tris, cols = scene_triangles(obj, configs, visual)
+    elements = scene_elements(obj, configs)
+    tris, cols = _triangles(elements, visual)
+    pts, pcols, psizes = _points(elements, visual)
     if camera is None:
-        camera = cam.fit(tris.reshape(-1, 3), view, width, height)
+        camera = cam.fit(np.concatenate([tris.reshape(-1, 3), pts]), view, width, height)
     s = max(int(supersample), 1)
     big = cam.Camera(camera.forward, camera.up, camera.right, camera.center, camera.scale * s,
                      width * s, height * s)
     proj = big.project(tris.reshape(-1, 3)).reshape(-1, 3, 3)
-    ids, _ = rasterize(proj[..., :2], proj[..., 2], width * s, height * s)
+    ids, zbuf = rasterize(proj[..., :2], proj[..., 2], width * s, height * s)
+    pids = None
+    if len(pts):
+        pp = big.project(pts)
+        diameter = np.clip(psizes * camera.scale, MIN_POINT_PIXELS, MAX_POINT_PIXELS)
+        pids = rasterize_points(pp[:, :2], pp[:, 2], diameter * s / 2, width * s, height * s, zbuf)
     n = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
     norm = np.linalg.norm(n, axis=1)
     n = n / np.where(norm > 0, norm, 1.0)[:, None]
@@ -61,6 +100,9 @@ def render_image(obj, *, configs=None, view: str = "iso", size=(640, 480), visua
     img[:] = np.asarray(background, float)
     hit = ids >= 0
     img[hit] = tri_rgb[ids[hit]]
+    if pids is not None:
+        on = pids >= 0
+        img[on] = np.clip(pcols[pids[on]], 0, 1)
     img = img.reshape(height, s, width, s, 3).mean(axis=(1, 3))
     return (np.round(img * 255)).astype(np.uint8), camera
 

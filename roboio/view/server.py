@@ -4,8 +4,11 @@ its wheel: the page loads nothing from the network).
 Scene layout (viser node names): model ``m`` (0 = the first file, 1 = the second) is the
 node ``/m{m}``; its robot ``r`` link ``i`` is ``/m{m}/r{r}/L{i}``, placed at its world
 transform from roboio's forward kinematics (``robot.fk``), with children ``visual``,
-``collision`` (the meshes, in the link frame), ``axes`` and ``label``; rigid objects and
-terrains are ``/m{m}/o{k}`` and ``/m{m}/t{k}``. A second model is shown overlaid (same
+``collision`` (the meshes ``visual/k``, point clouds ``visual/points{k}``, in the link
+frame), ``axes`` and ``label``; rigid objects and terrains are ``/m{m}/o{k}`` and
+``/m{m}/t{k}``. Point clouds are viser point clouds (round points, float32 positions) in
+their own colours, else the element's, with the diameter
+:func:`roboio.model.posed.point_size` gives in metres. A second model is shown overlaid (same
 place, translucent) or side by side (``/m1`` shifted along y by the width of the first).
 
 GUI: one slider per driver of each robot (joint space, limits respected: the driver's, else
@@ -25,7 +28,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ..model.posed import scene_elements
-from ..model import Robot, World
+from ..model import Geometry, Robot, Terrain, World
 from ..transforms import matrix_to_quat
 from . import require
 
@@ -99,10 +102,12 @@ def _set_dof(q, i, u):
 
 
 def as_world(obj) -> World:
+    """``obj`` in a World: a robot, rigid object or terrain added as it is, a bare geometry
+    (a mesh or point cloud file) as a terrain named ``geometry``."""
     if isinstance(obj, World):
         return obj
     w = World(getattr(obj, "name", "model"))
-    w.add(obj)
+    w.add(Terrain("geometry", obj) if isinstance(obj, Geometry) else obj)
     return w
 
 
@@ -198,13 +203,18 @@ class Viewer:
             same = em.visual is em.collision
             for group in ("visual", "collision"):
                 parts = em.visual if group == "visual" else em.collision
+                clouds = em.visual_points if group == "visual" else em.collision_points
                 for p_i, part in enumerate(parts):
                     h = self._add_part(f"{name}/{group}/{p_i}", part, opacity,
                                        visible=(group == "visual"))
                     m.groups.setdefault(group, []).append(h)
                     if group == "visual" or not same:
-                        v = part.vertices @ em.transform[:3, :3].T + em.transform[:3, 3]
-                        pts.append(v)
+                        pts.append(part.vertices @ em.transform[:3, :3].T + em.transform[:3, 3])
+                for p_i, cloud in enumerate(clouds):
+                    h = self._add_points(f"{name}/{group}/points{p_i}", cloud, visible=(group == "visual"))
+                    m.groups.setdefault(group, []).append(h)
+                    if group == "visual" or not same:
+                        pts.append(cloud.points @ em.transform[:3, :3].T + em.transform[:3, 3])
             if em.kind == "link":
                 m.groups.setdefault("axes", []).append(
                     sc.add_frame(f"{name}/axes", show_axes=True, axes_length=0.1, axes_radius=0.004,
@@ -212,6 +222,8 @@ class Viewer:
                 m.groups.setdefault("label", []).append(
                     sc.add_label(f"{name}/label", em.name, visible=False, font_screen_scale=0.8))
         allpts = np.concatenate(pts) if pts else np.zeros((1, 3))
+        allpts = allpts[np.all(np.isfinite(allpts), axis=1)]
+        allpts = allpts if len(allpts) else np.zeros((1, 3))
         m.bounds = np.stack([allpts.min(axis=0), allpts.max(axis=0)])
         m.size = float(max(np.linalg.norm(m.bounds[1] - m.bounds[0]), 1e-3))
 
@@ -225,6 +237,16 @@ class Viewer:
         vc = np.clip(np.round(np.asarray(part.vertex_colors) * 255), 0, 255).astype(np.uint8)
         tm = trimesh.Trimesh(part.vertices, part.faces, vertex_colors=vc, process=False)
         return sc.add_mesh_trimesh(name, tm, visible=visible)
+
+    def _add_points(self, name, cloud, visible):
+        if cloud.point_colors is not None:
+            colors = np.clip(np.round(cloud.point_colors[:, :3] * 255), 0, 255).astype(np.uint8)
+        else:
+            colors = _rgb8(cloud.color)
+        pts = np.nan_to_num(np.asarray(cloud.points, np.float32))
+        return self.server.scene.add_point_cloud(name, pts, colors, point_size=float(cloud.size),
+                                                 point_shape="circle", precision="float32",
+                                                 visible=visible)
 
     def _place_camera(self):
         b = self.models[0].bounds

@@ -258,3 +258,47 @@ def test_view_two_models_overlaid():
         assert np.abs(Ta[hand] - Tb[idx_b["RARM_WRIST_R"]]).max() < 1e-9   # the conversion holds
         assert pg.page.get_by_text("random configurations").count() >= 1
         assert pg.foreign_requests() == []
+
+
+def test_view_point_cloud_on_a_link(tmp_path):
+    """A Klamp't robot whose forearm is a coloured .pcd: the page holds every point under
+    the link, draws them red where the page's camera projects them, and moves them with the
+    elbow slider."""
+    from conftest import SAMPLES
+    rng = np.random.default_rng(5)
+    pts = rng.random((3000, 3)) * [0.4, 0.06, 0.06] + [0.05, -0.03, -0.03]
+    lines = ["VERSION 0.7", "FIELDS x y z rgb", "SIZE 4 4 4 4", "TYPE F F F U", "COUNT 1 1 1 1",
+             f"WIDTH {len(pts)}", "HEIGHT 1", f"POINTS {len(pts)}", "DATA ascii"]
+    lines += [f"{x!r} {y!r} {z!r} {0xFF0000}" for x, y, z in pts.tolist()]
+    (tmp_path / "forearm.pcd").write_text("\n".join(lines) + "\n")
+    with open(os.path.join(SAMPLES, "planar_arm.rob"), encoding="utf-8") as f:
+        rob = f.read()
+    meshes = os.path.join(SAMPLES, "meshes")
+    rob = rob.replace('"meshes/forearm.off"', '"forearm.pcd"').replace('"meshes/', f'"{meshes}/')
+    path = tmp_path / "arm.rob"
+    path.write_text(rob)
+    robot = roboio.load(str(path))
+    cloud = "/m0/r0/L2/visual/points0"
+    with viewer_process(str(path)) as url, browser_page(url) as pg:
+        pg.wait_nodes(["/m0", "/m0/r0/L2", cloud])
+        count = pg.page.evaluate("""n => { let c = 0; window.__viserMutable.nodeRefFromName[n].traverse(
+            o => { if (o.isPoints) c += o.geometry.attributes.position.count; }); return c; }""", cloud)
+        assert count == len(pts)
+        T0 = robot.fk(robot.config)
+        _wait_pose(pg, cloud, T0[2])
+        shot = _wait_still(pg)
+        xy = np.round(pg.project(pts @ T0[2][:3, :3].T + T0[2][:3, 3])).astype(int)
+        h, w = shot.shape[:2]
+        xy = xy[(xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)]
+        px = shot[xy[:, 1], xy[:, 0]]
+        red = (px[:, 0] > 150) & (px[:, 1] < 90) & (px[:, 2] < 90)
+        assert len(xy) > 100 and red.mean() > 0.8, f"only {red.mean():.0%} of the projected points are red"
+        pg.press("elbow", "End")
+        deadline = time.time() + 10
+        while pg.slider_value("elbow") == 0 and time.time() < deadline:
+            time.sleep(0.05)
+        u = robot.drivers_from_config(robot.config)
+        u[2] = pg.slider_value("elbow")
+        assert u[2] != 0
+        _wait_pose(pg, cloud, robot.fk(robot.config_from_drivers(u))[2])
+        assert pg.foreign_requests() == []

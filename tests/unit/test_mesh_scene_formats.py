@@ -300,7 +300,8 @@ def gltf_doc(mode=5, indices=(0, 1, 2, 3), scenes=True, extra_primitive=True):
 def test_gltf_hand_written_trs_strip_and_material(tmp_path):
     doc, buf = gltf_doc()
     write(tmp_path, "data.bin", buf)
-    m = roboio.load(write(tmp_path, "h.gltf", json.dumps(doc)))
+    with pytest.warns(roboio.RoboioWarning, match=r"line primitives not read.*meshes\[0\]\.primitives\[1\]"):
+        m = roboio.load(write(tmp_path, "h.gltf", json.dumps(doc)))
     # rotation 90 degrees about z, scale 2, then translation (0, 0, 2)
     assert np.allclose(m.vertices, [[0, 0, 2], [0, 2, 2], [-2, 0, 2], [-2, 2, 2]], atol=1e-12)
     assert same_triangles(m.faces, [[0, 1, 2], [1, 3, 2]])     # the strip; lines dropped
@@ -316,10 +317,23 @@ def test_gltf_fans_are_dropped_with_a_warning_and_no_scene_means_unplaced(tmp_pa
     with pytest.warns(roboio.RoboioWarning, match=r"triangle-fan primitives not read.*meshes\[0\]\.primitives\[0\]"):
         m = roboio.load(write(tmp_path, "fan.gltf", json.dumps(doc)))
     assert m.faces.tolist() == [[0, 1, 2]]                     # the mode-4 primitive only
-    doc, buf = gltf_doc(scenes=False)
+    doc, buf = gltf_doc(scenes=False, extra_primitive=False)
     with pytest.warns(roboio.RoboioWarning, match="no mesh in a scene"):
         m = roboio.load(write(tmp_path, "noscene.gltf", json.dumps(doc)))
     assert m.vertices.tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]   # no node transform
+
+
+def test_gltf_point_primitives_are_named_when_left_out(tmp_path):
+    """A posed scene with a point cloud (written as a POINTS primitive) reloads as its
+    triangles, with a warning that the points were not read."""
+    doc, buf = gltf_doc(mode=4, indices=(0, 1, 2), extra_primitive=False)
+    doc["meshes"].append({"primitives": [{"attributes": {"POSITION": 0}, "mode": 0}]})
+    doc["nodes"].append({"mesh": 1})
+    doc["scenes"][0]["nodes"].append(1)
+    write(tmp_path, "data.bin", buf)
+    with pytest.warns(roboio.RoboioWarning, match=r"point primitives not read .*: meshes\[1\]\.primitives\[0\]$"):
+        m = roboio.load(write(tmp_path, "pts.gltf", json.dumps(doc)))
+    assert m.faces.tolist() == [[0, 1, 2]]
 
 
 def test_gltf_errors(tmp_path):

@@ -5,14 +5,16 @@ posed scene set it, see :mod:`roboio.model.posed`), with its transform applied t
 of one colour gets a PBR material (``baseColorFactor``); a mesh with several colours keeps
 them as vertex colours (``COLOR_0``). glTF is Y-up: vertices are written with
 ``(x, y, z) -> (x, z, -y)``, the inverse of the Z-up conversion roboio (and Klamp't) apply
-when reading glTF, so a file written here reads back in the same coordinates. Coordinates
+when reading glTF, so a file written here reads back in the same coordinates. A point cloud
+child of a posed scene becomes a node whose mesh is a ``POINTS`` primitive, with its
+colours (:meth:`~roboio.model.PointCloud.colors`) as ``COLOR_0``. Coordinates
 are stored as float32 and colours as bytes; the report says so when that rounds anything.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ...model import Geometry, Group, TriangleMesh
+from ...model import Geometry, Group, PointCloud, TriangleMesh
 from ..meshfile import flatten_for_writing
 
 __all__ = ["gltf_bytes", "Z_UP_TO_Y_UP"]
@@ -24,9 +26,14 @@ def _parts(geom: Geometry, report) -> list:
     """(name, baked TriangleMesh) per node: the children of a posed scene, else the whole
     geometry flattened into one mesh."""
     if isinstance(geom, Group) and geom.children and all(
-            isinstance(c, TriangleMesh) and "name" in c.extras for c in geom.children):
+            isinstance(c, (TriangleMesh, PointCloud)) and "name" in c.extras for c in geom.children):
         out = []
         for c in geom.children:
+            if isinstance(c, PointCloud):
+                b = c.baked()
+                b.points = b.points @ geom.transform[:3, :3].T + geom.transform[:3, 3]
+                out.append((str(c.extras["name"]), b))
+                continue
             b = c.baked()
             b = b if np.allclose(geom.transform, np.eye(4)) else TriangleMesh(
                 b.vertices @ geom.transform[:3, :3].T + geom.transform[:3, 3], b.faces,
@@ -62,6 +69,9 @@ def _scene(geom: Geometry, report):
     used = set()
     for name, mesh in _parts(geom, report):
         v = np.asarray(mesh.vertices, float) @ Z_UP_TO_Y_UP[:3, :3].T
+        if isinstance(mesh, PointCloud):
+            _add(scene, used, name, _points(mesh, v, report), v, report)
+            continue
         f = np.asarray(mesh.faces, np.int64)
         if len(f) == 0:
             if len(v):
@@ -73,18 +83,37 @@ def _scene(geom: Geometry, report):
         tm = trimesh.Trimesh(v, f, process=False, visual=visual)
         if vcols is not None:
             tm.visual = trimesh.visual.ColorVisuals(tm, vertex_colors=vcols)
-        key = name
-        k = 1
-        while key in used:
-            k += 1
-            key = f"{name}#{k}"
-        used.add(key)
-        scene.add_geometry(tm, node_name=key, geom_name=key)
-        if np.any(v.astype(np.float32).astype(float) != v):
-            err = float(np.abs(v.astype(np.float32).astype(float) - v).max())
-            report.lose(f"vertex coordinates rounded to 32-bit floats (glTF stores float32): largest "
-                        f"change {err:.1e}")
+        _add(scene, used, name, tm, v, report)
     return scene
+
+
+def _add(scene, used: set, name: str, geometry, v, report) -> None:
+    key = name
+    k = 1
+    while key in used:
+        k += 1
+        key = f"{name}#{k}"
+    used.add(key)
+    scene.add_geometry(geometry, node_name=key, geom_name=key)
+    if np.any(v.astype(np.float32).astype(float) != v):
+        err = float(np.abs(v.astype(np.float32).astype(float) - v).max())
+        report.lose(f"vertex coordinates rounded to 32-bit floats (glTF stores float32): largest "
+                    f"change {err:.1e}")
+
+
+def _points(cloud: PointCloud, v, report):
+    """A trimesh PointCloud (written as a POINTS primitive) of ``cloud``, Y-up ``v``."""
+    import trimesh
+    cols = cloud.colors()
+    other = cloud.other_fields()
+    if other:
+        report.lose(f"point cloud properties {other} (glTF keeps positions and colours)")
+    if cols is None:
+        return trimesh.PointCloud(v)
+    q = np.clip(np.round(cols * 255), 0, 255)
+    if np.any(q / 255 != cols):
+        report.lose("colours rounded to 1/255 steps (glTF stores them as bytes here)")
+    return trimesh.PointCloud(v, colors=q.astype(np.uint8))
 
 
 def gltf_bytes(geom: Geometry, report, path: str | None = None) -> bytes:

@@ -6,7 +6,8 @@ trimesh's glTF loader (``trimesh.exchange.gltf.load_gltf`` / ``load_glb``; see
 mesh instance in the default scene with its node's world transform (``matrix`` or TRS);
 the parts follow trimesh's scene graph (depth first, starting from the last root node).
 Point and line primitives are dropped (as Assimp does); so are triangle fans (mode 6),
-which trimesh does not read (a warning names them). Material ``baseColorFactor`` gives
+which trimesh does not read; a warning names every primitive left out (roboio's own posed
+scenes write point clouds as POINTS primitives: they do not come back as a mesh). Material ``baseColorFactor`` gives
 face colours (to 1/255: trimesh keeps material colours as bytes), ``COLOR_0`` vertex
 colours. Compressed meshes (Draco, meshopt) are a FormatError; so is malformed JSON, at
 its line and column (roboio reads the JSON first: trimesh would instead look for a
@@ -34,7 +35,7 @@ __all__ = ["sniff", "loads", "read", "dumps", "write", "parse_gltf", "parse_gltf
 
 Y_UP_TO_Z_UP = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
 _COMPRESSION = {"KHR_draco_mesh_compression", "EXT_meshopt_compression", "KHR_meshopt_compression"}
-_TRIANGLE_FAN = 6
+_NOT_READ = {0: "point", 1: "line", 2: "line-loop", 3: "line-strip", 6: "triangle-fan"}
 
 
 def _json(data: bytes, path: str):
@@ -66,10 +67,15 @@ def _check(doc: dict, path: str, warn) -> None:
     if compressed:
         raise FormatError(path, None, None, f"compressed glTF ({', '.join(compressed)}) is not supported")
     meshes = doc.get("meshes") if isinstance(doc.get("meshes"), list) else []
-    fans = [f"meshes[{i}].primitives[{j}]" for i, m in enumerate(meshes) if isinstance(m, dict)
-            for j, p in enumerate(m.get("primitives") or []) if isinstance(p, dict) and p.get("mode") == _TRIANGLE_FAN]
-    if fans:
-        warn(f"triangle-fan primitives not read (trimesh skips them): {', '.join(fans)}")
+    skipped = {}
+    for i, m in enumerate(meshes):
+        for j, p in enumerate((m.get("primitives") or []) if isinstance(m, dict) else []):
+            kind = _NOT_READ.get(p.get("mode")) if isinstance(p, dict) else None
+            if kind:
+                skipped.setdefault(kind, []).append(f"meshes[{i}].primitives[{j}]")
+    for kind, where in skipped.items():
+        more = f" and {len(where) - 5} more" if len(where) > 5 else ""
+        warn(f"{kind} primitives not read (roboio reads triangles only): {', '.join(where[:5])}{more}")
 
 
 def parse_gltf_bytes(data: bytes, path, warn=None) -> dict:

@@ -203,8 +203,9 @@ def dumps(geom: Geometry, report, path=None) -> bytes:
                     f"change {err:.1e}")
     if len(m.faces) and len(m.vertices) != 3 * len(m.faces):
         report.warn("STL stores three corners per triangle: shared vertices are written once per triangle")
-    if len(m.faces) == 0 and len(m.vertices):
-        report.lose(f"{len(m.vertices)} vertices without triangles (STL holds triangles only)")
+    unused = len(m.vertices) - (len(np.unique(m.faces)) if len(m.faces) else 0)
+    if unused:      # e.g. the points of a point cloud
+        report.lose(f"{unused} vertices without triangles (STL holds triangles only)")
     if m.face_colors is not None or m.vertex_colors is not None:
         report.lose("colours (binary STL is written without colours)")
     header = b"roboio binary STL".ljust(80, b" ")
