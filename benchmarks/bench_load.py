@@ -34,9 +34,17 @@ UR5 = os.path.join(CORPUS, "klampt", "robots", "ur5.rob")
 
 
 def timed(fn):
-    t = time.perf_counter()
+    """(wall, CPU) seconds of one call: on a shared machine the CPU time is the steadier."""
+    t, c = time.perf_counter(), time.process_time()
     fn()
-    return time.perf_counter() - t
+    return time.perf_counter() - t, time.process_time() - c
+
+
+def spread(values) -> str:
+    """Quartiles and range of a list of ratios."""
+    v = sorted(values)
+    q = statistics.quantiles(v, n=4) if len(v) > 1 else [v[0]] * 3
+    return f"quartiles {q[0]:.2f}/{q[1]:.2f}/{q[2]:.2f}, range {v[0]:.2f}-{v[-1]:.2f}"
 
 
 def example_robot_data():
@@ -58,8 +66,8 @@ def bench_urdfs(rounds, root, title, package_dirs=None):
         pin = None
     files = sorted(glob.glob(os.path.join(root, "**", "*.urdf"), recursive=True))
     print(f"roboio.load vs pinocchio.buildModelFromUrdf, {len(files)} {title} URDFs, "
-          f"median of {rounds} interleaved rounds (ms)")
-    ratios = []
+          f"median of {rounds} interleaved rounds (CPU ms; ratios of CPU and of wall time)")
+    ratios, wall_ratios = [], []
     warnings.simplefilter("ignore")
     for f in files:
         try:
@@ -79,19 +87,22 @@ def bench_urdfs(rounds, root, title, package_dirs=None):
             if use_pin:
                 r["pinocchio"] = timed(lambda: pin.buildModelFromUrdf(f))
             rows.append(r)
-        t_r = statistics.median(r["roboio"] for r in rows)
+        t_r = statistics.median(r["roboio"][1] for r in rows)
         line = f"  {os.path.relpath(f, root):60s} roboio {t_r * 1e3:7.2f}"
         if pin and not use_pin:
             line += "  (pinocchio cannot read it)"
         if use_pin:
-            t_p = statistics.median(r["pinocchio"] for r in rows)
-            ratio = statistics.median(r["roboio"] / r["pinocchio"] for r in rows)
+            t_p = statistics.median(r["pinocchio"][1] for r in rows)
+            ratio = statistics.median(r["roboio"][1] / r["pinocchio"][1] for r in rows)
+            wall = statistics.median(r["roboio"][0] / r["pinocchio"][0] for r in rows)
             ratios.append(ratio)
-            line += f"  pinocchio {t_p * 1e3:7.2f}  roboio/pinocchio {ratio:5.2f}x"
+            wall_ratios.append(wall)
+            line += f"  pinocchio {t_p * 1e3:7.2f}  roboio/pinocchio {ratio:5.2f}x (wall {wall:5.2f}x)"
         print(line)
     if ratios:
         print(f"  median ratio roboio/pinocchio over {len(ratios)} {title} files: "
-              f"{statistics.median(ratios):.2f}x (goal <= 3x)")
+              f"CPU {statistics.median(ratios):.2f}x ({spread(ratios)}), wall "
+              f"{statistics.median(wall_ratios):.2f}x (goal <= 3x)")
     return ratios
 
 
@@ -108,19 +119,26 @@ def cold(runs):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
                PYTHONPYCACHEPREFIX=cache)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    print(f"\ncold process wall time, median of {runs} runs (s; bytecode compiled beforehand)")
+    print(f"\ncold process wall and CPU time, median of {runs} runs (s; bytecode compiled beforehand)")
     for _, code in cases:
         subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import resource
     times = {name: [] for name, _ in cases}
+    cpu = {name: [] for name, _ in cases}
     for _ in range(runs):                      # interleaved
         for name, code in cases:
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             t = time.perf_counter()
             subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=ROOT,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             times[name].append(time.perf_counter() - t)
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
     for name, _ in cases:
-        print(f"  {name:40s} {statistics.median(times[name]):.3f}")
+        w = sorted(times[name])
+        print(f"  {name:40s} wall {statistics.median(w):.3f} (range {w[0]:.3f}-{w[-1]:.3f})  "
+              f"CPU {statistics.median(cpu[name]):.3f}")
     print(f"  goal: roboio.load('ur5.rob') in a cold process <= 0.2 s")
     shutil.rmtree(cache, ignore_errors=True)
 
@@ -136,7 +154,8 @@ def main():
     erd = example_robot_data()
     if erd:
         ratios += bench_urdfs(args.rounds, erd, "example-robot-data", package_dirs=[erd])
-        print(f"  median ratio over all {len(ratios)} files: {statistics.median(ratios):.2f}x")
+        print(f"  median CPU ratio over all {len(ratios)} files: {statistics.median(ratios):.2f}x "
+              f"({spread(ratios)})")
     cold(args.cold)
 
 

@@ -14,11 +14,23 @@ from .model import Geometry, RigidObject, Robot, Terrain, World
 from .report import ConversionReport
 
 __all__ = ["load", "load_world", "save", "formats", "default_search_paths", "default_package_dirs",
-           "default_flavor", "input_paths"]
+           "default_flavor", "default_check_meshes", "input_paths"]
 
 _SEARCH_PATHS: contextvars.ContextVar = contextvars.ContextVar("roboio_search_paths", default=())
 _PACKAGE_DIRS: contextvars.ContextVar = contextvars.ContextVar("roboio_package_dirs", default=None)
 _FLAVOR: contextvars.ContextVar = contextvars.ContextVar("roboio_flavor", default=None)
+_CHECK_MESHES: contextvars.ContextVar = contextvars.ContextVar("roboio_check_meshes", default=False)
+
+
+@contextlib.contextmanager
+def default_check_meshes(check: bool):
+    """Within the ``with`` block, :func:`load` calls that give no ``check_meshes`` use this
+    value (the command line checks every mesh a file references when it loads it)."""
+    token = _CHECK_MESHES.set(bool(check))
+    try:
+        yield
+    finally:
+        _CHECK_MESHES.reset(token)
 
 
 @contextlib.contextmanager
@@ -60,7 +72,7 @@ def formats():
 
 
 def load(path, format=None, *, strict: bool = False, search_paths=None, package_dirs=None,
-         limits=None, flavor=None):
+         limits=None, flavor=None, check_meshes=None):
     """Read ``path`` into the model: World, Robot, RigidObject, Terrain, Geometry,
     Trajectory, MultiPath, BodyMotion, ... depending on what the file holds.
 
@@ -76,6 +88,13 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
     it differs from the format's specification (URDF: axes kept unnormalised, mimics of later
     joints ignored, ``package://`` through ``<klampt package_root>`` only; see
     docs/conversion.md); the default follows the specification and mainstream readers.
+
+    Meshes referenced by the file are lazy: a load finds them (a missing file is a warning
+    and an empty ``missing`` geometry) but opens a mesh file only when its data are first
+    used, where a broken file raises its :class:`FormatError`. ``check_meshes=True`` (the
+    default of the command line, and of ``strict``) opens each one during the load to check
+    its header, as Klamp't does: one that fails is then a warning and a ``missing``
+    geometry (see docs/urdf.md, "Loading speed").
     """
     path = os.fspath(path)
     require_file(path)
@@ -83,12 +102,14 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
         package_dirs = _PACKAGE_DIRS.get()
     if flavor is None:
         flavor = _FLAVOR.get()
+    if check_meshes is None:
+        check_meshes = _CHECK_MESHES.get()
     info = registry.find_reader(path, format)
     if search_paths is None:
         search_paths = _SEARCH_PATHS.get()
     ctx = LoadContext(path, strict, limits=limits, search_paths=search_paths,
-                      package_dirs=package_dirs, flavor=flavor)
-    ctx.stack.append(realpath(path, ctx))        # (directories remembered for the load)
+                      package_dirs=package_dirs, flavor=flavor, check_meshes=check_meshes)
+    ctx.stack.push_pending(lambda: realpath(path, ctx))   # (needed once a file references one)
     ctx.note_file(path)
     # Readers raise located FormatErrors for every problem of the input; any other exception
     # is a bug in roboio and propagates as it is (the CLI reports it as an internal error).

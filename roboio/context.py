@@ -20,6 +20,54 @@ from .limits import Limits, as_limits, describe, limit_name
 __all__ = ["LoadContext"]
 
 
+class FileStack(list):
+    """:attr:`LoadContext.stack`: the real paths of the files being read, outermost first.
+    The first may be given as pending (:meth:`push_pending`): computed the first time the
+    stack is looked into, so that a load that reads no other file never computes it (a
+    ``realpath`` costs a system call per directory of the path)."""
+
+    __slots__ = ("_pending",)
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._pending = None
+
+    def push_pending(self, compute) -> None:
+        """Push the entry ``compute()`` returns, computed when first needed."""
+        self.append(None)
+        self._pending = (len(self) - 1, compute)
+
+    def _resolve(self):
+        if self._pending is not None:
+            i, compute = self._pending
+            self._pending = None
+            list.__setitem__(self, i, compute())
+
+    def __contains__(self, item):
+        self._resolve()
+        return list.__contains__(self, item)
+
+    def __getitem__(self, i):
+        self._resolve()
+        return list.__getitem__(self, i)
+
+    def __iter__(self):
+        self._resolve()
+        return list.__iter__(self)
+
+    def index(self, *args):
+        self._resolve()
+        return list.index(self, *args)
+
+    def pop(self, *args):
+        self._resolve()
+        return list.pop(self, *args)
+
+    def copy(self):
+        self._resolve()
+        return list(self)
+
+
 class LoadContext:
     """See the module docstring.
 
@@ -29,13 +77,17 @@ class LoadContext:
     packages. ``limits``: a :class:`Limits`, a mapping of limit names, or None (defaults).
     ``flavor``: whose reading of a format to follow where programs differ (None: the
     format's specification and its mainstream readers; ``"klampt"``: Klamp't's, as
-    :mod:`roboio.compat.klampt` loads files).
+    :mod:`roboio.compat.klampt` loads files). ``check_meshes``: open every referenced mesh
+    file during the load to check its header (a mesh that fails becomes a warning and an
+    empty ``missing`` geometry, as without lazy loading); False (the default) defers that to
+    the mesh's first use, where a broken file raises its :class:`FormatError` (see
+    :func:`roboio.formats.loading.load_geometry`). Strict loads always check.
     """
 
     def __init__(self, path=None, strict: bool = False, *, limits=None,
                  search_paths: Optional[Iterable[str]] = None,
                  package_dirs: Union[None, Mapping[str, str], Sequence[str]] = None,
-                 flavor: Optional[str] = None, _root=None):
+                 flavor: Optional[str] = None, check_meshes: bool = False, _root=None):
         self.path = os.fspath(path) if path is not None else None
         if _root is not None:
             self.root = _root
@@ -49,15 +101,17 @@ class LoadContext:
             self.package_dirs = _root.package_dirs
             self.files = _root.files
             self.flavor = _root.flavor
+            self.check_meshes = _root.check_meshes
             return
         self.root = self
         if flavor not in (None, "klampt"):
             raise ValueError(f"flavor must be None or 'klampt', not {flavor!r}")
         self.flavor = flavor
         self.strict = strict
+        self.check_meshes = bool(check_meshes or strict)
         self.warnings: list[str] = []
         self.cache: dict = {}
-        self.stack: list[str] = []
+        self.stack: FileStack = FileStack()
         self.limits: Limits = as_limits(limits)
         self.totals: dict[str, int] = {}
         self.files: dict[str, None] = {}      # every file read, in order (an ordered set)

@@ -91,10 +91,21 @@ def rpy_rows(roll: float, pitch: float, yaw: float) -> list:
 
 def rpy_xyz_transform(rpy, xyz) -> np.ndarray:
     """4x4 transform ``make_transform(rpy_to_matrix(rpy), xyz)`` of one origin, built in
-    Python floats with a single array allocation."""
-    (r0, r1, r2), (r3, r4, r5), (r6, r7, r8) = rpy_rows(*rpy)
+    Python floats with a single array allocation (readers make one per element: a copy
+    of the identity when there is no rotation, else one flat list)."""
     x, y, z = xyz
-    return np.array([[r0, r1, r2, x], [r3, r4, r5, y], [r6, r7, r8, z], [0.0, 0.0, 0.0, 1.0]])
+    roll, pitch, yaw = rpy
+    if roll == 0.0 and pitch == 0.0 and yaw == 0.0:
+        T = _EYE4.copy()
+        T[0, 3] = x
+        T[1, 3] = y
+        T[2, 3] = z
+        return T
+    (r0, r1, r2), (r3, r4, r5), (r6, r7, r8) = rpy_rows(roll, pitch, yaw)
+    return np.array([r0, r1, r2, x, r3, r4, r5, y, r6, r7, r8, z, 0.0, 0.0, 0.0, 1.0]).reshape(4, 4)
+
+
+_EYE4 = np.eye(4)           # (copied, never handed out)
 
 
 def matrix_to_rpy(R) -> np.ndarray:

@@ -132,13 +132,14 @@ def main(argv=None) -> int:
         warnings.simplefilter("ignore", RoboioWarning)
         from ..kinematics.backends import KernelUnavailableWarning
         warnings.simplefilter("default", KernelUnavailableWarning)    # slow kinematics: say so
-    from ..api import default_flavor, default_package_dirs, default_search_paths
+    from ..api import default_check_meshes, default_flavor, default_package_dirs, default_search_paths
     from ..formats.registry import UnknownFormat
     try:
         with using_limits(limits_of(args)), \
                 default_search_paths(getattr(args, "data_path", None)), \
                 default_package_dirs(getattr(args, "package_path", None)), \
-                default_flavor(getattr(args, "flavor", None)):
+                default_flavor(getattr(args, "flavor", None)), \
+                default_check_meshes(True):
             return int(args.func(args) or 0)
     except KeyboardInterrupt:
         if args.debug:

@@ -7,7 +7,6 @@ import errno
 import math
 import os
 import re
-import secrets
 import signal
 import stat
 import threading
@@ -103,7 +102,8 @@ _PROTECTED: contextvars.ContextVar = contextvars.ContextVar("roboio_protected_in
 
 def is_temp_file(path) -> bool:
     """True for the name of a temporary file of :func:`atomic_write` (never read as input)."""
-    return bool(_TEMP_RE.match(os.path.basename(os.fspath(path))))
+    name = os.path.basename(os.fspath(path))
+    return TEMP_INFIX in name and bool(_TEMP_RE.match(name))
 
 
 def refuse_temp_file(path) -> None:
@@ -209,6 +209,7 @@ def _alive(pid: int) -> bool:
 
 def _create_temp(directory: str, base: str):
     for _ in range(100):
+        import secrets          # (only writers need it: not imported by a load)
         name = f".{base}{TEMP_INFIX}{os.getpid()}-{secrets.token_hex(4)}.tmp"
         tmp = os.path.join(directory, name)
         try:
@@ -334,6 +335,10 @@ def line_of(text: str, offset: int) -> tuple[int, int]:
 def require_file(path: str) -> None:
     """FileNotFoundError for a missing file, FormatError for a directory, FIFO, device,
     socket or roboio temporary file (checked without opening it)."""
-    if not os.path.lexists(path) or not os.path.exists(path):
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
-    check_regular_input(path)
+    try:                        # (one stat: a path that cannot be stat'ed does not exist)
+        st = os.stat(path)
+    except (OSError, ValueError):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise FormatError(path, None, None, f"is {file_kind(st.st_mode)}; roboio reads regular files only")
+    refuse_temp_file(path)

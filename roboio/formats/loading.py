@@ -108,7 +108,21 @@ def _real(path: str, memo: dict) -> str:
 
 def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
     """Load a geometry file (lazily for meshes). Results are cached per resolved path and
-    returned as independent copies sharing nothing mutable."""
+    returned as independent copies sharing nothing mutable.
+
+    A mesh whose format reads lazily (:attr:`~roboio.formats.registry.FormatInfo.lazy`) and
+    is known from the file name is not opened here unless ``ctx.check_meshes``: its reader
+    (header check included) runs at the mesh's first use, where a broken file raises its
+    FormatError. The file is still charged to the load's ``files`` budget now."""
+    info = None if ctx.check_meshes else registry.lazy_mesh_reader(path, format)
+    if info is not None:
+        # (a mesh includes nothing: no cycle to detect, so the path as found is key enough)
+        key = ("deferred", path, info.name)
+        loader = ctx.cache.get(key)
+        if loader is None:
+            loader = ctx.cache[key] = _deferred_read(path, info, ctx)
+        from ..model import GeometrySource, TriangleMesh
+        return TriangleMesh(loader=loader, source=GeometrySource(path, path, info.name))
     real = realpath(path, ctx)
     key = ("geometry", real, format)
     cached = ctx.cache.get(key)
@@ -120,6 +134,41 @@ def load_geometry(path: str, ctx: LoadContext, format: Optional[str] = None):
     copied = cached.copy()
     charge_geometry_copy(copied, ctx, path)     # parsed when read: copies are charged here
     return copied
+
+
+def _deferred_read(path: str, info, ctx: LoadContext) -> "_DeferredRead":
+    """The loader shared by the meshes of ``path``: its first call runs ``info``'s reader
+    (what :func:`read_file` would have run now); the file is charged as :func:`read_file`
+    charges it."""
+    ctx.check_depth(len(ctx.stack) + 1, what=f"files including files, at {path}")
+    ctx.charge("files", 1, what=f"opening {path}")
+    ctx.note_file(path)
+    return _DeferredRead(path, info, ctx)
+
+
+class _DeferredRead:
+    """The loader of a deferred mesh and of every copy of it: the file is read (and checked)
+    once, each call hands out its own arrays; calls after the first charge the load's
+    vertices and triangles budget (a file used on ten links is ten meshes)."""
+
+    __slots__ = ("path", "info", "ctx", "data")
+
+    def __init__(self, path: str, info, ctx: LoadContext):
+        self.path, self.info, self.ctx, self.data = path, info, ctx, None
+
+    def __call__(self) -> dict:
+        if self.data is None:
+            if os.path.exists(self.path):
+                check_regular_input(self.path)
+            m = self.info.read(self.path, self.ctx.child(self.path)).load()   # (charges it)
+            self.data = {"vertices": m.vertices, "faces": m.faces, "face_colors": m.face_colors,
+                         "vertex_colors": m.vertex_colors, "extras": dict(m.extras)}
+        else:
+            self.ctx.charge("vertices", len(self.data["vertices"]), path=self.path,
+                            what="mesh vertices (copies of one file included)")
+            self.ctx.charge("triangles", len(self.data["faces"]), path=self.path,
+                            what="mesh triangles (copies of one file included)")
+        return {k: (v.copy() if hasattr(v, "copy") else v) for k, v in self.data.items()}
 
 
 def _share_parse(geom, ctx: LoadContext) -> None:

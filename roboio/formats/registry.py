@@ -27,7 +27,7 @@ from typing import Any, Callable, Optional, Union
 from ..errors import FormatError
 
 __all__ = ["FormatInfo", "register", "formats", "get", "find_reader", "find_writer",
-           "HEAD_BYTES", "UnknownFormat"]
+           "lazy_mesh_reader", "HEAD_BYTES", "UnknownFormat"]
 
 HEAD_BYTES = 4096
 
@@ -52,14 +52,17 @@ class FormatInfo:
     ``terrain``, ``geometry``, ``trajectory``, ``multipath``, ``body_motion``, ...);
     ``writes`` the model classes its writer accepts; ``priority`` orders formats whose sniff
     both accept a file (higher wins). ``sniff``/``read``/``write`` are callables or
-    ``"module:function"`` strings imported on first use."""
+    ``"module:function"`` strings imported on first use. ``lazy``: ``read`` returns a
+    :class:`~roboio.model.TriangleMesh` not yet loaded (it opens the file only to check its
+    header), so a file referring to one may postpone the whole read to the mesh's first use
+    (:func:`lazy_mesh_reader`)."""
 
     __slots__ = ("name", "extensions", "kinds", "description", "ecosystem", "_writes", "priority",
-                 "_entries", "_resolved")
+                 "lazy", "_entries", "_resolved")
 
     def __init__(self, name: str, extensions: tuple, kinds: tuple, description: str = "",
                  ecosystem: str = "", sniff: Entry = None, read: Entry = None,
-                 write: Entry = None, writes: tuple = (), priority: int = 0):
+                 write: Entry = None, writes: tuple = (), priority: int = 0, lazy: bool = False):
         self.name = name
         self.extensions = tuple(extensions)
         self.kinds = tuple(kinds)
@@ -67,6 +70,7 @@ class FormatInfo:
         self.ecosystem = ecosystem
         self._writes = tuple(writes)
         self.priority = priority
+        self.lazy = bool(lazy)
         self._entries = {"sniff": sniff, "read": read, "write": write}
         self._resolved: dict = {}
 
@@ -122,7 +126,7 @@ class FormatInfo:
     def _key(self):
         writes = tuple(w if isinstance(w, str) else w.__name__ for w in self._writes)
         return (self.name, self.extensions, self.kinds, self.description, self.ecosystem,
-                writes, self.priority, tuple(self._entries.items()))
+                writes, self.priority, self.lazy, tuple(self._entries.items()))
 
     def __eq__(self, other):
         return isinstance(other, FormatInfo) and self._key() == other._key()
@@ -147,6 +151,7 @@ def register(info: FormatInfo) -> FormatInfo:
         raise ValueError(f"format {info.name!r} registered twice")
     _FORMATS[info.name] = info
     _BY_EXTENSION.clear()
+    _LAZY_BY_EXTENSION.clear()
     return info
 
 
@@ -242,6 +247,32 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
         names = ", ".join(f.name for f in by_ext)
         raise FormatError(path, None, None, f"content matches none of the formats for its extension ({names})")
     raise FormatError(path, None, None, f"unknown file type{what}: no reader for this extension or content")
+
+
+def lazy_mesh_reader(path: str, format: Optional[str] = None) -> Optional[FormatInfo]:
+    """The format that reads the mesh file ``path`` lazily (see :attr:`FormatInfo.lazy`)
+    when its name decides it without reading the content (``format``, else the only geometry
+    format for its extension); None otherwise (then :func:`find_reader` decides)."""
+    if format is not None:
+        _ensure_loaded()
+        info = _FORMATS.get(format)
+        return info if info is not None and info.lazy and info.can_read else None
+    base = os.path.basename(path).lower()
+    dot = base.find(".")
+    key = base[dot:] if dot >= 0 else ""
+    if key in _LAZY_BY_EXTENSION:         # (a robot asks once per mesh)
+        return _LAZY_BY_EXTENSION[key]
+    _ensure_loaded()
+    by_ext = _readers_by_extension(path, ("geometry",))
+    info = by_ext[0] if len(by_ext) == 1 else None
+    info = info if info is not None and info.lazy and info.can_read else None
+    if len(_LAZY_BY_EXTENSION) > 4096:
+        _LAZY_BY_EXTENSION.clear()
+    _LAZY_BY_EXTENSION[key] = info
+    return info
+
+
+_LAZY_BY_EXTENSION: dict = {}   # dotted tail of the lowercased name -> lazy_mesh_reader's answer
 
 
 def find_writer(obj, path: str, format: Optional[str] = None,

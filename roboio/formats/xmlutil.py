@@ -76,7 +76,8 @@ def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover:
             ctx.warn(f"malformed XML ({msg}); read what a tolerant parser recovers", line, col)
     except ValueError as e:  # e.g. unicode strings with an encoding declaration
         raise FormatError(path, None, None, f"malformed XML: {e}") from None
-    _check_tree(root, path, ctx if charge_nodes else None, limits, charge_nodes)
+    _check_tree(root, path, ctx if charge_nodes else None, limits, charge_nodes,
+                walk=huge or limits.max_depth < _LXML_MAX_DEPTH)
     return root
 
 
@@ -93,8 +94,18 @@ def _at_end(data: bytes, e: etree.XMLSyntaxError) -> bool:
     return line > last or (line == last and col >= last_len - 1)
 
 
-def _check_tree(root, path, ctx, limits, count_nodes=True) -> None:
-    """Nesting depth (with ``max_depth`` below lxml's own limit) and element count."""
+def _check_tree(root, path, ctx, limits, count_nodes=True, walk=True) -> None:
+    """Nesting depth (with ``max_depth`` below lxml's own limit) and element count.
+    ``walk=False``: the parser itself refused nesting deeper than ``max_depth`` (libxml2
+    reads 256 levels without XML_PARSE_HUGE), so only the elements are counted, by libxml2
+    (no Python object per element)."""
+    if not walk:
+        count = int(root.xpath("count(//*)"))
+        if ctx is not None:
+            ctx.charge("nodes", count, what="XML elements")
+        elif count_nodes and count > limits.max_nodes:
+            raise FormatError(path, None, None, describe("nodes", count, limits.max_nodes, "XML elements"))
+        return
     stack = [(root, 1)]
     count = 0
     max_depth = limits.max_depth

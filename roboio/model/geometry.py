@@ -190,6 +190,9 @@ class TriangleMesh(Geometry):
     def mesh_count(self):
         return (1, 0 if self.is_loaded else 1)
 
+    def copy(self) -> "TriangleMesh":
+        return self.__deepcopy__({})        # (copy.deepcopy's dispatch costs a reader per link)
+
     def __deepcopy__(self, memo):
         new = TriangleMesh.__new__(TriangleMesh)
         memo[id(self)] = new
@@ -198,6 +201,8 @@ class TriangleMesh(Geometry):
             t = type(v)
             if k == "_loader" or v is None or t in _ATOMIC:
                 d[k] = v
+            elif t is dict and not v:
+                d[k] = {}
             elif id(v) in memo:
                 d[k] = memo[id(v)]
             elif t is np.ndarray and v.dtype != object:   # (robots copy many unloaded meshes:

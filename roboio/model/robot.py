@@ -102,7 +102,12 @@ class Link:
 
 
 def _frozen(value, shape):
-    """A read-only float copy: in-place edits would bypass cache invalidation, so assign."""
+    """A read-only float copy: in-place edits would bypass cache invalidation, so assign.
+    An array that is already read-only float64 of that shape is shared, not copied (no one
+    can change it; readers hand the same constants to many links)."""
+    if value.__class__ is np.ndarray and not value.flags.writeable and value.dtype == np.float64 \
+            and value.shape == shape:
+        return value
     a = np.array(value, dtype=float)
     if a.shape != shape:
         a = a.reshape(shape)

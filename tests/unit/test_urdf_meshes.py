@@ -116,3 +116,80 @@ def test_visual_and_collision_read_and_written_separately(tmp_path):
     pin = pytest.importorskip("pinocchio")
     _, cm, vm = pin.buildModelsFromUrdf(str(out), str(tmp_path))
     assert (cm.ngeoms, vm.ngeoms) == (2, 1)
+
+
+# -- meshes opened at first use (roboio.load) or at load (check_meshes, strict, the CLI) ----
+
+_CUT_STL = b"\0" * 80 + (10).to_bytes(4, "little")     # announces 10 triangles, holds none
+
+
+def _robot_with_meshes(d, cut=True):
+    """A URDF whose link 'a' has a truncated STL (``cut``) and link 'b' a good one."""
+    tri = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], "<f4").tobytes()
+    (d / "good.stl").write_bytes(b"x" * 80 + (1).to_bytes(4, "little") + b"\0" * 12 + tri + b"\0\0")
+    (d / "part.stl").write_bytes(_CUT_STL if cut else (d / "good.stl").read_bytes())
+    mesh = '<collision><geometry><mesh filename="{}"/></geometry></collision>'
+    (d / "r.urdf").write_text(
+        '<robot name="r"><link name="world"/>'
+        f'<link name="a">{mesh.format("part.stl")}</link><link name="b">{mesh.format("good.stl")}</link>'
+        '<joint name="ja" type="fixed"><parent link="world"/><child link="a"/></joint>'
+        '<joint name="jb" type="fixed"><parent link="a"/><child link="b"/></joint></robot>')
+    return str(d / "r.urdf")
+
+
+def test_load_finds_meshes_but_opens_them_at_first_use(tmp_path):
+    path = _robot_with_meshes(tmp_path)
+    r = roboio.load(path)
+    assert r.warnings == []
+    a, b = (r.links[r.link_names.index(n)].geometry for n in ("a", "b"))
+    assert not a.missing and not a.is_loaded and a.source.reference == "part.stl"
+    with pytest.raises(roboio.FormatError, match=r"part\.stl.*truncated binary STL"):
+        a.vertices
+    assert b.faces.tolist() == [[0, 1, 2]]                       # the good one loads
+    assert b.vertices.tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
+
+
+def test_check_meshes_reports_a_broken_mesh_at_load_as_before(tmp_path):
+    path = _robot_with_meshes(tmp_path)
+    r = reread(path, check_meshes=True)
+    a = r.links[r.link_names.index("a")].geometry
+    assert a.missing and len(r.warnings) == 1
+    assert "'part.stl' of link 'a' cannot be loaded" in r.warnings[0] and "truncated" in r.warnings[0]
+    with pytest.raises(roboio.FormatError, match="truncated binary STL"):
+        roboio.load(path, strict=True)                           # strict checks too
+    from roboio.api import default_check_meshes
+    with default_check_meshes(True):
+        assert reread(path).links[r.link_names.index("a")].geometry.missing
+
+
+def test_the_command_line_reports_a_broken_mesh(tmp_path, capsys):
+    from roboio.cli.main import main
+    path = _robot_with_meshes(tmp_path)
+    assert main(["info", path]) == 0
+    assert "truncated binary STL" in capsys.readouterr().out
+    assert main(["validate", path]) == 1
+    assert "truncated binary STL" in capsys.readouterr().out
+
+
+def test_deferred_meshes_keep_the_budget(tmp_path):
+    path = _robot_with_meshes(tmp_path, cut=False)
+    r = reread(path, limits={"max_files": 1})                    # charged at load, unopened:
+    assert r.links[r.link_names.index("b")].geometry.missing      # as before, the mesh over
+    assert len(r.warnings) == 1 and "max_files=1" in r.warnings[0]   # the limit is left out
+    r = roboio.load(path, limits={"max_triangles": 1})           # one triangle per file
+    a, b = (r.links[r.link_names.index(n)].geometry for n in ("a", "b"))
+    a.load()
+    with pytest.raises(roboio.FormatError, match="max_triangles"):  # charged when parsed
+        b.load()
+
+
+def test_one_file_on_several_links_is_read_once_and_copied(tmp_path):
+    d = tmp_path
+    _robot_with_meshes(d, cut=False)
+    text = (d / "r.urdf").read_text().replace("good.stl", "part.stl")
+    (d / "r.urdf").write_text(text)
+    r = roboio.load(str(d / "r.urdf"))
+    a, b = (r.links[r.link_names.index(n)].geometry for n in ("a", "b"))
+    assert a is not b and a.transform is not b.transform
+    a.vertices[0, 0] = 7.0                                       # copies share no arrays
+    assert b.vertices[0, 0] == 0.0

@@ -16,22 +16,23 @@ DECLARES_FORMATS = True
 _M = "roboio.formats.meshes."
 
 
-def _declare(name, module, extensions, description, sniff, write=True, kinds=("geometry",)):
+def _declare(name, module, extensions, description, sniff, write=True, kinds=("geometry",),
+             lazy=False):
     register(FormatInfo(
-        name=name, extensions=extensions, kinds=kinds, description=description,
+        name=name, extensions=extensions, kinds=kinds, description=description, lazy=lazy,
         ecosystem="meshes", sniff=sniff, read=f"{_M}{module}:read",
         write=f"{_M}{module}:write" if write else None, writes=("Geometry",) if write else ()))
 
 
 _declare("off", "off", (".off",),
          "Object File Format triangle mesh (Klamp't's main mesh format), with face colours",
-         sniff_off)
-_declare("stl", "stl", (".stl",), "STL triangle mesh, binary or ASCII (written binary)", sniff_stl)
+         sniff_off, lazy=True)
+_declare("stl", "stl", (".stl",), "STL triangle mesh, binary or ASCII (written binary)", sniff_stl, lazy=True)
 _declare("ply", "ply", (".ply",),
-         "Stanford PLY triangle mesh, ascii or binary (written binary, double precision)", sniff_ply)
+         "Stanford PLY triangle mesh, ascii or binary (written binary, double precision)", sniff_ply, lazy=True)
 _declare("wavefront-obj", "wavefront", (".obj",),
          "Wavefront OBJ triangle mesh (v/f lines; told from Klamp't object files by content)",
-         sniff_wavefront)
+         sniff_wavefront, lazy=True)
 _declare("pcd", "pcd", (".pcd",),
          "Point Cloud Library PCD v0.7 point cloud (ascii and binary; written ascii)", sniff_pcd)
 _declare("inventor", "inventor", (".iv",),
@@ -42,7 +43,7 @@ _declare("vrml", "inventor", VRML_EXTENSIONS,
          "triangle mesh", sniff_inventor, write=False)
 _declare("collada", "collada", (".dae",),
          "COLLADA meshes (read through trimesh; node transforms applied, parts kept in order)",
-         sniff_collada, write=False)
+         sniff_collada, write=False, lazy=True)
 _declare("gltf", "gltf", (".gltf", ".glb"),
          "glTF 2.0 / GLB meshes (read through trimesh; Y-up converted to Z-up as Klamp't does; "
          "written as one node per mesh, robots and worlds posed)", sniff_gltf)

@@ -55,9 +55,22 @@ from ..xmlutil import children, where
 
 __all__ = ["link_order", "build_robot", "mesh_candidates", "affine_driver_limits"]
 
+_PATH_MAX = 4096      # Linux PATH_MAX: a longer path names nothing (the call fails ENAMETOOLONG)
 INF = np.inf
 _FLIP_YZ = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
 _VIRTUAL_AXES = ((1, 0, 0), (0, 1, 0), (0, 0, 1), (0, 0, 1), (0, 1, 0), (1, 0, 0))
+
+
+def _read_only(a) -> np.ndarray:
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+# read-only constants Link shares instead of copying (see roboio.model.robot._frozen)
+_FROZEN_AXES = tuple(_read_only(a) for a in _VIRTUAL_AXES)
+_FROZEN_ZERO3 = _read_only((0.0, 0.0, 0.0))
+_FROZEN_ZERO33 = _read_only(np.zeros((3, 3)))
 
 
 def link_order(model: UrdfModel, path: str) -> list:
@@ -138,7 +151,7 @@ def _named_ancestors(d: str, name: str) -> tuple:
         d = nd
 
 
-def mesh_candidates(filename: str, path: str, package_root) -> list:
+def mesh_candidates(filename: str, path: str, package_root, first_only: bool = False) -> list:
     """Paths to try for a ``<mesh filename>``: ``package://PKG/rest`` -> ``package_root/PKG/
     rest`` (package_root relative to the URDF's directory; without it Klamp't looks for
     ``/PKG/rest``, and roboio also for ``rest`` below a directory named PKG that contains
@@ -150,6 +163,8 @@ def mesh_candidates(filename: str, path: str, package_root) -> list:
             root = package_root if os.path.isabs(package_root) else os.path.join(base, package_root)
             return [os.path.normpath(os.path.join(root, rest))]
         cands = [os.path.normpath("/" + rest)]
+        if first_only:          # (the one Klamp't opens; the rest cost a walk up the tree)
+            return cands
         pkg, _, sub = rest.partition("/")
         cands += [os.path.join(d, sub) for d in _named_ancestors(os.path.abspath(base), pkg)]
         return cands
@@ -158,6 +173,13 @@ def mesh_candidates(filename: str, path: str, package_root) -> list:
     if os.path.isabs(filename):
         return [filename]
     return [os.path.normpath(os.path.join(base, filename))]
+
+
+def _unit_along_frame(axis) -> bool:
+    """Whether ``axis`` is +-x, +-y or +-z exactly (its norm is 1 however computed)."""
+    x, y, z = axis.tolist()
+    return (x == y == 0.0 and abs(z) == 1.0) or (x == z == 0.0 and abs(y) == 1.0) or \
+        (y == z == 0.0 and abs(x) == 1.0)
 
 
 def _same_geometry(a: list, b: list) -> bool:
@@ -169,7 +191,7 @@ def _same_geometry(a: list, b: list) -> bool:
         if (gx.kind, gx.filename, tuple(gx.scale), tuple(gx.size), gx.radius, gx.length) != \
                 (gy.kind, gy.filename, tuple(gy.scale), tuple(gy.size), gy.radius, gy.length):
             return False
-        if not np.array_equal(gx.origin, gy.origin):
+        if gx.origin.tolist() != gy.origin.tolist():     # (as np.array_equal, cheaper)
             return False
     return True
 
@@ -181,6 +203,7 @@ class _Builder:
         self.packages: dict = {}            # package name -> (directory or None, places tried)
         self.package_dirs: dict = {}        # package name -> package_candidates(...)
         self.dir_exists: dict = {}          # directory -> whether it exists (see _isfile)
+        self.candidate_dirs: dict = {}      # package directory candidate -> whether it exists
         self.meshes_found: dict = {}        # <mesh filename> -> what _locate_mesh found
         self.scales: dict = {}              # <mesh scale> -> its 4x4 matrix (with flip_yz)
         self.package_notes = defaultdict(list)   # (kind, package) -> link names
@@ -197,33 +220,37 @@ class _Builder:
 
     # -- pieces ---------------------------------------------------------------------------
     def add(self, link: Link, qmin=-INF, qmax=INF, vmax=INF, amax=INF, tmax=INF, pmax=INF):
-        for k, v in (("qmin", qmin), ("qmax", qmax), ("vmin", 0.0 - vmax), ("vmax", vmax),
-                     ("amax", amax), ("tmax", tmax), ("pmax", pmax)):
-            self.lim[k].append(float(v))
-        link.index = len(self.links)
+        L = self.lim
+        L["qmin"].append(float(qmin))
+        L["qmax"].append(float(qmax))
+        L["vmin"].append(float(0.0 - vmax))
+        L["vmax"].append(float(vmax))
+        L["amax"].append(float(amax))
+        L["tmax"].append(float(tmax))
+        L["pmax"].append(float(pmax))
+        i = len(self.links)
+        object.__setattr__(link, "index", i)     # (not a kinematic field: nothing to invalidate)
         self.links.append(link)
-        return link.index
+        return i
 
-    def mass(self, link: Link, name: str):
+    def mass(self, name: str) -> tuple:
+        """``(mass, com, inertia)`` of link ``name`` (Link's constructor arguments)."""
         rec = self.model.links[name]
-        over = self.s.links.get(name, {})
-        if over.get("physical", 1) == 0:
-            link.mass, link.com, link.inertia = 0.0, np.zeros(3), np.zeros((3, 3))
-        elif rec.inertial is not None:
+        over = self.s.links.get(name)
+        if over is not None and over.get("physical", 1) == 0:
+            return 0.0, _FROZEN_ZERO3, _FROZEN_ZERO33
+        if rec.inertial is not None:
             R = rec.inertial.origin[:3, :3]
-            link.mass = rec.inertial.mass
-            link.com = rec.inertial.origin[:3, 3]
+            com = rec.inertial.origin[:3, 3]
             I0 = rec.inertial.inertia
             if R.tolist() == _EYE3:                 # no rpy (the common case): I0 exactly
-                link.inertia = I0.copy()
-                return
+                return rec.inertial.mass, com, I0
             quirk = R.T @ I0 @ R                    # Klamp't's quirk (R I Rᵀ is physical)
             I = quirk if self.klampt else R @ I0 @ R.T
             if not self.klampt and np.abs(I - quirk).max() > 1e-12 * max(np.abs(I).max(), 1e-300):
                 self.rotated_inertia.append(name)
-            link.inertia = (I + I.T) / 2            # symmetric again after rounding
-        else:
-            link.mass, link.com, link.inertia = self.s.default_mass, np.zeros(3), self.s.default_inertia
+            return rec.inertial.mass, com, (I + I.T) / 2    # symmetric again after rounding
+        return self.s.default_mass, _FROZEN_ZERO3, self.s.default_inertia
 
     def _link_colors(self) -> dict:
         """Face colour per link from its first visual's material, resolved the way urdfdom
@@ -324,12 +351,16 @@ class _Builder:
         """``(path or None, candidates or None, package note key or None)`` of a mesh."""
         from ...resolve import LazyCandidates, iter_package_candidates, split_url
         kind, *parts = split_url(filename)
-        klampt_cands = mesh_candidates(filename, self.path, self.s.package_root)
+        klampt_cands = mesh_candidates(filename, self.path, self.s.package_root,
+                                       first_only=kind == "package" and not self.klampt)
         # Klamp't itself opens only the first candidate (package_root, or "/NAME/rest")
         klampt_finds = klampt_cands[0] if self._isfile(klampt_cands[0]) else None
-        if kind != "package":
-            cands = [parts[0]] if kind == "file" else klampt_cands
+        if kind == "file":
+            cands = [parts[0]]
             return next((c for c in cands if os.path.isfile(c)), None), cands, None
+        if kind != "package":      # (the first candidate was looked at just above)
+            found = klampt_finds or next((c for c in klampt_cands[1:] if os.path.isfile(c)), None)
+            return found, klampt_cands, None
         name, sub = parts
         if klampt_finds is not None and (self.klampt or self.s.package_root is not None):
             return klampt_finds, None, None
@@ -342,7 +373,8 @@ class _Builder:
             if dirs is None:       # the same for every mesh of the package in this file
                 dirs = self.package_dirs[name] = LazyCandidates(iter_package_candidates(
                     name, self.path, self.ctx.package_dirs))
-            hit = next((d for d in dirs if os.path.isfile(os.path.join(d, sub))), None)
+            hit = next((d for d in dirs if self._is_dir(d) and os.path.isfile(os.path.join(d, sub))),
+                       None)
             found = None if hit is None else os.path.normpath(os.path.join(hit, sub))
         if found is None:
             dirs = dirs if isinstance(dirs, list) else dirs.all()
@@ -354,6 +386,14 @@ class _Builder:
         self.packages.setdefault(name, (hit, dirs))
         return found, None, (("klampt-misses", name) if klampt_finds is None else None)
 
+    def _is_dir(self, d: str) -> bool:
+        """``os.path.isdir(d)`` of a package directory candidate, once per load (every mesh
+        of a package tries the same candidates)."""
+        known = self.candidate_dirs.get(d)
+        if known is None:
+            known = self.candidate_dirs[d] = os.path.isdir(d)
+        return known
+
     def _isfile(self, path: str) -> bool:
         """``os.path.isfile(path)``, without a system call when the load already found that
         its directory does not exist (the ``/NAME/...`` paths Klamp't tries rarely do)."""
@@ -362,10 +402,26 @@ class _Builder:
     def _dir_exists(self, d: str) -> bool:
         """Whether directory ``d`` exists, remembered per load with its ancestors (walked in a
         loop: a fuzzed file name held thousands of components)."""
+        start = d
         if not d:                           # the working directory
             return True
-        unknown = []
+        if len(d) > _PATH_MAX:              # the system refuses it (ENAMETOOLONG): not a
+            return False                    # directory, and its ancestors are never copied
         known = self.dir_exists.get(d)
+        if known is not None:
+            return known
+        up = os.path.dirname(d)
+        while up and up != d and up not in self.dir_exists:    # (dictionary look-ups only)
+            d, up = up, os.path.dirname(up)
+        if self.dir_exists.get(up) is False:                      # a missing ancestor hides it
+            self.dir_exists[start] = False
+            return False
+        d = start
+        if os.path.isdir(d):                # (then so are its ancestors: not walked)
+            self.dir_exists[d] = True
+            return True
+        unknown = []
+        known = None
         while known is None:
             unknown.append(d)
             parent = os.path.dirname(d)
@@ -512,10 +568,9 @@ class _Builder:
     def base(self, root_name: str):
         """The floating base: five virtual links, then the URDF root as link 5."""
         for i, name in enumerate(self.virtual_names()):
-            self.add(Link(name, i - 1, "prismatic" if i < 3 else "revolute", _VIRTUAL_AXES[i],
-                          None, 0.0, (0, 0, 0), np.zeros((3, 3))), tmax=0.0)
-        root = Link(root_name, 4, "revolute", _VIRTUAL_AXES[5])
-        self.mass(root, root_name)
+            self.add(Link(name, i - 1, "prismatic" if i < 3 else "revolute", _FROZEN_AXES[i],
+                          None, 0.0, _FROZEN_ZERO3, _FROZEN_ZERO33), tmax=0.0)
+        root = Link(root_name, 4, "revolute", _FROZEN_AXES[5], None, *self.mass(root_name))
         self.urdf_links[self.add(root, tmax=0.0, pmax=0.0)] = root_name
         if self.s.freeze_root_link:
             self.joints += [Joint("weld", [i]) for i in range(6)]
@@ -527,16 +582,16 @@ class _Builder:
             raise FormatError(self.path, joint.line, None, f"joint {joint.name!r} is {joint.type}: "
                               "Klamp't cannot load URDF floating/planar joints (model the DOFs as "
                               "prismatic and revolute joints)")
-        axis = np.array([0.0, 0.0, 1.0]) if joint.axis is None or not joint.axis.any() else joint.axis
-        n = float(np.linalg.norm(axis))
-        if not self.klampt and n != 1.0 and joint.type != "fixed":
-            axis = np.asarray(axis, float) / n
-            if abs(n - 1.0) > 4e-16:
-                self.scaled_axes.append(f"{name} (|axis| = {n!r})")
+        axis = _FROZEN_AXES[2] if joint.axis is None or not joint.axis.any() else joint.axis
+        if joint.type != "fixed" and not self.klampt and not _unit_along_frame(axis):
+            n = float(np.linalg.norm(axis))
+            if n != 1.0:
+                axis = np.asarray(axis, float) / n
+                if abs(n - 1.0) > 4e-16:
+                    self.scaled_axes.append(f"{name} (|axis| = {n!r})")
         link = Link(name, parent, "prismatic" if joint.type == "prismatic" else "revolute", axis,
-                    joint.origin)
+                    joint.origin, *self.mass(name))
         link.extras["urdf_joint"] = joint.name
-        self.mass(link, name)
         lim = joint.limit or {}
         qmin, qmax = lim.get("lower", -INF), lim.get("upper", INF)
         vmax, tmax = lim.get("velocity", INF), lim.get("effort", INF)
@@ -627,6 +682,8 @@ class _Builder:
     def _apply_pairs(self, robot, pairs: set, items, enable: bool, final: bool) -> list:
         """Enable/disable the pairs ``items`` that resolve now; returns those that do not
         (before robot mounts) or raises for them (after)."""
+        if not items:
+            return []
         names = robot.link_names
         n = robot.num_links
         geo = [has_geometry(l.geometry) for l in robot.links]

@@ -27,8 +27,11 @@ __all__ = ["parse_model"]
 # Elements urdfdom ignores without comment (ROS tooling puts them in URDF files).
 _IGNORED_TOP = {"transmission", "gazebo", "ros2_control", "klampt", "sensor", "roboio"}
 _IGNORED_JOINT = {"safety_controller", "calibration"}
+_JOINT_CHILDREN = {"origin", "parent", "child", "axis", "limit", "dynamics", "mimic"} | _IGNORED_JOINT
+_LINK_CHILDREN = {"inertial", "visual", "collision"}
 
 _ZERO3 = (0.0, 0.0, 0.0)
+_EYE4 = np.eye(4)          # (copied, never handed out)
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
 # (the same numbers as _NUMBER, written so that a failing match cannot backtrack through the
 # ways of splitting a run of digits)
@@ -40,13 +43,31 @@ _NUMBERS = re.compile(rf"[ \t\n\r]*(?:{_NUM}(?:[ \t\n\r]+{_NUM})*[ \t\n\r]*)?")
 _NOT_NUMERIC = re.compile(r"[^0-9eE+\-. \t\n\r]")
 
 
+def _kids(el) -> list:
+    """``[(local name, child element)]`` of ``el`` in document order (entity references
+    skipped; the parser drops comments and processing instructions): the tag is read once
+    per child, no per-child function calls."""
+    out = []
+    for c in el:
+        t = c.tag
+        if t.__class__ is str:
+            if t[0] == "{":
+                t = t[t.index("}") + 1:]
+            out.append((t, c))
+    return out
+
+
 def _grouped(el):
-    """``(children, {local name: children of that name})`` of an element, in document
-    order: one pass instead of one per looked-up name."""
-    kids = children(el)
+    """``(children as _kids gives them, {local name: children of that name})``: one pass
+    instead of one per looked-up name."""
+    kids = _kids(el)
     by: dict = {}
-    for c in kids:
-        by.setdefault(local_name(c), []).append(c)
+    for t, c in kids:
+        lst = by.get(t)
+        if lst is None:
+            by[t] = [c]
+        else:
+            lst.append(c)
     return kids, by
 
 
@@ -58,6 +79,10 @@ class _Reader:
     def __init__(self, path: str, ctx: LoadContext):
         self.path = path
         self.ctx = ctx
+        # attribute text -> what numbers() / number() read from it (texts read well only;
+        # a robot repeats "0", "0 0 0", "1" ... in every link; bounded by the file's size)
+        self.seen_numbers: dict = {}
+        self.seen_number: dict = {}
 
     def error(self, el, msg) -> FormatError:
         return FormatError(self.path, where(el), None, msg)
@@ -71,14 +96,20 @@ class _Reader:
             if required:
                 raise self.error(el, f"<{local_name(el)}> needs the '{name}' attribute")
             return default
-        toks = text.split()
+        vals = self.seen_numbers.get(text)
+        if vals is not None and (count is None or len(vals) == count):
+            return vals
         if _NOT_NUMERIC.search(text) is None:
             try:        # with these characters only, float() accepts exactly _NUMBER's tokens
-                vals = [float(t) for t in toks]
+                vals = tuple([float(t) for t in text.split()])
             except ValueError:
                 vals = None
-            if vals is not None and (count is None or len(vals) == count) and _finite(vals):
-                return vals
+            if vals is not None and (count is None or len(vals) == count):
+                total = sum(vals)         # inf or nan when a value is (or the sum overflows:
+                if total - total == 0.0:  # then the exact check below decides)
+                    self.seen_numbers[text] = vals
+                    return vals
+        toks = text.split()
         bad = () if _NUMBERS.fullmatch(text) else [t for t in toks if not _NUMBER.match(t)]
         if bad:
             raise self.error(el, f"<{local_name(el)} {name}=\"{text}\">: {bad[0]!r} is not a "
@@ -91,9 +122,22 @@ class _Reader:
         if count is not None and len(vals) != count:
             raise self.error(el, f"<{local_name(el)} {name}=\"{text}\">: expected {count} "
                                  f"number{'s' if count > 1 else ''}, got {len(vals)}")
-        return vals
+        return tuple(vals)
 
     def number(self, el, name: str, required: bool = False, default=None):
+        text = el.get(name)
+        v = self.seen_number.get(text)
+        if v is not None:
+            return v
+        if text is not None and _NOT_NUMERIC.search(text) is None:
+            try:        # (one token: as numbers() reads it; several raise ValueError)
+                v = float(text)
+            except ValueError:
+                pass
+            else:
+                if v - v == 0.0:
+                    self.seen_number[text] = v
+                    return v
         vals = self.numbers(el, name, 1, required)
         return default if vals is None else vals[0]
 
@@ -110,7 +154,7 @@ class _Reader:
         if els is None:
             els = children(parent, "origin")
         if not els:
-            return np.eye(4)
+            return _EYE4.copy()
         el = els[0]
         xyz = self.numbers(el, "xyz", 3, default=_ZERO3)
         rpy = self.numbers(el, "rpy", 3, default=_ZERO3)
@@ -125,11 +169,10 @@ class _Reader:
         if not els:
             raise self.error(parent, f"<{local_name(parent)}> without <geometry>")
         g = els[0]
-        shapes = children(g)
+        shapes = _kids(g)
         if not shapes:
             raise self.error(g, "<geometry> contains no shape element")
-        s = shapes[0]
-        kind = local_name(s)
+        kind, s = shapes[0]
         rec = GeomRec(kind, self.origin(parent, by.get("origin", ())), where(s))
         if kind == "mesh":
             fn = s.get("filename")
@@ -155,10 +198,11 @@ class _Reader:
         if name is None:
             raise self.error(el, "<material> without a 'name' attribute")
         rgba = None
-        cols = children(el, "color")
+        by = _grouped(el)[1]
+        cols = by.get("color")
         if cols:
             rgba = tuple(self.numbers(cols[0], "rgba", 4, required=True))
-        if top_level and rgba is None and not children(el, "texture"):
+        if top_level and rgba is None and not by.get("texture"):
             raise self.error(el, f"material {name!r} has neither <color> nor <texture>")
         return name, rgba
 
@@ -183,10 +227,9 @@ class _Reader:
         if not its:
             raise self.error(el, "<inertial> without <inertia>")
         it = its[0]
-        v = {k: self.number(it, k, required=True) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
-        inertia = np.array([[v["ixx"], v["ixy"], v["ixz"]],
-                            [v["ixy"], v["iyy"], v["iyz"]],
-                            [v["ixz"], v["iyz"], v["izz"]]])
+        number = self.number
+        xx, xy, xz, yy, yz, zz = [number(it, k, True) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")]
+        inertia = np.array([xx, xy, xz, xy, yy, yz, xz, yz, zz]).reshape(3, 3)
         return InertialRec(mass, self.origin(el, by.get("origin", ())), inertia, where(el))
 
     def link(self, el) -> LinkRec:
@@ -204,9 +247,9 @@ class _Reader:
             self.ctx.warn(f"link {rec.name!r}: <material> without a name; like Klamp't, the "
                           "<visual> holding it and every later <visual>/<collision> of the link "
                           "are ignored", where(e.args[0]))
-        for c in kids:
-            if local_name(c) not in ("inertial", "visual", "collision"):
-                self.ctx.warn(f"<{local_name(c)}> in link {rec.name!r} ignored", where(c))
+        for t, c in kids:
+            if t not in _LINK_CHILDREN:
+                self.ctx.warn(f"<{t}> in link {rec.name!r} ignored", where(c))
         return rec
 
     def joint(self, el) -> JointRec:
@@ -258,10 +301,9 @@ class _Reader:
                 raise self.error(m, "<mimic> needs a 'joint' attribute")
             rec.mimic = (target, self.number(m, "multiplier", default=1.0),
                          self.number(m, "offset", default=0.0), where(m))
-        known = {"origin", "parent", "child", "axis", "limit", "dynamics", "mimic"} | _IGNORED_JOINT
-        for c in kids:
-            if local_name(c) not in known:
-                self.ctx.warn(f"<{local_name(c)}> in joint {name!r} ignored", where(c))
+        for t, c in kids:
+            if t not in _JOINT_CHILDREN:
+                self.ctx.warn(f"<{t}> in joint {name!r} ignored", where(c))
         return rec
 
 
@@ -276,8 +318,7 @@ def parse_model(root, path: str, ctx: LoadContext) -> UrdfModel:
     materials: dict = {}
     links: dict = {}
     joints: dict = {}
-    for el in children(root):
-        tag = local_name(el)
+    for tag, el in _kids(root):
         if tag == "material":
             mname, rgba = rd.material(el, True)
             if mname in materials:
