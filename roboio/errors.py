@@ -63,6 +63,11 @@ class FormatError(RoboioError):
         return (type(self), (self.path, self.line, self.column, self.message))
 
 
+class CompanionFile(FormatError):
+    """A file that is read only as part of another (a GraspIt! eigengrasp or virtual-contact
+    file, read with the robot that names it): not a model of its own."""
+
+
 class RoboioWarning(UserWarning):
     """Something in the input was ignored, guessed or is missing, but loading went on."""
 

@@ -9,17 +9,32 @@ How configurations are drawn (from model A, then carried over to B):
   (each driver uniformly within its limits, +-pi or +-1 m where infinite) and turned into a
   configuration by ``config_from_drivers``; links no driver moves are drawn within their own
   limits;
-* B's links get the values of the A links they are matched with (``space="links"``; the
-  default whenever every moving link of A has a match in B), scaled where the two axes
+* B gets a configuration for each of A's samples in two ways, and the closer match counts
+  (any configuration of B that places every matched link as A does is a proof): the values
+  of the A links its links are matched with (``space="links"``), scaled where the two axes
   differ in length only (a joint moves by ``q |axis|``; URDF readers normalise axes, and
   roboio's URDF writer scales those joints' coordinates to match); or, when both models have
-  drivers that correspond (same names, or the same number), B gets the same driver values
-  (``space="drivers"``, chosen by default when links are missing from B): this compares an
-  OpenRAVE or GraspIt! robot with a conversion that has other links, DOF by DOF.
+  drivers that correspond (same names, or the same number), the same driver values
+  (``space="drivers"``): this compares an OpenRAVE or GraspIt! robot with a conversion that
+  has other links (GraspIt! chains repeat links, DOFs couple joints), DOF by DOF. Every
+  moving link no driver moves counts as a driver of its own, named after the link (as
+  Klamp't, OpenRAVE and GraspIt! give it a DOF). On a tie, drivers win where the two
+  models' moving links differ.
+
+What B cannot hold is accounted for, and listed in ``VerifyResult.accounted`` (empty: the
+comparison is exact, ``VerifyResult.exact``):
+
+* a link B welds that A moves (a GraspIt! palm; an OpenRAVE passive joint) is held at B's
+  value in A's samples;
+* where the comparison fails as it is, A's base frames that B does not store (identity in
+  B: a GraspIt! robot file has no base pose; a Choreonoid free link folds a floating base's
+  frame offsets into its configuration) are placed as B's, and the change is measured
+  (metres, radians). A base that B places elsewhere is a mismatch, never accounted for.
 
 Where A's link frames are not rotations (matrices written with few digits), a rigid-body
 target can only hold their nearest rotations: B is then also compared with A's frames made
-rotations, and the closer comparison counts (the notes say how far that moves A's links).
+rotations, and the closer comparison counts (``accounted`` says how far that moves A's
+links).
 
 Links are matched by name, optionally through ``link_map``: exact pairs ``{"a": "b"}`` and
 prefix rules written with ``*`` (``{"left_*": "l_*"}``, ``{"*": "robot1/*"}``).
@@ -32,7 +47,7 @@ from typing import Optional
 import numpy as np
 
 from .limits import check_alloc
-from .model import Robot, World
+from .model import Driver, Robot, World
 
 __all__ = ["verify", "VerifyResult", "sample_configs", "map_name"]
 
@@ -107,6 +122,12 @@ class VerifyResult:
     notes: list = field(default_factory=list)
     per_link: dict = field(default_factory=dict)   # link name -> (max position, max rotation error)
     space: str = "links"                           # "links" or "drivers"
+    accounted: list = field(default_factory=list)  # what B cannot hold, allowed for (empty: exact)
+
+    @property
+    def exact(self) -> bool:
+        """Within ``tol`` with nothing accounted for and every link of A matched."""
+        return self.ok and not self.accounted and not self.only_a
 
     @property
     def ok(self) -> bool:
@@ -114,7 +135,8 @@ class VerifyResult:
                 and self.max_rotation_error <= self.tol)
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "space": self.space, "matched_links": len(self.matched),
+        return {"ok": self.ok, "exact": self.exact, "space": self.space, "accounted": self.accounted,
+                "matched_links": len(self.matched),
                 "only_a": self.only_a, "only_b": self.only_b,
                 "max_position_error": self.max_position_error,
                 "max_rotation_error": self.max_rotation_error, "worst_link": self.worst_link,
@@ -130,13 +152,16 @@ def _as_robot(obj) -> Robot:
     raise ValueError(f"expected one robot, got {obj!r}")
 
 
-def _driver_match(ra: Robot, rb: Robot) -> Optional[list]:
-    """Index in B of each driver of A, or None when the drivers do not correspond."""
+def _driver_match(ra: Robot, rb: Robot, optional=frozenset()) -> Optional[list]:
+    """Index in B of each driver of A (-1: none), or None when the drivers do not
+    correspond. Drivers of A in ``optional`` (they move only links B welds) need no
+    match."""
     if not ra.drivers or not rb.drivers:
         return None
     names_b = {d.name: k for k, d in enumerate(rb.drivers)}
-    if len(names_b) == len(rb.drivers) and all(d.name in names_b for d in ra.drivers):
-        return [names_b[d.name] for d in ra.drivers]
+    if len(names_b) == len(rb.drivers) and all(d.name in names_b for k, d in enumerate(ra.drivers)
+                                               if k not in optional):
+        return [names_b.get(d.name, -1) for d in ra.drivers]
     if len(ra.drivers) == len(rb.drivers):
         return list(range(len(ra.drivers)))
     return None
@@ -191,11 +216,77 @@ def _axis_ratio(ra: Robot, rb: Robot, ia, ib, notes: list) -> np.ndarray:
     return out
 
 
+def _implicit_drivers(robot: Robot, held=()) -> Robot:
+    """``robot`` with a one-DOF driver (named after its link) for every moving link no driver
+    moves, as Klamp't, OpenRAVE and GraspIt! give such a link a DOF of its own: then every
+    moving link has a driver, and two models compare DOF by DOF (the same robot when nothing
+    is added)."""
+    moved = {i for d in robot.drivers for i in d.dofs}
+    welded = _welded(robot)
+    names = {d.name for d in robot.drivers}
+    extra = [i for i, l in enumerate(robot.links) if i not in moved and not welded[i]
+             and i not in held and l.name and l.name not in names]
+    if not extra:
+        return robot
+    out = robot.copy()
+    out.drivers = list(out.drivers) + [Driver(robot.links[i].name, "normal", [i], qmin=robot.qmin[i],
+                                              qmax=robot.qmax[i]) for i in extra]
+    return out
+
+
+def _base_links(robot: Robot) -> list:
+    """Links that place the robot in the world: its roots, and the six links of a floating
+    base that starts at a root (their frames are one free pose, however it is split)."""
+    out = [i for i, l in enumerate(robot.links) if l.parent < 0]
+    for j in robot.joints:
+        if j.type == "floating" and j.links and robot.links[j.links[0]].parent < 0:
+            out += [i for i in j.links if i not in out]
+    return out
+
+
+def _pose_change(Ta, Tb) -> tuple:
+    """Translation (m) and rotation angle (rad) of ``inv(Ta) @ Tb``."""
+    rel = np.linalg.solve(Ta, Tb)
+    cos = np.clip((np.trace(rel[:3, :3]) - 1) / 2, -1, 1)
+    return float(np.linalg.norm(rel[:3, 3])), float(np.arccos(cos))
+
+
+def _placed_as(ra: Robot, rb: Robot, pairs: list):
+    """``(copy of A whose base links have B's frames, moved names, largest translation (m),
+    largest rotation (rad))``, or None when A's base is already placed as B's. Only base
+    frames that B does not store (identity in B) are moved: a GraspIt! robot file has no
+    base pose; a Choreonoid free link folds the frames of a floating base into its
+    configuration. A base B places elsewhere is a mismatch, never accounted for."""
+    base_b = set(_base_links(rb))
+    j_of = dict(pairs)
+    out, names, move, turn = None, [], 0.0, 0.0
+    for i in _base_links(ra):
+        j = j_of.get(i)
+        if j is None or j not in base_b:
+            continue
+        Ta = np.asarray(ra.links[i].parent_transform, float)
+        Tb = np.asarray(rb.links[j].parent_transform, float)
+        if np.array_equal(Ta, Tb) or not np.array_equal(Tb, np.eye(4)):
+            continue        # only a pose B does not store (identity) is accounted for
+        out = out if out is not None else ra.copy()
+        out.links[i].parent_transform = Tb.copy()
+        t, r = _pose_change(Ta, Tb)
+        move, turn = max(move, t), max(turn, r)
+        names.append(ra.links[i].name)
+    return None if out is None else (out, names, move, turn)
+
+
 def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=None,
            space: str = "auto") -> VerifyResult:
     """Compare two robot models link by link over sampled configurations (see the module
-    docstring). ``space``: ``"auto"`` (drivers when both models' drivers correspond, else
-    links), ``"links"`` or ``"drivers"``."""
+    docstring). ``space``: ``"auto"`` (whichever of links and drivers matches B more closely;
+    drivers where the two models' link spaces differ and the errors tie), ``"links"`` or
+    ``"drivers"``.
+
+    What B cannot hold is accounted for, and listed in ``accounted`` (empty: the comparison
+    is exact): links B welds that A moves are held at B's value in A's samples; where the
+    comparison fails as it is, A's frames are made rotations, and then A's base frames that B
+    does not store (identity in B) are placed as B's, their change measured."""
     if int(samples) != samples or samples < 1:
         raise ValueError(f"verify needs samples >= 1, got {samples!r}")
     if space not in ("auto", "links", "drivers"):
@@ -210,56 +301,114 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     mapped = {map_name(n, link_map) for n in ra.link_names}
     only_a = [n for n in ra.link_names if map_name(n, link_map) not in idx_b]
     only_b = [n for n in rb.link_names if n not in mapped]
-    notes = []
+    notes, accounted = [], []
     if not pairs:
         return VerifyResult([], only_a, only_b, np.inf, np.inf, "", samples, tol,
                             ["no link names in common"])
     wa, wb = _welded(ra), _welded(rb)
-    matched_a = {p[0] for p in pairs}
-    complete = all(i in matched_a or wa[i] for i in range(ra.num_links))
-    dmatch = _driver_match(ra, rb) if space == "drivers" or (space == "auto" and not complete) else None
-    if space == "drivers" and dmatch is None:
-        raise ValueError("the two models' drivers do not correspond (different names and counts)")
-    rng = np.random.default_rng(seed)
-    Qa = sample_configs(ra, samples, seed)
     ia = np.array([p[0] for p in pairs])
     ib = np.array([p[1] for p in pairs])
-    U = _driver_samples(ra, samples, rng) if ra.drivers else None
+    matched_a, matched_b = set(ia.tolist()), set(ib.tolist())
+    differ = (any(i not in matched_a and not wa[i] for i in range(ra.num_links))
+              or any(j not in matched_b and not wb[j] for j in range(rb.num_links)))
+    held = [k for k, (i, j) in enumerate(pairs) if wb[j] and not wa[i]]      # B welds, A moves
+    held_a = {int(ia[k]) for k in held}
+    ea, eb = _implicit_drivers(ra, held_a), _implicit_drivers(rb)
+    optional = {k for k, d in enumerate(ea.drivers) if d.dofs and set(d.dofs) <= held_a}
+    dmatch = _driver_match(ea, eb, optional) if space != "links" else None
+    if space == "drivers" and dmatch is None:
+        raise ValueError("the two models' drivers do not correspond (different names and counts)")
+    # A's samples: drawn in its driver space (couplings kept), welds at their value, and
+    # links B welds held at B's value
+    rng = np.random.default_rng(seed)
+    Qa = sample_configs(ra, samples, seed)
+    U = _driver_samples(ea, samples, rng) if ea.drivers else None
     if U is not None:
-        Qa = np.array([ra.config_from_drivers(u, q) for u, q in zip(U, Qa)])
+        Qa = np.array([ea.config_from_drivers(u, q) for u, q in zip(U, Qa)])
         Qa[:, wa] = ra.config[wa]
-    Qb = np.tile(rb.config, (samples, 1))
-    carry = ~wb[ib]
-    Qb[:, ib[carry]] = Qa[:, ia[carry]] * _axis_ratio(ra, rb, ia[carry], ib[carry], notes)
+    ratio = _axis_ratio(ra, rb, ia, ib, notes)
+    if held:
+        hk = np.array(held)
+        value = rb.config[ib[hk]] / ratio[hk]
+        # only links A's samples move away from B's value are accounted for (a link whose
+        # range is that one value, or that a driver moves by 0, loses nothing)
+        held = [k for k, moved in zip(held, (Qa[:, ia[hk]] != value).any(axis=0)) if moved]
+        Qa[:, ia[hk]] = value
+    if held:
+        accounted.append("links B welds held at B's value in A's samples: "
+                         + ", ".join(ra.link_names[ia[k]] for k in held))
+    if (wa[ia] & ~wb[ib]).any():
+        notes.append("welded in A only: " + ", ".join(
+            ra.link_names[i] for i, j in pairs if wa[i] and not wb[j]))
+    # B's configurations: the same link values, or the same driver values
+    candidates = []
+    if space != "drivers":
+        Qb = np.tile(rb.config, (samples, 1))
+        carry = ~wb[ib]
+        Qb[:, ib[carry]] = Qa[:, ia[carry]] * ratio[carry]
+        candidates.append(("links", Qb))
     if dmatch is not None:
-        Ub = np.zeros((samples, len(rb.drivers)))
-        Ub[:, dmatch] = U
-        Qb = np.array([rb.config_from_drivers(u, q) for u, q in zip(Ub, Qb)])
+        Ub = np.tile(eb.drivers_from_config(rb.config), (samples, 1))
+        have = np.array([k for k, m in enumerate(dmatch) if m >= 0], dtype=int)
+        Ub[:, np.asarray(dmatch, dtype=int)[have]] = U[:, have]
+        Qb = np.array([eb.config_from_drivers(u, q) for u, q in zip(Ub, np.tile(rb.config, (samples, 1)))])
         Qb[:, wb] = rb.config[wb]
-        used = "drivers"
-    else:
-        used = "links"
-    if (wa[ia] != wb[ib]).any():
-        notes.append("welded in one model only: " + ", ".join(
-            ra.link_names[i] for i, j in pairs if wa[i] != wb[j]))
+        candidates.append(("drivers", Qb))
+    if space == "auto" and differ:
+        candidates.reverse()          # on a tie, compare DOF by DOF where the links differ
+    # A as it is; with its frames made rotations (what a rigid-body target holds); with its
+    # base placed as B's: the first within tol counts, else the closest
+    plain = _best(ra, rb, Qa, candidates, ia, ib)
+    tried = [(plain, ra, None, None)]
     rigid = _rigid(ra)
-    pos_l, rot_l = _max_errors(ra, rb, Qa, Qb, ia, ib)
+    placed = _placed_as(ra, rb, pairs)
     if rigid is not None:
-        # A's frames are not rotations: a rigid-body target holds their nearest rotations
-        pos2, rot2 = _max_errors(rigid[0], rb, Qa, Qb, ia, ib)
-        if max(pos2.max(), rot2.max()) < max(pos_l.max(), rot_l.max()):
-            notes.append(f"A's link frames are not rotations (largest matrix entry change to the "
-                         f"nearest rotation {rigid[1]:.1e}, in {rigid[2]}); B is compared with A's "
+        tried.append((_best(rigid[0], rb, Qa, candidates, ia, ib), rigid[0], None, rigid))
+    if placed is not None and _err(tried[-1][0]) > tol:
+        tried.append((_best(placed[0], rb, Qa, candidates, ia, ib), placed[0], placed, None))
+        r2 = _rigid(placed[0])
+        if r2 is not None:
+            tried.append((_best(r2[0], rb, Qa, candidates, ia, ib), r2[0], placed, r2))
+    best, _, base, rig = next((t for t in tried if _err(t[0]) <= tol),
+                                    min(tried, key=lambda t: _err(t[0])))
+    if rig is not None:
+        # how far making the frames rotations moves A's links, over A's samples
+        before = base[0] if base is not None else ra
+        every = np.arange(ra.num_links)
+        move, turn = _max_errors(before, rig[0], Qa, Qa, every, every)
+        accounted.append(f"A's link frames are not rotations (largest matrix entry change to the "
+                         f"nearest rotation {rig[1]:.1e}, in {rig[2]}); B is compared with A's "
                          f"frames made rotations, which moves A's links by up to "
-                         f"{pos_l.max():.1e} m and {rot_l.max():.1e} rad")
-            pos_l, rot_l = pos2, rot2
+                         f"{move.max():.1e} m and {turn.max():.1e} rad")
+    if base is not None:
+        accounted.append(f"base placed as in B ({', '.join(base[1])}): B stores the base pose "
+                         f"differently, {base[2]:.3g} m and {base[3]:.3g} rad from A's")
+    used, pos_l, rot_l, _ = best
     worst = int(np.argmax(np.maximum(pos_l, rot_l)))
     per_link = {}
     for k, i in enumerate(ia):
         per_link.setdefault(ra.link_names[i], (float(pos_l[k]), float(rot_l[k])))
     return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos_l.max()),
                         float(rot_l.max()), ra.link_names[ia[worst]], samples, tol, notes,
-                        per_link, used)
+                        per_link, used, accounted)
+
+
+def _err(best) -> float:
+    return float(max(best[1].max(), best[2].max()))
+
+
+def _best(ra: Robot, rb: Robot, Qa, candidates: list, ia, ib):
+    """``(space, position errors, rotation errors, B's samples)`` of the candidate B
+    configurations that match A's samples ``Qa`` most closely (the first on a tie). Each
+    candidate is a configuration of B for each sample of A: any of them that places every
+    matched link as A does is a proof."""
+    best, err = None, np.inf
+    for name, Qb in candidates:
+        pos, rot = _max_errors(ra, rb, Qa, Qb, ia, ib)
+        e = max(pos.max(), rot.max())
+        if best is None or e < err:
+            best, err = (name, pos, rot, Qb), e
+    return best
 
 
 _CHUNK = 8192

@@ -1,15 +1,19 @@
 """Conversion matrix over the corpus: every robot of every ecosystem x every robot writer.
 
-For each pair: convert, read back, ``verify`` (within 1e-9, or within twice the FK error the
-report states), and write -> read -> write to the same path must give the same bytes. Links
-the report says were renamed are matched under their new names. A pair whose target welds
-links the source moves (a GraspIt! palm does not move; OpenRAVE holds undriven joints at 0)
-is checked again with those links welded in the source at the target's value: when that
-passes and the report states losses, the pair counts as ``LOSS`` (stated), not as a
-failure.
+For each pair: convert, read back, ``verify`` exactly as ``roboio verify SRC OUT --samples 20
+--seed 1`` does (links the report says were renamed passed as ``--map``), and write -> read ->
+write to the same path must give the same bytes. ``verify`` itself chooses the comparison
+(links or drivers, links the target welds held, a base pose the target does not store
+placed) and lists what it accounted for; the tool does nothing more. A pair is ``OK`` when
+verify is exact (1e-9, nothing accounted for), ``LOSS`` (stated) when verify passes within
+1e-9 plus twice the FK error the report states and the report states everything verify
+accounted for (held links by name, a base offset at least as large as measured, links not
+written), ``FAIL`` otherwise.
 
 Usage: ``python tools/conversion_matrix.py [--writers a,b] [ROBOT ...]`` (default: the
 corpus robots at ../shared/corpus). Prints one line per pair and the counts per writer.
+``--dirs`` runs ``roboio convert DIR OUT --to FORMAT`` over the corpus robot directories
+instead (one line per file: converted, skipped, failed; counts per writer).
 """
 from __future__ import annotations
 
@@ -23,13 +27,10 @@ import tempfile
 import time
 import warnings
 
-import numpy as np
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 import roboio  # noqa: E402
-from roboio.model import Driver, Joint  # noqa: E402
 from roboio.verify import verify  # noqa: E402
 
 CORPUS = os.path.join(ROOT, "..", "shared", "corpus")
@@ -53,35 +54,6 @@ def load(path, **kw):
     return obj.robots[0] if isinstance(obj, roboio.World) else obj
 
 
-def welded_like(a, b, renamed=None):
-    """A copy of ``a`` whose links that ``b`` welds (by name; ``renamed`` maps a's names to
-    b's) are welded, at ``b``'s value."""
-    back = {v: k for k, v in (renamed or {}).items()}
-    wb = {back.get(b.links[i].name, b.links[i].name): b.config[i]
-          for j in b.joints if j.type == "weld" for i in j.links}
-    out = a.copy()
-    for i, l in enumerate(out.links):
-        if l.name in wb:
-            out.config[i] = wb[l.name]
-    weld = [i for i, l in enumerate(out.links) if l.name in wb]
-    if not weld:
-        return None
-    joints = []
-    for j in out.joints:
-        rest = [i for i in j.links if i not in weld]
-        if rest and j.type in ("normal", "spin", "weld"):
-            joints.append(j)
-    out.joints = [j for j in joints if not set(j.links) & set(weld)] + [Joint("weld", [i]) for i in weld]
-    out.drivers = [d for d in out.drivers if not set(d.dofs) & set(weld)]
-    return out
-
-
-def passes(v, tol, dropped=frozenset()) -> bool:
-    """Within ``tol``, every link of A matched but those the report says were not written."""
-    return (bool(v.matched) and set(v.only_a) <= set(dropped) and v.max_position_error <= tol
-            and v.max_rotation_error <= tol)
-
-
 def stated_dropped(robot, lost) -> set:
     """Links the report says were not written (a GraspIt! robot has one base: a second root
     and its subtree; links no chain holds)."""
@@ -94,107 +66,121 @@ def stated_dropped(robot, lost) -> set:
     return out
 
 
-def rebased(a, b, renamed=None, links=None):
-    """A copy of ``a`` whose root links (or the links named in ``links``) are placed as
-    ``b``'s links of the same name (a target without a base pose: GraspIt! robot files; a
-    floating base whose offsets became its configuration: Choreonoid), or None when nothing
-    changes."""
-    names = {n: i for i, n in enumerate(b.link_names)}
-    out = a.copy()
-    changed = False
-    for l in out.links:
-        j = names.get((renamed or {}).get(l.name, l.name))
-        if (l.parent < 0 if links is None else l.name in links) and j is not None:
-            T = b.links[j].parent_transform
-            if not np.array_equal(T, l.parent_transform):
-                l.parent_transform = np.array(T, float)
-                changed = True
-    return out if changed else None
+_SIZE = re.compile(r"([0-9.e+-]+) m(?:,| and) ([0-9.e+-]+) rad")
 
 
-def driven(a):
-    """A copy of ``a`` with a driver of its own (named after the link) for every moving link
-    no driver moves, as the GraspIt! writer gives it a DOF: the same kinematics, compared
-    DOF by DOF with the target."""
-    moved = {i for d in a.drivers for i in d.dofs}
-    welded = {i for j in a.joints if j.type == "weld" for i in j.links}
-    names = {d.name for d in a.drivers}
-    extra = [i for i in range(a.num_links) if i not in moved and i not in welded
-             and a.links[i].name and a.links[i].name not in names]
-    if not extra:
-        return None
-    out = a.copy()
-    out.drivers = list(out.drivers) + [Driver(a.links[i].name, "normal", [i], qmin=a.qmin[i], qmax=a.qmax[i])
-                                       for i in extra]
+def unstated(v, lost, fk_error=(0.0, 0.0)) -> list:
+    """What ``verify`` accounted for that the report does not state (with at least the
+    size verify measured, for a base pose and for frames made rotations, whose FK change the
+    report gives as ``fk_error``): empty when the report accounts for it all."""
+    text = "\n".join(lost)
+    out = []
+    for item in v.accounted:
+        if item.startswith("links B welds held"):
+            names = item.split(": ", 1)[1].split(", ")
+            out += [f"held link {n!r} not in the report" for n in names if repr(n) not in text and n not in text]
+        elif item.startswith("base placed as in B"):
+            m = _SIZE.search(item)
+            stated = [tuple(map(float, x)) for line in lost if "base pose" in line
+                      or "frame offsets inside a floating base" in line for x in _SIZE.findall(line)]
+            move, turn = float(m.group(1)), float(m.group(2))
+            if not any(move <= 1.01 * t + 1e-12 and turn <= 1.01 * r + 1e-12 for t, r in stated):
+                out.append(f"base offset {move:.3g} m, {turn:.3g} rad not stated")
+        elif item.startswith("A's link frames are not rotations"):
+            move = float(_SIZE.search(item).group(1))
+            if not any(w in text for w in ("not rotations", "not rigid", "nearest rotation")):
+                out.append("frames made rotations, not stated")
+            elif move > 1e-9 + 2 * fk_error[0]:    # the report measures over other samples
+                out.append(f"frames made rotations move links by {move:.1e} m, the report "
+                           f"states {fk_error[0]:.1e} m")
+        else:
+            out.append(item)
     return out
 
 
-def stated_variants(robot, back, rep, renamed):
-    """The source with the losses the report states applied: links the target welds welded
-    at its value, and the base pose dropped where the report says so."""
-    text = "\n".join(rep.lost)
-    bases = [robot]
-    if "base pose" in text:
-        r = rebased(robot, back, renamed)
-        if r is not None:
-            bases.append(r)
-    m = re.search(r"frame offsets inside a floating base \(.*?\): (.+?) \(largest offset", text)
-    if m:
-        r = rebased(robot, back, renamed, set(m.group(1).split(", ")))
-        if r is not None:
-            bases.append(r)
-    out = []
-    for a in bases:
-        w = welded_like(a, back, renamed)
-        for x in (a, w):
-            if x is not None:
-                out += [x] + [y for y in [driven(x)] if y is not None]
-    return out[1:]
-
-
 def check(src: str, fmt: str, tmp: str):
+    """Convert, read back, ``verify`` exactly as ``roboio verify SRC OUT --samples 20 --seed 1
+    [--map A=B for the names the report says were changed]`` does, and rewrite twice.
+
+    ``OK``: verify is exact (within 1e-9, nothing accounted for, every link matched).
+    ``LOSS``: verify passes within 1e-9 plus twice the FK error the report states, and what it
+    accounted for (links held, base placed, links missing from the output) the report states.
+    ``FAIL`` otherwise, or when write -> read -> write changes the bytes."""
     robot = load(src)
     out = os.path.join(tmp, WRITERS[fmt])
     if fmt == "graspit":      # GraspIt! names a robot's links after its file
         out = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_-]", "_", robot.name or "r") + ".xml")
     rep = roboio.save(robot, out, format=fmt)
     back = load(out, format=fmt)
-    tol = 1e-9 + 2 * max(rep.fk_error)
     # names the report says were changed (OpenRAVE reads names up to the first space)
     renamed = dict(re.findall(r"link name '(.+?)' written as '(.+?)'", "\n".join(rep.lost)))
     v = verify(robot, back, 20, seed=1, link_map=renamed or None)
-    status = "OK" if passes(v, tol) else "FAIL"
-    if status == "FAIL" and rep.lost:
-        dropped = stated_dropped(robot, rep.lost)
-        # losses the report states: compare with those applied to the source
-        for w in stated_variants(robot, back, rep, renamed):
-            for space in ("links", "drivers"):
-                try:
-                    v2 = verify(w, back, 20, seed=1, link_map=renamed or None, space=space)
-                except ValueError:        # drivers that do not correspond
-                    continue
-                if passes(v2, tol, dropped):
-                    status, v = "LOSS", v2
-                    break
-            if status == "LOSS":
-                break
+    err = max(v.max_position_error, v.max_rotation_error)
+    why = unstated(v, rep.lost, rep.fk_error)
+    extra = set(v.only_a) - stated_dropped(robot, rep.lost)
+    if v.exact:
+        status = "OK"
+    elif (err <= 1e-9 + 2 * max(rep.fk_error) and rep.lost and not why and not extra):
+        status = "LOSS"
+    else:
+        status = "FAIL"
     roboio.save(load(out, format=fmt), out, format=fmt, overwrite_input=True)
     s1 = open(out, "rb").read()
     roboio.save(load(out, format=fmt), out, format=fmt, overwrite_input=True)
     stable = open(out, "rb").read() == s1
     if not stable and status != "FAIL":
         status = "FAIL"
+    acc = "; ".join(a.split(":")[0] for a in v.accounted)
     return status, (f"pos={v.max_position_error:.1e} rot={v.max_rotation_error:.1e} space={v.space} "
                     f"only_a={len(v.only_a)} stable={stable} fk_error={max(rep.fk_error):.1e} "
-                    f"worst={v.worst_link!r}")
+                    f"worst={v.worst_link!r}" + (f" accounted=[{acc}]" if acc else "")
+                    + (f" unstated={why + sorted(extra)}" if why or extra else ""))
+
+
+ROBOT_DIRS = ["klampt/robots", "choreonoid/share/model", "graspit/models/robots", "openrave/src/robots"]
+
+
+def directories(writers, tmp_root) -> None:
+    """``roboio convert DIR OUT --to FORMAT --json`` over the corpus robot directories: every
+    file converted, skipped or failed, each on one line; the counts per writer."""
+    import contextlib
+    import io
+    import json
+    from roboio.cli.main import main as cli
+    for fmt in writers:
+        total = collections.Counter()
+        for d in ROBOT_DIRS:
+            out = tempfile.mkdtemp(dir=tmp_root)
+            buf, err = io.StringIO(), io.StringIO()
+            t0 = time.time()
+            with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err), \
+                    warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                rc = cli(["--quiet", "convert", os.path.join(CORPUS, d), out, "--to", fmt, "--json"])
+            res = json.loads(buf.getvalue())
+            for f in res["files"]:
+                what = ("skipped: " + f["skipped"]) if f.get("skipped") else (
+                    f"{len(f['lost'])} lost" if f["ok"] else "FAILED: " + " ".join(f["error"].split())[:160])
+                print(f"  {os.path.relpath(f['input'], CORPUS)} -> {fmt}: {what}")
+            c = collections.Counter(converted=res["converted"], skipped=res["skipped"], failed=res["failed"])
+            total += c
+            print(f"DIR   {d} -> {fmt}: exit {rc}, {c['converted']} converted, {c['skipped']} skipped, "
+                  f"{c['failed']} failed of {len(res['files'])} ({time.time() - t0:.0f}s)", flush=True)
+        print(f"DIRS  {fmt:16} converted {total['converted']}  skipped {total['skipped']}  "
+              f"failed {total['failed']}", flush=True)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("robots", nargs="*")
     ap.add_argument("--writers", default=",".join(WRITERS))
+    ap.add_argument("--dirs", action="store_true", help="instead: roboio convert DIR OUT --to FORMAT "
+                    "over the corpus robot directories, one line per file, counts per writer")
     args = ap.parse_args(argv)
     writers = args.writers.split(",")
+    if args.dirs:
+        directories(writers, tempfile.mkdtemp(prefix="roboio-matrix-dirs-"))
+        return 0
     counts = collections.defaultdict(collections.Counter)
     tmp_root = tempfile.mkdtemp(prefix="roboio-matrix-")
     for src in args.robots or corpus_robots():
@@ -206,7 +192,9 @@ def main(argv=None) -> int:
         for fmt in writers:
             t0 = time.time()
             try:
-                status, msg = check(src, fmt, tempfile.mkdtemp(dir=tmp_root))
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    status, msg = check(src, fmt, tempfile.mkdtemp(dir=tmp_root))
             except Exception as e:  # noqa: BLE001
                 status, msg = "ERROR", f"{type(e).__name__}: {str(e)[:200]}"
             counts[fmt][status] += 1

@@ -6,8 +6,11 @@ when a reader recognises it (extension, then content) and that reader's kinds me
 target's, or when its extension is one of such a reader's but its content is not readable
 (reported as a failure) (``--to urdf`` takes robot files: .rob, .urdf, .body, OpenRAVE and GraspIt!
 robots; meshes and motions are left alone). Each output keeps the file's relative path with
-the target's extension. A file that fails is reported on stderr and the others go on; exit
-status 1 when any failed. A progress bar counts the files on a terminal.
+the target's extension. Every file gets one line: converted (with the number of losses its
+report lists), skipped (the target cannot hold what it is: a GraspIt! body file among
+robots into URDF; a file read only with the model that names it), or failed (on stderr;
+the others go on; exit status 1 when any failed). Then a summary with the counts. A
+progress bar counts the files on a terminal.
 """
 from __future__ import annotations
 
@@ -60,7 +63,7 @@ def directory_jobs(src: str, dst: str, target) -> list:
 
 
 def convert_directory(args) -> int:
-    from ..errors import RoboioError
+    from ..errors import CompanionFile, RoboioError
     from ..formats.registry import get
     from . import _progress
     from ._common import dump_json, load, save
@@ -78,17 +81,28 @@ def convert_directory(args) -> int:
     if not jobs:
         print(f"{args.input}: no file that {args.to} can hold ({', '.join(target.kinds)})")
         return 0
-    results, failed = [], 0
+    results, failed, skipped = [], 0, 0
     with _progress.bar(len(jobs), f"converting to {args.to}", "file") as bar:
         for src, dst, reader in jobs:
             try:
                 obj = load(src, reader.name if reader else None, strict=args.strict)
-                os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
-                report = save(obj, dst, args.to, meshes=getattr(args, "meshes", None))
+                why = _cannot_hold(obj, target)
+                if why is None:
+                    os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
+                    report = save(obj, dst, args.to, meshes=getattr(args, "meshes", None))
+            except CompanionFile as e:
+                why = e.message          # read with the model that names it: not a model
             except (RoboioError, OSError, ValueError) as e:
                 failed += 1
                 bar.write(f"roboio convert: {src}: {' '.join(str(e).split())}", file=sys.stderr)
                 results.append({"input": src, "output": dst, "ok": False, "error": str(e)})
+                bar.update()
+                continue
+            if why is not None:
+                skipped += 1
+                results.append({"input": src, "output": None, "ok": True, "skipped": why})
+                if not args.json:
+                    bar.write(f"{src}: skipped: {why}")
             else:
                 warned = list(getattr(obj, "warnings", []))
                 results.append({"input": src, "output": dst, "ok": True, "lost": list(report.lost),
@@ -99,14 +113,32 @@ def convert_directory(args) -> int:
                 if not args.json:
                     bar.write(f"{src} -> {dst}" + (f"  ({notes})" if notes else ""))
             bar.update()
+    converted = len(jobs) - failed - skipped
     if args.json:
-        print(dump_json({"converted": len(jobs) - failed, "failed": failed, "files": results}))
+        print(dump_json({"converted": converted, "skipped": skipped, "failed": failed,
+                         "files": results}))
     else:
-        print(f"{len(jobs) - failed} of {len(jobs)} files converted to {args.to}"
+        print(f"{converted} of {len(jobs)} files converted to {args.to}"
+              + (f"; {skipped} skipped" if skipped else "")
               + (f"; {failed} failed" if failed else "")
               + ("; see each file's report with roboio convert IN OUT" if any(
                   r.get("lost") or r.get("warnings") for r in results) else ""))
     return 1 if failed else 0
+
+
+def _cannot_hold(obj, target):
+    """Why ``target`` cannot hold ``obj`` at all (a GraspIt! body file among robots into
+    URDF), or None when it can (perhaps with losses the report lists)."""
+    from ..convert import adapt
+    from ..errors import OutputError
+    from ..report import ConversionReport
+    try:
+        adapt(obj, target, ConversionReport())
+    except OutputError as e:
+        return e.message
+    except ValueError:
+        return None              # needs an option: save reports it as the failure it is
+    return None
 
 
 def _plural(n: int, what: str) -> str:

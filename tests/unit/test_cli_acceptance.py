@@ -499,9 +499,10 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
     assert (rep["path"], rep["format"]) == (str(urdf), "urdf") and str(urdf) in rep["files"]
     assert set(rep["fk_error"]) == {"position", "rotation"}
     v = js("verify", ARM, urdf, "--samples", "20")
-    assert set(v) == {"ok", "space", "matched_links", "only_a", "only_b", "max_position_error",
-                      "max_rotation_error", "worst_link", "samples", "tol", "notes", "per_link"}
-    assert v["ok"] is True and v["matched_links"] == 6 and v["samples"] == 20
+    assert set(v) == {"ok", "exact", "space", "accounted", "matched_links", "only_a", "only_b",
+                      "max_position_error", "max_rotation_error", "worst_link", "samples", "tol",
+                      "notes", "per_link"}
+    assert v["ok"] is True and v["exact"] is True and v["accounted"] == [] and v["matched_links"] == 6 and v["samples"] == 20
     assert v["max_position_error"] <= 1e-9 and set(v["per_link"]) == {
         "base", "shoulder", "elbow", "wrist", "finger_left", "finger_right"}
     # the .rob's affine driver says "-0.1 0.1" for the finger's velocity; the URDF derives it

@@ -1,4 +1,5 @@
 """roboio convert on bad requests: one line, the right exit status, nothing written."""
+import json
 import os
 import shutil
 
@@ -32,3 +33,17 @@ def test_output_equal_to_input_needs_force(tmp_path, capsys):
     assert "is the input file" in capsys.readouterr().err
     assert src.read_bytes() == before
     assert main(["convert", str(src), same, "--force"]) == 0
+
+
+def test_directory_skips_companion_files_and_what_the_target_cannot_hold(tmp_path, capsys):
+    src = tmp_path / "in"
+    src.mkdir()
+    shutil.copy(os.path.join(SAMPLES, "planar_arm.rob"), src / "arm.rob")
+    shutil.copytree(os.path.join(SAMPLES, "meshes"), src / "meshes")
+    (src / "sensors.xml").write_text('<sensors>\n  <JointPositionSensor name="q"/>\n</sensors>\n')
+    assert main(["--quiet", "convert", str(src), str(tmp_path / "out"), "--to", "openrave", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    by = {os.path.basename(f["input"]): f for f in res["files"]}
+    assert by["arm.rob"]["ok"] and not by["arm.rob"].get("skipped")
+    assert "Klamp't sensors file" in by["sensors.xml"]["skipped"]
+    assert (res["converted"], res["skipped"], res["failed"]) == (1, 1, 0)

@@ -1,6 +1,7 @@
 """roboio verify: what is sampled (welds fixed, couplings through drivers), link-name maps,
 driver space, and the command line."""
 import json
+import re
 import os
 
 import numpy as np
@@ -80,3 +81,75 @@ def test_cli_verify(tmp_path, capsys):
     assert main(["verify", src, out, "--samples", "0"]) == 2
     assert main(["verify", src, out, "--map", "nonsense"]) == 2
     assert main(["verify", src, out, "--map", "base=shoulder", "--samples", "5"]) == 1
+
+
+def test_links_b_welds_are_held_and_listed():
+    a = gripper()
+    b = gripper()
+    b.joints[0] = Joint("weld", [0])       # B cannot move the palm (a GraspIt! palm)
+    b.config[0] = 0.3
+    res = verify(a, b, 30)
+    assert res.ok and not res.exact
+    assert res.accounted == ["links B welds held at B's value in A's samples: palm"]
+    assert res.to_dict()["exact"] is False and res.to_dict()["accounted"] == res.accounted
+
+
+def test_a_base_pose_b_does_not_store_is_placed_and_measured():
+    a = gripper()
+    T = np.eye(4)
+    T[:3, :3] = [[0, -1, 0], [1, 0, 0], [0, 0, 1]]      # a quarter turn about z
+    T[:3, 3] = (0.3, 0.4, 0.0)
+    a.links[0].parent_transform = T
+    b = gripper()                                       # base at identity: not stored
+    res = verify(a, b, 30)
+    assert res.ok and not res.exact and len(res.accounted) == 1
+    m = re.search(r"base placed as in B \(palm\).*?([0-9.]+) m and ([0-9.]+) rad", res.accounted[0])
+    # inv(T) moves the origin back by |(0.3, 0.4, 0)| = 0.5 m and turns by pi/2
+    assert abs(float(m.group(1)) - 0.5) < 1e-3 and abs(float(m.group(2)) - np.pi / 2) < 1e-3
+    c = gripper()
+    Tc = np.eye(4)
+    Tc[:3, 3] = (0.3, 0.4, 0.01)                        # B stores a base, elsewhere
+    c.links[0].parent_transform = Tc
+    res = verify(a, c, 30)
+    assert not res.ok and not res.accounted
+    assert verify(gripper(), gripper(), 10).exact
+
+
+def test_undriven_links_compare_by_name_as_drivers():
+    # A moves 'left' and 'right' without drivers (each is a DOF of its own). B slides
+    # 'right' on an added link 'spacer' (GraspIt! puts a link's motion on an added joint)
+    # and turns 'right' itself by 0 x the DOF: the same kinematics, compared DOF by DOF
+    a = gripper()
+    a.drivers = [a.drivers[0]]
+    T = np.eye(4)
+    T[:3, 3] = (0.1, 0, 0)
+    b = Robot("g")
+    b.set_links([Link("palm", -1, "revolute", (0, 0, 1)), Link("slide", 0, "prismatic", (1, 0, 0), T),
+                 Link("left", 1, "prismatic", (0, 1, 0), T), Link("spacer", 1, "prismatic", (0, -1, 0), T),
+                 Link("right", 3, "revolute", (0, 0, 1))],
+                qmin=[-1, 0, 0, 0, 0], qmax=[1, 0.09, 0.05, 0.1, 0])
+    b.joints = [Joint("normal", [0]), Joint("weld", [1]), Joint("normal", [2]), Joint("normal", [3]),
+                Joint("normal", [4])]
+    b.config = np.array([0, 0.02, 0, 0, 0])
+    b.drivers = [Driver("turn", "normal", [0], qmin=-1, qmax=1), Driver("left", "normal", [2]),
+                 Driver("right", "affine", [4, 3], scale=[0.0, 1.0], offset=[0.0, 0.0])]
+    res = verify(a, b, 30)
+    # by link values, 'right' would turn by A's slide instead: only DOF by DOF matches
+    assert res.ok and res.exact and res.space == "drivers", res
+    assert not verify(a, b, 30, space="links").ok
+    b.drivers[2] = Driver("right", "affine", [4, 3], scale=[0.0, 2.0], offset=[0.0, 0.0])
+    assert not verify(a, b, 30).ok
+
+
+def test_cli_verify_exact(tmp_path, capsys):
+    a = gripper()
+    b = gripper()
+    b.joints[0] = Joint("weld", [0])
+    pa, pb = str(tmp_path / "a.rob"), str(tmp_path / "b.rob")
+    roboio.save(a, pa)
+    roboio.save(b, pb)
+    assert main(["verify", pa, pb, "--samples", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "accounted for: links B welds held at B's value in A's samples: palm" in out
+    assert "OK up to what B does not hold" in out
+    assert main(["verify", pa, pb, "--samples", "10", "--exact"]) == 1

@@ -21,6 +21,7 @@ import numpy as np
 from lxml import etree
 
 from ...context import LoadContext
+from ...errors import CompanionFile
 from ...model import GeometrySource, TriangleMesh, World
 from ...resolve import resolve
 from .. import loading, xmlutil
@@ -419,11 +420,11 @@ def load_root(root, path: str, ctx: LoadContext):
     if root.tag == "world":
         return load_world(root, path, ctx)
     if root.tag == "EigenGrasps":
-        raise ctx.error("a GraspIt! eigengrasp file: it is read with the robot that names it in "
-                        "<eigenGrasps>", xmlutil.where(root))
+        raise CompanionFile(path, xmlutil.where(root), None, "a GraspIt! eigengrasp file: it is "
+                            "read with the robot that names it in <eigenGrasps>")
     if root.tag == "virtual_contacts":
-        raise ctx.error("a GraspIt! virtual-contact file: it is read with the robot that names it in "
-                        "<virtualContacts>", xmlutil.where(root))
+        raise CompanionFile(path, xmlutil.where(root), None, "a GraspIt! virtual-contact file: it "
+                            "is read with the robot that names it in <virtualContacts>")
     body = load_body_root(root, path, ctx)
     o = rigid_object(body_name(path), body)
     o.source = path

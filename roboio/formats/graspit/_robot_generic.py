@@ -131,8 +131,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         pos, rot = fk_change(robot, nearest)
         note_fk_change(report, pos, rot)
         report.lose(f"{robot.name}: link frames that are not rotations ("
-                    + ", ".join(robot.links[i].name for i in list(nearest)[:6])
-                    + (", ..." if len(nearest) > 6 else "") + f") written as their nearest rotations: "
+                    + ", ".join(robot.links[i].name for i in nearest) + f") written as their nearest rotations: "
                     f"links move by up to {pos:.1e} m (rotation matrix entries by {rot:.1e}) over "
                     f"{FK_SAMPLES} sampled configurations")
 
@@ -156,7 +155,8 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
     palm = robot.links[0]
     if not welded(0):
         report.lose(f"{robot.name}: the DOF of the root link {palm.name!r} (a GraspIt! palm does not "
-                    "move)")
+                    f"move; range [{robot.qmin[0]:.4g}, {robot.qmax[0]:.4g}] lost, held at "
+                    f"{robot.config[0]:.4g})")
     for g in robot.joints:
         if g.type not in ("normal", "weld") and any(i in keep for i in g.links):
             report.lose(f"{robot.name}: {g.type} joint over {[robot.links[i].name for i in g.links]} "

@@ -206,7 +206,11 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
         report.lose(f"{robot.name}: the robot reads back named {stem!r}, and links roboio adds "
                     f"as '{stem}_chain<c>_joint<j>' (GraspIt! names a robot after its file)")
     if not world and not np.array_equal(robot.links[0].parent_transform, np.eye(4)):
-        report.lose(f"{robot.name}: base pose (a GraspIt! robot file has none; worlds place robots)")
+        T = np.asarray(robot.links[0].parent_transform, float)
+        turn = math.acos(max(-1.0, min(1.0, (float(np.trace(T[:3, :3])) - 1) / 2)))
+        report.lose(f"{robot.name}: base pose of {robot.links[0].name!r} (a GraspIt! robot file has "
+                    f"none; worlds place robots): {float(np.linalg.norm(T[:3, 3])):.3g} m, "
+                    f"{turn:.3g} rad")
     rdir = os.path.dirname(path)
     iv = os.path.join(rdir, "iv")
     bodies = [(spec.palm_file, spec.palm_body, "palm")] + [

@@ -96,7 +96,9 @@ def _add(scene, used: set, name: str, geometry, v, report) -> None:
     used.add(key)
     scene.add_geometry(geometry, node_name=key, geom_name=key)
     if np.any(v.astype(np.float32).astype(float) != v):
-        report.lose("vertex coordinates rounded to 32-bit floats (glTF stores float32)")
+        err = float(np.abs(v.astype(np.float32).astype(float) - v).max())
+        report.lose(f"vertex coordinates rounded to 32-bit floats (glTF stores float32): largest "
+                    f"change {err:.1e}")
 
 
 def _points(cloud: PointCloud, v, report):

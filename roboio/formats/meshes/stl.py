@@ -198,7 +198,9 @@ def dumps(geom: Geometry, report, path=None) -> bytes:
     rec["v"] = tri
     rec["normal"] = _normals(tri)
     if np.any(rec["v"].astype(np.float64) != tri):
-        report.lose("vertex coordinates rounded to 32-bit floats (STL stores float32)")
+        err = float(np.abs(rec["v"].astype(np.float64) - tri).max())
+        report.lose(f"vertex coordinates rounded to 32-bit floats (STL stores float32): largest "
+                    f"change {err:.1e}")
     if len(m.faces) and len(m.vertices) != 3 * len(m.faces):
         report.warn("STL stores three corners per triangle: shared vertices are written once per triangle")
     unused = len(m.vertices) - (len(np.unique(m.faces)) if len(m.faces) else 0)

@@ -368,7 +368,11 @@ class _Writer:
                 R[:, 0] *= -1
                 s[0] *= -1
         if not np.allclose(R.T @ R, np.eye(3), atol=1e-9):
-            self.lose(f"sheared geometry transform on link {name!r} (written as its nearest rotation and scale)")
+            from ...affine import nearest_rotation
+            Rn, _ = nearest_rotation(R)
+            err = float(np.abs(Rn * s - A).max())
+            self.lose(f"sheared geometry transform on link {name!r} (written as its nearest rotation "
+                      f"and scale: matrix entries change by up to {err:.1e})")
         if not np.allclose(R, np.eye(3), atol=0):
             out += f"{pad}rotation: {_vec(self.rotation_value(R))}\n"
         if not np.allclose(s, 1.0, atol=0):

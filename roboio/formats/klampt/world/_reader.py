@@ -17,7 +17,7 @@ import os
 import numpy as np
 from lxml import etree
 
-from ....errors import FormatError
+from ....errors import CompanionFile, FormatError
 from ....model import Appearance, RigidObject, Terrain, World
 from ....resolve import resolve
 from ... import loading
@@ -348,6 +348,9 @@ def world_from_xml(data: bytes, ctx) -> World:
     relative to ``ctx.path``."""
     path = ctx.path or ""
     root = parse_bytes(data, path, ctx)
+    if local_name(root) == "sensors":
+        raise CompanionFile(path, where(root), None, "a Klamp't sensors file: it is read with the "
+                            "robot whose 'property sensors' names it")
     if local_name(root) != "world":
         raise FormatError(path, where(root), None, f"root element is <{local_name(root)}>, not <world>")
     world = World(os.path.splitext(os.path.basename(path))[0] or "world")

@@ -284,9 +284,9 @@ class _Writer:
         self.lost.setdefault(kind, []).append(item)
 
     def flush_lost(self) -> None:
-        for kind, items in self.lost.items():
-            shown = ", ".join(items[:8]) + (f" (+{len(items) - 8} more)" if len(items) > 8 else "")
-            self.report.lose(f"{kind}: {shown}")
+        for kind, items in self.lost.items():   # every item named: a loss says what it concerns
+            for item in items:
+                self.report.lose(kind, item)
 
     # -------------------------------------------------------------- model -> COLLADA structure
     def _oe(self, i) -> dict:
@@ -413,8 +413,9 @@ class _Writer:
             J.name = name
             J.sid = f"joint{J.child}"
             if not J.active and J not in self.mimic and self.group[J.axes_links[0]] != "weld":
-                self.lose("joints no driver moves (written passive: OpenRAVE holds them at 0)",
-                          r.links[J.child].name)
+                c = J.child
+                self.lose("joints no driver moves (written passive: OpenRAVE holds them at 0; "
+                          "range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])")
 
     def rotations_only(self) -> None:
         """OpenRAVE keeps a link transform as a unit quaternion and a translation: a parent
@@ -758,7 +759,8 @@ class _Writer:
         axis = np.array([0.0, 0.0, 1.0]) if weld else np.asarray(x.axis, float)
         norm = float(np.linalg.norm(axis))
         if norm == 0 or abs(norm - 1) > 1e-12:
-            self.lose("joint axes that are not unit vectors (OpenRAVE normalises them)", x.name)
+            self.lose("joint axes that are not unit vectors (OpenRAVE normalises them: its joint "
+                      "value is |axis| x roboio's)", f"{x.name} (|axis| = {norm:.9g})")
         ax.add("axis", _fs(mem["axes"][0] if mem else axis))
         lim = self.limits(J)
         if lim is not None:
