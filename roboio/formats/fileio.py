@@ -25,7 +25,13 @@ def read_bytes(path: str, ctx=None) -> bytes:
     with open(path, "rb") as f:
         if ctx is None:
             return f.read()
-        data = f.read(ctx.limits.max_file_bytes + 1)     # the file may grow after stat
+        # the size stat gave and one byte more: asking read() for the whole limit allocates
+        # that much (2 GiB) at once, which costs more than reading a small file; a file that
+        # grew after stat is read on, up to the limit
+        limit = ctx.limits.max_file_bytes
+        data = f.read(min(st.st_size, limit) + 1)
+        if len(data) > st.st_size:
+            data += f.read(max(limit + 1 - len(data), 0))
     if len(data) > ctx.limits.max_file_bytes:
         ctx.check_claim("file_bytes", len(data), what="file size")
     return data
