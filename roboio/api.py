@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import gc
 import os
 
 from .errors import FormatError, OutputError
@@ -116,16 +115,6 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
     # is a bug in roboio and propagates as it is (the CLI reports it as an internal error).
     # Recursion on input nesting is bounded by max_depth; raised far above the default, it
     # can reach Python's own stack limit, which is then the input's nesting too.
-    #
-    # The cyclic garbage collector is paused during the read: a load allocates thousands of
-    # small objects that live until it returns (XML elements, records, the model), and the
-    # collector, run every 700 allocations, would walk them again and again (a tenth of a
-    # URDF load in a process that has imported numpy and a few libraries). Reference
-    # counting still frees what the load drops; only cycles wait for the collector, which
-    # resumes when the load returns.
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
     try:
         obj = info.read(path, ctx)
         if isinstance(obj, Geometry):
@@ -134,9 +123,6 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
         raise FormatError(path, None, None, f"nested too deeply for roboio to follow (max_depth="
                           f"{ctx.limits.max_depth:,} is above what the readers can recurse into; "
                           "lower it)") from None
-    finally:
-        if paused:
-            gc.enable()
     try:
         obj.warnings = list(ctx.warnings)
         obj.input_files = list(ctx.files)
