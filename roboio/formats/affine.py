@@ -10,10 +10,20 @@ import os
 
 import numpy as np
 
-__all__ = ["split_affine", "nearest_rotation", "relative_reference", "ROTATION_TOL"]
+__all__ = ["split_affine", "column_scales", "nearest_rotation", "relative_reference", "ROTATION_TOL"]
 
 # Largest entry of |R^T R - I| accepted as "a rotation" (rounding of well-formed files).
 ROTATION_TOL = 1e-12
+
+
+_UNIT_ROUNDING = 8 * np.finfo(float).eps     # |column| - 1 of a rotation built from angles
+
+
+def column_scales(lengths):
+    """Column lengths of a rotation x scale matrix as the scales to write: a length within
+    rounding of 1 is 1 (see :func:`split_affine`)."""
+    n = np.asarray(lengths, float)
+    return np.where(np.abs(n - 1.0) <= _UNIT_ROUNDING, 1.0, n)
 
 
 def split_affine(M, tol: float = ROTATION_TOL):
@@ -27,6 +37,9 @@ def split_affine(M, tol: float = ROTATION_TOL):
     s = np.linalg.norm(A, axis=0)
     if np.any(s == 0) or not np.all(np.isfinite(s)):
         return None
+    # a column of a rotation has length 1 to rounding: that is not a scale (written as one,
+    # it would shrink by an ulp at every write -> read -> write: icub's meshes)
+    s = column_scales(s)
     R = A / s
     if np.abs(R.T @ R - np.eye(3)).max() > tol:
         return None

@@ -12,7 +12,11 @@ into one file per colour. Nothing is written until :meth:`MeshExport.write_files
 Modes (``--meshes`` on the command line, ``meshes=`` of :func:`roboio.save`):
 
 * ``keep``: reference the source file where it is when the consumer reads it (and the
-  geometry transform is a rotation times a per-axis scale); convert the others;
+  geometry transform is a rotation times a per-axis scale); convert the others. A source
+  reference the consumer resolves itself (``uri_schemes``: ``package://`` for URDF) is
+  written as the source wrote it (``package:///NAME`` as ``package://NAME``), so that a
+  URDF -> URDF conversion stays portable; other references become paths relative to the
+  output;
 * ``copy``: like ``keep``, but readable source files are copied into the mesh folder, so
   that the output is self-contained;
 * ``convert``: every mesh is written anew (collision meshes as binary STL, visual meshes in
@@ -84,7 +88,7 @@ class MeshExport:
     def __init__(self, output_path: Optional[str], report, *, mode: str = "keep",
                  readable: Callable[[str], bool] = lambda p: False, consumer: str = "the target",
                  extensions: Optional[dict] = None, max_faces: Optional[int] = None,
-                 split_colors: bool = False, min_vertices: int = 1):
+                 split_colors: bool = False, min_vertices: int = 1, uri_schemes: tuple = ()):
         if mode not in MODES:
             raise ValueError(f"meshes mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.report = report
@@ -95,6 +99,7 @@ class MeshExport:
         self.max_faces = max_faces
         self.split_colors = split_colors
         self.min_vertices = min_vertices
+        self.uri_schemes = tuple(uri_schemes)
         out = os.path.abspath(output_path if output_path else "output")
         self.output = out
         self.folder = os.path.splitext(out)[0] + "_meshes"
@@ -187,8 +192,17 @@ class MeshExport:
                     self._copies[real] = self._new_name(name)
                     self._copy_plan[self._copies[real]] = path
             dest = self._copies[real]
-        return MeshPiece(relative_reference(dest, self.output), dest, make_transform(R, t), s,
-                         None, mesh.vertices, mesh.faces)
+        return MeshPiece(self._kept_uri(mesh) or relative_reference(dest, self.output), dest,
+                         make_transform(R, t), s, None, mesh.vertices, mesh.faces)
+
+    def _kept_uri(self, mesh: TriangleMesh) -> Optional[str]:
+        """The source's own reference when ``keep`` mode writes it unchanged, else None."""
+        ref = mesh.source.reference if self.mode == "keep" and mesh.source is not None else None
+        if not ref or not ref.startswith(self.uri_schemes) or not self.uri_schemes:
+            return None
+        if ref.startswith("package:///"):
+            ref = "package://" + ref[len("package:///"):]
+        return ref
 
     def _new_name(self, name: str) -> str:
         stem, ext = os.path.splitext(name)

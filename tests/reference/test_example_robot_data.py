@@ -1,16 +1,36 @@
-"""Robots no one here wrote: URDFs of the ``example-robot-data`` package (a test-only
-dependency, found through its installed distribution; the tests skip without it), exported
-to MJCF and checked by MuJoCo exactly as the corpus robots are
-(:mod:`test_mjcf_mujoco`)."""
+"""Robots no one here wrote: the URDFs of the ``example-robot-data`` package (a test-only
+dependency, found through its installed distribution; the tests skip without it).
+
+* every robot, written as URDF, is read by pinocchio with roboio's FK (by link name, 1e-9)
+  and total mass;
+* every robot, written as MJCF, is compiled by MuJoCo and checked as the corpus robots are
+  (:mod:`test_mjcf_mujoco`: FK by body name, masses, inertias, couplings, collisions);
+* every robot x every writer that reads back: ``verify`` within 1e-9 (or what the report
+  states, as :mod:`tools.conversion_matrix` judges it) and write -> read -> write gives the
+  same bytes.
+
+These run on the kinematic models (geometry removed: meshes cost seconds each); a sample
+(:data:`SAMPLE`) is written with its meshes and checked by MuJoCo, mesh placement included.
+``tools/outside_robots.py`` runs everything with meshes.
+"""
+import glob
 import os
+import re
+import sys
 import warnings
 
+import numpy as np
 import pytest
 
 import roboio
+from roboio.verify import verify
 
 pytest.importorskip("mujoco")
 from test_mjcf_mujoco import check_collisions, check_model  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "tools"))
+import conversion_matrix as cm  # noqa: E402
 
 
 def robots_dir():
@@ -24,6 +44,11 @@ def robots_dir():
 
 ROOT = robots_dir()
 needs_data = pytest.mark.skipif(ROOT is None, reason="example-robot-data is not installed")
+ALL = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "**", "*.urdf"), recursive=True)) \
+    if ROOT else []
+# urdfdom (pinocchio, ROS) refuses these files as roboio does
+REFUSED = {"ur_description/urdf/ur3.urdf": "<robot> without a 'name' attribute"}
+ROBOTS = [r for r in ALL if r not in REFUSED]
 
 # A sample that covers what these files exercise: mimic joints whose leader comes later
 # (romeo), non-unit axes and massless moving links (romeo), continuous joints (tiago),
@@ -43,6 +68,21 @@ def load(rel):
         return roboio.load(os.path.join(ROOT, rel), package_dirs=[ROOT])
 
 
+def bare(rel):
+    """The robot of ``rel`` without geometry (kinematics, masses, couplings, collision pairs)."""
+    robot = load(rel)
+    for l in robot.links:
+        l.geometry = l.visual_geometry = None
+    return robot
+
+
+def reload(path, fmt=None):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        obj = roboio.load(path, format=fmt)
+    return obj.robots[0] if isinstance(obj, roboio.World) else obj
+
+
 @needs_data
 @pytest.mark.parametrize("rel", SAMPLE)
 def test_example_robot_data_in_mujoco(rel, tmp_path, monkeypatch):
@@ -52,3 +92,102 @@ def test_example_robot_data_in_mujoco(rel, tmp_path, monkeypatch):
     report = roboio.save(robot, out, format="mjcf", meshes="keep")
     m = check_model(robot, out, report)
     check_collisions(m, robot)
+
+
+@needs_data
+@pytest.mark.parametrize("rel", ROBOTS)
+def test_every_robot_compiles_in_mujoco(rel, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    robot = bare(rel)
+    out = str(tmp_path / "model.xml")
+    report = roboio.save(robot, out, format="mjcf")
+    m = check_model(robot, out, report, nsamples=2)
+    check_collisions(m, robot)
+
+
+@needs_data
+@pytest.mark.parametrize("rel", ROBOTS)
+def test_every_robot_as_urdf_in_pinocchio(rel, tmp_path):
+    pin = pytest.importorskip("pinocchio")
+    from test_urdf_reference import pinocchio_fk, urdf_structure
+    from test_mjcf_mujoco import sample
+    robot = bare(rel)
+    out = str(tmp_path / "r.urdf")
+    report = roboio.save(robot, out)
+    back = reload(out)
+    res = verify(robot, back, 10, seed=1)
+    tol = 1e-9 + 2 * max(report.fk_error)
+    assert not res.only_a and res.max_position_error <= tol and res.max_rotation_error <= tol, \
+        (res.worst_link, report.lost)
+    written = set(urdf_structure(out)[0])          # not the virtual links of a floating base
+    links = [i for i, n in enumerate(back.link_names) if n in written]
+    Q = sample(back, 3, seed=7)
+    np.testing.assert_allclose(pinocchio_fk(out, back, Q, links), back.fk_batch(Q)[:, links], atol=1e-9, rtol=0)
+    model = pin.buildModelFromUrdf(out)
+    assert sum(model.inertias[j].mass for j in range(model.njoints)) == \
+        pytest.approx(sum(l.mass for l in robot.links), rel=1e-12, abs=1e-12)
+
+
+@needs_data
+@pytest.mark.parametrize("rel", sorted(REFUSED))
+def test_files_urdfdom_refuses_are_refused(rel):
+    if rel not in ALL:
+        pytest.skip("not in this example-robot-data")
+    with pytest.raises(roboio.FormatError, match=re.escape(REFUSED[rel])):
+        load(rel)
+    pin = pytest.importorskip("pinocchio")
+    with pytest.raises(ValueError):
+        pin.buildModelFromUrdf(os.path.join(ROOT, rel))
+
+
+WRITERS = {**cm.WRITERS, "klampt-world": "w.xml"}
+# GraspIt! and COLLADA cost ~10x the others: every fourth robot
+PAIRS = [(rel, fmt) for fmt in WRITERS for k, rel in enumerate(ROBOTS)
+         if fmt not in ("graspit", "collada-robot") or k % 4 == 0]
+
+
+@needs_data
+@pytest.mark.parametrize("rel, fmt", PAIRS)
+def test_every_writer_round_trip(rel, fmt, tmp_path):
+    """Convert, read back, verify (losses the report states applied to the source, as
+    tools/conversion_matrix.py judges them), then write -> read -> write is a fixed point."""
+    robot = bare(rel)
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", robot.name or "r") + ".xml" if fmt == "graspit" else WRITERS[fmt]
+    out = str(tmp_path / name)
+    report = roboio.save(robot, out, format=fmt)
+    back = reload(out, fmt)
+    tol = 1e-9 + 2 * max(report.fk_error)
+    renamed = dict(re.findall(r"link name '(.+?)' written as '(.+?)'", "\n".join(report.lost)))
+    res = verify(robot, back, 10, seed=1, link_map=renamed or None)
+    ok = cm.passes(res, tol)
+    if not ok and report.lost:
+        dropped = cm.stated_dropped(robot, report.lost)
+        for w in cm.stated_variants(robot, back, report, renamed):
+            for space in ("links", "drivers"):
+                try:
+                    res = verify(w, back, 10, seed=1, link_map=renamed or None, space=space)
+                except ValueError:            # drivers that do not correspond
+                    continue
+                ok = ok or cm.passes(res, tol, dropped)
+    assert ok, (res.worst_link, res.max_position_error, res.max_rotation_error, res.only_a[:5])
+    texts = []
+    for _ in range(2):
+        roboio.save(reload(out, fmt), out, format=fmt, overwrite_input=True)
+        texts.append([ln for ln in open(out, "rb").read().splitlines() if not ln.startswith(b"#")])
+    assert texts[0] == texts[1]
+
+
+@needs_data
+@pytest.mark.parametrize("rel", ["romeo_description/urdf/romeo.urdf", "talos_data/robots/talos_left_arm.urdf",
+                                 "so_arm_description/urdf/so101.urdf"])
+@pytest.mark.parametrize("fmt, name", [("urdf", "r.urdf"), ("klampt-rob", "r.rob"), ("choreonoid-body", "r.body")])
+def test_cli_convert_and_verify(rel, fmt, name, tmp_path, capsys):
+    """``roboio convert IN OUT --to FMT --package-path ROOT`` then ``roboio verify IN OUT``."""
+    from roboio.cli.main import main
+    src, out = os.path.join(ROOT, rel), str(tmp_path / name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["convert", src, out, "--to", fmt, "--package-path", ROOT]) == 0
+        text = capsys.readouterr().out
+        assert "Traceback" not in text and f"wrote {out}" in text
+        assert main(["verify", src, out, "--package-path", ROOT, "--samples", "5"]) == 0, capsys.readouterr().out

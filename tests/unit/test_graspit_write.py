@@ -141,7 +141,7 @@ def test_world_written_and_read_back(tmp_path):
 
 
 # -- the generic DH helpers ------------------------------------------------------------------
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(8))
 def test_line_joint_reaches_any_line(seed):
     rng = np.random.default_rng(seed)
     o = rng.normal(size=3)
@@ -151,11 +151,21 @@ def test_line_joint_reaches_any_line(seed):
         w = np.array([0, 0, -1.0])                 # antiparallel to z
     if seed == 1:
         w = np.array([1e-4, 0, 1.0]) / np.linalg.norm([1e-4, 0, 1.0])    # almost parallel
+    if seed == 6:
+        # alex's IMU frames (example-robot-data): rpy (-3.141592, 0, -pi/2), 6.5e-7 rad from
+        # antiparallel; the common normal's foot lies 20 km away
+        o = np.array([0.01432621, 0.0755071, -0.00245783])
+        w = _rot((0, 0, 1), -1.57079632679) @ _rot((1, 0, 0), -3.141592) @ np.array([0, 0, 1.0])
+    if seed == 7:
+        # icub's (example-robot-data): 3.7e-6 rad from parallel, 5.5e-8 m apart, the feet of
+        # the common normal 4 km away (the lines were taken as meeting: 1.2e-7 m off)
+        o = np.array([-0.015, 0, 0])
+        w = np.array([-3.673205103383026e-06, 1.3492546753476235e-11, 0.9999999999932538])
     _, K = line_joint(o, w)
     np.testing.assert_allclose(K[:3, 2], w, atol=1e-12)
     # K's origin lies on the line
     d = K[:3, 3] - o
-    np.testing.assert_allclose(d - (d @ w) * w, 0, atol=1e-9)
+    np.testing.assert_allclose(d - (d @ w) * w, 0, atol=1e-11)
 
 
 @pytest.mark.parametrize("seed", range(5))

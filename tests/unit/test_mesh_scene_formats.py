@@ -244,6 +244,39 @@ def test_collada_instance_bomb_and_cycle_are_errors(tmp_path):
         roboio.load(write(tmp_path, "cycle.dae", text))
 
 
+def test_collada_sampler_of_a_missing_surface_loses_only_the_texture(tmp_path):
+    """anymal_b's foot (example-robot-data): a <sampler2D> names a surface its effect does
+    not declare. pycollada then drops the effect, the material and the geometry bound to it;
+    Assimp (Klamp't, pinocchio) loses the texture only: so does roboio, with a warning."""
+    fx = ('<effect id="red-fx"><profile_COMMON>'
+          '<newparam sid="img-surface"><surface type="2D"><init_from>img</init_from></surface></newparam>'
+          '<newparam sid="img-sampler"><sampler2D><source>img_001-surface</source></sampler2D></newparam>'
+          '<technique sid="t"><phong>')
+    text = DAE.replace('<effect id="red-fx"><profile_COMMON><technique sid="t"><phong>', fx).replace(
+        "<library_effects>", '<library_images><image id="img"><init_from>img.jpg</init_from></image></library_images>'
+        "<library_effects>")
+    assert text != DAE
+    with pytest.warns(roboio.RoboioWarning, match=r":5: <sampler2D> 'img-sampler' of effect 'red-fx' names a surface "
+                      r"'img_001-surface' the effect does not declare"):
+        m = roboio.load(write(tmp_path, "tex.dae", text))
+    with pytest.warns(roboio.RoboioWarning):
+        ref = roboio.load(write(tmp_path, "ref.dae", DAE))
+    assert np.array_equal(m.vertices, ref.vertices) and np.array_equal(m.faces, ref.faces)
+    assert m.face_colors.tolist() == ref.face_colors.tolist()
+
+
+def test_collada_text_node_over_libxml2_limit(tmp_path):
+    """b1's trunk.dae (example-robot-data) keeps 24 MB in one <float_array>: beyond libxml2's
+    10 MB text-node limit, which the hardened parser lifts for COLLADA (the file size stays
+    bounded by max_file_bytes)."""
+    pad = " " * (11 << 20)
+    text = DAE.replace('<float_array id="pos-a" count="12">0 0 0', f'<float_array id="pos-a" count="12">{pad}0 0 0')
+    with pytest.warns(roboio.RoboioWarning):
+        m = roboio.load(write(tmp_path, "big.dae", text))
+        ref = roboio.load(write(tmp_path, "ref.dae", DAE))
+    assert np.array_equal(m.vertices, ref.vertices)
+
+
 # --------------------------------------------------------------------------------- glTF
 
 def two_mesh_scene():

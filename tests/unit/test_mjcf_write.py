@@ -4,6 +4,7 @@ hand (rotations from conftest's Rx/Ry/Rz); where MuJoCo is installed the written
 compiled and its kinematics read back."""
 import os
 import struct
+import warnings
 
 import numpy as np
 import pytest
@@ -398,3 +399,28 @@ def test_cli_convert_to_mjcf(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["convert", os.path.join(SAMPLES, "planar_arm.rob"), out, "--to", "mjcf", "--meshes", "x"])
     assert e.value.code == 2
+
+
+@pytest.mark.parametrize("faces, kept", [
+    ("f 1//1 2//1 3//1\nf 1//1 2//1 4//1\nf 1//1 3//1 4//1\nf 2//1 3//1 4//1\n", True),
+    ("f 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n", False),         # normals declared, none used
+    ("f 1//1 2//1 3//1\nf 1 2 4\nf 1 3 4\nf 2 3 4\n", False),  # pybullet_data's table_square
+    ("f 1//2 2//1 3//1\nf 1//1 2//1 4//1\nf 1//1 3//1 4//1\nf 2//1 3//1 4//1\n", False),
+])
+def test_obj_mujoco_refuses_is_converted(tmp_path, faces, kept):
+    """MuJoCo refuses an OBJ declaring normals that some face corner does not name (or names
+    beyond them): such a file is converted, not referenced, and MuJoCo compiles the output."""
+    obj = tmp_path / "t.obj"
+    obj.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvn 0 0 1\n" + faces)
+    src = tmp_path / "t.urdf"
+    src.write_text('<robot name="t"><link name="a"><collision><geometry><mesh filename="t.obj"/></geometry>'
+                   '</collision><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" '
+                   'iyz="0"/></inertial></link></robot>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", roboio.RoboioWarning)
+        r = roboio.load(str(src))
+    out, rep, root = write(r, tmp_path, name="o.xml")
+    files = [m.get("file") for m in root.iter("mesh")]
+    assert len(files) == 1 and (files[0].endswith("t.obj") == kept), files
+    m, d = compiled(out)
+    assert m.nmesh == 1

@@ -257,3 +257,27 @@ def test_properties_and_a_link_named_world(tmp_path):
     assert list(back.properties) == ["sensors"]     # the same XML (indented in the file)
     assert etree.canonicalize(back.properties["sensors"], strip_text=True) == \
         etree.canonicalize(r.properties["sensors"], strip_text=True)
+
+
+def test_mesh_origin_rotation_is_not_a_scale(tmp_path):
+    """icub (example-robot-data): ``<mesh scale="1 1 1">`` under ``rpy="0 -1.5708 0"``. The
+    columns of that rotation have length 1 only to rounding; written as a scale, they shrank
+    by one ulp at every write -> read -> write (0.9999999999999999, ...98, ...97)."""
+    (tmp_path / "m.stl").write_text("solid m\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"
+                                    "vertex 0 1 0\nendloop\nendfacet\nendsolid m\n")
+    src = tmp_path / "src.urdf"
+    src.write_text('<robot name="r"><link name="a"><visual><origin xyz="-0.0055 0 0" rpy="-1.5708 -1.5708 0"/>'
+                   '<geometry><mesh filename="m.stl" scale="1 1 1"/></geometry></visual></link></robot>')
+    out = tmp_path / "out.urdf"
+    roboio.save(reread(src), out)
+    first = out.read_bytes()
+    assert b"scale=" not in first
+    roboio.save(reread(out), out, overwrite_input=True)
+    assert out.read_bytes() == first
+    # a real scale next to unit columns is kept, and stays a fixed point too
+    src.write_text(src.read_text().replace('scale="1 1 1"', 'scale="1 0.001 1"'))
+    roboio.save(reread(src), out, overwrite_input=True)
+    first = out.read_bytes()
+    assert b'scale="1 0.001 1"' in first
+    roboio.save(reread(out), out, overwrite_input=True)
+    assert out.read_bytes() == first

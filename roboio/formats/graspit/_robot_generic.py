@@ -64,19 +64,22 @@ def line_joint(o, w):
         theta = math.atan2(o[1], o[0]) if a > 0 else 0.0
         d = 0.0
     else:
+        # the common normal n = z x w / |z x w|; the lines' signed distance along it, o . n,
+        # and the foot on z, s, computed without the cancellations of the textbook forms
+        # (x1 = foot on w - foot on z; 1 - b^2): for nearly parallel lines (icub's, romeo's
+        # and alex's frames, 3e-7 to 4e-6 rad off) those moved the links by up to 0.2 mm
         b = w[2]
-        wo = float(w @ o)
-        s = (o[2] - b * wo) / (1 - b * b)
-        t = s * b - wo
-        x1 = (o + t * w) - np.array([0.0, 0.0, s])
-        a = float(np.linalg.norm(x1))
-        if a < 1e-9 * max(1.0, float(np.linalg.norm(o)), abs(s), abs(t)):
-            x1, a = cr / sn, 0.0          # the lines meet: the normal is z x w
+        n = cr / sn
+        on = float(o @ n)
+        s = o[2] - b * (w[0] * o[0] + w[1] * o[1]) / (sn * sn)
+        a = abs(on)
+        if a < 1e-15 * max(1.0, float(np.linalg.norm(o))):
+            x1, a = n, 0.0                # the lines meet
         else:
-            x1 = x1 / a
+            x1 = n if on > 0 else -n
         theta = math.atan2(x1[1], x1[0])
         d = s
-        alpha = math.atan2(float(np.cross(z, w) @ x1), float(z @ w))
+        alpha = math.atan2(float(cr @ x1), b)
     return (theta, d, a, alpha), _dh(theta, d, a, alpha)
 
 

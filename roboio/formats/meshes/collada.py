@@ -16,7 +16,9 @@ Assimp also uses float32); every triangle gets its own three vertices (the ``<p>
 sharing is not kept; the corners' positions are). A file without the COLLADA ``xmlns``
 namespace or without ``<scene>``, with a
 ``<lookat>`` or ``<skew>`` node transform (pycollada builds no affine matrix from them) or
-with an element pycollada rejects is a FormatError.
+with an element pycollada rejects is a FormatError. A ``<sampler2D>`` whose surface its
+effect does not declare is removed with a warning (pycollada would drop every geometry
+whose material uses it; Assimp loses only the texture).
 
 Before trimesh runs, roboio parses the file with its hardened XML parser and refuses
 documents with a DOCTYPE (pycollada's parser would expand entities), negative ``<p>``
@@ -98,10 +100,34 @@ def _count_instances(root, path: str) -> None:
                 raise FormatError(path, where(node), None, f"more than {MAX_INSTANCES} node instances in the scene")
 
 
+def _drop_broken_samplers(root, warn) -> bool:
+    """Remove the ``<sampler2D>`` parameters whose ``<source>`` names no ``<newparam>`` of
+    their effect (pycollada then drops the effect, its material and every geometry bound to
+    it; Assimp, Klamp't's and pinocchio's reader, only loses the texture). Textures carry no
+    colour roboio reads. Returns whether anything was removed."""
+    changed = False
+    for effect in root.iter("{*}effect"):
+        params = list(effect.iter("{*}newparam"))
+        sids = {p.get("sid") for p in params}
+        for p in params:
+            source = p.find("{*}sampler2D/{*}source")
+            if source is not None and (source.text or "").strip() not in sids:
+                warn(f"<sampler2D> '{p.get('sid')}' of effect '{effect.get('id')}' names a surface "
+                     f"'{(source.text or '').strip()}' the effect does not declare: texture ignored "
+                     "(as Assimp does)", where(p))
+                p.getparent().remove(p)
+                changed = True
+    return changed
+
+
 def parse_dae_bytes(data: bytes, path, warn=None) -> dict:
     """The mesh dict of COLLADA data (see the module docstring)."""
     warn = warn or (lambda msg, line=None: None)
-    _check(parse_bytes(data, path), path, warn)
+    root = parse_bytes(data, path, large_text=True)    # a whole mesh may sit in one <float_array>
+    _check(root, path, warn)
+    if _drop_broken_samplers(root, warn):
+        from lxml import etree
+        data = etree.tostring(root.getroottree(), xml_declaration=True, encoding="utf-8")
     from trimesh.exchange.dae import load_collada
     scene = _trimesh.load(path, data, load_collada, "COLLADA", warn, resolver=None, ignore_broken=False,
                           process=False)

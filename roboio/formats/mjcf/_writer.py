@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections import defaultdict
 
 import numpy as np
@@ -62,9 +63,11 @@ _FLAT_REL = 1e-10          # a mesh thinner than this (relative) has no convex h
 
 def mujoco_reads(path: str) -> bool:
     """Whether MuJoCo reads the mesh file ``path`` as it is: binary STL of 1 to 200000
-    triangles, Wavefront OBJ, or MuJoCo's own MSH."""
-    if path.endswith((".obj", ".OBJ", ".msh")):   # MuJoCo's decoders match these spellings only
+    triangles, Wavefront OBJ (see :func:`_obj_normals_complete`), or MuJoCo's own MSH."""
+    if path.endswith(".msh"):
         return True
+    if path.endswith((".obj", ".OBJ")):           # MuJoCo's decoders match these spellings only
+        return _obj_normals_complete(path)
     if not path.endswith((".stl", ".STL")):
         return False
     try:
@@ -77,6 +80,30 @@ def mujoco_reads(path: str) -> bool:
         return False
     n = int.from_bytes(head[80:84], "little")
     return 1 <= n <= MAX_STL_FACES and 84 + 50 * n == size
+
+
+def _obj_normals_complete(path: str) -> bool:
+    """MuJoCo refuses ("mesh_facenormal normal index out of bounds") an OBJ that declares
+    normals (``vn``) where a face corner names none, or one beyond them (pybullet_data's
+    table_square: two faces with normals, ten without); files without ``vn`` are read."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return False
+    normals = len(re.findall(rb"^[ \t]*vn[ \t]", data, re.M))
+    if normals == 0:
+        return True
+    for line in re.findall(rb"^[ \t]*f[ \t]([^\n]*)", data, re.M):
+        for corner in line.split(b"#")[0].split():
+            parts = corner.split(b"/")
+            try:
+                k = int(parts[2]) if len(parts) >= 3 else 0
+            except ValueError:
+                return False
+            if k == 0 or not -normals <= k <= normals:
+                return False
+    return True
 
 
 def _fmt(values) -> str:

@@ -34,7 +34,7 @@ from lxml import etree
 
 from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...transforms import make_transform, rpy_to_matrix
-from ..affine import nearest_rotation
+from ..affine import column_scales, nearest_rotation
 from ..fileio import fmt_float
 from ..fixed_point import stable_params
 from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
@@ -98,7 +98,7 @@ def stable_scaled_rpy(R, scale) -> tuple:
     that this split gives back the same scale and the same rotation."""
     def split(P):
         A = rpy_to_matrix(P) * scale                     # columns scaled, as origin @ S
-        n = np.linalg.norm(A, axis=-2, keepdims=True)
+        n = column_scales(np.linalg.norm(A, axis=-2, keepdims=True))     # as split_affine
         return np.concatenate([(A / n).reshape(A.shape[:-2] + (9,)), n.reshape(A.shape[:-2] + (3,))], -1)
     target = np.concatenate([np.asarray(R, float).reshape(9), scale])
     return stable_params(target, lambda X: rpy_of(np.asarray(X)[:9].reshape(3, 3))[0], split, _ULPS)
@@ -147,6 +147,7 @@ class _Writer:
         self.dir = os.path.dirname(os.path.abspath(path))
         self.stem = os.path.splitext(os.path.basename(path))[0]
         self.lost = defaultdict(dict)        # kind of loss -> items (an ordered set)
+        self.several_collisions = []           # links whose collision pieces Klamp't cuts to one
         n = robot.num_links
         self.n = n
         self.par = [int(p) for p in robot.parents]
@@ -157,7 +158,8 @@ class _Writer:
         self.has_mesh = False
         self.lead = {}                         # link -> the driver Klamp't creates there
         self.meshes = MeshExport(path, report, mode=meshes, readable=urdf_reads,
-                                 consumer="ROS tools", extensions={"visual": ".obj"})
+                                 consumer="ROS tools", extensions={"visual": ".obj"},
+                                 uri_schemes=("package://",))
         self.approx = {}                       # link -> its frame with the nearest rotation
         self.group = {}
         for j in robot.joints:
@@ -335,7 +337,7 @@ class _Writer:
             self.origin(c, T, f"geometry of link {l.name!r}", sc)
             etree.SubElement(c, "geometry").append(shape)
         if len(cols) > 1:
-            self.lose("links with several collision pieces (Klamp't reads only the first)", l.name)
+            self.several_collisions.append(l.name)
         if l.geometry is not None and l.geometry.margin:
             self.lose("geometry margins", l.name)
         ap = l.appearance
@@ -576,6 +578,9 @@ class _Writer:
         for kind, items in self.lost.items():
             items = [x for x in items if x]
             self.report.lose(f"{kind}: {', '.join(items)}" if items else kind)
+        if self.several_collisions:       # URDF holds them all: a remark on one reader, no loss
+            self.report.warn("links with several <collision> elements (Klamp't's URDF importer "
+                             f"reads only the first): {', '.join(self.several_collisions)}")
         return etree.tostring(root_el, pretty_print=True, xml_declaration=True, encoding="utf-8")
 
     def joint_element(self, root_el, i, utype, lnames, jnames, world, mimics):
