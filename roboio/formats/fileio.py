@@ -30,7 +30,12 @@ def read_bytes(path: str, ctx=None, document: bool = True) -> bytes:
     ctx.note_file(path)
     limit = ctx.limit(counter)
     with open(path, "rb") as f:
-        data = f.read(limit + 1)                   # the file may grow after stat
+        # the size stat gave and one byte more: asking read() for the whole limit allocates
+        # that much (up to 2 GiB) at once, which costs more than reading a small file; a
+        # file that grew after stat is read on, up to the limit
+        data = f.read(min(st.st_size, limit) + 1)
+        if len(data) > st.st_size:
+            data += f.read(max(limit + 1 - len(data), 0))
     if len(data) > limit:
         ctx.check_claim(counter, len(data), what=what)
     return data

@@ -38,6 +38,15 @@ def _parser(recover: bool, huge: bool = False) -> etree.XMLParser:
     return p
 
 
+def _count_elements() -> etree.XPath:
+    """``count(//*)`` compiled once per thread (``root.xpath(...)`` compiles it per call,
+    which costs more than counting a small document)."""
+    x = _PARSERS.__dict__.get("count")
+    if x is None:
+        x = _PARSERS.count = etree.XPath("count(//*)")
+    return x
+
+
 def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover: bool = False,
                 large_text: bool = False, charge_nodes: bool = True):
     """Root element of ``data``; FormatError(path, line, col) on malformed XML unless
@@ -100,7 +109,7 @@ def _check_tree(root, path, ctx, limits, count_nodes=True, walk=True) -> None:
     reads 256 levels without XML_PARSE_HUGE), so only the elements are counted, by libxml2
     (no Python object per element)."""
     if not walk:
-        count = int(root.xpath("count(//*)"))
+        count = int(_count_elements()(root))
         if ctx is not None:
             ctx.charge("nodes", count, what="XML elements")
         elif count_nodes and count > limits.max_nodes:

@@ -196,12 +196,41 @@ def _same_geometry(a: list, b: list) -> bool:
     return True
 
 
+class _ExistingDirs:
+    """The candidate directories of one package that exist, in the candidates' order,
+    found as far as they are needed (each mesh of the package looks through the same ones:
+    most robots have one package directory, the first that exists)."""
+
+    __slots__ = ("candidates", "_rest", "_found", "_is_dir")
+
+    def __init__(self, candidates, is_dir):
+        self.candidates = candidates            # (LazyCandidates: read on as far as needed)
+        self._rest = iter(candidates)
+        self._found: list = []
+        self._is_dir = is_dir
+
+    def holding(self, sub: str):
+        """The first existing candidate holding the file ``sub``, or None."""
+        isfile, join = os.path.isfile, os.path.join
+        for d in self._found:
+            if isfile(join(d, sub)):
+                return d
+        if self._rest is not None:
+            for d in self._rest:
+                if self._is_dir(d):
+                    self._found.append(d)
+                    if isfile(join(d, sub)):
+                        return d
+            self._rest = None
+        return None
+
+
 class _Builder:
     def __init__(self, model: UrdfModel, s: KlamptSettings, path: str, ctx: LoadContext):
         self.model, self.s, self.path, self.ctx = model, s, path, ctx
         self.klampt = getattr(ctx, "flavor", None) == "klampt"
         self.packages: dict = {}            # package name -> (directory or None, places tried)
-        self.package_dirs: dict = {}        # package name -> package_candidates(...)
+        self.package_dirs: dict = {}        # package name -> _ExistingDirs of its candidates
         self.dir_exists: dict = {}          # directory -> whether it exists (see _isfile)
         self.candidate_dirs: dict = {}      # package directory candidate -> whether it exists
         self.meshes_found: dict = {}        # <mesh filename> -> what _locate_mesh found
@@ -369,12 +398,12 @@ class _Builder:
             found = next((c for c in klampt_cands[1:] if os.path.isfile(c)), None)
             hit = os.path.dirname(found) if found else None
         else:
-            dirs = self.package_dirs.get(name)
-            if dirs is None:       # the same for every mesh of the package in this file
-                dirs = self.package_dirs[name] = LazyCandidates(iter_package_candidates(
-                    name, self.path, self.ctx.package_dirs))
-            hit = next((d for d in dirs if self._is_dir(d) and os.path.isfile(os.path.join(d, sub))),
-                       None)
+            known = self.package_dirs.get(name)
+            if known is None:      # the same for every mesh of the package in this file
+                known = self.package_dirs[name] = _ExistingDirs(LazyCandidates(
+                    iter_package_candidates(name, self.path, self.ctx.package_dirs)), self._is_dir)
+            dirs = known.candidates
+            hit = known.holding(sub)
             found = None if hit is None else os.path.normpath(os.path.join(hit, sub))
         if found is None:
             dirs = dirs if isinstance(dirs, list) else dirs.all()

@@ -31,7 +31,17 @@ _JOINT_CHILDREN = {"origin", "parent", "child", "axis", "limit", "dynamics", "mi
 _LINK_CHILDREN = {"inertial", "visual", "collision"}
 
 _ZERO3 = (0.0, 0.0, 0.0)
-_EYE4 = np.eye(4)          # (copied, never handed out)
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+# The arrays of the records are read-only: Link shares read-only float64 arrays instead of
+# copying them (roboio.model.robot._frozen), and equal origins and axes are one array.
+_EYE4 = _read_only(np.eye(4))
+_X_AXIS = _read_only(np.array([1.0, 0.0, 0.0]))       # urdfdom's default <axis>
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
 # (the same numbers as _NUMBER, written so that a failing match cannot backtrack through the
 # ways of splitting a run of digits)
@@ -83,6 +93,10 @@ class _Reader:
         # a robot repeats "0", "0 0 0", "1" ... in every link; bounded by the file's size)
         self.seen_numbers: dict = {}
         self.seen_number: dict = {}
+        # (xyz text, rpy text) -> origin, xyz text -> axis: read-only arrays shared by the
+        # records that repeat them
+        self.origins: dict = {}
+        self.axes: dict = {}
 
     def error(self, el, msg) -> FormatError:
         return FormatError(self.path, where(el), None, msg)
@@ -154,11 +168,17 @@ class _Reader:
         if els is None:
             els = children(parent, "origin")
         if not els:
-            return _EYE4.copy()
+            return _EYE4
         el = els[0]
-        xyz = self.numbers(el, "xyz", 3, default=_ZERO3)
-        rpy = self.numbers(el, "rpy", 3, default=_ZERO3)
-        return rpy_xyz_transform(rpy, xyz)      # Python floats: no numpy call per step
+        key = (el.get("xyz"), el.get("rpy"))
+        T = self.origins.get(key)
+        if T is None:
+            xyz = self.numbers(el, "xyz", 3, default=_ZERO3)
+            rpy = self.numbers(el, "rpy", 3, default=_ZERO3)
+            T = rpy_xyz_transform(rpy, xyz)      # Python floats: no numpy call per step
+            T.setflags(write=False)
+            self.origins[key] = T
+        return T
 
     def geometry(self, parent, by=None) -> GeomRec:
         """The ``<geometry>`` of ``parent`` (``by``: its children grouped by name, when
@@ -229,7 +249,7 @@ class _Reader:
         it = its[0]
         number = self.number
         xx, xy, xz, yy, yz, zz = [number(it, k, True) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")]
-        inertia = np.array([xx, xy, xz, xy, yy, yz, xz, yz, zz]).reshape(3, 3)
+        inertia = _read_only(np.array([xx, xy, xz, xy, yy, yz, xz, yz, zz]).reshape(3, 3))
         return InertialRec(mass, self.origin(el, by.get("origin", ())), inertia, where(el))
 
     def link(self, el) -> LinkRec:
@@ -274,9 +294,14 @@ class _Reader:
         if jtype not in ("fixed", "floating"):
             axes = by.get("axis")
             if not axes:
-                rec.axis = np.array([1.0, 0.0, 0.0])          # urdfdom's default
+                rec.axis = _X_AXIS
             else:
-                rec.axis = np.array(self.numbers(axes[0], "xyz", 3, default=[0.0, 0.0, 0.0]))
+                text = axes[0].get("xyz")
+                axis = self.axes.get(text)
+                if axis is None:
+                    axis = self.axes[text] = _read_only(np.array(
+                        self.numbers(axes[0], "xyz", 3, default=[0.0, 0.0, 0.0])))
+                rec.axis = axis
         lims = by.get("limit")
         if lims:
             lim = lims[0]

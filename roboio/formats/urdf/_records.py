@@ -1,5 +1,6 @@
 """What a URDF file says: links, joints and materials as plain records with their source
-lines (filled by :mod:`._parse`, turned into a robot by :mod:`._build`). Units are URDF's:
+lines (filled by :mod:`._parse`, turned into a robot by :mod:`._build`); their arrays are
+read-only (equal ones shared). Units are URDF's:
 metres, radians, kilograms."""
 from __future__ import annotations
 
