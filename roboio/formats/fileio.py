@@ -14,6 +14,21 @@ import threading
 from ..errors import FormatError, OutputError
 
 
+_MAX_STEM = 100     # characters of a file name made from a model name (file systems allow 255 bytes)
+
+
+def safe_file_stem(name: str, default: str = "element", strip: str = "._") -> str:
+    """A file name stem made from a model's element name (a robot, object, mesh label):
+    characters other than letters, digits, ``._-`` become ``_``, leading/trailing ``strip``
+    characters go, and a name longer than 100 characters keeps its first 80 and a checksum
+    of the whole (a name taken from a file may be any length; the file system's is not)."""
+    s = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip(strip)
+    if len(s) > _MAX_STEM:
+        import zlib
+        s = f"{s[:80]}_{zlib.crc32(s.encode()):08x}"
+    return s or default
+
+
 def read_bytes(path: str, ctx=None, document: bool = True) -> bytes:
     """The whole file as bytes. Only regular files are read (a FIFO or device would block
     or never end); with a context, the file's size is checked before anything is read

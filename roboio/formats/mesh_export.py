@@ -30,7 +30,6 @@ reported as lost and gets no reference.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -39,7 +38,7 @@ import numpy as np
 from ..model import TriangleMesh
 from ..transforms import make_transform
 from .affine import relative_reference, split_affine
-from .fileio import atomic_write
+from .fileio import atomic_write, safe_file_stem
 
 __all__ = ["MeshExport", "MeshPiece", "MODES"]
 
@@ -66,11 +65,6 @@ class MeshPiece:
     faces: np.ndarray = field(default=None, repr=False)
     converted: bool = False
     f32_error: float = 0.0       # largest float32 rounding of a written vertex (file units)
-
-
-def _safe(label: str) -> str:
-    s = re.sub(r"[^A-Za-z0-9_.-]", "_", label).strip(".")
-    return s or "mesh"
 
 
 class MeshExport:
@@ -145,7 +139,7 @@ class MeshExport:
         V = mesh.vertices if split is not None else mesh.vertices @ M[:3, :3].T
         F = mesh.faces if split is not None or np.linalg.det(M[:3, :3]) > 0 else mesh.faces[:, ::-1]
         pieces = []
-        stem = _safe(os.path.splitext(os.path.basename(path))[0]) if path else _safe(label)
+        stem = safe_file_stem(os.path.splitext(os.path.basename(path))[0] if path else label, "mesh", ".")
         for k, (Fi, rgba) in enumerate(self._color_parts(mesh, F, label, split_colors)):
             for j, Fc in enumerate(self._chunks(Fi)):
                 used, inv = np.unique(Fc, return_inverse=True)
@@ -243,7 +237,7 @@ class MeshExport:
             big = max((k for k in range(len(parts)) if k not in small), key=lambda k: len(parts[k][0]))
             merged = np.concatenate([parts[big][0]] + [parts[k][0] for k in small])
             self.report.lose("face colours of mesh parts too small to be meshes of their own "
-                             f"(drawn in the colour of the largest part)", label)
+                             "(drawn in the colour of the largest part)", label)
             parts = [(merged if k == big else f, c) for k, (f, c) in enumerate(parts) if k not in small]
         elif small:
             self.report.lose("face colours of meshes (one colour kept, the most used)", label)

@@ -4,6 +4,8 @@ import io
 import os
 import zipfile
 
+import numpy as np
+
 import pytest
 
 import roboio
@@ -564,3 +566,31 @@ def test_obj_face_index_beyond_the_file(tmp_path, face, what):
                f"{face}\n")
     with pytest.raises(FormatError, match=rf"m\.obj:8: {what}\d* out of range"):
         roboio.load(p).vertices
+
+
+@pytest.mark.parametrize("key,value,what", [("translation", "[ 0.1, -inf, 0 ]", "translation"),
+                                            ("rotation", "[ 0, 0, 1, nan ]", "rotation"),
+                                            ("scale", "[ 1, inf, 1 ]", "scale")])
+def test_body_shape_transform_not_finite(tmp_path, key, value, what):
+    # was "LinAlgError: SVD did not converge" when written back: an inf translation makes
+    # every frame below it NaN (inf * 0 in the matrix product)
+    p = _write(tmp_path / "inf.body", "format: ChoreonoidBody\nformatVersion: 1.0\nname: b\n"
+               "links:\n  -\n    name: root\n    jointType: free\n    elements:\n"
+               "      -\n        type: Transform\n"
+               f"        {key}: {value}\n"
+               "        elements:\n          - { type: Shape, geometry: { type: Box, size: [ 1, 1, 1 ] } }\n")
+    with pytest.raises(FormatError, match=rf"inf\.body:11: {what}: .* is not finite"):
+        roboio.load(p)
+
+
+def test_world_element_named_by_a_very_long_name(tmp_path):
+    # was "OSError: File name too long": the world writer names element files after them
+    from roboio.model import Primitive, RigidObject, World
+    w = World("w")
+    w.rigid_objects = [RigidObject("target" * 100, Primitive("Sphere", {"center": np.zeros(3), "radius": r}))
+                       for r in (0.1, 0.2)]
+    rep = roboio.save(w, tmp_path / "w.xml", format="klampt-world")
+    names = [os.path.basename(f) for f in rep.files if f.endswith(".obj")]
+    assert len(names) == 2 and len(set(names)) == 2 and all(len(n) < 120 for n in names)
+    back = roboio.load(tmp_path / "w.xml")
+    assert [o.name for o in back.rigid_objects] == ["target" * 100] * 2

@@ -20,12 +20,11 @@ Everything a GraspIt! file cannot hold is reported with ``report.lose``.
 from __future__ import annotations
 
 import os
-import re
 
 import numpy as np
 
 from ...model import RigidObject, Robot, Terrain, TriangleMesh, World
-from ..fileio import atomic_write
+from ..fileio import atomic_write, safe_file_stem
 from ._build import GRAMS, MM, com_m, geometry_transform_si, inertia_si, mass_kg
 from ._iv_out import inventor_text
 from ._records import BodyRec
@@ -35,11 +34,6 @@ from ._transform import is_rotation
 __all__ = ["GraspitWriter"]
 
 _READABLE = ("inventor", "vrml")
-
-
-def _safe(name: str) -> str:
-    s = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
-    return s or "element"
 
 
 def _rel(target: str, base_dir: str) -> str:
@@ -273,7 +267,7 @@ class GraspitWriter:
         for kind, items, folder in (("obstacle", world.terrains, "obstacles"),
                                     ("graspableBody", world.rigid_objects, "objects")):
             for el in items:
-                bpath = os.path.join(root, "models", folder, _safe(el.name) + ".xml")
+                bpath = os.path.join(root, "models", folder, safe_file_stem(el.name) + ".xml")
                 if isinstance(el, RigidObject):
                     self._lose_object_fields(el)
                 text = self.body_text(el.geometry, getattr(el, "mass", None), getattr(el, "com", None),
@@ -286,7 +280,7 @@ class GraspitWriter:
                 lines.append(f"    </{kind}>")
         dofmaps = []
         for r in world.robots:
-            name = _safe(r.name)
+            name = safe_file_stem(r.name)
             rpath = os.path.join(root, "models", "robots", name, name + ".xml")
             info = {}
             text = robot_files(self, r, rpath, world=True, info=info)

@@ -32,6 +32,14 @@ DEVICE_TYPES = ("ForceSensor", "RateGyroSensor", "AccelerationSensor", "IMU", "C
                 "DirectionalLight")
 
 
+def _finite(values, node, path, what) -> list:
+    """``values``, or a FormatError at ``node``'s line when one is inf or nan (Choreonoid's
+    strtod reads ``inf``; a frame built from it is NaN everywhere below it)."""
+    if not all(math.isfinite(v) for v in values):
+        raise FormatError(path, Y.line_of(node), None, f"{what}: {values} is not finite")
+    return values
+
+
 def read_rotation(node, path, to_radian, what="rotation") -> np.ndarray:
     """``[ax, ay, az, angle]`` or a list of them (post-multiplied) -> 3x3."""
     seq = Y.to_list(node, path, what)
@@ -40,7 +48,7 @@ def read_rotation(node, path, to_radian, what="rotation") -> np.ndarray:
         for r in seq:
             R = R @ read_rotation(r, path, to_radian, what)
         return R
-    v = Y.to_floats(node, path, what, 4)
+    v = _finite(Y.to_floats(node, path, what, 4), node, path, what)
     axis = np.array(v[:3])
     n = float(np.sqrt(np.sum(axis * axis)))      # Eigen's norm(): sqrt of the sum of squares
     if n < 1e-6:
@@ -53,7 +61,7 @@ def read_translation(node, path, what="translation") -> np.ndarray:
     seq = Y.to_list(node, path, what)
     if seq and isinstance(seq[0], list):
         return sum((read_translation(t, path, what) for t in seq), np.zeros(3))
-    return np.array(Y.to_floats(node, path, what, 3))
+    return np.array(_finite(Y.to_floats(node, path, what, 3), node, path, what))
 
 
 class ElementReader:
@@ -146,7 +154,8 @@ class ElementReader:
         if "rotation" in e:
             M[:3, :3] = read_rotation(e["rotation"], self.path, self.to_radian)
         if "scale" in e:
-            M[:3, :3] = M[:3, :3] @ np.diag(Y.to_floats(e["scale"], self.path, "scale", 3))
+            M[:3, :3] = M[:3, :3] @ np.diag(_finite(Y.to_floats(e["scale"], self.path, "scale", 3),
+                                                   e["scale"], self.path, "scale"))
         return T @ M
 
     # -- leaves --------------------------------------------------------------------------

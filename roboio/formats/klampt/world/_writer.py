@@ -17,7 +17,6 @@ rotateMoment translation>``; collision margin -> ``<geometry margin>``; terrain 
 from __future__ import annotations
 
 import os
-import re
 
 import numpy as np
 from lxml import etree
@@ -26,7 +25,7 @@ from ....errors import FormatError
 from ....model import Appearance
 from ....transforms import matrix_to_moment
 from ... import registry
-from ...fileio import fmt_float, fmt_floats
+from ...fileio import fmt_float, fmt_floats, safe_file_stem
 from .._geometry_refs import (GeometryWriter, relative_reference, split_affine, split_scale_translate,
                             walk_geometry)
 from ._display import display_attrs, lost_fields, read_back
@@ -39,11 +38,6 @@ __all__ = ["world_xml"]
 _WORLD_KEYS = (ATTRS_KEY, XML_KEY, SENSORS_KEY)
 _KNOWN_WORLD_EXTRAS = {"background", "goals", "klampt_simulation", "klampt_world_display",
                        ATTRS_KEY, XML_KEY}
-
-
-def _safe(name: str) -> str:
-    s = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
-    return s or "element"
 
 
 def _source_files(world) -> set:
@@ -91,7 +85,7 @@ def _add_kept(el, extras):
 
 def _write_robot(root, robot, path, elem_dir, gw, report):
     what = f"robot {robot.name!r}"
-    rpath = gw.new_path(elem_dir, _safe(robot.name), ".rob")
+    rpath = gw.new_path(elem_dir, safe_file_stem(robot.name), ".rob")
     try:
         info = registry.find_writer(robot, rpath)
     except ValueError:
@@ -124,7 +118,7 @@ def _write_robot(root, robot, path, elem_dir, gw, report):
 
 def _write_object(root, obj, path, elem_dir, gw, report):
     what = f"rigid object {obj.name!r}"
-    opath = gw.new_path(elem_dir, _safe(obj.name), ".obj")
+    opath = gw.new_path(elem_dir, safe_file_stem(obj.name), ".obj")
     g = obj.geometry
     geo_attrs = {}
     in_obj = None
@@ -147,7 +141,7 @@ def _write_object(root, obj, path, elem_dir, gw, report):
 
 def _write_terrain(root, t, path, elem_dir, gw, report):
     what = f"terrain {t.name!r}"
-    tpath = gw.new_path(elem_dir, _safe(t.name), ".env")
+    tpath = gw.new_path(elem_dir, safe_file_stem(t.name), ".env")
     placed = None
     if t.geometry is not None:
         placed = _placement_attrs(np.asarray(t.transform, float) @ t.geometry.transform)
