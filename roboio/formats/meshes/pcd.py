@@ -157,7 +157,7 @@ def _binary_dtype(names, types, sizes, path, line):
             parts.append((f"f{i}", f"<f{s}"))
         elif t in ("U", "I") and s in (1, 2, 4):
             # Klamp't copies I fields narrower than 4 bytes without sign extension
-            parts.append((f"f{i}", f"<i4" if (t == "I" and s == 4) else f"<u{s}"))
+            parts.append((f"f{i}", "<i4" if (t == "I" and s == 4) else f"<u{s}"))
         else:
             raise FormatError(path, line, None, f"unsupported field {names[i]!r}: TYPE {t} SIZE {s} "
                                                 "(F needs 4 or 8 bytes, U and I at most 4)")

@@ -35,7 +35,6 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
 """
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections import defaultdict

@@ -126,8 +126,6 @@ def _internal(jtype: str, a0: int, a1: int, anchor, axes, trel, initial, offsets
     dof = len(axes)
     kinds = axis_kinds(jtype)
     special = jtype in ("universal", "hinge2", "spherical")
-    revolute0 = kinds[0] == "R"
-    revolute_last = kinds[-1] == "R"
 
     def motion(i, value):
         return (_rot4(axis_angle(axes[i], value)) if kinds[i] == "R"

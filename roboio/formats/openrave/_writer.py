@@ -30,7 +30,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import numpy as np
 
-from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
+from ...model import Group, PointCloud, Primitive, RigidObject, Robot, TriangleMesh, World
 from ..fileio import fmt_float
 from ._math import apply_transform_tag, matrix_from_quat, quat_from_matrix
 

@@ -23,7 +23,6 @@ Everything else URDF cannot hold is listed in ``report.lost`` (grouped per kind)
 """
 from __future__ import annotations
 
-import copy
 import math
 import os
 import re

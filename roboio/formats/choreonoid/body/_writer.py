@@ -29,7 +29,7 @@ from ...fileio import fmt_float
 from ...fixed_point import stable_params
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
 from .. import _yaml as Y
-from ._build import FLOATING_NAMES, VIRTUAL_KEY
+from ._build import FLOATING_NAMES
 
 __all__ = ["body_text"]
 

@@ -119,7 +119,7 @@ def _primitive(cur: _Cursor) -> Primitive:
             count = cur.integer("the number of polygon vertices")
             if count < 0:
                 raise cur.error(cur.pos, f"negative polygon vertex count {count}")
-            params[name] = np.array([cur.number(f"polygon vertex coordinate") for _ in range(3 * count)]).reshape(-1, 3)
+            params[name] = np.array([cur.number("polygon vertex coordinate") for _ in range(3 * count)]).reshape(-1, 3)
         elif n == 1:
             params[name] = cur.number(f"{kind} {name}")
         else:

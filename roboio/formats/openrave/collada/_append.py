@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....model import TriangleMesh
-from .._records import (BodyRecord, GeomRecord, JointRecord, LinkRecord, ManipulatorRecord,
+from .._records import (BodyRecord, GeomRecord, JointRecord, ManipulatorRecord,
                         MassRecord, MimicRecord, SensorRecord, Source, XmlData)
 from ._body import CBody, CJoint, CLink, CManipulator, CSensor
 

@@ -284,7 +284,7 @@ def _faces(doc, prim, kind, nverts):
         p = child(prim, "p")
         if p is None or count is None or count == 0:
             return np.zeros((0, 3), np.int64)
-        doc.ctx.check_claim("triangles", count, where(prim), what=f"<triangles count>")
+        doc.ctx.check_claim("triangles", count, where(prim), what="<triangles count>")
         v = _indices(doc, p, nverts, voff, stride)
         n = min(count, len(v) // 3)
         if n < count:

@@ -28,8 +28,8 @@ import numpy as np
 from ...xmlutil import where
 from .._mimic import search_and_replace
 from . import _mathml
-from ._body import CBody, CGeometry, CJoint, CLink, CManipulator, CMimic, CSensor
-from ._dom import child, elpath, kids, ln, text
+from ._body import CBody, CJoint, CLink, CManipulator, CMimic, CSensor
+from ._dom import child, kids, ln, text
 from ._geometry import extract_geometry, is_identity, material_map, scale_primitive
 
 __all__ = ["ColladaReader", "ReadOptions"]

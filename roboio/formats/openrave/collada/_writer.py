@@ -600,7 +600,7 @@ class _Writer:
             axes = np.stack([np.asarray(p[a_], float) for a_ in ("xaxis", "yaxis", "zaxis")], 1)
             v, f = _sphere_mesh(1.0)
             v = (v * np.asarray(p["dims"], float)) @ axes.T + np.asarray(p["center"], float)
-            self.lose(f"ellipsoids (written as a triangle mesh)", link)
+            self.lose("ellipsoids (written as a triangle mesh)", link)
             return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
         if k in ("Triangle", "Polygon"):
             v = np.stack([p["a"], p["b"], p["c"]]) if k == "Triangle" else np.asarray(p["vertices"], float).reshape(-1, 3)
@@ -713,7 +713,6 @@ class _Writer:
         while stack:                      # depth first, children in roboio's order
             c, kparent, vparent = stack.pop()
             J = self.joint_of_child[c]
-            l = r.links[c]
             order.append(c)
             mem = self.mem_of[J]
             att = kparent.add("attachment_full", joint=f"kmodel1/{J.sid}")
