@@ -51,6 +51,8 @@ class Limits:
                                        # 15M let copies of one mesh reach 460 MB before refusal)
     max_triangles: int = 5_000_000     # mesh triangles (a 250 MB binary STL)
     max_links: int = 100_000           # robot links
+    max_collision_pairs: int = 1_000_000   # a robot's self-collision pairs (quadratic in its
+                                       # links: 500 mounts of a 9-link gripper ask for 10^7)
     max_frames: int = 50_000_000       # motion frames x values per frame (400 MB as float64)
     max_alloc_bytes: int = 512 << 20   # one array a file or a request asks roboio to allocate
 
@@ -69,7 +71,7 @@ COUNTERS = {"depth": "max_depth", "files": "max_files", "file_bytes": "max_file_
             "document_bytes": "max_document_bytes",
             "nodes": "max_nodes", "copies": "max_copies", "vertices": "max_vertices",
             "triangles": "max_triangles",
-            "links": "max_links", "frames": "max_frames", "alloc_bytes": "max_alloc_bytes"}
+            "links": "max_links", "pairs": "max_collision_pairs", "frames": "max_frames", "alloc_bytes": "max_alloc_bytes"}
 
 
 _CURRENT: contextvars.ContextVar = contextvars.ContextVar("roboio_limits", default=None)

@@ -594,3 +594,29 @@ def test_world_element_named_by_a_very_long_name(tmp_path):
     assert len(names) == 2 and len(set(names)) == 2 and all(len(n) < 120 for n in names)
     back = roboio.load(tmp_path / "w.xml")
     assert [o.name for o in back.rigid_objects] == ["target" * 100] * 2
+
+
+@pytest.mark.parametrize("host", ["urdf", "rob"])
+def test_many_mounts_of_one_gripper_refused_by_their_pairs(tmp_path, host):
+    # a fuzzed URDF mounting robotiq_85.rob 500 times built 10^7 self-collision pairs (over
+    # 10 s, copying the pair set at every mount); the pairs are now counted before each mount
+    (tmp_path / "tri.off").write_text("OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n")
+    (tmp_path / "g.rob").write_text("TParent " + "1 0 0 0 1 0 0 0 1 0 0 0 " * 3 + "\nparents -1 0 1\n"
+                                     "axis 0 0 1 0 0 1 0 0 1\nqMin 0 0 0\nqMax 1 1 1\nq 0 0 0\n"
+                                     'geometry "tri.off" "tri.off" "tri.off"\n')
+    n = 600
+    if host == "urdf":
+        mounts = '<mount link="a" file="g.rob" transform="1 0 0 0 1 0 0 0 1 0 0 0" prefix="g"/>' * n
+        text = (f'<robot name="r"><link name="a"><collision><geometry><box size="1 1 1"/></geometry>'
+                f'</collision></link><klampt>{mounts}</klampt></robot>')
+    else:
+        text = ("TParent 1 0 0 0 1 0 0 0 1 0 0 0\nparents -1\naxis 0 0 1\nqMin 0\nqMax 0\nq 0\n"
+                'geometry "tri.off"\n' + "".join(f'mount 0 "g.rob" 1 0 0 0 1 0 0 0 1 0 0 0 as "g{i}"\n'
+                                                  for i in range(n)))
+    p = _write(tmp_path / f"many.{host}", text)
+    with pytest.raises(FormatError, match=rf"many\.{host}:\d+: self-collision pairs after the mount: "
+                                          r"pairs [\d,]+, over the limit max_collision_pairs=1,000,000"):
+        roboio.load(p)
+    r = roboio.load(p, limits={"max_collision_pairs": 10 ** 8, "max_copies": 10 ** 6})
+    mounted = [nm for nm in r.link_names if ":" in nm]
+    assert len(mounted) == 3 * n and len(r.self_collision_pairs) > 10 ** 6

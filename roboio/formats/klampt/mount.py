@@ -121,6 +121,21 @@ def read_mounted_robot(path: str, reference: str, ctx, line) -> Robot:
     return sub          # mount_robot copies what it takes (new links, geometry copies)
 
 
+def charge_mount(ctx, robot: Robot, sub: Robot, reference: str, line,
+                 missing_counts: bool = False) -> None:
+    """Charge mounting ``sub`` on ``robot`` to the load's budget before it is built: the
+    links it copies (a few mounts of files that mount others multiply: 8 files of 142
+    bytes, each mounting the next 10 times, would make 10^7 links), the links after it, and
+    the self-collision pairs it adds (quadratic: 500 mounts of a 9-link gripper ask for 10^7)."""
+    ctx.charge("copies", sub.num_links, line, what=f"links copied by mounting {reference}")
+    ctx.check_claim("links", robot.num_links + sub.num_links, line,
+                    what="robot links, mounted ones included")
+    old = sum(has_geometry(l.geometry, missing_counts) for l in robot.links)
+    new = sum(has_geometry(l.geometry, missing_counts) for l in sub.links)
+    ctx.check_claim("pairs", len(robot.self_collision_pairs) + old * new
+                    + len(sub.self_collision_pairs), line, what="self-collision pairs after the mount")
+
+
 def _copied(geometry):
     """An independent copy of a link's geometry (a sub-robot may be mounted several times)."""
     return geometry.copy() if geometry is not None else None
@@ -166,8 +181,11 @@ def mount_robot(robot: Robot, sub: Robot, link: int, T, prefix: str = "",
                             else d.force_link)
         for d in sub.drivers]
 
-    pairs = set(robot.self_collision_pairs)
-    pairs |= {(i + n0, j + n0) for i, j in sub.self_collision_pairs}
+    # updated in place: copying the set at every mount made many mounts quadratic in pairs
+    pairs = robot.self_collision_pairs
+    if not isinstance(pairs, set):
+        pairs = set(pairs)
+    pairs.update((i + n0, j + n0) for i, j in sub.self_collision_pairs)
     geo = [has_geometry(l.geometry, missing_counts) for l in robot.links]
     for k, sl in enumerate(sub.links):
         j = n0 + k

@@ -46,8 +46,8 @@ from ...errors import FormatError
 from ...context import LoadContext
 from ...model import (Appearance, Driver, GeometrySource, Group, Joint, Link, Primitive, Robot,
                       TriangleMesh)
-from ..klampt.mount import (default_pairs, has_geometry, is_robot_file, link_index,
-                             mount_robot, mounted_geometry, read_mounted_robot)
+from ..klampt.mount import (charge_mount, default_pairs, has_geometry, is_robot_file,
+                             link_index, mount_robot, mounted_geometry, read_mounted_robot)
 from ._klampt_ext import KlamptSettings
 from ._records import UrdfModel
 from .. import loading
@@ -696,12 +696,17 @@ class _Builder:
         pending_on = self.s.selfcollision
         pairs = set()
         if not pending_on:
-            pairs = default_pairs(robot.parents, [has_geometry(l.geometry) for l in robot.links])
+            has = [has_geometry(l.geometry) for l in robot.links]
+            k = sum(has)
+            self.ctx.check_claim("pairs", k * (k - 1) // 2, None,
+                                 what=f"default self-collision pairs of {k:,} links with geometry")
+            pairs = default_pairs(robot.parents, has)
         pending_on = self._apply_pairs(robot, pairs, pending_on, enable=True, final=False)
         pending_off = self._apply_pairs(robot, pairs, self.s.noselfcollision, enable=False, final=False)
         robot.self_collision_pairs = pairs
         for li, fn, file, T, prefix, line in mounts:
             sub = read_mounted_robot(fn, file, self.ctx, line)
+            charge_mount(self.ctx, robot, sub, file, line)
             mount_robot(robot, sub, li, T, prefix, warn=lambda m, l=line: self.ctx.warn(m, l))
         pairs = set(robot.self_collision_pairs)
         self._apply_pairs(robot, pairs, pending_on, enable=True, final=True)

@@ -22,8 +22,8 @@ from ....model import Driver, Joint, Link, Robot
 from ....resolve import resolve
 from ....transforms import dh_modified
 from ...fileio import read_text
-from ..mount import (default_pairs, has_geometry, is_robot_file, link_index, mount_robot,
-                     read_mounted_robot)
+from ..mount import (charge_mount, default_pairs, has_geometry, is_robot_file,
+                     link_index, mount_robot, read_mounted_robot)
 from ._geometry import apply_automass, load_link_geometry, mount_geometry
 from ._lexer import Scanner, file_extension, translate_escapes
 from ._parse import is_keyword
@@ -402,7 +402,7 @@ class _Builder:
         names, has = self._pair_links()
         if not rec.selfcollision:
             k = sum(map(bool, has))
-            self.ctx.check_claim("alloc_bytes", PAIR_BYTES * k * (k - 1) // 2, rec.first_line,
+            self.ctx.check_claim("pairs", k * (k - 1) // 2, rec.first_line,
                                  what=f"default self-collision pairs of {k:,} links with geometry")
             robot.self_collision_pairs = default_pairs(robot.parents, has)
         else:
@@ -435,16 +435,7 @@ class _Builder:
                 raise self.err(f"mount: robot file {m.file!r} not found (looked for: "
                                f"{res.describe_tried()})", m.line)
             sub = read_mounted_robot(res.path, m.file, self.ctx, m.line)
-            # a mount copies the whole sub-robot: a few mounts of files that mount others
-            # multiply (8 files of 142 bytes, each mounting the next 10 times: 10^7 links)
-            self.ctx.charge("copies", sub.num_links, m.line, what=f"links copied by mounting {m.file}")
-            self.ctx.check_claim("links", self.robot.num_links + sub.num_links, m.line,
-                                 what="robot links, mounted ones included")
-            old = sum(has_geometry(l.geometry, True) for l in self.robot.links)
-            new = sum(has_geometry(l.geometry, True) for l in sub.links)
-            self.ctx.check_claim("alloc_bytes", PAIR_BYTES * (len(self.robot.self_collision_pairs) + old * new
-                                                               + len(sub.self_collision_pairs)),
-                                 m.line, what="self-collision pairs after the mount")
+            charge_mount(self.ctx, self.robot, sub, m.file, m.line, missing_counts=True)
             mount_robot(self.robot, sub, L, m.transform, m.name,
                         warn=lambda msg, line=m.line: self.warn(msg, line), missing_counts=True)
 
@@ -526,9 +517,6 @@ class _Builder:
                        for m in rec.mounts],
         }
         return robot
-
-
-PAIR_BYTES = 100       # one (i, j) pair in a Python set, about
 
 
 def build_robot(rec: RobRecords, path: str, ctx: LoadContext) -> Robot:
