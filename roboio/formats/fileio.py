@@ -205,7 +205,7 @@ def write_target(path) -> tuple:
 
 def _remove_stale_temps(directory: str, base: str) -> None:
     """Remove temporary files of ``base`` left by processes of this machine that are gone."""
-    prefix = "." + base + TEMP_INFIX
+    prefix = _temp_prefix(base)
     try:
         entries = [e for e in os.scandir(directory) if e.name.startswith(prefix)]
     except OSError:
@@ -232,10 +232,16 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _temp_prefix(base: str) -> str:
+    """``.NAME.roboio-`` for the output ``NAME``, cut to 150 bytes of ``NAME`` so that the
+    temporary name fits where the output's name (up to 255 bytes) fits."""
+    return "." + os.fsdecode(os.fsencode(base)[:150]) + TEMP_INFIX
+
+
 def _create_temp(directory: str, base: str):
     for _ in range(100):
         import secrets          # (only writers need it: not imported by a load)
-        name = f".{base}{TEMP_INFIX}{os.getpid()}-{secrets.token_hex(4)}.tmp"
+        name = f"{_temp_prefix(base)}{os.getpid()}-{secrets.token_hex(4)}.tmp"
         tmp = os.path.join(directory, name)
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), tmp

@@ -319,3 +319,12 @@ def test_signal_mid_write_removes_the_temp_file(tmp_path, samples, sig, code):
     assert not temps(tmp_path)
     if sig == "SIGINT":
         assert r.stderr.strip() == "roboio: interrupted"
+
+
+def test_output_name_near_the_file_system_limit(tmp_path):
+    # the temporary file's name adds ~25 characters to the output's: cut, so that any name
+    # the file system takes can be written (a 250-character name gave ENAMETOOLONG)
+    out = tmp_path / ("a" * 246 + ".urdf")
+    rep = roboio.save(roboio.load(roboio.sample_path("planar_arm.rob")), out, meshes="keep")
+    assert out.is_file() and str(out) in rep.files
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]
