@@ -518,6 +518,19 @@ def test_collada_matrix_out_of_range(tmp_path, values):
     assert values in dae.splitlines()[e.value.line - 1]
 
 
+@pytest.mark.parametrize("element", ["<rotate>0 0 1 -inf</rotate>", "<translate>1e308 nan 0</translate>",
+                                     "<scale>1 inf 1</scale>"])
+def test_collada_transform_element_not_finite(tmp_path, element):
+    # a <rotate> angle of -inf was "ValueError: math domain error" out of math.cos
+    dae = robot_dae([{"name": "base", "parent": None},
+                     {"name": "l1", "parent": 0, "types": ["revolute"], "axes": ["0 0 1"], "att": element}])
+    p = _write(tmp_path / "t.dae", dae)
+    tag = element[1:element.index(">")]
+    with pytest.raises(FormatError, match=rf"t\.dae:\d+: <{tag}>: a number out of range") as e:
+        roboio.load(p)
+    assert element in dae.splitlines()[e.value.line - 1]
+
+
 def test_hold_text_with_megabytes_of_continued_lines(tmp_path):
     # a multipath whose holds held 5 MB of contacts joined by backslash continuations took
     # > 10 s (the line scanner copied one character at a time); every contact is still read

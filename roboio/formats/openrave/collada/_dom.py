@@ -410,6 +410,8 @@ class Document:
             T[:3, 3] = np.array(v) * self.unit(el)
         elif name == "rotate":
             v = self.floats(el, count=4)
+            if not all(map(math.isfinite, v)):
+                raise self.error("<rotate>: a number out of range (inf or nan)", el)
             T[:3, :3] = _axis_angle(v[:3], v[3] * (math.pi / 180.0))
         elif name == "matrix":
             v = self.floats(el, count=16)
@@ -432,6 +434,11 @@ class Document:
             T = _lookat(eye, target, up)
         elif name == "skew":
             self.warn("<skew> transforms are not supported (identity used, as OpenRAVE does)", el)
+        with np.errstate(all="ignore"):
+            finite = bool(np.all(np.isfinite(T)))
+        if not finite:
+            raise self.error(f"<{name}>: a number out of range (inf or nan, or so large that "
+                             "the transform overflows)", el)
         return T
 
     def transform(self, el, children: Optional[Iterable] = None) -> np.ndarray:
