@@ -106,15 +106,20 @@ def check(src: str, fmt: str, tmp: str):
     ``LOSS``: verify passes within 1e-9 plus twice the FK error the report states, and what it
     accounted for (links held, base placed, links missing from the output) the report states.
     ``FAIL`` otherwise, or when write -> read -> write changes the bytes."""
-    robot = load(src)
-    out = os.path.join(tmp, WRITERS[fmt])
+    return check_robot(load(src), fmt, tmp)
+
+
+def check_robot(robot, fmt: str, tmp: str, samples: int = 20, name: str = None):
+    """:func:`check` of a robot already in memory, written into ``tmp`` (as ``name``; by
+    default the file name :data:`WRITERS` gives the format)."""
+    out = os.path.join(tmp, name or WRITERS[fmt])
     if fmt == "graspit":      # GraspIt! names a robot's links after its file
         out = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_-]", "_", robot.name or "r") + ".xml")
     rep = roboio.save(robot, out, format=fmt)
     back = load(out, format=fmt)
     # names the report says were changed (OpenRAVE reads names up to the first space)
     renamed = dict(re.findall(r"link name '(.+?)' written as '(.+?)'", "\n".join(rep.lost)))
-    v = verify(robot, back, 20, seed=1, link_map=renamed or None)
+    v = verify(robot, back, samples, seed=1, link_map=renamed or None)
     err = max(v.max_position_error, v.max_rotation_error)
     why = unstated(v, rep.lost, rep.fk_error)
     extra = set(v.only_a) - stated_dropped(robot, rep.lost)

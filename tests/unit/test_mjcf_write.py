@@ -405,7 +405,6 @@ def test_cli_convert_to_mjcf(tmp_path, capsys):
     ("f 1//1 2//1 3//1\nf 1//1 2//1 4//1\nf 1//1 3//1 4//1\nf 2//1 3//1 4//1\n", True),
     ("f 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n", False),         # normals declared, none used
     ("f 1//1 2//1 3//1\nf 1 2 4\nf 1 3 4\nf 2 3 4\n", False),  # pybullet_data's table_square
-    ("f 1//2 2//1 3//1\nf 1//1 2//1 4//1\nf 1//1 3//1 4//1\nf 2//1 3//1 4//1\n", False),
 ])
 def test_obj_mujoco_refuses_is_converted(tmp_path, faces, kept):
     """MuJoCo refuses an OBJ declaring normals that some face corner does not name (or names
@@ -424,3 +423,19 @@ def test_obj_mujoco_refuses_is_converted(tmp_path, faces, kept):
     assert len(files) == 1 and (files[0].endswith("t.obj") == kept), files
     m, d = compiled(out)
     assert m.nmesh == 1
+
+
+def test_obj_naming_a_normal_beyond_the_file_is_refused_when_used(tmp_path):
+    """A normal index beyond the file's ``vn`` statements: roboio's OBJ reader refuses the
+    file at that line (trimesh would size arrays by the index); a lazy mesh of a URDF says
+    so when the writer first needs it, and the CLI (which checks meshes at load) reports it
+    as a missing mesh."""
+    obj = tmp_path / "t.obj"
+    obj.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvn 0 0 1\n"
+                   "f 1//2 2//1 3//1\nf 1//1 2//1 4//1\nf 1//1 3//1 4//1\nf 2//1 3//1 4//1\n")
+    src = tmp_path / "t.urdf"
+    src.write_text('<robot name="t"><link name="a"><collision><geometry><mesh filename="t.obj"/></geometry>'
+                   '</collision></link></robot>')
+    r = roboio.load(str(src))
+    with pytest.raises(roboio.FormatError, match=r"t\.obj:6: normal index 2 out of range"):
+        roboio.save(r, tmp_path / "o.xml", format="mjcf")
