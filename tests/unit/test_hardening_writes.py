@@ -297,6 +297,11 @@ def test_stale_temp_of_a_killed_run_is_ignored_and_removed(tmp_path, samples, ca
 _SIGNAL_SCRIPT = textwrap.dedent("""
     import os, signal, sys
     from roboio.formats import fileio
+    # as in a terminal session: a run under nohup or in a background job inherits SIGHUP or
+    # SIGINT ignored, and roboio rightly leaves an ignored signal ignored
+    s = getattr(signal, sys.argv[1])
+    if signal.getsignal(s) is signal.SIG_IGN:
+        signal.signal(s, signal.default_int_handler if s == signal.SIGINT else signal.SIG_DFL)
     def hit(fd, real=os.fsync):
         os.kill(os.getpid(), getattr(signal, sys.argv[1]))
         real(fd)
