@@ -54,27 +54,20 @@ BAD = ("other_exception", "crash", "hang", "slow", "big")
 
 # -- worker --------------------------------------------------------------------------------
 
-def _vm_hwm_mb() -> float:
+def _status_mb(key: str) -> float:
+    """A memory figure of this process from /proc/self/status (``VmHWM``: peak, ``VmRSS``:
+    now), in MB; elsewhere the peak from getrusage, and 0 for the current size."""
     try:
         with open("/proc/self/status") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) / 1024.0
     except OSError:
         pass
+    if key != "VmHWM":
+        return 0.0
     import resource
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def _rss_mb() -> float:
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return 0.0
 
 
 def _reset_hwm() -> None:
@@ -110,7 +103,7 @@ def worker_main() -> None:
     for line in sys.stdin:
         job = json.loads(line)
         _reset_hwm()
-        base_mb = _rss_mb()
+        base_mb = _status_mb("VmRSS")
         t0 = time.perf_counter()
         c0 = time.process_time()
         res = {"outcome": "loaded"}
@@ -131,7 +124,7 @@ def worker_main() -> None:
                    "message": str(e)[:300], "where": traceback.format_exc(limit=-3)[-1200:]}
         res["wall"] = time.perf_counter() - t0
         res["seconds"] = time.process_time() - c0     # CPU: the machine may be shared
-        res["rss_mb"] = _vm_hwm_mb()
+        res["rss_mb"] = _status_mb("VmHWM")
         res["peak_mb"] = max(0.0, res["rss_mb"] - base_mb)     # what this input needed
         out.write(json.dumps(res) + "\n")
         out.flush()

@@ -12,6 +12,7 @@ import roboio
 from roboio.errors import FormatError
 
 from collada_docs import robot_dae
+from test_graspit_read import CUBE_IV
 
 
 def _write(path, text):
@@ -423,14 +424,6 @@ def test_multipath_of_many_milestones_reads_every_number(tmp_path):
         roboio.load(bad)
 
 
-_CUBE_IV = """#Inventor V2.1 ascii
-Separator {
-  Coordinate3 { point [ -10 -10 -10, 10 -10 -10, 10 10 -10, -10 10 -10,
-                        -10 -10 10, 10 -10 10, 10 10 10, -10 10 10 ] }
-  IndexedFaceSet { coordIndex [ 0, 3, 2, 1, -1,  4, 5, 6, 7, -1,  0, 1, 5, 4, -1,
-                                2, 3, 7, 6, -1,  1, 2, 6, 5, -1,  0, 4, 7, 3, -1 ] }
-}
-"""
 
 
 def _graspit_arm(tmp_path, n_links, mesh="cube.iv"):
@@ -438,7 +431,7 @@ def _graspit_arm(tmp_path, n_links, mesh="cube.iv"):
     no <cog>/<inertia_matrix>: GraspIt! computes them from the mesh)."""
     d = tmp_path / "Arm"
     (d / "iv").mkdir(parents=True)
-    (d / "iv" / "cube.iv").write_text(_CUBE_IV)
+    (d / "iv" / "cube.iv").write_text(CUBE_IV)
     (d / "iv" / "cube.xml").write_text(f"<root><mass>100</mass><geometryFile>{mesh}</geometryFile></root>")
     dof = ("<dof type=\"r\"><defaultVelocity>1.0</defaultVelocity><maxEffort>1</maxEffort><Kp>1</Kp>"
            "<Kd>1</Kd><draggerScale>1</draggerScale></dof>")
