@@ -39,11 +39,15 @@ class Link:
     ``mass`` (kg), ``com`` (m, link frame) and ``inertia`` (kg m^2, about the COM, link axes).
     ``geometry`` is the collision geometry (what Klamp't uses); ``visual_geometry`` a
     separate visual geometry where the format has one (None: draw ``geometry``).
+    ``joint_name``: the source file's name of the joint that moves (or, for a weld,
+    attaches) this link -- a URDF/MJCF/COLLADA/OpenRAVE joint name, a Choreonoid
+    ``jointName`` -- or None where the source names none (a ``.rob``, GraspIt!).
     """
 
     def __init__(self, name: str, parent: int = -1, joint_type: str = "revolute", axis=(0, 0, 1),
                  parent_transform=None, mass: float = 1.0, com=(0, 0, 0), inertia=None,
-                 geometry: Optional[Geometry] = None, appearance: Optional[Appearance] = None):
+                 geometry: Optional[Geometry] = None, appearance: Optional[Appearance] = None,
+                 joint_name: Optional[str] = None):
         if joint_type not in ("revolute", "prismatic"):
             raise ValueError(f"joint_type must be 'revolute' or 'prismatic', not {joint_type!r}")
         # what __setattr__ does, without its per-field dispatch (readers build many links)
@@ -61,6 +65,7 @@ class Link:
         d["inertia"] = _frozen(_EYE3 if inertia is None else inertia, (3, 3))
         d["geometry"] = geometry
         d["visual_geometry"] = None
+        d["joint_name"] = joint_name
         d["appearance"] = appearance if appearance is not None else Appearance()
         d["extras"] = {}
 
@@ -149,6 +154,13 @@ class Driver:
     every ``dofs[k]`` to ``offset[k] + scale[k] * u``. ``translation``/``rotation``: force or
     moment on link ``force_link`` whose value is ``dofs[0]``.
 
+    ``name`` is the source's name of the actuated DOF (URDF: the actuated joint, the one the
+    others mimic; OpenRAVE/COLLADA: the joint; Choreonoid: ``jointName``; GraspIt!:
+    ``dof<k>``; ``.rob``: Klamp't's link-named drivers). ``leader``: the index of the link
+    whose value *is* the driver's value (scale 1, offset 0): the actuated joint's link, which
+    a reader sets where the source says which joint is commanded; when not given, the first
+    DOF the driver sets to exactly its value (else its first DOF).
+
     Limits are on the driver value: ``qmin/qmax``, ``vmin/vmax``, ``tmin/tmax`` (torque),
     ``amin/amax``. Gains and friction as Klamp't keeps them per driver.
     """
@@ -173,6 +185,7 @@ class Driver:
     viscous_friction: float = 0.0
     force_link: int = -1
     extras: dict = field(default_factory=dict)
+    leader: Optional[int] = None
 
     def __post_init__(self):
         if self.type not in DRIVER_TYPES:
@@ -185,6 +198,19 @@ class Driver:
                 self.offset = [0.0] * len(self.dofs)
             if not (len(self.scale) == len(self.offset) == len(self.dofs)):
                 raise ValueError("affine driver needs one scale and one offset per dof")
+        if self.leader is None:
+            self.leader = self.direct_dof()
+        else:
+            self.leader = int(self.leader)
+
+    def direct_dof(self) -> Optional[int]:
+        """The first DOF this driver sets to exactly its own value (scale 1, offset 0; a
+        normal driver's only DOF), else its first DOF; None without DOFs."""
+        if self.type == "affine":
+            for i, s, o in zip(self.dofs, self.scale, self.offset):
+                if float(s) == 1.0 and float(o) == 0.0:
+                    return i
+        return self.dofs[0] if self.dofs else None
 
 
 class Robot:
