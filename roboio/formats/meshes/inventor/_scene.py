@@ -31,7 +31,7 @@ from ._geometry import (DEFAULT_RGBA, Shape, Sink, indexed, palette_colors, sequ
 from ._parse import Header
 from ....limits import describe as over_limit, recursion_room
 
-__all__ = ["build_mesh", "build_node_mesh", "find_named", "transform_matrix", "MAX_TRIANGLES",
+__all__ = ["build_mesh", "build_node_mesh", "build_nodes_mesh", "find_named", "transform_matrix", "MAX_TRIANGLES",
            "UNIT_METERS"]
 
 MAX_TRIANGLES = 50_000_000       # when no limit is given (readers pass the load's max_triangles)
@@ -541,4 +541,14 @@ def build_node_mesh(node, parent: np.ndarray, compose, include, warn, limit=None
             walk.nodes(node.get("children", []), compose(parent, local))
         else:
             walk.nodes([node], compose(parent, np.eye(4)))
+    return sink.result()
+
+
+def build_nodes_mesh(nodes, matrix: np.ndarray, include, warn, limit=None, max_depth=None) -> dict:
+    """Triangles of VRML 2.0 ``nodes`` (siblings of one scene), walked from the 4x4 ``matrix``
+    as the children of a grouping node at that frame are."""
+    sink = Sink(MAX_TRIANGLES if limit is None else limit)
+    depth = MAX_WALK_DEPTH if max_depth is None else max_depth
+    with recursion_room(depth):
+        _Vrml2Walk(_Walk(sink, include, warn, depth)).nodes(nodes, np.asarray(matrix, float))
     return sink.result()
