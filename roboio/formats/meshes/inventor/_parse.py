@@ -201,7 +201,11 @@ def parse_text(text: str, path: str, header: Header, max_depth: int = MAX_DEPTH,
     fields typed by the interface). Without it, declarations and instances are skipped with
     a note, which is what a geometry reader wants."""
     source = Source(path, text)
-    start = len(header.text) if header.text else 0
+    start = 0
+    if header.text:
+        # what follows the header on its line is a comment ("#VRML V2.0 utf8 CosmoWorlds V1.0")
+        end = text.find("\n")
+        start = len(text) if end < 0 else end + 1
     parser = _Parser(Lexer(text, path, start), header, source, max_depth, protos)
     roots = parser.parse_file()
     return Scene(header, roots, source, parser.notes.as_list(), parser.declared)
