@@ -259,7 +259,8 @@ def nodes_mesh(nodes: list, matrix: np.ndarray, ctx: LoadContext) -> TriangleMes
     """A lazily built mesh of VRML 2.0 ``nodes`` (parsed nodes of one scene, e.g. the
     children of an OpenHRP ``Segment``), each placed by the 4x4 ``matrix``; ``Inline`` files
     are found relative to the nodes' own file. Shapes are built as the file reader builds
-    them (colours kept); budget charged when the mesh is first used."""
+    them (colours kept); budget charged when the mesh is first used. The mesh has no
+    ``source``: it is a part of its file, which writers must not reference as a whole."""
     nodes = [n for n in nodes if n is not None and not n.skipped]
     path = nodes[0].source.path if nodes else ctx.path
 
@@ -270,7 +271,7 @@ def nodes_mesh(nodes: list, matrix: np.ndarray, ctx: LoadContext) -> TriangleMes
         _charge_mesh(data, ctx)
         return data
 
-    return TriangleMesh(loader=loader, source=GeometrySource(path, path, "vrml"))
+    return TriangleMesh(loader=loader)
 
 
 def node_mesh(path: str, ctx: LoadContext, name: str, compose=None) -> TriangleMesh:
