@@ -504,7 +504,11 @@ class _Parser:
 
     def numbers(self, n: int, integer: bool, what: str) -> np.ndarray:
         get = self.lex.integer if integer else self.lex.number
-        return np.array([get(what) for _ in range(n)], dtype=np.int64 if integer else np.float64)
+        off = self.lex.peek()[2]
+        values = [get(what) for _ in range(n)]
+        if integer and any(not -2**63 <= x < 2**63 for x in values):
+            raise self.lex.error(f"{what}: integer out of range", off)
+        return np.array(values, dtype=np.int64 if integer else np.float64)
 
     def boolean(self, what: str) -> bool:
         kind, value, off = self.lex.next()
