@@ -1,8 +1,9 @@
 """Choreonoid formats: body models (``.body``, YAML ``format: ChoreonoidBody``; OpenHRP
-VRML97 robot models, ``.wrl`` with ``PROTO Humanoid``/``Joint``/``Segment``; descriptions that
-name their model with ``modelFile:``), standard body motions (``.seq``, format versions 1 to 4; written as version 2 or 4) and pose
-sequences (``.pseq``). Entry modules :mod:`.body` and :mod:`.vrml` (sub-packages),
-:mod:`.model_file`, :mod:`.seq`, :mod:`.pseq`; the YAML reading shared by all three in :mod:`._yaml`; content tests in
+VRML97 robot models, ``.wrl`` with ``PROTO Humanoid``/``Joint``/``Segment``; descriptions
+that name their model with ``modelFile:``), standard body motions (``.seq``, format versions
+1 to 4; written as version 2 or 4) and pose sequences (``.pseq``). Entry modules
+:mod:`.body` and :mod:`.vrml` (sub-packages), :mod:`.model_file`, :mod:`.seq`, :mod:`.pseq`;
+the YAML reading shared by the YAML formats in :mod:`._yaml`; content tests in
 :mod:`._sniff`. Converting body motions to Klamp't trajectories and back is a model-level
 operation: :mod:`roboio.model.motion_convert`."""
 from ..registry import FormatInfo, register
