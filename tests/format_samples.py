@@ -44,8 +44,8 @@ def sample_file(name: str, tmp_path) -> Optional[str]:
              "off": s("meshes", "crate.off"), "vrml": s("meshes", "bracket.wrl"),
              "choreonoid-body": s("choreonoid", "arm.body"),
              "choreonoid-seq": s("choreonoid", "arm_timed.seq"),
-             "openhrp-vrml": s("choreonoid", "arm.wrl"),
-             "choreonoid-model-file": s("choreonoid", "arm_model.yaml")}
+             "openhrp-vrml": s("choreonoid", "arm_vrml.wrl"),
+             "choreonoid-model": s("choreonoid", "arm_model.yaml")}
     if name in fixed:
         return fixed[name]
     written = {

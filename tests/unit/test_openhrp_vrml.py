@@ -328,7 +328,7 @@ def test_same_link_poses_as_the_choreonoid_body_of_the_same_robot(tmp_path):
 
 
 def test_shipped_sample_matches_the_shipped_body():
-    wrl = roboio.load(os.path.join(SAMPLES, "choreonoid", "arm.wrl"))
+    wrl = roboio.load(os.path.join(SAMPLES, "choreonoid", "arm_vrml.wrl"))
     body = roboio.load(os.path.join(SAMPLES, "choreonoid", "arm.body"))
     assert roboio.verify(wrl, body, samples=20, tol=1e-12).ok
     assert [s.name for s in wrl.sensors] == ["WristForce"]
@@ -442,7 +442,7 @@ def test_plain_vrml_stays_geometry_and_openhrp_models_are_robots(tmp_path):
     assert type(robot).__name__ == "Robot"
     assert find_reader(write(tmp_path, vrml_text(), "r.wrl")).name == "openhrp-vrml"
     desc = write(tmp_path, "modelFile: r.wrl\n", "r.body")
-    assert find_reader(desc).name == "choreonoid-model-file"
+    assert find_reader(desc).name == "choreonoid-model"
     assert find_reader(write(tmp_path, BODY, "t.body")).name == "choreonoid-body"
 
 

@@ -18,14 +18,14 @@ register(FormatInfo(
     description="Choreonoid body model (YAML, format ChoreonoidBody)", ecosystem="choreonoid",
     sniff=sniff_body, read=_M + "body:read", write=_M + "body:write", writes=("Robot",)))
 register(FormatInfo(
-    name="choreonoid-model-file", extensions=(".yaml", ".yml", ".body"), kinds=("robot",),
+    name="choreonoid-model", extensions=(".yaml", ".yml", ".body"), kinds=("robot",),
     description="Choreonoid body description naming its model with modelFile (the model "
                 "loaded, the YAML's keys kept)", ecosystem="choreonoid",
     sniff=sniff_model_file, read=_M + "model_file:read", priority=-1))
 register(FormatInfo(
     name="openhrp-vrml", extensions=(".wrl", ".vrml"), kinds=("robot",),
     description="OpenHRP VRML97 robot model (PROTO Humanoid, Joint, Segment), read as "
-                "Choreonoid reads it", ecosystem="choreonoid",
+                "Choreonoid does", ecosystem="choreonoid",
     sniff=sniff_openhrp_vrml, read=_M + "vrml:read", priority=1))
 register(FormatInfo(
     name="choreonoid-seq", extensions=(".seq",), kinds=("body_motion",),
