@@ -16,6 +16,7 @@ import pytest
 import roboio
 from conftest import SAMPLES
 from roboio.errors import FormatError
+from roboio.model import Group, Primitive
 from roboio.formats.registry import find_reader
 
 # -- the model description and the VRML text made from it ---------------------------------
@@ -247,16 +248,49 @@ def test_joint_data_names_ids_and_limits(tmp_path):
     assert types["J4"] == "weld" and types["ROOT"] == "floating"
 
 
+def corners(g):
+    """Points of a geometry in its owner's frame (a Box primitive's corners, mesh vertices)."""
+    return g.sample_points()
+
+
+def leaves(g):
+    return [x for c in g.children for x in leaves(c)] if isinstance(g, Group) else [g]
+
+
 def test_segment_shapes_are_link_geometry_in_the_link_frame(tmp_path):
     robot, _ = load(write(tmp_path, vrml_text()))
-    g = robot.link("J1").geometry         # two segments: one at the origin, one moved
-    meshes = list(getattr(g, "children", None) or getattr(g, "items", None) or [g])
-    lo = np.min([m.vertices.min(axis=0) for m in meshes], axis=0)
-    hi = np.max([m.vertices.max(axis=0) for m in meshes], axis=0)
+    parts = leaves(robot.link("J1").geometry)     # two segments: one at the origin, one moved
+    assert [p.primitive for p in parts] == ["Box", "Box"]
+    pts = np.concatenate([corners(p) for p in parts])
     # box 0.1 x 0.2 x 0.3 at the origin, and the same box turned 90 deg about z at x = 0.2
-    assert np.allclose(lo, [-0.05, -0.1, -0.15], atol=1e-12)
-    assert np.allclose(hi, [0.3, 0.1, 0.15], atol=1e-12)
+    assert np.allclose(pts.min(axis=0), [-0.05, -0.1, -0.15], atol=1e-12)
+    assert np.allclose(pts.max(axis=0), [0.3, 0.1, 0.15], atol=1e-12)
     assert robot.link("J3").geometry is None
+
+
+def test_primitives_are_exact_and_other_shapes_meshes(tmp_path):
+    text = protos() + """DEF R Humanoid { humanoidBody [ DEF BASE Joint { jointType "fixed" children [
+      DEF S Segment { mass 1 children [
+        Transform { translation 0 0 1 rotation 1 0 0 1.5707963267948966 children [
+          Shape { appearance Appearance { material Material { diffuseColor 1 0 0 } }
+                  geometry Cylinder { radius 0.1 height 0.4 top FALSE } }
+          Shape { geometry Cone { bottomRadius 0.2 height 0.3 } } ] }
+        Transform { scale 2 1 1 children Shape { geometry Sphere { radius 0.5 } } }
+        Shape { geometry IndexedFaceSet { coord Coordinate { point [ 0 0 0, 1 0 0, 0 1 0 ] }
+                                          coordIndex [ 0 1 2 -1 ] } } ] } ] } ] }"""
+    robot, _ = load(write(tmp_path, text))
+    cyl, cone, scaled, tri = leaves(robot.link("BASE").geometry)
+    assert (cyl.primitive, cyl.params["radius"], cyl.params["height"]) == ("Cylinder", 0.1, 0.4)
+    assert cyl.extras["top"] is False
+    assert cyl.extras["choreonoid_appearance"]["material"]["diffuseColor"] == [1.0, 0.0, 0.0]
+    # the cylinder's axis (+y in its frame) is the link's +z after the Transform's rotation
+    axis = np.asarray(cyl.transform)[:3, :3] @ cyl.params["axis"]
+    assert np.allclose(axis, [0, 0, 1], atol=1e-12)
+    assert np.allclose(np.asarray(cyl.transform)[:3, 3], [0, 0, 1], atol=1e-12)
+    assert cone.primitive == "Cone" and cone.params["radius"] == 0.2
+    assert type(scaled).__name__ == "TriangleMesh"                 # a scaled sphere: a mesh
+    assert np.allclose(scaled.vertices.max(axis=0), [1.0, 0.5, 0.5], atol=1e-9)
+    assert np.allclose(tri.vertices, [[0, 0, 0], [1, 0, 0], [0, 1, 0]])
 
 
 def test_shapes_outside_segments_are_ignored_with_a_warning(tmp_path):
@@ -265,7 +299,8 @@ def test_shapes_outside_segments_are_ignored_with_a_warning(tmp_path):
                  DEF S Segment { mass 1 children Shape { geometry Sphere { radius 0.1 } } } ] } ] }"""
     robot, msgs = load(write(tmp_path, text))
     assert any("outside any Segment" in m for m in msgs)
-    assert np.abs(robot.link("BASE").geometry.vertices).max() == pytest.approx(0.1, abs=1e-12)
+    g = robot.link("BASE").geometry
+    assert g.primitive == "Sphere" and g.params["radius"] == 0.1
 
 
 # -- the same robot as a Choreonoid .body ----------------------------------------------------------

@@ -28,9 +28,10 @@ import numpy as np
 
 from .... import transforms as tf
 from ....errors import FormatError
-from ...meshes.inventor import nodes_mesh, transform_matrix
+from ...meshes.inventor import transform_matrix
 from ..body._parse import combine_rigid_bodies
-from ..body._records import BodyRecords, LinkRec, LinkShapes
+from ..body._records import BodyRecords, LinkRec
+from ._shapes import GROUPS, has_shapes, segment_geometry
 
 __all__ = ["records_from_scene", "JOINT_TYPES", "DEVICE_TYPES"]
 
@@ -43,7 +44,6 @@ DEVICE_TYPES = {"ForceSensor": "ForceSensor", "Gyro": "RateGyroSensor",
                 "RangeSensor": "RangeSensor", "SpotLightDevice": "SpotLight",
                 "PressureSensor": "PressureSensor"}
 _AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
-_GROUPS = ("Group", "Collision", "Anchor", "Billboard")
 # fields Choreonoid requires of each prototype (name -> allowed field types)
 _REQUIRED = {
     "Humanoid": {"humanoidBody": ("MFNode",)},
@@ -253,7 +253,7 @@ class _Reader:
                     local = transform_matrix(g("translation"), g("rotation"), g("scale"),
                                        g("scaleOrientation"), g("center"))
                     self.nested(rec, child, accept, T @ local, bodies, depth)
-                elif child.type in _GROUPS:
+                elif child.type in GROUPS:
                     self.nested(rec, child, accept, T, bodies, depth)
                 elif "Segment" not in accept:
                     pass                      # inside a Segment: its shapes are the Segment's
@@ -313,17 +313,9 @@ class _Reader:
         rec.shapes.has_visual_or_collision = True
 
     def shapes(self, rec, nodes, T, kind, owner):
-        """The shapes among ``nodes`` (Inline files included) as one lazily built mesh."""
-        plain = [n for n in nodes if n is not None and not n.skipped and n.proto is None]
-        if not _has_shapes(plain, self.ctx.limits.max_depth):
-            return
-        mesh = nodes_mesh(plain, T, self.ctx)
-        mesh.extras["vrml_node"] = owner.name
-        rgb = _first_material(plain, self.ctx.limits.max_depth)
-        if rgb is not None:
-            mesh.extras["choreonoid_appearance"] = {"material": {
-                "diffuseColor": [float(x) for x in rgb[0]], "transparency": float(rgb[1])}}
-        rec.shapes.shapes.append((mesh, kind))
+        """The shapes among ``nodes`` (Inline files included) as link geometry."""
+        for g in segment_geometry(nodes, T, self.ctx, owner.name):
+            rec.shapes.shapes.append((g, kind))
 
     def device(self, rec, node, T):
         self.check_proto(node, "device")
@@ -372,40 +364,6 @@ def _role(proto_name: str):
     return None
 
 
-_SHAPE_FIELDS = ("children", "choice", "level")
-
-
-def _walk_plain(nodes, max_depth):
-    """Pre-order over plain (not PROTO) nodes and their grouping fields, bounded in depth."""
-    stack = [(n, 0) for n in reversed(nodes)]
-    while stack:
-        node, d = stack.pop()
-        if node is None or node.skipped or node.proto is not None or d > max_depth:
-            continue
-        yield node
-        for f in _SHAPE_FIELDS:
-            kids = node.fields.get(f)
-            if isinstance(kids, list):
-                stack.extend((k, d + 1) for k in reversed(kids))
-
-
-def _has_shapes(nodes, max_depth) -> bool:
-    return any(n.type in ("Shape", "Inline") for n in _walk_plain(nodes, max_depth))
-
-
-def _first_material(nodes, max_depth):
-    """(diffuse RGB, transparency) of the first Shape with a Material, else None."""
-    for n in _walk_plain(nodes, max_depth):
-        if n.type != "Shape":
-            continue
-        app = n.get("appearance")
-        mat = app.get("material") if app is not None and not app.skipped else None
-        if mat is not None and not mat.skipped and mat.type == "Material":
-            return (np.asarray(mat.get("diffuseColor", (0.8, 0.8, 0.8)), float).reshape(3),
-                    float(mat.get("transparency", 0.0)))
-    return None
-
-
 def records_from_scene(scene, ctx):
     """(BodyRecords, extras) of a parsed OpenHRP scene: the records Choreonoid's body
     builder takes, and what only this format says (``humanoid`` fields, ``joints`` /
@@ -448,7 +406,7 @@ def records_from_scene(scene, ctx):
 def _root_only(r, nodes, stem, path):
     """A file without a Humanoid: Choreonoid makes its other nodes the shapes of one link
     named ``Root``; none at all is an error."""
-    if not _has_shapes(nodes, r.ctx.limits.max_depth):
+    if not has_shapes(nodes, r.ctx.limits.max_depth):
         raise FormatError(path, None, None, "no Humanoid node, and no other VRML node that can "
                                             "be loaded as a body")
     rec = LinkRec("Root", None, None, joint_type="fixed", mass=0.0, inertia=np.zeros((3, 3)))
