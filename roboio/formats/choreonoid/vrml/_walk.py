@@ -35,9 +35,11 @@ from ._shapes import GROUPS, has_shapes, segment_geometry
 
 __all__ = ["records_from_scene", "JOINT_TYPES", "DEVICE_TYPES"]
 
-# OpenHRP jointType -> Choreonoid body joint type ("crawler": OpenHRP's fixed crawler joint)
+# OpenHRP jointType -> Choreonoid body joint type ("crawler": OpenHRP's simple crawler, a
+# link that does not move and drives along its axis: Choreonoid's pseudo continuous track)
 JOINT_TYPES = {"rotate": "revolute", "slide": "prismatic", "free": "free", "fixed": "fixed",
-               "pseudoContinuousTrack": "pseudo_continuous_track", "crawler": "fixed"}
+               "pseudoContinuousTrack": "pseudo_continuous_track",
+               "crawler": "pseudo_continuous_track"}
 # device PROTO -> the Choreonoid .body device type it becomes
 DEVICE_TYPES = {"ForceSensor": "ForceSensor", "Gyro": "RateGyroSensor",
                 "AccelerationSensor": "AccelerationSensor", "VisionSensor": "Camera",
@@ -186,8 +188,9 @@ class _Reader:
             raise self.err(node, f"JointType {jt_text!r} is not supported (rotate, slide, free, "
                                  "fixed, pseudoContinuousTrack or crawler)", "jointType")
         if jt_text == "crawler":
-            self.warn(node, f"Joint {name!r}: jointType crawler is read as OpenHRP reads it, a "
-                            "fixed joint (its crawler motion is not modelled)", "jointType")
+            self.warn(node, f"Joint {name!r}: jointType crawler (OpenHRP) is read as Choreonoid's "
+                            "pseudoContinuousTrack: a weld whose track motion is not modelled",
+                      "jointType")
         rec = LinkRec(name, parent, line, joint_name=name, joint_type=JOINT_TYPES[jt_text])
         rec.given.update({"joint_type", "translation", "rotation"})
         T = self.pose(node)
