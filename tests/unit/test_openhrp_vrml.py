@@ -512,3 +512,23 @@ def test_model_file_as_body_and_errors(tmp_path):
     assert ex.value.line == 2
     with pytest.raises(FormatError, match="neither format nor modelFile"):
         roboio.load(write(tmp_path, "standardPose: [ 0 ]\n", "n.yaml"))
+
+
+def test_vrml_extrusion_is_built(tmp_path):
+    """VRML97 Extrusion (the OpenHRP crawler's tracks): the default square cross-section
+    swept along a straight spine is a closed box (8 side and 4 cap triangles); scale and
+    orientation per spine point as the VRML spec says."""
+    text = ("#VRML V2.0 utf8\nShape { geometry Extrusion { spine [ 0 0 0, 0 2 0 ] } }\n"
+            "Transform { translation 5 0 0 children Shape { geometry Extrusion {\n"
+            "  crossSection [ 1 0, 0 1, -1 0, 0 -1, 1 0 ] spine [ 0 0 0, 0 1 0 ]\n"
+            "  scale [ 2 1, 1 1 ] orientation [ 0 1 0 0, 0 1 0 0.7853981633974483 ]\n"
+            "  beginCap FALSE } } }\n")
+    mesh = roboio.load(write(tmp_path, text, "ext.wrl"))
+    v, f = mesh.vertices, mesh.faces
+    box = v[:10]                       # 2 spine points x 5 cross-section points
+    assert np.allclose(box.min(axis=0), [-1, 0, -1]) and np.allclose(box.max(axis=0), [1, 2, 1])
+    assert len(f) == 8 + 2 + 2 + 8 + 2            # box sides and caps, diamond sides, end cap
+    diamond = v[10:]
+    assert np.allclose(diamond[:5, 0] - 5, [2, 0, -2, 0, 2], atol=1e-12)   # scaled x at y = 0
+    c = math.sqrt(0.5)                 # turned 45 deg about y at y = 1
+    assert np.allclose(diamond[5:7] - [5, 0, 0], [[c, 1, -c], [c, 1, c]], atol=1e-12)

@@ -487,6 +487,26 @@ class _Vrml2Walk:
         self._primitive(M, (v, f), rgba, node)
 
 
+    def g_Extrusion(self, node, M, rgba):
+        g = node.get
+        cross = g("crossSection", np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, -1.0], [-1.0, 1.0],
+                                            [1.0, 1.0]]))
+        spine = g("spine", np.array([[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]]))
+        scale = g("scale", np.ones((1, 2)))
+        orientation = g("orientation", np.array([[0.0, 0.0, 1.0, 0.0]]))
+        if len(scale) == 0 or len(orientation) == 0:
+            self.w.warn("Extrusion with an empty scale or orientation: shape skipped", node)
+            return
+        sink = self.w.sink
+        n = tess.extrusion_triangles(len(spine), len(cross))
+        if sink.nf + n > sink.limit:
+            raise node.error(over_limit("triangles", sink.nf + n, sink.limit,
+                                        "Inventor/VRML triangles (an Extrusion)"))
+        v, f = tess.extrusion(cross, spine, scale, orientation, g("beginCap", True),
+                              g("endCap", True))
+        self._primitive(M, (v, f), rgba, node)
+
+
 def build_mesh(scene, include, warn, limit=None, max_depth=None) -> dict:
     """Triangles of every shape of ``scene`` in the file frame, as a TriangleMesh loader dict.
 
