@@ -9,6 +9,8 @@ transforms, coordinates and shapes are evaluated by :mod:`._scene`.
 """
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,13 +35,21 @@ class Source:
     def __init__(self, path: str, text=None):
         self.path = path
         self.text = text
+        self._calls = 0
+        self._newlines = None
 
     def where(self, offset):
         if offset is None:
             return None, None
         if self.text is None:
             return None, None
-        return line_of(self.text, offset)
+        self._calls += 1
+        if self._calls <= 8:             # a few lookups (an error, some warnings): count
+            return line_of(self.text, offset)
+        if self._newlines is None:       # many (a robot reader's records): index once
+            self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        k = bisect.bisect_left(self._newlines, offset)
+        return k + 1, offset - (self._newlines[k - 1] + 1 if k else 0) + 1
 
     def error(self, message: str, offset) -> FormatError:
         line, col = self.where(offset)
