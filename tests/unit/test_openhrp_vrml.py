@@ -16,7 +16,7 @@ import pytest
 import roboio
 from conftest import SAMPLES
 from roboio.errors import FormatError
-from roboio.model import Group, Primitive
+from roboio.model import Group
 from roboio.formats.registry import find_reader
 
 # -- the model description and the VRML text made from it ---------------------------------
