@@ -532,3 +532,18 @@ def test_vrml_extrusion_is_built(tmp_path):
     assert np.allclose(diamond[:5, 0] - 5, [2, 0, -2, 0, 2], atol=1e-12)   # scaled x at y = 0
     c = math.sqrt(0.5)                 # turned 45 deg about y at y = 1
     assert np.allclose(diamond[5:7] - [5, 0, 0], [[c, 1, -c], [c, 1, c]], atol=1e-12)
+
+
+def test_a_field_choreonoid_reads_declared_with_another_type_is_refused(tmp_path):
+    text = protos().replace("exposedField MFFloat ulimit []", "exposedField SFFloat ulimit 0", 1) + \
+        'DEF R Humanoid { humanoidBody DEF B Joint { jointType "fixed" } }'
+    with pytest.raises(FormatError, match="PROTO Joint may only have the field 'ulimit' of type MFFloat"):
+        roboio.load(write(tmp_path, text))
+
+
+def test_a_joint_without_def_name_gets_a_link_name_but_no_joint_name(tmp_path):
+    text = protos() + """DEF R Humanoid { humanoidBody [ DEF BASE Joint { jointType "fixed" children [
+      Joint { jointType "rotate" jointId 0 translation 1 0 0 } ] } ] }"""
+    robot, msgs = load(write(tmp_path, text))
+    assert robot.link_names == ["BASE", "JOINT1"] and any("without a DEF name" in m for m in msgs)
+    assert robot.link("BASE").joint_name == "BASE" and robot.link("JOINT1").joint_name is None

@@ -60,6 +60,16 @@ _REQUIRED = {
                    "jointType": ("SFString",), "jointAxis": ("SFVec3f",)},
 }
 _DEVICE_REQUIRED = {"translation": ("SFVec3f",), "rotation": ("SFRotation",)}
+# optional fields Choreonoid reads: when declared, they must have these types
+_OPTIONAL = {
+    "Humanoid": {"info": ("MFString",), "name": ("SFString",), "version": ("SFString",)},
+    "Joint": {**{k: ("MFFloat",) for k in ("llimit", "ulimit", "lvlimit", "uvlimit", "climit")},
+              **{k: ("SFFloat",) for k in ("gearRatio", "rotorInertia", "rotorResistor",
+                                           "torqueConst", "encoderPulse", "jointValue")},
+              "center": ("SFVec3f",), "scale": ("SFVec3f",), "name": ("SFString",)},
+    "Segment": {"children": ("MFNode",), "name": ("SFString",)},
+    "device": {"sensorId": ("SFInt32",), "deviceId": ("SFInt32",), "children": ("MFNode",)},
+}
 # Joint fields kept as link info when the file sets them (Choreonoid's link info keys)
 _JOINT_INFO = ("gearRatio", "rotorInertia", "rotorResistor", "torqueConst", "encoderPulse",
                "climit", "jointValue", "equivalentInertia", "stiffness")
@@ -109,12 +119,14 @@ class _Reader:
         if id(proto) in self.checked:
             return
         need = _DEVICE_REQUIRED if role == "device" else _REQUIRED.get(role, {})
-        for name, types in need.items():
+        optional = _OPTIONAL.get(role, {})
+        for name, types in (*need.items(), *optional.items()):
             f = proto.fields.get(name)
-            if f is None or f.type not in types:
+            if (f is None and name in need) or (f is not None and f.type not in types):
                 line, col = node.source.where(proto.offset)
+                must = "must have" if name in need else "may only have"
                 raise FormatError(node.source.path, line, col,
-                                  f"PROTO {proto.name} must have the field {name!r} of type "
+                                  f"PROTO {proto.name} {must} the field {name!r} of type "
                                   f"{' or '.join(types)}")
         self.checked.add(id(proto))
 
@@ -191,7 +203,7 @@ class _Reader:
             self.warn(node, f"Joint {name!r}: jointType crawler (OpenHRP) is read as Choreonoid's "
                             "pseudoContinuousTrack: a weld whose track motion is not modelled",
                       "jointType")
-        rec = LinkRec(name, parent, line, joint_name=name, joint_type=JOINT_TYPES[jt_text])
+        rec = LinkRec(name, parent, line, joint_name=node.name, joint_type=JOINT_TYPES[jt_text])
         rec.given.update({"joint_type", "translation", "rotation"})
         T = self.pose(node)
         rec.translation, rec.rotation = T[:3, 3].copy(), T[:3, :3].copy()
@@ -328,9 +340,11 @@ class _Reader:
         d = {"type": DEVICE_TYPES[typ], "transform": local, "name": node.name or typ,
              "id": int(ident)}
         for key, f in node.proto.fields.items():
-            if f.kind in ("field", "exposedField") and f.type not in ("MFNode", "SFNode") and key not in (
-                    "translation", "rotation", "sensorId", "deviceId"):
-                d[key] = _plain(self.get(node, key))
+            value = self.get(node, key)
+            if f.kind in ("field", "exposedField") and f.type not in ("MFNode", "SFNode") \
+                    and value is not None and key not in ("translation", "rotation", "sensorId",
+                                                          "deviceId"):
+                d[key] = _plain(value)
         if typ == "PressureSensor":
             self.warn(node, "PressureSensor is not a device Choreonoid supports; kept as a "
                             "device record", once="pressure")
