@@ -112,7 +112,8 @@ def render_image(obj, *, configs=None, view: str = "iso", size=(640, 480), visua
 # reads instead of a black silhouette; light colours barely change.
 AMBIENT, KEY, FILL = 0.32, 0.58, 0.22
 HIGHLIGHT, SHININESS = 0.35, 24.0
-DARK_LIFT = 0.22           # a black material is drawn as if its colour were this grey
+DARK_LIFT = 0.22           # grey added to a black material (less to lighter ones, none to any
+                           # colour with a full channel: saturated colours keep their hue)
 
 
 def shade(tris, colors, camera) -> np.ndarray:
@@ -128,7 +129,8 @@ def shade(tris, colors, camera) -> np.ndarray:
     diffuse = AMBIENT + KEY * np.clip(n @ key, 0, 1) + FILL * np.clip(n @ fill, 0, 1)
     half = _unit(key + eye)
     highlight = HIGHLIGHT * np.clip(n @ half, 0, 1) ** SHININESS
-    base = DARK_LIFT + (1.0 - DARK_LIFT) * np.clip(colors, 0, 1)
+    c = np.clip(colors, 0, 1)
+    base = c + DARK_LIFT * (1.0 - c.max(axis=1, keepdims=True))
     return np.clip(base * diffuse[:, None] + highlight[:, None], 0, 1)
 
 
