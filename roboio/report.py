@@ -1,6 +1,8 @@
 """ConversionReport: what a save could not keep."""
 from __future__ import annotations
 
+from .errors import Diagnostic, severity_of
+
 
 class ConversionReport:
     """Result of :func:`roboio.save`.
@@ -15,6 +17,7 @@ class ConversionReport:
         self.path = path
         self.format = format
         self._lost: dict = {}             # ("item", text) -> None, ("group", kind) -> {item: None}
+        self._severity: dict = {}         # ("item" | "group", text) -> severity
         self.warnings: list[str] = []
         self._warned: set = set()
         self.files: list[str] = []
@@ -24,22 +27,37 @@ class ConversionReport:
 
     @property
     def lost(self) -> list[str]:
-        """The losses in the order first recorded (a group as ``"kind: a, b, c"``)."""
-        return [k if items is None else f"{k}: {', '.join(items)}" for (_, k), items in self._lost.items()]
+        """The losses in the order first recorded (a group as ``"kind: a, b, c"``), each a
+        :class:`~roboio.errors.Diagnostic` carrying its severity."""
+        return [Diagnostic(k if items is None else f"{k}: {', '.join(items)}",
+                           self._severity.get((g, k), "warning"), None if items is None else k)
+                for (g, k), items in self._lost.items()]
 
-    def lose(self, item: str, concerning: str | None = None) -> None:
+    def lose(self, item: str, concerning: str | None = None, *, severity: str = "warning") -> None:
         """Record a loss. With ``concerning`` (a link, file, ... name), losses of the same
         kind are grouped into one item ``"kind: a, b, c"``. (Ordered dicts, not lists: a
-        robot of thousands of links may lose something on each.)"""
+        robot of thousands of links may lose something on each.) ``severity``: ``"error"``
+        (the output is wrong where it matters: link poses change beyond tolerance),
+        ``"warning"`` (the default: something is not kept) or ``"note"`` (nothing to act
+        on, such as a rounding far below any tolerance); a group keeps its most severe."""
+        key = ("item", item) if concerning is None else ("group", item)
         if concerning is None:
-            self._lost.setdefault(("item", item), None)
+            self._lost.setdefault(key, None)
         else:
-            self._lost.setdefault(("group", item), {})[concerning] = None
+            self._lost.setdefault(key, {})[concerning] = None
+        self._severity[key] = _most_severe(self._severity.get(key), severity)
 
-    def warn(self, item: str) -> None:
+    def warn(self, item: str, *, severity=None) -> None:
+        """Record a remark that is not a loss (``severity`` defaults to the item's own, a
+        :class:`~roboio.errors.Diagnostic`'s, else ``"warning"``)."""
         if item not in self._warned:
             self._warned.add(item)
-            self.warnings.append(item)
+            self.warnings.append(Diagnostic(str(item), severity or severity_of(item),
+                                            getattr(item, "kind", None), getattr(item, "hint", None)))
+
+    def note(self, item: str) -> None:
+        """:meth:`warn` a ``"note"``."""
+        self.warn(item, severity="note")
 
     @property
     def lossless(self) -> bool:
@@ -58,3 +76,10 @@ class ConversionReport:
         return "\n".join(lines)
 
     __repr__ = __str__
+
+
+def _most_severe(a, b) -> str:
+    from .errors import SEVERITIES
+    if a is None:
+        return b
+    return min(a, b, key=SEVERITIES.index)
