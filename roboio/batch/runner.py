@@ -51,7 +51,7 @@ def connect(client=None, workers: Optional[int] = None, scheduler: Optional[str]
     n = workers or os.cpu_count() or 1
     cluster = distributed.LocalCluster(
         n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None, silence_logs=logging.ERROR)
+        dashboard_address=None, silence_logs=logging.ERROR, preload=["roboio.batch.worker"])
     try:
         c = distributed.Client(cluster)
         try:
