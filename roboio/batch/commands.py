@@ -332,7 +332,9 @@ def fk(motions, model, out, *, links=None, chunk_frames: int = CHUNK_FRAMES, cli
     """World poses of ``model``'s links at every frame of every motion in ``motions``
     (Choreonoid ``.seq``, Klamp't ``.path``/``.configs``/``.milestones``/multipath; files,
     directories, globs), written as the Parquet dataset ``out`` (layout:
-    :mod:`roboio.batch.parquet`), one Dask task per chunk of ``chunk_frames`` frames.
+    :mod:`roboio.batch.parquet`), one Dask task per motion; a motion longer than
+    ``chunk_frames`` frames is split into chunks of that many, the first computed by the
+    task that reads the motion, the others by any worker.
 
     ``links``: names or indices of the links to write (default every link). Each worker
     loads the model and a motion once (a per-process cache), whatever the number of chunks
@@ -359,6 +361,7 @@ def fk(motions, model, out, *, links=None, chunk_frames: int = CHUNK_FRAMES, cli
     prior = _prior(report, "fk", params, resume)
     book = _Book("fk", params, report, on_outcome)
     in_flight: dict = {}
+    link_arg = None if links is None else tuple(links)
 
     def part_path(s: Source, k: int) -> str:
         return os.path.join(out, parquet.partition_dir(s.rel), parquet.part_name(k))
@@ -374,48 +377,58 @@ def fk(motions, model, out, *, links=None, chunk_frames: int = CHUNK_FRAMES, cli
                 return o.frame_range[2]
         return None
 
-    def submit_chunks(pool, bar, s: Source, total: int):
-        todo = []
-        for k, start, stop in chunks(total):
+    meta_of = {}
+
+    def submit_chunks(pool, bar, s: Source, total: int, left: list, first: int = 0):
+        """Submit chunks ``first``.. of ``s`` (those the earlier run did not complete);
+        ``left[0]`` counts the motion's chunks still running (the bar ticks at 0)."""
+        for k, start, stop in chunks(total)[first:]:
             path = part_path(s, k)
             old = prior.get((s.path, path))
             if _complete(old, s.path) and old.frame_range == [start, stop, total]:
                 book.add(_resumed(old))
-            else:
-                todo.append((path, start, stop))
-        if not todo:
-            _tick(bar)
-            return
-        left = [len(todo)]
-        meta = {"model_file": model, "motion_file": s.path, "source": s.rel}
-        for path, start, stop in todo:
+                continue
+            left[0] += 1
             in_flight[path] = s
 
             def then(result, path=path, start=start, stop=stop):
                 in_flight.pop(path, None)
-                book.add(_failure(result, s.path, output=None, frame_range=[start, stop, total]))
-                left[0] -= 1
-                if not left[0]:
-                    _tick(bar)
+                book.add(_failure(result, s.path, frame_range=[start, stop, total]))
+                done(bar, left)
             pool.submit(T.fk_part, s.path, model, options, start, stop, total, path,
-                        None if links is None else tuple(links), meta, then=then)
+                        link_arg, meta_of[s.path], then=then)
+
+    def done(bar, left):
+        left[0] -= 1
+        if left[0] == 0:
+            _tick(bar)
 
     def submit_all(pool, bar):
         for s in sources:
+            meta_of[s.path] = {"model_file": model, "motion_file": s.path, "source": s.rel}
             if not resume:
                 _clear_parts(os.path.join(out, parquet.partition_dir(s.rel)))
+            left = [1]                    # held until every chunk is submitted
             total = known_total(s)
             if total is not None:
-                submit_chunks(pool, bar, s, total)
+                submit_chunks(pool, bar, s, total, left)
+                done(bar, left)
                 continue
+            first = part_path(s, 0)
+            in_flight[first] = s
 
-            def planned(result, s=s):
-                if isinstance(result, tuple) and result[1] is None:
-                    submit_chunks(pool, bar, s, result[0])
+            def planned(result, s=s, left=left, first=first):
+                in_flight.pop(first, None)
+                if isinstance(result, tuple):
+                    total, outcome = result
+                    book.add(outcome)
+                    if outcome.kind == "ok":
+                        submit_chunks(pool, bar, s, total, left, first=1)
                 else:
-                    book.add(result[1] if isinstance(result, tuple) else _failure(result, s.path))
-                    _tick(bar)
-            pool.submit(T.motion_frames, s.path, options, then=planned)
+                    book.add(_failure(result, s.path))
+                done(bar, left)
+            pool.submit(T.fk_first, s.path, model, options, chunk_frames, first, link_arg,
+                        meta_of[s.path], then=planned)
 
     if not sources:
         book.save()

@@ -1,6 +1,6 @@
 """The work on one file (or one chunk of a motion), the same in a Dask worker and in the
 single-process ``roboio convert DIR``: :func:`convert_file`, :func:`validate_file`,
-:func:`motion_frames`, :func:`fk_part`.
+:func:`fk_first`, :func:`fk_part`.
 
 Each returns an :class:`Outcome`, a small structured record (kind ``ok``/``failed``/
 ``skipped``, a one-line message, seconds, the files written with their size and time), and
@@ -21,7 +21,7 @@ from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from typing import Optional
 
-__all__ = ["Options", "Outcome", "convert_file", "validate_file", "motion_frames", "fk_part",
+__all__ = ["Options", "Outcome", "convert_file", "validate_file", "fk_first", "fk_part",
            "cached_load", "stamp"]
 
 
@@ -277,16 +277,24 @@ def _frame_count(motion) -> int:
     return motion.num_frames if isinstance(motion, BodyMotion) else motion.num_milestones
 
 
-def motion_frames(motion_path: str, options: Options) -> tuple:
-    """``(frames, None)`` of a motion file, or ``(0, failed Outcome)`` when it cannot be read
-    (loaded into this process's cache for the chunks that follow)."""
+def fk_first(motion_path: str, model_path: str, options: Options, chunk: int, part: str,
+             links: Optional[tuple], metadata: dict) -> tuple:
+    """The first task of a motion: read it, count its frames, compute its first ``chunk``
+    frames into ``part`` (a motion no longer than a chunk is then done, read once). Returns
+    ``(frames of the motion, Outcome)``; ``(0, failed Outcome)`` when the motion cannot be
+    read. The chunks that follow (:func:`fk_part`) can go to any worker."""
     t0 = time.perf_counter()
+    loaded: list = []
     try:
-        motion = _motion_of(cached_load(motion_path, options), motion_path)
-        return _frame_count(motion), None
-    except Exception as e:       # noqa: BLE001
+        total = _frame_count(_motion_of(cached_load(motion_path, options, loaded), motion_path))
+    except Exception as e:       # noqa: BLE001 -- one bad file is one failed outcome
         return 0, Outcome(motion_path, "failed", one_line(e), seconds=time.perf_counter() - t0,
-                          input_stamp=_input_stamp(motion_path))
+                          input_stamp=_input_stamp(motion_path), loaded=loaded)
+    out = fk_part(motion_path, model_path, options, 0, min(total, chunk), total, part, links,
+                  metadata)
+    out.loaded = loaded + out.loaded
+    out.seconds = time.perf_counter() - t0
+    return total, out
 
 
 def poses(motion, robot, start: int, stop: int) -> tuple:
