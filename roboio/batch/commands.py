@@ -90,8 +90,10 @@ class _Book:
         self.on_outcome = on_outcome
         self._saved = time.monotonic()
         self.interrupted = False
+        self._writers: dict = {}
 
     def add(self, outcome: T.Outcome) -> None:
+        T.note_shared_writes(outcome, self._writers)
         self.outcomes.append(outcome)
         if self.on_outcome is not None:
             self.on_outcome(outcome)

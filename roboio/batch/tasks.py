@@ -81,7 +81,8 @@ class Outcome:
     redoes a file changed since); ``lost``/``warnings``/``problems``: the conversion
     report's losses, the reader's warnings, ``validate``'s problems; ``frames``: frames
     computed (``batch fk``), ``frame_range`` ``[start, stop, motion's frames]`` of the chunk;
-    ``loaded``: files this task loaded (not found in the cache)."""
+    ``shared``: files this task wrote that another input of the run wrote too; ``loaded``:
+    files this task loaded (not found in the cache)."""
     input: str
     kind: str
     message: str = ""
@@ -94,6 +95,7 @@ class Outcome:
     problems: list = field(default_factory=list)
     frames: int = 0
     frame_range: Optional[list] = None
+    shared: list = field(default_factory=list)
     loaded: list = field(default_factory=list)
 
     @property
@@ -117,6 +119,21 @@ def stamp(path: str) -> Optional[dict]:
     except OSError:
         return None
     return {"path": path, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def note_shared_writes(outcome: "Outcome", writers: dict) -> None:
+    """Record in ``writers`` (real path -> input) the files ``outcome`` wrote, noting in
+    ``outcome.shared`` each one another input of the run also wrote (a side file such as a
+    world's robot file: the later write replaced the earlier)."""
+    for w in outcome.written:
+        key = os.path.realpath(w["path"])
+        other = writers.setdefault(key, outcome.input)
+        if other != outcome.input:
+            outcome.shared.append(f"{w['path']} was also written for {other}: "
+                                  f"the later write replaced the earlier")
+
+
+MAX_PROBLEMS = 100      # problems of one file an outcome carries (the rest are counted)
 
 
 def one_line(e: BaseException) -> str:
@@ -234,7 +251,9 @@ def validate_file(path: str, reader: Optional[str], options: Options) -> Outcome
     out = Outcome(path, "ok", input_stamp=_input_stamp(path))
     try:
         obj = load(path, reader, **options.load_kwargs())
-        out.problems = problems(obj)
+        found = problems(obj)
+        out.problems = found[:MAX_PROBLEMS] + ([f"... and {len(found) - MAX_PROBLEMS} more"]
+                                               if len(found) > MAX_PROBLEMS else [])
     except CompanionFile as e:
         out.kind, out.message = "skipped", " ".join(e.message.split())
     except Exception as e:       # noqa: BLE001 -- one bad file is one failed outcome
@@ -242,7 +261,7 @@ def validate_file(path: str, reader: Optional[str], options: Options) -> Outcome
     else:
         if out.problems:
             out.kind = "failed"
-            out.message = (f"{_plural(len(out.problems), 'problem')}: "
+            out.message = (f"{_plural(len(found), 'problem')}: "
                            + " ".join(out.problems[0].split()))
     out.seconds = time.perf_counter() - t0
     return out

@@ -46,7 +46,7 @@ def into_directory(args) -> str:
 
 
 def convert_directory(args) -> int:
-    from ..batch.tasks import Options, convert_file
+    from ..batch.tasks import Options, convert_file, note_shared_writes
     from ..batch.walk import convert_jobs
     from . import _progress
     from ._common import dump_json
@@ -63,13 +63,16 @@ def convert_directory(args) -> int:
         print(f"{args.input}: no file that {args.to} can hold ({', '.join(target.kinds)})")
         return 0
     options = Options.current(strict=args.strict, meshes=getattr(args, "meshes", None))
-    results, outcomes = [], []
+    results, outcomes, writers = [], [], {}
     with _progress.bar(len(jobs), f"converting to {args.to}", "file") as bar:
         for job in jobs:
             with _progress.file_activity("reading", job.src):
                 o = convert_file(job.src, job.dst, job.reader, args.to, options)
+            note_shared_writes(o, writers)
             outcomes.append(o)
             results.append(_result(o, job))
+            for w in o.shared:
+                bar.write(f"roboio convert: warning: {job.src}: {w}", file=sys.stderr)
             if o.kind == "failed":
                 bar.write(f"roboio convert: {job.src}: {o.message}", file=sys.stderr)
             elif not args.json:
@@ -99,8 +102,11 @@ def _result(o, job) -> dict:
         return {"input": job.src, "output": job.dst, "ok": False, "error": o.message}
     if o.kind == "skipped":
         return {"input": job.src, "output": None, "ok": True, "skipped": o.message}
-    return {"input": job.src, "output": job.dst, "ok": True, "lost": o.lost,
-            "warnings": o.warnings, "files": [w["path"] for w in o.written]}
+    out = {"input": job.src, "output": job.dst, "ok": True, "lost": o.lost,
+           "warnings": o.warnings, "files": [w["path"] for w in o.written]}
+    if o.shared:
+        out["shared"] = o.shared        # files another input wrote too (the later write stands)
+    return out
 
 
 def _written(outcomes) -> list:

@@ -108,6 +108,8 @@ def _common(args, command: str) -> dict:
                          "give one of them")
 
     def failed(o):
+        for w in o.shared:
+            print(f"roboio batch {command}: warning: {o.input}: {w}", file=sys.stderr)
         if o.kind == "failed":
             print(f"roboio batch {command}: {o.input}: {o.message}", file=sys.stderr)
     return dict(workers=args.workers, scheduler=args.scheduler, resume=args.resume,

@@ -68,3 +68,15 @@ def test_resume_trusts_only_outputs_still_as_written(tmp_path):
     os.utime(src, ns=(1, 1))                                        # the input changed: redo it
     assert not commands._complete(prior[(str(src), str(out))], str(src))
     assert json.loads(report.read_text())["files"][0]["kind"] == "ok"
+
+
+def test_a_file_two_inputs_wrote_is_reported_on_the_later(tmp_path):
+    from roboio.batch.tasks import Outcome, note_shared_writes, stamp
+    side = tmp_path / "shared.rob"
+    side.write_text("x")
+    a = Outcome("a.xml", "ok", written=[stamp(str(tmp_path / "a.xml")) or {"path": str(tmp_path / "a.xml")}, stamp(str(side))])
+    b = Outcome("b.xml", "ok", written=[{"path": str(tmp_path / "b.xml")}, stamp(str(side))])
+    writers = {}
+    note_shared_writes(a, writers)
+    note_shared_writes(b, writers)
+    assert a.shared == [] and b.shared == [f"{side} was also written for a.xml: the later write replaced the earlier"]
