@@ -69,7 +69,8 @@ def register(sub):
         bsub, "validate", help="validate every file roboio reads",
         description="`roboio validate` on every file under SRC that roboio reads, one task "
         "per file; exit status 1 when any has a problem.",
-        examples=["roboio batch validate models/ --kinds robot,world"])
+        examples=["roboio batch validate models/ --kinds robot,world",
+                  "roboio batch validate 'meshes/**/*.stl' --report meshes.json --timeout 60"])
     v.add_argument("src", nargs="+", metavar="SRC", help="directories, files or globs to check")
     v.add_argument("--kinds", metavar="KIND,...",
                    help="only files of these kinds (robot, world, geometry, trajectory, ...)")
@@ -81,7 +82,8 @@ def register(sub):
         "links at every frame of each motion (Choreonoid .seq, Klamp't .path/.configs/"
         ".milestones/multipath), written as a Parquet dataset partitioned by source "
         "(docs/batch.md); long motions are split into chunks of frames.",
-        examples=["roboio batch fk walks/ --model SR1.body --out poses.parquet --links WAIST,CHEST"])
+        examples=["roboio batch fk walks/ --model SR1.body --out poses.parquet --links WAIST,CHEST",
+                  "roboio batch fk plans/*.path --model ur5.rob --out ur5.parquet --resume"])
     f.add_argument("motions", nargs="+", metavar="MOTION", help="motion files, directories or globs")
     f.add_argument("--model", required=True, metavar="ROBOT", help="the robot the motions move")
     f.add_argument("--out", required=True, metavar="OUT.parquet", help="the dataset directory")
