@@ -91,20 +91,22 @@ class _Book:
         self._saved = time.monotonic()
         self.interrupted = False
         self._writers: dict = {}
+        self._cost = 0.0                  # seconds the last save took
 
     def add(self, outcome: T.Outcome) -> None:
         T.note_shared_writes(outcome, self._writers)
         self.outcomes.append(outcome)
         if self.on_outcome is not None:
             self.on_outcome(outcome)
-        if self.path and time.monotonic() - self._saved > SAVE_EVERY:
+        if self.path and time.monotonic() - self._saved > max(SAVE_EVERY, 20 * self._cost):
             self.save()
 
     def summary(self) -> Summary:
         return Summary(self.command, self.outcomes, self.path, self.interrupted)
 
     def save(self) -> None:
-        self._saved = time.monotonic()
+        """Write the report (atomically); while the run goes on at most 5% of the time."""
+        t0 = self._saved = time.monotonic()
         if not self.path:
             return
         from ..formats.fileio import atomic_write
@@ -113,6 +115,19 @@ class _Book:
                "interrupted": self.interrupted, "counts": s.counts(),
                "files": [o.to_dict() for o in self.outcomes]}
         atomic_write(self.path, json.dumps(doc, indent=1, default=str) + "\n")
+        self._cost = time.monotonic() - t0
+
+
+def _reading(options: T.Options) -> dict:
+    """The reading options a report records: ``resume`` trusts an earlier run only when they
+    are the same (another ``--flavor`` or ``--package-path`` may give other outputs)."""
+    from dataclasses import asdict
+    d = {k: v for k, v in asdict(options.limits).items()} if options.limits is not None else {}
+    return {"strict": options.strict, "flavor": options.flavor,
+            "search_paths": list(options.search_paths),
+            "package_dirs": None if options.package_dirs is None else [
+                list(p) if isinstance(p, tuple) else p for p in options.package_dirs],
+            "check_meshes": options.check_meshes, "limits": d}
 
 
 def _prior(path: Optional[str], command: str, params: dict, resume: bool) -> dict:
@@ -132,13 +147,13 @@ def _prior(path: Optional[str], command: str, params: dict, resume: bool) -> dic
 
 
 def _complete(prior: Optional[T.Outcome], src: str) -> bool:
-    """Whether ``prior`` recorded outputs that are still exactly as written, from ``src`` as
-    it still is."""
+    """Whether ``prior`` recorded outputs that are still exactly as written, from ``src`` and
+    the files its load read (meshes, included files) as they still are."""
     if prior is None or prior.kind not in ("ok", "skipped") or not prior.written:
         return False
     if prior.input_stamp != T._input_stamp(src):
         return False
-    return all(T.stamp(w["path"]) == w for w in prior.written)
+    return all(T.stamp(f["path"]) == f for f in list(prior.input_files) + list(prior.written))
 
 
 def _resumed(prior: T.Outcome) -> T.Outcome:
@@ -226,7 +241,7 @@ def convert(src, dst, to: str, *, client=None, workers: Optional[int] = None,
                                 meshes=meshes)
     jobs = convert_jobs(src, dst, target)
     report = os.fspath(report) if report else os.path.join(dst, CONVERT_REPORT)
-    params = {"to": to, "meshes": meshes}
+    params = {"to": to, "meshes": meshes, **_reading(options)}
     prior = _prior(report, "convert", params, resume)
     book = _Book("convert", params, report, on_outcome)
     pending = []
@@ -295,7 +310,7 @@ def validate(src, *, client=None, workers: Optional[int] = None, scheduler: Opti
     options = T.Options.current(strict=strict, search_paths=search_paths,
                                 package_dirs=package_dirs, flavor=flavor, limits=limits)
     files = _readable(expand(src), kinds)
-    params = {"kinds": sorted(kinds) if kinds else None, "strict": strict}
+    params = {"kinds": sorted(kinds) if kinds else None, **_reading(options)}
     prior = _prior(report, "validate", params, resume)
     book = _Book("validate", params, os.fspath(report) if report else None, on_outcome)
     pending = []
@@ -359,7 +374,7 @@ def fk(motions, model, out, *, links=None, chunk_frames: int = CHUNK_FRAMES, cli
     sources = _motion_sources(motions, out)
     report = os.fspath(report) if report else os.path.join(out, parquet.REPORT_NAME)
     params = {"model": os.path.abspath(model), "model_stamp": T._input_stamp(model),
-              "links": links, "chunk_frames": chunk_frames}
+              "links": links, "chunk_frames": chunk_frames, **_reading(options)}
     prior = _prior(report, "fk", params, resume)
     book = _Book("fk", params, report, on_outcome)
     in_flight: dict = {}

@@ -78,7 +78,8 @@ class Outcome:
     or was skipped; for ``ok`` a remark such as losses, else empty); ``seconds``: wall time
     of the work; ``written``: ``[{"path", "size", "mtime_ns"}]`` of every file written (the
     output first); ``input_stamp``: the input's size and time when it was read (``--resume``
-    redoes a file changed since); ``lost``/``warnings``/``problems``: the conversion
+    redoes a file changed since), ``input_files``: ``[{"path", "size", "mtime_ns"}]`` of the
+    other files its load read (included files, meshes; likewise); ``lost``/``warnings``/``problems``: the conversion
     report's losses, the reader's warnings, ``validate``'s problems; ``frames``: frames
     computed (``batch fk``), ``frame_range`` ``[start, stop, motion's frames]`` of the chunk;
     ``shared``: files this task wrote that another input of the run wrote too; ``loaded``:
@@ -90,6 +91,7 @@ class Outcome:
     seconds: float = 0.0
     written: list = field(default_factory=list)
     input_stamp: Optional[dict] = None
+    input_files: list = field(default_factory=list)
     lost: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     problems: list = field(default_factory=list)
@@ -221,6 +223,7 @@ def convert_file(src: str, dst: str, reader: Optional[str], to: str, options: Op
     else:
         out.lost = list(report.lost)
         out.warnings = list(getattr(obj, "warnings", []))
+        out.input_files = [st for st in map(stamp, _others(obj, src)) if st is not None]
         files = [dst] + [f for f in report.files if f != dst]
         out.written = [s for s in map(stamp, files) if s is not None]
         notes = [f"{len(out.lost)} lost" if out.lost else "",
@@ -228,6 +231,13 @@ def convert_file(src: str, dst: str, reader: Optional[str], to: str, options: Op
         out.message = ", ".join(n for n in notes if n)
     out.seconds = time.perf_counter() - t0
     return out
+
+
+def _others(obj, src: str) -> list:
+    """The files the load of ``src`` read besides ``src`` itself (each once)."""
+    real = os.path.realpath(src)
+    return list(dict.fromkeys(p for p in getattr(obj, "input_files", [])
+                              if os.path.realpath(p) != real))
 
 
 def _input_stamp(path: str) -> Optional[dict]:

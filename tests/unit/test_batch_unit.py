@@ -50,10 +50,13 @@ def test_refusals_come_before_any_work(argv, message, tmp_path, capsys, monkeypa
 
 def test_resume_trusts_only_outputs_still_as_written(tmp_path):
     from roboio.batch import commands, tasks
+    import shutil
     src, out = tmp_path / "a.rob", tmp_path / "a.rob.urdf"
-    src.write_text(open(ARM).read().replace("meshes/", os.path.join(SAMPLES, "meshes") + "/"))
-    o = tasks.convert_file(str(src), str(out), None, "urdf", tasks.Options.current())
+    shutil.copy(ARM, src)
+    shutil.copytree(os.path.join(SAMPLES, "meshes"), tmp_path / "meshes")
+    o = tasks.convert_file(str(src), str(out), None, "urdf", tasks.Options.current(check_meshes=True))
     assert o.kind == "ok" and o.written[0]["path"] == str(out)
+    assert str(tmp_path / "meshes" / "base.off") in [f["path"] for f in o.input_files]
     report = tmp_path / "r.json"
     book = commands._Book("convert", {"to": "urdf"}, str(report))
     book.add(o)
@@ -65,8 +68,16 @@ def test_resume_trusts_only_outputs_still_as_written(tmp_path):
     out.write_bytes(data[:-10])                                     # cut short: redo it
     assert not commands._complete(prior[(str(src), str(out))], str(src))
     out.write_bytes(data)
+    o.written[0] = tasks.stamp(str(out))
+    assert commands._complete(o, str(src))
+    mesh = tmp_path / "meshes" / "base.off"
+    st = mesh.stat()
+    os.utime(mesh, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))       # a mesh changed: redo it
+    assert not commands._complete(o, str(src))
+    os.utime(mesh, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert commands._complete(o, str(src))
     os.utime(src, ns=(1, 1))                                        # the input changed: redo it
-    assert not commands._complete(prior[(str(src), str(out))], str(src))
+    assert not commands._complete(o, str(src))
     assert json.loads(report.read_text())["files"][0]["kind"] == "ok"
 
 
