@@ -2,14 +2,15 @@
 
     python benchmarks/bench_batch.py [--repeat N] [--copies K] [--skip-fk] [--skip-convert]
 
-batch fk: the corpus's Choreonoid walks (SR1WalkPattern{1,2,3}.seq on SR1.body), each named
-K times (``--copies``, copies, so that two workers have enough tasks), chunks of 2,000
-frames. Measured: ``roboio.batch.fk`` on a local cluster of 1 and of 2 worker processes
-(started before timing; the workers' model and motion caches emptied before every run, so
-each run loads what it computes); the same tasks one after the other in this process, without
-Dask (load, link transforms, Parquet parts); and ``Robot.fk_batch`` alone on the same frames
-(configurations prepared beforehand). Reported: frames/s, the 2-worker speed-up, and time per
-frame against ``fk_batch``.
+batch fk: the corpus's Choreonoid walks (SR1WalkPattern{1,2,3}.seq on SR1.body), each copied
+K times (``--copies``, so that two workers have enough tasks), one task per walk (chunks of
+10,000 frames, the default). Measured: ``roboio.batch.fk`` on a local cluster of 1 and of 2
+worker processes (started before timing; the workers' model and motion caches emptied before
+every run, so each run loads what it computes); the same tasks one after the other in this
+process, without Dask (load, link transforms, Parquet parts); ``roboio.load`` and
+``link_transforms`` of each motion in one process (a user's own loop, writing nothing); and
+``Robot.fk_batch`` alone on the same frames (configurations prepared beforehand). Reported:
+frames/s, the 2-worker speed-up, and time per frame against the one-process rows.
 
 batch convert: every robot file of the corpus's ``choreonoid/share/model`` and
 ``klampt/robots`` to URDF. Measured: ``roboio.batch.convert`` on 1 and 2 workers (cluster
@@ -44,7 +45,7 @@ WALKS = os.path.join(CORPUS, "choreonoid", "sample", "SimpleController")
 SR1 = os.path.join(CORPUS, "choreonoid", "share", "model", "SR1", "SR1.body")
 ROBOT_TREES = [os.path.join(CORPUS, "choreonoid", "share", "model"),
                os.path.join(CORPUS, "klampt", "robots")]
-CHUNK = 2000
+CHUNK = 10_000
 
 
 def median_time(fn, repeat, before=None):
@@ -105,7 +106,14 @@ def bench_fk(args, work):
                     assert o.ok, o.message
     t_inproc, _ = median_time(in_process, args.repeat, before=_clear_cache)
 
+    def user_loop():
+        for k in range(args.copies):
+            for w in walks:
+                roboio.load(os.path.join(src, f"copy{k}", w)).link_transforms(robot)
+    t_loop, _ = median_time(user_loop, args.repeat)
+
     rows = [("Robot.fk_batch in one process (kernel only)", t_kernel),
+            ("roboio.load + link_transforms, one process", t_loop),
             ("same tasks in one process, no Dask", t_inproc)]
     for n in (1, 2):
         cluster, client = start_cluster(n)
@@ -122,10 +130,10 @@ def bench_fk(args, work):
         rows.append((f"roboio.batch.fk, {n} worker{'s' if n > 1 else ''}", t))
     for name, t in rows:
         print(f"  {name:46s} {t:8.3f} s  {frames / t:12,.0f} frames/s  {t / frames * 1e6:8.2f} us/frame")
-    t1, t2 = rows[2][1], rows[3][1]
+    t1, t2 = rows[3][1], rows[4][1]
     print(f"  2 workers / 1 worker speed-up: {t1 / t2:.2f}x; per frame, 2 workers vs fk_batch: "
-          f"{t2 / t_kernel:.1f}x, 1 worker vs the same tasks in one process: {t1 / t_inproc:.2f}x; "
-          f"{load_text()}")
+          f"{t2 / t_kernel:.1f}x, vs load + link_transforms: {t2 / t_loop:.2f}x; 1 worker vs the "
+          f"same tasks in one process: {t1 / t_inproc:.2f}x; {load_text()}")
 
 
 def bench_convert(args, work):
