@@ -81,16 +81,17 @@ def expand(sources, skip: Optional[str] = None) -> list:
 
     A directory contributes every file under it (sorted; hidden entries and ``skip`` left
     out), relative to the directory; a glob its matches (sorted), relative to the part of the
-    pattern before the first wildcard; a file itself, by its name. A source that names
-    nothing raises :class:`FileNotFoundError`."""
+    pattern before the first wildcard; a file itself, by its name. A file that two sources
+    name (a directory and a file in it) is listed once. A source that names nothing raises
+    :class:`FileNotFoundError`."""
     if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
     out, seen = [], set()
 
     def add(path, root):
-        real = os.path.realpath(path)
-        if real not in seen:
-            seen.add(real)
+        key = os.path.abspath(path)         # (a symbolic link is an input of its own)
+        if key not in seen:
+            seen.add(key)
             out.append(Source(path, os.path.relpath(path, root)))
 
     for s in map(os.fspath, sources):
