@@ -152,6 +152,21 @@ def one_line(e: BaseException) -> str:
     return f"internal error in roboio (please report it): {type(e).__name__}: {text}"
 
 
+def _quiet(fn):
+    """Run a task with roboio's warnings not printed: they are collected on what ``load``
+    returns and go into the outcome (as the command line does for one file)."""
+    import functools
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        import warnings
+        from ..errors import RoboioWarning
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RoboioWarning)
+            return fn(*args, **kwargs)
+    return run
+
+
 # -- the per-process cache of loaded models and motions ----------------------------------------
 
 _CACHE: "OrderedDict[tuple, object]" = OrderedDict()
@@ -197,6 +212,7 @@ def cannot_hold(obj, target) -> Optional[str]:
     return None
 
 
+@_quiet
 def convert_file(src: str, dst: str, reader: Optional[str], to: str, options: Options) -> Outcome:
     """Read ``src`` (with the format ``reader``, or by extension and content) and write
     ``dst`` in the format ``to``; creates ``dst``'s directory. A file ``to`` cannot hold at
@@ -251,6 +267,7 @@ def _plural(n: int, what: str) -> str:
 
 # -- validate -------------------------------------------------------------------------------
 
+@_quiet
 def validate_file(path: str, reader: Optional[str], options: Options) -> Outcome:
     """``roboio validate`` of one file: ``ok`` when it loads with no problem, ``failed``
     with the problems listed (the message gives their number and the first) otherwise."""
@@ -306,6 +323,7 @@ def _frame_count(motion) -> int:
     return motion.num_frames if isinstance(motion, BodyMotion) else motion.num_milestones
 
 
+@_quiet
 def fk_first(motion_path: str, model_path: str, options: Options, chunk: int, part: str,
              links: Optional[tuple], metadata: dict) -> tuple:
     """The first task of a motion: read it, count its frames, compute its first ``chunk``
@@ -353,6 +371,7 @@ def poses(motion, robot, start: int, stop: int) -> tuple:
     return np.asarray(times, dtype=float), robot.fk_batch(Q)
 
 
+@_quiet
 def fk_part(motion_path: str, model_path: str, options: Options, start: int, stop: int,
             total: int, part: str, links: Optional[tuple], metadata: dict) -> Outcome:
     """Link poses of frames ``start:stop`` of ``motion_path`` on the robot of
