@@ -17,7 +17,7 @@ link chosen (every link in the model's order by default), ``<link>.x``, ``<link>
 quaternion, w >= 0), all float64. The file's key-value metadata ``roboio`` holds JSON: the
 model's name (``model``) and file (``model_file``), its whole link order (``model_links``),
 the links of the columns (``links``), the motion file (``motion_file``), the source
-(``source``) and the frames of the part (``frames``: [start, stop)).
+(``source``) and the frames of the part (``frames``: [start, stop)). Parts are compressed with zstd.
 """
 from __future__ import annotations
 
@@ -86,5 +86,8 @@ def write_part(path: str, start: int, times, T, names, metadata: dict) -> None:
     import pyarrow.parquet as pq
     from ..formats.fileio import atomic_write
     sink = pa.BufferOutputStream()
-    pq.write_table(_table(start, times, T, names, metadata), sink)
+    # float columns gain nothing from dictionary encoding (pyarrow tries it by default: twice
+    # the time); zstd writes ~25% less than the default snappy in about the same time
+    pq.write_table(_table(start, times, T, names, metadata), sink, use_dictionary=False,
+                   compression="zstd")
     atomic_write(path, sink.getvalue().to_pybytes())

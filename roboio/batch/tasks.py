@@ -387,7 +387,10 @@ def fk_part(motion_path: str, model_path: str, options: Options, start: int, sto
         motion = _motion_of(cached_load(motion_path, options, out.loaded), motion_path)
         pick = parquet.link_columns(robot, links)
         times, T = poses(motion, robot, start, stop)
-        parquet.write_part(part, start, times, T[:, [i for i, _ in pick]], [n for _, n in pick],
+        index = [i for i, _ in pick]
+        if index != list(range(robot.num_links)):      # (every link in order: no copy)
+            T = T[:, index]
+        parquet.write_part(part, start, times, T, [n for _, n in pick],
                            dict(metadata, model=robot.name, model_links=list(robot.link_names),
                                 frames=[start, stop]))
     except Exception as e:       # noqa: BLE001 -- one bad file is one failed outcome
