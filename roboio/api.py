@@ -14,7 +14,7 @@ from .model import Geometry, RigidObject, Robot, Terrain, World
 from .report import ConversionReport
 
 __all__ = ["load", "load_world", "save", "formats", "default_search_paths", "default_package_dirs",
-           "default_flavor", "default_check_meshes", "input_paths"]
+           "default_flavor", "default_check_meshes", "input_paths", "load_defaults"]
 
 _SEARCH_PATHS: contextvars.ContextVar = contextvars.ContextVar("roboio_search_paths", default=())
 _PACKAGE_DIRS: contextvars.ContextVar = contextvars.ContextVar("roboio_package_dirs", default=None)
@@ -64,6 +64,14 @@ def default_package_dirs(dirs):
         yield
     finally:
         _PACKAGE_DIRS.reset(token)
+
+
+def load_defaults() -> dict:
+    """The defaults the ``default_*`` blocks in force give :func:`load` (``search_paths``,
+    ``package_dirs``, ``flavor``, ``check_meshes``), to hand to loads in another process
+    (the batch commands' workers)."""
+    return {"search_paths": list(_SEARCH_PATHS.get()), "package_dirs": _PACKAGE_DIRS.get(),
+            "flavor": _FLAVOR.get(), "check_meshes": _CHECK_MESHES.get()}
 
 
 def formats():

@@ -203,6 +203,13 @@ def write_target(path) -> tuple:
     return target, st
 
 
+def remove_stale_temps(path: str) -> None:
+    """Remove the temporary files that writes of ``path`` by processes now gone left
+    behind (a worker killed in the middle of :func:`atomic_write`)."""
+    directory, base = os.path.split(os.fspath(path))
+    _remove_stale_temps(directory or ".", base)
+
+
 def _remove_stale_temps(directory: str, base: str) -> None:
     """Remove temporary files of ``base`` left by processes of this machine that are gone."""
     prefix = _temp_prefix(base)

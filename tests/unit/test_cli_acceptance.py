@@ -354,9 +354,10 @@ def test_directory_conversion(tmp_path):
     (src / "sub" / "mixed.urdf").write_text(MIXED_URDF)
     rc, out, err = roboio("convert", src, tmp_path / "out", "--to", "klampt-rob")
     assert rc == 0, err
-    assert (tmp_path / "out" / "arm.rob").exists() and (tmp_path / "out" / "sub" / "mixed.rob").exists()
+    # an output keeps its input's whole name (a .rob stays a .rob)
+    assert (tmp_path / "out" / "arm.rob").exists() and (tmp_path / "out" / "sub" / "mixed.urdf.rob").exists()
     assert not (tmp_path / "out" / "meshes").exists()         # meshes are not robots
-    assert "2 of 2 files converted to klampt-rob" in out
+    assert "2 of 2 files converted to klampt-rob (2 files written)" in out
     rc, _, err = roboio("convert", src, tmp_path / "out2")
     assert rc == 2 and "--to" in err
 
@@ -534,7 +535,7 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
     assert "broken.urdf" in files["broken.urdf"]["error"]
     rc, out, err = roboio("convert", src, tmp_path / "out2", "--to", "klampt-rob")
     assert rc == 1 and err.count("\n") == 1 and "broken.urdf" in err
-    assert "recovered.rob  (1 input warning)" in out and "2 of 3 files converted" in out
+    assert "recovered.urdf.rob  (1 input warning)" in out and "2 of 3 files converted" in out
 
 
 def test_a_command_runs_with_only_its_own_parser():
@@ -558,7 +559,7 @@ def test_directory_conversion_into_a_directory_inside_the_input(tmp_path):
     for _ in range(2):              # the second run must not take the first run's outputs
         rc, out, err = roboio("convert", src, src / "rob", "--to", "klampt-rob")
         assert rc == 0 and "1 of 1 files converted" in out, out + err
-    assert sorted(os.listdir(src / "rob")) == ["gripper.rob"]
+    assert sorted(os.listdir(src / "rob")) == ["gripper.urdf.rob"]
 
 
 def test_motion_resample_holds_each_frame_until_the_next_time(tmp_path):

@@ -4,9 +4,10 @@ Layers, top to bottom (a module may import its own layer and the layers below it
 
     roboio, roboio.__main__
     roboio.cli, roboio.compat          command line; Klamp't-compatible API
+    roboio.batch                       datasets on Dask (convert, validate, fk over trees)
     roboio.api                         load / save
     roboio.convert, .verify, .diff,    any -> any through the model; comparing models;
-    roboio.describe                    summaries
+    roboio.describe, .validation       summaries; validate's checks
     roboio.formats                     the registry, shared file helpers, one package per ecosystem
     roboio.model                       World, Robot, Link, geometry, motions
     roboio.kinematics                  compiled kinematic structure (knows no model, no file)
@@ -37,8 +38,10 @@ LAYERS = [
     ("kinematics", ("roboio.kinematics",)),
     ("model", ("roboio.model",)),
     ("formats", ("roboio.formats",)),
-    ("convert", ("roboio.convert", "roboio.verify", "roboio.diff", "roboio.describe")),
+    ("convert", ("roboio.convert", "roboio.verify", "roboio.diff", "roboio.describe",
+                 "roboio.validation")),
     ("api", ("roboio.api",)),
+    ("batch", ("roboio.batch",)),
     ("front", ("roboio.cli", "roboio.compat", "roboio.view")),
     ("top", ("roboio", "roboio.__main__")),
 ]
