@@ -622,6 +622,24 @@ static PyObject *result(Model *self, PyObject *out, PyObject *shape, Py_buffer *
         arr = PyObject_CallOneArg(self->empty, shape);
         if (!arr)
             return NULL;
+        /* numpy.empty(shape) is a C-contiguous float64 array of that shape: only its memory
+         * is asked for (a buffer request with format and strides makes numpy build a format
+         * string for every new array, more time than a small evaluation takes) */
+        if (PyObject_GetBuffer(arr, v, PyBUF_SIMPLE | PyBUF_WRITABLE) < 0) {
+            Py_DECREF(arr);
+            return NULL;
+        }
+        Py_ssize_t count = 1;
+        for (int d = 0; d < ndim; d++)
+            count *= dims[d];
+        if (v->len != count * (Py_ssize_t)sizeof(double)) {
+            PyBuffer_Release(v);
+            Py_DECREF(arr);
+            PyErr_Format(PyExc_RuntimeError, "%s: the allocator returned %zd bytes, expected %zd",
+                         what, v->len, count * (Py_ssize_t)sizeof(double));
+            return NULL;
+        }
+        return arr;
     } else {
         arr = out;
         Py_INCREF(arr);
