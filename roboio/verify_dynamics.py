@@ -1,0 +1,257 @@
+"""Proof that a conversion kept the dynamics: :func:`verify_dynamics` compares two robot
+models' mass matrices and gravity torques over sampled configurations, and names the links
+whose mass, centre of mass or inertia differ.
+
+What is compared is what a simulator or controller sees: the rows and columns of the
+*moving* coordinates. A welded link has no coordinate of its own: its mass rides on the
+link it is welded to, so a converter may merge it into its parent (URDF fixed joints in
+pinocchio, MJCF bodies) or keep it as a link of its own (Klamp't) without changing the
+dynamics. Coordinates are carried from A to B by link name (``space="links"``: every moving
+link of A has a moving namesake in B; a joint whose axis length differs is scaled, as
+:func:`roboio.verify.verify` does), else by joint (``space="drivers"``: both robots' joint
+spaces, :attr:`Robot.joint_space`, have the same names or the same size), where the matrices
+are ``D^T M D`` and the torques ``D^T G`` with ``D`` the joint space's Jacobian (affine
+drivers move several links).
+
+Per moving link, the *rigid group* (the link and the links welded to it, through any chain
+of welds) is compared in the link's frame: total mass (kg), centre of mass (m) and inertia
+about it (kg m^2, link axes), with the angle (degrees) between the two inertias' principal
+axes. Links whose group differs beyond the tolerance are listed in
+:attr:`DynamicsResult.links`, largest difference first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from .model import Robot
+from .verify import _as_robot, _welded, map_name, sample_configs
+
+__all__ = ["verify_dynamics", "DynamicsResult", "LinkInertialDifference", "rigid_groups"]
+
+EARTH = (0.0, 0.0, -9.81)
+
+
+@dataclass
+class LinkInertialDifference:
+    """How the rigid group of one moving link differs between A and B (link frame)."""
+
+    link: str
+    mass_a: float
+    mass_b: float
+    com_shift: float            # m
+    inertia_difference: float   # kg m^2, largest entry of I_b - I_a
+    axes_angle: float           # degrees between principal axes (0 where moments repeat)
+
+    @property
+    def mass_change(self) -> float:
+        """Relative mass change (B - A) / A (inf when A is massless and B is not)."""
+        if self.mass_a == 0.0:
+            return 0.0 if self.mass_b == 0.0 else np.inf
+        return (self.mass_b - self.mass_a) / self.mass_a
+
+    def describe(self) -> str:
+        parts = []
+        if self.mass_a != self.mass_b:
+            parts.append(f"mass {self.mass_a:.6g} -> {self.mass_b:.6g} kg "
+                         f"({100 * self.mass_change:+.3g}%)")
+        if self.com_shift:
+            parts.append(f"COM moved {self.com_shift:.3g} m")
+        if self.inertia_difference:
+            turned = f", principal axes turned {self.axes_angle:.3g} deg" if self.axes_angle else ""
+            parts.append(f"inertia differs by {self.inertia_difference:.3g} kg m^2{turned}")
+        return f"{self.link}: " + "; ".join(parts)
+
+    def to_dict(self) -> dict:
+        return {"link": self.link, "mass_a": self.mass_a, "mass_b": self.mass_b,
+                "mass_change": self.mass_change, "com_shift": self.com_shift,
+                "inertia_difference": self.inertia_difference, "axes_angle": self.axes_angle}
+
+
+@dataclass
+class DynamicsResult:
+    """Outcome of :func:`verify_dynamics`: largest relative differences over the samples of
+    the mass matrix (to its largest entry in A) and of the gravity torques (to their largest
+    magnitude in A)."""
+
+    space: str
+    coordinates: list                  # names of the compared coordinates
+    max_mass_matrix_error: float
+    max_gravity_error: float
+    samples: int
+    tol: float
+    links: list = field(default_factory=list)      # LinkInertialDifference, largest first
+    notes: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return (self.max_mass_matrix_error <= self.tol and self.max_gravity_error <= self.tol
+                and bool(self.coordinates))
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "space": self.space, "coordinates": self.coordinates,
+                "max_mass_matrix_error": self.max_mass_matrix_error,
+                "max_gravity_error": self.max_gravity_error, "samples": self.samples,
+                "tol": self.tol, "links": [d.to_dict() for d in self.links],
+                "notes": self.notes}
+
+
+def rigid_groups(robot: Robot, q=None) -> dict:
+    """``{moving link index: (mass, com, inertia)}``: each moving link together with the links
+    welded to it, in that link's frame at configuration ``q`` (default ``config``): mass
+    (kg), centre of mass (m) and inertia about it (kg m^2, link axes)."""
+    welded = _welded(robot)
+    T = robot.fk(q)
+    owner = np.arange(robot.num_links)
+    for i, link in enumerate(robot.links):          # parents come first
+        if welded[i] and link.parent >= 0:
+            owner[i] = owner[link.parent]
+    out = {}
+    for i in range(robot.num_links):
+        if welded[i]:
+            continue
+        members = np.flatnonzero(owner == i)
+        Ri, oi = T[i, :3, :3], T[i, :3, 3]
+        m = c = None
+        masses = np.array([robot.links[k].mass for k in members])
+        world_c = np.array([T[k, :3, :3] @ robot.links[k].com + T[k, :3, 3] for k in members])
+        m = float(masses.sum())
+        c = masses @ world_c / m if m > 0 else world_c[0]
+        I = np.zeros((3, 3))
+        for k, mk, ck in zip(members, masses, world_c):
+            Rk = T[k, :3, :3]
+            Ik = np.asarray(robot.links[k].inertia, float)
+            d = ck - c
+            I += Rk @ (0.5 * (Ik + Ik.T)) @ Rk.T + mk * (d @ d * np.eye(3) - np.outer(d, d))
+        out[i] = (m, Ri.T @ (c - oi), Ri.T @ I @ Ri)
+    return out
+
+
+def _axes_angle(Ia, Ib) -> float:
+    """Degrees between the principal axes of two inertias (0 where either has repeated
+    moments, whose axes are not defined)."""
+    wa, Va = np.linalg.eigh(Ia)
+    wb, Vb = np.linalg.eigh(Ib)
+    scale = max(np.abs(wa).max(), np.abs(wb).max(), 1e-300)
+    if min(np.diff(wa).min(), np.diff(wb).min()) <= 1e-6 * scale:
+        return 0.0
+    R = Va.T @ Vb
+    # each axis matched with itself up to sign: the rotation between the two frames
+    c = np.clip(np.abs(np.diag(R)).min(), -1.0, 1.0)
+    return float(np.degrees(np.arccos(c)))
+
+
+def _compare_groups(ra, rb, pairs, qa, qb, tol) -> list:
+    ga, gb = rigid_groups(ra, qa), rigid_groups(rb, qb)
+    out = []
+    for i, j in pairs:
+        if i not in ga or j not in gb:
+            continue
+        (ma, ca, Ia), (mb, cb, Ib) = ga[i], gb[j]
+        dm = abs(mb - ma)
+        dc = float(np.linalg.norm(cb - ca))
+        dI = float(np.abs(Ib - Ia).max())
+        big = max(abs(ma), abs(mb), 1e-300)
+        bigI = max(np.abs(Ia).max(), np.abs(Ib).max(), 1e-300)
+        if dm <= tol * big and dc <= tol * max(1.0, float(np.linalg.norm(ca))) and dI <= tol * bigI:
+            continue
+        d = LinkInertialDifference(ra.links[i].name, float(ma), float(mb),
+                                   dc if dc > tol else 0.0,
+                                   dI if dI > tol * bigI else 0.0,
+                                   _axes_angle(Ia, Ib) if dI > tol * bigI else 0.0)
+        out.append((max(dm / big, dc, dI / bigI), len(out), d))
+    return [d for _, _, d in sorted(out, key=lambda t: (-t[0], t[1]))]
+
+
+def _link_coordinates(ra: Robot, rb: Robot, link_map) -> Optional[tuple]:
+    """Moving links of A with a moving namesake in B: (indices in A, in B, axis ratios), or
+    None when some moving link of A has none."""
+    wa, wb = _welded(ra), _welded(rb)
+    idx_b = {}
+    for j, name in enumerate(rb.link_names):
+        idx_b.setdefault(name, j)
+    ia, ib = [], []
+    for i, name in enumerate(ra.link_names):
+        if wa[i]:
+            continue
+        j = idx_b.get(map_name(name, link_map))
+        if j is None or wb[j]:
+            return None
+        ia.append(i)
+        ib.append(j)
+    if not ia:
+        return None
+    ratio = []
+    for i, j in zip(ia, ib):
+        a, b = np.asarray(ra.links[i].axis, float), np.asarray(rb.links[j].axis, float)
+        na, nb = np.linalg.norm(a), np.linalg.norm(b)
+        ratio.append(na / nb if na > 0 and nb > 0 else 1.0)
+    return np.array(ia), np.array(ib), np.array(ratio)
+
+
+def verify_dynamics(a, b, samples: int = 20, seed: int = 0, tol: float = 1e-9, link_map=None,
+                    gravity=EARTH) -> DynamicsResult:
+    """Compare the dynamics of robots ``a`` and ``b`` (see the module docstring): mass
+    matrices and gravity torques over ``samples`` configurations drawn within A's limits,
+    relative to A's largest entry; links whose rigid group differs by more than ``tol``
+    (relative to its mass, to 1 m for the COM, to its largest inertia entry) are named."""
+    if int(samples) != samples or samples < 1:
+        raise ValueError(f"verify_dynamics needs samples >= 1, got {samples!r}")
+    ra, rb = _as_robot(a), _as_robot(b)
+    notes = []
+    coords = _link_coordinates(ra, rb, link_map)
+    if coords is not None:
+        ia, ib, ratio = coords
+        space = "links"
+        names = [ra.link_names[i] for i in ia]
+        Qa = sample_configs(ra, samples, seed)
+        Qb = np.tile(rb.config, (samples, 1))
+        Qb[:, ib] = Qa[:, ia] * ratio
+        Da = np.zeros((ra.num_links, len(ia)))
+        Da[ia, np.arange(len(ia))] = 1.0
+        Db = np.zeros((rb.num_links, len(ib)))
+        Db[ib, np.arange(len(ib))] = 1.0 / ratio
+        pairs = list(zip(ia.tolist(), ib.tolist()))
+    else:
+        ja, jb = ra.joint_space, rb.joint_space
+        if ja.names == jb.names:
+            order = list(range(len(jb)))
+        elif len(ja) == len(jb) and set(ja.names) != set(jb.names):
+            order = list(range(len(jb)))
+            notes.append("joints matched by position (their names differ)")
+        elif set(ja.names) == set(jb.names):
+            order = [jb.names.index(n) for n in ja.names]
+        else:
+            return DynamicsResult("none", [], np.inf, np.inf, samples, tol, [],
+                                  ["neither the moving links nor the joints of the two models "
+                                   "correspond"])
+        space = "drivers"
+        names = list(ja.names)
+        U = ja.sample(samples, seed)
+        Qa = U
+        ub = np.array([jb.from_config(None)] * samples)
+        ua = np.array([ja.from_config(q) for q in Qa])
+        ub[:, order] = ua
+        Qb = np.array([jb.to_config(u) for u in ub])
+        Da = ja.jacobian()
+        Db = jb.jacobian()[:, order]
+        idx_b = {n: j for j, n in reversed(list(enumerate(rb.link_names)))}
+        pairs = [(i, idx_b[map_name(n, link_map)]) for i, n in enumerate(ra.link_names)
+                 if map_name(n, link_map) in idx_b]
+    Ma = ra.mass_matrix_batch(Qa)
+    Mb = rb.mass_matrix_batch(Qb)
+    zero_a, zero_b = np.zeros_like(Qa), np.zeros_like(Qb)
+    Ga = ra.inverse_dynamics_batch(Qa, zero_a, zero_a, gravity)
+    Gb = rb.inverse_dynamics_batch(Qb, zero_b, zero_b, gravity)
+    Ma_r = np.einsum("ik,nij,jl->nkl", Da, Ma, Da)
+    Mb_r = np.einsum("ik,nij,jl->nkl", Db, Mb, Db)
+    Ga_r = Ga @ Da
+    Gb_r = Gb @ Db
+    m_err = float(np.abs(Ma_r - Mb_r).max() / max(np.abs(Ma_r).max(), 1e-300))
+    g_scale = np.abs(Ga_r).max()
+    g_err = float(np.abs(Ga_r - Gb_r).max() / g_scale) if g_scale > 0 else \
+        float(np.abs(Gb_r).max())
+    links = _compare_groups(ra, rb, pairs, Qa[0], Qb[0], tol)
+    return DynamicsResult(space, names, m_err, g_err, samples, tol, links, notes)
