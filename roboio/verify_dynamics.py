@@ -143,6 +143,24 @@ def _axes_angle(Ia, Ib) -> float:
     return float(np.degrees(np.arccos(c)))
 
 
+def inertia_change(Ia, Ib) -> str:
+    """Sizes of the change from inertia ``Ia`` to ``Ib`` (3x3, kg m^2, same axes): principal
+    moments, largest entry change (and its share of the largest moment), principal axes
+    turned (degrees, where the moments are distinct)."""
+    Ia, Ib = np.asarray(Ia, float), np.asarray(Ib, float)
+    Sa, Sb = 0.5 * (Ia + Ia.T), 0.5 * (Ib + Ib.T)
+    wa, wb = np.linalg.eigvalsh(Sa), np.linalg.eigvalsh(Sb)
+    d = float(np.abs(Ib - Ia).max())
+    big = max(float(np.abs(wa).max()), 1e-300)
+    text = (f"principal moments ({', '.join(f'{x:.6g}' for x in wa)}) -> "
+            f"({', '.join(f'{x:.6g}' for x in wb)}) kg m^2; largest entry change {d:.3g} kg m^2 "
+            f"({100 * d / big:.3g}% of the largest moment)")
+    angle = _axes_angle(Sa, Sb)
+    if angle:
+        text += f"; principal axes turned {angle:.3g} deg"
+    return text
+
+
 def _compare_groups(ra, rb, pairs, qa, qb, tol) -> list:
     ga, gb = rigid_groups(ra, qa), rigid_groups(rb, qb)
     out = []
