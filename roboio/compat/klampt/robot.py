@@ -519,7 +519,9 @@ class RobotModel:
         return floats(r.total_mass * (r.com_jacobian() @ r.velocity))
 
     def getAngularMomentum(self) -> list:
-        """Total angular momentum about the centre of mass (kg m^2/s), world frame."""
+        """Total angular momentum about the centre of mass (kg m^2/s), world frame. Klamp't
+        0.10.1 returns only the sum of the links' spins ``R I R^T w`` and leaves out their
+        orbits about the centre of mass, ``m (c - com) x v``; roboio includes them."""
         r = self._robot
         T = r.fk()
         dq = np.asarray(r.velocity, dtype=float)
@@ -530,7 +532,8 @@ class RobotModel:
             w, v = J[:3] @ dq, J[3:] @ dq
             R = T[i, :3, :3]
             c = R @ link.com + T[i, :3, 3]
-            L += R @ link.inertia @ R.T @ w + link.mass * np.cross(c - com, v)
+            Ik = 0.5 * (link.inertia + link.inertia.T)     # as the dynamics use it
+            L += R @ Ik @ R.T @ w + link.mass * np.cross(c - com, v)
         return floats(L)
 
     # -- files ------------------------------------------------------------------------------
@@ -568,7 +571,8 @@ def _rigid_sum(robot):
     for k, link in enumerate(robot.links):
         R = T[k, :3, :3]
         d = c[k] - com
-        I += R @ link.inertia @ R.T + m[k] * (d @ d * np.eye(3) - np.outer(d, d))
+        Ik = 0.5 * (link.inertia + link.inertia.T)     # as the dynamics use it
+        I += R @ Ik @ R.T + m[k] * (d @ d * np.eye(3) - np.outer(d, d))
     return total, com, I
 
 
