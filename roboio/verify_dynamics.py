@@ -133,17 +133,21 @@ def rigid_groups(robot: Robot, q=None, held=None) -> dict:
 
 
 def _axes_angle(Ia, Ib) -> float:
-    """Degrees between the principal axes of two inertias (0 where either has repeated
-    moments, whose axes are not defined)."""
+    """Degrees by which the principal axes of ``Ib`` are turned from those of ``Ia``: the
+    largest angle between matching axes whose moment is distinct from the other two in both
+    (an axis of a repeated moment is not defined); 0 when no axis is."""
     wa, Va = np.linalg.eigh(Ia)
     wb, Vb = np.linalg.eigh(Ib)
     scale = max(np.abs(wa).max(), np.abs(wb).max(), 1e-300)
-    if min(np.diff(wa).min(), np.diff(wb).min()) <= 1e-6 * scale:
-        return 0.0
-    R = Va.T @ Vb
-    # each axis matched with itself up to sign: the rotation between the two frames
-    c = np.clip(np.abs(np.diag(R)).min(), -1.0, 1.0)
-    return float(np.degrees(np.arccos(c)))
+    out = 0.0
+    for k in range(3):
+        others = [j for j in range(3) if j != k]
+        if min(abs(wa[k] - wa[j]) for j in others) <= 1e-6 * scale or \
+                min(abs(wb[k] - wb[j]) for j in others) <= 1e-6 * scale:
+            continue
+        a, b = Va[:, k], Vb[:, k]
+        out = max(out, float(np.degrees(np.arctan2(np.linalg.norm(np.cross(a, b)), abs(a @ b)))))
+    return out
 
 
 def inertia_change(Ia, Ib) -> str:
@@ -304,9 +308,10 @@ def verify_dynamics(a, b, samples: int = 20, seed: int = 0, tol: float = 1e-9, l
         notes = list(notes)
         if moving_pairs:
             R = _base_turn(ra, rb, Qa, Qb, *moving_pairs[0])
-            angle = float(np.degrees(np.arccos(np.clip(
-                (np.trace(R, axis1=1, axis2=2) - 1) / 2, -1, 1))).max())
-            if angle > 1e-9:
+            # |R - E| = 2 sqrt(2) sin(angle / 2): exact for small angles, unlike arccos
+            dev = np.linalg.norm(R - np.eye(3), axis=(1, 2)).max() / (2 * np.sqrt(2))
+            angle = float(np.degrees(2 * np.arcsin(min(1.0, dev))))
+            if angle > np.degrees(tol):
                 turn = R
                 notes.append(f"B places the robot turned by {angle:.3g} deg (a base pose it "
                              "does not store): gravity turned with it")
