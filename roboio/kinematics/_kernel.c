@@ -1216,6 +1216,27 @@ static void dyn_frames(const Model *m, const double *q, Py_ssize_t qs, DynWork *
     eval_frames(m->links, p, q, qs, w->s, w->c, w->W);
 }
 
+/* Batches: the sines and cosines of a block of configurations first (one vectorisable
+ * pass, as fk_batch), then each configuration's frames. x, s, c hold BLOCK * n doubles. */
+typedef struct {
+    double *x, *s, *c;
+} TrigBlock;
+
+static void dyn_block_trig(const Model *m, const double *Q, Py_ssize_t nb, Py_ssize_t rs,
+                           Py_ssize_t cs, TrigBlock *t)
+{
+    const Plan *p = &m->full;
+    gather_angles(m->links, p, Q, nb, rs, cs, t->x);
+    sincos_array(t->x, t->s, t->c, nb * p->ntrig);
+}
+
+static void dyn_block_frames(const Model *m, const double *q, Py_ssize_t cs, const TrigBlock *t,
+                             Py_ssize_t b, DynWork *w)
+{
+    const Plan *p = &m->full;
+    eval_frames(m->links, p, q, cs, t->s + b * p->ntrig, t->c + b * p->ntrig, w->W);
+}
+
 /* Joint motions S and inertias B about the world origin of every link, from the frames. */
 static void dyn_bodies(const Dynamics *d, DynWork *w)
 {
@@ -1699,7 +1720,8 @@ static PyObject *Dynamics_mass_matrix_batch(Dynamics *self, PyObject *const *arg
         PyBuffer_Release(&qv);
         return NULL;
     }
-    double *work = PyMem_RawMalloc(sizeof(double) * DYN_WORK(n));
+    size_t tb = (size_t)BLOCK * (size_t)n;
+    double *work = PyMem_RawMalloc(sizeof(double) * (DYN_WORK(n) + 3 * tb));
     if (!work) {
         PyBuffer_Release(&ov);
         PyBuffer_Release(&qv);
@@ -1709,12 +1731,18 @@ static PyObject *Dynamics_mass_matrix_batch(Dynamics *self, PyObject *const *arg
     double *out = ov.buf;
     Py_BEGIN_ALLOW_THREADS
     DynWork w;
+    TrigBlock t = {work + DYN_WORK(n), work + DYN_WORK(n) + tb, work + DYN_WORK(n) + 2 * tb};
     dyn_work_set(&w, work, n);
-    for (Py_ssize_t row = 0; row < N; row++) {
-        dyn_frames(self->kin, Q + row * rs, cs, &w);
-        dyn_bodies(self, &w);
-        dyn_composites(self, &w);
-        dyn_crba(self, &w, out + row * n * n, NULL);
+    for (Py_ssize_t b0 = 0; b0 < N; b0 += BLOCK) {
+        Py_ssize_t nb = N - b0 < BLOCK ? N - b0 : BLOCK;
+        dyn_block_trig(self->kin, Q + b0 * rs, nb, rs, cs, &t);
+        for (Py_ssize_t b = 0; b < nb; b++) {
+            Py_ssize_t row = b0 + b;
+            dyn_block_frames(self->kin, Q + row * rs, cs, &t, b, &w);
+            dyn_bodies(self, &w);
+            dyn_composites(self, &w);
+            dyn_crba(self, &w, out + row * n * n, NULL);
+        }
     }
     Py_END_ALLOW_THREADS
     PyMem_RawFree(work);
@@ -1754,7 +1782,8 @@ static PyObject *Dynamics_inverse_dynamics_batch(Dynamics *self, PyObject *const
     Py_ssize_t odims[2] = {N, n};
     if (get_array(args[4], &ov, 1, "d", 2, odims, 1, "out") < 0)
         goto fail_a;
-    double *work = PyMem_RawMalloc(sizeof(double) * (DYN_WORK(n) + 2 * (size_t)n));
+    size_t tb = (size_t)BLOCK * (size_t)n;
+    double *work = PyMem_RawMalloc(sizeof(double) * (DYN_WORK(n) + 2 * (size_t)n + 3 * tb));
     if (!work) {
         PyErr_NoMemory();
         goto fail_o;
@@ -1765,14 +1794,20 @@ static PyObject *Dynamics_inverse_dynamics_batch(Dynamics *self, PyObject *const
     DynWork w;
     dyn_work_set(&w, work, n);
     double *dq = work + DYN_WORK(n), *ddq = dq + n;
-    for (Py_ssize_t row = 0; row < N; row++) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            dq[i] = dQ[row * drs + i * dcs];
-            ddq[i] = ddQ[row * ars + i * acs];
+    TrigBlock t = {ddq + n, ddq + n + tb, ddq + n + 2 * tb};
+    for (Py_ssize_t b0 = 0; b0 < N; b0 += BLOCK) {
+        Py_ssize_t nb = N - b0 < BLOCK ? N - b0 : BLOCK;
+        dyn_block_trig(self->kin, Q + b0 * rs, nb, rs, cs, &t);
+        for (Py_ssize_t b = 0; b < nb; b++) {
+            Py_ssize_t row = b0 + b;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                dq[i] = dQ[row * drs + i * dcs];
+                ddq[i] = ddQ[row * ars + i * acs];
+            }
+            dyn_block_frames(self->kin, Q + row * rs, cs, &t, b, &w);
+            dyn_bodies(self, &w);
+            dyn_rnea(self, &w, dq, ddq, 1, g, out + row * n);
         }
-        dyn_frames(self->kin, Q + row * rs, cs, &w);
-        dyn_bodies(self, &w);
-        dyn_rnea(self, &w, dq, ddq, 1, g, out + row * n);
     }
     Py_END_ALLOW_THREADS
     PyMem_RawFree(work);
