@@ -361,14 +361,15 @@ class Robot:
             return links
         return [self.link_index(k) if isinstance(k, (str, Link)) else k for k in links]
 
-    def fk_batch(self, Q, out=None, links=None, dtype=None) -> np.ndarray:
+    def fk_batch(self, Q, out=None, links=None, dtype=None, threads=None) -> np.ndarray:
         """``(N, L, 4, 4)`` world transforms for ``Q`` of shape ``(N, num_links)``.
 
         ``links``: a subset of links (names or indices; default every link, L = num_links);
         ``dtype``: float64 (default) or float32; ``out``: a C-contiguous array of the result's
-        shape and dtype to reuse. See :meth:`roboio.kinematics.KinematicModel.fk_batch`."""
+        shape and dtype to reuse; ``threads``: threads to split the rows over (default: every
+        core). See :meth:`roboio.kinematics.KinematicModel.fk_batch`."""
         return self.kinematics.fk_batch(Q, out=out, links=self._link_selection(links),
-                                        dtype=dtype)
+                                        dtype=dtype, threads=threads)
 
     def fk_chunks(self, Q, chunk_size: int = 65536, links=None, dtype=None):
         """Yield ``(start, frames)`` chunk by chunk, in bounded memory (a reused buffer: copy
@@ -381,9 +382,11 @@ class Robot:
         ``point`` (in ``link``'s frame), both in world coordinates."""
         return self.kinematics.jacobian(self._q(q), self.link_index(link), point)
 
-    def jacobian_batch(self, Q, link, point=(0, 0, 0), out=None) -> np.ndarray:
-        """``(N, 6, num_links)`` Jacobians for every row of ``Q`` (into ``out`` when given)."""
-        return self.kinematics.jacobian_batch(Q, self.link_index(link), point, out=out)
+    def jacobian_batch(self, Q, link, point=(0, 0, 0), out=None, threads=None) -> np.ndarray:
+        """``(N, 6, num_links)`` Jacobians for every row of ``Q`` (into ``out`` when given),
+        on ``threads`` threads (default: every core)."""
+        return self.kinematics.jacobian_batch(Q, self.link_index(link), point, out=out,
+                                              threads=threads)
 
     # -- dynamics (docs/dynamics.md) ---------------------------------------------------------
     # Klamp't's conventions: one value per link (welded links too), tau = M ddq + C dq + G,
