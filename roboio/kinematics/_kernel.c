@@ -1824,11 +1824,184 @@ fail_q:
     return res;
 }
 
+/* --- articulated bodies (forward dynamics, held links) ----------------------------------- */
+
+/* The 6x6 spatial inertia (row-major, angular rows first) of B = (m, h, I_O): [[I_O, h x],
+ * [(h x)^T, m E]]. */
+static void inertia6(const double *B, double *X)
+{
+    const double m = B[0], hx = B[1], hy = B[2], hz = B[3];
+    const double *I = B + 4;
+    double H[9] = {0.0, -hz, hy, hz, 0.0, -hx, -hy, hx, 0.0};
+    memset(X, 0, 36 * sizeof(double));
+    X[0] = I[0], X[1] = I[3], X[2] = I[4];
+    X[6] = I[3], X[7] = I[1], X[8] = I[5];
+    X[12] = I[4], X[13] = I[5], X[14] = I[2];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            X[6 * r + 3 + c] = H[3 * r + c];
+            X[6 * (3 + c) + r] = H[3 * r + c];
+        }
+    X[21] = X[28] = X[35] = m;
+}
+
+static inline void mat6_vec(const double *X, const double *v, double *o)
+{
+    for (int r = 0; r < 6; r++)
+        o[r] = dot6(X + 6 * r, v);
+}
+
+/* Accelerations ddq of the articulated-body algorithm with the links where held[i] != 0
+ * kept rigid (acceleration 0: their torque is not used). Work: w (frames, S, B, V, A as
+ * c and accelerations, F as p), IA (36 n), U (6 n), D and u (n each). Returns the first
+ * moving link whose articulated inertia about its joint is not positive (no mass or inertia
+ * beyond it), or -1. */
+static int dyn_aba(const Dynamics *d, DynWork *w, const double *dq, const double *tau,
+                   const int64_t *held, const double *g, double *IA, double *U, double *D,
+                   double *u, double *ddq)
+{
+    const LinkData *links = d->kin->links;
+    const int *order = d->kin->order;
+    Py_ssize_t n = d->n;
+    double zero6[6] = {0, 0, 0, 0, 0, 0};
+    int e;
+    /* velocities, velocity-product accelerations c (in A) and bias forces p (in F) */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int i = order[k], p = links[i].parent;
+        const double *S = w->S + 6 * i, *Vp = p >= 0 ? w->V + 6 * p : zero6;
+        double *V = w->V + 6 * i, *c = w->A + 6 * i, *pb = w->F + 6 * i, *X = IA + 36 * i;
+        for (e = 0; e < 6; e++)
+            V[e] = Vp[e] + S[e] * dq[i];
+        motion_cross(V, S, c);
+        for (e = 0; e < 6; e++)
+            c[e] *= dq[i];
+        inertia6(w->B + 10 * i, X);
+        double fv[6], t[3];
+        mat6_vec(X, V, fv);
+        cross3(V, fv, pb);
+        cross3(V + 3, fv + 3, t);
+        pb[0] += t[0], pb[1] += t[1], pb[2] += t[2];
+        cross3(V, fv + 3, pb + 3);
+    }
+    /* articulated inertias from the leaves up */
+    for (Py_ssize_t k = n - 1; k >= 0; k--) {
+        int i = order[k], p = links[i].parent;
+        const double *S = w->S + 6 * i, *c = w->A + 6 * i;
+        double *X = IA + 36 * i, *pb = w->F + 6 * i, *Ui = U + 6 * i;
+        double Xc[6];
+        mat6_vec(X, c, Xc);
+        if (held[i]) {
+            if (p >= 0) {
+                double *Xp = IA + 36 * p, *pp = w->F + 6 * p;
+                for (e = 0; e < 36; e++)
+                    Xp[e] += X[e];
+                for (e = 0; e < 6; e++)
+                    pp[e] += pb[e] + Xc[e];
+            }
+            continue;
+        }
+        mat6_vec(X, S, Ui);
+        D[i] = dot6(S, Ui);
+        u[i] = tau[i] - dot6(S, pb);
+        double scale = 0.0;
+        for (e = 0; e < 36; e++)
+            scale = fabs(X[e]) > scale ? fabs(X[e]) : scale;
+        double s2 = dot6(S, S);
+        if (!(D[i] > 1e-12 * scale * s2) || !(D[i] > 0.0))
+            return i;
+        if (p >= 0) {
+            double *Xp = IA + 36 * p, *pp = w->F + 6 * p, ud = u[i] / D[i];
+            for (int r = 0; r < 6; r++)
+                for (int col = 0; col < 6; col++)
+                    Xp[6 * r + col] += X[6 * r + col] - Ui[r] * Ui[col] / D[i];
+            /* p + Ia c + U u / D, with Ia c = X c - U (U . c) / D */
+            double uc = dot6(Ui, c) / D[i];
+            for (e = 0; e < 6; e++)
+                pp[e] += pb[e] + Xc[e] - Ui[e] * uc + Ui[e] * ud;
+        }
+    }
+    /* accelerations from the root down (A holds c, then the acceleration) */
+    double a0[6] = {0.0, 0.0, 0.0, -g[0], -g[1], -g[2]};
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int i = order[k], p = links[i].parent;
+        const double *ap = p >= 0 ? w->A + 6 * p : a0, *S = w->S + 6 * i;
+        double *a = w->A + 6 * i;
+        for (e = 0; e < 6; e++)
+            a[e] += ap[e];
+        if (held[i]) {
+            ddq[i] = 0.0;
+            continue;
+        }
+        ddq[i] = (u[i] - dot6(U + 6 * i, a)) / D[i];
+        for (e = 0; e < 6; e++)
+            a[e] += S[e] * ddq[i];
+    }
+    return -1;
+}
+
+PyDoc_STRVAR(forward_dynamics_doc,
+             "forward_dynamics(q, dq, tau, gravity, held, out=None) -> (n,) accelerations\n"
+             "(articulated bodies); links with held[i] != 0 (int64) are kept rigid.\n"
+             "ValueError naming the first moving link that carries no mass or inertia.");
+
+static PyObject *Dynamics_forward_dynamics(Dynamics *self, PyObject *const *args,
+                                           Py_ssize_t nargs)
+{
+    double g[3];
+    Py_ssize_t n = self->n;
+    Py_buffer hv, v;
+    PyObject *arr = NULL;
+    if (nargs < 5 || nargs > 6) {
+        PyErr_SetString(PyExc_TypeError, "forward_dynamics(q, dq, tau, gravity, held, out=None)");
+        return NULL;
+    }
+    if (!dyn_ready(self))
+        return NULL;
+    Py_ssize_t hdims[1] = {n};
+    if (get_array(args[4], &hv, 0, "q", 1, hdims, 1, "held") < 0)
+        return NULL;
+    /* q, dq, tau (3 n) and the articulated-body work area (36 n + 8 n) */
+    double *buf = PyMem_RawMalloc(sizeof(double) * (47 * (size_t)n + 1));
+    if (!buf) {
+        PyBuffer_Release(&hv);
+        return PyErr_NoMemory();
+    }
+    double *q = buf, *dq = buf + n, *tau = buf + 2 * n, *IA = buf + 3 * n, *U = IA + 36 * n;
+    double *D = U + 6 * n, *u = D + n;
+    Py_ssize_t dims[1] = {n};
+    if (get_config(self->kin, args[0], q) == 0 &&
+        get_vector(self->kin, args[1], dq, "velocity") == 0 &&
+        get_vector(self->kin, args[2], tau, "torque") == 0) {
+        if (get_point(args[3], g) < 0) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "gravity must have 3 numbers");
+        } else if ((arr = result(self->kin, nargs > 5 ? args[5] : NULL, self->vec_shape, &v, 1,
+                                 dims, "out")) != NULL) {
+            DynWork w;
+            dyn_work_set(&w, self->scratch, n);
+            dyn_frames(self->kin, q, 1, &w);
+            dyn_bodies(self, &w);
+            int bad = dyn_aba(self, &w, dq, tau, hv.buf, g, IA, U, D, u, v.buf);
+            PyBuffer_Release(&v);
+            if (bad >= 0) {
+                Py_DECREF(arr);
+                arr = NULL;
+                PyErr_Format(PyExc_ValueError, "link %d moves no mass or inertia", bad);
+            }
+        }
+    }
+    PyMem_RawFree(buf);
+    PyBuffer_Release(&hv);
+    return arr;
+}
+
 static PyMethodDef Dynamics_methods[] = {
     {"mass_matrix", (PyCFunction)(void (*)(void))Dynamics_mass_matrix, METH_FASTCALL,
      mass_matrix_doc},
     {"inverse_dynamics", (PyCFunction)(void (*)(void))Dynamics_inverse_dynamics, METH_FASTCALL,
      inverse_dynamics_doc},
+    {"forward_dynamics", (PyCFunction)(void (*)(void))Dynamics_forward_dynamics, METH_FASTCALL,
+     forward_dynamics_doc},
     {"com", (PyCFunction)(void (*)(void))Dynamics_com, METH_FASTCALL, com_doc},
     {"com_jacobian", (PyCFunction)(void (*)(void))Dynamics_com_jacobian, METH_FASTCALL,
      com_jacobian_doc},

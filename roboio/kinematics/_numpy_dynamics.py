@@ -167,6 +167,69 @@ class NumpyDynamics:
         self._rnea(q[None], dq[None], ddq[None], _vector(gravity, 3, "gravity"), tau[None])
         return tau
 
+    def forward_dynamics(self, q, dq, tau, gravity, held, out=None):
+        """Accelerations by the articulated-body algorithm; links with ``held[i]`` are kept
+        rigid (acceleration 0, their torque unused)."""
+        kin = self.d.kin
+        n = kin.n
+        q = _config(q, n)
+        dq = _vector(dq, n, "velocity")
+        tau = _vector(tau, n, "torque")
+        g = _vector(gravity, 3, "gravity")
+        held = np.asarray(held).reshape(n).astype(bool)
+        ddq = _result(out, (n,))
+        S, h, I = self._bodies(q[None])
+        S, h, I = S[..., 0], h[..., 0], I[..., 0]
+        m = self.d.masses
+        X = np.zeros((n, 6, 6))
+        for i in range(n):
+            H = np.array([[0, -h[i, 2], h[i, 1]], [h[i, 2], 0, -h[i, 0]], [-h[i, 1], h[i, 0], 0]])
+            X[i, :3, :3] = I[i]
+            X[i, :3, 3:] = H
+            X[i, 3:, :3] = H.T
+            X[i, 3:, 3:] = m[i] * np.eye(3)
+        V = np.zeros((n, 6))
+        c = np.zeros((n, 6))
+        pb = np.zeros((n, 6))
+        for i in kin.order:
+            p = kin.parents[i]
+            V[i] = (V[p] if p >= 0 else 0.0) + S[i] * dq[i]
+            w, v = V[i, :3], V[i, 3:]
+            c[i] = np.concatenate([np.cross(w, S[i, :3]),
+                                   np.cross(w, S[i, 3:]) + np.cross(v, S[i, :3])]) * dq[i]
+            f = X[i] @ V[i]
+            pb[i] = np.concatenate([np.cross(w, f[:3]) + np.cross(v, f[3:]), np.cross(w, f[3:])])
+        U = np.zeros((n, 6))
+        D = np.zeros(n)
+        u = np.zeros(n)
+        for i in kin.order[::-1]:
+            p = kin.parents[i]
+            if held[i]:
+                if p >= 0:
+                    X[p] += X[i]
+                    pb[p] += pb[i] + X[i] @ c[i]
+                continue
+            U[i] = X[i] @ S[i]
+            D[i] = S[i] @ U[i]
+            u[i] = tau[i] - S[i] @ pb[i]
+            if not (D[i] > 1e-12 * np.abs(X[i]).max() * (S[i] @ S[i]) and D[i] > 0):
+                raise ValueError(f"link {int(i)} moves no mass or inertia")
+            if p >= 0:
+                Ia = X[i] - np.outer(U[i], U[i]) / D[i]
+                X[p] += Ia
+                pb[p] += pb[i] + Ia @ c[i] + U[i] * u[i] / D[i]
+        a = np.zeros((n, 6))
+        a0 = np.concatenate([np.zeros(3), -g])
+        for i in kin.order:
+            p = kin.parents[i]
+            a[i] = (a[p] if p >= 0 else a0) + c[i]
+            if held[i]:
+                ddq[i] = 0.0
+                continue
+            ddq[i] = (u[i] - U[i] @ a[i]) / D[i]
+            a[i] += S[i] * ddq[i]
+        return ddq
+
     def com(self, q, out=None):
         d = self.d
         q = _config(q, d.kin.n)

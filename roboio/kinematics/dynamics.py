@@ -66,6 +66,17 @@ class DynamicModel:
         """``(n,)`` torques ``M ddq + C dq + G`` (recursive Newton-Euler)."""
         return self.evaluator().inverse_dynamics(q, dq, ddq, gravity, out)
 
+    def forward_dynamics(self, q, dq, tau, gravity=(0.0, 0.0, -9.81), held=None,
+                         out=None) -> np.ndarray:
+        """``(n,)`` accelerations that torques ``tau`` give at ``(q, dq)`` (articulated
+        bodies); links with ``held[i]`` true are kept rigid: acceleration 0, their torque
+        unused; so is a link whose axis is zero (it cannot move). ValueError ``"link i moves
+        no mass or inertia"`` where a moving link carries nothing (the accelerations are
+        undefined there)."""
+        held = np.zeros(self.n, bool) if held is None else np.asarray(held, bool).reshape(self.n)
+        held = np.ascontiguousarray(held | ~self.kin.axes.any(axis=1), dtype=np.int64)
+        return self.evaluator().forward_dynamics(q, dq, tau, gravity, held, out)
+
     def com(self, q, out=None) -> np.ndarray:
         """``(3,)`` centre of mass in world coordinates (zeros for a massless tree)."""
         return self.evaluator().com(q, out)

@@ -14,6 +14,7 @@ invalidates the compiled dynamics (see docs/dynamics.md).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
@@ -452,27 +453,27 @@ class Robot:
         return self._space_torques(tau, space)
 
     def forward_dynamics(self, q, dq, tau, gravity=_EARTH, space: str = "links") -> np.ndarray:
-        """Accelerations that torques ``tau`` give at ``(q, dq)``: ``M ddq = tau - C dq - G``
-        solved over the moving links, welded links held (their acceleration is 0 and their
-        torque is ignored, unlike Klamp't's ``accelFromTorques``, which moves them).
-        ``space="drivers"``: ``tau`` and ``dq`` per joint, the result per joint."""
-        from ..kinematics.dynamics import solve_spd
+        """Accelerations that torques ``tau`` give at ``(q, dq)`` (articulated bodies), welded
+        links held: their acceleration is 0 and their torque is ignored (Klamp't's
+        ``accelFromTorques`` moves them). ``space="drivers"``: ``tau`` and ``dq`` per joint,
+        the result per joint (``D^T M D dduu = tau - D^T (C dq + G)``, solved directly).
+        ValueError naming a moving link that carries no mass or inertia."""
         if space != "links":
+            from ..kinematics.dynamics import solve_spd
             D = self._space_jacobian(space)
             dql = D @ np.asarray(dq, float)
             h = D.T @ self.dynamics.inverse_dynamics(q, dql, np.zeros(self.num_links), gravity)
             M = D.T @ self.dynamics.mass_matrix(q) @ D
             return solve_spd(M, np.asarray(tau, float).reshape(len(h)) - h,
-                             [self.joint_space.names[k] for k in range(len(h))])
-        n = self.num_links
-        tau = np.asarray(tau, float).reshape(n)
-        h = self.dynamics.inverse_dynamics(q, dq, np.zeros(n), gravity)
-        M = self.dynamics.mass_matrix(q)
-        free = np.flatnonzero(~self._welded())
-        ddq = np.zeros(n)
-        ddq[free] = solve_spd(M[np.ix_(free, free)], (tau - h)[free],
-                              [self._links[i].name for i in free])
-        return ddq
+                             list(self.joint_space.names))
+        try:
+            return self.dynamics.forward_dynamics(q, dq, tau, gravity, self._welded())
+        except ValueError as e:
+            m = re.match(r"link (\d+) moves no mass", str(e))
+            if m is None:
+                raise
+            raise ValueError(f"link {self._links[int(m.group(1))].name!r} moves no mass or "
+                             "inertia: forward dynamics is undefined there") from None
 
     def com(self, q=None) -> np.ndarray:
         """Centre of mass ``(3,)`` in world coordinates (m); zeros for a massless robot."""
