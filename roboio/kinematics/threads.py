@@ -9,6 +9,7 @@ import numpy as np
 
 _POOL = None
 _POOL_SIZE = 0
+_POOL_PID = None          # a pool made before a fork has no threads in the child: make another
 _POOL_LOCK = threading.Lock()
 
 
@@ -26,7 +27,9 @@ def _pool(size: int):
 
 
 def _grown_pool(size: int):
-    global _POOL, _POOL_SIZE
+    global _POOL, _POOL_SIZE, _POOL_PID
+    if _POOL_PID != os.getpid():
+        _POOL, _POOL_SIZE, _POOL_PID = None, 0, os.getpid()
     if _POOL is None or _POOL_SIZE < size:
         from concurrent.futures import ThreadPoolExecutor
         if _POOL is not None:

@@ -323,3 +323,26 @@ def test_articulated_bodies_undo_inverse_dynamics_with_held_links(backend, seed)
         M = r.mass_matrix(q)[np.ix_(free, free)]
         h = r.inverse_dynamics(q, dq, np.zeros(r.num_links), gravity=g)[free]
         assert np.allclose(out[free], np.linalg.solve(M, tau[free] - h), atol=1e-9)
+
+
+def _child_batch(conn):
+    r = _with_inertias(random_robot(2, n=10), 2)
+    Q = np.random.default_rng(0).uniform(-1, 1, (20_000, r.num_links))
+    conn.send(float(r.mass_matrix_batch(Q, threads=2).sum()))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_batch_threads_after_a_fork():
+    """A forked child (multiprocessing, Dask workers) makes its own pool: the parent's has no
+    threads there."""
+    import multiprocessing as mp
+    r = _with_inertias(random_robot(2, n=10), 2)
+    Q = np.random.default_rng(0).uniform(-1, 1, (20_000, r.num_links))
+    expect = float(r.mass_matrix_batch(Q, threads=2).sum())      # the parent's pool exists
+    ctx = mp.get_context("fork")
+    a, b = ctx.Pipe()
+    p = ctx.Process(target=_child_batch, args=(b,))
+    p.start()
+    assert a.poll(60), "the child's batch did not finish"
+    assert a.recv() == expect
+    p.join(10)
