@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 ROBOTS = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "corpus", "klampt", "robots"))
 
 import roboio                                    # noqa: E402
-from roboio.kinematics.dynamics import cores     # noqa: E402
+from roboio.kinematics.threads import cores      # noqa: E402
 
 
 def per_call(fn, calls):
