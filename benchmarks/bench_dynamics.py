@@ -17,8 +17,9 @@ with 1 thread and with every core, vs a Python loop over pinocchio's ``crba`` / 
 over klampt's calls (klampt's loop is timed on a tenth of the batch and scaled).
 ``jacobian_batch`` of the last link vs the klampt loop (``setConfig`` + ``getJacobian``).
 
-Each round runs every contender once, interleaved, so that a machine shared with others
-slows them alike; each ratio is taken within a round and the median over rounds printed.
+Each round runs every contender (each timing the best of 3 runs), interleaved, so that a
+machine shared with others slows them alike; each ratio is taken within a round and the
+median over rounds printed.
 """
 from __future__ import annotations
 
@@ -51,10 +52,15 @@ def best_call(fn, calls=2000, repeat=7):
     return min(per_call(fn, calls) for _ in range(repeat))
 
 
-def timed(fn):
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
+def timed(fn, repeat=3):
+    """Best of ``repeat`` timings of fn() (a run that other processes interrupted says
+    nothing about the code)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
 
 
 def load(name):
