@@ -5,7 +5,10 @@ matching links by name, and, for links whose names differ, by position (same ind
 matched parent, same joint type): those are reported as renamed. Differences are
 :class:`Difference` records (``what`` it concerns, its ``name``, the ``field``, the values
 ``a`` and ``b``); numbers are compared with a tolerance (``tol``: absolute for positions,
-angles and axes, relative for masses, inertias and limits).
+angles and axes, relative for masses, inertias and limits). Mass, centre of mass and inertia
+differences say how large they are in the link's frame: the relative mass change, how far the
+COM moved, the principal moments before and after, the largest entry change and how far the
+principal axes turned.
 
 Compared: link set (added, removed, renamed), parents, joint types (revolute/prismatic and
 the Klamp't joint group: normal, spin, weld, floating, ...), axes, parent transforms
@@ -24,6 +27,7 @@ from typing import Optional
 import numpy as np
 
 from .model import Group, RigidObject, Robot, Terrain, World
+from .verify_dynamics import inertia_change
 
 __all__ = ["diff", "Difference", "DiffResult"]
 
@@ -255,12 +259,7 @@ def _robot(a: Robot, b: Robot, tol: float, out: list, prefix: str = "") -> int:
             va, vb = getattr(a, lim)[i], getattr(b, lim)[j]
             if not _close(va, vb, tol, relative=True):
                 add(lim, float(va), float(vb))
-        if not _close(la.mass, lb.mass, tol, relative=True):
-            add("mass", la.mass, lb.mass)
-        if not _close(la.com, lb.com, tol):
-            add("com", la.com, lb.com)
-        if not _close(la.inertia, lb.inertia, tol, relative=True):
-            add("inertia", la.inertia, lb.inertia)
+        _inertial(la, lb, tol, lambda *d: out.append(Difference(L, nm, *d)))
         for fld, ga, gb in (("geometry", la.geometry, lb.geometry),
                             ("visual geometry", la.visual_geometry, lb.visual_geometry)):
             same, sa, sb = _same_geometry(ga, gb, tol)
@@ -305,6 +304,21 @@ def _robot(a: Robot, b: Robot, tol: float, out: list, prefix: str = "") -> int:
     return len(m)
 
 
+def _inertial(x, y, tol: float, add) -> None:
+    """Mass (kg), centre of mass (m, link frame) and inertia (kg m^2 about the COM, link
+    axes) of ``x`` and ``y``, each difference with its size."""
+    if not _close(x.mass, y.mass, tol, relative=True):
+        change = f" ({100 * (y.mass - x.mass) / x.mass:+.3g}%)" if x.mass else ""
+        add("mass", x.mass, y.mass, f"{x.mass:.9g} -> {y.mass:.9g} kg{change}")
+    ca, cb = np.asarray(x.com, float), np.asarray(y.com, float)
+    if not _close(ca, cb, tol):
+        add("com", ca, cb, f"{_show(ca)} -> {_show(cb)}: moved {np.linalg.norm(cb - ca):.3g} m in "
+            "the link frame")
+    if not _close(x.inertia, y.inertia, tol, relative=True):
+        add("inertia", x.inertia, y.inertia,
+            "(about the COM, link axes): " + inertia_change(x.inertia, y.inertia))
+
+
 def _element(kind: str, x, y, tol: float, out: list):
     nm = x.name
     if not _close(x.transform[:3, 3], y.transform[:3, 3], tol):
@@ -316,11 +330,7 @@ def _element(kind: str, x, y, tol: float, out: list):
     if not same:
         out.append(Difference(kind, nm, "geometry", sa, sb))
     if isinstance(x, RigidObject):
-        for f in ("mass", "inertia"):
-            if not _close(getattr(x, f), getattr(y, f), tol, relative=True):
-                out.append(Difference(kind, nm, f, getattr(x, f), getattr(y, f)))
-        if not _close(x.com, y.com, tol):
-            out.append(Difference(kind, nm, "com", x.com, y.com))
+        _inertial(x, y, tol, lambda *d: out.append(Difference(kind, nm, *d)))
 
 
 def _by_name(kind: str, xs, ys, out: list):

@@ -36,10 +36,16 @@ def register(sub):
     p.add_argument("--exact", action="store_true",
                    help="exit 1 unless the comparison is exact: every link of A matched and "
                    "nothing accounted for (no link held, no base placed)")
+    p.add_argument("--dynamics", action="store_true",
+                   help="also compare mass matrices and gravity torques over the moving links "
+                   "(relative error within --dynamics-tol) and name the links whose mass, COM "
+                   "or inertia differ (docs/dynamics.md)")
+    p.add_argument("--dynamics-tol", type=float, default=1e-9, metavar="TOL",
+                   help="largest accepted relative difference of the dynamics (default 1e-9)")
     p.add_argument("--json", action="store_true",
                    help="machine-readable result: ok, exact, space, accounted, matched_links, "
                         "only_a, only_b, max_position_error, max_rotation_error, worst_link, "
-                        "samples, tol, notes, per_link")
+                        "samples, tol, notes, per_link (and dynamics with --dynamics)")
     p.set_defaults(func=run)
 
 
@@ -69,8 +75,13 @@ def run(args):
                          space=args.space)
     except ValueError as e:
         raise UsageError(str(e)) from None
+    dyn = _dynamics(args, ra, rb, link_map) if args.dynamics else None
     if args.json:
-        print(dump_json(res.to_dict()))
+        out = res.to_dict()
+        if dyn is not None:
+            out["dynamics"] = dyn.to_dict()
+            out["ok"] = out["ok"] and dyn.ok
+        print(dump_json(out))
     else:
         print(f"matched links: {len(res.matched)} (only in A: {len(res.only_a)}, only in B: {len(res.only_b)})")
         for n in res.only_a:
@@ -92,4 +103,30 @@ def run(args):
         else:
             print("OK up to what B does not hold (accounted for above; --exact refuses it)"
                   if res.accounted else "OK for the matched links (links only in A above)")
-    return 0 if (res.exact if args.exact else res.ok) else 1
+        if dyn is not None:
+            _print_dynamics(dyn)
+    ok = res.exact if args.exact else res.ok
+    return 0 if ok and (dyn is None or dyn.ok) else 1
+
+
+def _dynamics(args, ra, rb, link_map):
+    from ..verify_dynamics import verify_dynamics
+    from . import _progress
+    from .main import UsageError
+    try:
+        with _progress.activity(f"comparing dynamics at {min(args.samples, 100)} configurations"):
+            return verify_dynamics(ra, rb, min(args.samples, 100), args.seed, args.dynamics_tol,
+                                   link_map=link_map)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _print_dynamics(dyn):
+    print(f"dynamics: {len(dyn.coordinates)} moving coordinates compared by {dyn.space}")
+    for n in dyn.notes:
+        print(f"  note: {n}")
+    print(f"  max mass matrix error: {dyn.max_mass_matrix_error:.3e} (relative)")
+    print(f"  max gravity torque error: {dyn.max_gravity_error:.3e} (relative)")
+    for d in dyn.links:
+        print(f"  differs: {d.describe()}")
+    print("  dynamics OK" if dyn.ok else f"  DYNAMICS MISMATCH (tolerance {dyn.tol:g})")

@@ -142,6 +142,24 @@ class JointSpace:
         else:
             out[d.dofs[0]] = v
 
+    def jacobian(self) -> np.ndarray:
+        """``(num_links, len(self))``: how the link configuration moves per unit of each joint
+        (column k: ``scale`` on each link an affine driver moves, 1 on a normal driver's or
+        a plain joint's link). Joint velocities ``du`` give link velocities ``D @ du``; link
+        torques ``tau`` are ``D.T @ tau`` per joint (dynamics in driver space)."""
+        D = np.zeros((self.robot.num_links, len(self)))
+        for k in range(len(self)):
+            if self._drivers is None:
+                D[self.links[k], k] = 1.0
+                continue
+            d = self._drivers[k]
+            if d.type == "affine":
+                for dof, s in zip(d.dofs, d.scale):
+                    D[dof, k] += float(s)
+            elif d.dofs:
+                D[d.dofs[0], k] = 1.0
+        return D
+
     def sample(self, n: int, seed=0) -> np.ndarray:
         """``(n, num_links)`` link configurations with every joint uniform within its limits
         (+-pi rad, or +-1 m for a prismatic joint, where a limit is infinite); links no joint

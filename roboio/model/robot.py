@@ -9,15 +9,18 @@ initial configuration are arrays of length ``num_links``.
 Structure is separate from state: :meth:`Robot.fk` and friends take configurations as
 arguments and never modify the robot. The robot stays editable; editing a link's
 kinematic fields (``parent``, ``joint_type``, ``axis``, ``parent_transform``) or adding a
-link invalidates the compiled kinematic cache.
+link invalidates the compiled kinematic cache; editing ``mass``, ``com`` or ``inertia``
+invalidates the compiled dynamics (see docs/dynamics.md).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 import numpy as np
 
+from ..kinematics import backends as _backends
 from .geometry import Appearance, Geometry
 
 __all__ = ["Robot", "Link", "Joint", "Driver", "JOINT_TYPES", "DRIVER_TYPES"]
@@ -28,6 +31,8 @@ JOINT_DOFS = {"normal": 1, "spin": 1, "weld": 1, "floating": 6, "floatingplanar"
 DRIVER_TYPES = ("normal", "affine", "translation", "rotation")
 
 _KINEMATIC_FIELDS = {"parent", "joint_type", "axis", "parent_transform"}
+_INERTIAL_FIELDS = {"mass", "com", "inertia"}
+_EARTH = (0.0, 0.0, -9.81)
 
 
 class Link:
@@ -78,9 +83,14 @@ class Link:
             value = _frozen(value, (4, 4))
         elif key == "inertia":
             value = _frozen(value, (3, 3))
+        elif key == "mass":
+            value = float(value)
         object.__setattr__(self, key, value)
-        if key in _KINEMATIC_FIELDS and self._robot is not None:
-            self._robot._invalidate()
+        if self._robot is not None:
+            if key in _KINEMATIC_FIELDS:
+                self._robot._invalidate()
+            elif key in _INERTIAL_FIELDS:
+                self._robot._dyn = None
 
     @property
     def is_prismatic(self) -> bool:
@@ -245,6 +255,7 @@ class Robot:
         self.warnings: list = []
         self.source: Optional[str] = None
         self._kin = None
+        self._dyn = None
 
     # -- structure --------------------------------------------------------------------
     @property
@@ -318,6 +329,7 @@ class Robot:
 
     def _invalidate(self):
         self._kin = None
+        self._dyn = None
 
     def validate_structure(self) -> None:
         """Raise ValueError unless parents are in range and form a forest without cycles."""
@@ -350,14 +362,15 @@ class Robot:
             return links
         return [self.link_index(k) if isinstance(k, (str, Link)) else k for k in links]
 
-    def fk_batch(self, Q, out=None, links=None, dtype=None) -> np.ndarray:
+    def fk_batch(self, Q, out=None, links=None, dtype=None, threads=None) -> np.ndarray:
         """``(N, L, 4, 4)`` world transforms for ``Q`` of shape ``(N, num_links)``.
 
         ``links``: a subset of links (names or indices; default every link, L = num_links);
         ``dtype``: float64 (default) or float32; ``out``: a C-contiguous array of the result's
-        shape and dtype to reuse. See :meth:`roboio.kinematics.KinematicModel.fk_batch`."""
+        shape and dtype to reuse; ``threads``: threads to split the rows over (default: every
+        core). See :meth:`roboio.kinematics.KinematicModel.fk_batch`."""
         return self.kinematics.fk_batch(Q, out=out, links=self._link_selection(links),
-                                        dtype=dtype)
+                                        dtype=dtype, threads=threads)
 
     def fk_chunks(self, Q, chunk_size: int = 65536, links=None, dtype=None):
         """Yield ``(start, frames)`` chunk by chunk, in bounded memory (a reused buffer: copy
@@ -370,9 +383,133 @@ class Robot:
         ``point`` (in ``link``'s frame), both in world coordinates."""
         return self.kinematics.jacobian(self._q(q), self.link_index(link), point)
 
-    def jacobian_batch(self, Q, link, point=(0, 0, 0), out=None) -> np.ndarray:
-        """``(N, 6, num_links)`` Jacobians for every row of ``Q`` (into ``out`` when given)."""
-        return self.kinematics.jacobian_batch(Q, self.link_index(link), point, out=out)
+    def jacobian_batch(self, Q, link, point=(0, 0, 0), out=None, threads=None) -> np.ndarray:
+        """``(N, 6, num_links)`` Jacobians for every row of ``Q`` (into ``out`` when given),
+        on ``threads`` threads (default: every core)."""
+        return self.kinematics.jacobian_batch(Q, self.link_index(link), point, out=out,
+                                              threads=threads)
+
+    # -- dynamics (docs/dynamics.md) ---------------------------------------------------------
+    # Klamp't's conventions: one value per link (welded links too), tau = M ddq + C dq + G,
+    # gravity a world vector in m/s^2. space="drivers": velocities, accelerations and torques
+    # per joint of ``joint_space`` (affine drivers through their Jacobian), q still per link.
+    @property
+    def dynamics(self):
+        """The compiled :class:`roboio.kinematics.dynamics.DynamicModel` (the kinematic model
+        plus every link's mass, COM and inertia; cached until any of them is edited)."""
+        if self._dyn is None:
+            from ..kinematics.dynamics import DynamicModel
+            links = self._links
+            self._dyn = DynamicModel(
+                self.kinematics, [l.mass for l in links],
+                np.array([l.com for l in links]).reshape(-1, 3),
+                np.array([l.inertia for l in links]).reshape(-1, 3, 3))
+        return self._dyn
+
+    @property
+    def total_mass(self) -> float:
+        """Sum of the links' masses (kg)."""
+        return float(sum(l.mass for l in self._links))
+
+    def mass_matrix(self, q=None, space: str = "links", out=None) -> np.ndarray:
+        """Joint-space inertia matrix at ``q`` (default ``config``): ``(num_links,
+        num_links)``, or ``(joints, joints)`` with ``space="drivers"``. ``out``: a
+        C-contiguous float64 array of the link-space shape to write into."""
+        d = self._dyn if self._dyn is not None else self.dynamics
+        ev = d._ev if d._ev_backend is _backends._active else d.evaluator()
+        M = ev.mass_matrix(self.config if q is None else q, out)
+        if space != "links":
+            D = self._space_jacobian(space)
+            return D.T @ M @ D
+        return M
+
+    def inverse_dynamics(self, q, dq, ddq, gravity=_EARTH, space: str = "links",
+                         out=None) -> np.ndarray:
+        """Torques (N m; N on prismatic links) ``M(q) ddq + C(q, dq) dq + G(q)`` that give
+        accelerations ``ddq`` at velocities ``dq`` (recursive Newton-Euler); ``gravity``:
+        world vector, m/s^2, ``(0, 0, 0)`` for none."""
+        d = self._dyn if self._dyn is not None else self.dynamics
+        ev = d._ev if d._ev_backend is _backends._active else d.evaluator()
+        if space != "links":
+            D = self._space_jacobian(space)
+            return D.T @ ev.inverse_dynamics(q, D @ np.asarray(dq, float),
+                                             D @ np.asarray(ddq, float), gravity, None)
+        return ev.inverse_dynamics(q, dq, ddq, gravity, out)
+
+    def gravity_torques(self, q=None, gravity=_EARTH, space: str = "links") -> np.ndarray:
+        """``G(q)``: the torques that hold the robot still against ``gravity`` (Klamp't's
+        ``getGravityForces``)."""
+        zero = np.zeros(self.num_links)
+        tau = self.dynamics.inverse_dynamics(self._q(q), zero, zero, gravity)
+        return self._space_torques(tau, space)
+
+    def coriolis_torques(self, q, dq, space: str = "links") -> np.ndarray:
+        """``C(q, dq) dq``: Coriolis and centrifugal torques (Klamp't's
+        ``getCoriolisForces``); ``dq`` per joint with ``space="drivers"``."""
+        if space != "links":
+            dq = self._space_jacobian(space) @ np.asarray(dq, float)
+        zero = np.zeros(self.num_links)
+        tau = self.dynamics.inverse_dynamics(q, dq, zero, (0.0, 0.0, 0.0))
+        return self._space_torques(tau, space)
+
+    def forward_dynamics(self, q, dq, tau, gravity=_EARTH, space: str = "links") -> np.ndarray:
+        """Accelerations that torques ``tau`` give at ``(q, dq)`` (articulated bodies), welded
+        links held: their acceleration is 0 and their torque is ignored (Klamp't's
+        ``accelFromTorques`` moves them). ``space="drivers"``: ``tau`` and ``dq`` per joint,
+        the result per joint (``D^T M D dduu = tau - D^T (C dq + G)``, solved directly).
+        ValueError naming a moving link that carries no mass or inertia."""
+        if space != "links":
+            from ..kinematics.dynamics import solve_spd
+            D = self._space_jacobian(space)
+            dql = D @ np.asarray(dq, float)
+            h = D.T @ self.dynamics.inverse_dynamics(q, dql, np.zeros(self.num_links), gravity)
+            M = D.T @ self.dynamics.mass_matrix(q) @ D
+            return solve_spd(M, np.asarray(tau, float).reshape(len(h)) - h,
+                             list(self.joint_space.names))
+        try:
+            return self.dynamics.forward_dynamics(q, dq, tau, gravity, self._welded())
+        except ValueError as e:
+            m = re.match(r"link (\d+) moves no mass", str(e))
+            if m is None:
+                raise
+            raise ValueError(f"link {self._links[int(m.group(1))].name!r} moves no mass or "
+                             "inertia: forward dynamics is undefined there") from None
+
+    def com(self, q=None) -> np.ndarray:
+        """Centre of mass ``(3,)`` in world coordinates (m); zeros for a massless robot."""
+        return self.dynamics.com(self._q(q))
+
+    def com_jacobian(self, q=None, space: str = "links") -> np.ndarray:
+        """``(3, num_links)`` Jacobian of the centre of mass (``(3, joints)`` with
+        ``space="drivers"``)."""
+        J = self.dynamics.com_jacobian(self._q(q))
+        return J if space == "links" else J @ self._space_jacobian(space)
+
+    def mass_matrix_batch(self, Q, out=None, threads=None) -> np.ndarray:
+        """``(N, num_links, num_links)`` mass matrices of every row of ``Q`` (into ``out`` when
+        given), on ``threads`` threads (default: every core)."""
+        return self.dynamics.mass_matrix_batch(Q, out=out, threads=threads)
+
+    def inverse_dynamics_batch(self, Q, dQ, ddQ, gravity=_EARTH, out=None,
+                               threads=None) -> np.ndarray:
+        """``(N, num_links)`` torques for the rows of ``Q``, ``dQ``, ``ddQ``."""
+        return self.dynamics.inverse_dynamics_batch(Q, dQ, ddQ, gravity, out=out,
+                                                    threads=threads)
+
+    def _welded(self) -> np.ndarray:
+        w = np.zeros(self.num_links, dtype=bool)
+        for j in self.joints:
+            if j.type == "weld":
+                w[j.links] = True
+        return w
+
+    def _space_jacobian(self, space: str) -> np.ndarray:
+        if space != "drivers":
+            raise ValueError(f"space must be 'links' or 'drivers', not {space!r}")
+        return self.joint_space.jacobian()
+
+    def _space_torques(self, tau, space: str) -> np.ndarray:
+        return tau if space == "links" else self._space_jacobian(space).T @ tau
 
     # -- drivers ----------------------------------------------------------------------
     def config_from_drivers(self, u, q=None) -> np.ndarray:

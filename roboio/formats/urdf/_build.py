@@ -28,8 +28,10 @@ Common to both:
 * Joints: revolute/prismatic -> ``normal``, continuous -> ``spin`` (q unbounded), fixed ->
   ``weld`` (q, velocity and acceleration limits 0); floating and planar joints are
   rejected (Klamp't cannot load them either).
-* Mass: ``<inertial>`` (inertia rotated as Rᵀ·I·R, Klamp't's quirk), else
-  ``default_mass`` / ``default_inertia``; ``<klampt><link physical="0">`` zeroes them.
+* Mass: ``<inertial>`` (its inertia rotated by the origin's ``rpy`` as listed above), else
+  ``default_mass`` / ``default_inertia`` (Klamp't's 0.0001 kg and 1e-8 kg m^2, where
+  urdfdom and pinocchio give such a link no mass); ``<klampt><link physical="0">`` zeroes
+  them.
 * Drivers: one ``normal`` driver per revolute/prismatic/continuous joint, named after its
   link, servo gains 100/0/10, friction from ``<dynamics>``; ``<mimic>`` joints join the
   driver of the joint they mimic as an affine driver (see :func:`_add_mimic`).

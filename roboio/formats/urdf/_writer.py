@@ -294,7 +294,10 @@ class _Writer:
         l = self.r.links[i]
         I = np.asarray(l.inertia)
         if np.abs(I - I.T).max() > 1e-12 * np.abs(I).max():
-            self.lose("non-symmetric inertia matrices (written symmetrised from the upper triangle)", l.name)
+            # the symmetric part: what the dynamics of the model are (roboio's, and Klamp't's
+            # mass matrix symmetrised); the upper triangle alone would change them
+            self.lose("non-symmetric inertia matrices (written as their symmetric part)", l.name)
+            I = 0.5 * (I + I.T)
         ine = etree.SubElement(el, "inertial")
         etree.SubElement(ine, "origin", xyz=_fmt(l.com), rpy="0 0 0")
         etree.SubElement(ine, "mass", value=fmt_float(l.mass))
