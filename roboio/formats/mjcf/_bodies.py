@@ -223,12 +223,11 @@ def body_massprops(b: Body, reader) -> Optional[MP.MassProps]:
         if it.full is not None:
             f = it.full
             I = np.array([[f[0], f[3], f[4]], [f[3], f[1], f[5]], [f[4], f[5], f[2]]], float)
-            ev = np.linalg.eigvalsh(I)
-            if ev[0] < 1e-14:
+            if np.linalg.eigvalsh(I)[0] < 1e-14:
                 raise reader.doc.error(it.node, "error 'inertia must have positive eigenvalues' in fullinertia")
         else:
             R = _mat(it.quat)
-            I = R @ np.diag(it.diag) @ R.T
+            I = (R * np.asarray(it.diag, float)) @ R.T
         props = MP.MassProps(it.mass, np.array(it.pos, float), I)
     if c.inertiafromgeom == "true" or (c.inertiafromgeom == "auto" and b.inertial is None):
         lo, hi = c.inertiagrouprange

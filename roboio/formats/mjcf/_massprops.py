@@ -17,22 +17,29 @@ import numpy as np
 from ._orient import MJ_EPS, MJ_MINVAL, quat_to_mat
 
 __all__ = ["MassProps", "MeshProps", "primitive_volume", "primitive_inertia", "mesh_props",
-           "combine", "geom_props"]
+           "combine", "geom_props", "rotation"]
 
 
 @dataclass
 class MassProps:
-    """``mass`` (kg), ``com`` (3,) and ``inertia`` (3x3 about the COM), in one frame."""
+    """``mass`` (kg), centre ``com`` (3,) and ``inertia`` (3x3 about the centre), in one
+    frame. (MuJoCo keeps principal moments and axes, ``body_inertia`` and ``body_iquat``:
+    the same tensor, which MuJoCo 4 decomposes to machine precision.)"""
 
     mass: float
     com: np.ndarray
     inertia: np.ndarray
 
+    @property
+    def diag(self) -> np.ndarray:
+        """Principal moments (increasing)."""
+        return np.linalg.eigvalsh((self.inertia + self.inertia.T) / 2)
+
 
 @dataclass
 class MeshProps:
-    """A mesh's measure (volume, or area for ``shell``), centre of mass and inertia per unit
-    density about that centre, in the mesh's (scaled) coordinates."""
+    """A mesh's measure (volume, or area for ``shell``), centre of mass and inertia per
+    unit density about that centre, in the mesh's (scaled) coordinates."""
 
     measure: float
     com: np.ndarray
@@ -191,13 +198,13 @@ def mesh_props(V, F, mode: str) -> tuple:
                  + E[:, i] * G[:, j] + E[:, j] * G[:, i])
             P[i, j] = P[j, i] = (w / C * s).sum()
     tr = np.trace(P)
-    inertia = np.eye(3) * tr - P
-    ev = np.linalg.eigvalsh(inertia)
+    full = np.eye(3) * tr - P
+    ev = np.linalg.eigvalsh(full)
     if ev[2] <= 0:
         return None, "eigenvalue of mesh inertia must be positive"
     if ev[0] + ev[1] < ev[2] * (1 - 1e-6) - 1e-9:
         return None, "eigenvalues of mesh inertia violate A + B >= C"
-    return MeshProps(float(measure), com, inertia), None
+    return MeshProps(float(measure), com, full), None
 
 
 def rotation(quat) -> np.ndarray:
@@ -208,29 +215,22 @@ def geom_props(kind: str, size, pos, quat, mass: Optional[float], density: float
                mesh: Optional[MeshProps]) -> Optional[MassProps]:
     """The mass properties a geom adds to its body (body frame), or None when MuJoCo
     leaves it out (mass at most ``mjEPS``)."""
-    R = rotation(quat)
-    if kind in ("mesh", "sdf"):
-        vol = mesh.measure
-        local_com, local_I = mesh.com, mesh.inertia      # per unit density
-    else:
-        vol = primitive_volume(kind, size, shell)
-        local_com, local_I = np.zeros(3), None
+    vol = mesh.measure if mesh is not None else primitive_volume(kind, size, shell)
     if mass is not None:
         if mass == 0 or vol <= MJ_EPS:
             return None
-        m, dens = mass, mass / vol
+        m = mass
     else:
         if density == 0:
             return None
-        m, dens = density * vol, density
+        m = density * vol
     if m <= MJ_EPS:
         return None
-    if local_I is None:
-        I_local = np.diag(primitive_inertia(kind, size, m, shell))
-    else:
-        I_local = local_I * dens
-    com = np.asarray(pos, float) + R @ local_com
-    return MassProps(m, com, R @ I_local @ R.T)
+    R = rotation(quat)
+    if mesh is not None:
+        return MassProps(m, np.asarray(pos, float) + R @ mesh.com, R @ (mesh.inertia * (m / vol)) @ R.T)
+    d = primitive_inertia(kind, size, m, shell)
+    return MassProps(m, np.array(pos, float), (R * np.asarray(d)) @ R.T)
 
 
 def combine(parts: list) -> Optional[MassProps]:
@@ -244,5 +244,5 @@ def combine(parts: list) -> Optional[MassProps]:
     I = np.zeros((3, 3))
     for p in parts:
         d = p.com - com
-        I += p.inertia + p.mass * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+        I = I + p.inertia + p.mass * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
     return MassProps(m, com, I)

@@ -33,10 +33,11 @@ def normvec(v) -> tuple:
 
 
 def quat_mul(a, b) -> tuple:
-    return (a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-            a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-            a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-            a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0])
+    """``a b``, normalised (``mjuu_mulquat``)."""
+    return normvec((a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+                    a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+                    a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+                    a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]))[0]
 
 
 def quat_to_mat(q) -> tuple:
@@ -161,3 +162,4 @@ def fromto_frame(ft) -> Optional[tuple]:
         return None
     pos = ((ft[0] + ft[3]) / 2, (ft[1] + ft[4]) / 2, (ft[2] + ft[5]) / 2)
     return pos, z2quat(vec), n / 2
+

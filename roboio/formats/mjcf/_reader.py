@@ -105,33 +105,29 @@ class Reader:
                                       "larger than mjMINVAL (MuJoCo refuses this model)")
 
     def _bounded(self, b: Body, p: MP.MassProps) -> MP.MassProps:
-        """``boundmass``, ``boundinertia``, ``balanceinertia`` and MuJoCo's checks."""
+        """``boundmass``, ``boundinertia``, ``balanceinertia`` and MuJoCo's checks, on the
+        principal moments as MuJoCo applies them."""
         c = self.doc.compiler
         node = b.inertial.node if b.inertial is not None else b.node
         I = (p.inertia + p.inertia.T) / 2
         w, V = np.linalg.eigh(I)
-        changed = False
         mass = max(p.mass, c.boundmass)
-        if c.boundinertia > 0 and np.any(w < c.boundinertia):
-            w = np.maximum(w, c.boundinertia)
-            changed = True
-        if mass < 0 or np.any(w < -1e-12 * max(1.0, abs(w).max())):
+        new = np.maximum(w, c.boundinertia)
+        scale = max(1.0, float(np.abs(w).max()))
+        if mass < 0 or w[0] < -1e-14 * scale:
             raise self.doc.error(node, f"body {b.label!r}: mass and inertia cannot be negative")
-        a, bb, cc = np.sort(w)
-        if a + bb < cc * (1 - 1e-12):
+        if new[0] + new[1] < new[2] * (1 - 1e-12):
             if not c.balanceinertia:
                 raise self.doc.error(node, f"body {b.label!r}: inertia must satisfy A + B >= C; use "
                                            "'balanceinertia' to fix")
-            w = np.full(3, w.sum() / 3)
-            changed = True
-        if changed:
-            I = V @ np.diag(w) @ V.T
-        return MP.MassProps(mass, p.com, I if changed else p.inertia)
+            new = np.full(3, new.sum() / 3)
+        if np.any(new != w):
+            I = (V * new) @ V.T
+        return MP.MassProps(mass, p.com, I)
 
     def _holds_mass(self, b: Body) -> bool:
         p = self.massprops[b.id]
-        w = np.linalg.eigvalsh(p.inertia) if p.mass >= MJ_MINVAL else None
-        if w is not None and np.all(w >= MJ_MINVAL):
+        if p.mass >= MJ_MINVAL and p.diag[0] >= MJ_MINVAL:
             return True
         return any(not c.joints and self._holds_mass(c) for c in b.children)
 
@@ -249,7 +245,7 @@ class Reader:
             self.link_of[b.id] = (robot, own)
             lk = links[own]
             p = self.massprops[b.id]
-            lk.mass, lk.com, lk.inertia = float(p.mass), p.com, (p.inertia + p.inertia.T) / 2
+            lk.mass, lk.com, lk.inertia = float(p.mass), p.com, p.inertia
             geoms = [g for g in b.geoms if not (self.doc.compiler.discardvisual and g.visual)]
             coll, vis, color = body_geometry(geoms, self)
             lk.geometry, lk.visual_geometry = coll, vis
