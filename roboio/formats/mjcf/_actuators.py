@@ -65,29 +65,35 @@ def _actuators(reader, drivers_of: dict) -> None:
                                 path=n.path)
                 _robot_actuators(reader, n, info)
                 continue
-            hit = reader.joint_links.get(target)
-            if hit is None:
-                raise doc.error(n, f"unknown joint {target!r} in actuator")
-            robot, idx = hit
-            entry = drivers_of.get((id(robot), idx[0]))
-            if entry is None:      # ball or free joint
-                robot.extras.setdefault("mjcf", {}).setdefault("actuators", []).append({**info, "joint": target})
-                continue
-            _, d = entry
-            d.extras.setdefault("mjcf", {}).setdefault("actuators", []).append(info)
-            g = info["gear"]
-            if g:
-                lo, hi = -np.inf, np.inf
-                if "forcerange" in info:
-                    lo, hi = sorted((info["forcerange"][0] * g, info["forcerange"][1] * g))
-                if n.tag == "motor" and "ctrlrange" in info:
-                    clo, chi = sorted((info["ctrlrange"][0] * g, info["ctrlrange"][1] * g))
-                    lo, hi = max(lo, clo), min(hi, chi)
-                d.tmin, d.tmax = max(d.tmin, lo), min(d.tmax, hi)
-                if n.tag in ("position", "intvelocity") and "kp" in info:
-                    d.servo_p = float(info["kp"]) * g * g
-                if n.tag in ("position", "velocity") and "kv" in info:
-                    d.servo_d = float(info["kv"]) * g * g
+            for name in reader.names(target):
+                hit = reader.joint_links.get(name)
+                if hit is None:
+                    raise doc.error(n, f"unknown joint {name!r} in actuator")
+                _drive(reader, n, dict(info), hit, name, drivers_of)
+
+
+def _drive(reader, n, info: dict, hit, target: str, drivers_of: dict) -> None:
+    """Attach actuator ``info`` to the driver of joint ``target``."""
+    robot, idx = hit
+    entry = drivers_of.get((id(robot), idx[0]))
+    if entry is None:      # ball or free joint
+        robot.extras.setdefault("mjcf", {}).setdefault("actuators", []).append({**info, "joint": target})
+        return
+    _, d = entry
+    d.extras.setdefault("mjcf", {}).setdefault("actuators", []).append(info)
+    g = info["gear"]
+    if g:
+        lo, hi = -np.inf, np.inf
+        if "forcerange" in info:
+            lo, hi = sorted((info["forcerange"][0] * g, info["forcerange"][1] * g))
+        if n.tag == "motor" and "ctrlrange" in info:
+            clo, chi = sorted((info["ctrlrange"][0] * g, info["ctrlrange"][1] * g))
+            lo, hi = max(lo, clo), min(hi, chi)
+        d.tmin, d.tmax = max(d.tmin, lo), min(d.tmax, hi)
+        if n.tag in ("position", "intvelocity") and "kp" in info:
+            d.servo_p = float(info["kp"]) * g * g
+        if n.tag in ("position", "velocity") and "kv" in info:
+            d.servo_d = float(info["kv"]) * g * g
 
 
 def _robot_actuators(reader, n, info) -> None:
@@ -114,7 +120,11 @@ def _equalities(reader, robots: list, drivers_of: dict) -> None:
                 kept.append({"type": n.tag, "active": False, **_plain(a.own)})
                 continue
             if n.tag == "joint":
-                _joint_coupling(reader, n, a, drivers_of, kept)
+                j1s, j2s = reader.names(a.text("joint1")), reader.names(a.text("joint2"))
+                if j2s and len(j2s) != len(j1s):
+                    j2s = j2s[:1] * len(j1s)
+                for k, j1 in enumerate(j1s or [None]):
+                    _joint_coupling(reader, n, a, drivers_of, kept, j1, j2s[k] if j2s else None)
             elif n.tag in ("connect", "weld", "tendon", "flex", "flexvert", "flexstrain"):
                 kept.append({"type": n.tag, **_plain(a.own)})
                 doc.warn(n, f"<equality><{n.tag}> {a.text('name') or ''!r} kept as data (closed loops are "
@@ -130,10 +140,9 @@ def _plain(attrs: dict) -> dict:
     return {k: v for k, v in attrs.items() if k != "class"}
 
 
-def _joint_coupling(reader, n, a, drivers_of: dict, kept: list) -> None:
+def _joint_coupling(reader, n, a, drivers_of: dict, kept: list, j1, j2) -> None:
     """``joint1 - ref1 = a0 + a1 (joint2 - ref2) + a2 (joint2 - ref2)^2 + ...``"""
     doc = reader.doc
-    j1, j2 = a.text("joint1"), a.text("joint2")
     coef = list(a.floats("polycoef", [0.0, 1.0, 0.0, 0.0, 0.0], at_most=5))
     coef += [0.0] * (5 - len(coef))
     if j1 is None or j1 not in reader.joint_links:

@@ -170,6 +170,8 @@ def geom_geometry(g: GeomRec, reader) -> Optional[object]:
         asset = reader.meshes.get(g.mesh)
         if asset is None:
             raise reader.doc.error(g.node, f"unknown mesh {g.mesh!r} in geom")
+        if asset.plugin:
+            return None
         geo = asset.geometry(reader.doc)
     else:
         reader.doc.warn(g.node, f"{k} geom {g.name or ''!r} is not read by roboio (no such geometry)")

@@ -46,6 +46,7 @@ class MeshAsset:
     node: Node
     vertex: Optional[list] = None
     face: Optional[list] = None
+    plugin: bool = False
     _props: object = None
     _data: object = None
 
@@ -90,6 +91,11 @@ class MeshAsset:
                                            "(its mass properties are needed)")
             V = g.vertices.astype(np.float32).astype(np.float64) * np.asarray(self.scale)
             F = g.faces
+            if len(F) == 0:          # MuJoCo takes the convex hull of a mesh without faces
+                F = _hull(V) if len(V) >= 4 else None
+                if F is None:
+                    raise doc.error(self.node, f"mesh {self.name!r} has no faces; its convex hull "
+                                               "needs scipy (and 4 vertices)")
             if self.scale[0] * self.scale[1] * self.scale[2] < 0:
                 F = F[:, [0, 2, 1]]
             self._data = (V, F)
@@ -189,6 +195,12 @@ def _mesh(doc: Document, n: Node) -> MeshAsset:
     if vertex is not None and file:
         raise doc.error(n, f"mesh {name!r}: both file and vertex given")
     if vertex is None and not file:
+        made = "builtin" if "builtin" in a else ("plugin" if any(c.tag == "plugin" for c in doc.kids(n, 3))
+                                                  else None)
+        if made:
+            doc.warn(n, f"mesh {name!r} is made by MuJoCo ({made}): not read by roboio (its geoms are "
+                        "left out)")
+            return MeshAsset(name, None, None, scale, inertia, n, plugin=True)
         raise doc.error(n, f"mesh {name!r}: needs a file or vertices")
     if vertex is not None and (len(vertex) % 3 or len(vertex) < 12):
         raise doc.error(n, f"mesh {name!r}: vertex data must be at least 4 vertices of 3 numbers")

@@ -4,8 +4,8 @@ What becomes what (documented for users in ``docs/mjcf.md``):
 
 * a top-level body with a free joint and no child bodies is a rigid object;
 * geoms of ``<worldbody>`` itself are terrains, one per geom;
-* every other top-level body is the root of a robot when its subtree has joints; a
-  jointless top-level body (fixed scenery) is a terrain of its subtree's geoms;
+* every other top-level body is the root of a robot when its subtree has joints or it is a
+  mocap body; any other top-level body (fixed scenery) is a terrain of its subtree's geoms;
 * a file that then holds exactly one robot and nothing else is that Robot; anything else
   is a World. A file written by roboio's MJCF writer (its ``written by roboio`` comment)
   reads as it was written: all its top-level bodies but the rigid objects form one robot.
@@ -50,13 +50,20 @@ class Reader:
         self.doc = doc
         self.ctx: LoadContext = doc.ctx
         self.meshes, self.materials = read_assets(doc)
-        self.world = read_worldbody(doc)
+        self.world, self.replicas = read_worldbody(doc)
         self.roboio_written = roboio_written
         self.massprops: dict = {}          # body id -> MassProps (final, MuJoCo's values)
         self.link_of: dict = {}            # body id -> (robot, link index) of its own link
         self.joint_links: dict = {}        # joint name -> (robot, [link indices])
         self.geom_body: dict = {}          # geom name -> body
         self._mass()
+
+    def names(self, name: Optional[str]) -> list:
+        """The names an element referred to as ``name`` has: its copies' names when it was
+        written inside ``<replicate>`` (MuJoCo replicates the references too)."""
+        if name is None:
+            return []
+        return self.replicas.get(name, [name])
 
     # -- helpers used by _bodies ------------------------------------------------------
     def color(self, g) -> tuple:
@@ -77,6 +84,8 @@ class Reader:
             asset = self.meshes.get(g.mesh)
             if asset is None:
                 raise self.doc.error(g.node, f"unknown mesh {g.mesh!r} in geom")
+            if asset.plugin:
+                return None
             mesh = asset.props(self.doc)
             kind = "mesh"
         elif g.type == "hfield":
@@ -141,8 +150,8 @@ class Reader:
             groups = [rest] if rest else []
             scenery = []
         else:
-            groups = [[b] for b in rest if b.has_joints()]
-            scenery = [b for b in rest if not b.has_joints()]
+            groups = [[b] for b in rest if b.has_joints() or b.mocap]
+            scenery = [b for b in rest if not (b.has_joints() or b.mocap)]
         terrains = self._terrains(scenery)
         if len(groups) == 1 and not objects and not terrains:
             robot = self.robot(groups[0], doc.model)

@@ -117,6 +117,17 @@ class _Walker:
         self.doc = doc
         self.c = doc.compiler
         self.next_id = 1
+        self.suffix = ""               # name suffix of the enclosing <replicate> copies
+        self.replicas: dict = {}       # name as written -> names given to its copies
+
+    def named(self, name: Optional[str]) -> Optional[str]:
+        """An element's name inside the enclosing ``<replicate>`` copies (their suffixes,
+        innermost first, as MuJoCo names the copies)."""
+        if not name or not self.suffix:
+            return name
+        out = name + self.suffix
+        self.replicas.setdefault(name, []).append(out)
+        return out
 
     # -- orientation ------------------------------------------------------------------
     def orientation(self, a: Attrs, what: str) -> tuple:
@@ -176,13 +187,39 @@ class _Walker:
             elif tag == "site":
                 a = doc.attrs(n, doc.class_of(n, cls), "site")
                 p, q = O.accum(frame[0], frame[1], *self.frame_pose(a))
-                body.sites.append(SiteRec(a.text("name"), p, q, n))
+                body.sites.append(SiteRec(self.named(a.text("name")), p, q, n))
             elif tag in ("camera", "light"):
                 continue
-            elif tag in ("composite", "flexcomp", "replicate", "attach", "plugin"):
+            elif tag == "replicate":
+                self.replicate(n, body, frame, cls, depth)
+            elif tag in ("composite", "flexcomp", "attach", "plugin"):
                 doc.warn(n, f"<{tag}> is not read by roboio (its elements are missing from the model)")
             else:
                 raise doc.error(n, f"unrecognized model element '{tag}'")
+
+    def replicate(self, n: Node, body: Body, frame: tuple, cls: str, depth: int) -> None:
+        """``count`` copies of the contents, copy ``i`` placed at the offset accumulated
+        ``i`` times and turned by ``i`` times ``euler``; names get ``sep`` and ``i``."""
+        doc = self.doc
+        a = doc.attrs(n, "main", "replicate")
+        count = a.int("count")
+        if count is None or count <= 0:
+            raise doc.error(n, "<replicate count> must be a positive integer")
+        doc.ctx.charge("copies", count, n.line, what="<replicate> copies")
+        offset = tuple(a.floats("offset", (0.0, 0.0, 0.0), 3))
+        euler = tuple(a.floats("euler", (0.0, 0.0, 0.0), 3))
+        sep = a.text("sep", "")
+        rot, _ = O.resolve("euler", euler, self.c.degree, self.c.eulerseq)
+        digits = len(str(count))
+        pos = (0.0, 0.0, 0.0)
+        outer = self.suffix
+        child = doc.child_class(n, cls)
+        for i in range(count):
+            quat, _ = O.resolve("euler", tuple(i * e for e in euler), self.c.degree, self.c.eulerseq)
+            self.suffix = sep + str(i).zfill(digits) + outer
+            self.contents(n, body, O.accum(frame[0], frame[1], pos, quat), child, depth + 1)
+            pos = O.accum(pos, quat, offset, rot)[0]
+        self.suffix = outer
 
     def body(self, n: Node, parent: Body, frame: tuple, cls: str, depth: int) -> None:
         doc = self.doc
@@ -190,7 +227,7 @@ class _Walker:
         a = doc.attrs(n, cls, "body")
         pos, quat = self.frame_pose(a)
         pos, quat = O.accum(frame[0], frame[1], pos, quat)
-        b = Body(a.text("name"), pos, quat, n, id=self.next_id, parent=parent,
+        b = Body(self.named(a.text("name")), pos, quat, n, id=self.next_id, parent=parent,
                  mocap=bool(a.bool("mocap", False)), gravcomp=a.float("gravcomp", 0.0))
         self.next_id += 1
         parent.children.append(b)
@@ -206,7 +243,7 @@ class _Walker:
         doc = self.doc
         if n.tag == "freejoint":
             a = doc.attrs(n, "main", "freejoint")      # a free joint takes no defaults
-            return JointRec(a.text("name"), "free", (0.0, 0.0, 0.0), (0.0, 0.0, 1.0), False,
+            return JointRec(self.named(a.text("name")), "free", (0.0, 0.0, 0.0), (0.0, 0.0, 1.0), False,
                             (0.0, 0.0), 0.0, n, align=a.choice("align", ("true", "false", "auto"), "auto"))
         a = doc.attrs(n, cls, "joint")
         jt = a.choice("type", JOINT_TYPES, "hinge")
@@ -235,7 +272,7 @@ class _Walker:
         extra = {k: a.text(k) for k in ("damping", "armature", "stiffness", "frictionloss",
                                          "springref", "actuatorfrcrange", "actuatorfrclimited")
                  if k in a}
-        return JointRec(a.text("name"), jt, pos, axis, limited, rng, ref, n, extra)
+        return JointRec(self.named(a.text("name")), jt, pos, axis, limited, rng, ref, n, extra)
 
     # -- geoms ------------------------------------------------------------------------
     def geom(self, n: Node, frame: tuple, cls: str) -> GeomRec:
@@ -278,7 +315,7 @@ class _Walker:
         if (mass is not None and mass < 0) or density < 0:
             raise doc.error(n, "mass, inertia or density are negative in geom")
         shell = a.choice("shellinertia", ("true", "false"), "false") == "true"
-        return GeomRec(a.text("name"), gt, tuple(size), p, q, n, mesh=mesh, material=a.text("material"),
+        return GeomRec(self.named(a.text("name")), gt, tuple(size), p, q, n, mesh=mesh, material=a.text("material"),
                        rgba=tuple(rgba) if rgba is not None else None,
                        contype=a.int("contype", 1), conaffinity=a.int("conaffinity", 1),
                        group=a.int("group", 0), mass=mass, density=density, shell=shell,
@@ -322,6 +359,9 @@ def _check_size(doc: Document, n: Node, gt: str, size: list, fitted: bool) -> No
             raise doc.error(n, f"size {k} must be positive in geom")
 
 
-def read_worldbody(doc: Document) -> Body:
-    """The world body (id 0) with every body of every ``<worldbody>`` section below it."""
-    return _Walker(doc).world(doc.sections.get("worldbody", []))
+def read_worldbody(doc: Document) -> tuple:
+    """``(world body, replicas)``: the world body (id 0) with every body of every
+    ``<worldbody>`` section below it; ``replicas`` maps a name written inside
+    ``<replicate>`` to the names of its copies."""
+    w = _Walker(doc)
+    return w.world(doc.sections.get("worldbody", [])), w.replicas
