@@ -35,7 +35,8 @@ from roboio.verify import verify  # noqa: E402
 
 CORPUS = os.path.join(ROOT, "..", "shared", "corpus")
 WRITERS = {"klampt-rob": "r.rob", "urdf": "r.urdf", "choreonoid-body": "r.body",
-           "openrave": "r.robot.xml", "collada-robot": "r.dae", "graspit": "r.xml"}
+           "openrave": "r.robot.xml", "collada-robot": "r.dae", "graspit": "r.xml",
+           "mjcf": "r.mjcf.xml"}
 
 
 def corpus_robots() -> list:

@@ -27,7 +27,7 @@ import numpy as np
 from ...model import Group, Link, Primitive, TriangleMesh
 from ...transforms import axis_angle_to_matrix, make_transform, matrix_to_rpy
 from . import _massprops as MP
-from ._orient import quat_to_mat
+from ._orient import inertia_matrix, quat_to_mat
 from ._tree import Body, GeomRec
 
 __all__ = ["LinkSpec", "body_chain", "body_pose", "geom_geometry", "body_geometry", "DEFAULT_RGBA",
@@ -63,7 +63,7 @@ def body_pose(b: Body) -> np.ndarray:
 
 
 def _mat(q) -> np.ndarray:
-    return np.array(quat_to_mat(q), float).reshape(3, 3)
+    return np.array(quat_to_mat(q), float).reshape(3, 3)   # (= _orient.quat_matrix, unvectorised)
 
 
 def _trans(p) -> np.ndarray:
@@ -228,8 +228,7 @@ def body_massprops(b: Body, reader) -> Optional[MP.MassProps]:
             if np.linalg.eigvalsh(I)[0] < 1e-14:
                 raise reader.doc.error(it.node, "error 'inertia must have positive eigenvalues' in fullinertia")
         else:
-            R = _mat(it.quat)
-            I = (R * np.asarray(it.diag, float)) @ R.T
+            I = inertia_matrix(tuple(it.quat) + tuple(it.diag))
         props = MP.MassProps(it.mass, np.array(it.pos, float), I)
     if c.inertiafromgeom == "true" or (c.inertiafromgeom == "auto" and b.inertial is None):
         lo, hi = c.inertiagrouprange

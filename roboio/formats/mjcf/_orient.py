@@ -11,7 +11,7 @@ import math
 from typing import Optional
 
 __all__ = ["MJ_EPS", "MJ_MINVAL", "normvec", "quat_mul", "quat_to_mat", "rot_vec", "accum",
-           "resolve", "z2quat", "mat_to_quat", "UNIT"]
+           "resolve", "z2quat", "mat_to_quat", "UNIT", "quat_matrix", "inertia_matrix"]
 
 MJ_EPS = 1e-14
 MJ_MINVAL = 1e-15
@@ -163,3 +163,43 @@ def fromto_frame(ft) -> Optional[tuple]:
     pos = ((ft[0] + ft[3]) / 2, (ft[1] + ft[4]) / 2, (ft[2] + ft[5]) / 2)
     return pos, z2quat(vec), n / 2
 
+
+
+def quat_matrix(q):
+    """Rotation matrices ``(..., 3, 3)`` of quaternions ``(..., 4)`` as the MJCF reader
+    builds a body's or geom's rotation from its ``quat`` attribute (:func:`normvec`, then
+    :func:`quat_to_mat`; the same operations, vectorised). Writers use it to pick
+    quaternions that read back exactly."""
+    import numpy as np
+    q = np.asarray(q, float)
+    n2 = 0.0 + q[..., 0] * q[..., 0]
+    n2 = n2 + q[..., 1] * q[..., 1]
+    n2 = n2 + q[..., 2] * q[..., 2]
+    n2 = n2 + q[..., 3] * q[..., 3]
+    n = np.sqrt(n2)
+    scale = (n2 >= MJ_EPS) & (np.abs(n - 1) > MJ_EPS)
+    q = np.where(scale[..., None], q / np.where(scale, n, 1.0)[..., None], q)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    q00, q01, q02, q03 = w * w, w * x, w * y, w * z
+    q11, q12, q13 = x * x, x * y, x * z
+    q22, q23, q33 = y * y, y * z, z * z
+    R = np.stack([q00 + q11 - q22 - q33, 2 * (q12 - q03), 2 * (q13 + q02),
+                  2 * (q12 + q03), q00 - q11 + q22 - q33, 2 * (q23 - q01),
+                  2 * (q13 - q02), 2 * (q23 + q01), q00 - q11 - q22 + q33], axis=-1)
+    return R.reshape(q.shape[:-1] + (3, 3))
+
+
+def inertia_matrix(p):
+    """Inertia tensors ``(..., 3, 3)`` of ``(..., 7)`` parameters ``quat`` (4) and
+    ``diaginertia`` (3), as the MJCF reader computes them: ``R diag R^T`` written out term by
+    term (the same result on every machine, unlike a BLAS product)."""
+    import numpy as np
+    p = np.asarray(p, float)
+    R = quat_matrix(p[..., :4])
+    d = p[..., 4:]
+    out = np.empty(p.shape[:-1] + (3, 3))
+    for i in range(3):
+        for j in range(3):
+            out[..., i, j] = (R[..., i, 0] * d[..., 0] * R[..., j, 0] + R[..., i, 1] * d[..., 1] * R[..., j, 1]
+                              + R[..., i, 2] * d[..., 2] * R[..., j, 2])
+    return out

@@ -131,7 +131,7 @@ class Reader:
                                            "'balanceinertia' to fix")
             new = np.full(3, new.sum() / 3)
         if np.any(new != w):
-            I = (V * new) @ V.T
+            return MP.MassProps(mass, p.com, (V * new) @ V.T)
         return MP.MassProps(mass, p.com, I)
 
     def _holds_mass(self, b: Body) -> bool:
@@ -213,10 +213,8 @@ class Reader:
         o.mass, o.com, o.inertia = float(p.mass), np.array(p.com), np.array(p.inertia)
         if color is not None:
             o.appearance.color = tuple(color)
-        info = {"body_id": b.id}
-        if b.joints[0].name:
-            info["joint"] = b.joints[0].name
-        o.extras["mjcf"] = info
+        if b.joints[0].name and b.joints[0].name != b.label:
+            o.extras["mjcf"] = {"joint": b.joints[0].name}
         return o
 
     def robot(self, roots: list, name: str) -> Robot:
@@ -225,7 +223,6 @@ class Reader:
         names = _Names()
         links, qmin, qmax, q0 = [], [], [], []
         joints = []
-        body_ids = {}
         stack = [(b, -1) for b in reversed(roots)]
         while stack:
             b, parent_link = stack.pop()
@@ -250,7 +247,6 @@ class Reader:
             for gtype, idx in group_links.values():
                 joints.append(Joint(gtype, idx, links[idx[0]].parent))
             own = first + next(k for k, s in enumerate(specs) if s.body_link)
-            body_ids[b.label] = own
             self.link_of[b.id] = (robot, own)
             lk = links[own]
             p = self.massprops[b.id]
@@ -260,12 +256,13 @@ class Reader:
             lk.geometry, lk.visual_geometry = coll, vis
             if color is not None:
                 lk.appearance.color = tuple(color)
-            info = {"body": b.label, "body_id": b.id}
+            info = {}
             if b.mocap:
                 info["mocap"] = True
             if b.sites:
                 info["sites"] = {s.name or f"site{k}": make_pose(s) for k, s in enumerate(b.sites)}
-            lk.extras.setdefault("mjcf", {}).update(info)
+            if info:
+                lk.extras.setdefault("mjcf", {}).update(info)
             for g in b.geoms:
                 if g.name:
                     self.geom_body[g.name] = b
@@ -273,7 +270,6 @@ class Reader:
                 stack.append((c, own))
         robot.set_links(links, qmin=qmin, qmax=qmax, config=q0)
         robot.joints = joints
-        robot.extras["mjcf"] = {"bodies": body_ids}
         robot.source = self.doc.path
         return robot
 
