@@ -186,7 +186,7 @@ def _joint_coupling(reader, n, a, drivers_of: dict, kept: list, j1, j2) -> None:
         o = fd.offset[k] if fd.type == "affine" else 0.0
         ld.dofs.append(dof)
         ld.scale.append(s * scale)
-        ld.offset.append(o + s * offset)
+        ld.offset.append(float(o + s * offset))
     robot.drivers = [d for d in robot.drivers if d is not fd]
     for key, val in list(drivers_of.items()):
         if val[1] is fd:
