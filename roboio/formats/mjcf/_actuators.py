@@ -54,10 +54,14 @@ def _actuators(reader, drivers_of: dict) -> None:
                 lim = a.limited(key.replace("range", "limited"), rng is not None and any(rng))
                 if rng is not None and lim:
                     info[key] = list(rng)
-            for key in ("kp", "kv", "gainprm", "biasprm"):
-                v = a.floats(key, None)
+            for key in ("kp", "kv"):
+                v = a.float(key, None)
                 if v is not None:
-                    info[key] = v if len(v) > 1 else v[0]
+                    info[key] = v
+            for key in ("gainprm", "biasprm"):
+                v = a.floats(key, None, at_most=10)
+                if v:
+                    info[key] = v
             if target is None:
                 other = next((t for t in ("tendon", "site", "body", "cranksite") if a.text(t)), None)
                 reader.ctx.warn(f"actuator {info.get('name', k)!r} drives a {other or 'nothing'} "

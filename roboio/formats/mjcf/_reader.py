@@ -98,6 +98,7 @@ class Reader:
     def _mass(self) -> None:
         c = self.doc.compiler
         bodies = [b for b in self.world.walk() if b.id > 0]
+        _unique_names(self.doc, bodies)
         for b in bodies:
             props = body_massprops(b, self) or MP.MassProps(0.0, np.zeros(3), np.zeros((3, 3)))
             self.massprops[b.id] = self._bounded(b, props)
@@ -118,6 +119,8 @@ class Reader:
         principal moments as MuJoCo applies them."""
         c = self.doc.compiler
         node = b.inertial.node if b.inertial is not None else b.node
+        if not (np.isfinite(p.mass) and np.all(np.isfinite(p.inertia)) and np.all(np.isfinite(p.com))):
+            raise self.doc.error(node, f"body {b.label!r}: mass properties overflow (numbers too large)")
         I = (p.inertia + p.inertia.T) / 2
         w, V = np.linalg.eigh(I)
         mass = max(p.mass, c.boundmass)
@@ -272,6 +275,21 @@ class Reader:
         robot.joints = joints
         robot.source = self.doc.path
         return robot
+
+
+def _unique_names(doc: Document, bodies: list) -> None:
+    """MuJoCo refuses a name used twice by elements of one kind."""
+    for kind, items in (("body", [(b.name, b.node) for b in bodies]),
+                        ("joint", [(j.name, j.node) for b in bodies for j in b.joints]),
+                        ("geom", [(g.name, g.node) for b in bodies for g in b.geoms]),
+                        ("site", [(s.name, s.node) for b in bodies for s in b.sites])):
+        seen = set()
+        for name, node in items:
+            if name is None:
+                continue
+            if name in seen or (kind == "body" and name == "world"):
+                raise doc.error(node, f"repeated name {name!r} in {kind}")
+            seen.add(name)
 
 
 def make_pose(s) -> list:
