@@ -757,6 +757,9 @@ def _inertial_element(it) -> etree._Element:
         el.set("fullinertia", _fmt((I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2])))
     else:
         p = stable_params(I, _principal_params(it), inertia_matrix, (1,) * 7)
+        a, b, c = sorted(p[4:])
+        if not (a + b >= c and a >= 0):      # a neighbour MuJoCo would refuse: the prepared form
+            p = tuple(matrix_to_quat(it.axes)) + tuple(w)
         el.set("quat", _fmt(p[:4]))
         el.set("diaginertia", _fmt(p[4:]))
     return el
