@@ -413,8 +413,10 @@ def test_progress_of_motion_frames_and_directory_conversion(tmp_path):
     assert rc == 0 and "frames:" in tty and "/21" in tty
     assert len(json.loads(out)["frames"]) == 21
     rc, out, tty = _with_tty_stderr("convert", SAMPLES, tmp_path / "out", "--to", "klampt-rob")
-    assert rc == 0 and "converting to klampt-rob" in tty and "/3 " in tty
-    assert out.count(" -> ") == 3 and "3 of 3 files converted" in out   # lines outside the bar
+    # the robot samples: planar_arm.rob, mobile_gripper.urdf, choreonoid/arm.body, mjcf/arm.xml,
+    # mjcf/scene.xml (a world: its robot is converted)
+    assert rc == 0 and "converting to klampt-rob" in tty and "/5 " in tty
+    assert out.count(" -> ") == 5 and "5 of 5 files converted" in out   # lines outside the bar
 
 
 def test_exit_statuses(tmp_path):
