@@ -45,7 +45,8 @@ def sample_file(name: str, tmp_path) -> Optional[str]:
              "choreonoid-body": s("choreonoid", "arm.body"),
              "choreonoid-seq": s("choreonoid", "arm_timed.seq"),
              "openhrp-vrml": s("choreonoid", "arm_vrml.wrl"),
-             "choreonoid-model": s("choreonoid", "arm_model.yaml")}
+             "choreonoid-model": s("choreonoid", "arm_model.yaml"),
+             "mjcf": s("mjcf", "arm.xml")}
     if name in fixed:
         return fixed[name]
     written = {

@@ -36,6 +36,8 @@ from roboio.verify import verify  # noqa: E402
 CORPUS = os.path.join(ROOT, "..", "shared", "corpus")
 WRITERS = {"klampt-rob": "r.rob", "urdf": "r.urdf", "choreonoid-body": "r.body",
            "openrave": "r.robot.xml", "collada-robot": "r.dae", "graspit": "r.xml"}
+# writers checked on request only (--writers mjcf): roboio reads their outputs too
+MORE_WRITERS = {"mjcf": "r.mjcf.xml"}
 
 
 def corpus_robots() -> list:
@@ -112,7 +114,7 @@ def check(src: str, fmt: str, tmp: str):
 def check_robot(robot, fmt: str, tmp: str, samples: int = 20, name: str = None):
     """:func:`check` of a robot already in memory, written into ``tmp`` (as ``name``; by
     default the file name :data:`WRITERS` gives the format)."""
-    out = os.path.join(tmp, name or WRITERS[fmt])
+    out = os.path.join(tmp, name or {**WRITERS, **MORE_WRITERS}[fmt])
     if fmt == "graspit":      # GraspIt! names a robot's links after its file
         out = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_-]", "_", robot.name or "r") + ".xml")
     rep = roboio.save(robot, out, format=fmt)

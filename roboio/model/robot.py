@@ -559,6 +559,19 @@ class Robot:
             values = {**(values or {}), **named}
         return js.to_config(values, q)
 
+    def config_from_qpos(self, qpos, q=None) -> np.ndarray:
+        """The link vector of MuJoCo's generalised coordinates ``qpos`` (free and ball
+        joints as quaternions; see :mod:`roboio.model.qpos`); links no joint moves keep
+        their value from ``q`` (default ``config``)."""
+        from .qpos import config_from_qpos
+        return config_from_qpos(self, qpos, q)
+
+    def qpos_from_config(self, q=None) -> np.ndarray:
+        """MuJoCo's generalised coordinates of the link vector ``q`` (default ``config``):
+        the inverse of :meth:`config_from_qpos`."""
+        from .qpos import qpos_from_config
+        return qpos_from_config(self, q)
+
     def driver(self, key) -> Driver:
         if isinstance(key, (int, np.integer)):
             return self.drivers[key]

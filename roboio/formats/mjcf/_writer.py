@@ -47,10 +47,12 @@ from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, 
 from ...transforms import make_transform, matrix_to_quat
 from ..affine import nearest_rotation
 from ..fileio import fmt_float
+from ..fixed_point import stable_params
 from ..fk_change import FK_SAMPLES, fk_change
 from ..mesh_export import MeshExport
 from . import _inertia
 from ._geoms import primitive_geom
+from ._orient import inertia_matrix, quat_matrix
 
 __all__ = ["MjcfWriter", "mujoco_reads", "MAX_STL_FACES", "FK_SAMPLES"]
 
@@ -110,7 +112,12 @@ def _fmt(values) -> str:
 
 
 def _quat(R) -> str:
-    return _fmt(matrix_to_quat(R))
+    """The quaternion of rotation ``R`` that the MJCF reader turns back into ``R`` exactly
+    where one exists (write -> read -> write is then a fixed point)."""
+    return _fmt(stable_params(R, matrix_to_quat, quat_matrix, _QUAT_ULPS))
+
+
+_QUAT_ULPS = (1, 1, 1, 1)
 
 
 class _Names:
@@ -738,7 +745,8 @@ class MjcfWriter:
 
 def _inertial_element(it) -> etree._Element:
     """``<inertial>``: ``diaginertia`` for a diagonal inertia, ``fullinertia`` where MuJoCo's
-    eigen-decomposition is safely valid, else ``quat`` + ``diaginertia`` of our own."""
+    eigen-decomposition is safely valid, else ``quat`` + ``diaginertia`` of our own, chosen
+    so that the MJCF reader's tensor of them gives them back (a fixed point)."""
     el = etree.Element("inertial", pos=_fmt(it.com), mass=fmt_float(it.mass))
     I, w = it.inertia, it.moments
     if np.all(I == np.diag(np.diag(I))):
@@ -748,9 +756,26 @@ def _inertial_element(it) -> etree._Element:
     if a >= 2 * _inertia.MJ_EPS and a + b >= c * (1 + 1e-9):
         el.set("fullinertia", _fmt((I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2])))
     else:
-        el.set("quat", _quat(it.axes))
-        el.set("diaginertia", _fmt(w))
+        p = stable_params(I, _principal_params(it), inertia_matrix, (1,) * 7)
+        a, b, c = sorted(p[4:])
+        if not (a + b >= c and a >= 0):      # a neighbour MuJoCo would refuse: the prepared form
+            p = tuple(matrix_to_quat(it.axes)) + tuple(w)
+        el.set("quat", _fmt(p[:4]))
+        el.set("diaginertia", _fmt(p[4:]))
     return el
+
+
+def _principal_params(it):
+    """``derive`` for :func:`stable_params`: ``(quat, diaginertia)`` of a tensor (the
+    prepared principal form for the tensor itself)."""
+    def derive(M):
+        if np.array_equal(M, it.inertia):
+            return np.concatenate([matrix_to_quat(it.axes), it.moments])
+        w, V = np.linalg.eigh((M + M.T) / 2)
+        if np.linalg.det(V) < 0:
+            V[:, 0] = -V[:, 0]
+        return np.concatenate([matrix_to_quat(V), w])
+    return derive
 
 
 _ORDER = {"freejoint": 0, "joint": 0, "inertial": 1, "geom": 2, "body": 3}

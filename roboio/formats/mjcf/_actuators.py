@@ -1,0 +1,198 @@
+"""Drivers of robots read from MJCF: one per hinge or slide joint (named after the joint;
+Klamp't's convention that every DOF a joint names is driven), the ``<actuator>`` elements
+that drive it attached as data (name, kind, gear, ranges, gains), and ``<equality><joint>``
+couplings turned into affine drivers when their polynomial is linear.
+
+``<equality>`` ``connect``/``weld``/``tendon``/``flex`` constraints are kept as data in
+``robot.extras["mjcf"]["equality"]`` (roboio's kinematics does not enforce them) and named in
+a warning.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...model import Driver
+from ._document import ACTUATOR_KINDS
+
+__all__ = ["attach_drivers"]
+
+
+def attach_drivers(reader, robots: list) -> None:
+    doc = reader.doc
+    drivers_of = {}                  # link -> driver
+    for r in robots:
+        r.drivers = []
+        for j in r.joints:
+            if j.type not in ("normal", "spin"):
+                continue
+            i = j.links[0]
+            l = r.links[i]
+            d = Driver(l.joint_name or l.name, "normal", [i], qmin=r.qmin[i], qmax=r.qmax[i], leader=i)
+            r.drivers.append(d)
+            drivers_of[(id(r), i)] = (r, d)
+    _actuators(reader, drivers_of)
+    _equalities(reader, robots, drivers_of)
+
+
+def _actuators(reader, drivers_of: dict) -> None:
+    doc = reader.doc
+    for sec in doc.sections.get("actuator", []):
+        for k, n in enumerate(doc.kids(sec, 2)):
+            if n.tag not in ACTUATOR_KINDS:
+                if n.tag != "plugin":
+                    raise doc.error(n, f"unrecognized actuator element '{n.tag}'")
+                continue
+            a = doc.attrs(n, doc.class_of(n, "main"), n.tag)
+            target = a.text("joint") or a.text("jointinparent")
+            info = {"kind": n.tag}
+            if a.text("name"):
+                info["name"] = a.text("name")
+            gear = a.floats("gear", [1.0, 0, 0, 0, 0, 0], at_most=6)
+            info["gear"] = gear[0] if gear else 1.0
+            for key in ("ctrlrange", "forcerange"):
+                rng = a.floats(key, None, 2)
+                lim = a.limited(key.replace("range", "limited"), rng is not None and any(rng))
+                if rng is not None and lim:
+                    info[key] = list(rng)
+            for key in ("kp", "kv"):
+                v = a.float(key, None)
+                if v is not None:
+                    info[key] = v
+            for key in ("gainprm", "biasprm"):
+                v = a.floats(key, None, at_most=10)
+                if v:
+                    info[key] = v
+            if target is None:
+                other = next((t for t in ("tendon", "site", "body", "cranksite") if a.text(t)), None)
+                reader.ctx.warn(f"actuator {info.get('name', k)!r} drives a {other or 'nothing'} "
+                                "(kept as data of the robot: roboio drivers move joints)", n.line,
+                                path=n.path)
+                _robot_actuators(reader, n, info)
+                continue
+            for name in reader.names(target):
+                hit = reader.joint_links.get(name)
+                if hit is None:
+                    raise doc.error(n, f"unknown joint {name!r} in actuator")
+                _drive(reader, n, dict(info), hit, name, drivers_of)
+
+
+def _drive(reader, n, info: dict, hit, target: str, drivers_of: dict) -> None:
+    """Attach actuator ``info`` to the driver of joint ``target``."""
+    robot, idx = hit
+    entry = drivers_of.get((id(robot), idx[0]))
+    if entry is None:      # ball or free joint
+        robot.extras.setdefault("mjcf", {}).setdefault("actuators", []).append({**info, "joint": target})
+        return
+    _, d = entry
+    d.extras.setdefault("mjcf", {}).setdefault("actuators", []).append(info)
+    g = info["gear"]
+    if g:
+        lo, hi = -np.inf, np.inf
+        if "forcerange" in info:
+            lo, hi = sorted((info["forcerange"][0] * g, info["forcerange"][1] * g))
+        if n.tag == "motor" and "ctrlrange" in info:
+            clo, chi = sorted((info["ctrlrange"][0] * g, info["ctrlrange"][1] * g))
+            lo, hi = max(lo, clo), min(hi, chi)
+        d.tmin, d.tmax = max(d.tmin, lo), min(d.tmax, hi)
+        if n.tag in ("position", "intvelocity") and "kp" in info:
+            d.servo_p = float(info["kp"]) * g * g
+        if n.tag in ("position", "velocity") and "kv" in info:
+            d.servo_d = float(info["kv"]) * g * g
+
+
+def _robot_actuators(reader, n, info) -> None:
+    for r in _robots(reader):
+        r.extras.setdefault("mjcf", {}).setdefault("actuators", []).append(info)
+        return
+
+
+def _robots(reader):
+    seen = []
+    for r, _ in reader.link_of.values():
+        if not any(r is s for s in seen):
+            seen.append(r)
+    return seen
+
+
+def _equalities(reader, robots: list, drivers_of: dict) -> None:
+    doc = reader.doc
+    kept = []
+    for sec in doc.sections.get("equality", []):
+        for n in doc.kids(sec, 2):
+            a = doc.attrs(n, doc.class_of(n, "main"), "equality")
+            if not a.bool("active", True):
+                kept.append({"type": n.tag, "active": False, **_plain(a.own)})
+                continue
+            if n.tag == "joint":
+                j1s, j2s = reader.names(a.text("joint1")), reader.names(a.text("joint2"))
+                if j2s and len(j2s) != len(j1s):
+                    j2s = j2s[:1] * len(j1s)
+                for k, j1 in enumerate(j1s or [None]):
+                    _joint_coupling(reader, n, a, drivers_of, kept, j1, j2s[k] if j2s else None)
+            elif n.tag in ("connect", "weld", "tendon", "flex", "flexvert", "flexstrain"):
+                kept.append({"type": n.tag, **_plain(a.own)})
+                doc.warn(n, f"<equality><{n.tag}> {a.text('name') or ''!r} kept as data (closed loops are "
+                            "not enforced by roboio's kinematics)")
+            else:
+                raise doc.error(n, f"unrecognized equality element '{n.tag}'")
+    if kept:
+        for r in robots[:1]:
+            r.extras.setdefault("mjcf", {})["equality"] = kept
+
+
+def _plain(attrs: dict) -> dict:
+    return {k: v for k, v in attrs.items() if k != "class"}
+
+
+def _joint_coupling(reader, n, a, drivers_of: dict, kept: list, j1, j2) -> None:
+    """``joint1 - ref1 = a0 + a1 (joint2 - ref2) + a2 (joint2 - ref2)^2 + ...``"""
+    doc = reader.doc
+    coef = list(a.floats("polycoef", [0.0, 1.0, 0.0, 0.0, 0.0], at_most=5))
+    coef += [0.0] * (5 - len(coef))
+    if j1 is None or j1 not in reader.joint_links:
+        raise doc.error(n, f"unknown joint {j1!r} in equality")
+    if j2 is not None and j2 not in reader.joint_links:
+        raise doc.error(n, f"unknown joint {j2!r} in equality")
+    r1, l1 = reader.joint_links[j1]
+    follower = drivers_of.get((id(r1), l1[0]))
+    leader = None
+    if j2 is not None:
+        r2, l2 = reader.joint_links[j2]
+        leader = drivers_of.get((id(r2), l2[0]))
+        if leader is not None and leader[0] is not r1:
+            leader = None
+    record = {"type": "joint", "joint1": j1, "polycoef": coef, **({"joint2": j2} if j2 else {})}
+    if follower is None or (j2 is not None and leader is None):
+        kept.append(record)
+        doc.warn(n, f"<equality><joint> coupling {j1!r} to {j2!r} kept as data (not between hinge or "
+                    "slide joints of one robot)")
+        return
+    robot, fd = follower
+    if any(coef[2:]) or j2 is None:
+        fd.extras.setdefault("mjcf", {})["polycoef"] = {"joint2": j2, "coef": coef}
+        kept.append(record)
+        what = "a polynomial of degree > 1" if any(coef[2:]) else "a constant"
+        doc.warn(n, f"<equality><joint> {j1!r} = {what} of {j2!r}: kept as data on its driver "
+                    "(roboio's affine drivers hold linear couplings only)")
+        return
+    _, ld = leader
+    if ld is fd:
+        raise doc.error(n, f"joint {j1!r} coupled to itself")
+    i1, i2 = fd.dofs[0], ld.leader
+    ref1, ref2 = robot.config[i1], robot.config[i2]
+    scale, offset = coef[1], ref1 + coef[0] - coef[1] * ref2
+    # the leader's driver becomes affine: q_follower = offset + scale * q_leader
+    if ld.type == "normal":
+        ld.type = "affine"
+        ld.scale, ld.offset = [1.0], [0.0]
+    for k, dof in enumerate(list(fd.dofs)):
+        s = fd.scale[k] if fd.type == "affine" else 1.0
+        o = fd.offset[k] if fd.type == "affine" else 0.0
+        ld.dofs.append(dof)
+        ld.scale.append(s * scale)
+        ld.offset.append(float(o + s * offset))
+    robot.drivers = [d for d in robot.drivers if d is not fd]
+    for key, val in list(drivers_of.items()):
+        if val[1] is fd:
+            drivers_of[key] = (robot, ld)
+    ld.extras.setdefault("mjcf", {}).setdefault("couplings", []).append(record)
