@@ -170,6 +170,7 @@ def _cloud_collider(a, b, margin):
                 T = coal.Transform3s()
                 T.setTranslation(p)
                 probe.setTransform(T)
+                probe.computeAABB()         # the manager's broad phase reads it
                 cb.data.clear()
                 manager.collide(probe, cb)
                 if cb.data.result.isCollision():
@@ -181,6 +182,7 @@ def _cloud_collider(a, b, margin):
     def collides(pa, pb):
         pc, po = (pb, pa) if swap else (pa, pb)
         obj.setTransform(pc.inverseTimes(po))
+        obj.computeAABB()                   # the manager's broad phase reads it
         cb.data.clear()
         manager.collide(obj, cb)
         return cb.data.result.isCollision()
@@ -217,6 +219,7 @@ def _cloud_distancer(a, b):
                 T = coal.Transform3s()
                 T.setTranslation(p)
                 probe.setTransform(T)
+                probe.computeAABB()
                 d = query(probe, pc)
                 if d[0] < best[0]:
                     best = d
@@ -228,6 +231,7 @@ def _cloud_distancer(a, b):
     def distance(pa, pb):
         pc, po = (pb, pa) if swap else (pa, pb)
         obj.setTransform(pc.inverseTimes(po))
+        obj.computeAABB()
         d, p_cloud, p_other = query(obj, pc)
         return (d, p_other, p_cloud) if swap else (d, p_cloud, p_other)
     return distance
