@@ -29,10 +29,6 @@ __all__ = ["rob_text"]
 _PER_LINE = 10       # scalar values per physical line in long lists
 
 
-# primitives Klamp't cannot collide (0.10.1: no collider for cylinders; no capsules, cones)
-UNCOLLIDED_PRIMITIVES = ("Cylinder", "Capsule", "Cone")
-
-
 def rob_text(robot: Robot, path: str, report) -> str:
     """The ``.rob`` text of ``robot`` as it will be stored at ``path`` (references to
     geometry files are made relative to ``path``'s directory)."""
@@ -227,22 +223,8 @@ class _Writer:
             for c in g.children:
                 out += self._parts(c, M, what)
             return out
-        if isinstance(g, Primitive) and g.primitive in UNCOLLIDED_PRIMITIVES:
-            return [(self._tessellated(g, what), M)]
-        return [(g, M)]
-
-    def _tessellated(self, g, what: str):
-        """A cylinder, capsule or cone as a triangle mesh: Klamp't has no capsule or cone,
-        and 0.10.1 has no collider for its cylinder (it never collides), so that what
-        collides survives the conversion (approximately: the loss is stated)."""
-        from ....model.tessellate import SEGMENTS, primitive_to_mesh
-        mesh = primitive_to_mesh(g)
-        mesh.margin = g.margin
-        chord = float(g.params["radius"]) * (1 - np.cos(np.pi / SEGMENTS))
-        self.report.lose(f"{g.primitive} primitives written as {SEGMENTS}-sided triangle meshes "
-                         "(Klamp't has no capsule or cone, and Klamp't 0.10.1 never collides a "
-                         "cylinder): the surface moves by up to", f"{chord:.2g} m ({what})")
-        return mesh
+        # cylinders, capsules, cones: meshes (Klamp't cannot collide them as primitives)
+        return [(self.geom_writer.collidable(g, what), M)]
 
     # -- joints, drivers ----------------------------------------------------------------
     def joints(self) -> None:
