@@ -28,7 +28,8 @@ import numpy as np
 
 from . import engine as _engine
 from .cull import make_culler
-from .shapes import bounding_box, merge_meshes, parts_of
+from .queries import cached_parts
+from .shapes import bounding_box, merge_meshes
 
 __all__ = ["SelfCollisionModel", "model_for", "forget"]
 
@@ -46,7 +47,9 @@ class SelfCollisionModel:
         n = kinematics.n
         if len(geometries) != n:
             raise ValueError(f"{len(geometries)} geometries for {n} links")
-        self.parts = [merge_meshes(parts_of(g)) for g in geometries]
+        # parts (and their engine objects) are shared with every other user of a geometry and
+        # survive recompiling (a pair set edited): made once per geometry
+        self.parts = [merge_meshes(cached_parts(g)) for g in geometries]
         pairs = sorted({(min(int(a), int(b)), max(int(a), int(b))) for a, b in pairs
                         if a != b and self.parts[a] and self.parts[b]})
         self.pairs = np.array(pairs, dtype=np.int64).reshape(-1, 2)
