@@ -146,8 +146,8 @@ def distancer(a, b):
     return distance
 
 
-def _query_object(part, radius):
-    """A collision object for ``part`` (a sphere of ``radius`` per point for a cloud)."""
+def _query_object(part):
+    """A collision object for ``part`` (None for a point cloud: it is probed point by point)."""
     if part.kind == "points":
         return None
     return coal.CollisionObject(shape(part), coal.Transform3s())
@@ -177,7 +177,7 @@ def _cloud_collider(a, b, margin):
                     return True
             return False
         return collides_pp
-    obj = _query_object(other, margin)
+    obj = _query_object(other)
 
     def collides(pa, pb):
         pc, po = (pb, pa) if swap else (pa, pb)
@@ -226,7 +226,7 @@ def _cloud_distancer(a, b):
             d, p_cloud, p_other = best
             return (d, p_other, p_cloud) if swap else (d, p_cloud, p_other)
         return distance_pp
-    obj = _query_object(other, 0.0)
+    obj = _query_object(other)
 
     def distance(pa, pb):
         pc, po = (pb, pa) if swap else (pa, pb)

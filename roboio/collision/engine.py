@@ -50,9 +50,9 @@ def _choose():
         try:
             return _load(name)
         except CollisionEngineMissing as e:
-            errors.append(str(e.__cause__ or e))
+            errors.append(f"{_LIBRARIES[name]}: {e.__cause__ or e}")
     raise CollisionEngineMissing("collision queries need coal (or python-fcl where coal has no "
-                                 f"wheel), neither is installed: {INSTALL_HINT}")
+                                 f"wheel), and neither imports ({'; '.join(errors)}): {INSTALL_HINT}")
 
 
 def get_engine():
