@@ -99,7 +99,7 @@ def test_world_collisions_equal_klamp_world_collider():
     assert cw.readFile(path)
     robot = world.robots[0]
     seen = 0
-    for q in sample_configs(robot, 40, 3):
+    for q in sample_configs(robot, N, 3):
         kw.robot(0).setConfig([float(x) for x in q])
         cw.robot(0).setConfig([float(x) for x in q])
         theirs = {frozenset((a.getName(), b.getName())) for a, b in WorldCollider(kw).collisions()
