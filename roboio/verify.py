@@ -123,6 +123,7 @@ class VerifyResult:
     per_link: dict = field(default_factory=dict)   # link name -> (max position, max rotation error)
     space: str = "links"                           # "links" or "drivers"
     accounted: list = field(default_factory=list)  # what B cannot hold, allowed for (empty: exact)
+    collision: Optional[object] = None             # CollisionComparison (verify(collision=True))
 
     @property
     def exact(self) -> bool:
@@ -132,7 +133,8 @@ class VerifyResult:
     @property
     def ok(self) -> bool:
         return (bool(self.matched) and self.max_position_error <= self.tol
-                and self.max_rotation_error <= self.tol)
+                and self.max_rotation_error <= self.tol
+                and (self.collision is None or self.collision.ok))
 
     def to_dict(self) -> dict:
         return {"ok": self.ok, "exact": self.exact, "space": self.space, "accounted": self.accounted,
@@ -141,7 +143,8 @@ class VerifyResult:
                 "max_position_error": self.max_position_error,
                 "max_rotation_error": self.max_rotation_error, "worst_link": self.worst_link,
                 "samples": self.samples, "tol": self.tol, "notes": self.notes,
-                "per_link": {k: {"position": p, "rotation": r} for k, (p, r) in self.per_link.items()}}
+                "per_link": {k: {"position": p, "rotation": r} for k, (p, r) in self.per_link.items()},
+                **({"collision": self.collision.to_dict()} if self.collision is not None else {})}
 
 
 def _as_robot(obj) -> Robot:
@@ -277,7 +280,7 @@ def _placed_as(ra: Robot, rb: Robot, pairs: list):
 
 
 def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=None,
-           space: str = "auto") -> VerifyResult:
+           space: str = "auto", collision: bool = False, collision_tol: float = 1e-6) -> VerifyResult:
     """Compare two robot models link by link over sampled configurations (see the module
     docstring). ``space``: ``"auto"`` (whichever of links and drivers matches B more closely;
     drivers where the two models' link spaces differ and the errors tie), ``"links"`` or
@@ -286,7 +289,12 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     What B cannot hold is accounted for, and listed in ``accounted`` (empty: the comparison
     is exact): links B welds that A moves are held at B's value in A's samples; where the
     comparison fails as it is, A's frames are made rotations, and then A's base frames that B
-    does not store (identity in B) are placed as B's, their change measured."""
+    does not store (identity in B) are placed as B's, their change measured.
+
+    ``collision``: also compare self-collision over the same samples
+    (:func:`roboio.collision.compare.compare_self_collision`: checked pairs, verdicts, smallest
+    distances within ``collision_tol`` metres), in ``VerifyResult.collision``; needs
+    ``pip install "roboio[collision]"``."""
     if int(samples) != samples or samples < 1:
         raise ValueError(f"verify needs samples >= 1, got {samples!r}")
     if space not in ("auto", "links", "drivers"):
@@ -388,9 +396,13 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     per_link = {}
     for k, i in enumerate(ia):
         per_link.setdefault(ra.link_names[i], (float(pos_l[k]), float(rot_l[k])))
-    return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos_l.max()),
-                        float(rot_l.max()), ra.link_names[ia[worst]], samples, tol, notes,
-                        per_link, used, accounted)
+    result = VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos_l.max()),
+                          float(rot_l.max()), ra.link_names[ia[worst]], samples, tol, notes,
+                          per_link, used, accounted)
+    if collision:
+        from .collision.compare import compare_self_collision
+        result.collision = compare_self_collision(ra, rb, Qa, best[3], zip(ia, ib), collision_tol)
+    return result
 
 
 def _err(best) -> float:

@@ -42,6 +42,13 @@ def register(sub):
                    "or inertia differ (docs/dynamics.md)")
     p.add_argument("--dynamics-tol", type=float, default=1e-9, metavar="TOL",
                    help="largest accepted relative difference of the dynamics (default 1e-9)")
+    p.add_argument("--collision", action="store_true",
+                   help="also compare self-collision over the same samples: the checked pairs, "
+                   "the colliding pairs of each sample and the smallest distance (needs "
+                   "pip install \"roboio[collision]\"); names the first pair that differs")
+    p.add_argument("--collision-tol", type=float, default=1e-6, metavar="M",
+                   help="largest accepted difference of the smallest distances with --collision "
+                   "(metres; default 1e-6)")
     p.add_argument("--json", action="store_true",
                    help="machine-readable result: ok, exact, space, accounted, matched_links, "
                         "only_a, only_b, max_position_error, max_rotation_error, worst_link, "
@@ -72,7 +79,8 @@ def run(args):
     try:
         with _progress.activity(f"comparing {args.samples} configurations"):
             res = verify(ra, rb, args.samples, args.seed, args.tol, link_map=link_map,
-                         space=args.space)
+                         space=args.space, collision=args.collision,
+                         collision_tol=args.collision_tol)
     except ValueError as e:
         raise UsageError(str(e)) from None
     dyn = _dynamics(args, ra, rb, link_map) if args.dynamics else None
@@ -96,6 +104,8 @@ def run(args):
         print(f"samples: {res.samples}  seed: {args.seed}  space: {res.space} (B gets A's {how})")
         print(f"max position error: {res.max_position_error:.3e} m")
         print(f"max rotation error: {res.max_rotation_error:.3e} rad  (worst link: {res.worst_link})")
+        if res.collision is not None:
+            print_collision(res.collision)
         if not res.ok:
             print(f"MISMATCH (tolerance {res.tol:g})")
         elif res.exact:
@@ -130,3 +140,18 @@ def _print_dynamics(dyn):
     for d in dyn.links:
         print(f"  differs: {d.describe()}")
     print("  dynamics OK" if dyn.ok else f"  DYNAMICS MISMATCH (tolerance {dyn.tol:g})")
+
+
+def print_collision(c) -> None:
+    """The --collision part of the report."""
+    print(f"self-collision: {c.pairs_a} pairs; colliding samples A {c.colliding_a}, B "
+          f"{c.colliding_b}; verdicts differ in {c.verdict_mismatches}; smallest distances "
+          f"differ by up to {c.max_distance_error:.3e} m")
+    for label, items in (("checked in A only", c.only_a), ("checked in B only", c.only_b),
+                         ("with a link B does not have", c.unmatched)):
+        if items:
+            more = f" (+{len(items) - 5} more)" if len(items) > 5 else ""
+            print(f"  pairs {label}: " + ", ".join(f"({a}, {b})" for a, b in items[:5]) + more)
+    first = c.first_difference()
+    if first:
+        print(f"  first difference: {first}")

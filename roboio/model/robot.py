@@ -116,6 +116,19 @@ class Link:
         return f"<Link {self.index} {self.name!r} parent={self.parent} {self.joint_type}>"
 
 
+_collision = None
+
+
+def _collision_model(robot):
+    """The compiled self-collision model of ``robot`` (roboio.collision, imported on first
+    use: ``import roboio`` stays without the engine)."""
+    global _collision
+    if _collision is None:
+        from ..collision.robot import model_for
+        _collision = model_for
+    return _collision(robot)
+
+
 def _frozen(value, shape):
     """A read-only float copy: in-place edits would bypass cache invalidation, so assign.
     An array that is already read-only float64 of that shape is shared, not copied (no one
@@ -510,6 +523,34 @@ class Robot:
 
     def _space_torques(self, tau, space: str) -> np.ndarray:
         return tau if space == "links" else self._space_jacobian(space).T @ tau
+
+    # -- collision (extra roboio[collision]; see roboio.collision) ------------------------
+    def self_collisions(self, q=None) -> list:
+        """Sorted colliding link pairs ``(i, j)``, i < j, among ``self_collision_pairs`` at
+        configuration ``q`` (default ``config``), as Klamp't's ``selfCollides`` decides:
+        geometries within the sum of their margins. Needs the collision engine
+        (``pip install "roboio[collision]"``)."""
+        return _collision_model(self).collisions(self._q(q))
+
+    def self_collides(self, q=None) -> bool:
+        """Whether any pair of ``self_collision_pairs`` collides at ``q`` (stops at the
+        first); Klamp't's ``RobotModel.selfCollides``."""
+        return _collision_model(self).collides(self._q(q))
+
+    def self_distance(self, q=None) -> tuple:
+        """``(distance, (i, j))``: the closest pair of ``self_collision_pairs`` at ``q`` and
+        its distance in metres, margins subtracted (<= 0 when colliding); ``(inf, None)``
+        when no pair is checked."""
+        return _collision_model(self).distance(self._q(q))
+
+    def self_collides_batch(self, Q, workers: int = 1) -> np.ndarray:
+        """``(N,)`` bool: :meth:`self_collides` for every row of ``Q`` (N, num_links);
+        ``workers`` > 1 spreads the rows over that many processes."""
+        return _collision_model(self).collides_batch(Q, workers)
+
+    def self_distance_batch(self, Q, workers: int = 1) -> np.ndarray:
+        """``(N,)``: the distance of :meth:`self_distance` for every row of ``Q``."""
+        return _collision_model(self).distance_batch(Q, workers)
 
     # -- drivers ----------------------------------------------------------------------
     def config_from_drivers(self, u, q=None) -> np.ndarray:

@@ -14,7 +14,9 @@ initial camera sees it).
 
 GUI, top to bottom: for a motion, its timeline (play/pause, time, speed) first, so that Play
 is on the first screen whatever the number of joints; the view options (link frames, link
-names, visual / collision geometry, the layout of two models); one slider per driver of each
+names, visual / collision geometry, the layout of two models, colliding links drawn in red
+(their collision geometry, ``/m{m}/r{r}/L{i}/hit/k``) and listed when the collision engine is
+installed, ``roboio[collision]``); one slider per driver of each
 robot (joint space, limits respected: the driver's, else the link's, else +-180 deg / +-1 m),
 in degrees for revolute joints and metres for prismatic ones, with the limits marked and a
 number field for exact values; the pose is updated through ``robot.config_from_drivers`` and
@@ -209,6 +211,7 @@ class _Model:
     links: dict = field(default_factory=dict)      # (robot, link) -> frame handle
     groups: dict = field(default_factory=dict)     # "visual"/"collision"/"axes"/"label" -> handles
     configs: dict = field(default_factory=dict)    # robot index -> q
+    hits: dict = field(default_factory=dict)       # (robot, link) -> red collision meshes
     size: float = 1.0
     bounds: Optional[np.ndarray] = None
 
@@ -318,6 +321,10 @@ class Viewer:
                     if group == "visual" or not same:
                         pts.append(cloud.points @ em.transform[:3, :3].T + em.transform[:3, 3])
             if em.kind == "link":
+                m.hits[(em.robot, em.link)] = [
+                    sc.add_mesh_simple(f"{name}/hit/{p_i}", part.vertices, part.faces,
+                                       color=(230, 30, 30), opacity=0.7, side="double", visible=False)
+                    for p_i, part in enumerate(em.collision)]
                 m.groups.setdefault("axes", []).append(
                     sc.add_frame(f"{name}/axes", show_axes=True, axes_length=0.1, axes_radius=0.004,
                                  visible=False))
@@ -399,12 +406,62 @@ class Viewer:
                 for r, robot in enumerate(m.world.robots):
                     T = transforms if (transforms is not None and k == 0 and r == 0) else robot.fk(m.configs[r])
                     self.set_poses(k, r, T)
+                    self._update_hits(k, r, T)
             self._update_errors()
+
+    def _update_hits(self, k: int, r: int, T: np.ndarray):
+        """Show the red copies of the links of robot ``r`` of model ``k`` that collide at
+        link frames ``T``: with another of its links (its self-collision pairs) or, in a world,
+        with a rigid object, terrain or another robot."""
+        m = self.models[k]
+        if not getattr(self, "highlight", False) or not m.hits:
+            hit = set()
+        else:
+            robot = m.world.robots[r]
+            hit = {i for pair in self._collision_model(robot).collisions_at(np.ascontiguousarray(T))
+                   for i in pair}
+            if len(m.world.robots) > 1 or m.world.rigid_objects or m.world.terrains:
+                links = {id(l): i for i, l in enumerate(robot.links)}
+                for a, b in m.world.collisions(m.configs):
+                    hit |= {links[id(e)] for e in (a, b) if id(e) in links}
+        names = []
+        for (rr, i), handles in m.hits.items():
+            if rr != r:
+                continue
+            on = i in hit
+            for h in handles:
+                if h.visible != on:
+                    h.visible = on
+            if on:
+                names.append(m.world.robots[r].link_names[i])
+        if k == 0 and r == 0 and getattr(self, "hit_md", None) is not None:
+            self.hit_md.content = ("**colliding links**: " + ", ".join(f"`{n}`" for n in names)
+                                   if names else "no colliding links")
+
+    def _collision_model(self, robot):
+        from ..collision import model_for
+        return model_for(robot)
 
     # -- GUI -------------------------------------------------------------------------
     def _build_gui(self, verify_samples):
         gui = self.server.gui
         self._layout = "overlay"
+        self.highlight, self.hit_md = False, None
+        with gui.add_folder("Collisions"):
+            try:
+                from ..collision import get_engine
+                get_engine()
+            except ImportError as e:
+                gui.add_markdown(f"collision highlighting: {e}")
+            else:
+                box = gui.add_checkbox("Highlight colliding links", True)
+                self.highlight = True
+                self.hit_md = gui.add_markdown("")
+
+                @box.on_update
+                def _(_):
+                    self.highlight = bool(box.value)
+                    self.update()
         with gui.add_folder("View"):
             frames = gui.add_checkbox("Link frames", False)
             names = gui.add_checkbox("Link names", False)

@@ -10,6 +10,8 @@ Layers, top to bottom (a module may import its own layer and the layers below it
     roboio.describe, .validation       summaries; validate's checks
     roboio.formats                     the registry, shared file helpers, one package per ecosystem
     roboio.model                       World, Robot, Link, geometry, motions
+    roboio.collision                   collision queries over an external engine (knows no
+                                       model class, no file: geometry read by duck typing)
     roboio.kinematics                  compiled kinematic structure (knows no model, no file)
     roboio.transforms                  rotations and transforms
     roboio.errors, .limits, .context, .resolve, .report   foundations every layer may use
@@ -36,6 +38,7 @@ LAYERS = [
                     "roboio.report")),
     ("transforms", ("roboio.transforms",)),
     ("kinematics", ("roboio.kinematics",)),
+    ("collision", ("roboio.collision",)),
     ("model", ("roboio.model",)),
     ("formats", ("roboio.formats",)),
     ("convert", ("roboio.convert", "roboio.verify", "roboio.verify_dynamics", "roboio.diff",

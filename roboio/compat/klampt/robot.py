@@ -402,6 +402,14 @@ class RobotModel:
         else:
             pairs.discard((i, j))
 
+    def selfCollides(self) -> bool:
+        """Whether any enabled pair of links collides at the current link transforms (those
+        of the last ``setConfig``, or ``RobotModelLink.setTransform``). Needs
+        ``pip install "roboio[collision]"``."""
+        from ...collision import model_for
+        r = self._robot
+        return bool(model_for(r).collisions_at(np.ascontiguousarray(_state(r).T), first=True))
+
     # -- drivers <-> configuration ----------------------------------------------------------
     def configToDrivers(self, config) -> list:
         return floats(self._robot.drivers_from_config(floats(config, self.numLinks(), "config")))
@@ -920,7 +928,6 @@ opengl_methods(RobotModelLink, ["drawLocalGL", "drawWorldGL"])
 unsupported(RobotModel, ["getMassMatrixDeriv", "getMassMatrixTimeDeriv"],
     "roboio computes no derivatives of the mass matrix")
 unsupported(RobotModel, ["interpolateDeriv"], "not implemented by roboio")
-unsupported(RobotModel, ["selfCollides"], "roboio does no collision checking")
 unsupported(RobotModel, ["mount", "reduce"],
             "building robots from sub-robots is done by roboio's .rob reader (mount lines)")
 unsupported(RobotModel, ["sensor", "numSensors", "addSensor", "getSensors", "getSensorsDict"],

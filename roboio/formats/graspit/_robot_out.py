@@ -20,6 +20,7 @@ import numpy as np
 
 from ...errors import OutputError
 from ._build import MM, dh_structure, joint_infos
+from ._collision_out import disable_collision_lines
 from ._robot_generic import spec_from_model
 from ._robot_spec import ChainOut, DofOut, JointOut, LinkOut, RobotOut, body_of, render, tail_from_extras
 from ._text import num, same
@@ -201,6 +202,7 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
             report.warn(f"robot {robot.name!r} no longer matches its GraspIt! file ({why}); written "
                         "from the model")
         spec = spec_from_model(writer, robot, exclude, world)
+    spec.tail += disable_collision_lines(robot, spec, gx.get("record"), report)
     stem = os.path.basename(path).split(".", 1)[0]
     if not world and robot.name and stem != robot.name:
         report.lose(f"{robot.name}: the robot reads back named {stem!r}, and links roboio adds "

@@ -22,6 +22,7 @@ import os
 
 import numpy as np
 
+from ._collision_rules import RULE_KEYS, checked_pairs, rules_for
 from .... import transforms as tf
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...affine import ROTATION_TOL
@@ -185,7 +186,7 @@ class _Writer:
             self.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by "
                       f"{rot:.1e}) over {FK_SAMPLES} sampled configurations (nearest rotations "
                       "written)")
-        extra = self.info.get("info") or {}
+        extra = self.collision_rules(bodies, self.info.get("info") or {})
         if extra:
             out.append("\n" + Y.emit(extra))
         if self.info.get("extra_joints"):
@@ -221,8 +222,30 @@ class _Writer:
                 if lim:
                     self.lose("position and velocity limits of floating-base DOFs (a free joint has "
                               "none): " + ", ".join(r.links[k].name for k in lim))
-        if r.self_collision_pairs and not self.info:
-            self.lose("self-collision pairs (Choreonoid uses collision_detection_rules)")
+
+    def collision_rules(self, bodies, info: dict) -> dict:
+        """``info`` whose collision rules give the robot's self-collision pairs: as read when
+        they still do, else a new ``collision_detection_rules`` (:mod:`._collision_rules`)."""
+        r = self.r
+        pos = {i: k for k, (i, _, _, _) in enumerate(bodies)}
+        for j in r.joints:                 # a floating chain is its last link in the body
+            if j.type == "floating" and len(j.links) == 6:
+                for k in j.links[:5]:
+                    pos.setdefault(k, pos.get(j.links[5]))
+        names = [r.links[i].name for i, _, _, _ in bodies]
+        parents = [pos.get(p, -1) if p >= 0 else -1 for _, _, _, p in bodies]
+        free = [kind == "free" for _, kind, _, _ in bodies]
+        collidable = [_collidable(r.links[i].geometry) for i, _, _, _ in bodies]
+        wanted = set()
+        for a, b in r.self_collision_pairs:
+            x, y = pos.get(a), pos.get(b)
+            if x is not None and y is not None and x != y and collidable[x] and collidable[y]:
+                wanted.add((min(x, y), max(x, y)))
+        if checked_pairs(names, parents, free, collidable, info) == wanted:
+            return info
+        out = {k: v for k, v in info.items() if k not in RULE_KEYS}
+        out["collision_detection_rules"] = rules_for(names, parents, free, collidable, wanted)
+        return out
 
     def link_text(self, i, kind, offset, parent, ids) -> str:
         r = self.r
@@ -435,6 +458,16 @@ class _Writer:
         if "elements" in node:
             text += Y.emit({"elements": node["elements"]}, indent=8)
         return text
+
+
+def _collidable(g) -> bool:
+    """Whether the link's collision geometry is written as shapes (a group counts when one
+    of its children does)."""
+    if g is None or g.missing or isinstance(g, PointCloud):
+        return False
+    if isinstance(g, Group):
+        return any(_collidable(c) for c in g.children)
+    return True
 
 
 def _y_to(a) -> np.ndarray:

@@ -223,10 +223,8 @@ class _Writer:
             for c in g.children:
                 out += self._parts(c, M, what)
             return out
-        if isinstance(g, Primitive) and g.primitive in ("Capsule", "Cone"):
-            self.report.lose(f"{what}: a {g.primitive} primitive (Klamp't has none)")
-            return []
-        return [(g, M)]
+        # cylinders, capsules, cones: meshes (Klamp't cannot collide them as primitives)
+        return [(self.geom_writer.collidable(g, what), M)]
 
     # -- joints, drivers ----------------------------------------------------------------
     def joints(self) -> None:

@@ -613,7 +613,10 @@ class _Writer:
     def link_geometry(self, i, node, geoms, effects, materials):
         if i is None:
             return
-        for gi, (kind, params, F, V, Fc, diffuse, transparency, visible) in enumerate(self.geometries(i)):
+        written = self.geometries(i)
+        if written:
+            self.with_geometry.add(i)
+        for gi, (kind, params, F, V, Fc, diffuse, transparency, visible) in enumerate(written):
             gid = f"g1_link{i}_geom{gi}"
             g = geoms.add("geometry", id=gid, name=gid)
             mesh = g.add("mesh")
@@ -682,6 +685,7 @@ class _Writer:
         km = root.add("library_kinematics_models").add("kinematics_model", id="kmodel1", name=name)
         ktc = km.add("technique_common")
         self.mem_of = {J: self.remembered(J) for J in self.joints}
+        self.with_geometry = set()
         for J in self.joints:
             self.joint_element(ktc, J)
         wk = self.n                                # COLLADA index of an added world root
@@ -798,14 +802,47 @@ class _Writer:
         if isinstance(mem, dict) and mem.get("fingerprint") == fingerprint(*[f"{a},{b}" for a, b in sorted(checked)]):
             pairs = [(r.link_index(a), r.link_index(b)) for a, b in mem.get("pairs", [])]
         else:
+            # only pairs OpenRAVE would check: the others need no entry (and, written, would
+            # make the next write differ once they are gone from the model read back)
             clinks = [i for i in range(self.n) if self.is_clink[i]]
-            pairs = [(a, b) for ia, a in enumerate(clinks) for b in clinks[ia + 1:] if (a, b) not in checked]
+            pairs = [(a, b) for ia, a in enumerate(clinks) for b in clinks[ia + 1:]
+                     if (a, b) not in checked and not self.never_checked(a, b)]
         for a, b in pairs:
             tec.add("ignore_link_pair", link0=f"kmodel1/link{a}", link1=f"kmodel1/link{b}")
+        for x, y in sorted(checked):
+            if self.never_checked(x, y):
+                self.lose("self-collision pairs OpenRAVE never checks (links written without "
+                          "geometry, joined links, links with at most one moving joint between "
+                          "them)", f"({r.links[x].name}, {r.links[y].name})")
         for i in range(self.n):
             if self.is_clink[i] and self._oe(i).get("enabled") is False:
                 s = tec.add("link_collision_state", link=f"kmodel1/link{i}")
                 s.add("bool", "false")
+
+    def never_checked(self, x: int, y: int) -> bool:
+        """Whether OpenRAVE never checks model links x and y once the file is read back
+        (``openrave.md`` section 17): one COLLADA link, a link written without geometry,
+        joined links, at most one moving joint between them, no path between them."""
+        if not hasattr(self, "_up"):
+            self._up = {J.child: (J.parent, self.kind(J) != "weld") for J in self.joints}
+        up = self._up
+
+        def chain(c):
+            out, moving = {c: 0}, 0
+            while c in up:
+                c, m = up[c]
+                moving += m
+                out[c] = moving
+            return out
+
+        a, b = self._clink_of(x), self._clink_of(y)
+        if a == b or a not in self.with_geometry or b not in self.with_geometry:
+            return True
+        if up.get(a, (None,))[0] == b or up.get(b, (None,))[0] == a:
+            return True
+        ca, cb = chain(a), chain(b)
+        common = next((k for k in ca if k in cb), None)
+        return common is None or ca[common] + cb[common] <= 1
 
     def systems(self, root, name):
         r = self.robot
