@@ -7,7 +7,7 @@ from .model.motion_convert import motion_to_trajectory, trajectory_to_motion
 from .report import ConversionReport
 from .verify import VerifyResult, sample_configs, verify  # noqa: F401  (re-exported here)
 
-__all__ = ["adapt", "attach_body", "verify", "VerifyResult", "sample_configs", "NEEDS_BODY"]
+__all__ = ["adapt", "left_out", "attach_body", "verify", "VerifyResult", "sample_configs", "NEEDS_BODY"]
 
 NEEDS_BODY = ("needs the body model to map joint ids to links: pass --body MODEL.body "
               "(in Python: obj.body = roboio.load('MODEL.body'))")
@@ -33,13 +33,8 @@ def adapt(obj, info, report: ConversionReport):
             report.lose(item)
         return obj.to_trajectory()
     if isinstance(obj, World) and Robot in accepts and obj.robots:
-        if len(obj.robots) > 1:
-            for r in obj.robots[1:]:
-                report.lose(f"robot {r.name!r} (the target holds one robot)")
-        for o in obj.rigid_objects:
-            report.lose(f"rigid object {o.name!r} (the target holds one robot)")
-        for t in obj.terrains:
-            report.lose(f"terrain {t.name!r} (the target holds one robot)")
+        for item in left_out(obj, obj.robots[0], "the target holds one robot"):
+            report.lose(item)
         return obj.robots[0]
     if isinstance(obj, World) and not obj.robots:
         for cls, items in ((RigidObject, obj.rigid_objects), (Terrain, obj.terrains)):
@@ -66,6 +61,14 @@ def adapt(obj, info, report: ConversionReport):
         w.add(Terrain("Terrain", obj) if isinstance(obj, Geometry) else obj)
         return w
     raise OutputError(None, f"format {info.name!r} cannot hold a {type(obj).__name__}")
+
+
+def left_out(world: World, robot: Robot, why: str) -> list:
+    """What writing ``robot`` alone leaves out of ``world``: one line per other robot, rigid
+    object and terrain, each ending with ``why`` in parentheses (for ``report.lose``)."""
+    return ([f"robot {r.name!r} ({why})" for r in world.robots if r is not robot]
+            + [f"rigid object {o.name!r} ({why})" for o in world.rigid_objects]
+            + [f"terrain {t.name!r} ({why})" for t in world.terrains])
 
 
 def _adapt_motion(obj, accepts: tuple, report):

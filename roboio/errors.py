@@ -63,6 +63,34 @@ class FormatError(RoboioError):
         return (type(self), (self.path, self.line, self.column, self.message))
 
 
+class UnknownFileType(FormatError):
+    """No reader recognises the file: no format has its extension (or it has none) and no
+    reader's content test accepts it, or its content matches none of its extension's formats.
+
+    ``reason`` says which; ``candidates`` are ``(format name, extensions)`` of the formats
+    that could still read it (those that know files by extension only, or its extension's).
+    :meth:`advice` words the remedy for one way of naming a format (``format=FORMAT`` in
+    Python, ``--format FORMAT`` or ``--from FORMAT`` on the command line, None where there
+    is none)."""
+
+    def __init__(self, path, reason: str, candidates=()):
+        self.reason = reason
+        self.candidates = [(name, tuple(exts)) for name, exts in candidates]
+        super().__init__(path, None, None, self.advice("format=FORMAT"))
+
+    def advice(self, option) -> str:
+        """The message, with the remedy in terms of ``option`` (None: none to name)."""
+        remedy = (f"name its format with {option}" if option else
+                  "give the file its format's extension")
+        if self.candidates:
+            listed = ", ".join(f"{name} ({' '.join(exts)})" for name, exts in self.candidates)
+            remedy += f"; formats that could read it: {listed}"
+        return f"{self.reason}; {remedy} (`roboio formats` lists every format)"
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.reason, self.candidates))
+
+
 class CompanionFile(FormatError):
     """A file that is read only as part of another (a GraspIt! eigengrasp or virtual-contact
     file, read with the robot that names it): not a model of its own."""

@@ -4,8 +4,12 @@ Per page, in order: ``python`` blocks are executed in one namespace (so a block 
 an earlier block of the same page defined), and the ``roboio ...`` lines of ``bash`` blocks
 run through the CLI entry point, from the repository root as a reader would. Lines with
 placeholders in capitals (``roboio info FILE``) are synopses and are not run; ``NAME=value``
-lines set variables for the following lines. Examples that read ``../shared/corpus`` are
-skipped when it is absent. ``text`` blocks (layouts, pictures) are not code.
+lines set variables for the following lines. ``text`` blocks (layouts, pictures) are not code.
+
+Examples run on the files the package ships (``roboio/data/samples``). The few that need the
+test corpus (``../shared/corpus``, not shipped) open with the line ``CORPUS_MARK`` so that a
+reader sees it; without the corpus those blocks are skipped, one by one, and the rest of the
+page still runs (no later block may use a name only a corpus block defines: checked here).
 
 ``console`` blocks show real output: each ``$ roboio ...`` line is run the same way (with
 100 terminal columns) and what it prints on stdout and stderr must be the lines that follow
@@ -35,6 +39,8 @@ RUNS = [(page, backend) for page in PAGES
         for backend in (("compiled", "numpy") if page in BACKEND_PAGES else (None,))]
 # commands that do not return (the viewer serves until interrupted; its own tests drive it)
 NOT_RUN = {"view"}
+# the first line of an example that needs the test corpus (a comment in every block language)
+CORPUS_MARK = "# needs the test corpus (../shared/corpus, not shipped: see docs/development.md#the-corpus)"
 
 
 def _read(page):
@@ -114,9 +120,13 @@ def check_console(page, args, expected, rc, out):
         f"{page}: the output of {command} is not what the page shows; it is:\n{out}"
 
 
-def _needs_corpus(code):
-    if "../shared/corpus" in code and not os.path.isdir(CORPUS):
-        pytest.skip("an example reads ../shared/corpus, which is absent")
+def _is_corpus_block(code) -> bool:
+    return code.startswith(CORPUS_MARK + "\n")
+
+
+def _corpus_blocks():
+    return [(page, code) for page in PAGES for lang, code in _blocks(page)
+            if lang in ("python", "bash", "console") and _is_corpus_block(code)]
 
 
 @pytest.mark.parametrize("page,backend", RUNS,
@@ -135,10 +145,11 @@ def test_page_examples_run(page, backend, monkeypatch):
 def _run_page(page, monkeypatch):
     blocks = [(lang, code) for lang, code in _blocks(page) if lang in ("python", "bash", "console")]
     assert blocks, f"{page} has no examples"
-    _needs_corpus("".join(code for _, code in blocks))
     monkeypatch.setenv("COLUMNS", "100")
     namespace = {"__name__": "__docs__"}
     for lang, code in blocks:
+        if _is_corpus_block(code) and not os.path.isdir(CORPUS):
+            continue        # needs ../shared/corpus, which is absent (marked for the reader)
         if lang == "console":
             for args, expected in _console(code):
                 rc, out = run_console(args)
@@ -155,6 +166,59 @@ def _run_page(page, monkeypatch):
             # validate and diff exit 1 when they find something, which examples set out to show
             ok = (0, 1) if args[0] in ("validate", "diff") else (0,)
             assert rc in ok, f"{page}: roboio {' '.join(args)} -> {rc}: {err.getvalue()}"
+
+
+def test_corpus_examples_are_marked_and_counted():
+    """An example that reads ../shared/corpus says so on its first line, and
+    docs/development.md states how many there are (a clone without the corpus skips those)."""
+    for page in PAGES:
+        for lang, code in _blocks(page):
+            if lang in ("python", "bash", "console") and "../shared/corpus" in code:
+                assert _is_corpus_block(code), \
+                    f"{page}: an example reads ../shared/corpus without the mark:\n{CORPUS_MARK}\n{code}"
+    m = re.search(r"(\d+) examples of the docs need the corpus", _read("docs/development.md"))
+    assert m, "docs/development.md states how many examples need the corpus"
+    assert len(_corpus_blocks()) == int(m.group(1)), \
+        f"docs/development.md says {m.group(1)} examples need the corpus; there are {len(_corpus_blocks())}"
+
+
+def _python_names(code):
+    """(names a Python block binds, names it reads before binding them)."""
+    import ast
+    bound, read = set(), set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, ast.Store) else read).add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    return bound, read
+
+
+def test_pages_run_without_their_corpus_examples():
+    """Skipping the corpus examples leaves every other example of the page runnable: no later
+    example uses a Python name or a /tmp file that only a corpus example made."""
+    for page in PAGES:
+        names, files = set(), set()          # what the examples that always run have made
+        corpus_names, corpus_files = set(), set()
+        for lang, code in _blocks(page):
+            if lang not in ("python", "bash", "console"):
+                continue
+            paths = set(re.findall(r"/tmp/[\w./-]+\w", code))
+            bound, read = _python_names(code) if lang == "python" else (set(), set())
+            if _is_corpus_block(code):
+                corpus_names |= bound - names
+                corpus_files |= paths - files
+                continue
+            missing = (read & corpus_names) - names - bound
+            assert not missing, f"{page}: an example uses {sorted(missing)}, defined only by a corpus example"
+            assert not (paths & corpus_files) - files, \
+                f"{page}: an example uses {sorted((paths & corpus_files) - files)}, made by a corpus example"
+            names |= bound
+            files |= paths
 
 
 def test_docs_reference_nothing_outside_the_repository():

@@ -53,12 +53,15 @@ def dump_json(obj) -> str:
     return json.dumps(to_jsonable(obj), indent=1)
 
 
-def pick_robot(obj, name=None):
-    """The robot to work on: the object itself, or the named / only robot of a world."""
+def pick_robot(obj, name=None, path=None):
+    """The robot to work on: the object itself, or the named / only robot of a world.
+    Messages name ``path``, the file ``obj`` was read from (default: its first input file)."""
     from ..model import Robot, World
+    if path is None:
+        path = next(iter(getattr(obj, "input_files", None) or []), "the input")
     if isinstance(obj, Robot):
         if name is not None and name not in (obj.name, "0"):
-            raise UsageError(f"--robot {name}: the file holds one robot, {obj.name!r} "
+            raise UsageError(f"--robot {name}: {path} holds one robot, {obj.name!r} "
                              "(--robot chooses among the robots of a world)")
         return obj
     if isinstance(obj, World):
@@ -67,12 +70,17 @@ def pick_robot(obj, name=None):
                 return obj.robot(int(name) if name.isdigit() else name)
             except (KeyError, IndexError):
                 names = [r.name for r in obj.robots]
-                raise UsageError(f"--robot: no robot {name!r} in the world{did_you_mean(name, names)} "
-                                 f"(robots: {name_list(names)})") from None
+                raise UsageError(f"--robot: {path} has no robot {name!r}"
+                                 f"{did_you_mean(name, names)} (robots: {name_list(names)})") from None
         if not obj.robots:
-            raise UsageError("the world has no robot")
+            raise UsageError(f"{path}: the world has no robot")
         return obj.robots[0]
-    raise UsageError(f"the file holds a {type(obj).__name__}, not a robot")
+    raise UsageError(f"{path} holds {_a(type(obj).__name__)}, not a robot")
+
+
+def _a(noun: str) -> str:
+    """``noun`` with its indefinite article (a Trajectory, an IKObjective)."""
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
 
 
 def format_option(name, option: str, verb: str = "read"):

@@ -55,8 +55,9 @@ def convert_directory(args) -> int:
     if os.path.exists(args.output) and not os.path.isdir(args.output):
         raise UsageError(f"{args.output} is a file; converting a directory needs an output "
                          f"directory")
-    if getattr(args, "config", None) or getattr(args, "body", None):
-        raise UsageError("--config and --body apply to converting one file")
+    if getattr(args, "config", None) or getattr(args, "body", None) or getattr(args, "robot", None):
+        raise UsageError(f"{args.input} is a directory: --config, --body and --robot apply to "
+                         "converting one file")
     target = _target(args)
     jobs = convert_jobs(args.input, args.output, target)     # refuses clashes, writes nothing
     if not jobs:

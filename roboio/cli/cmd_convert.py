@@ -40,6 +40,9 @@ def register(sub):
                    ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
     p.add_argument("--config", metavar="Q", help="pose of the (first) robot for a posed mesh "
                    "scene (.glb/.gltf/.obj/.stl/.ply); " + CONFIG_HELP)
+    p.add_argument("--robot", metavar="NAME", help="write only this robot of a world (name or "
+                   "index; default: a format that holds one robot takes the first); the "
+                   "world's other robots, objects and terrains are reported lost")
     p.set_defaults(func=run)
 
 
@@ -67,6 +70,9 @@ def run(args):
     if not args.force and _same_file(args.input, args.output):
         raise UsageError(f"{args.output} is the input file; refusing to overwrite it (--force to do so)")
     obj = load(args.input, args.frm, strict=args.strict)
+    left_out = []
+    if getattr(args, "robot", None) is not None:
+        obj, left_out = _one_robot(obj, args.robot, args.input)
     if getattr(args, "config", None):
         _pose(obj, args.config)
     try:
@@ -78,6 +84,8 @@ def run(args):
         from ._outformat import output_format
         to = output_format(obj, args.output, args.to, _input_format(args))
         report = save(obj, args.output, to, meshes=args.meshes, overwrite_input=args.force)
+        for item in left_out:
+            report.lose(item)
     except UnknownFormat as e:
         raise UsageError(str(e)) from None
     except RoboioError:
@@ -99,6 +107,17 @@ def _input_format(args):
         return find_reader(args.input, args.frm).name
     except (ValueError, OSError):
         return None
+
+
+def _one_robot(obj, name, path):
+    """``--robot NAME``: the robot of a world to write alone, and what that leaves out."""
+    from ..convert import left_out
+    from ..model import World
+    from ._common import pick_robot
+    robot = pick_robot(obj, name, path)
+    if not isinstance(obj, World):
+        return robot, []
+    return robot, left_out(obj, robot, f"--robot {name} writes one robot of the world")
 
 
 def _pose(obj, text):

@@ -1,5 +1,5 @@
 """roboio validate: load a file and report every problem."""
-from ._common import dump_json, load
+from ._common import dump_json, format_option, load
 from ._help import add_command
 
 
@@ -14,13 +14,17 @@ def register(sub):
                   "roboio validate robot.rob --strict   # stop at the first warning"])
     p.add_argument("path", help="file to check (any format roboio reads)")
     p.add_argument("--strict", action="store_true", help="warnings are errors (stop at the first)")
+    p.add_argument("--format", metavar="FORMAT",
+                   help="read as this format (default: by extension and content; see "
+                        "`roboio formats`)")
     p.add_argument("--json", action="store_true",
                    help="machine-readable result: path, ok, problems")
     p.set_defaults(func=run)
 
 
 def run(args):
-    obj = load(args.path, strict=args.strict)
+    format_option(args.format, "--format", "read")
+    obj = load(args.path, args.format, strict=args.strict)
     from ..validation import problems as find_problems
     from . import _progress
     problems = find_problems(obj, bar=lambda n: _progress.bar(n, "loading meshes", "mesh"))

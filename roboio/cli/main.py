@@ -152,7 +152,7 @@ def main(argv=None) -> int:
         if args.debug:
             raise
         from ._words import cli_words
-        print(f"roboio: error: {cli_words(_one_line(e))}", file=sys.stderr)
+        print(f"roboio: error: {cli_words(_one_line(e, args))}", file=sys.stderr)
         return EXIT_INPUT
     except (UsageError, UnknownFormat) as e:
         from ._words import cli_words
@@ -173,7 +173,10 @@ EXIT_INTERNAL = 3     # a bug in roboio
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
 
 
-def _one_line(e: BaseException) -> str:
+def _one_line(e: BaseException, args=None) -> str:
+    from ..errors import UnknownFileType
+    if isinstance(e, UnknownFileType):
+        return f"{e.path}: {e.advice(_format_option(args))}"
     if isinstance(e, OSError) and e.filename:
         where = f"{e.filename}" + (f" -> {e.filename2}" if e.filename2 else "")
         what = "file not found" if isinstance(e, FileNotFoundError) else (e.strerror or str(e))
@@ -181,6 +184,15 @@ def _one_line(e: BaseException) -> str:
     if isinstance(e, MemoryError):
         return "out of memory (lower the limits with --limit NAME=VALUE; see docs/limits.md)"
     return " ".join(str(e).split("\n"))
+
+
+def _format_option(args):
+    """How the running command names an input's format (``--format FORMAT``, ``--from
+    FORMAT``), or None when it has no such option."""
+    for dest, option in (("format", "--format"), ("frm", "--from")):
+        if hasattr(args, dest):
+            return f"{option} FORMAT"
+    return None
 
 
 class UsageError(Exception):

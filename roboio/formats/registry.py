@@ -24,7 +24,7 @@ import importlib
 import os
 from typing import Any, Callable, Optional, Union
 
-from ..errors import FormatError
+from ..errors import UnknownFileType
 
 __all__ = ["FormatInfo", "register", "formats", "get", "find_reader", "find_writer",
            "lazy_mesh_reader", "HEAD_BYTES", "UnknownFormat"]
@@ -245,8 +245,14 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
     what = f" as {'/'.join(kinds)}" if kinds else ""
     if by_ext:
         names = ", ".join(f.name for f in by_ext)
-        raise FormatError(path, None, None, f"content matches none of the formats for its extension ({names})")
-    raise FormatError(path, None, None, f"unknown file type{what}: no reader for this extension or content")
+        raise UnknownFileType(path, f"content matches none of the formats for its extension ({names})",
+                              [(f.name, f.extensions) for f in by_ext])
+    dot = os.path.basename(path).find(".", 1)
+    ext = repr(os.path.basename(path)[dot:]) if dot > 0 else "none"
+    # formats that know their files by extension only: the content cannot rule them out
+    blind = sorted((f for f in readers if not f.has_sniff), key=lambda f: f.name)
+    raise UnknownFileType(path, f"unknown file type{what}: no format has its extension ({ext}) "
+                          "and no reader recognises its content", [(f.name, f.extensions) for f in blind])
 
 
 def lazy_mesh_reader(path: str, format: Optional[str] = None) -> Optional[FormatInfo]:
