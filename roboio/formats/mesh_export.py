@@ -102,6 +102,7 @@ class MeshExport:
         self._writes: dict = {}           # dest path -> (vertices, faces)
         self._copy_plan: dict = {}        # dest path -> source path
         self._cache: dict = {}            # key -> list of pieces
+        self._alive: list = []            # file-less meshes the cache names by id()
         self._f32_error = 0.0
         self._converted_from: dict = {}   # source extension -> source files (or meshes)
 
@@ -132,6 +133,12 @@ class MeshExport:
             return [self._placed(p, split, M) for p in self._cache[key]]
         return self._convert(mesh, M, split, path, key, label, role, split_colors)
 
+    def _keep_alive(self, mesh) -> None:
+        """Hold a file-less mesh for as long as the cache may name it by ``id``: a mesh
+        made on the fly (a tessellated primitive) would otherwise be freed, and the next one
+        could get its id and be written as its file."""
+        self._alive.append(mesh)
+
     def _convert(self, mesh, M, split, path, key, label, role, split_colors=None) -> list:
         if len(mesh.faces) == 0:
             self.report.lose("empty meshes (no triangles; nothing is written)", label)
@@ -154,6 +161,8 @@ class MeshExport:
                 pieces.append(piece)
         ext = os.path.splitext(path)[1].lower() if path else "(no file)"
         self._converted_from.setdefault(ext, set()).add(key[0])   # a file once, whatever its roles
+        if path is None:
+            self._keep_alive(mesh)
         self._cache[key] = pieces
         return [self._placed(p, split, M) for p in pieces]
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import ROOT, corpus_path
+from conftest import ROOT
 
 PAGE = os.path.join(ROOT, "docs", "compat-klampt.md")
 
@@ -50,15 +50,17 @@ def test_collision_example_prints_what_klampt_prints(monkeypatch):
 
 @pytest.mark.parametrize("index", [0, 1])
 def test_page_example_runs(index, monkeypatch):
-    corpus_path("klampt")
     monkeypatch.chdir(ROOT)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(_examples()[index], f"docs/compat-klampt.md example {index}", "exec"), {})
     lines = out.getvalue().splitlines()
     if index == 0:
-        # 1 + sqrt(1/2), 0, -1 - sqrt(1/2): computed by the kinematics, so up to rounding
-        assert _numbers(lines[0]) == pytest.approx([1 + 0.5 ** 0.5, 0.0, -1 - 0.5 ** 0.5], abs=1e-12)
+        # the planar arm: shoulder 0.3 m up turned 45 deg about y, 0.5 m upper arm, elbow
+        # another 45 deg (the 0.4 m forearm points down), 0.1 m along the wrist:
+        # x = 0.5 sqrt(1/2), z = 0.3 - 0.5 sqrt(1/2) - 0.4 - 0.1; up to rounding
+        r = 0.5 * 0.5 ** 0.5
+        assert _numbers(lines[0]) == pytest.approx([r, 0.0, 0.3 - r - 0.5], abs=1e-12)
     else:
         assert lines[0] == "1 5"
         # colours are single precision, as in Klamp't: exactly the float32 values of 0.2, 0.6, 0.3
