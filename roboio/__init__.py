@@ -65,7 +65,8 @@ __all__ = ["load", "load_world", "save", "formats", "verify", "FormatError", "Ro
            "BodyMotion", "Seq", "PoseSeq", "JointSpace"]
 
 
-def sample_path(name: str = "planar3R.rob") -> str:
-    """Path of a sample file shipped with roboio (``roboio/data/samples``)."""
+def sample_path(name: str = "") -> str:
+    """Path of a sample file shipped with roboio (``name`` relative to
+    ``roboio/data/samples``, e.g. ``"planar_arm.rob"``); without a name, that folder."""
     import os
     return os.path.join(os.path.dirname(__file__), "data", "samples", name)

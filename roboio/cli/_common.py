@@ -78,6 +78,11 @@ def pick_robot(obj, name=None, path=None):
     raise UsageError(f"{path} holds {_a(type(obj).__name__)}, not a robot")
 
 
+def about(path: str, message: str) -> str:
+    """``message`` naming ``path`` (prefixed with it unless it already names it)."""
+    return message if path in message else f"{path}: {message}"
+
+
 def _a(noun: str) -> str:
     """``noun`` with its indefinite article (a Trajectory, an IKObjective)."""
     return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun

@@ -47,8 +47,8 @@ def register(sub):
         "local Dask cluster (--workers) or an existing one (--scheduler): one bad file is a "
         "line in the report, never a stopped run; --resume skips what an earlier run "
         "completed; Ctrl-C leaves no half-written output. Needs the roboio[batch] extra.",
-        examples=["roboio batch convert models/ urdf/ --to urdf --workers 2",
-                  "roboio batch validate models/ --report check.json",
+        examples=["roboio batch convert roboio/data/samples/choreonoid /tmp/urdf --to urdf --workers 2",
+                  "roboio batch validate roboio/data/samples/choreonoid --report /tmp/check.json",
                   "roboio batch fk 'walks/**/*.seq' --model SR1.body --out poses.parquet"])
     bsub = p.add_subparsers(dest="batch_command", metavar="ACTION")
     c = add_command(
@@ -56,8 +56,8 @@ def register(sub):
         description="Convert every file under SRC that --to's format can hold into the same "
         "place under DST, as `roboio convert DIR` does (same outputs, same names: SR1.body -> "
         "SR1.body.urdf), one task per file.",
-        examples=["roboio batch convert robots/ out/ --to urdf",
-                  "roboio batch convert robots/ out/ --to urdf --resume"])
+        examples=["roboio batch convert roboio/data/samples/choreonoid /tmp/urdf --to urdf --workers 2",
+                  "roboio batch convert ROBOTS/ OUT/ --to urdf --resume   # go on after a stop"])
     c.add_argument("src", nargs="+", metavar="SRC", help="directories, files or globs to convert")
     c.add_argument("dst", metavar="DST", help="the output directory")
     c.add_argument("--to", required=True, metavar="FORMAT", help="output format")
@@ -69,8 +69,9 @@ def register(sub):
         bsub, "validate", help="validate every file roboio reads",
         description="`roboio validate` on every file under SRC that roboio reads, one task "
         "per file; exit status 1 when any has a problem.",
-        examples=["roboio batch validate models/ --kinds robot,world",
-                  "roboio batch validate 'meshes/**/*.stl' --report meshes.json --timeout 60"])
+        examples=["roboio batch validate roboio/data/samples/choreonoid --report /tmp/check.json",
+                  "roboio batch validate MODELS/ --kinds robot,world",
+                  "roboio batch validate 'MESHES/**/*.stl' --report meshes.json --timeout 60"])
     v.add_argument("src", nargs="+", metavar="SRC", help="directories, files or globs to check")
     v.add_argument("--kinds", metavar="KIND,...",
                    help="only files of these kinds (robot, world, geometry, trajectory, ...)")
@@ -82,7 +83,9 @@ def register(sub):
         "links at every frame of each motion (Choreonoid .seq, Klamp't .path/.configs/"
         ".milestones/multipath), written as a Parquet dataset partitioned by source "
         "(docs/batch.md); long motions are split into chunks of frames.",
-        examples=["roboio batch fk walks/ --model SR1.body --out poses.parquet --links WAIST,CHEST",
+        examples=["roboio batch fk roboio/data/samples/klampt --model roboio/data/samples/planar_arm.rob "
+                  "--out /tmp/arm.parquet --links wrist",
+                  "roboio batch fk walks/ --model SR1.body --out poses.parquet --links WAIST,CHEST",
                   "roboio batch fk plans/*.path --model ur5.rob --out ur5.parquet --resume"])
     f.add_argument("motions", nargs="+", metavar="MOTION", help="motion files, directories or globs")
     f.add_argument("--model", required=True, metavar="ROBOT", help="the robot the motions move")

@@ -15,10 +15,11 @@ def register(sub):
         "of robot links, rigid objects and terrains (Klamp't's WorldCollider pairs). Exit status "
         "1 when anything collides, 0 when nothing does. Needs the optional extra: "
         "pip install \"roboio[collision]\".",
-        examples=['roboio collide ur5.rob --config "0 -1.57 2.8 0 0 0"',
-                  "roboio collide atlas.rob --random 1000 --seed 1 --workers 2",
-                  "roboio collide arm.body --motion arm_wave.seq     # the first colliding frame",
-                  "roboio collide tx90cups.xml --json"])
+        examples=['roboio collide roboio/data/samples/planar_arm.rob --config "0 -0.96 -2.6 -1 0.03 0.03"',
+                  "roboio collide roboio/data/samples/planar_arm.rob --random 1000 --seed 1 --workers 2",
+                  "roboio collide roboio/data/samples/choreonoid/arm.body "
+                  "--motion roboio/data/samples/choreonoid/arm_wave.seq   # the first colliding frame",
+                  "roboio collide roboio/data/samples/world.xml --json"])
     p.add_argument("path", help="robot or world file")
     p.add_argument("--config", metavar="Q", help=CONFIG_HELP)
     p.add_argument("--random", type=int, metavar="N",
@@ -56,7 +57,7 @@ def run(args):
     try:
         if isinstance(obj, World) and (len(obj.robots) != 1 or obj.rigid_objects or obj.terrains):
             return _world(obj, args)
-        return _robot(pick_robot(obj, args.robot), args)
+        return _robot(pick_robot(obj, args.robot, args.path), args)
     except CollisionEngineMissing as e:
         raise UsageError(str(e)) from None
 
@@ -163,11 +164,11 @@ def _world(world, args):
     robot = None
     configs = {}
     if args.random is not None or args.motion is not None:
-        raise UsageError("--random and --motion check one robot: give its file, or a world with "
-                         "one robot and nothing else")
+        raise UsageError(f"{args.path}: --random and --motion check one robot: give its file, "
+                         "or a world with one robot and nothing else")
     if args.config is not None:
         from ._configarg import parse_config
-        robot = pick_robot(world, args.robot)
+        robot = pick_robot(world, args.robot, args.path)
         configs[world.robots.index(robot)] = parse_config(robot, args.config)
     pairs = world.collisions(configs)
 

@@ -10,7 +10,8 @@ def register(sub):
         "file names. Made from the parser itself, so it follows the installed version.",
         examples=['eval "$(roboio completion bash)"          # this shell; add it to ~/.bashrc',
                   "roboio completion bash > ~/.local/share/bash-completion/completions/roboio",
-                  'eval "$(roboio completion zsh)"           # in ~/.zshrc'])
+                  'eval "$(roboio completion zsh)"           # in ~/.zshrc',
+                  "roboio completion zsh                      # print the script"])
     p.add_argument("shell", choices=("bash", "zsh"), help="the shell: bash (4 or later) or zsh")
     p.set_defaults(func=run)
 

@@ -17,10 +17,13 @@ def register(sub):
         "the same place under OUT, each output keeping its input's whole name plus the target's "
         "extension (SR1.body -> SR1.body.urdf; SR1.urdf stays SR1.urdf). With a directory OUT "
         "(or one ending with /), the file is written into it, named the same way.",
-        examples=["roboio convert ur5.rob ur5.urdf",
+        examples=["roboio convert roboio/data/samples/planar_arm.rob /tmp/planar_arm.urdf",
+                  "roboio convert roboio/data/samples/openrave/pick_table.env.xml /tmp/arm.urdf "
+                  "--robot arm   # one robot of a world",
                   "roboio convert barrettwam.robot.xml wam.rob --data-path $OPENRAVE_DATA",
-                  "roboio convert robots/ urdf/ --to urdf      # a directory",
-                  "roboio convert ur5.rob out/ --to urdf        # into out/ as ur5.rob.urdf"])
+                  "roboio convert roboio/data/samples /tmp/samples_urdf --to urdf   # a directory",
+                  "roboio convert roboio/data/samples/planar_arm.rob /tmp/ --to urdf   "
+                  "# into /tmp/ as planar_arm.rob.urdf"])
     p.add_argument("input", help="file to read (or a directory: see above)")
     p.add_argument("output", help="file to write (a directory when IN is one, or to write into)")
     p.add_argument("--to", dest="to", metavar="FORMAT",
@@ -74,7 +77,7 @@ def run(args):
     if getattr(args, "robot", None) is not None:
         obj, left_out = _one_robot(obj, args.robot, args.input)
     if getattr(args, "config", None):
-        _pose(obj, args.config)
+        _pose(obj, args.config, args.input)
     try:
         if getattr(args, "body", None):
             from ..convert import attach_body
@@ -120,12 +123,12 @@ def _one_robot(obj, name, path):
     return robot, left_out(obj, robot, f"--robot {name} writes one robot of the world")
 
 
-def _pose(obj, text):
+def _pose(obj, text, path):
     """Set the first robot's ``config`` (what a posed mesh scene shows) from ``--config``."""
     from ..model import Robot, World
     from ._configarg import parse_config
     from .main import UsageError
     robot = obj if isinstance(obj, Robot) else (obj.robots[0] if isinstance(obj, World) and obj.robots else None)
     if robot is None:
-        raise UsageError("--config needs a robot, and the input has none")
+        raise UsageError(f"--config needs a robot, and {path} has none")
     robot.config = parse_config(robot, text)

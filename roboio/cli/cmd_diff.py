@@ -11,7 +11,8 @@ def register(sub):
         "(by position), parents, joint types, axes, frames, limits, masses, inertias, geometry "
         "files, drivers, self-collision pairs, and for worlds their robots, objects and "
         "terrains. Exit status 0 when nothing differs, 1 when something does.",
-        examples=["roboio diff ur5.rob ur5.urdf",
+        examples=["roboio diff roboio/data/samples/openrave/pick_arm.robot.xml "
+                  "roboio/data/samples/collada/pick_arm.dae",
                   "roboio diff old/robot.urdf new/robot.urdf --tol 1e-6",
                   "roboio diff a.rob b.rob --json | jq '.differences[].field'"])
     p.add_argument("a", help="the first model (robot or world)")
@@ -32,7 +33,7 @@ def run(args):
         res = diff(load(args.a), load(args.b), args.tol)
     except ValueError as e:
         if type(e) is ValueError:
-            raise UsageError(str(e)) from None
+            raise UsageError(f"{args.a} vs {args.b}: {e}") from None
         raise
     if args.json:
         print(dump_json(res.to_dict()))

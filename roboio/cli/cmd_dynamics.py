@@ -15,9 +15,11 @@ def register(sub):
         "the motion's timing) and where they exceed the robot's torque limits. Torques are per "
         "joint (the joints `roboio info` lists: N m, or N for prismatic joints). Exit status 1 "
         "when a torque exceeds its limit.",
-        examples=['roboio dynamics ur5.urdf --config "shoulder_lift_joint=-90deg"',
-                  "roboio dynamics SR1.body --motion SR1WalkPattern1.seq --json > torques.json",
-                  "roboio dynamics robot.rob --motion move.path --gravity '0 0 0'"])
+        examples=['roboio dynamics roboio/data/samples/planar_arm.rob --config "shoulder=-90deg"',
+                  "roboio dynamics roboio/data/samples/choreonoid/arm.body "
+                  "--motion roboio/data/samples/choreonoid/arm_wave.seq --json > torques.json",
+                  "roboio dynamics roboio/data/samples/planar_arm.rob "
+                  "--motion roboio/data/samples/klampt/arm_reach.path --gravity '0 0 0'"])
     p.add_argument("path", help="robot or world file")
     p.add_argument("--config", metavar="Q", help=CONFIG_HELP)
     p.add_argument("--motion", metavar="FILE",
@@ -132,7 +134,7 @@ def _exceeded(names, times, T, low, high):
 def run(args):
     import numpy as np
     from ._configarg import parse_config
-    robot = pick_robot(load(args.path), args.robot)
+    robot = pick_robot(load(args.path), args.robot, args.path)
     g = _gravity(args.gravity)
     q = parse_config(robot, args.config) if args.config is not None else \
         np.asarray(robot.config, float)

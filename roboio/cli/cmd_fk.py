@@ -14,9 +14,10 @@ def register(sub):
         "file's initial one), given as joint values, link values or name=value pairs, or at "
         "random configurations within the joint limits. Prints position (m) and roll-pitch-yaw "
         "(rad, R = Rz(yaw) Ry(pitch) Rx(roll)) per link; --json gives 4x4 matrices.",
-        examples=['roboio fk ur5.urdf --config "shoulder_pan_joint=0.5 elbow_joint=-90deg"',
-                  'roboio fk ur5.rob --config "0 -1.57 1.57 0 0 0" --link ee_link   # joint vector',
-                  "roboio fk ur5.rob --random 1000 --seed 1 --json > samples.json"])
+        examples=['roboio fk roboio/data/samples/mobile_gripper.urdf --config "lift=0.2 finger_left_joint=20deg"',
+                  'roboio fk roboio/data/samples/planar_arm.rob --config "0 0.3 -0.6 0.3 0.02" --link wrist'
+                  "   # joint vector",
+                  "roboio fk roboio/data/samples/planar_arm.rob --random 1000 --seed 1 --json > samples.json"])
     p.add_argument("path", help="robot or world file")
     p.add_argument("--config", metavar="Q", help=CONFIG_HELP)
     p.add_argument("--random", type=int, metavar="N",
@@ -36,7 +37,7 @@ def register(sub):
 def run(args):
     import numpy as np
     from ._configarg import parse_config
-    robot = pick_robot(load(args.path), args.robot)
+    robot = pick_robot(load(args.path), args.robot, args.path)
     n = robot.num_links
     if args.config is not None and args.random is not None:
         raise UsageError("give --config or --random, not both")

@@ -12,8 +12,11 @@ def register(sub):
         "the order --config takes joint values, with limits in degrees and radians; --tree "
         "draws the kinematic tree with the joint types URDF users know (fixed, revolute, "
         "continuous, prismatic, floating, mimic with its leader and ratio).",
-        examples=["roboio info ur5.urdf", "roboio info ur5.urdf --tree",
-                  "roboio info Barrett.xml --json | jq '.joints[].name'"])
+        examples=["roboio info roboio/data/samples/mobile_gripper.urdf",
+                  "roboio info roboio/data/samples/mobile_gripper.urdf --tree",
+                  "roboio info roboio/data/samples/graspit/TwoFinger/TwoFinger.xml --json "
+                  "| jq '.joints[].name'",
+                  "roboio info MY_ROBOT --format klampt-rob   # a file without its extension"])
     p.add_argument("path", help="file to describe (any format roboio reads)")
     p.add_argument("--tree", action="store_true",
                    help="robots: the kinematic tree (links joined by their joints) instead of "

@@ -27,8 +27,10 @@ def register(sub):
         "no frame of the result are reported as lost, with the largest difference between the "
         "original frames and the result read back at their times.",
         examples=["roboio motion resample roboio/data/samples/choreonoid/arm_timed.seq /tmp/fixed.seq --rate 100",
-                  "roboio motion resample walk.seq walk_v4.seq --to choreonoid-seq-v4 --method linear",
-                  "roboio motion resample flex.path flex_30.path --rate 30"])
+                  "roboio motion resample roboio/data/samples/choreonoid/arm_wave.seq /tmp/wave_v4.seq "
+                  "--to choreonoid-seq-v4 --method linear",
+                  "roboio motion resample roboio/data/samples/klampt/arm_reach.path /tmp/reach_30.path "
+                  "--rate 30"])
     r.add_argument("input", help="the motion to read (.seq, .path, .configs, multipath .xml)")
     r.add_argument("output", help="the file to write")
     r.add_argument("--rate", type=float, help="frames per second (default: a .seq's own rate; "
@@ -49,7 +51,8 @@ def register(sub):
         "per link and frame; --json: 4x4 matrices.",
         examples=["roboio motion fk roboio/data/samples/choreonoid/arm_wave.seq --model "
                   "roboio/data/samples/choreonoid/arm.body --frames 0,10,20",
-                  "roboio motion fk flex.path --model athlete.rob --frames all --json > poses.json"])
+                  "roboio motion fk roboio/data/samples/klampt/arm_pick.xml "
+                  "--model roboio/data/samples/planar_arm.rob --frames all --json > poses.json"])
     f.add_argument("motion", help="the motion (.path, .configs, multipath .xml, .seq, .pseq)")
     f.add_argument("--model", "--body", dest="model", required=True, metavar="ROBOT",
                    help="the robot the motion belongs to (a .body model for Choreonoid motions)")
@@ -103,7 +106,7 @@ def run_resample(args):
     return 0
 
 
-def _frames(spec: str, n: int):
+def _frames(spec: str, n: int, path: str):
     import numpy as np
     if spec == "all":
         return np.arange(n)
@@ -122,7 +125,7 @@ def _frames(spec: str, n: int):
     except ValueError:
         raise UsageError("--frames: frame indices, 'all' or a slice like '::100'") from None
     if len(idx) and (idx.min() < -n or idx.max() >= n):
-        raise UsageError(f"--frames: the motion has {n} frames")
+        raise UsageError(f"--frames: {path} has {n} frames")
     return idx % n if n else idx
 
 
@@ -131,7 +134,7 @@ def run_fk(args):
     from . import _progress
     from ..model.timeline import fit_warnings, timeline
     m = _motion(args.motion)
-    robot = pick_robot(load(args.model))
+    robot = pick_robot(load(args.model), path=args.model)
     try:
         tl = timeline(m, robot)
     except RoboioError:
@@ -140,7 +143,7 @@ def run_fk(args):
         raise UsageError(f"{args.motion} on {args.model}: {e}") from None
     for w in fit_warnings(m, robot):
         print(f"roboio: warning: {args.motion}: {w}", file=sys.stderr)
-    idx = _frames(args.frames, tl.num_frames)
+    idx = _frames(args.frames, tl.num_frames, args.motion)
     order = robot.source_link_order if robot.source_link_order is not None else range(robot.num_links)
     names = args.link or [robot.links[i].name for i in order]
     links = link_indices(robot, names, args.model)

@@ -17,9 +17,10 @@ def register(sub):
         description="Pose the model by roboio's forward kinematics and draw it with a small "
         "software z-buffer (no display, GPU or system library). Needs the optional extra: "
         "pip install \"roboio[view]\".",
-        epilog="examples:\n  roboio render robot.rob -o robot.png\n"
-               "  roboio render world.xml -o top.png --view top --size 800x600\n"
-               "  roboio render arm.rob -o bent.png --config \"shoulder=0.5 elbow=-1\"",
+        epilog="examples:\n  roboio render roboio/data/samples/graspit/TwoFinger/TwoFinger.xml -o /tmp/hand.png\n"
+               "  roboio render roboio/data/samples/world.xml -o /tmp/top.jpg --view top --size 400x300\n"
+               "  roboio render roboio/data/samples/planar_arm.rob -o /tmp/bent.png "
+               "--config \"shoulder=0.5 elbow=-1\"",
         formatter_class=HelpFormatter)
     p.add_argument("path", help="robot, world, object, mesh or point cloud file")
     p.add_argument("-o", "--output", required=True,
@@ -52,11 +53,11 @@ def run(args):
     try:
         world = as_world(obj)
     except (TypeError, ValueError):
-        raise UsageError(f"the file holds a {type(obj).__name__}, nothing to draw") from None
+        raise UsageError(f"{args.path} holds a {type(obj).__name__}, nothing to draw") from None
     configs = {}
     if args.config:
         if not world.robots:
-            raise UsageError("--config needs a robot, and the file has none")
+            raise UsageError(f"--config needs a robot, and {args.path} has none")
         from ._configarg import parse_config
         configs[0] = parse_config(world.robots[0], args.config)
     try:

@@ -10,8 +10,10 @@ def register(sub):
         "every problem: warnings of the readers (what the original program ignores or stops "
         "at), missing or unreadable files, inconsistent limits, NaNs, negative masses, links "
         "in no joint. Exit status 0 when clean, 1 when there is a problem.",
-        examples=["roboio validate ur5.urdf", "roboio validate tx90cuptable.xml --json",
-                  "roboio validate robot.rob --strict   # stop at the first warning"])
+        examples=["roboio validate roboio/data/samples/mobile_gripper.urdf",
+                  "roboio validate roboio/data/samples/world.xml --json",
+                  "roboio validate roboio/data/samples/planar_arm.rob --strict   # stop at the first warning",
+                  "roboio validate MY_ROBOT --format urdf   # a file without its extension"])
     p.add_argument("path", help="file to check (any format roboio reads)")
     p.add_argument("--strict", action="store_true", help="warnings are errors (stop at the first)")
     p.add_argument("--format", metavar="FORMAT",

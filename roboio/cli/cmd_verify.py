@@ -15,8 +15,10 @@ def register(sub):
         "the largest position and rotation errors; exit status 0 when both are within --tol "
         "(with --exact: and nothing was accounted for), 1 when not (a conversion that moved "
         "something).",
-        examples=["roboio convert ur5.rob ur5.urdf && roboio verify ur5.rob ur5.urdf",
-                  "roboio verify arm.rob arm.body --samples 1000 --seed 7 --tol 1e-6",
+        examples=["roboio convert roboio/data/samples/planar_arm.rob /tmp/arm.urdf && "
+                  "roboio verify roboio/data/samples/planar_arm.rob /tmp/arm.urdf",
+                  "roboio verify roboio/data/samples/choreonoid/arm.body "
+                  "roboio/data/samples/choreonoid/arm_vrml.wrl --samples 1000 --seed 7 --tol 1e-6",
                   "roboio verify a.urdf b.urdf --map 'left_*=l_*' --json | jq .max_position_error"])
     p.add_argument("a", help="the first robot (or a world with one robot)")
     p.add_argument("b", help="the second robot, compared with the first")
@@ -74,15 +76,15 @@ def run(args):
     if args.samples < 1:
         raise UsageError("--samples must be at least 1")
     link_map = parse_map(args.map)
-    ra = pick_robot(load(args.a))
-    rb = pick_robot(load(args.b))
+    ra = pick_robot(load(args.a), path=args.a)
+    rb = pick_robot(load(args.b), path=args.b)
     try:
         with _progress.activity(f"comparing {args.samples} configurations"):
             res = verify(ra, rb, args.samples, args.seed, args.tol, link_map=link_map,
                          space=args.space, collision=args.collision,
                          collision_tol=args.collision_tol)
     except ValueError as e:
-        raise UsageError(str(e)) from None
+        raise UsageError(f"{args.a} vs {args.b}: {e}") from None
     dyn = _dynamics(args, ra, rb, link_map) if args.dynamics else None
     if args.json:
         out = res.to_dict()
@@ -128,7 +130,7 @@ def _dynamics(args, ra, rb, link_map):
             return verify_dynamics(ra, rb, min(args.samples, 100), args.seed, args.dynamics_tol,
                                    link_map=link_map)
     except ValueError as e:
-        raise UsageError(str(e)) from None
+        raise UsageError(f"{args.a} vs {args.b}: {e}") from None
 
 
 def _print_dynamics(dyn):

@@ -18,8 +18,11 @@ def register(sub):
         "driver, link frames and names, visual or collision geometry, a timeline for --motion, "
         "and a second model overlaid or side by side with the per-link verify error. "
         "Needs the optional extra: pip install \"roboio[view]\".",
-        epilog="examples:\n  roboio view robot.rob\n  roboio view SR1.body --motion SR1WalkPattern1.seq\n"
-               "  roboio view ur5.rob /tmp/ur5.urdf      # a conversion checked by eye",
+        epilog="examples:\n  roboio view roboio/data/samples/planar_arm.rob\n"
+               "  roboio view roboio/data/samples/choreonoid/arm.body "
+               "--motion roboio/data/samples/choreonoid/arm_wave.seq\n"
+               "  roboio view roboio/data/samples/planar_arm.rob /tmp/planar_arm.urdf   "
+               "# a conversion checked by eye",
         formatter_class=HelpFormatter)
     p.add_argument("path", help="robot, world, object, mesh or point cloud file")
     p.add_argument("path2", nargs="?", help="a second model, shown overlaid or side by side")
@@ -52,13 +55,13 @@ def run(args):
     configs = {}
     if args.config:
         if not first.robots:
-            raise UsageError("--config needs a robot, and the file has none")
+            raise UsageError(f"--config needs a robot, and {args.path} has none")
         from ._configarg import parse_config
         configs[0] = parse_config(first.robots[0], args.config)
     motion = None
     if args.motion:
         if not first.robots:
-            raise UsageError("--motion needs a robot to play it on, and the file has none")
+            raise UsageError(f"--motion needs a robot to play it on, and {args.path} has none")
         motion = load(args.motion)
     try:
         viewer = Viewer([first] + models[1:], labels, configs=configs, motion=motion, port=args.port)

@@ -62,10 +62,13 @@ def build_parser(only: str = None) -> argparse.ArgumentParser:
     return parser
 
 
+# examples on the files the package ships (paths from a clone's root; an installed roboio has
+# them at roboio.sample_path()); tests/unit/test_help_examples.py runs them
 EXAMPLES = (
-    "roboio info robot.urdf --tree          # the kinematic tree, joint types and limits",
-    "roboio fk ur5.rob --config \"shoulder_pan_joint=0.5 elbow_joint=-1\" --link ee_link",
-    "roboio convert ur5.rob ur5.urdf && roboio verify ur5.rob ur5.urdf",
+    "roboio info roboio/data/samples/mobile_gripper.urdf --tree   # joint types and limits",
+    "roboio fk roboio/data/samples/planar_arm.rob --config \"shoulder=0.5 elbow=-1\" --link wrist",
+    "roboio convert roboio/data/samples/planar_arm.rob /tmp/planar_arm.urdf",
+    "roboio verify roboio/data/samples/planar_arm.rob /tmp/planar_arm.urdf   # same link poses?",
 )
 
 
