@@ -147,6 +147,11 @@ def _run_page(page, monkeypatch):
     assert blocks, f"{page} has no examples"
     monkeypatch.setenv("COLUMNS", "100")
     namespace = {"__name__": "__docs__"}
+    if not os.path.isdir(CORPUS) and any(_is_corpus_block(code) for _, code in blocks):
+        import warnings
+        n = sum(_is_corpus_block(code) for _, code in blocks)
+        warnings.warn(f"{page}: {n} example(s) need the test corpus ../shared/corpus, which is "
+                      "absent: not run")
     for lang, code in blocks:
         if _is_corpus_block(code) and not os.path.isdir(CORPUS):
             continue        # needs ../shared/corpus, which is absent (marked for the reader)
