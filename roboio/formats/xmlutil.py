@@ -48,9 +48,9 @@ def _count_elements() -> etree.XPath:
 
 
 def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover: bool = False,
-                large_text: bool = False, charge_nodes: bool = True):
+                large_text: bool = False, charge_nodes: bool = True, recover_note: str = ""):
     """Root element of ``data``; FormatError(path, line, col) on malformed XML unless
-    ``recover`` (then a warning in ``ctx``). ``large_text`` lifts libxml2's 10 MB limit on one
+    ``recover`` (then a warning in ``ctx``, ending with ``recover_note``). ``large_text`` lifts libxml2's 10 MB limit on one
     text node (COLLADA keeps a whole mesh in one ``<float_array>``); entities, DTDs and the
     network stay off, and the file itself is bounded by the load's ``max_file_bytes``.
 
@@ -82,7 +82,8 @@ def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover:
         if root is None:
             raise FormatError(path, line, col, f"malformed XML: {msg}") from None
         if ctx is not None:
-            ctx.warn(f"malformed XML ({msg}); read what a tolerant parser recovers", line, col)
+            ctx.warn(f"malformed XML ({msg}); read what a tolerant parser recovers{recover_note}",
+                     line, col)
     except ValueError as e:  # e.g. unicode strings with an encoding declaration
         raise FormatError(path, None, None, f"malformed XML: {e}") from None
     _check_tree(root, path, ctx if charge_nodes else None, limits, charge_nodes,

@@ -347,7 +347,8 @@ def world_from_xml(data: bytes, ctx) -> World:
     """The world of Klamp't world XML (see the module docstring); element files are found
     relative to ``ctx.path``."""
     path = ctx.path or ""
-    root = parse_bytes(data, path, ctx)
+    # Klamp't's TinyXML reads past a comment holding "--" or blanks before "<?xml": recover
+    root = parse_bytes(data, path, ctx, recover=True)
     if local_name(root) == "sensors":
         raise CompanionFile(path, where(root), None, "a Klamp't sensors file: it is read with the "
                             "robot whose 'property sensors' names it")

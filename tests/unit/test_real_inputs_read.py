@@ -1,0 +1,117 @@
+"""Issue 21: files the original programs load, read as they read them (minimal files built
+here reproduce each finding: XML Klamp't's TinyXML tolerates, URDF joints pinocchio, yourdfpy
+and MuJoCo read, zero mass without <inertial>)."""
+import warnings
+
+import numpy as np
+import pytest
+
+import roboio
+from roboio import FormatError
+
+OFF = "OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n"
+
+
+def _load(path, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return roboio.load(str(path), **kw)
+
+
+# -- XML that the original program's parser reads -----------------------------------------
+@pytest.mark.parametrize("head", ["\n<?xml version=\"1.0\"?>\n", "<?xml version=\"1.0\"?>\n"])
+def test_klampt_world_with_hyphens_in_a_comment_or_a_blank_line_first(tmp_path, head):
+    (tmp_path / "t.off").write_text(OFF)
+    (tmp_path / "w.xml").write_text(
+        head + "<world>\n  <!-- ---- blocks -- for the ur5 -->\n"
+        '  <terrain file="t.off" />\n  <rigidObject name="o" file="t.off" position="1 2 3"/>\n</world>\n')
+    w = _load(tmp_path / "w.xml")
+    assert len(w.terrains) == 1 and len(w.rigid_objects) == 1
+    np.testing.assert_allclose(w.rigid_objects[0].transform[:3, 3], [1, 2, 3], atol=0)
+    assert any("malformed XML" in m and "tolerant" in m for m in w.warnings)
+    with pytest.raises(FormatError, match="malformed XML"):
+        roboio.load(str(tmp_path / "w.xml"), strict=True)
+
+
+def test_openrave_xml_with_hyphens_in_a_comment_reads_on_with_a_warning(tmp_path):
+    (tmp_path / "b.kinbody.xml").write_text(
+        '<KinBody name="b">\n<!-- a -- b -->\n<Body name="l"><Geom type="box"><extents>1 1 1</extents>'
+        '</Geom></Body>\n</KinBody>\n')
+    b = _load(tmp_path / "b.kinbody.xml")
+    assert "OpenRAVE itself stops" in " ".join(b.warnings)
+
+
+# -- URDF -----------------------------------------------------------------------------------
+LIM = '<limit lower="-1" upper="1" effort="1" velocity="1"/>'
+
+
+def _joint(name, parent, child, jtype, extra="", origin=""):
+    return (f'<joint name="{name}" type="{jtype}">{origin}<parent link="{parent}"/>'
+            f'<child link="{child}"/>{extra}</joint>\n')
+
+
+def test_urdf_mimic_on_and_of_fixed_joints(tmp_path):
+    """eve_r3.urdf: fixed joints carrying <mimic> of another fixed joint. A fixed follower
+    does not move; a moving joint mimicking a fixed one holds offset + multiplier * 0
+    (yourdfpy's reading)."""
+    body = ('<robot name="m"><link name="world"/><link name="a"/><link name="b"/><link name="c"/>\n'
+            + _joint("fa", "world", "a", "fixed", '<axis xyz="0 0 1"/>' + LIM)
+            + _joint("fb", "a", "b", "fixed", LIM + '<mimic joint="fa" multiplier="2"/>')
+            + _joint("rc", "b", "c", "revolute", '<axis xyz="0 0 1"/>' + LIM
+                     + '<mimic joint="fa" multiplier="2" offset="0.3"/>', '<origin xyz="1 0 0"/>')
+            + "</robot>")
+    (tmp_path / "m.urdf").write_text(body)
+    r = _load(tmp_path / "m.urdf")
+    assert r.link_names == ["a", "b", "c"]
+    assert r.config[2] == pytest.approx(0.3, abs=1e-15)
+    T = r.fk()[2]
+    np.testing.assert_allclose(T[:2, :2], [[np.cos(0.3), -np.sin(0.3)], [np.sin(0.3), np.cos(0.3)]],
+                               atol=1e-12)
+    assert any("fixed joint 'fb'" in m for m in r.warnings)
+    assert any("constant value 0.3" in m for m in r.warnings)
+
+
+def test_urdf_floating_joint_is_six_links_as_pinocchio_free_flyer(tmp_path):
+    ine = ('<inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/>'
+           '</inertial>')
+    body = (f'<robot name="f"><link name="world"/><link name="a">{ine}</link><link name="b">{ine}</link>'
+            f'<link name="c">{ine}</link>\n'
+            + _joint("j0", "world", "a", "revolute", '<axis xyz="0 1 0"/>' + LIM, '<origin xyz="0 0 1"/>')
+            + _joint("free", "a", "b", "floating", "", '<origin xyz="0.5 0 0" rpy="0 0 0.5"/>')
+            + _joint("j2", "b", "c", "revolute", '<axis xyz="1 0 0"/>' + LIM, '<origin xyz="0 0.2 0"/>')
+            + "</robot>")
+    (tmp_path / "f.urdf").write_text(body)
+    r = _load(tmp_path / "f.urdf")
+    assert r.link_names == ["a", "free_base0", "free_base1", "free_base2", "free_base3",
+                            "free_base4", "b", "c"]
+    assert [(j.type, j.links) for j in r.joints if j.type == "floating"] == [("floating", [1, 2, 3, 4, 5, 6])]
+    # hand-worked: b = origin * Trans(x, y, z) * Rz(yaw) Ry(pitch) Rx(roll)
+    q = np.zeros(r.num_links)
+    q[1:7] = [0.1, 0.2, 0.3, 0.4, -0.2, 0.7]
+    T = r.fk(q)[6]
+
+    def rot(axis, a):
+        c, s = np.cos(a), np.sin(a)
+        i, j = [(1, 2), (2, 0), (0, 1)][axis]
+        R = np.eye(3)
+        R[i, i], R[i, j], R[j, i], R[j, j] = c, -s, s, c
+        return R
+    expect = np.eye(4)
+    expect[:3, :3] = rot(2, 0.5) @ rot(2, 0.4) @ rot(1, -0.2) @ rot(0, 0.7)
+    expect[:3, 3] = [0, 0, 1] + np.array([0.5, 0, 0]) + rot(2, 0.5) @ [0.1, 0.2, 0.3]
+    np.testing.assert_allclose(T, expect, atol=1e-12)
+    assert not r.warnings
+    k = _load(tmp_path / "f.urdf", flavor="klampt")      # Klamp't refuses it: read, with a word
+    assert k.num_links == r.num_links
+    assert any("Klamp't cannot load URDF floating joints" in m for m in k.warnings)
+
+
+def test_urdf_link_without_inertial_has_zero_mass_except_in_klampts_reading(tmp_path):
+    (tmp_path / "z.urdf").write_text(
+        '<robot name="z"><link name="world"/><link name="a"/>'
+        + _joint("j", "world", "a", "revolute", LIM) + "</robot>")
+    r = _load(tmp_path / "z.urdf")
+    assert r.links[0].mass == 0.0 and not np.any(r.links[0].inertia)
+    k = _load(tmp_path / "z.urdf", flavor="klampt")
+    assert k.links[0].mass == pytest.approx(1e-4, rel=1e-12)
+    np.testing.assert_allclose(k.links[0].inertia, np.eye(3) * 1e-8, rtol=1e-12)
