@@ -115,3 +115,64 @@ def test_urdf_link_without_inertial_has_zero_mass_except_in_klampts_reading(tmp_
     k = _load(tmp_path / "z.urdf", flavor="klampt")
     assert k.links[0].mass == pytest.approx(1e-4, rel=1e-12)
     np.testing.assert_allclose(k.links[0].inertia, np.eye(3) * 1e-8, rtol=1e-12)
+
+
+# -- truncation noticed -----------------------------------------------------------------------
+ROB = ("links a b c d\nparents -1 0 1 2\naxis 0 0 1 0 0 1 0 1 0 0 0 1\n"
+       "Tparent 1 0 0 0 1 0 0 0 1 0 0 0  1 0 0 0 1 0 0 0 1 0 0 1  1 0 0 0 1 0 0 0 1 0 0 1  "
+       "1 0 0 0 1 0 0 0 1 0 0 1\nqmin 0 -1 -1 0\nqmax 0 1 1 0\n"
+       "joint weld 0\njoint normal 1\njoint normal 2\njoint weld 3\n")
+
+
+def test_rob_cut_in_its_joint_lines_warns_truncated(tmp_path):
+    """ur5.rob cut at 1500 bytes: the last links lost their joint lines and Klamp't reads
+    them as normal joints, silently."""
+    (tmp_path / "whole.rob").write_text(ROB)
+    assert not _load(tmp_path / "whole.rob").warnings
+    cut = ROB[:ROB.index("joint normal 2") + len("joint normal 2")]
+    (tmp_path / "cut.rob").write_text(cut)
+    r = _load(tmp_path / "cut.rob")
+    (msg,) = [m for m in r.warnings if "truncated?" in m]
+    assert msg.startswith(f"{tmp_path / 'cut.rob'}:9:")
+    with pytest.raises(FormatError, match="truncated"):
+        roboio.load(str(tmp_path / "cut.rob"), strict=True)
+
+
+def test_rob_cut_in_a_list_says_truncated_in_its_error(tmp_path):
+    cut = ROB[:ROB.index("qmax 0 1 1 0") + len("qmax 0 1")]
+    (tmp_path / "cut.rob").write_text(cut)
+    with pytest.raises(FormatError, match=r"qmax .*truncated\? line 6"):
+        roboio.load(str(tmp_path / "cut.rob"))
+
+
+BODY = """format: ChoreonoidBody
+formatVersion: 1.0
+name: two
+links:
+  -
+    name: base
+    jointType: free
+    mass: 1
+  -
+    name: arm
+    parent: base
+    jointType: revolute
+    jointAxis: Z
+    jointId: 0
+    mass: 1
+"""
+
+
+def test_yaml_body_cut_inside_its_link_list_warns_truncated(tmp_path):
+    (tmp_path / "whole.body").write_text(BODY)
+    assert not [m for m in _load(tmp_path / "whole.body").warnings if "truncated" in m]
+    (tmp_path / "cut.body").write_text(BODY[:BODY.index("  -\n    name: arm")] + "  -\n    na")
+    with pytest.warns(roboio.RoboioWarning, match=r"cut.body:10: .*truncated\?"):
+        roboio.load(str(tmp_path / "cut.body"))
+
+
+def test_upper_case_extension_warns_in_klampts_reading(tmp_path):
+    (tmp_path / "ARM.ROB").write_text(ROB)
+    assert not _load(tmp_path / "ARM.ROB").warnings
+    r = _load(tmp_path / "ARM.ROB", flavor="klampt")
+    assert any("not lower case: Klamp't refuses" in m for m in r.warnings)
