@@ -166,8 +166,8 @@ links:
 def test_yaml_body_cut_inside_its_link_list_warns_truncated(tmp_path):
     (tmp_path / "whole.body").write_text(BODY)
     assert not [m for m in _load(tmp_path / "whole.body").warnings if "truncated" in m]
-    (tmp_path / "cut.body").write_text(BODY[:BODY.index("  -\n    name: arm")] + "  -\n    na")
-    with pytest.warns(roboio.RoboioWarning, match=r"cut.body:10: .*truncated\?"):
+    (tmp_path / "cut.body").write_text(BODY[:BODY.index("    jointId")] + "    jointId: 0")
+    with pytest.warns(roboio.RoboioWarning, match=r"cut.body:14: .*truncated\?"):
         roboio.load(str(tmp_path / "cut.body"))
 
 
