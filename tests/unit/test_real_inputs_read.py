@@ -176,3 +176,24 @@ def test_upper_case_extension_warns_in_klampts_reading(tmp_path):
     assert not _load(tmp_path / "ARM.ROB").warnings
     r = _load(tmp_path / "ARM.ROB", flavor="klampt")
     assert any("not lower case: Klamp't refuses" in m for m in r.warnings)
+
+
+# -- GLB in the file's coordinates ------------------------------------------------------------
+def test_glb_mesh_keeps_the_files_coordinates_as_klampt_and_trimesh(tmp_path):
+    """dex-urdf's inspire hand: GLB visuals sat 90 degrees off their OBJ collision meshes."""
+    trimesh = pytest.importorskip("trimesh")
+    v = np.array([[0.0, 0, 0], [1, 0, 0], [0, 0, 2]])
+    trimesh.Trimesh(v, [[0, 1, 2]], process=False).export(str(tmp_path / "t.glb"))
+    (tmp_path / "t.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 0 2\nf 1 2 3\n")
+    glb, obj = _load(tmp_path / "t.glb"), _load(tmp_path / "t.obj")
+    world = lambda m: np.asarray(m.vertices) @ m.transform[:3, :3].T + m.transform[:3, 3]
+    np.testing.assert_allclose(world(glb), v, atol=1e-7)
+    np.testing.assert_allclose(world(glb), world(obj), atol=1e-7)
+    klampt = pytest.importorskip("klampt")
+    g = klampt.Geometry3D()
+    assert g.loadFile(str(tmp_path / "t.glb"))
+    kv = np.asarray(g.getTriangleMesh().getVertices()).reshape(-1, 3)
+    np.testing.assert_allclose(world(glb), kv, atol=1e-7)
+    # written and read back in place
+    roboio.save(glb, str(tmp_path / "back.glb"))
+    np.testing.assert_allclose(world(_load(tmp_path / "back.glb")), v, atol=1e-7)
