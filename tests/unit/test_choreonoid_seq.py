@@ -628,7 +628,7 @@ def test_frame_lines_followed_by_other_items(tmp_path, path_kind):
 
 
 @pytest.mark.parametrize("line", ["- [ 1, -2.5, 3e-05 ]", "- [1, -2.5, 3e-05]", "- [1,-2.5,3e-05]",
-                                  "-  [ 1, -2.5 ,3e-05 ]"])
+                                  "- [ 1, -2.5 ,3e-05 ]"])
 def test_fast_path_layouts(line):
     """Choreonoid's (and roboio's) `- [ a, b ]`, PyYAML's `- [a, b]` and any other spacing
     YAML allows (2014's SR1WalkPattern3.yaml: no spaces after commas) take the fast path;
