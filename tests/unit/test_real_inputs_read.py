@@ -197,3 +197,33 @@ def test_glb_mesh_keeps_the_files_coordinates_as_klampt_and_trimesh(tmp_path):
     # written and read back in place
     roboio.save(glb, str(tmp_path / "back.glb"))
     np.testing.assert_allclose(world(_load(tmp_path / "back.glb")), v, atol=1e-7)
+
+
+# -- COLLADA meshes through a tolerant path ---------------------------------------------------
+def _box_dae(tmp_path, name, edit):
+    trimesh = pytest.importorskip("trimesh")
+    text = trimesh.exchange.dae.export_collada(trimesh.creation.box()).decode()
+    text = edit(text)
+    (tmp_path / name).write_text(text)
+    return tmp_path / name
+
+
+@pytest.mark.parametrize("name,edit,warn", [
+    # valkyrie head_camera.dae: a commented-out <matrix> among a node's children
+    ("comment.dae", lambda t: t.replace("<instance_geometry", "<!--matrix sid=\"m\">1 0</matrix-->"
+                                                              "<instance_geometry", 1), None),
+    ("unknown.dae", lambda t: t.replace("<instance_geometry", "<foo_unknown a=\"1\"><bar/></foo_unknown>"
+                                                              "<instance_geometry", 1), "foo_unknown"),
+    ("hyphens.dae", lambda t: t.replace("<instance_geometry", "<!-- a -- b --><instance_geometry", 1),
+     "malformed XML"),
+])
+def test_collada_mesh_with_comments_or_unknown_node_children_reads_as_klampt(tmp_path, name, edit, warn):
+    p = _box_dae(tmp_path, name, edit)
+    m = _load(p)
+    assert len(m.faces) == 12
+    if warn:
+        assert any(warn in w for w in m.warnings)
+    klampt = pytest.importorskip("klampt")
+    g = klampt.Geometry3D()
+    assert g.loadFile(str(p))
+    assert len(np.asarray(g.getTriangleMesh().getIndices()).reshape(-1, 3)) == 12

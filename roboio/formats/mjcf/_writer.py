@@ -458,7 +458,9 @@ class MjcfWriter:
         has = False
         made = []
         if visual is not None:
-            for g, M in _leaves(visual):
+            # one visual mesh per body (a COLLADA link's hundreds of primitive sets); collision
+            # meshes stay apart: MuJoCo collides each one's convex hull
+            for g, M in self.meshes.merge_new(list(_leaves(visual))):
                 self._geom(parent, g, M, color, label, "visual", made)
         for g, M in _leaves(collision):
             has |= self._geom(parent, g, M, color, label, "collision" if visual is not None else None, made)
