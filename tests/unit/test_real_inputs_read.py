@@ -227,3 +227,61 @@ def test_collada_mesh_with_comments_or_unknown_node_children_reads_as_klampt(tmp
     g = klampt.Geometry3D()
     assert g.loadFile(str(p))
     assert len(np.asarray(g.getTriangleMesh().getIndices()).reshape(-1, 3)) == 12
+
+
+# -- the first mesh of a process imports no heavy module ---------------------------------------
+def _ply_variants(tmp_path):
+    import struct
+    trimesh = pytest.importorskip("trimesh")
+    rng = np.random.default_rng(0)
+    out = []
+    m = trimesh.creation.icosphere(1)
+    m.visual.vertex_colors = rng.integers(0, 255, (len(m.vertices), 4), dtype=np.uint8)
+    b = trimesh.creation.box()
+    b.visual.face_colors = rng.integers(0, 255, (12, 4), dtype=np.uint8)
+    for name, mesh in (("v", m), ("f", b)):
+        for enc in ("binary", "ascii"):
+            p = tmp_path / f"{name}_{enc}.ply"
+            p.write_bytes(trimesh.exchange.ply.export_ply(mesh, encoding=enc))
+            out.append(p)
+    p = tmp_path / "quads.ply"
+    p.write_text("ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"
+                 "property float z\nproperty float nx\nelement face 1\nproperty list uchar int "
+                 "vertex_indices\nend_header\n0 0 0 1\n1 0 0 1\n1 1 0 1\n0 1 0 1\n4 0 1 2 3\n")
+    out.append(p)
+    p = tmp_path / "be.ply"
+    p.write_bytes(b"ply\nformat binary_big_endian 1.0\nelement vertex 3\nproperty double x\n"
+                  b"property double y\nproperty double z\nelement face 1\nproperty list uchar uint "
+                  b"vertex_indices\nproperty uchar red\nproperty uchar green\nproperty uchar blue\n"
+                  b"end_header\n" + struct.pack(">9d", 0, 0, 0, 1, 0, 0, 0, 1, 0)
+                  + struct.pack(">B3I3B", 3, 0, 1, 2, 10, 20, 30))
+    out.append(p)
+    return out
+
+
+def test_ply_read_without_trimesh_as_trimesh_reads_it(tmp_path, monkeypatch):
+    from roboio.formats.meshes import ply
+    for p in _ply_variants(tmp_path):
+        data = p.read_bytes()
+        direct = ply._read_direct(data, str(p))
+        assert direct is not None, p.name
+        with monkeypatch.context() as m:
+            m.setattr(ply, "_read_direct", lambda *a: None)
+            ref = ply.parse_ply_bytes(data, str(p))
+        for key in ("vertices", "faces", "vertex_colors", "face_colors"):
+            if ref.get(key) is None:
+                assert direct.get(key) is None, (p.name, key)
+            else:
+                assert np.array_equal(direct[key], ref[key]), (p.name, key)
+
+
+def test_first_ply_mesh_imports_no_trimesh(tmp_path):
+    import subprocess
+    import sys
+    (p,) = [x for x in _ply_variants(tmp_path) if x.name == "v_binary.ply"]
+    code = ("import sys, roboio; m = roboio.load(sys.argv[1]); assert len(m.faces) == 80; "
+            "print(sorted(k for k in ('trimesh', 'scipy', 'networkx') if k in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
