@@ -285,3 +285,36 @@ def test_first_ply_mesh_imports_no_trimesh(tmp_path):
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+# -- roboio info prints the model's limits --------------------------------------------------------
+ARM = ("links l0 l1 l2\nparents -1 0 1\naxis 0 0 1 0 0 1 0 0 1\n"
+       "Tparent 1 0 0 0 1 0 0 0 1 0 0 0  1 0 0 0 1 0 0 0 1 0 0 1  1 0 0 0 1 0 0 0 1 0 0 1\n"
+       "qMinDeg 0 -160 -200\nqMaxDeg 0 160 20\njoint weld 0\njoint normal 1\njoint normal 2\n"
+       "mount 2 \"grip.rob\" 1 0 0 0 1 0 0 0 1 0 0 0.1 as \"gripper\"\n")
+GRIP = ("links g0 g1 g2\nparents -1 0 0\naxis 0 0 1 0 0 1 0 0 1\n"
+        "Tparent 1 0 0 0 1 0 0 0 1 0 0 0  1 0 0 0 1 0 0 0 1 0 0.01 0  1 0 0 0 1 0 0 0 1 0 -0.01 0\n"
+        "qMinDeg 0 2.75 -62.75\nqMaxDeg 0 62.75 -2.75\njoint weld 0\n"
+        "driver affine 2 1 2 1 -1 0.048 -0.048 0 1.047 -3 3 -2 2\n")
+
+
+def test_info_prints_the_models_limits_of_a_mounted_robot(tmp_path, capsys):
+    """puma760pr2.rob: an arm joint's limits were printed as the mounted gripper's."""
+    import json
+    import math
+    from roboio.cli.main import main
+    (tmp_path / "arm.rob").write_text(ARM)
+    (tmp_path / "grip.rob").write_text(GRIP)
+    r = _load(tmp_path / "arm.rob")
+    assert main(["info", str(tmp_path / "arm.rob"), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    for row in info["tree"]:
+        i = r.link_index(row["child"])
+        if row["lower"] is not None:
+            assert row["lower"] == pytest.approx(r.qmin[i], abs=1e-12)
+            assert row["upper"] == pytest.approx(r.qmax[i], abs=1e-12)
+    l1 = next(row for row in info["tree"] if row["child"] == "l1")
+    assert (l1["lower"], l1["upper"]) == pytest.approx((-math.radians(160), math.radians(160)), abs=1e-12)
+    assert main(["info", str(tmp_path / "arm.rob")]) == 0
+    text = capsys.readouterr().out
+    assert any(line.split()[1:2] == ["l1"] and "±160°" in line for line in text.splitlines())
