@@ -43,6 +43,7 @@ FUNCTIONS = {
     "SSSA": 3, "SASA": 3, "SASS": 3, "clamp": 3,
 }
 _EPS = 1e-14          # OpenRAVE's function parser compares doubles within this
+_SHOWN_INFIX = {"+", "-", "*", "/", "%", "<", "<=", ">", ">=", "=", "!=", "and", "or"}
 
 
 class Expr:
@@ -84,7 +85,7 @@ class Const(Expr):
         return isinstance(other, Const) and other.value == self.value
 
     def __repr__(self):
-        return repr(self.value)
+        return format(self.value, ".12g")
 
 
 class Arg(Expr):
@@ -134,6 +135,12 @@ class Op(Expr):
         return isinstance(other, Op) and other.name == self.name and other.children == self.children
 
     def __repr__(self):
+        if self.name in _SHOWN_INFIX:
+            return f"({self.children[0]!r} {self.name} {self.children[1]!r})"
+        if self.name == "neg":
+            return f"-{self.children[0]!r}"
+        if self.name == "pow":
+            return f"({self.children[0]!r} ^ {self.children[1]!r})"
         return f"{self.name}({', '.join(map(repr, self.children))})"
 
 
