@@ -459,13 +459,18 @@ def linearized(robot, keep=lambda driver, index: False) -> tuple:
                           "link (the same rotations, other joint values)", None))
             continue
         own = c.inputs.index(i) if i in c.inputs else 0
+        lo, hi = d.qmin, d.qmax            # the driver's range, else its leader link's
+        lead = d.leader if d.leader is not None else (d.dofs[0] if d.dofs else None)
+        if lead is not None:
+            lo = lo if math.isfinite(lo) else float(robot.qmin[lead])
+            hi = hi if math.isfinite(hi) else float(robot.qmax[lead])
         scale, offset, worst = [], [], 0.0
         for pos, f in enumerate(c.functions):
             def g(x, f=f):
                 args = [np.full_like(x, u0[j]) for j in c.inputs]
                 args[own] = x
                 return f.evaluate(args)
-            s, o, err = affine_fit(g, d.qmin, d.qmax)
+            s, o, err = affine_fit(g, lo, hi)
             if f == Arg(own):
                 s, o, err = 1.0, 0.0, 0.0
             scale.append(s)
