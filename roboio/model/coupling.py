@@ -481,7 +481,8 @@ def linearized(robot, keep=lambda driver, index: False) -> tuple:
                 others = (f" (other joints {', '.join(n for k, n in enumerate(names) if k != own)} "
                           "held at their initial values)") if len(c.inputs) > 1 else ""
                 notes.append((f"link {link.name!r} follows joint {d.name!r} by {expression_text(f, names)}: "
-                              f"written as the nearest affine coupling {s:.6g} x + {o:.6g}{others}",
+                              f"written as the nearest affine coupling {s:.6g} x {'-' if o < 0 else '+'} "
+                              f"{abs(o):.6g}{others}",
                               (err, unit)))
                 worst = max(worst, err)
         leader = d.leader
