@@ -648,7 +648,8 @@ class _Builder:
             self.add(Link(vname, parent if i == 0 else len(self.links) - 1,
                           "prismatic" if i < 3 else "revolute", _FROZEN_AXES[i],
                           joint.origin if i == 0 else None, 0.0, _FROZEN_ZERO3, _FROZEN_ZERO33))
-        link = Link(name, len(self.links) - 1, "revolute", _FROZEN_AXES[5], None, *self.mass(name))
+        link = Link(name, len(self.links) - 1, "revolute", _FROZEN_AXES[5], None, *self.mass(name),
+                    joint_name=joint.name)
         link.extras["urdf_joint"] = joint.name
         li = self.add(link)
         self.urdf_links[li] = name
