@@ -432,14 +432,15 @@ def affine_fit(f, lo: float, hi: float, samples: int = 201) -> tuple:
     return float(s), float(o), float(np.max(np.abs(y[ok] - (s * x[ok] + o))))
 
 
-def linearized(robot, keep=lambda driver, index: False) -> tuple:
+def linearized(robot, keep=lambda driver, index: False, silent=lambda driver, index: False) -> tuple:
     """``(robot', notes)``: ``robot`` with every nonlinear driver that ``keep(driver,
     index)`` rejects replaced by what formats without such couplings hold -- an affine
     driver with each link's least-squares line over the driver's range (other inputs at
     their initial values), or, for a spherical joint, three normal drivers of its three
     links (the same motions, other joint values). ``notes``: ``(what, largest error)`` per
-    replaced coupling, for the conversion report. ``robot`` itself is not changed (a copy
-    is made when anything is replaced)."""
+    replaced coupling, for the conversion report (none for the drivers ``silent(driver,
+    index)`` names: a target that restores what the replacement changes). ``robot`` itself
+    is not changed (a copy is made when anything is replaced)."""
     todo = [i for i, d in enumerate(robot.drivers) if d.type == "nonlinear" and not keep(d, i)]
     if not todo:
         return robot, []
@@ -453,7 +454,10 @@ def linearized(robot, keep=lambda driver, index: False) -> tuple:
         if isinstance(c, RotationVectorCoupling):
             pos = c.inputs.index(i) if i in c.inputs else 0
             link = d.dofs[pos]
+            quiet = silent(robot.drivers[i], i)
             d.type, d.dofs, d.coupling, d.leader = "normal", [link], None, link
+            if quiet:
+                continue
             notes.append((f"driver {d.name!r} ({robot.links[link].name}): a rotation-vector DOF of "
                           f"the spherical joint {', '.join(names)}, written as the Euler angle of its "
                           "link (the same rotations, other joint values)", None))

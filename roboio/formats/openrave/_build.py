@@ -380,7 +380,7 @@ def _drivers(h, seg_index, robot, ctx) -> list:
     position = {id(d): i for i, d in enumerate(drivers)}
     dof_driver = {dof: position[id(d)] for dof, d in by_dof.items()}
     _spherical_drivers(h, seg_index, drivers, dof_driver)
-    memo, emem, pending = {}, {}, []
+    memo, emem = {}, {}
     for j in h.joints:
         if j.active or not j.mimic:
             continue
@@ -394,7 +394,7 @@ def _drivers(h, seg_index, robot, ctx) -> list:
             if lin is None or len(lin[1]) != 1:
                 expr = _expression_of(h, j.index, k, dof_driver, emem)
                 if expr is not None and expr[1]:
-                    pending.append((li, expr))
+                    _couple(drivers, li, *expr)         # in joint order, as affine followers
                     continue
                 why = ("cannot be evaluated (a multi-valued function such as polyroots)"
                        if lin is None else "depends on no DOF")
@@ -408,6 +408,10 @@ def _drivers(h, seg_index, robot, ctx) -> list:
             d = by_dof[dof]
             if not d.dofs:
                 continue
+            if d.type == "nonlinear":                 # already coupled by a formula
+                from ...model.coupling import Arg, Const, Op
+                _couple(drivers, li, Op("+", [Op("*", [Const(a), Arg(0)]), Const(c)]), [dof_driver[dof]])
+                continue
             if d.type == "normal":
                 d.type, d.scale, d.offset = "affine", [1.0], [0.0]
             d.dofs.append(li)
@@ -419,8 +423,6 @@ def _drivers(h, seg_index, robot, ctx) -> list:
                 ctx.warn(f"mimic joint {j.name!r}: {src.pos!r} leaves its limits [{lo:g}, {hi:g}] "
                          f"over the range of {d.name!r}; OpenRAVE clamps it there, roboio's "
                          "affine driver does not", **where)
-    for li, (expr, inputs) in pending:
-        _couple(drivers, li, expr, inputs)
     return drivers
 
 
@@ -542,10 +544,18 @@ def _couple(drivers, li, expr, inputs):
     for x in inputs:
         if x not in ins:
             ins.append(x)
-    fns.append(_rebase(expr, [Arg(ins.index(x)) for x in inputs]))
+    fn = _rebase(expr, [Arg(ins.index(x)) for x in inputs])
     leader = d.leader if d.leader is not None else (d.dofs[0] if d.dofs else None)
+    dofs = list(d.dofs)
+    # followers in model link order (the order OpenRAVE's joints are declared in changes
+    # when a file is written; the link order does not)
+    at = len(dofs)
+    while at > 1 and dofs[at - 1] > li:
+        at -= 1
+    dofs.insert(at, li)
+    fns.insert(at, fn)
     d.type, d.scale, d.offset = "nonlinear", [], []
-    d.dofs = list(d.dofs) + [li]
+    d.dofs = dofs
     d.coupling = ExpressionCoupling(ins, fns)
     d.leader = leader
 
