@@ -693,7 +693,7 @@ class _Builder:
         li = self.add(link, qmin, qmax, vmax, amax, tmax)
         self.urdf_links[li] = name
         self.joints.append(Joint(jtype, [li]))
-        if joint.mimic is not None and jtype == "weld":
+        if joint.mimic is not None and jtype == "weld" and not self.klampt:
             self.ctx.warn(f"fixed joint {joint.name!r}: <mimic joint={joint.mimic[0]!r}> ignored "
                           "(a fixed joint does not move; pinocchio, yourdfpy and MuJoCo ignore it "
                           "too)", joint.mimic[3])
