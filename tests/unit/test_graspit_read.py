@@ -68,7 +68,7 @@ def test_dof_expression_scan(text, dof, ratio, offset, ignored):
     assert (e.dof, e.ratio, e.offset, e.ignored) == (dof, ratio, offset, ignored)
 
 
-@pytest.mark.parametrize("text", ["", "90", "-5", "d", "d*2", "d3*+1"])
+@pytest.mark.parametrize("text", ["", "90", "-5", "d", "d*2", "d3*+1", "d5+inf", "d0+nan"])
 def test_dof_expression_rejected(text):
     with pytest.raises(DofExprError):
         scan_dof_expr(text)
