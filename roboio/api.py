@@ -119,6 +119,8 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
                       package_dirs=package_dirs, flavor=flavor, check_meshes=check_meshes)
     ctx.stack.push_pending(lambda: realpath(path, ctx))   # (needed once a file references one)
     ctx.note_file(path)
+    if flavor == "klampt":
+        _klampt_extension_case(path, info, ctx)
     # Readers raise located FormatErrors for every problem of the input; any other exception
     # is a bug in roboio and propagates as it is (the CLI reports it as an internal error).
     # Recursion on input nesting is bounded by max_depth; raised far above the default, it
@@ -137,6 +139,15 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
     except AttributeError:
         pass
     return obj
+
+
+def _klampt_extension_case(path: str, info, ctx) -> None:
+    """Klamp't picks a robot or world loader by the exact, lower-case extension: it refuses
+    ``ROBOT.ROB`` or ``ARM.URDF`` that roboio reads by their content."""
+    ext = os.path.splitext(path)[1]
+    if ext != ext.lower() and info.ecosystem in ("klampt", "urdf") and ext.lower() in info.extensions:
+        ctx.warn(f"extension {ext!r} is not lower case: Klamp't refuses the file (it knows "
+                 f"{ext.lower()!r} only); read as {info.name}")
 
 
 def _touch(geom):
