@@ -30,7 +30,7 @@ import numpy as np
 
 __all__ = ["Expr", "Const", "Arg", "Op", "Coupling", "ExpressionCoupling",
            "RotationVectorCoupling", "FUNCTIONS", "affine_fit", "linearized", "expression_text",
-           "polynomial_in_range", "without_clamp"]
+           "polynomial_in_range", "without_clamp", "rebase", "couple", "polynomial"]
 
 # name -> number of arguments (None: any number >= 1)
 FUNCTIONS = {
@@ -320,6 +320,68 @@ class ExpressionCoupling(Coupling):
 
     def __repr__(self):
         return f"ExpressionCoupling(inputs={self.inputs}, functions={self.functions})"
+
+
+def rebase(e: Expr, args) -> Expr:
+    """``e`` with every ``Arg(k)`` replaced by the expression ``args[k]``."""
+    if isinstance(e, Arg):
+        return args[e.k]
+    if isinstance(e, Op):
+        return Op(e.name, [rebase(c, args) for c in e.children])
+    return e
+
+
+def polynomial(coefficients, x: Expr) -> Expr:
+    """``c0 + c1 x + c2 x^2 + ...`` as an expression (terms with a zero coefficient left
+    out; an all-zero polynomial is ``Const(0)``)."""
+    terms = []
+    for n, c in enumerate(float(c) for c in coefficients):
+        if c == 0.0:
+            continue
+        power = Const(1.0) if n == 0 else (x if n == 1 else Op("pow", [x, Const(n)]))
+        terms.append(Const(c) if n == 0 else (power if c == 1.0 else Op("*", [Const(c), power])))
+    if not terms:
+        return Const(0.0)
+    out = terms[0]
+    for t in terms[1:]:
+        out = Op("+", [out, t])
+    return out
+
+
+def couple(drivers: list, link: int, expr: Expr, inputs: Sequence[int]) -> None:
+    """Make link ``link`` follow ``expr`` of the values of the drivers ``inputs`` (``Arg(k)``
+    is the value of ``drivers[inputs[k]]``): the link joins the driver ``inputs[0]``, which
+    becomes a ``nonlinear`` driver whose own links keep their functions (a normal link its
+    value, an affine one its scale and offset) and whose leader stays its leader. Links are
+    kept in model order (the order a file declares couplings in changes when it is written;
+    the link order does not)."""
+    own = inputs[0]
+    d = drivers[own]
+    if d.type == "nonlinear":
+        fns, ins = list(d.coupling.functions), list(d.coupling.inputs)
+    else:
+        ins = [own]
+        if d.type == "affine":
+            fns = [Arg(0) if (s == 1.0 and o == 0.0) else
+                   Op("+", [Op("*", [Const(s), Arg(0)]), Const(o)])
+                   for s, o in zip(d.scale, d.offset)]
+        else:
+            fns = [Arg(0) for _ in d.dofs]
+    for x in inputs:
+        if x not in ins:
+            ins.append(x)
+    fn = rebase(expr, [Arg(ins.index(x)) for x in inputs])
+    leader = d.leader if d.leader is not None else (d.dofs[0] if d.dofs else None)
+    dofs = list(d.dofs)
+    at = len(dofs)
+    while at > 1 and dofs[at - 1] > link:
+        at -= 1
+    dofs.insert(at, link)
+    fns.insert(at, fn)
+    d.type, d.scale, d.offset = "nonlinear", [], []
+    d.dofs = dofs
+    d.coupling = ExpressionCoupling(ins, fns)
+    d.leader = leader
 
 
 class RotationVectorCoupling(Coupling):

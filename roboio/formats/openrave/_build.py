@@ -33,6 +33,7 @@ import numpy as np
 
 from ...model import (AttachedSensor, Driver, Group, Joint, Link, Manipulator, RigidObject,
                       Robot, Terrain, World)
+from ...model.coupling import couple, rebase
 from ._geometry import link_geometries
 from ._hierarchy import HierarchyError, IJoint, axis_kinds, compute, joint_transform
 from ._mass import Mass
@@ -394,7 +395,7 @@ def _drivers(h, seg_index, robot, ctx) -> list:
             if lin is None or len(lin[1]) != 1:
                 expr = _expression_of(h, j.index, k, dof_driver, emem)
                 if expr is not None and expr[1]:
-                    _couple(drivers, li, *expr)         # in joint order, as affine followers
+                    couple(drivers, li, *expr)         # in joint order, as affine followers
                     continue
                 why = ("cannot be evaluated (a multi-valued function such as polyroots)"
                        if lin is None else "depends on no DOF")
@@ -410,7 +411,7 @@ def _drivers(h, seg_index, robot, ctx) -> list:
                 continue
             if d.type == "nonlinear":                 # already coupled by a formula
                 from ...model.coupling import Arg, Const, Op
-                _couple(drivers, li, Op("+", [Op("*", [Const(a), Arg(0)]), Const(c)]), [dof_driver[dof]])
+                couple(drivers, li, Op("+", [Op("*", [Const(a), Arg(0)]), Const(c)]), [dof_driver[dof]])
                 continue
             if d.type == "normal":
                 d.type, d.scale, d.offset = "affine", [1.0], [0.0]
@@ -459,7 +460,7 @@ def _expression_of(h, gi, axis, dof_driver, memo, stack=()):
             if sub is None:
                 raise _Unwritable
             e, sub_inputs = sub
-            return _rebase(e, [arg(d) for d in sub_inputs])
+            return rebase(e, [arg(d) for d in sub_inputs])
         if kind == "local":
             return env[node[1]]
         if kind == "let":
@@ -512,52 +513,6 @@ def _model_functions():
 
 
 _MODEL_FUNCTIONS = _model_functions()
-
-
-def _rebase(e, args):
-    """``e`` with its ``Arg(k)`` replaced by ``args[k]``."""
-    from ...model.coupling import Arg, Op
-    if isinstance(e, Arg):
-        return args[e.k]
-    if isinstance(e, Op):
-        return Op(e.name, [_rebase(c, args) for c in e.children])
-    return e
-
-
-def _couple(drivers, li, expr, inputs):
-    """Link ``li`` follows ``expr`` of the drivers ``inputs``: it joins the driver of the
-    first input, which becomes a nonlinear driver (its own links keep their functions)."""
-    from ...model.coupling import Arg, Const, ExpressionCoupling, Op
-    own = inputs[0]
-    d = drivers[own]
-    if d.type == "nonlinear":
-        c = d.coupling
-        fns, ins = list(c.functions), list(c.inputs)
-    else:
-        ins = [own]
-        if d.type == "affine":
-            fns = [Arg(0) if (s == 1.0 and o == 0.0) else
-                   Op("+", [Op("*", [Const(s), Arg(0)]), Const(o)])
-                   for s, o in zip(d.scale, d.offset)]
-        else:
-            fns = [Arg(0) for _ in d.dofs]
-    for x in inputs:
-        if x not in ins:
-            ins.append(x)
-    fn = _rebase(expr, [Arg(ins.index(x)) for x in inputs])
-    leader = d.leader if d.leader is not None else (d.dofs[0] if d.dofs else None)
-    dofs = list(d.dofs)
-    # followers in model link order (the order OpenRAVE's joints are declared in changes
-    # when a file is written; the link order does not)
-    at = len(dofs)
-    while at > 1 and dofs[at - 1] > li:
-        at -= 1
-    dofs.insert(at, li)
-    fns.insert(at, fn)
-    d.type, d.scale, d.offset = "nonlinear", [], []
-    d.dofs = dofs
-    d.coupling = ExpressionCoupling(ins, fns)
-    d.leader = leader
 
 
 def _spherical_drivers(h, seg_index, drivers, dof_driver):
