@@ -115,31 +115,48 @@ class JointSpace:
         if out.shape != (self.robot.num_links,):
             raise ValueError(f"q must have {self.robot.num_links} values (one per link), "
                              f"not shape {out.shape}")
+        # a nonlinear coupling reads other joints' values: start from those of ``q``
+        u = self.from_config(out) if self._nonlinear() else None
         if isinstance(values, Mapping):
             for name, v in values.items():
                 kind, k = self.resolve(name)
                 if kind == "joint":
-                    self._set(out, k, float(v))
+                    self._set(out, k, float(v), u)
                 else:
                     out[k] = float(v)
-            return out
-        u = np.asarray(values, dtype=float).reshape(-1)
-        if len(u) != len(self):
+            return self._couple(out, u)
+        vals = np.asarray(values, dtype=float).reshape(-1)
+        if len(vals) != len(self):
             raise ValueError(f"expected {len(self)} joint values ({', '.join(self.names)}), "
-                             f"got {len(u)}")
-        for k, v in enumerate(u):
-            self._set(out, k, float(v))
+                             f"got {len(vals)}")
+        for k, v in enumerate(vals):
+            self._set(out, k, float(v), u)
+        return self._couple(out, u)
+
+    def _nonlinear(self) -> bool:
+        return self._drivers is not None and any(d.type == "nonlinear" for d in self._drivers)
+
+    def _couple(self, out: np.ndarray, u) -> np.ndarray:
+        """Set the links of the nonlinear drivers from the joint values ``u``."""
+        if u is None:
+            return out
+        for d in self._drivers:
+            if d.type == "nonlinear":
+                for dof, v in zip(d.dofs, d.coupling.evaluate([u[i] for i in d.coupling.inputs])):
+                    out[dof] = v
         return out
 
-    def _set(self, out: np.ndarray, k: int, v: float) -> None:
+    def _set(self, out: np.ndarray, k: int, v: float, u=None) -> None:
         if self._drivers is None:
             out[self.links[k]] = v
             return
         d = self._drivers[k]
+        if u is not None:
+            u[k] = v
         if d.type == "affine":
             for dof, s, o in zip(d.dofs, d.scale, d.offset):
                 out[dof] = o + s * v
-        else:
+        elif d.type != "nonlinear":
             out[d.dofs[0]] = v
 
     def jacobian(self) -> np.ndarray:
@@ -179,6 +196,9 @@ class JointSpace:
             if d.type == "affine":
                 for dof, s, o in zip(d.dofs, d.scale, d.offset):
                     Q[:, dof] = o + s * U[:, k]
+            elif d.type == "nonlinear":
+                for dof, v in zip(d.dofs, d.coupling.evaluate([U[:, i] for i in d.coupling.inputs])):
+                    Q[:, dof] = v
             elif d.dofs:
                 Q[:, d.dofs[0]] = U[:, k]
         return Q
@@ -216,6 +236,8 @@ class JointSpace:
 
 def _is_direct(d, pos: int) -> bool:
     """Whether driver ``d`` sets its ``pos``-th link to exactly its own value."""
+    if d.type == "nonlinear":      # an expression coupling's leader is the driver's value
+        return getattr(d.coupling, "functions", None) is not None and d.dofs[pos] == d.leader
     if d.type != "affine":
         return pos == 0
     return float(d.scale[pos]) == 1.0 and float(d.offset[pos]) == 0.0

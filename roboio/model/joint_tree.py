@@ -119,7 +119,15 @@ def joint_tree(robot) -> list:
                 d = drivers[k]
                 lead = js.links[k]
                 lead_direct = lead is not None and _direct(d, lead)
-                if d.type == "affine" and (i != lead or not lead_direct):
+                if d.type == "nonlinear" and (i != lead or not lead_direct):
+                    from .coupling import expression_text
+                    fn = getattr(d.coupling, "functions", None)
+                    names = [robot.drivers[j].name for j in d.coupling.inputs]
+                    tj.mimic = {"leader": robot.links[lead].name if lead_direct else None,
+                                "driver": d.name,
+                                "function": (expression_text(fn[pos], names) if fn is not None
+                                             else "rotation vector of " + ", ".join(names))}
+                elif d.type == "affine" and (i != lead or not lead_direct):
                     tj.mimic = {"leader": robot.links[lead].name if lead_direct else None,
                                 "driver": d.name, "multiplier": float(d.scale[pos]),
                                 "offset": float(d.offset[pos])}
@@ -129,6 +137,8 @@ def joint_tree(robot) -> list:
 
 def _direct(d, link: int) -> bool:
     """Whether driver ``d`` sets ``link`` to exactly its own value."""
+    if d.type == "nonlinear":
+        return getattr(d.coupling, "functions", None) is not None and d.leader == link
     if d.type != "affine":
         return d.dofs[:1] == [link]
     pos = d.dofs.index(link)

@@ -107,7 +107,7 @@ def test_info_json_schema(mixed_info):
     assert (s["kind"], s["format"], s["name"]) == ("robot", "urdf", "mixed")
     # Klamp't's layout: five virtual base links, then base, torso, slider, fingers, wheel
     assert s["num_links"] == 11 and s["num_joints"] == 3 and s["num_drivers"] == 3
-    assert s["mass"] == pytest.approx(4 + 2 + 4 * 1e-4)      # URDF default mass 1e-4 kg
+    assert s["mass"] == pytest.approx(4 + 2)        # no <inertial>: zero mass (URDF specification)
     assert s["joint_types"] == {"floating": 1, "fixed": 1, "prismatic": 1, "revolute": 2,
                                 "continuous": 1}
     assert s["joint_groups"]["floating"] == 1 and s["joint_groups"]["weld"] == 1

@@ -174,11 +174,15 @@ def mount_robot(robot: Robot, sub: Robot, link: int, T, prefix: str = "",
 
     robot.joints = list(robot.joints) + [
         Joint(j.type, [remap(k) for k in j.links], remap(j.base)) for j in sub.joints]
+    first = len(robot.drivers)
+    driver_map = {i: first + i for i in range(len(sub.drivers))}
     robot.drivers = list(robot.drivers) + [
         dataclasses.replace(d, name=named(d.name), dofs=[remap(k) for k in d.dofs],
                             scale=list(d.scale), offset=list(d.offset), extras=dict(d.extras),
                             force_link=remap(d.force_link) if d.type in ("translation", "rotation")
-                            else d.force_link)
+                            else d.force_link,
+                            leader=remap(d.leader) if d.leader is not None else None,
+                            coupling=d.coupling.remap(driver_map) if d.coupling is not None else None)
         for d in sub.drivers]
 
     # updated in place: copying the set at every mount made many mounts quadratic in pairs

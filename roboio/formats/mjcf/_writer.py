@@ -465,7 +465,9 @@ class MjcfWriter:
         has = False
         made = []
         if visual is not None:
-            for g, M in _leaves(visual):
+            # one visual mesh per body (a COLLADA link's hundreds of primitive sets); collision
+            # meshes stay apart: MuJoCo collides each one's convex hull
+            for g, M in self.meshes.merge_new(list(_leaves(visual))):
                 self._geom(parent, g, M, color, label, "visual", made)
         for g, M in _leaves(collision):
             has |= self._geom(parent, g, M, color, label, "collision" if visual is not None else None, made)
@@ -614,13 +616,16 @@ class MjcfWriter:
         ``q_j = o_j + s_j u`` gives, in MuJoCo coordinates (``qpos = |axis| q``),
         ``qpos_j = a0 + a1 qpos_lead``."""
         rep = self.report
-        actuated = [d for d in r.drivers if d.type in ("normal", "affine")]
+        actuated = [d for d in r.drivers if d.type in ("normal", "affine", "nonlinear")]
         if actuated:
             rep.lose(f"drivers ({len(actuated)}): MJCF is written without actuators (servo gains "
                      "and driver limits are not kept)")
         for d in r.drivers:
             if d.type in ("translation", "rotation"):
                 rep.lose("translation/rotation drivers", d.name)
+                continue
+            if d.type == "nonlinear":
+                self._polynomial_couplings(r, plan, jnames, d)
                 continue
             if d.type != "affine" or len(d.dofs) < 2:
                 continue
@@ -646,6 +651,37 @@ class MjcfWriter:
                     attrs["joint2"] = jnames[il]
                 attrs["polycoef"] = _fmt((kf * (o - s * ol / sl), kf * s / (sl * kl), 0, 0, 0))
                 self.equalities.append(attrs)
+
+    def _polynomial_couplings(self, r: Robot, plan: _RobotPlan, jnames: dict, d):
+        """``<equality><joint polycoef>`` for each link a polynomial coupling (degree <= 4
+        of the driver's own value, its leader link's) moves: ``q_j = sum a_i u^i`` gives
+        ``qpos_j = sum |axis_j| a_i / |axis_lead|^i qpos_lead^i``. Other couplings were
+        made affine before (see ``roboio.convert.adapt``)."""
+        from ...model.coupling import polynomial_in_range
+        rep = self.report
+        lead = d.leader
+        if lead is None or lead not in jnames or lead in plan.free_root:
+            rep.lose("nonlinear drivers without a moving DOF to follow", d.name)
+            return
+        kl = float(np.linalg.norm(r.links[lead].axis))
+        for fn, i in zip(d.coupling.functions, d.dofs):
+            if i == lead:
+                continue
+            if i not in jnames or i in plan.free_root:
+                rep.lose("coupled DOFs without a MuJoCo hinge or slide joint", f"{d.name}: {r.links[i].name}")
+                continue
+            p = polynomial_in_range(fn, d.qmin, d.qmax)
+            if p is None:
+                rep.lose("couplings that are not polynomials of degree <= 4", f"{d.name}: {r.links[i].name}")
+                continue
+            coef = list(p[1]) + [0.0] * (5 - len(p[1]))
+            kf = float(np.linalg.norm(r.links[i].axis))
+            attrs = {"name": self.eq_names.take(f"{d.name}:{jnames[i]}", "coupling", _Quiet(), ""),
+                     "joint1": jnames[i]}
+            if any(coef[1:]):
+                attrs["joint2"] = jnames[lead]
+            attrs["polycoef"] = _fmt([kf * a / kl ** n for n, a in enumerate(coef)])
+            self.equalities.append(attrs)
 
     # -- reports --------------------------------------------------------------------------
     def _report_robot(self, r: Robot, plan: _RobotPlan):

@@ -33,6 +33,8 @@ import numpy as np
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, TriangleMesh, World
 from ..fileio import fmt_float
 from ._math import apply_transform_tag, matrix_from_quat, quat_from_matrix
+from ._mimic import equation_text
+from ...model.coupling import without_clamp
 
 __all__ = ["dumps"]
 
@@ -275,6 +277,17 @@ class _BodyWriter:
         self.role = {}
         self.dof_names = []
         for di, d in enumerate(r.drivers):
+            if d.type == "nonlinear" and d.dofs and d.leader in d.dofs:
+                # the leader link is the DOF; each other link a mimic joint with the formula
+                if d.leader in self.role:
+                    self.lose(f"driver {d.name!r} moves link {r.links[d.leader].name!r}, "
+                              "already moved by another driver")
+                    continue
+                self.role[d.leader] = ("active", di)
+                for pos, li in enumerate(d.dofs):
+                    if li != d.leader and li not in self.role:
+                        self.role[li] = ("formula", di, pos)
+                continue
             if d.type not in ("normal", "affine") or not d.dofs:
                 self.lose(f"driver {d.name!r} ({d.type}, {len(d.dofs)} DOFs): no OpenRAVE DOF "
                           "written for it")
@@ -676,7 +689,14 @@ class _BodyWriter:
             if not (jd.get("mimic") and (jd["mimic"][0] or {}).get("pos")):
                 self.lose(f"link {links[first].name!r} has no driver: written as a passive "
                           "OpenRAVE joint, which holds its value (rigid)")
-        if kind == "mimic":
+        if kind == "formula":
+            _, di, pos = role
+            d = r.drivers[di]
+            names = [self.joint_names_master(j) for j in d.coupling.inputs]
+            fn = without_clamp(d.coupling.functions[pos], r.qmin[first], r.qmax[first])
+            eq = equation_text(fn, names, fmt_float)
+            attrs += f' enable="false" mimic_pos={_attr(eq)}'
+        elif kind == "mimic":
             _, di, a, b = role
             master = self.joint_names_master(di)
             eq = f"{master}*{fmt_float(a)}+{fmt_float(b)}"
@@ -804,7 +824,8 @@ class _BodyWriter:
 
     def joint_names_master(self, di) -> str:
         d = self.r.drivers[di]
-        return self.joint_names.get(d.dofs[0], d.name)
+        lead = d.leader if d.type == "nonlinear" and d.leader is not None else d.dofs[0]
+        return self.joint_names.get(lead, d.name)
 
     # adjacency ---------------------------------------------------------------------------
     def adjacency(self, ind) -> list:

@@ -359,7 +359,7 @@ class _Writer:
         out = []
         if geom is None:
             return out
-        leaves = list(_leaves(geom))
+        leaves = self.meshes.merge_new(list(_leaves(geom)))
         for k, (g, T) in enumerate(leaves):
             label = f"{l.name}" + (f"_{k}" if len(leaves) > 1 else "")
             if g.missing:

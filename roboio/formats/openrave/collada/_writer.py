@@ -52,6 +52,7 @@ from lxml import etree
 from ....errors import OutputError
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...affine import nearest_rotation
+from ....model.coupling import without_clamp
 from ...fileio import fmt_float
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
 
@@ -355,7 +356,24 @@ class _Writer:
         for J in self.joints:
             for x in J.axes_links:
                 axis_owner[x] = J
+        self.formulas = {}                  # _Joint -> (driver, position of its function)
         for d in r.drivers:
+            if d.type == "nonlinear" and d.leader in d.dofs:
+                J = axis_owner.get(d.leader) or self.joint_of_child.get(d.leader)
+                if J is None:
+                    self.lose("drivers of the root link (OpenRAVE's root does not move)", d.name)
+                    continue
+                J.active = True
+                self.dof_joints.append((d, J))
+                for k, dof in enumerate(d.dofs):
+                    F = axis_owner.get(dof) or self.joint_of_child.get(dof)
+                    if dof == d.leader:
+                        continue
+                    if F is None or F is J:
+                        self.lose("coupling terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}")
+                        continue
+                    self.formulas[F] = (d, k)
+                continue
             if d.type not in ("normal", "affine") or not d.dofs:
                 self.lose("drivers that are forces or moments, or move nothing", d.name)
                 continue
@@ -412,7 +430,8 @@ class _Writer:
             used.add(name)
             J.name = name
             J.sid = f"joint{J.child}"
-            if not J.active and J not in self.mimic and self.group[J.axes_links[0]] != "weld":
+            if not J.active and J not in self.mimic and J not in self.formulas and \
+                    self.group[J.axes_links[0]] != "weld":
                 c = J.child
                 self.lose("joints no driver moves (written passive: OpenRAVE holds them at 0; "
                           "range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])")
@@ -742,6 +761,15 @@ class _Writer:
                              + ", ".join(r.links[i].name for i in order[:6]) + ", ...")
         for J, (M, s, o) in self.mimic.items():
             self.formula(ktc, J, M, s, o)
+        joint_of_driver = {id(d): K for d, K in self.dof_joints}
+        for J, (d, k) in self.formulas.items():
+            inputs = [joint_of_driver.get(id(r.drivers[i])) for i in d.coupling.inputs]
+            if None in inputs:
+                self.lose("couplings reading drivers that are not written", f"{d.name}: {J.name}")
+                continue
+            li = d.dofs[k]
+            fn = without_clamp(d.coupling.functions[k], r.qmin[li], r.qmax[li])
+            self.formula_of(ktc, J, fn, inputs)
         itf = km.add("extra", type="interface_type").add("technique", profile="OpenRAVE")
         itf.add("interface", "GenericRobot", type="robot")
         self.collision(km)
@@ -793,6 +821,19 @@ class _Writer:
         for kind, value in (("first_partial", scale), ("second_partial", 0.0)):
             e = tec.add("equation", type=kind, target=f"kmodel1/{M.sid}")
             _E("cn", _E("math", e, ns=MATHML), _f(value), ns=MATHML, type="real")
+
+    def formula_of(self, ktc, J, fn, inputs):
+        """A mimic ``<formula>`` for ``J`` computing the model expression ``fn`` of the
+        values of the joints ``inputs`` (MathML as OpenRAVE's reader takes it: functions it
+        names ``SASA``/``atan2``/... as text csymbols, joints as COLLADA csymbols)."""
+        f = ktc.add("formula", sid=f"{J.sid}.formula")
+        f.add("target").add("param", f"kmodel1/{J.sid}")
+
+        def expr(parent):
+            _mathml_of(_E("math", parent, ns=MATHML), fn, [f"kmodel1/{K.sid}" for K in inputs])
+
+        expr(f.add("technique_common"))
+        expr(f.add("technique", profile="OpenRAVE").add("equation", type="position"))
 
     def collision(self, km):
         r = self.robot
@@ -1063,3 +1104,38 @@ def dumps(robot: Robot, report, path: Optional[str] = None) -> bytes:
         base = os.path.splitext(os.path.basename(path))[0] or "robot"
         return _zae(base + ".dae", dae)
     return dae
+
+
+_MATHML_OPS = {"+": "plus", "-": "minus", "*": "times", "/": "divide", "%": "rem", "neg": "minus",
+               "pow": "power", "<": "lt", "<=": "leq", ">": "gt", ">=": "geq", "=": "eq", "!=": "neq",
+               "and": "and", "or": "or", "not": "not", "asin": "arcsin", "acos": "arccos",
+               "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
+               "log": "ln", "ceil": "ceiling"}
+_TEXT_FUNCTIONS = ("SSSA", "SASA", "SASS", "atan2")
+
+
+def _mathml_of(parent, e, refs) -> None:
+    """MathML of the model expression ``e`` under ``parent`` (argument k: ``refs[k]``)."""
+    from ....model.coupling import Arg, Const
+    if isinstance(e, Const):
+        parent.add("cn", _f(e.value), type="real")
+        return
+    if isinstance(e, Arg):
+        parent.add("csymbol", refs[e.k], encoding="COLLADA")
+        return
+    if e.name == "clamp":
+        outer = parent.add("apply")
+        outer.add("min")
+        inner = outer.add("apply")
+        inner.add("max")
+        _mathml_of(inner, e.children[0], refs)
+        _mathml_of(inner, e.children[1], refs)
+        _mathml_of(outer, e.children[2], refs)
+        return
+    a = parent.add("apply")
+    if e.name in _TEXT_FUNCTIONS:
+        a.add("csymbol", e.name, encoding="text/xml")
+    else:
+        a.add(_MATHML_OPS.get(e.name, e.name))
+    for c in e.children:
+        _mathml_of(a, c, refs)
