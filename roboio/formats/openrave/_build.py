@@ -364,13 +364,14 @@ def _drivers(h, seg_index, robot, ctx) -> list:
             if j.static:
                 # a static joint keeps its DOF slot but never moves: scale 0 on its weld
                 d.type, d.dofs, d.scale, d.offset = "affine", [li], [0.0], [0.0]
+                d.leader = li
                 d.extras["openrave"]["static"] = True
             elif li is None:
                 ctx.warn(f"joint {r.name!r} is not used by OpenRAVE's forward kinematics "
                          "(it closes a loop); its DOF moves nothing")
                 d.type, d.scale, d.offset = "affine", [], []
             else:
-                d.dofs = [li]
+                d.dofs, d.leader = [li], li        # the DOF's own joint is the actuated one
             drivers.append(d)
             by_dof[j.dofindex + k] = d
     memo = {}
