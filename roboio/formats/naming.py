@@ -84,13 +84,15 @@ class Namespace:
 
     ``kind``: the ``report.renamed`` key ("links", "joints"); ``legal(name)``: the nearest
     name the target accepts (default: any non-empty name); ``reserved``: names the writer
-    uses itself. :meth:`assign` names a whole list at once; call it again for the next
-    robot of a world sharing the namespace."""
+    uses itself; ``unique=False`` for a target that holds a name several times (a ``.rob``:
+    then only what ``legal`` changes is changed). :meth:`assign` names a whole list at once;
+    call it again for the next robot of a world sharing the namespace."""
 
     def __init__(self, report, kind: str, legal: Optional[Callable[[str], str]] = None,
-                 reserved: Iterable[str] = ()):
+                 reserved: Iterable[str] = (), unique: bool = True):
         self.report = report
         self.kind = kind
+        self.unique = unique            # False: a target that holds repeated names (a .rob)
         self.legal = legal or (lambda s: s)
         self.taken: set = set(reserved)
         self.results: dict = {}        # kind -> source name -> new names of every occurrence
@@ -105,7 +107,7 @@ class Namespace:
         out: list = [None] * len(names)
         fixed = [self.legal(n) if n else "" for n in names]
         for k, n in enumerate(names):          # names the target holds as they are
-            if n and fixed[k] == n and n not in self.taken:
+            if n and fixed[k] == n and (n not in self.taken or not self.unique):
                 out[k] = n
                 self.taken.add(n)
         for k, n in enumerate(names):
@@ -133,6 +135,8 @@ class Namespace:
         return self.assign([name], [invented], kind)[0]
 
     def _unique(self, base: str) -> str:
+        if not self.unique:
+            return base
         name, k = base, 2
         while name in self.taken:
             name = f"{base}_{k}"
