@@ -581,13 +581,23 @@ class _BodyWriter:
                 name = next((source[k] for k in moving + seq if source[k] is not None), None)
             if name is None and role[0] in ("active", "static-active") and role[1] < len(r.drivers):
                 name = r.drivers[role[1]].name or None
-            name = space.take(name, self.names[i] or f"joint{i}") if name or self.names[i] else ""
+            items.append([role, i, p, seq, moving, name, jd])
+        # named all at once: a name that needs no change keeps it before a changed one takes it
+        named = [it for it in items if it[5] or self.names[it[1]]]
+        got = space.assign([it[5] for it in named], [self.names[it[1]] or f"joint{it[1]}" for it in named])
+        for it, name in zip(named, got):
+            it[5] = name
+        named_ids = {id(it) for it in named}
+        for it in items:
+            if id(it) not in named_ids:
+                it[5] = ""
+            role, i, p, seq, moving, name, jd = it
             jnames.add(name)
             for m in moving:
                 self.joint_names[m] = name
             for m in seq:
                 self.joint_names.setdefault(m, name)
-            items.append((role, i, p, seq, moving, name, jd))
+        items = [tuple(it) for it in items]
         self.all_joint_names = jnames
         self.items = items
         # a moving link no driver moves is written where it is (a passive joint holding
