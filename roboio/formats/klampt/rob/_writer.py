@@ -92,11 +92,14 @@ class _Writer:
             if l.visual_geometry is not None:
                 self.report.lose(f"link {l.name!r}: separate visual geometry (a .rob has one "
                                  "geometry per link, the collision geometry)")
+        # a .rob names links and drivers: a moving joint's name lives on as its driver's,
+        # the others (fixed joints, mimic followers; addressed by their link names) are said
         kept = {d.name for d in r.drivers}
-        for l in r.links:
-            if l.joint_name and l.joint_name not in kept and l.joint_name != l.name:
-                self.report.lose("joint names (a .rob names links and drivers only)",
-                                 f"{l.joint_name} ({l.name})")
+        gone = [f"{l.joint_name} ({l.name})" for l in r.links
+                if l.joint_name and l.joint_name not in kept and l.joint_name != l.name]
+        if gone:
+            self.report.warn("joint names a .rob cannot hold (it names links and drivers; these "
+                             "joints are addressed by their links' names): " + ", ".join(gone))
         return "\n".join(self.out) + "\n"
 
     def structure(self) -> None:
