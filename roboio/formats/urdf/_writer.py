@@ -436,7 +436,7 @@ class _Writer:
         pos = {i: k for k, i in enumerate(readback)}
         return min(d.dofs, key=lambda i: pos.get(i, i))
 
-    def mimics(self, types, readback) -> dict:
+    def mimics(self, types, readback, jnames) -> dict:
         """link -> (target link, multiplier, offset) from affine drivers: every DOF of a
         driver but its target (:meth:`mimic_target`) mimics the target. Klamp't honours
         only mimics of joints it numbers earlier: where a target comes later, the report
@@ -461,7 +461,7 @@ class _Writer:
                 nf, nt = self.axis_scale(d.dofs[k]), self.axis_scale(target)
                 out[d.dofs[k]] = (target, m * nf / nt, (d.offset[k] - m * ot) * nf)
                 if pos.get(d.dofs[k], -1) < pos.get(target, -1):
-                    later.append(self.r.links[d.dofs[k]].name)
+                    later.append(f"{jnames.get(d.dofs[k])} (mimics {jnames.get(target)})")
             if st != 1 or ot != 0:
                 self.lose("affine drivers re-parameterised (their value becomes the first joint's "
                           "value)", d.name)
@@ -566,7 +566,7 @@ class _Writer:
         self.target = {id(d): self.mimic_target(d, types, readback) for d in r.drivers
                        if d.dofs and d.type in ("normal", "affine")}
         self.lead = {self.target[id(d)]: d for d in r.drivers if id(d) in self.target}
-        mimics = self.mimics(types, readback)
+        mimics = self.mimics(types, readback, jnames)
         self.check_drivers(types, mimics, readback, jnames)
 
         root_el = etree.Element("robot", name=r.name or self.stem)
