@@ -316,7 +316,7 @@ def _pin_axis(jm, kind: str):
     if name in ("RUBX", "RUBY", "RUBZ"):
         return unit[name[3]], False, True
     if name in ("RevoluteUnaligned", "PrismaticUnaligned", "RevoluteUnboundedUnaligned"):
-        return tuple(float(x) for x in jm.axis), name.startswith("Prismatic"), "Unbounded" in name
+        return tuple(float(x) for x in jm.extract().axis), name.startswith("Prismatic"), "Unbounded" in name
     raise ReferenceRefused(f"pinocchio joint {kind} is not a one-DOF revolute or prismatic joint")
 
 
