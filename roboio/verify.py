@@ -160,11 +160,12 @@ def _as_robot(obj) -> Robot:
     raise ValueError(f"expected one robot, got {obj!r}")
 
 
-def _driver_match(ra: Robot, rb: Robot, optional=frozenset(), renamed=None) -> Optional[list]:
+def _driver_match(ra: Robot, rb: Robot, optional=frozenset(), renamed=None,
+                  by_count: bool = True) -> Optional[list]:
     """Index in B of each driver of A (-1: none), or None when the drivers do not
-    correspond. Drivers of A in ``optional`` (they move only links B welds) need no
-    match; ``renamed``: the joint renames a conversion states (a driver is named after its
-    joint)."""
+    correspond (same names; or, with ``by_count``, the same number). Drivers of A in
+    ``optional`` (they move only links B welds) need no match; ``renamed``: the joint
+    renames a conversion states (a driver is named after its joint)."""
     if not ra.drivers or not rb.drivers:
         return None
     names_b = {d.name: k for k, d in enumerate(rb.drivers)}
@@ -173,7 +174,7 @@ def _driver_match(ra: Robot, rb: Robot, optional=frozenset(), renamed=None) -> O
     if len(names_b) == len(rb.drivers) and all(w in names_b for k, w in enumerate(want)
                                                if k not in optional):
         return [names_b.get(w, -1) for w in want]
-    if len(ra.drivers) == len(rb.drivers):
+    if by_count and len(ra.drivers) == len(rb.drivers):
         return list(range(len(ra.drivers)))
     return None
 
@@ -331,6 +332,15 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     differ = (any(i not in matched_a and not wa[i] for i in range(ra.num_links))
               or any(j not in matched_b and not wb[j] for j in range(rb.num_links)))
     held = [k for k, (i, j) in enumerate(pairs) if wb[j] and not wa[i]]      # B welds, A moves
+    if held:
+        # a link B welds to a moving link of its own (an OpenRAVE joint whose axis is off the
+        # child's origin) still moves in B, by the driver of the same name: not held
+        ea0, eb0 = _implicit_drivers(ra), _implicit_drivers(rb)
+        by_name = _driver_match(ea0, eb0, renamed=renamed.get("joints"), by_count=False) or []
+        moves = [any(not wb[i] for i in d.dofs) for d in eb0.drivers]
+        carried = {i for k, d in enumerate(ea0.drivers) if k < len(by_name) and by_name[k] >= 0
+                   and moves[by_name[k]] for i in d.dofs}
+        held = [k for k in held if int(ia[k]) not in carried]
     held_a = {int(ia[k]) for k in held}
     ea, eb = _implicit_drivers(ra, held_a), _implicit_drivers(rb)
     optional = {k for k, d in enumerate(ea.drivers) if d.dofs and set(d.dofs) <= held_a}
