@@ -137,6 +137,10 @@ def test_rob_and_graspit_keep_driver_names(hand, tmp_path):
     roboio.save(r, tmp_path / "h.xml", format="graspit")
     g = quiet_load(tmp_path / "h.xml", format="graspit")
     assert "LHand" in [d.name for d in g.drivers]
+    klampt = pytest.importorskip("klampt")          # Klamp't itself reads the driver names
+    world = klampt.WorldModel()
+    kr = world.loadRobot(str(tmp_path / "h.rob"))
+    assert [kr.driver(k).getName() for k in range(kr.numDrivers())] == ["LHand"]
 
 
 def two_link_robot(names, joint_names=(None, None), siblings=False):
