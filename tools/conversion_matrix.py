@@ -151,9 +151,9 @@ JOINT_NAMES = ("urdf", "openrave", "collada-robot", "choreonoid-body")     # tar
 
 
 def names_unkept(robot, back, fmt, rep, v) -> list:
-    """Source names the output changed without ``report.renamed`` saying so: joint names
-    (:func:`roboio.formats.naming.joint_names`) for targets that name joints, driver names
-    for ``.rob``; and links that pair only by tree structure."""
+    """Source names the output changed without ``report.renamed`` (or a warning) saying so:
+    joint names (:func:`roboio.formats.naming.joint_names`) for targets that name joints,
+    driver names for ``.rob``; and links that pair only by tree structure."""
     from roboio.formats.naming import joint_names
 
     def new(name, table):
@@ -171,7 +171,9 @@ def names_unkept(robot, back, fmt, rep, v) -> list:
         want = [d.name for d in robot.drivers]
     else:
         return out
-    lost = [n for n in dict.fromkeys(want) if not any(x in have for x in new(n, joints))]
+    said = "\n".join(rep.warnings)
+    lost = [n for n in dict.fromkeys(want) if not any(x in have for x in new(n, joints))
+            and repr(n) not in said]
     if lost:
         out.append(f"joint names not kept nor renamed: {', '.join(lost[:8])}")
     return out

@@ -200,7 +200,7 @@ def test_choreonoid_joint_names_address_joints(tmp_path, capsys):
     p = tmp_path / "pt.body"
     p.write_text(BODY)
     r = quiet_load(p)
-    assert [l.joint_name for l in r.links[5:]] == ["Chassis", "PanJoint", "TiltJoint"]
+    assert [l.joint_name for l in r.links[5:]] == [None, "PanJoint", "TiltJoint"]   # the root: unnamed
     assert r.joint_space.names == ["PanJoint", "TiltJoint"]
     assert main(["fk", str(p), "--config", "PanJoint=0.3", "--link", "TiltLink", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

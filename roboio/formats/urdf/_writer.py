@@ -226,6 +226,9 @@ class _Writer:
             world = "_" + world
         moved = [i for i in emitted if i != self.urdf_root]
         source = joint_names(self.r)
+        if self.urdf_root is not None and source[self.urdf_root] is not None:
+            self.report.warn(f"the floating base's joint name {source[self.urdf_root]!r} (a URDF "
+                             "root has no joint)")
         joints = Namespace(self.report, "joints")
         got = joints.assign([source[i] for i in moved], [f"{lnames[i]}_joint" for i in moved])
         jnames = dict(zip(moved, got))

@@ -17,7 +17,8 @@ Mapping onto Klamp't's one-DOF-per-link model:
   ``pseudo_continuous_track`` joints are ``weld`` links (Choreonoid's kinematics does not move
   them);
 * names: every link's ``joint_name`` is Choreonoid's ``jointName()``, the ``joint_name`` key
-  or else the link's own name; drivers (one per revolute/prismatic joint) carry it too;
+  or else the link's own name (the root's only where the file gives one); drivers (one per
+  revolute/prismatic joint) carry it too;
 * geometry: collision shapes (or all shapes when the link has no Visual/Collision node) in
   ``link.geometry``; when the link separates them, the visual shapes in
   ``link.visual_geometry``.

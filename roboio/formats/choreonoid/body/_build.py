@@ -103,9 +103,10 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
             T = tf.make_transform(r.rotation, r.translation)
             jt = "prismatic" if r.joint_type == "prismatic" else "revolute"
             axis = r.axis
-        # Choreonoid's jointName(): the joint_name key, else the link's name
+        # Choreonoid's jointName(): the joint_name key, else the link's name (the root's
+        # joint, to the world, is named only where the file names it)
         link = Link(r.name, parent, jt, axis, T, mass=r.mass, com=r.com, inertia=r.inertia,
-                    joint_name=r.joint_name or r.name)
+                    joint_name=r.joint_name or (None if r is root else r.name))
         link.geometry = _geometry(r.shapes.collision())
         link.appearance = _appearance(r.shapes.shapes)
         movable = r is not root and r.joint_type in ("revolute", "prismatic")
