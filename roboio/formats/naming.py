@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Optional, Sequence
 
-__all__ = ["joint_names", "Namespace", "no_whitespace"]
+__all__ = ["joint_names", "Namespace", "no_whitespace", "say_unwritten"]
 
 
 def no_whitespace(name: str) -> str:
@@ -77,6 +77,18 @@ def joint_names(robot) -> list:
             out[i] = d.name
             taken.add(d.name)
     return out
+
+
+def say_unwritten(robot, written, report, why: str) -> None:
+    """Warn about the source joint names (:func:`joint_names`) of links whose joint the
+    target does not write (``written``: the link indices whose joints it writes), saying
+    ``why`` the target has no place for them (a root's joint to the world, a fixed joint
+    in MuJoCo)."""
+    names = joint_names(robot)
+    gone = [f"{n} ({robot.links[i].name})" for i, n in enumerate(names)
+            if n is not None and i not in written]
+    if gone:
+        report.warn(f"joint names not written ({why}): " + ", ".join(gone))
 
 
 class Namespace:

@@ -52,7 +52,7 @@ from ..affine import nearest_rotation
 from ..fileio import fmt_float
 from ..fk_change import FK_SAMPLES, fk_change
 from ..mesh_export import MeshExport
-from ..naming import Namespace, joint_names
+from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
 from ._geoms import primitive_geom
 
@@ -350,6 +350,9 @@ class MjcfWriter:
         source = joint_names(r)
         moving = [i for i, l in enumerate(r.links) if i in plan.free_root
                   or (plan.jtype(i) != "weld" and np.any(np.asarray(l.axis, float)))]
+        virtual = {k for v in plan.free_root.values() for k in v}
+        say_unwritten(r, set(moving) | virtual, self.report,
+                      "MuJoCo has no fixed joints: a welded link is part of its body")
         return dict(zip(moving, self.joints.assign([source[i] for i in moving],
                                                    [r.links[i].name or f"joint{i}" for i in moving])))
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, TriangleMesh, World
 from ..fileio import fmt_float
-from ..naming import Namespace, joint_names, no_whitespace
+from ..naming import Namespace, joint_names, no_whitespace, say_unwritten
 from ._math import apply_transform_tag, matrix_from_quat, quat_from_matrix
 
 __all__ = ["dumps"]
@@ -598,6 +598,8 @@ class _BodyWriter:
             for m in seq:
                 self.joint_names.setdefault(m, name)
         items = [tuple(it) for it in items]
+        say_unwritten(r, {k for it in items for k in it[3]}, self.report,
+                      "OpenRAVE's root links have no joint")
         self.all_joint_names = jnames
         self.items = items
         # a moving link no driver moves is written where it is (a passive joint holding

@@ -43,7 +43,7 @@ from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
 from ._build import affine_driver_limits
 from ..klampt.mount import default_pairs
 from ..mesh_export import MeshExport
-from ..naming import Namespace, joint_names
+from ..naming import Namespace, joint_names, say_unwritten
 
 __all__ = ["urdf_xml", "urdf_reads", "rpy_of", "stable_rpy", "VIRTUAL_NAMES"]
 
@@ -226,9 +226,8 @@ class _Writer:
             world = "_" + world
         moved = [i for i in emitted if i != self.urdf_root]
         source = joint_names(self.r)
-        if self.urdf_root is not None and source[self.urdf_root] is not None:
-            self.report.warn(f"the floating base's joint name {source[self.urdf_root]!r} (a URDF "
-                             "root has no joint)")
+        say_unwritten(self.r, set(moved) | set(self.fb[:5] if self.fb else ()), self.report,
+                      "a URDF root has no joint")
         joints = Namespace(self.report, "joints")
         got = joints.assign([source[i] for i in moved], [f"{lnames[i]}_joint" for i in moved])
         jnames = dict(zip(moved, got))

@@ -54,7 +54,7 @@ from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...affine import nearest_rotation
 from ...fileio import fmt_float
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
-from ...naming import Namespace, joint_names
+from ...naming import Namespace, joint_names, say_unwritten
 
 __all__ = ["dumps", "document", "AUTHORING_TOOL", "fingerprint"]
 
@@ -408,6 +408,8 @@ class _Writer:
             wanted.append(name or jd.get("name") or None)
         space = Namespace(self.report, "joints", _openrave_name)
         got = space.assign(wanted, [f"{self.lname[J.child]}_joint" for J in self.joints])
+        say_unwritten(r, {k for J in self.joints for k in J.segs}, self.report,
+                      "OpenRAVE's root link has no joint")
         for J, name in zip(self.joints, got):
             J.name = name
             J.sid = f"joint{J.child}"
