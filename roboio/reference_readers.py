@@ -77,7 +77,7 @@ def available(reader: str) -> bool:
 
 def install_hint(reader: str) -> str:
     return (f"--reader {reader} needs the {reader} Python package, which is not installed "
-            f"(pip install {_PACKAGES[reader]})")
+            f"(pip install {_PACKAGES[reader]}; roboio[verify] installs all three)")
 
 
 def auto_reader(fmt: str):
