@@ -173,7 +173,7 @@ def names_unkept(robot, back, fmt, rep, v) -> list:
         return out
     said = "\n".join(rep.warnings)
     lost = [n for n in dict.fromkeys(want) if not any(x in have for x in new(n, joints))
-            and repr(n) not in said]
+            and f"{n} (" not in said]
     if lost:
         out.append(f"joint names not kept nor renamed: {', '.join(lost[:8])}")
     return out
