@@ -226,6 +226,8 @@ def test_mounted_robots_prefix_joint_names_and_keep_leaders(hand, tmp_path):
         'qmin -1\nqmax 1\njoint normal 0\n'
         f'mount 0 "{hand.name}" 1 0 0 0 1 0 0 0 1 0 0 0.1 as "left"\n')
     r = quiet_load(tmp_path / "arm.rob")
-    d = r.driver("left:LHand")
-    assert r.links[d.leader].name == "left:lever"
+    # a .rob mounts a URDF as Klamp't reads it: drivers named after their links
+    d = r.driver("left:lever")
+    assert r.links[d.leader].name == "left:lever" and d.type == "affine"
     assert r.link("left:finger_a").joint_name == "left:LFinger21"
+    assert r.link("left:lever").joint_name == "left:LHand"

@@ -117,8 +117,19 @@ def read_mounted_robot(path: str, reference: str, ctx, line) -> Robot:
         sub = loading.read_file(path, ctx, kinds=("robot",))
         if not isinstance(sub, Robot):
             raise ctx.error(f"mount: {reference!r} holds a {type(sub).__name__}, not a robot", line)
+        if path.lower().endswith(".urdf"):
+            _klampt_driver_names(sub)
         ctx.cache[cache_key] = sub
     return sub          # mount_robot copies what it takes (new links, geometry copies)
+
+
+def _klampt_driver_names(sub: Robot) -> None:
+    """A mounted URDF's drivers named as Klamp't names them, after the link of the joint
+    they actuate (roboio's standard URDF reading names them after the joint; Klamp't's
+    mount reads the URDF by its own rules)."""
+    for d in sub.drivers:
+        if d.leader is not None and 0 <= d.leader < sub.num_links:
+            d.name = sub.links[d.leader].name
 
 
 def charge_mount(ctx, robot: Robot, sub: Robot, reference: str, line,
