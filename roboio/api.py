@@ -13,8 +13,9 @@ from .formats.loading import realpath
 from .model import Geometry, RigidObject, Robot, Terrain, World
 from .report import ConversionReport
 
-__all__ = ["load", "load_world", "save", "formats", "default_search_paths", "default_package_dirs",
-           "default_flavor", "default_check_meshes", "input_paths", "load_defaults"]
+__all__ = ["load", "load_world", "save", "restate", "file_format", "formats",
+           "default_search_paths", "default_package_dirs", "default_flavor", "default_check_meshes",
+           "input_paths", "load_defaults"]
 
 _SEARCH_PATHS: contextvars.ContextVar = contextvars.ContextVar("roboio_search_paths", default=())
 _PACKAGE_DIRS: contextvars.ContextVar = contextvars.ContextVar("roboio_package_dirs", default=None)
@@ -285,3 +286,31 @@ def save(obj, path, format=None, *, meshes=None, overwrite_input: bool = False) 
     if path not in report.files:
         report.files.insert(0, path)
     return report
+
+
+def file_format(path) -> str:
+    """The roboio format name of the file at ``path``, as :func:`load` would choose it (an
+    MJCF file by its ``<mujoco>`` root element)."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        head = b""
+    if b"<mujoco" in head:
+        return "mjcf"
+    return registry.find_reader(path).name
+
+
+def restate(obj, path, format=None) -> ConversionReport:
+    """The :class:`ConversionReport` that saving ``obj`` as ``path`` gives -- its renames
+    (``renamed``) and the FK change it states (``fk_error``) -- without writing at ``path``:
+    the writer of ``format`` (default: the format of the file at ``path``) runs into a
+    temporary directory, under ``path``'s file name (GraspIt! names a robot after its file),
+    which is removed afterwards. ``roboio verify`` uses it to know what a conversion A -> B
+    states. Meshes are referenced where they are (``meshes="keep"``), not copied."""
+    import tempfile
+    path = os.fspath(path)
+    fmt = format or file_format(path)
+    with tempfile.TemporaryDirectory(prefix="roboio-restate-") as d:
+        return save(obj, os.path.join(d, os.path.basename(path)), format=fmt, meshes="keep")

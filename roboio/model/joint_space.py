@@ -14,9 +14,12 @@ welded.
 prismatic ones; a driver's value is what it sets (an affine driver moves each of its links to
 ``offset + scale * value``).
 
-Names: a joint is named by its driver's name; a link name or the file's own joint name
-(``link.extras["urdf_joint"]``) of the link a joint drives directly names that joint too.
-:meth:`JointSpace.resolve` says what a name sets.
+Names: a joint is named by its driver's name (the source's name of the actuated joint); a
+link name or the source's joint name (``Link.joint_name``) of a link a joint drives directly
+names that joint too. :meth:`JointSpace.resolve` says what a name sets.
+
+Each joint's link (``links[k]``) is its driver's ``leader``: the actuated joint of a coupled
+group (a URDF ``<mimic>`` leader, an OpenRAVE DOF's joint), whose value is the joint's value.
 """
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ class JointSpace:
         if robot.drivers:
             self._drivers = list(robot.drivers)
             self.names = [d.name for d in self._drivers]
-            # the link whose value equals the driver's (scale 1, offset 0), else the first
+            # the actuated link: its value is the driver's (Driver.leader)
             self.links = [_leader(d) for d in self._drivers]
         else:
             welded = {i for j in robot.joints if j.type == "weld" for i in j.links}
@@ -224,8 +227,7 @@ class JointSpace:
                 if self._drivers is None or _is_direct(self._drivers[k], pos):
                     direct.setdefault(i, k)
         for i, link in enumerate(self.robot.links):
-            file_joint = link.extras.get("urdf_joint") if isinstance(link.extras, dict) else None
-            for alias in (link.name, file_joint):
+            for alias in (link.name, link.joint_name):
                 if alias and alias not in table:
                     table[alias] = ("joint", direct[i]) if i in direct else ("link", i)
         return table
@@ -244,6 +246,11 @@ def _is_direct(d, pos: int) -> bool:
 
 
 def _leader(d) -> Optional[int]:
+    """The driver's ``leader`` when it is one of its DOFs (a reader's choice: the actuated
+    joint), else the first DOF it sets to exactly its value, else its first DOF."""
+    lead = getattr(d, "leader", None)
+    if lead is not None and lead in d.dofs:
+        return lead
     for pos, i in enumerate(d.dofs):
         if _is_direct(d, pos):
             return i

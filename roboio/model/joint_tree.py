@@ -31,7 +31,7 @@ MULTI_LINK_TYPES = {"floating": "floating", "floatingplanar": "planar", "balland
 class TreeJoint:
     """The joint that attaches link ``child`` to link ``parent`` (-1: the world).
 
-    ``name``: the file's joint name (``link.extras["urdf_joint"]``) or None; ``type``: fixed,
+    ``name``: the file's joint name (``Link.joint_name``) or None; ``type``: fixed,
     revolute, continuous, prismatic, floating, planar or ball; ``links``: the robot links
     the joint spans (the virtual links of a floating base, then ``child``); ``axis`` in the
     child's frame (None for fixed and multi-link joints); ``lower``/``upper`` in radians or
@@ -87,9 +87,8 @@ def joint_tree(robot) -> list:
         if i in hidden:
             continue
         g = group_of.get(i)
-        extras = link.extras if isinstance(link.extras, dict) else {}
         tj = TreeJoint(child=i, parent=shown_parent(i), type="", links=[i],
-                       name=extras.get("urdf_joint"))
+                       name=link.joint_name)
         if g is not None and g.type in MULTI_LINK_TYPES and len(g.links) > 1:
             tj.type = MULTI_LINK_TYPES[g.type]
             tj.links = list(g.links)

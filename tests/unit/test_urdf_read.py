@@ -37,7 +37,7 @@ def test_links_are_ordered_depth_first_by_joint_name(tmp_path):
         joint("q_cd", "c", "d"), joint("b_we", "world", "e")]))
     assert r.link_names == ["e", "a", "c", "d", "b"]
     assert list(r.parents) == [-1, -1, 1, 2, 1]
-    assert [l.extras["urdf_joint"] for l in r.links] == ["b_we", "z_wa", "k_ac", "q_cd", "m_ab"]
+    assert [l.joint_name for l in r.links] == ["b_we", "z_wa", "k_ac", "q_cd", "m_ab"]
 
 
 def test_fixed_base_drops_the_world_link_and_keeps_its_joint(tmp_path):

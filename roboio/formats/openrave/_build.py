@@ -15,8 +15,10 @@ Mapping (see ``docs/openrave.md`` for the user-facing description):
   joints are ``spin`` joints (unbounded).
 * Values: the model's zero is OpenRAVE's zero; ``robot.config`` is OpenRAVE's configuration
   at load (measured, clamped, mimic joints from their equations).
+* Names: every model link of an OpenRAVE joint (its axes, the welded child) has that
+  joint's name as ``joint_name``; roots have none.
 * Drivers: one per OpenRAVE DOF, in OpenRAVE's DOF order, named after the joint (axis k>0
-  of a multi-axis joint: ``<joint>_<k>``). Mimic joints whose equation is affine in one DOF
+  of a multi-axis joint: ``<joint>_<k>``), its ``leader`` the link of that axis. Mimic joints whose equation is affine in one DOF
   follow that DOF's driver (affine driver); other equations (``SASA`` pistons, several
   DOFs) make the driver of their first DOF a ``nonlinear`` one whose coupling evaluates the
   equation as OpenRAVE does (clamped to the joint's limits); a spherical joint's three
@@ -230,7 +232,8 @@ def build_robot(body: BodyRecord, ctx, path: str, jointvalues=None) -> Robot:
                 kind = "weld"
             link = Link(name, parent, "prismatic" if prismatic else "revolute",
                         seg.axis if seg.axis is not None else (0.0, 0.0, 1.0), seg.T,
-                        mass=0.0, com=(0, 0, 0), inertia=np.zeros((3, 3)))
+                        mass=0.0, com=(0, 0, 0), inertia=np.zeros((3, 3)),
+                        joint_name=j.name if j is not None else None)
             if kind == "weld":
                 lo = hi = v_ = a_ = 0.0
                 t_ = INF
@@ -369,13 +372,14 @@ def _drivers(h, seg_index, robot, ctx) -> list:
             if j.static:
                 # a static joint keeps its DOF slot but never moves: scale 0 on its weld
                 d.type, d.dofs, d.scale, d.offset = "affine", [li], [0.0], [0.0]
+                d.leader = li
                 d.extras["openrave"]["static"] = True
             elif li is None:
                 ctx.warn(f"joint {r.name!r} is not used by OpenRAVE's forward kinematics "
                          "(it closes a loop); its DOF moves nothing")
                 d.type, d.scale, d.offset = "affine", [], []
             else:
-                d.dofs = [li]
+                d.dofs, d.leader = [li], li        # the DOF's own joint is the actuated one
             drivers.append(d)
             by_dof[j.dofindex + k] = d
     position = {id(d): i for i, d in enumerate(drivers)}

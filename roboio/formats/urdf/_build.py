@@ -33,9 +33,12 @@ Common to both:
   zero mass and inertia as the URDF specification, urdfdom and pinocchio say (Klamp't's
   ``default_mass`` / ``default_inertia``, 0.0001 kg and 1e-8 I, with ``flavor="klampt"`` or
   when a ``<klampt>`` element sets them); ``<klampt><link physical="0">`` zeroes them.
-* Drivers: one ``normal`` driver per revolute/prismatic/continuous joint, named after its
-  link, servo gains 100/0/10, friction from ``<dynamics>``; ``<mimic>`` joints join the
-  driver of the joint they mimic as an affine driver (see :func:`_add_mimic`).
+* Names: every link keeps its URDF joint's name (``Link.joint_name``).
+* Drivers: one ``normal`` driver per revolute/prismatic/continuous joint, named after the
+  joint (Klamp't, and ``flavor="klampt"``, name it after the joint's child link), servo
+  gains 100/0/10, friction from ``<dynamics>``; ``<mimic>`` joints join the driver of the
+  joint they mimic as an affine driver (see :meth:`_Builder.add_mimic`), whose
+  ``leader`` stays the mimicked (actuated) joint's link.
 """
 from __future__ import annotations
 
@@ -502,11 +505,14 @@ class _Builder:
 
     # -- drivers --------------------------------------------------------------------------
     def normal_driver(self, li: int, joint, name: str):
+        """The driver of the joint that moves link ``li`` (named ``name``): named after the
+        joint (the name ROS, pinocchio and MuJoCo use), or after the link as Klamp't names
+        it with ``flavor="klampt"``."""
         over = self.s.links.get(name, {})
         friction, damping = (joint.dynamics[1], joint.dynamics[0]) if joint.dynamics else (0.0, 0.0)
         L = self.lim
         self.drivers.append(Driver(
-            name, "normal", [li], qmin=L["qmin"][li], qmax=L["qmax"][li], vmin=L["vmin"][li],
+            name if self.klampt else joint.name, "normal", [li], qmin=L["qmin"][li], qmax=L["qmax"][li], vmin=L["vmin"][li],
             vmax=L["vmax"][li], tmin=-L["tmax"][li], tmax=L["tmax"][li], amin=-L["amax"][li],
             amax=L["amax"][li], servo_p=over.get("servoP", 100.0), servo_i=over.get("servoI", 0.0),
             servo_d=over.get("servoD", 10.0), dry_friction=over.get("dryFriction", friction),
@@ -678,8 +684,7 @@ class _Builder:
                 if abs(n - 1.0) > 4e-16:
                     self.scaled_axes.append(f"{name} (|axis| = {n!r})")
         link = Link(name, parent, "prismatic" if joint.type == "prismatic" else "revolute", axis,
-                    joint.origin, *self.mass(name))
-        link.extras["urdf_joint"] = joint.name
+                    joint.origin, *self.mass(name), joint_name=joint.name)
         lim = joint.limit or {}
         qmin, qmax = lim.get("lower", -INF), lim.get("upper", INF)
         vmax, tmax = lim.get("velocity", INF), lim.get("effort", INF)

@@ -16,6 +16,9 @@ Mapping onto Klamp't's one-DOF-per-link model:
 * a ``fixed`` root keeps its pose in ``parent_transform``; ``fixed`` and
   ``pseudo_continuous_track`` joints are ``weld`` links (Choreonoid's kinematics does not move
   them);
+* names: every link's ``joint_name`` is Choreonoid's ``jointName()``, the ``joint_name`` key
+  or else the link's own name (the root's only where the file gives one); drivers (one per
+  revolute/prismatic joint) carry it too;
 * geometry: collision shapes (or all shapes when the link has no Visual/Collision node) in
   ``link.geometry``; when the link separates them, the visual shapes in
   ``link.visual_geometry``.

@@ -55,6 +55,7 @@ from ...affine import nearest_rotation
 from ....model.coupling import without_clamp
 from ...fileio import fmt_float
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
+from ...naming import Namespace, joint_names, say_unwritten
 
 __all__ = ["dumps", "document", "AUTHORING_TOOL", "fingerprint"]
 
@@ -380,8 +381,11 @@ class _Writer:
             if d.type == "normal":
                 mk = 0
             else:
+                # the master joint: the actuated one (Driver.leader) when it is the driver's
+                # value, else the first that is, else the first that moves
                 cand = [k for k, (s, o) in enumerate(zip(d.scale, d.offset)) if s == 1 and o == 0]
-                mk = cand[0] if cand else next((k for k, s in enumerate(d.scale) if s != 0), 0)
+                lead = [k for k in cand if d.dofs[k] == d.leader]
+                mk = (lead or cand or [next((k for k, s in enumerate(d.scale) if s != 0), 0)])[0]
             m = d.dofs[mk]
             J = axis_owner.get(m)
             if J is None:
@@ -408,26 +412,23 @@ class _Writer:
                     self.lose("affine driver terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}")
                     continue
                 self.mimic[F] = (J, d.scale[k] / sm, d.offset[k] - d.scale[k] * om / sm)
-        # names and roles
-        used = set()
+        # names and roles: the source's joint name (OpenRAVE names a DOF after its joint),
+        # else the driver's, else the OpenRAVE joint's it was read from, else <link>_joint
+        source = joint_names(r)
+        wanted = []
         for J in self.joints:
-            # OpenRAVE names a DOF after its joint: a driven joint takes its driver's name
             e = self._oe(J.child)
             jd = e.get("joint") if isinstance(e.get("joint"), dict) else {}
             drv = next((d for d, K in self.dof_joints if K is J), None)
-            name = drv.name if drv is not None and drv.name else (jd.get("name") or "")
-            if not name:
-                ue = r.links[J.child].extras.get("urdf_joint")
-                name = ue if isinstance(ue, str) else ""
-            if not name:
-                name = f"{self.lname[J.child]}_joint"
-            if _openrave_name(name) != name:
-                self.lose("joint (and DOF) names written with '_' for spaces and control characters "
-                          "(as OpenRAVE reads them)", f"{name!r} -> {_openrave_name(name)!r}")
-                name = _openrave_name(name)
-            while name in used:
-                name += "_"
-            used.add(name)
+            name = next((source[k] for k in J.axes_links + J.segs if source[k] is not None), None)
+            if name is None and drv is not None and drv.name:
+                name = drv.name
+            wanted.append(name or jd.get("name") or None)
+        space = Namespace(self.report, "joints", _openrave_name)
+        got = space.assign(wanted, [f"{self.lname[J.child]}_joint" for J in self.joints])
+        say_unwritten(r, {k for J in self.joints for k in J.segs}, self.report,
+                      "OpenRAVE's root link has no joint")
+        for J, name in zip(self.joints, got):
             J.name = name
             J.sid = f"joint{J.child}"
             if not J.active and J not in self.mimic and J not in self.formulas and \
@@ -467,26 +468,13 @@ class _Writer:
         """``self.lname``: the name each COLLADA link is written with, as OpenRAVE reads it
         back: characters below '!' become '_', an empty name becomes ``linkN``, and a name
         already taken gets a suffix (OpenRAVE makes two links of one name the same link).
-        Each change is reported as ``link name 'A' written as 'B'``."""
+        Each change goes into ``report.renamed``."""
         r = self.robot
-        self.lname = {}
-        used = {self.world_root} if self.world_root else set()
-        for i in range(self.n):
-            if not self.is_clink[i]:
-                continue
-            name = r.links[i].name
-            new = _openrave_name(name) or f"link{i}"
-            if new in used:
-                k = 2
-                while f"{new}_{k}" in used:
-                    k += 1
-                new = f"{new}_{k}"
-            used.add(new)
-            self.lname[i] = new
-            if new != name:
-                self.report.lose(f"link name {name!r} written as {new!r} (OpenRAVE's COLLADA reader "
-                                 "turns spaces and control characters into '_' and makes links of "
-                                 "one name the same link)")
+        written = [i for i in range(self.n) if self.is_clink[i]]
+        space = Namespace(self.report, "links", _openrave_name,
+                          {self.world_root} if self.world_root else ())
+        self.lname = dict(zip(written, space.assign([r.links[i].name for i in written],
+                                                    [f"link{i}" for i in written])))
 
     # -------------------------------------------------------------- per joint values
     def kind(self, J) -> str:
