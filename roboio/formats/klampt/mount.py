@@ -195,7 +195,6 @@ def mount_robot(robot: Robot, sub: Robot, link: int, T, prefix: str = "",
                             scale=list(d.scale), offset=list(d.offset), extras=dict(d.extras),
                             force_link=remap(d.force_link) if d.type in ("translation", "rotation")
                             else d.force_link,
-                            leader=remap(d.leader) if d.leader is not None else None,
                             coupling=d.coupling.remap(driver_map) if d.coupling is not None else None)
         for d in sub.drivers]
 
