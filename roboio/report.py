@@ -11,6 +11,12 @@ class ConversionReport:
     silently); ``warnings``: other remarks; ``path``: the file written; ``files``: every file
     written (a world may write robot and mesh files next to it). ``bool(report.lost)`` is
     False for a lossless save.
+
+    ``renamed``: every name the writer had to change because the target forbids it (or a
+    change made a clash), ``{"links": {old: new}, "joints": {old: new}}``; a name the source
+    uses several times (a gripper mounted twice) maps to the list of its occurrences' new
+    names, in link order. Renames are not losses: the same things are there, named as the
+    target allows (``roboio verify`` matches through them).
     """
 
     def __init__(self, path=None, format=None):
@@ -24,6 +30,7 @@ class ConversionReport:
         self.options: dict = {}           # writer options (e.g. meshes="copy"), see roboio.save
         # largest FK change (metres, radians) the writer measured for what it approximated
         self.fk_error: tuple = (0.0, 0.0)
+        self.renamed: dict = {"links": {}, "joints": {}}
 
     @property
     def lost(self) -> list[str]:
@@ -47,6 +54,11 @@ class ConversionReport:
             self._lost.setdefault(key, {})[concerning] = None
         self._severity[key] = _most_severe(self._severity.get(key), severity)
 
+    def rename(self, kind: str, old: str, new) -> None:
+        """Record that ``old`` (a ``kind`` name: "links", "joints") is written as ``new``
+        (a list: the new names of every occurrence of a name the source repeats)."""
+        self.renamed.setdefault(kind, {})[old] = new
+
     def warn(self, item: str, *, severity=None) -> None:
         """Record a remark that is not a loss (``severity`` defaults to the item's own, a
         :class:`~roboio.errors.Diagnostic`'s, else ``"warning"``)."""
@@ -66,12 +78,17 @@ class ConversionReport:
     def to_dict(self) -> dict:
         return {"path": self.path, "format": self.format, "lost": list(self.lost),
                 "warnings": list(self.warnings), "files": list(self.files),
+                "renamed": {k: dict(v) for k, v in self.renamed.items()},
                 "fk_error": {"position": self.fk_error[0], "rotation": self.fk_error[1]}}
 
     def __str__(self):
         lines = [f"wrote {self.path}" + (f" ({self.format})" if self.format else "")]
         lines += [f"  also wrote {f}" for f in self.files if f != self.path]
         lines += [f"  lost: {x}" for x in self.lost] or ["  lossless"]
+        for kind, names in self.renamed.items():
+            for old, new in names.items():
+                lines.append(f"  renamed {kind[:-1] if kind.endswith('s') else kind} {old!r} -> "
+                             + (", ".join(map(repr, new)) if isinstance(new, list) else repr(new)))
         lines += [f"  warning: {x}" for x in self.warnings]
         return "\n".join(lines)
 
