@@ -172,11 +172,17 @@ def _limit_text(lo, hi):
     return f"limits [{lo:.6g}, {hi:.6g}]"
 
 
+def _fixed6(x):
+    """``x`` with 6 decimals, never ``-0.000000`` (a coordinate of -1e-17 from one
+    kinematics backend must print as the other backend's +1e-17 does)."""
+    return f"{round(float(x), 6) + 0.0:.6f}"
+
+
 def _print_text(out, names, low, high):
     c = out["com"]
     print(f"robot: {out['robot']}")
     print(f"total mass: {out['total_mass']:.6g} kg")
-    print(f"centre of mass: {c[0]:.6f} {c[1]:.6f} {c[2]:.6f} m (world)")
+    print("centre of mass: " + " ".join(_fixed6(x) for x in c) + " m (world)")
     g = out["gravity"]
     print(f"gravity torques (holding the robot still, gravity {g[0]:g} {g[1]:g} {g[2]:g} m/s^2):")
     width = max([len(n) for n in names] + [5])

@@ -152,3 +152,18 @@ def test_convert_robot_refusals_name_the_file(two_arms, tmp_path):
     rc, out, err = run("convert", SAMPLES, tmp_path / "dir", "--to", "urdf", "--robot", "arm")
     assert rc == 2 and SAMPLES in err and "--robot" in err
     assert not os.path.exists(tmp_path / "x.urdf") and not os.path.exists(tmp_path / "dir")
+
+
+@pytest.mark.parametrize("backend", ["compiled", "numpy"])
+def test_dynamics_prints_the_same_centre_of_mass_on_every_backend(backend):
+    """The planar arm is symmetric about its x-z plane: its centre of mass has y = 0, which
+    one backend computes as -1e-17; the CLI prints 0.000000 (no -0.000000) on both."""
+    from roboio.kinematics.backends import available_backends, use_backend
+    if backend not in available_backends():
+        pytest.skip(f"the {backend} kinematics backend is not available here")
+    out = io.StringIO()
+    with use_backend(backend), contextlib.redirect_stdout(out):
+        assert main(["dynamics", os.path.join(SAMPLES, "planar_arm.rob"),
+                     "--config", "shoulder=0.5 elbow=-0.8"]) == 0
+    com = next(line for line in out.getvalue().splitlines() if line.startswith("centre of mass"))
+    assert com == "centre of mass: 0.291540 0.000000 0.158360 m (world)"
