@@ -71,7 +71,7 @@ def read_config(robot, text: str, option: str = "--config"):
                 kind, k = js.resolve(name)
             except KeyError:
                 from ._words import did_you_mean
-                raise UsageError(f"{option}: robot {robot.name!r} has no joint or link named "
+                raise UsageError(f"{option}: {_robot(robot)} has no joint or link named "
                                  f"{name!r}{did_you_mean(name, list(js.names) + robot.link_names)} "
                                  f"(joints: {_names(js.names)})") from None
             prismatic = bool(js.prismatic[k]) if kind == "joint" else robot.links[k].is_prismatic
@@ -80,7 +80,8 @@ def read_config(robot, text: str, option: str = "--config"):
     n, nl, nj = len(words), robot.num_links, len(js)
     if forced == "links" or (forced is None and n == nl):
         if n != nl:
-            raise UsageError(f"{option}: 'links:' needs {nl} values (one per link), got {n}")
+            raise UsageError(f"{option}: 'links:' needs {nl} values (one per link of "
+                             f"{_robot(robot)}), got {n}")
         q = np.array([_number(w, option, robot.link_names[i], robot.links[i].is_prismatic)
                       for i, w in enumerate(words)])
         if forced is None and n == nj and not js.identity:
@@ -90,16 +91,21 @@ def read_config(robot, text: str, option: str = "--config"):
         return q, "links"
     if forced == "joints" or n == nj:
         if n != nj:
-            raise UsageError(f"{option}: 'joints:' needs {nj} values (one per joint: "
-                             f"{_names(js.names)}), got {n}")
+            raise UsageError(f"{option}: 'joints:' needs {nj} values (one per joint of "
+                             f"{_robot(robot)}: {_names(js.names)}), got {n}")
         prism = js.prismatic
         u = [_number(w, option, js.names[k], bool(prism[k])) for k, w in enumerate(words)]
         return js.to_config(u), "joints"
     raise UsageError(
-        f"{option} has {n} value{'s' if n != 1 else ''}; robot {robot.name!r} has "
+        f"{option} has {n} value{'s' if n != 1 else ''}; {_robot(robot)} has "
         f"{_count(nj, 'joint')} ({_names(js.names)}: the joint vector) and "
         f"{_count(nl, 'link')} (the link vector, as `roboio info` lists them): give {nj} or {nl} "
         f"numbers, or name=value pairs")
+
+
+def _robot(robot) -> str:
+    """``robot 'arm' (arm.rob)``: the robot and the file it was read from, for messages."""
+    return f"robot {robot.name!r}" + (f" ({robot.source})" if robot.source else "")
 
 
 def _count(n: int, word: str) -> str:

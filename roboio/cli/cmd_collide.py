@@ -75,7 +75,7 @@ def _configs(robot, args):
         try:
             tl = timeline(load(args.motion), robot)
         except ValueError as e:
-            raise UsageError(f"--motion {args.motion}: {e}") from None
+            raise UsageError(f"--motion {args.motion} on {args.path}: {e}") from None
         return tl, tl.times
     return np.asarray(robot.config, float)[None], None
 

@@ -89,6 +89,10 @@ def test_python_names_format_and_keeps_the_candidates(bare_arm):
     (["convert", REACH, "OUT.glb", "--config", "0 0"], REACH),
     (["fk", ARM, "--robot", "other"], ARM),
     (["fk", WORLD, "--robot", "nope"], WORLD),
+    (["fk", ARM, "--config", "nope=1"], ARM),                 # --config names the robot's file
+    (["fk", WORLD, "--config", "1 2"], ARM),
+    (["fk", ARM, "--config", "joints: 1 2"], ARM),
+    (["collide", ARM, "--motion", WAVE], ARM),
 ])
 def test_usage_errors_name_their_file(args, named, tmp_path):
     args = [str(tmp_path / a) if a.startswith("OUT") else a for a in args]
