@@ -1,6 +1,7 @@
 """Every ``--help`` example that names only files the package ships runs, as a user would
 type it from the repository root (outputs under /tmp are redirected into a private folder);
-examples with placeholders in capitals, or naming files the package does not ship
+examples with placeholders in capitals (a link name in capitals after ``--link`` is a
+name, not a placeholder), or naming files the package does not ship
 (``ur5.rob``, ``walks/``), are synopses. Each command has at least one runnable example."""
 import contextlib
 import glob
@@ -17,7 +18,9 @@ from roboio.cli.main import build_parser, main
 # exit status 1 is these commands' answer "found something" (a collision, a difference, a
 # problem, a link that moved), which an example may well show
 FINDINGS = {"collide", "diff", "validate", "verify"}
-NOT_RUN = {"view"}          # serves until interrupted (tests/corpus/test_viewer_browser.py drives it)
+NOT_RUN = {"view"}
+# options whose value is a link name, which may be in capitals (Choreonoid's HAND, WAIST)
+NAME_OPTIONS = {"--link", "--links"}          # serves until interrupted (tests/corpus/test_viewer_browser.py drives it)
 
 
 def _examples():
@@ -71,7 +74,8 @@ def _commands(line: str):
         if not run or run[0] != "roboio":
             return None                      # eval "$(roboio ...)", a shell construct
         args = run[1:]
-        if any(w.isupper() or "$" in w for w in args):
+        names = {args[i + 1] for i, w in enumerate(args[:-1]) if w in NAME_OPTIONS}
+        if any((w.isupper() and w not in names) or "$" in w for w in args):
             return None                      # placeholders
         if not all(_shipped(w) for w in args if _file_like(w)):
             return None                      # files the package does not ship
@@ -90,7 +94,7 @@ def test_every_command_has_an_example_on_the_shipped_files():
     ran = {name for name, line in EXAMPLES if line in {r[1] for r in RUNNABLE}}
     missing = names - ran - {"roboio view"}
     assert not missing, f"no --help example on the package's files: {sorted(missing)}"
-    assert len(RUNNABLE) >= 35
+    assert len(RUNNABLE) >= 45
 
 
 def _private(args, tmp):
