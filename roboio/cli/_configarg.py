@@ -85,8 +85,8 @@ def read_config(robot, text: str, option: str = "--config"):
         q = np.array([_number(w, option, robot.link_names[i], robot.links[i].is_prismatic)
                       for i, w in enumerate(words)])
         if forced is None and n == nj and not js.identity:
-            print(f"roboio: note: {option}: {n} values read as the link vector (robot "
-                  f"{robot.name!r} has {nl} links and {nj} joints); write 'joints: ...' for "
+            print(f"roboio: note: {option}: {n} values read as the link vector ("
+                  f"{_robot(robot)} has {nl} links and {nj} joints); write 'joints: ...' for "
                   f"joint values", file=sys.stderr)
         return q, "links"
     if forced == "joints" or n == nj:

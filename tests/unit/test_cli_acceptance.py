@@ -238,7 +238,7 @@ def test_equal_lengths_read_as_links_with_a_note_and_prefixes_choose(tmp_path):
     rc, out, err = roboio("fk", rob, "--config", "0.1 0.2", "--json")
     assert rc == 0
     assert json.loads(out)["samples"][0]["config"] == [0.1, 0.2]
-    assert "read as the link vector" in err and "joints:" in err
+    assert "read as the link vector" in err and "joints:" in err and str(rob) in err
     rc, out, err = roboio("fk", rob, "--config", "joints: 0.1 0.2", "--json")
     assert rc == 0 and err == ""
     s = json.loads(out)["samples"][0]
