@@ -34,7 +34,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-__all__ = ["AxisChain", "axis_chains", "ANCHOR_TOL", "MAX_AXES"]
+__all__ = ["AxisChain", "axis_chains", "continues_joint", "ANCHOR_TOL", "MAX_AXES"]
 
 ANCHOR_TOL = 1e-12      # metres, as the OpenRAVE builder decides an axis passes through an origin
 MAX_AXES = 3            # OpenRAVE's joints have 1 to 3 axes
@@ -88,6 +88,15 @@ def _joint_id(link):
     return None
 
 
+def continues_joint(robot, i: int) -> bool:
+    """Whether link ``i`` and its parent belong to one source joint (a further axis, or the
+    link welded behind a joint's axes): a writer that writes them as separate joints names
+    only the first after the source joint."""
+    p = robot.links[i].parent
+    return p >= 0 and _joint_id(robot.links[i]) is not None and \
+        _joint_id(robot.links[i]) == _joint_id(robot.links[p])
+
+
 def _bare(robot, i, referenced) -> bool:
     """A link that holds nothing of its own (a joint's intermediate link)."""
     l = robot.links[i]
@@ -112,8 +121,8 @@ def axis_chains(robot, frame: Optional[Callable] = None, *, kinds_ok: Optional[C
     these axis kinds (``"RR"``, ``"RP"``, ...), else the reason it does not; ``followers``:
     whether other links may follow an axis's driver (the target can address each axis).
     Returns ``(chains, refused)``: ``{child link index: AxisChain}`` and a list of
-    ``(joint name, reason)`` for the chains the model says are one joint but that are written
-    one joint per axis."""
+    ``(joint name, reason, source type)`` for the chains the model says are one joint but that
+    are written one joint per axis (source type: the OpenRAVE joint type read, or None)."""
     frame = frame or (lambda i: np.asarray(robot.links[i].parent_transform, float))
     links = robot.links
     n = len(links)
@@ -148,18 +157,20 @@ def axis_chains(robot, frame: Optional[Callable] = None, *, kinds_ok: Optional[C
         moving = [k for k in run if group.get(k, "normal") != "weld"]
         if len(moving) < 2:
             continue                      # one axis: not a multi-axis joint
-        name = links[moving[0]].joint_name or _openrave(links[run[-1]]).get("joint", {}).get("name")
+        src = _openrave(links[run[-1]]).get("joint", {})
+        src_type = src.get("type") if isinstance(src, dict) else None
+        name = links[moving[0]].joint_name or (src.get("name") if isinstance(src, dict) else None)
         label = name or links[run[-1]].name
         if branched:
-            refused.append((label, "its links branch"))
+            refused.append((label, "its links branch", src_type))
             continue
         chain, why = _chain(robot, run, moving, frame, group, children, referenced, followers)
         if chain is None:
-            refused.append((label, why))
+            refused.append((label, why, src_type))
             continue
         why = kinds_ok(chain.kinds, chain) if kinds_ok is not None else None
         if why:
-            refused.append((label, why))
+            refused.append((label, why, src_type))
             continue
         chain.name = name
         chains[chain.body] = chain

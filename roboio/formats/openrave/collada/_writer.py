@@ -56,7 +56,7 @@ from ....model.coupling import without_clamp
 from ...fileio import fmt_float
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
 from ...naming import Namespace, joint_names, say_unwritten
-from .._multiaxis import axis_chains
+from .._multiaxis import axis_chains, continues_joint
 
 __all__ = ["dumps", "document", "AUTHORING_TOOL", "fingerprint"]
 
@@ -321,7 +321,7 @@ class _Writer:
             in_chain.update(c.links)
             for k in c.links[:-1]:
                 self.is_clink[k] = False
-        for jname, why in refused:
+        for jname, why, _ in refused:
             self.lose("multi-axis joints written as one joint per axis", f"{jname} ({why})")
         fold_into = {}
         for i in range(n):
@@ -442,7 +442,9 @@ class _Writer:
             name = next((source[k] for k in J.axes_links + J.segs if source[k] is not None), None)
             if name is None and drv is not None and drv.name:
                 name = drv.name
-            wanted.append(name or jd.get("name") or None)
+            if name is None and not continues_joint(r, J.segs[0]):
+                name = jd.get("name") or None    # (a further axis keeps its driver's name)
+            wanted.append(name)
         space = Namespace(self.report, "joints", _openrave_name)
         got = space.assign(wanted, [f"{self.lname[J.child]}_joint" for J in self.joints])
         say_unwritten(r, {k for J in self.joints for k in J.segs}, self.report,
