@@ -140,6 +140,14 @@ def _decompose(A):
     return R, s
 
 
+def _passive_type(jtype: str) -> "str | None":
+    """The OpenRAVE XML type of a passive joint read as ``jtype`` (a COLLADA ``RR`` joint is
+    a ``hinge2``), or None when OpenRAVE XML has none (``RP``, ``RRR``, ...)."""
+    if jtype in ("hinge", "slider", "universal", "hinge2", "spherical"):
+        return jtype
+    return {"R": "hinge", "P": "slider", "RR": "hinge2"}.get(jtype)
+
+
 def _xml_kinds(kinds: str, chain) -> "str | None":
     """Why OpenRAVE XML cannot hold a joint with these axes as one joint (None: it can)."""
     if kinds == "RR":
@@ -684,7 +692,13 @@ class _BodyWriter:
         body = []
         if not moving:
             ext = links[i].extras.get("openrave", {})
-            if ext.get("joint_role") == "passive" and ext.get("passive_frame") and len(seq) == 1:
+            passive_type = _passive_type(jd.get("type", "hinge"))
+            if ext.get("joint_role") == "passive" and ext.get("passive_frame") and len(seq) == 1 \
+                    and passive_type is None:
+                self.lose(f"passive joint {name!r} with axes {', '.join(jd.get('type', ''))} "
+                          "written as a fixed joint (OpenRAVE XML has no such joint; a passive "
+                          "joint holds its value, so the kinematics are the same)")
+            elif ext.get("joint_role") == "passive" and ext.get("passive_frame") and len(seq) == 1:
                 lines = self.passive_joint(i, parent_name, name, jd, ext["passive_frame"], ind)
                 static = not any(jd.get("circular", [])) and all(
                     lo >= hi for lo, hi in zip(jd.get("lower", []), jd.get("upper", [])))
@@ -808,7 +822,7 @@ class _BodyWriter:
         """An OpenRAVE passive joint read as a weld, written back as passive (it holds its
         value, and OpenRAVE counts it as a moving joint for adjacency)."""
         T = self.T0[i]
-        jtype = jd.get("type", "hinge")
+        jtype = _passive_type(jd.get("type", "hinge"))
         attrs = f"name={_attr(name)} type=\"{jtype}\" enable=\"false\""
         if any(jd.get("circular", [])):
             attrs += ' circular="true"'
