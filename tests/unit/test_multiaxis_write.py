@@ -293,12 +293,9 @@ def test_collada_three_axis_joint_to_openrave_xml_is_one_joint_per_axis_and_repo
             assert np.allclose(Ta[src.link_index(name)], Tb[back.link_index(name)], atol=1e-9)
 
 
-def test_a_chain_of_separate_joints_with_the_same_shape_stays_separate(tmp_path):
-    """Two hinges through one anchor with a bare body between them look like a universal
-    joint, but the source kept them as two joints: the writers keep them so."""
-    xml = """<KinBody name="two">
+TWO_HINGES = """<KinBody name="two">
   <Body name="base"><Geom type="box"><Extents>0.1 0.1 0.1</Extents></Geom></Body>
-  <Body name="gimbal"/>
+  <Body name="gimbal"><Translation>0 0 0.3</Translation><mass type="custom"><total>0</total></mass></Body>
   <Body name="tip"><Translation>0 0 0.3</Translation>
     <Geom type="sphere"><radius>0.02</radius></Geom></Body>
   <Joint name="pan" type="hinge"><Body>base</Body><Body>gimbal</Body>
@@ -307,10 +304,18 @@ def test_a_chain_of_separate_joints_with_the_same_shape_stays_separate(tmp_path)
     <anchor>0 0 0.3</anchor><axis>0 1 0</axis></Joint>
 </KinBody>
 """
+
+
+def test_a_chain_of_separate_joints_with_the_same_shape_stays_separate(tmp_path):
+    """Two hinges through one point with a bare body there between them (massless, no
+    geometry, its origin on both axes) have the shape of a universal joint, but the source
+    kept them as two joints: the writers keep them so."""
     p = tmp_path / "two.kinbody.xml"
-    p.write_text(xml)
+    p.write_text(TWO_HINGES)
     src = roboio.load(str(p))
-    dae, _ = _write(src, tmp_path, "two.dae")
+    assert src.link_names == ["base", "gimbal", "tip"] and src.links[1].mass == 0
+    dae, report = _write(src, tmp_path, "two.dae")
+    assert report.renamed == {"links": {}, "joints": {}}
     view = OpenraveView(dae)
     assert sorted((n, len(axes)) for n, axes in view.joints.values()) == [("pan", 1), ("tilt", 1)]
     assert sorted(n for n, *_ in view.links) == ["base", "gimbal", "tip"]
@@ -318,6 +323,37 @@ def test_a_chain_of_separate_joints_with_the_same_shape_stays_separate(tmp_path)
     types = {j.get("name"): j.get("type") for j in etree.parse(str(out)).iter("Joint")}
     assert types == {"pan": "hinge", "tilt": "hinge"}
     assert roboio.verify(src, roboio.load(str(dae))).ok
+
+
+def test_a_model_that_says_two_links_are_one_joint_is_written_as_one(tmp_path):
+    """The same links, now sharing one joint name (a model built by hand): one joint with two
+    axes; the intermediate link comes back under OpenRAVE's name for it, which the report
+    states as a rename."""
+    p = tmp_path / "two.kinbody.xml"
+    p.write_text(TWO_HINGES)
+    src = roboio.load(str(p))
+    src.links[1].joint_name = src.links[2].joint_name = "wrist"
+    for l in src.links:
+        l.extras.pop("openrave", None)
+    dae, report = _write(src, tmp_path, "wrist.dae")
+    assert report.renamed["links"] == {"gimbal": "wrist.axis0"}
+    view = OpenraveView(dae)
+    assert [(n, [a[0] for a in axes]) for n, axes in view.joints.values()] == [
+        ("wrist", ["revolute", "revolute"])]
+    for q in sample_configs(src, 4, seed=5):
+        poses = view.fk(src.drivers_from_config(q))
+        for name in ("base", "tip"):
+            assert np.allclose(poses[name], src.fk(q)[src.link_index(name)], atol=1e-12)
+    xml, report = _write(src, tmp_path, "wrist.kinbody.xml")
+    assert report.renamed["links"] == {"gimbal": "wrist.axis0"}
+    assert [(j.get("name"), j.get("type")) for j in etree.parse(str(xml)).iter("Joint")] == [
+        ("wrist", "hinge2")]
+    for out in (dae, xml):
+        back = roboio.load(str(out))
+        assert back.link_names == ["base", "wrist.axis0", "tip"]
+        assert roboio.verify(src, back, link_map={"gimbal": "wrist.axis0"}).ok
+
+
 
 
 def test_the_shipped_gimbal_cart_converts_to_collada_with_two_joints(tmp_path):

@@ -34,7 +34,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-__all__ = ["AxisChain", "axis_chains", "continues_joint", "ANCHOR_TOL", "MAX_AXES"]
+__all__ = ["AxisChain", "axis_chains", "continues_joint", "report_folded_names", "ANCHOR_TOL", "MAX_AXES"]
 
 ANCHOR_TOL = 1e-12      # metres, as the OpenRAVE builder decides an axis passes through an origin
 MAX_AXES = 3            # OpenRAVE's joints have 1 to 3 axes
@@ -239,3 +239,14 @@ def _chain(robot, run, moving, frame, group, children, referenced, followers):
                      att=att, directions=directions, own=own, kinds=kinds, name=None,
                      source_type=src.get("type") if isinstance(src, dict) else None,
                      drivers=dis, offset=offset), None
+
+
+def report_folded_names(robot, chain: AxisChain, report) -> None:
+    """Record in ``report.renamed`` the links of ``chain`` written inside its joint whose
+    names do not come back: OpenRAVE's readers name a multi-axis joint's intermediate links
+    ``<joint>.axis<k>`` (a model built by hand may call them otherwise)."""
+    joint = chain.name or robot.links[chain.body].name
+    for k, i in enumerate(chain.links[:-1]):
+        old, new = robot.links[i].name, f"{joint}.axis{k}"
+        if old != new:
+            report.rename("links", old, new)

@@ -34,7 +34,7 @@ from ...model import Group, PointCloud, Primitive, RigidObject, Robot, TriangleM
 from ..fileio import fmt_float
 from ..naming import Namespace, joint_names, no_whitespace, say_unwritten
 from ._math import apply_transform_tag, matrix_from_quat, quat_from_matrix
-from ._multiaxis import axis_chains, continues_joint
+from ._multiaxis import axis_chains, continues_joint, report_folded_names
 from ._mimic import equation_text
 from ...model.coupling import without_clamp
 
@@ -183,6 +183,7 @@ class _BodyWriter:
         for c in self.multi.values():
             self.fold.update(zip(c.links[:-1], c.links[1:]))
             self.axis_of.update((k, a) for a, k in enumerate(c.axes))
+            report_folded_names(r, c, self.report)
         for jname, why, src_type in refused:
             if src_type == "spherical":
                 continue     # its drivers' change to Euler angles is reported with them

@@ -56,7 +56,7 @@ from ....model.coupling import without_clamp
 from ...fileio import fmt_float
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
 from ...naming import Namespace, joint_names, say_unwritten
-from .._multiaxis import axis_chains, continues_joint
+from .._multiaxis import axis_chains, continues_joint, report_folded_names
 
 __all__ = ["dumps", "document", "AUTHORING_TOOL", "fingerprint"]
 
@@ -321,6 +321,7 @@ class _Writer:
             in_chain.update(c.links)
             for k in c.links[:-1]:
                 self.is_clink[k] = False
+            report_folded_names(r, c, self.report)
         for jname, why, _ in refused:
             self.lose("multi-axis joints written as one joint per axis", f"{jname} ({why})")
         fold_into = {}
