@@ -17,6 +17,7 @@ from lxml import etree
 from collada_docs import robot_dae
 
 import roboio
+from roboio.cli.main import main
 from roboio.verify import sample_configs
 
 NS = {"c": "http://www.collada.org/2008/03/COLLADASchema"}
@@ -174,7 +175,7 @@ def cart(tmp_path):
 
 # --- tests --------------------------------------------------------------------------------
 
-def test_openrave_universal_and_hinge2_become_one_collada_joint_each(cart, tmp_path):
+def test_openrave_universal_and_hinge2_become_one_collada_joint_each(cart, tmp_path, capsys):
     src = roboio.load(str(cart))
     assert src.warnings == []
     # read as a chain: two axis links and the wheel welded behind them (off the anchor)
@@ -208,6 +209,9 @@ def test_openrave_universal_and_hinge2_become_one_collada_joint_each(cart, tmp_p
     again, _ = _write(back, tmp_path, "cart2.dae")
     assert again.read_bytes() == out.read_bytes()
     assert roboio.verify(src, roboio.load(str(out))).ok
+    capsys.readouterr()
+    assert main(["verify", str(cart), str(out)]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("OK")
 
 
 def test_openrave_xml_keeps_universal_and_hinge2_and_reads_back_the_same(cart, tmp_path):
