@@ -1,0 +1,524 @@
+"""Geometry compared as what it is, not as how it is stored: the shapes and colours of
+:func:`roboio.diff.diff`.
+
+A geometry tree (the collision or visual geometry of a link, rigid object or terrain) is
+flattened into a :class:`Shape` in its owner's frame (metres), whatever files, groups and
+transforms spell it:
+
+* **triangles**: every mesh's triangles as their three corners, in tree order (a mirroring
+  transform reverses the corner order, keeping the outward side), each with its colour;
+* **solids**: every primitive, as its support function ``h(u) = max over the solid of
+  p . u`` sampled on a fixed set of :data:`DIRECTIONS` (primitives are convex: two are the same
+  solid when their supports agree, and the largest difference of the supports is the
+  Hausdorff distance between them, so a Klamp't AABB and a URDF ``<box>``, or a Choreonoid
+  cylinder along y and a URDF cylinder along z, compare by the space they fill);
+* **points** of point clouds;
+* the references whose file was not found or could not be read (``missing``).
+
+Two geometries are the same shape when their triangles pair up (in order, or in any order:
+each triangle of one has one of the other within ``tol``, corners in the same cyclic order),
+their solids pair up within ``tol`` and their points do. The size of a difference is how far
+the worst vertex (or solid surface) moved, in metres; when the two are made of different
+pieces (a cylinder written as a triangle mesh, a mesh missing on one side), it is the
+distance between their convex outlines. Colours are compared triangle by triangle (and solid
+by solid) along the same pairing: a piece's own colour (a mesh file's face or vertex
+colours, else the piece's ``appearance``), else its owner's ``appearance.color``.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from ..errors import RoboioError
+from ..model import Group, PointCloud, Primitive, TriangleMesh
+
+__all__ = ["Shape", "shape_of", "compare_shapes", "compare_colours", "DIRECTIONS",
+           "ShapeMatch"]
+
+
+def _directions() -> np.ndarray:
+    """Unit directions: the 26 of the unit cube's faces, edges and corners, and 100 spread
+    evenly over the sphere (a Fibonacci lattice)."""
+    cube = np.array([(x, y, z) for x in (-1, 0, 1) for y in (-1, 0, 1) for z in (-1, 0, 1)
+                     if (x, y, z) != (0, 0, 0)], float)
+    k = np.arange(100) + 0.5
+    polar = np.arccos(1 - 2 * k / 100)
+    turn = np.pi * (1 + 5 ** 0.5) * k
+    spread = np.stack([np.cos(turn) * np.sin(polar), np.sin(turn) * np.sin(polar), np.cos(polar)], 1)
+    d = np.concatenate([cube, spread])
+    return d / np.linalg.norm(d, axis=1, keepdims=True)
+
+
+#: directions the support functions are sampled on
+DIRECTIONS = _directions()
+_REFINE = 20000          # at most this many triangles are paired one by one (else in order)
+_WINDOW = 4000           # candidates examined per triangle when pairing one by one
+
+
+@dataclass
+class Solid:
+    """One primitive in its owner's frame: ``support`` over :data:`DIRECTIONS` (m), its
+    ``kind`` and its size as written (``dims``: radius, height, extents, scaled by the
+    transform), its colour (RGBA or None)."""
+
+    kind: str
+    support: np.ndarray
+    dims: dict
+    rgba: Optional[tuple]
+
+
+@dataclass
+class Shape:
+    """A geometry flattened into its owner's frame (see the module docstring)."""
+
+    tris: np.ndarray = field(default_factory=lambda: np.zeros((0, 3, 3)))
+    tri_rgba: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    solids: list = field(default_factory=list)
+    points: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
+    point_rgba: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    missing: list = field(default_factory=list)      # references not found / unreadable
+    meshes: int = 0
+    clouds: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not (len(self.tris) or self.solids or len(self.points) or self.missing)
+
+    def summary(self) -> str:
+        """What the geometry is made of: ``"mesh (1,204 triangles)"``, ``"Cylinder, 2
+        Boxes"``, ``"mesh 'wam0.iv' (not found)"``, ``"none"``."""
+        parts = []
+        if self.meshes:
+            n = len(self.tris)
+            parts.append(("mesh" if self.meshes == 1 else f"{self.meshes} meshes")
+                         + f" ({n:,} triangle{'s' if n != 1 else ''})")
+        kinds = Counter("Box" if s.kind == "AABB" else s.kind for s in self.solids)
+        parts += [k if n == 1 else f"{n} {k}{'es' if k.endswith('x') else 's'}" for k, n in kinds.items()]
+        if self.clouds:
+            parts.append(f"{'point cloud' if self.clouds == 1 else f'{self.clouds} point clouds'} "
+                         f"({len(self.points):,} points)")
+        parts += [f"{'mesh'} {os.path.basename(m)!r} (not found)" for m in self.missing]
+        return ", ".join(parts) or "none"
+
+    def outline(self) -> Optional[np.ndarray]:
+        """The support of everything (the convex outline) over :data:`DIRECTIONS`, or None
+        when there is nothing."""
+        hs = [s.support for s in self.solids]
+        for pts in (self.tris.reshape(-1, 3), self.points):
+            if len(pts):
+                hs.append((DIRECTIONS @ pts.T).max(axis=1))
+        return np.max(hs, axis=0) if hs else None
+
+
+def _rgba(c) -> Optional[tuple]:
+    if c is None:
+        return None
+    c = tuple(float(x) for x in np.asarray(c, float).ravel())
+    if len(c) == 3:
+        return c + (1.0,)
+    return c if len(c) == 4 else None
+
+
+def _color_rows(c, n: int) -> Optional[np.ndarray]:
+    """``c`` as (n, 4) RGBA rows (alpha 1 when it has 3 channels), or None."""
+    if c is None:
+        return None
+    c = np.asarray(c, float)
+    if c.ndim != 2 or len(c) != n or c.shape[1] not in (3, 4):
+        return None
+    return c if c.shape[1] == 4 else np.hstack([c, np.ones((n, 1))])
+
+
+def shape_of(geometry, color=None) -> Shape:
+    """``geometry`` (or None) flattened into its owner's frame; ``color``: the owner's
+    RGBA colour (``appearance.color``) or None. Meshes are loaded (a file that cannot be read
+    counts as missing)."""
+    out = Shape()
+    tris, rgba, pts, prgba = [], [], [], []
+
+    def walk(g, T, col):
+        T = T @ np.asarray(g.transform, float)
+        own = getattr(g, "appearance", None)
+        if own is not None and own.color is not None:
+            col = _rgba(own.color)
+        if g.missing:
+            out.missing.append(g.source.reference if g.source is not None else type(g).__name__)
+            return
+        if isinstance(g, Group):
+            for c in g.children:
+                walk(c, T, col)
+        elif isinstance(g, Primitive):
+            out.solids.append(_solid(g, T, col))
+        elif isinstance(g, TriangleMesh):
+            try:
+                V, F = g.vertices, g.faces
+                fc, vc = g.face_colors, g.vertex_colors
+            except (RoboioError, OSError, ValueError) as e:
+                ref = g.source.reference if g.source is not None else "mesh"
+                out.missing.append(f"{ref}: {e}")
+                return
+            out.meshes += 1
+            V = V @ T[:3, :3].T + T[:3, 3]
+            if np.linalg.det(T[:3, :3]) < 0:
+                F = F[:, ::-1]
+            tris.append(V[F])
+            c = _color_rows(fc, len(F))
+            if c is None:
+                v = _color_rows(vc, len(V))
+                c = v[F].mean(axis=1) if v is not None else None
+            if c is None:
+                c = np.tile(np.asarray(col if col is not None else (np.nan,) * 4, float), (len(F), 1))
+            rgba.append(c)
+        elif isinstance(g, PointCloud):
+            out.clouds += 1
+            P = g.points @ T[:3, :3].T + T[:3, 3]
+            pts.append(P)
+            c = g.colors()
+            prgba.append(c if c is not None else
+                         np.tile(np.asarray(col if col is not None else (np.nan,) * 4, float), (len(P), 1)))
+        else:
+            out.missing.append(f"{type(g).__name__} (not compared)")
+    if geometry is not None:
+        walk(geometry, np.eye(4), _rgba(color))
+    if tris:
+        out.tris = np.concatenate(tris)
+        out.tri_rgba = np.concatenate(rgba)
+    if pts:
+        out.points = np.concatenate(pts)
+        out.point_rgba = np.concatenate(prgba)
+    return out
+
+
+def _perpendicular(a: np.ndarray) -> tuple:
+    """Two unit vectors perpendicular to the unit ``a`` and to each other."""
+    helper = np.array([1.0, 0, 0]) if abs(a[0]) < 0.9 else np.array([0, 1.0, 0])
+    p = np.cross(a, helper)
+    p /= np.linalg.norm(p)
+    return p, np.cross(a, p)
+
+
+def _solid(p: Primitive, T: np.ndarray, rgba) -> Solid:
+    """The support of primitive ``p`` placed by ``T`` (its full transform into the owner
+    frame, affine)."""
+    L, t = T[:3, :3], T[:3, 3]
+    U = DIRECTIONS
+    P = p.params
+    k = p.primitive
+    scale = abs(np.linalg.det(L)) ** (1 / 3)
+
+    def of_points(pts):
+        return (U @ (np.asarray(pts, float).reshape(-1, 3) @ L.T + t).T).max(axis=1)
+
+    def at(x):
+        return U @ (L @ np.asarray(x, float) + t)
+
+    dims = {}
+    if k == "Point":
+        h = of_points(P["center"])
+    elif k == "Segment":
+        h = of_points([P["a"], P["b"]])
+    elif k == "Triangle":
+        h = of_points([P["a"], P["b"], P["c"]])
+    elif k == "Polygon":
+        h = of_points(P["vertices"])
+    elif k in ("AABB", "Box"):
+        corners = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], float)
+        if k == "AABB":
+            lo, hi = P["bmin"], P["bmax"]
+            pts, size = lo + corners * (hi - lo), hi - lo
+        else:
+            axes = np.stack([P["xaxis"], P["yaxis"], P["zaxis"]], axis=1)
+            pts, size = P["origin"] + (corners * P["dims"]) @ axes.T, P["dims"]
+        h = of_points(pts)
+        dims["size"] = np.sort(np.abs(size))[::-1] * scale
+    elif k in ("Sphere", "Ellipsoid"):
+        if k == "Sphere":
+            A = L * P["radius"]
+            dims["radius"] = P["radius"] * scale
+        else:
+            A = L @ np.stack([P["xaxis"] * P["dims"][0], P["yaxis"] * P["dims"][1],
+                              P["zaxis"] * P["dims"][2]], axis=1)
+            dims["radii"] = np.sort(np.abs(P["dims"]))[::-1] * scale
+        h = at(P["center"]) + np.linalg.norm(U @ A, axis=1)
+    else:                          # Cylinder, Capsule, Cone: base-disc centre, axis, height
+        ax = np.asarray(P["axis"], float)
+        n = np.linalg.norm(ax)
+        ax = ax / n if n > 0 else np.array([0, 0, 1.0])
+        base, top = P["center"], P["center"] + ax * P["height"]
+        p1, p2 = _perpendicular(ax)
+        disc = np.linalg.norm(U @ (L @ np.stack([p1, p2], axis=1) * P["radius"]), axis=1)
+        if k == "Cylinder":
+            h = np.maximum(at(base), at(top)) + disc
+        elif k == "Capsule":
+            h = np.maximum(at(base), at(top)) + P["radius"] * np.linalg.norm(U @ L, axis=1)
+        else:
+            h = np.maximum(at(base) + disc, at(top))
+        dims["radius"] = P["radius"] * scale
+        dims["height"] = P["height"] * scale
+    return Solid(k, h, dims, rgba)
+
+
+# -- pairing ---------------------------------------------------------------------------------
+
+@dataclass
+class ShapeMatch:
+    """How two shapes compare: ``same`` (within tol), ``size`` (m; None when one side has
+    nothing to measure), ``note`` (what differs, in words), and the pairing of their
+    triangles (``tri_pairs``: indices in A, in B), solids and points, for the colours
+    (None where the two are made of different pieces)."""
+
+    same: bool
+    size: Optional[float]
+    note: str = ""
+    tri_pairs: Optional[tuple] = None
+    solid_pairs: Optional[list] = None
+    point_pairs: Optional[tuple] = None
+
+
+def _corner_distance(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Per triangle, the largest distance between corresponding corners (m)."""
+    return np.sqrt(((A - B) ** 2).sum(axis=2)).max(axis=1)
+
+
+def _canonical(T: np.ndarray) -> tuple:
+    """``(triangles with their lexicographically smallest corner first (the cyclic order
+    kept), their order sorted lexicographically)``."""
+    first = np.lexsort((T[..., 2], T[..., 1], T[..., 0]), axis=-1)[:, 0]
+    idx = (first[:, None] + np.arange(3)) % 3
+    C = T[np.arange(len(T))[:, None], idx]
+    flat = C.reshape(len(C), 9)
+    order = np.lexsort(flat.T[::-1])
+    return C, order
+
+
+def _nearest(C_from: np.ndarray, C_to: np.ndarray, which: np.ndarray, bound: np.ndarray,
+             cx_sorted: np.ndarray, by_x: np.ndarray) -> tuple:
+    """For the triangles ``which`` of ``C_from`` (canonical), the nearest triangle of
+    ``C_to`` (canonical; ``cx_sorted``: its centroids' x, sorted, ``by_x`` the order) within
+    ``bound`` (a distance already achieved): ``(partner indices, distances, flipped)``, where
+    flipped marks partners with the reverse corner order."""
+    partner = np.full(len(which), -1)
+    dist = bound.astype(float).copy()
+    flipped = np.zeros(len(which), bool)
+    cx = C_from[which].mean(axis=1)[:, 0]
+    for k, i in enumerate(which):
+        lo = np.searchsorted(cx_sorted, cx[k] - dist[k], "left")
+        hi = np.searchsorted(cx_sorted, cx[k] + dist[k], "right")
+        if hi - lo > _WINDOW:                 # the nearest by centroid x only
+            mid = np.searchsorted(cx_sorted, cx[k])
+            lo, hi = max(lo, mid - _WINDOW // 2), min(hi, mid + _WINDOW // 2)
+        cand = by_x[lo:hi]
+        if len(cand) == 0:
+            continue
+        T = C_from[i]
+        d = np.sqrt(((C_to[cand] - T) ** 2).sum(axis=2)).max(axis=1)
+        rev = T[[0, 2, 1]]                     # the same corners, the other way round
+        rot = np.stack([np.roll(rev, -r, axis=0) for r in range(3)])
+        dr = np.sqrt(((C_to[cand][:, None] - rot[None]) ** 2).sum(axis=3)).max(axis=2).min(axis=1)
+        j, jr = int(np.argmin(d)), int(np.argmin(dr))
+        best, far, flip = (cand[j], d[j], False) if d[j] <= dr[jr] else (cand[jr], dr[jr], True)
+        if far <= dist[k]:
+            partner[k], dist[k], flipped[k] = best, far, flip
+    return partner, dist, flipped
+
+
+def _match_triangles(A: np.ndarray, B: np.ndarray, tol: float) -> tuple:
+    """``(size (m), pairs (ia, ib), flipped count, exact pairing)`` of two triangle lists of
+    equal length: in order when that pairs them within ``tol``, else sorted, else each
+    differing triangle with its nearest (the size is then the largest distance from a
+    triangle of either to the nearest of the other: a Hausdorff distance over triangles)."""
+    n = len(A)
+    every = np.arange(n)
+    if n == 0:
+        return 0.0, (every, every), 0, True
+    direct = _corner_distance(A, B)
+    if direct.max() <= tol:
+        return float(direct.max()), (every, every), 0, True
+    Ca, oa = _canonical(A)
+    Cb, ob = _canonical(B)
+    sorted_d = _corner_distance(Ca[oa], Cb[ob])
+    best = (float(direct.max()), (every, every)) if direct.max() <= sorted_d.max() else \
+        (float(sorted_d.max()), (oa, ob))
+    # a pairing that moves no vertex by more than a thousandth of the mesh's size is the
+    # pairing (rounded numbers): its largest move is the size
+    extent = float(np.ptp(A.reshape(-1, 3), axis=0).max())
+    if best[0] <= max(tol, 1e-3 * extent):
+        return best[0], best[1], 0, True
+    bad = np.nonzero(sorted_d > tol)[0]
+    if len(bad) > _REFINE:
+        return best[0], best[1], 0, False
+    ia, ib = oa.copy(), ob.copy()
+    cxa, cxb = Ca.mean(axis=1)[:, 0], Cb.mean(axis=1)[:, 0]
+    xa, xb = np.argsort(cxa, kind="stable"), np.argsort(cxb, kind="stable")
+    pa, da, fa = _nearest(Ca, Cb, oa[bad], sorted_d[bad], cxb[xb], xb)
+    pb, db, _ = _nearest(Cb, Ca, ob[bad], sorted_d[bad], cxa[xa], xa)
+    ib[bad] = np.where(pa >= 0, pa, ob[bad])
+    size = max(float(sorted_d[sorted_d <= tol].max(initial=0.0)), float(da.max()), float(db.max()))
+    return size, (ia, ib), int(fa[da <= tol].sum()), True
+
+
+def _match_solids(sa: list, sb: list) -> tuple:
+    """``(size (m), pairs)``: the solids of two lists of equal length paired greedily,
+    nearest supports first; size: the largest support difference of a pair."""
+    if not sa:
+        return 0.0, []
+    D = np.array([[float(np.abs(x.support - y.support).max()) for y in sb] for x in sa])
+    pairs, used_a, used_b, size = [], set(), set(), 0.0
+    for flat in np.argsort(D, axis=None, kind="stable"):
+        i, j = divmod(int(flat), len(sb))
+        if i in used_a or j in used_b:
+            continue
+        used_a.add(i)
+        used_b.add(j)
+        pairs.append((i, j))
+        size = max(size, float(D[i, j]))
+    return size, sorted(pairs)
+
+
+def _match_points(A: np.ndarray, B: np.ndarray, tol: float) -> tuple:
+    """``(size (m), pairs)`` of two point lists of equal length: in order, else sorted."""
+    every = np.arange(len(A))
+    if len(A) == 0:
+        return 0.0, (every, every)
+    direct = np.linalg.norm(A - B, axis=1).max()
+    if direct <= tol:
+        return float(direct), (every, every)
+    oa, ob = np.lexsort(A.T[::-1]), np.lexsort(B.T[::-1])
+    d = np.linalg.norm(A[oa] - B[ob], axis=1).max()
+    return (float(direct), (every, every)) if direct <= d else (float(d), (oa, ob))
+
+
+def _dims_change(x: Solid, y: Solid) -> str:
+    """``"radius 0.025 -> 0.03 m"`` for the sizes of two solids of one kind that differ."""
+    if x.kind != y.kind and {x.kind, y.kind} != {"Box", "AABB"}:
+        return ""
+    out = []
+    for k, va in x.dims.items():
+        vb = y.dims.get(k)
+        if vb is None or np.allclose(va, vb, rtol=0, atol=1e-12):
+            continue
+        out.append(f"{k} {_num(va)} -> {_num(vb)} m")
+    return "; ".join(out)
+
+
+def _num(v) -> str:
+    v = np.asarray(v, float)
+    if v.ndim == 0:
+        return f"{float(v):.6g}"
+    return "(" + ", ".join(f"{float(x):.6g}" for x in v) + ")"
+
+
+def compare_shapes(a: Shape, b: Shape, tol: float) -> ShapeMatch:
+    """Whether shapes ``a`` and ``b`` are the same within ``tol`` (m), and how far apart
+    they are (see the module docstring)."""
+    if Counter(map(_missing_key, a.missing)) != Counter(map(_missing_key, b.missing)):
+        lost = [m for m in a.missing if m not in b.missing] or b.missing
+        note = "; ".join(f"{os.path.basename(m)!r} not found" for m in lost[:3])
+        rest = _compare_present(a, b, tol)
+        return ShapeMatch(False, rest.size if not rest.same else None,
+                          note + ("" if rest.same else f"; {rest.note}"),
+                          rest.tri_pairs, rest.solid_pairs, rest.point_pairs)
+    return _compare_present(a, b, tol)
+
+
+def _missing_key(ref: str) -> str:
+    return os.path.basename(ref.split(": ")[0])
+
+
+def _compare_present(a: Shape, b: Shape, tol: float) -> ShapeMatch:
+    """Compare what both shapes have (their files that were found)."""
+    if (len(a.tris), len(a.solids), len(a.points)) == (len(b.tris), len(b.solids), len(b.points)):
+        size_t, tpairs, flipped, exact = _match_triangles(a.tris, b.tris, tol)
+        size_s, spairs = _match_solids(a.solids, b.solids)
+        size_p, ppairs = _match_points(a.points, b.points, tol)
+        size = max(size_t, size_s, size_p)
+        if size <= tol and not flipped:
+            return ShapeMatch(True, size, "", tpairs, spairs, ppairs)
+        notes = []
+        if size_t > tol:
+            notes.append(f"vertices moved by up to {size_t:.3g} m"
+                         + ("" if exact else " (triangles compared in order)"))
+        if flipped:
+            notes.append(f"{flipped:,} triangle{'s' if flipped > 1 else ''} turned the other way")
+        if size_s > tol:
+            worst = max(spairs, key=lambda p: np.abs(a.solids[p[0]].support - b.solids[p[1]].support).max())
+            x, y = a.solids[worst[0]], b.solids[worst[1]]
+            change = _dims_change(x, y)
+            what = "surface" if len(a.solids) == 1 else f"{x.kind} surface"
+            notes.append(f"{what} moved by up to {size_s:.3g} m" + (f" ({change})" if change else ""))
+        if size_p > tol:
+            notes.append(f"points moved by up to {size_p:.3g} m")
+        return ShapeMatch(False, size, "; ".join(notes), tpairs, spairs, ppairs)
+    ha, hb = a.outline(), b.outline()
+    if ha is None or hb is None:
+        return ShapeMatch(False, None, "")
+    size = float(np.abs(ha - hb).max())
+    return ShapeMatch(False, size, f"convex outlines differ by up to {size:.3g} m")
+
+
+# -- colours ---------------------------------------------------------------------------------
+
+def _colour_text(rows: np.ndarray) -> str:
+    """``"(0.6, 0.8, 0.6, 1)"`` for one colour, ``"none"`` for unset, ``"3 colours"``."""
+    distinct = _distinct(rows)
+    if len(distinct) == 1:
+        c = distinct[0]
+        return "none" if np.isnan(c).any() else "(" + ", ".join(f"{x:.6g}" for x in c) + ")"
+    return f"{len(distinct)} colours"
+
+
+def _distinct(rows: np.ndarray) -> list:
+    if len(rows) == 0:
+        return []
+    keyed = np.where(np.isnan(rows), -1.0, rows)
+    return [np.where(r < 0, np.nan, r) for r in np.unique(keyed, axis=0)]
+
+
+def compare_colours(a: Shape, b: Shape, match: ShapeMatch, tol: float) -> Optional[tuple]:
+    """``(A's colours, B's colours, size, note)`` when the colours the two shapes are drawn
+    with differ (along the pairing of ``match``; by the set of colours used when the shapes
+    are made of different pieces), else None. Size: the largest channel difference (None
+    where one side sets no colour)."""
+    ca = [a.tri_rgba, np.array([s.rgba or (np.nan,) * 4 for s in a.solids]).reshape(-1, 4), a.point_rgba]
+    cb = [b.tri_rgba, np.array([s.rgba or (np.nan,) * 4 for s in b.solids]).reshape(-1, 4), b.point_rgba]
+    all_a, all_b = np.concatenate(ca), np.concatenate(cb)
+    if len(all_a) == 0 or len(all_b) == 0:
+        return None
+    if match.tri_pairs is not None and match.solid_pairs is not None and match.point_pairs is not None:
+        ia, ib = match.tri_pairs
+        sp = np.array(match.solid_pairs, int).reshape(-1, 2)
+        pa, pb = match.point_pairs
+        xa = np.concatenate([ca[0][ia], ca[1][sp[:, 0]], ca[2][pa]])
+        xb = np.concatenate([cb[0][ib], cb[1][sp[:, 1]], cb[2][pb]])
+        unset_a, unset_b = np.isnan(xa).any(axis=1), np.isnan(xb).any(axis=1)
+        both = ~unset_a & ~unset_b
+        d = np.abs(xa[both] - xb[both]).max(axis=1) if both.any() else np.zeros(0)
+        bad = (unset_a != unset_b)
+        bad[both] |= d > tol
+        if not bad.any():
+            return None
+        size = None if (unset_a != unset_b).any() else float(d.max())
+        ta, tb = _colour_text(xa), _colour_text(xb)
+        note = ""
+        if len(_distinct(xa)) > 1 or len(_distinct(xb)) > 1:
+            note = f"{int(bad.sum()):,} of {len(bad):,} pieces or triangles drawn in other colours"
+        return ta, tb, size, note
+    da, db = _distinct(all_a), _distinct(all_b)
+    if len(da) == len(db) and all(_near(x, db, tol) for x in da) and all(_near(y, da, tol) for y in db):
+        return None
+    return _colour_text(all_a), _colour_text(all_b), None, ""
+
+
+def _near(c, others, tol) -> bool:
+    for o in others:
+        if np.isnan(c).any() or np.isnan(o).any():
+            if np.isnan(c).any() and np.isnan(o).any():
+                return True
+            continue
+        if np.abs(c - o).max() <= tol:
+            return True
+    return False
