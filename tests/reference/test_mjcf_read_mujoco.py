@@ -362,7 +362,7 @@ def test_mjcf_to_urdf_in_pinocchio(tmp_path):
                     qp[model.joints[f.parentJoint].idx_q] = q[robot.link_index(f.name)]
         pin.framesForwardKinematics(model, data, qp)
         for b in range(1, m.nbody):
-            f = model.getFrameId(m.body(b).name)
+            f = model.getFrameId(m.body(b).name, pin.FrameType.BODY)
             assert np.allclose(data.oMf[f].translation, d.xpos[b], atol=TOL)
             assert np.allclose(data.oMf[f].rotation, quat_to_matrix(d.xquat[b]), atol=TOL)
 

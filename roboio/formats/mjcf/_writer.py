@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
+
 
 import numpy as np
 from lxml import etree
@@ -355,6 +356,11 @@ class MjcfWriter:
         """Link -> name of the MuJoCo joint that moves it: the source's joint names
         (:func:`~roboio.formats.naming.joint_names`), else the link's name."""
         source = joint_names(r)
+        # one source joint over several links (a ball read as three hinges): MuJoCo joints
+        # need names of their own, and the links' names read back as the same links
+        shared = Counter(l.joint_name for l in r.links if l.joint_name)
+        source = [None if r.links[i].joint_name and shared[r.links[i].joint_name] > 1 else n
+                  for i, n in enumerate(source)]
         moving = [i for i, l in enumerate(r.links) if i in plan.free_root
                   or (plan.jtype(i) != "weld" and np.any(np.asarray(l.axis, float)))]
         virtual = {k for v in plan.free_root.values() for k in v}
