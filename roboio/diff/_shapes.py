@@ -69,6 +69,7 @@ class Solid:
     support: np.ndarray
     dims: dict
     rgba: Optional[tuple]
+    support_at: object = None     # the support over any unit directions (n, 3) -> (n,)
 
 
 @dataclass
@@ -82,6 +83,7 @@ class Shape:
     point_rgba: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
     missing: list = field(default_factory=list)      # references not found / unreadable
     meshes: int = 0
+    mesh_sizes: list = field(default_factory=list)   # triangles of each mesh, in order
     clouds: int = 0
 
     @property
@@ -104,14 +106,23 @@ class Shape:
         parts += [f"{'mesh'} {os.path.basename(m)!r} (not found)" for m in self.missing]
         return ", ".join(parts) or "none"
 
-    def outline(self) -> Optional[np.ndarray]:
-        """The support of everything (the convex outline) over :data:`DIRECTIONS`, or None
-        when there is nothing."""
-        hs = [s.support for s in self.solids]
+    def outline(self, directions: np.ndarray = DIRECTIONS) -> Optional[np.ndarray]:
+        """The support of everything (the convex outline) over ``directions`` (unit rows;
+        default :data:`DIRECTIONS`), or None when there is nothing."""
+        hs = [s.support_at(directions) for s in self.solids]
         for pts in (self.tris.reshape(-1, 3), self.points):
             if len(pts):
-                hs.append((DIRECTIONS @ pts.T).max(axis=1))
+                hs.append((directions @ pts.T).max(axis=1))
         return np.max(hs, axis=0) if hs else None
+
+    def face_normals(self) -> np.ndarray:
+        """The unit normals of the triangles (degenerate ones left out)."""
+        if not len(self.tris):
+            return np.zeros((0, 3))
+        n = np.cross(self.tris[:, 1] - self.tris[:, 0], self.tris[:, 2] - self.tris[:, 0])
+        length = np.linalg.norm(n, axis=1)
+        keep = length > 0
+        return n[keep] / length[keep, None]
 
 
 def _rgba(c) -> Optional[tuple]:
@@ -166,6 +177,7 @@ def shape_of(geometry, color=None) -> Shape:
             if np.linalg.det(T[:3, :3]) < 0:
                 F = F[:, ::-1]
             tris.append(V[F])
+            out.mesh_sizes.append(len(F))
             c = _color_rows(fc, len(F))
             if c is None:
                 v = _color_rows(vc, len(V))
@@ -205,16 +217,17 @@ def _solid(p: Primitive, T: np.ndarray, rgba) -> Solid:
     """The support of primitive ``p`` placed by ``T`` (its full transform into the owner
     frame, affine)."""
     L, t = T[:3, :3], T[:3, 3]
-    U = DIRECTIONS
     P = p.params
     k = p.primitive
     scale = abs(np.linalg.det(L)) ** (1 / 3)
 
     def of_points(pts):
-        return (U @ (np.asarray(pts, float).reshape(-1, 3) @ L.T + t).T).max(axis=1)
+        placed = np.asarray(pts, float).reshape(-1, 3) @ L.T + t
+        return lambda U: (U @ placed.T).max(axis=1)
 
     def at(x):
-        return U @ (L @ np.asarray(x, float) + t)
+        placed = L @ np.asarray(x, float) + t
+        return lambda U: U @ placed
 
     dims = {}
     if k == "Point":
@@ -243,23 +256,33 @@ def _solid(p: Primitive, T: np.ndarray, rgba) -> Solid:
             A = L @ np.stack([P["xaxis"] * P["dims"][0], P["yaxis"] * P["dims"][1],
                               P["zaxis"] * P["dims"][2]], axis=1)
             dims["radii"] = np.sort(np.abs(P["dims"]))[::-1] * scale
-        h = at(P["center"]) + np.linalg.norm(U @ A, axis=1)
+        c = at(P["center"])
+
+        def h(U):
+            return c(U) + np.linalg.norm(U @ A, axis=1)
     else:                          # Cylinder, Capsule, Cone: base-disc centre, axis, height
         ax = np.asarray(P["axis"], float)
         n = np.linalg.norm(ax)
         ax = ax / n if n > 0 else np.array([0, 0, 1.0])
-        base, top = P["center"], P["center"] + ax * P["height"]
+        base, top = at(P["center"]), at(P["center"] + ax * P["height"])
         p1, p2 = _perpendicular(ax)
-        disc = np.linalg.norm(U @ (L @ np.stack([p1, p2], axis=1) * P["radius"]), axis=1)
+        D = L @ np.stack([p1, p2], axis=1) * P["radius"]
+        r = P["radius"]
+
+        def disc(U):
+            return np.linalg.norm(U @ D, axis=1)
         if k == "Cylinder":
-            h = np.maximum(at(base), at(top)) + disc
+            def h(U):
+                return np.maximum(base(U), top(U)) + disc(U)
         elif k == "Capsule":
-            h = np.maximum(at(base), at(top)) + P["radius"] * np.linalg.norm(U @ L, axis=1)
+            def h(U):
+                return np.maximum(base(U), top(U)) + r * np.linalg.norm(U @ L, axis=1)
         else:
-            h = np.maximum(at(base) + disc, at(top))
+            def h(U):
+                return np.maximum(base(U) + disc(U), top(U))
         dims["radius"] = P["radius"] * scale
         dims["height"] = P["height"] * scale
-    return Solid(k, h, dims, rgba)
+    return Solid(k, h(DIRECTIONS), dims, rgba, h)
 
 
 # -- pairing ---------------------------------------------------------------------------------
@@ -364,12 +387,19 @@ def _match_triangles(A: np.ndarray, B: np.ndarray, tol: float) -> tuple:
 def _match_solids(sa: list, sb: list) -> tuple:
     """``(size (m), pairs)``: the solids of two lists of equal length paired greedily,
     nearest supports first; size: the largest support difference of a pair."""
-    if not sa:
+    return _pair_supports([x.support for x in sa], [y.support for y in sb])
+
+
+def _pair_supports(ha: list, hb: list) -> tuple:
+    """``(size (m), pairs)``: two equally long lists of supports (of convex pieces) paired
+    greedily, nearest first; size: the largest difference of a pair's supports (the
+    Hausdorff distance of their convex outlines)."""
+    if not ha:
         return 0.0, []
-    D = np.array([[float(np.abs(x.support - y.support).max()) for y in sb] for x in sa])
+    D = np.array([[float(np.abs(x - y).max()) for y in hb] for x in ha])
     pairs, used_a, used_b, size = [], set(), set(), 0.0
     for flat in np.argsort(D, axis=None, kind="stable"):
-        i, j = divmod(int(flat), len(sb))
+        i, j = divmod(int(flat), len(hb))
         if i in used_a or j in used_b:
             continue
         used_a.add(i)
@@ -453,11 +483,70 @@ def _compare_present(a: Shape, b: Shape, tol: float) -> ShapeMatch:
         if size_p > tol:
             notes.append(f"points moved by up to {size_p:.3g} m")
         return ShapeMatch(False, size, "; ".join(notes), tpairs, spairs, ppairs)
-    ha, hb = a.outline(), b.outline()
+    U = _outline_directions(a, b)
+    ha, hb = a.outline(U), b.outline(U)
     if ha is None or hb is None:
         return ShapeMatch(False, None, "")
+    pa, pb = _pieces(a, U), _pieces(b, U)
+    if len(pa) == len(pb) and not a.points.size and not b.points.size:
+        size, _ = _pair_supports(pa, pb)
+        if size > tol:
+            return ShapeMatch(False, size, f"piece by piece, convex outlines differ by up to "
+                                           f"{size:.3g} m")
     size = float(np.abs(ha - hb).max())
+    if size <= tol and _convex(a, tol) and _convex(b, tol):
+        return ShapeMatch(True, size, "")
+    if size <= tol:
+        return ShapeMatch(False, size, "made of other pieces, whose convex outlines agree")
     return ShapeMatch(False, size, f"convex outlines differ by up to {size:.3g} m")
+
+
+def _pieces(s: Shape, U: np.ndarray) -> list:
+    """The support over ``U`` of each piece of ``s``: each solid, then each mesh."""
+    out = [x.support_at(U) for x in s.solids]
+    start = 0
+    for n in s.mesh_sizes:
+        out.append((U @ s.tris[start:start + n].reshape(-1, 3).T).max(axis=1))
+        start += n
+    return out
+
+
+_NORMALS = 20000         # face normals added to the directions an outline is measured along
+
+
+def _outline_directions(a: Shape, b: Shape) -> np.ndarray:
+    """:data:`DIRECTIONS` and the face normals of both shapes' triangles: the support of a
+    polyhedron differs most from that of a solid it is inscribed in along its face normals
+    (a cylinder written as 32 facets: the distance of a facet from the curved surface)."""
+    normals = np.concatenate([a.face_normals(), b.face_normals()])
+    if len(normals) > _NORMALS:
+        normals = normals[np.linspace(0, len(normals) - 1, _NORMALS).astype(int)]
+    if len(normals):
+        normals = np.unique(np.round(normals, 12), axis=0)
+    return np.concatenate([DIRECTIONS, normals])
+
+
+_CONVEXITY = 5000       # meshes of more triangles are not checked for convexity
+
+
+def _convex(s: Shape, tol: float) -> bool:
+    """Whether ``s`` is one convex piece, so that its convex outline is all of it: one
+    primitive solid (they are convex), or one mesh of at most :data:`_CONVEXITY` triangles
+    with every vertex behind (within ``tol``) the plane of every triangle (a box written as
+    12 triangles)."""
+    if s.missing or s.clouds or len(s.solids) + s.meshes != 1:
+        return False
+    if s.solids:
+        return True
+    if len(s.tris) > _CONVEXITY:
+        return False
+    n = np.cross(s.tris[:, 1] - s.tris[:, 0], s.tris[:, 2] - s.tris[:, 0])
+    length = np.linalg.norm(n, axis=1)
+    keep = length > 0
+    n = n[keep] / length[keep, None]
+    V = np.unique(s.tris.reshape(-1, 3), axis=0)
+    height = (n @ V.T).max(axis=1) - (n * s.tris[keep, 0]).sum(axis=1)
+    return bool(height.max(initial=0.0) <= tol)
 
 
 # -- colours ---------------------------------------------------------------------------------
