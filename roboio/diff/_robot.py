@@ -12,6 +12,7 @@ import numpy as np
 
 from ..link_match import match_links
 from ..model import RigidObject
+from ..model.posed import DEFAULT_COLORS
 from ..verify_dynamics import inertia_change
 from ._record import Difference
 from ._shapes import compare_colours, compare_shapes, shape_of
@@ -228,9 +229,14 @@ def _vector(v) -> str:
 
 
 def _geometry(what: str, name: str, x, y, tol: float, out: list) -> None:
-    """Collision and visual geometry as shapes, and the colours they are drawn with."""
+    """Collision and visual geometry as shapes, and the colours they are drawn with (a link
+    that sets no colour is drawn in Klamp't's and MuJoCo's grey, ``DEFAULT_COLORS["link"]``:
+    leaving the colour unset and writing that grey are the same)."""
     col_a = x.appearance.color if x.appearance is not None else None
     col_b = y.appearance.color if y.appearance is not None else None
+    if what == "link":
+        col_a = DEFAULT_COLORS["link"] if col_a is None else col_a
+        col_b = DEFAULT_COLORS["link"] if col_b is None else col_b
     ga, gb = x.geometry, y.geometry
     va, vb = getattr(x, "visual_geometry", None), getattr(y, "visual_geometry", None)
     sa, sb = shape_of(ga, col_a), shape_of(gb, col_b)
