@@ -87,22 +87,35 @@ def _values(a, b, quote: bool = False) -> str:
         return ""
     ta, tb = _shown(a, quote), _shown(b, quote)
     if ta == tb:
-        ta, tb = _shown(a, quote, 17), _shown(b, quote, 17)
+        ta, tb = _shown(a, quote, None), _shown(b, quote, None)
         if ta == tb:
             return ""
     return f"{ta} -> {tb}"
 
 
-def _shown(x, quote: bool = False, digits: int = 10) -> str:
+def _shown(x, quote: bool = False, digits: Optional[int] = 10) -> str:
+    """``x`` in words, numbers to ``digits`` significant digits (None: the shortest text
+    that reads back as the same float)."""
     if x is None:
         return "none"
     if isinstance(x, np.ndarray):
         x = x.tolist()
     if isinstance(x, (float, np.floating)):
-        return f"{float(x):.{digits}g}"
+        return shortest(x, digits)
     if isinstance(x, (list, tuple)):
         return "(" + ", ".join(_shown(v, quote, digits) for v in x) + ")"
     return repr(x) if quote and isinstance(x, str) else str(x)
+
+
+def shortest(x: float, digits: Optional[int] = None) -> str:
+    """``x`` to ``digits`` significant digits, or (None) as the shortest text that reads back
+    as the same float (``0.4``, ``12.500000004``), integers without a point."""
+    x = float(x)
+    if digits is not None:
+        return f"{x:.{digits}g}"
+    if x.is_integer() and abs(x) < 1e16:
+        return str(int(x))
+    return repr(x)
 
 
 def _jsonable(x):

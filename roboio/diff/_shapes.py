@@ -35,6 +35,7 @@ import numpy as np
 
 from ..errors import RoboioError
 from ..model import Group, PointCloud, Primitive, TriangleMesh
+from ._record import shortest
 
 __all__ = ["Shape", "shape_of", "compare_shapes", "compare_colours", "DIRECTIONS",
            "ShapeMatch"]
@@ -431,15 +432,18 @@ def _dims_change(x: Solid, y: Solid) -> str:
         vb = y.dims.get(k)
         if vb is None or np.allclose(va, vb, rtol=0, atol=1e-12):
             continue
-        out.append(f"{k} {_num(va)} -> {_num(vb)} m")
+        ta, tb = _num(va, 6), _num(vb, 6)
+        if ta == tb:                      # alike at 6 digits: as many as tell them apart
+            ta, tb = _num(va, None), _num(vb, None)
+        out.append(f"{k} {ta} -> {tb} m")
     return "; ".join(out)
 
 
-def _num(v) -> str:
+def _num(v, digits) -> str:
     v = np.asarray(v, float)
     if v.ndim == 0:
-        return f"{float(v):.6g}"
-    return "(" + ", ".join(f"{float(x):.6g}" for x in v) + ")"
+        return shortest(v, digits)
+    return "(" + ", ".join(shortest(x, digits) for x in v) + ")"
 
 
 def compare_shapes(a: Shape, b: Shape, tol: float) -> ShapeMatch:
