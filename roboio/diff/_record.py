@@ -159,7 +159,11 @@ class DiffResult:
         on one line when it concerns more than :data:`SHOWN` elements (unless ``verbose``),
         with its number, the largest size and the first few."""
         if self.same:
-            return ["no differences" if self.focus == KINDS else f"no {' or '.join(self.focus)} differences"]
+            if self.focus == KINDS:
+                return ["no differences"]
+            kinds = list(self.focus)
+            named = kinds[0] if len(kinds) == 1 else f"{', '.join(kinds[:-1])} or {kinds[-1]}"
+            return [f"no {named} differences"]
         out = []
         for kind in KINDS:
             items = [d for d in self.differences if d.kind == kind]
