@@ -339,9 +339,12 @@ def _nearest(C_from: np.ndarray, C_to: np.ndarray, which: np.ndarray, bound: np.
         if len(cand) == 0:
             continue
         T = C_from[i]
-        d = np.sqrt(((C_to[cand] - T) ** 2).sum(axis=2)).max(axis=1)
+        # the first corner of a canonical triangle can differ between two copies whose
+        # corners' coordinates tie up to rounding: every rotation of the corners is tried
+        same = np.stack([np.roll(T, -r, axis=0) for r in range(3)])
         rev = T[[0, 2, 1]]                     # the same corners, the other way round
         rot = np.stack([np.roll(rev, -r, axis=0) for r in range(3)])
+        d = np.sqrt(((C_to[cand][:, None] - same[None]) ** 2).sum(axis=3)).max(axis=2).min(axis=1)
         dr = np.sqrt(((C_to[cand][:, None] - rot[None]) ** 2).sum(axis=3)).max(axis=2).min(axis=1)
         j, jr = int(np.argmin(d)), int(np.argmin(dr))
         best, far, flip = (cand[j], d[j], False) if d[j] <= dr[jr] else (cand[jr], dr[jr], True)

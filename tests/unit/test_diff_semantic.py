@@ -52,6 +52,16 @@ def test_same_meshes_in_other_files_and_orders_are_the_same_shape(tmp_path):
     roboio.save(b, out)
     assert diff(arm(), roboio.load(out)).same
     assert main(["diff", ARM, out]) == 0
+    # corners whose coordinates tie but for rounding (1e-15 m) start each triangle elsewhere
+    b = arm()
+    g = mesh_of(b, "base")
+    noise = np.random.default_rng(2).uniform(-1e-15, 1e-15, g.vertices.shape)
+    b.link("base").geometry = TriangleMesh(g.vertices + noise, np.roll(g.faces, 1, axis=1))
+    assert diff(arm(), b).same
+    g.vertices[0] += (0.002, 0, 0)
+    b.link("base").geometry = TriangleMesh(g.vertices + noise, np.roll(g.faces, 1, axis=1))
+    d, = diff(arm(), b).differences
+    assert d.size == pytest.approx(0.002, abs=1e-12)
 
 
 def test_a_moved_vertex_is_found_with_how_far_it_moved(capsys):
