@@ -20,9 +20,11 @@ def register(sub):
         "concerns many links is folded into one line (--verbose lists each). Worlds compare "
         "robot by robot, object by object. Exit status 0 when nothing differs, 1 when "
         "something does.",
-        examples=["roboio diff roboio/data/samples/planar_arm.rob roboio/data/samples/planar_arm.rob",
-                  "roboio diff old/robot.urdf new/robot.urdf --tol 1e-6",
-                  "roboio diff robot.body robot.urdf --kinematics --dynamics",
+        examples=["roboio diff roboio/data/samples/choreonoid/arm.body "
+                  "roboio/data/samples/choreonoid/arm_vrml.wrl",
+                  "roboio diff roboio/data/samples/openrave/pick_arm.robot.xml "
+                  "roboio/data/samples/collada/pick_arm.dae --geometry --names",
+                  "roboio diff old/robot.urdf new/robot.urdf --tol 1e-6 --kinematics --dynamics",
                   "roboio diff a.rob b.rob --json | jq '.differences[] | [.kind, .field, .size]'"])
     p.add_argument("a", help="the first model (robot, world, rigid object or terrain)")
     p.add_argument("b", help="the second model, compared with the first")
