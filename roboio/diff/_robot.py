@@ -167,7 +167,10 @@ def _link_kinematics(ta: _Tree, tb: _Tree, i: int, j: int, of_a: dict, tol: floa
     kind_a, kind_b = f"{ta.group(i)} {la.joint_type}", f"{tb.group(j)} {lb.joint_type}"
     if kind_a != kind_b:
         out.append(Difference(KIN, "link", name, "joint", kind_a, kind_b))
-    if not close(la.axis, lb.axis, tol):
+    # the axis of a link welded at 0 on either side moves nothing there (the joint line says
+    # it is welded)
+    held = any(t.group(k) == "weld" and t.robot.config[k] == 0 for t, k in ((ta, i), (tb, j)))
+    if not held and not close(la.axis, lb.axis, tol):
         na, nb = np.linalg.norm(la.axis), np.linalg.norm(lb.axis)
         turn = _angle_between(la.axis, lb.axis)
         note = []

@@ -313,3 +313,31 @@ def test_sr1_body_against_its_urdf_names_what_really_differs():
     assert q["WAIST_P"].size == pytest.approx(math.pi / 2 - 1.57, abs=1e-12)
     colour = {d.name: d for d in res.differences if d.field == "colour"}
     assert colour["CHEST"].b == "(0, 0, 0, 1)"      # an undefined material: black in Klamp't
+
+
+@needs_corpus
+@pytest.mark.parametrize("fmt,name,expected,stated", [
+    ("mjcf", "SR1.xml", set(), []),
+    ("choreonoid-body", "SR1b.body", set(), []),
+    # OpenRAVE: a fixed 'world' link first; the floating base's six links become active
+    # joints with drivers of their own
+    ("openrave", "SR1.robot.xml",
+     {("world", "added")} | {(f"base{k}", "joint") for k in range(5)} | {("WAIST", "joint")}
+     | {(f"base{k}", "added") for k in range(5)} | {("WAIST", "added")},
+     ["a fixed link 'world' is added", "link 'base0' has no driver: written as an active OpenRAVE joint"]),
+    # COLLADA: the same 'world' link; the base's links written passive (welded at 0, the
+    # base's height lost)
+    ("collada-robot", "SR1.dae",
+     {("world", "added"), ("base2", "initial value")} | {(f"base{k}", "joint") for k in range(5)}
+     | {("WAIST", "joint")},
+     ["written with an added fixed root link 'world'", "joints no driver moves (written passive"]),
+])
+def test_sr1_through_the_writers_lists_what_the_report_states(tmp_path, fmt, name, expected, stated):
+    out, report = _convert(SR1, tmp_path, name, fmt)
+    res = diff(roboio.load(SR1), roboio.load(out))
+    assert {(d.name, d.field) for d in res.differences} == expected, res.lines(verbose=True)
+    lost = "\n".join(report.lost)
+    for words in stated:
+        assert words in lost
+    joints = [d for d in res.differences if d.field == "joint"]
+    assert all(d.a == "floating prismatic" or d.a == "floating revolute" for d in joints)
