@@ -56,8 +56,6 @@ def _directions() -> np.ndarray:
 
 #: directions the support functions are sampled on
 DIRECTIONS = _directions()
-_REFINE = 20000          # at most this many triangles are paired one by one (else in order)
-_WINDOW = 4000           # candidates examined per triangle when pairing one by one
 
 
 @dataclass
@@ -308,56 +306,96 @@ def _corner_distance(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return np.sqrt(((A - B) ** 2).sum(axis=2)).max(axis=1)
 
 
-def _canonical(T: np.ndarray) -> tuple:
-    """``(triangles with their lexicographically smallest corner first (the cyclic order
-    kept), their order sorted lexicographically)``."""
-    first = np.lexsort((T[..., 2], T[..., 1], T[..., 0]), axis=-1)[:, 0]
+def _snapped(T: np.ndarray, grid: float, offset: float) -> tuple:
+    """``(keys, rotated)``: each triangle's corners snapped to a grid of ``grid`` m (shifted
+    by ``offset`` cells), starting at the smallest snapped corner (the cyclic order kept,
+    so a triangle turned the other way has another key), as bytes; and the triangles with
+    their corners in that same order."""
+    n = len(T)
+    R = np.floor(T / grid + offset).astype(np.int64)
+    first = np.lexsort((R[..., 2], R[..., 1], R[..., 0]), axis=-1)[:, 0]
     idx = (first[:, None] + np.arange(3)) % 3
-    C = T[np.arange(len(T))[:, None], idx]
-    flat = C.reshape(len(C), 9)
-    order = np.lexsort(flat.T[::-1])
-    return C, order
+    rows = np.arange(n)[:, None]
+    keys = np.ascontiguousarray(R[rows, idx].reshape(n, 9))
+    return [k.tobytes() for k in keys], T[rows, idx]
 
 
-def _nearest(C_from: np.ndarray, C_to: np.ndarray, which: np.ndarray, bound: np.ndarray,
-             cx_sorted: np.ndarray, by_x: np.ndarray) -> tuple:
-    """For the triangles ``which`` of ``C_from`` (canonical), the nearest triangle of
-    ``C_to`` (canonical; ``cx_sorted``: its centroids' x, sorted, ``by_x`` the order) within
-    ``bound`` (a distance already achieved): ``(partner indices, distances, flipped)``, where
-    flipped marks partners with the reverse corner order."""
-    partner = np.full(len(which), -1)
-    dist = bound.astype(float).copy()
-    flipped = np.zeros(len(which), bool)
-    cx = C_from[which].mean(axis=1)[:, 0]
-    for k, i in enumerate(which):
-        lo = np.searchsorted(cx_sorted, cx[k] - dist[k], "left")
-        hi = np.searchsorted(cx_sorted, cx[k] + dist[k], "right")
-        if hi - lo > _WINDOW:                 # the nearest by centroid x only
-            mid = np.searchsorted(cx_sorted, cx[k])
-            lo, hi = max(lo, mid - _WINDOW // 2), min(hi, mid + _WINDOW // 2)
-        cand = by_x[lo:hi]
-        if len(cand) == 0:
+def _pair_by_grid(A: np.ndarray, B: np.ndarray, grid: float) -> tuple:
+    """``(ia, ib, distances)``: triangles of A and B whose corners snap to the same grid
+    points (twice: the grid shifted by half a cell the second time, for corners near a cell
+    border), each with the largest distance between its paired corners (m)."""
+    free_a, free_b = np.arange(len(A)), np.arange(len(B))
+    ia, ib, dist = [], [], []
+    for offset in (0.0, 0.5):
+        if not len(free_a) or not len(free_b):
+            break
+        ka, Ra = _snapped(A[free_a], grid, offset)
+        kb, Rb = _snapped(B[free_b], grid, offset)
+        slots: dict = {}
+        for j, k in enumerate(kb):
+            slots.setdefault(k, []).append(j)
+        pa, pb = [], []
+        for i, k in enumerate(ka):
+            js = slots.get(k)
+            if js:
+                pa.append(i)
+                pb.append(js.pop())
+        if not pa:
             continue
-        T = C_from[i]
-        # the first corner of a canonical triangle can differ between two copies whose
-        # corners' coordinates tie up to rounding: every rotation of the corners is tried
-        same = np.stack([np.roll(T, -r, axis=0) for r in range(3)])
-        rev = T[[0, 2, 1]]                     # the same corners, the other way round
-        rot = np.stack([np.roll(rev, -r, axis=0) for r in range(3)])
-        d = np.sqrt(((C_to[cand][:, None] - same[None]) ** 2).sum(axis=3)).max(axis=2).min(axis=1)
-        dr = np.sqrt(((C_to[cand][:, None] - rot[None]) ** 2).sum(axis=3)).max(axis=2).min(axis=1)
-        j, jr = int(np.argmin(d)), int(np.argmin(dr))
-        best, far, flip = (cand[j], d[j], False) if d[j] <= dr[jr] else (cand[jr], dr[jr], True)
-        if far <= dist[k]:
-            partner[k], dist[k], flipped[k] = best, far, flip
-    return partner, dist, flipped
+        pa, pb = np.array(pa), np.array(pb)
+        ia.append(free_a[pa])
+        ib.append(free_b[pb])
+        dist.append(_corner_distance(Ra[pa], Rb[pb]))
+        free_a = np.delete(free_a, pa)
+        free_b = np.delete(free_b, pb)
+    if not ia:
+        return np.zeros(0, int), np.zeros(0, int), np.zeros(0)
+    return np.concatenate(ia), np.concatenate(ib), np.concatenate(dist)
+
+
+_BRUTE = 4_000_000       # at most this many (A, B) triangle pairs are measured one by one
+
+
+def _rotations(T: np.ndarray) -> np.ndarray:
+    """(n, 6, 3, 3): each triangle's three rotations of its corners, then the three of the
+    reversed order (the same triangle turned the other way)."""
+    rev = T[:, [0, 2, 1]]
+    return np.stack([np.roll(T, -r, axis=1) for r in range(3)]
+                    + [np.roll(rev, -r, axis=1) for r in range(3)], axis=1)
+
+
+def _nearest(X: np.ndarray, Y: np.ndarray) -> tuple:
+    """For each triangle of X, the nearest of Y (all corner rotations, either orientation):
+    ``(index in Y, distance (m; the largest corner distance), turned (the nearest is the
+    other way round and no same-way triangle is as near))``."""
+    rot = _rotations(X)
+    best = np.full(len(X), np.inf)
+    which = np.zeros(len(X), int)
+    turned = np.zeros(len(X), bool)
+    chunk = max(1, 200_000 // max(len(Y), 1))
+    for s in range(0, len(X), chunk):
+        R = rot[s:s + chunk]                                        # (c, 6, 3, 3)
+        D = np.sqrt(((R[:, :, None] - Y[None, None]) ** 2).sum(axis=4)).max(axis=3)   # (c, 6, m)
+        same, other = D[:, :3].min(axis=1), D[:, 3:].min(axis=1)    # (c, m)
+        j_same, j_other = same.argmin(axis=1), other.argmin(axis=1)
+        rows = np.arange(len(R))
+        d_same, d_other = same[rows, j_same], other[rows, j_other]
+        flip = d_other < d_same
+        best[s:s + chunk] = np.where(flip, d_other, d_same)
+        which[s:s + chunk] = np.where(flip, j_other, j_same)
+        turned[s:s + chunk] = flip
+    return which, best, turned
 
 
 def _match_triangles(A: np.ndarray, B: np.ndarray, tol: float) -> tuple:
-    """``(size (m), pairs (ia, ib), flipped count, exact pairing)`` of two triangle lists of
-    equal length: in order when that pairs them within ``tol``, else sorted, else each
-    differing triangle with its nearest (the size is then the largest distance from a
-    triangle of either to the nearest of the other: a Hausdorff distance over triangles)."""
+    """``(size (m), pairs (ia, ib), triangles turned the other way, every triangle
+    measured)`` of two triangle lists of equal length. In order when that pairs them within
+    ``tol``; else triangles are paired by their corners on a grid (a millionth of the mesh's
+    size: files that round or reorder the same mesh), and those left over each with its
+    nearest on the other side (any corner order or orientation), so the size is the largest
+    distance from a triangle of either to its partner: how far the worst vertex moved. When
+    too many are left over to measure one by one, ``every triangle measured`` is False and
+    the size is that of the triangles paired."""
     n = len(A)
     every = np.arange(n)
     if n == 0:
@@ -365,27 +403,25 @@ def _match_triangles(A: np.ndarray, B: np.ndarray, tol: float) -> tuple:
     direct = _corner_distance(A, B)
     if direct.max() <= tol:
         return float(direct.max()), (every, every), 0, True
-    Ca, oa = _canonical(A)
-    Cb, ob = _canonical(B)
-    sorted_d = _corner_distance(Ca[oa], Cb[ob])
-    best = (float(direct.max()), (every, every)) if direct.max() <= sorted_d.max() else \
-        (float(sorted_d.max()), (oa, ob))
-    # a pairing that moves no vertex by more than a thousandth of the mesh's size is the
-    # pairing (rounded numbers): its largest move is the size
-    extent = float(np.ptp(A.reshape(-1, 3), axis=0).max())
-    if best[0] <= max(tol, 1e-3 * extent):
-        return best[0], best[1], 0, True
-    bad = np.nonzero(sorted_d > tol)[0]
-    if len(bad) > _REFINE:
-        return best[0], best[1], 0, False
-    ia, ib = oa.copy(), ob.copy()
-    cxa, cxb = Ca.mean(axis=1)[:, 0], Cb.mean(axis=1)[:, 0]
-    xa, xb = np.argsort(cxa, kind="stable"), np.argsort(cxb, kind="stable")
-    pa, da, fa = _nearest(Ca, Cb, oa[bad], sorted_d[bad], cxb[xb], xb)
-    pb, db, _ = _nearest(Cb, Ca, ob[bad], sorted_d[bad], cxa[xa], xa)
-    ib[bad] = np.where(pa >= 0, pa, ob[bad])
-    size = max(float(sorted_d[sorted_d <= tol].max(initial=0.0)), float(da.max()), float(db.max()))
-    return size, (ia, ib), int(fa[da <= tol].sum()), True
+    extent = float(np.ptp(np.concatenate([A, B]).reshape(-1, 3), axis=0).max())
+    grid = max(tol, 1e-6 * extent, 1e-300)
+    ia, ib, dist = _pair_by_grid(A, B, grid)
+    size = float(dist.max(initial=0.0))
+    rest_a = np.setdiff1d(every, ia)
+    rest_b = np.setdiff1d(every, ib)
+    if not len(rest_a):
+        return size, (ia, ib), 0, True
+    if len(rest_a) * len(rest_b) > _BRUTE:
+        # a lower bound: how far the convex outlines of those left over differ
+        U = DIRECTIONS
+        ha = (U @ A[rest_a].reshape(-1, 3).T).max(axis=1)
+        hb = (U @ B[rest_b].reshape(-1, 3).T).max(axis=1)
+        return max(size, float(np.abs(ha - hb).max()), tol * 2), (ia, ib), 0, False
+    ja, da, fa = _nearest(A[rest_a], B[rest_b])
+    _, db, _ = _nearest(B[rest_b], A[rest_a])
+    size = max(size, float(da.max()), float(db.max()))
+    turned = int((fa & (da <= tol)).sum())
+    return size, (np.concatenate([ia, rest_a]), np.concatenate([ib, rest_b[ja]])), turned, True
 
 
 def _match_solids(sa: list, sb: list) -> tuple:
@@ -470,6 +506,7 @@ def _compare_present(a: Shape, b: Shape, tol: float) -> ShapeMatch:
     """Compare what both shapes have (their files that were found)."""
     if (len(a.tris), len(a.solids), len(a.points)) == (len(b.tris), len(b.solids), len(b.points)):
         size_t, tpairs, flipped, exact = _match_triangles(a.tris, b.tris, tol)
+        n_moved = len(a.tris) - len(tpairs[0])
         size_s, spairs = _match_solids(a.solids, b.solids)
         size_p, ppairs = _match_points(a.points, b.points, tol)
         size = max(size_t, size_s, size_p)
@@ -477,8 +514,9 @@ def _compare_present(a: Shape, b: Shape, tol: float) -> ShapeMatch:
             return ShapeMatch(True, size, "", tpairs, spairs, ppairs)
         notes = []
         if size_t > tol:
-            notes.append(f"vertices moved by up to {size_t:.3g} m"
-                         + ("" if exact else " (triangles compared in order)"))
+            notes.append(f"vertices moved by up to {size_t:.3g} m" if exact else
+                         f"{n_moved:,} triangles moved, by at least {size_t:.3g} m (too many to"
+                         " pair one by one: the largest of the pairs and of their outlines)")
         if flipped:
             notes.append(f"{flipped:,} triangle{'s' if flipped > 1 else ''} turned the other way")
         if size_s > tol:
