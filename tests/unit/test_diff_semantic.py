@@ -345,7 +345,7 @@ def test_sr1_through_the_writers_lists_what_the_report_states(tmp_path, fmt, nam
 
 def test_a_large_reordered_mesh_with_some_vertices_moved_measures_the_largest_move():
     """Triangles reordered and a few vertices moved: the size is the largest vertex move
-    (worked out directly), found in well under a second for 5,120 triangles."""
+    (worked out directly), for 5,120 triangles."""
     import trimesh
     from roboio.diff._shapes import compare_shapes, shape_of
     m = trimesh.creation.icosphere(subdivisions=4)
