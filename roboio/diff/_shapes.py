@@ -596,12 +596,13 @@ def _convex(s: Shape, tol: float) -> bool:
 
 # -- colours ---------------------------------------------------------------------------------
 
-def _colour_text(rows: np.ndarray) -> str:
-    """``"(0.6, 0.8, 0.6, 1)"`` for one colour, ``"none"`` for unset, ``"3 colours"``."""
+def _colour_value(rows: np.ndarray):
+    """The colour of ``rows`` (RGBA rows): one colour as an RGBA tuple, None when unset,
+    ``"3 colours"`` when several."""
     distinct = _distinct(rows)
     if len(distinct) == 1:
         c = distinct[0]
-        return "none" if np.isnan(c).any() else "(" + ", ".join(f"{x:.6g}" for x in c) + ")"
+        return None if np.isnan(c).any() else tuple(float(x) for x in c)
     return f"{len(distinct)} colours"
 
 
@@ -613,7 +614,7 @@ def _distinct(rows: np.ndarray) -> list:
 
 
 def compare_colours(a: Shape, b: Shape, match: ShapeMatch, tol: float) -> Optional[tuple]:
-    """``(A's colours, B's colours, size, note)`` when the colours the two shapes are drawn
+    """``(A's colour, B's colour (:func:`_colour_value`), size, note)`` when the colours the two shapes are drawn
     with differ (along the pairing of ``match``; by the set of colours used when the shapes
     are made of different pieces), else None. Size: the largest channel difference (None
     where one side sets no colour)."""
@@ -636,7 +637,7 @@ def compare_colours(a: Shape, b: Shape, match: ShapeMatch, tol: float) -> Option
         if not bad.any():
             return None
         size = None if (unset_a != unset_b).any() else float(d.max())
-        ta, tb = _colour_text(xa), _colour_text(xb)
+        ta, tb = _colour_value(xa), _colour_value(xb)
         note = ""
         if len(_distinct(xa)) > 1 or len(_distinct(xb)) > 1:
             note = f"{int(bad.sum()):,} of {len(bad):,} pieces or triangles drawn in other colours"
@@ -644,7 +645,7 @@ def compare_colours(a: Shape, b: Shape, match: ShapeMatch, tol: float) -> Option
     da, db = _distinct(all_a), _distinct(all_b)
     if len(da) == len(db) and all(_near(x, db, tol) for x in da) and all(_near(y, da, tol) for y in db):
         return None
-    return _colour_text(all_a), _colour_text(all_b), None, ""
+    return _colour_value(all_a), _colour_value(all_b), None, ""
 
 
 def _near(c, others, tol) -> bool:

@@ -95,7 +95,7 @@ def test_a_changed_colour_is_found_with_its_size():
     # a colour one side leaves unset is the grey Klamp't and MuJoCo draw it in
     b.link("shoulder").appearance = None
     d, = diff(a, b).differences
-    assert d.b == "(0.5, 0.5, 0.5, 1)" and d.size == pytest.approx(0.3, abs=1e-12)
+    assert d.b == (0.5, 0.5, 0.5, 1.0) and d.size == pytest.approx(0.3, abs=1e-12)
     a.link("shoulder").appearance = Appearance(color=(0.5, 0.5, 0.5, 1.0))
     assert diff(a, b).same
     # colours a mesh carries per triangle are compared triangle by triangle
@@ -312,7 +312,7 @@ def test_sr1_body_against_its_urdf_names_what_really_differs():
     q = {d.name: d for d in res.differences if d.field == "qmin"}
     assert q["WAIST_P"].size == pytest.approx(math.pi / 2 - 1.57, abs=1e-12)
     colour = {d.name: d for d in res.differences if d.field == "colour"}
-    assert colour["CHEST"].b == "(0, 0, 0, 1)"      # an undefined material: black in Klamp't
+    assert colour["CHEST"].b == (0.0, 0.0, 0.0, 1.0)      # an undefined material: black in Klamp't
 
 
 @needs_corpus
