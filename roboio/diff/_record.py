@@ -201,8 +201,10 @@ def _groups(diffs) -> list:
 
 def _folded(what: str, fld: str, members: list) -> str:
     """``link qmin: 20 links, by up to 0.0016 rad (WAIST_P -1.570796327 -> -1.57; ...; +17
-    more)``."""
+    more)``: the largest differences shown first."""
     n = len(members)
+    if fld not in ("added", "removed", "renamed"):      # the largest first (no size: first of all)
+        members = sorted(members, key=lambda d: -math.inf if d.size is None else -d.size)
     shown = members[:SHOWN]
     more = f"; +{n - SHOWN} more" if n > SHOWN else ""
     if fld in ("added", "removed"):
