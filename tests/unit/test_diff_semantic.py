@@ -360,3 +360,18 @@ def test_a_large_reordered_mesh_with_some_vertices_moved_measures_the_largest_mo
     assert res.size == pytest.approx(np.linalg.norm(W - V, axis=1).max(), abs=1e-12)
     same = compare_shapes(shape_of(TriangleMesh(V, F)), shape_of(TriangleMesh(V, shuffled)), 1e-9)
     assert same.same and same.size == 0.0
+
+
+def test_links_renamed_pair_by_structure_or_by_the_users_map(tmp_path, capsys):
+    b = arm()
+    b.link("finger_right").name = "right"
+    b.link("finger_left").name = "left"
+    out = str(tmp_path / "renamed.rob")
+    roboio.save(b, out)
+    assert main(["diff", ARM, out]) == 1
+    text = capsys.readouterr().out.splitlines()
+    assert text[0] == "matched links: 6 (by structure)"
+    assert "  link 'finger_left': renamed to 'left'" in text and "different: 2 names" in text
+    assert main(["diff", ARM, out, "--map", "finger_*=*", "--kinematics", "--dynamics", "--geometry"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "matched links: 6", "no kinematics, dynamics or geometry differences"]
