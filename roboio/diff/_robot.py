@@ -249,16 +249,33 @@ def _geometry(what: str, name: str, x, y, tol: float, out: list) -> None:
     else:
         da = shape_of(va, col_a) if va is not None else sa
         db = shape_of(vb, col_b) if vb is not None else sb
-        drawn = (da, db, _shape_difference(what, name, "visual geometry", da, db, tol, out))
+        # one side draws its collision geometry, the other a visual copy of its own (a URDF
+        # writer's OBJ beside its STL): the collision line already says what differs
+        copy = (va is None) != (vb is None) and _copies(*((db, sb) if va is None else (da, sa)), tol)
+        drawn = (da, db, _shape_difference(what, name, "visual geometry", da, db, tol, None if copy else out))
     c = compare_colours(*drawn, tol)
     if c is not None:
         ta, tb, size, note = c
         out.append(Difference(GEO, what, name, "colour", ta, tb, size, "", note))
 
 
+def _copies(visual, collision, tol: float) -> bool:
+    """Whether a visual geometry is a copy of its owner's collision geometry, up to the
+    rounding of the files that hold them (a millionth of its size: binary STL's 32-bit
+    floats beside a Wavefront OBJ's decimals)."""
+    m = compare_shapes(visual, collision, tol)
+    if m.same:
+        return True
+    pts = np.concatenate([visual.tris.reshape(-1, 3), visual.points]) if len(visual.tris) else visual.points
+    if m.size is None or visual.solids or not len(pts) or m.tri_pairs is None:
+        return False
+    return m.size <= max(tol, 1e-6 * float(np.ptp(pts, axis=0).max()))
+
+
 def _shape_difference(what, name, field, sa, sb, tol, out):
+    """How ``sa`` and ``sb`` compare; a difference goes to ``out`` (None: not listed)."""
     m = compare_shapes(sa, sb, tol)
-    if not m.same:
+    if not m.same and out is not None:
         out.append(Difference(GEO, what, name, field, sa.summary(), sb.summary(), m.size, "m", m.note))
     return m
 

@@ -489,11 +489,9 @@ def compare_shapes(a: Shape, b: Shape, tol: float) -> ShapeMatch:
     """Whether shapes ``a`` and ``b`` are the same within ``tol`` (m), and how far apart
     they are (see the module docstring)."""
     if Counter(map(_missing_key, a.missing)) != Counter(map(_missing_key, b.missing)):
-        lost = [m for m in a.missing if m not in b.missing] or b.missing
-        note = "; ".join(f"{os.path.basename(m)!r} not found" for m in lost[:3])
-        rest = _compare_present(a, b, tol)
+        rest = _compare_present(a, b, tol)       # (the summaries name the files not found)
         return ShapeMatch(False, rest.size if not rest.same else None,
-                          note + ("" if rest.same else f"; {rest.note}"),
+                          "" if rest.same else rest.note,
                           rest.tri_pairs, rest.solid_pairs, rest.point_pairs)
     return _compare_present(a, b, tol)
 
