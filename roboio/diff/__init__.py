@@ -20,7 +20,8 @@ not as files:
 * **geometry**: collision and visual geometry as shapes in the link frame, whatever files
   hold them (:mod:`roboio.diff._shapes`: same triangles, same primitive solids, within
   ``tol``; the size is how far a vertex or surface moved, m), the colours each triangle and
-  primitive is drawn with, self-collision pairs;
+  primitive is drawn with (a link that sets none is drawn in Klamp't's and MuJoCo's grey),
+  self-collision pairs;
 * **names**: renamed links, joint names and driver names that differ (a driver named after
   its link on one side and after that link's joint on the other -- Klamp't's convention
   against URDF's -- is the same driver, not a rename).

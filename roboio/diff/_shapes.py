@@ -16,20 +16,24 @@ transforms spell it:
 * the references whose file was not found or could not be read (``missing``).
 
 Two geometries are the same shape when their triangles pair up (in order, or in any order:
-each triangle of one has one of the other within ``tol``, corners in the same cyclic order),
-their solids pair up within ``tol`` and their points do. The size of a difference is how far
-the worst vertex (or solid surface) moved, in metres; when the two are made of different
-pieces (a cylinder written as a triangle mesh, a mesh missing on one side), it is the
-distance between their convex outlines. Colours are compared triangle by triangle (and solid
-by solid) along the same pairing: a piece's own colour (a mesh file's face or vertex
-colours, else the piece's ``appearance``), else its owner's ``appearance.color``.
+triangles whose corners fall on the same points of a fine grid pair first, those left over
+each with its nearest on the other side, in any corner order; one turned the other way
+round is a difference), their solids pair up within ``tol`` and their points do. The size
+of a difference is how far the worst vertex (or solid surface) moved, in metres (when too
+many triangles are left over to measure one by one, a stated lower bound). When the two are
+made of different pieces (a cylinder written as a triangle mesh, a mesh missing on one
+side), the pieces are paired by their convex outlines, measured along :data:`DIRECTIONS`
+and the meshes' face normals (exact for a mesh inscribed in a solid); one convex piece with
+the same outline as the other side's is the same shape. Colours are compared triangle by
+triangle (and solid by solid) along the same pairing: a piece's own colour (a mesh file's
+face or vertex colours), else its owner's ``appearance.color``.
 """
 from __future__ import annotations
 
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -68,7 +72,7 @@ class Solid:
     support: np.ndarray
     dims: dict
     rgba: Optional[tuple]
-    support_at: object = None     # the support over any unit directions (n, 3) -> (n,)
+    support_at: Optional[Callable] = None    # the support over unit directions (n, 3) -> (n,)
 
 
 @dataclass
