@@ -59,12 +59,13 @@ def run(args):
         res = diff(load(args.a), load(args.b), args.tol, focus=focus, link_map=parse_map(args.map))
     except ValueError as e:
         if type(e) is ValueError:
-            raise UsageError(str(e)) from None
+            raise UsageError(f"{args.a} and {args.b}: {e}") from None
         raise
     if args.json:
         print(dump_json(res.to_dict()))
     else:
-        how = "" if res.matched_by == "names" else f" (by {res.matched_by})"
-        print(f"matched links: {res.matched_links}{how}")
+        if res.matched_links:
+            how = "" if res.matched_by == "names" else f" (by {res.matched_by})"
+            print(f"matched links: {res.matched_links}{how}")
         print("\n".join(res.lines(args.verbose)))
     return 0 if res.same else 1

@@ -38,17 +38,18 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from ..model import RigidObject, Robot, Terrain, World
+from ..model import Geometry, RigidObject, Robot, Terrain, World
 from ._record import KINDS, SHOWN, DiffResult, Difference
-from ._robot import compare_element, compare_robots
+from ._robot import GEO as GEOMETRY, compare_element, compare_geometry, compare_robots
 
 __all__ = ["diff", "Difference", "DiffResult", "KINDS", "SHOWN"]
 
 
 def diff(a, b, tol: float = 1e-9, *, focus: Optional[Iterable[str]] = None,
          link_map: Optional[dict] = None) -> DiffResult:
-    """Semantic differences between models ``a`` and ``b`` (Robot, World, RigidObject or
-    Terrain; a World with one robot compares with a Robot). ``focus``: the kinds to compare
+    """Semantic differences between models ``a`` and ``b`` (Robot, World, RigidObject,
+    Terrain or Geometry (a mesh, primitive or point cloud file); a World with one robot
+    compares with a Robot). ``focus``: the kinds to compare
     (:data:`KINDS`: ``"kinematics"``, ``"dynamics"``, ``"geometry"``, ``"names"``; default
     all); ``link_map``: which link of A is which of B where names do not say (``{"a": "b"}``,
     prefix rules ``{"left_*": "l_*"}``), as ``roboio verify --map``."""
@@ -69,8 +70,12 @@ def diff(a, b, tol: float = 1e-9, *, focus: Optional[Iterable[str]] = None,
         _worlds(a, b, tol, out, wanted, link_map, res)
     elif isinstance(a, (RigidObject, Terrain)) and type(a) is type(b):
         compare_element("rigid object" if isinstance(a, RigidObject) else "terrain", a, b, tol, out, wanted)
+    elif isinstance(a, Geometry) and isinstance(b, Geometry):
+        if GEOMETRY in wanted:
+            compare_geometry(a, b, tol, out)
     else:
-        raise ValueError(f"cannot compare a {type(a).__name__} with a {type(b).__name__}")
+        raise ValueError(f"cannot compare a {type(a).__name__} with a {type(b).__name__} (diff "
+                         "compares robots, worlds, rigid objects, terrains and geometry files)")
     res.differences = [d for d in out if d.kind in wanted]
     return res
 

@@ -6,6 +6,7 @@ pairs; a rigid object's or terrain's pose, mass and geometry. Each difference go
 from __future__ import annotations
 
 import math
+import os
 from typing import Optional
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..verify_dynamics import inertia_change
 from ._record import Difference
 from ._shapes import compare_colours, compare_shapes, shape_of
 
-__all__ = ["compare_robots", "compare_element", "close"]
+__all__ = ["compare_robots", "compare_element", "compare_geometry", "close"]
 
 KIN, DYN, GEO, NAMES = "kinematics", "dynamics", "geometry", "names"
 
@@ -433,3 +434,15 @@ def compare_element(what: str, x, y, tol: float, out: list, kinds: set) -> None:
         _inertial(what, name, x, y, tol, out)
     if GEO in kinds:
         _geometry(what, name, x, y, tol, out)
+
+
+def compare_geometry(x, y, tol: float, out: list) -> None:
+    """Two geometries (mesh, primitive, point cloud files) as shapes, and their colours."""
+    def named(g):
+        return os.path.basename(g.source.reference) if g.source is not None else type(g).__name__
+    sa, sb = shape_of(x), shape_of(y)
+    m = _shape_difference("geometry", named(x), "shape", sa, sb, tol, out)
+    c = compare_colours(sa, sb, m, tol)
+    if c is not None:
+        ta, tb, size, note = c
+        out.append(Difference(GEO, "geometry", named(x), "colour", ta, tb, size, "", note))

@@ -375,3 +375,24 @@ def test_links_renamed_pair_by_structure_or_by_the_users_map(tmp_path, capsys):
     assert main(["diff", ARM, out, "--map", "finger_*=*", "--kinematics", "--dynamics", "--geometry"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "matched links: 6", "no kinematics, dynamics or geometry differences"]
+
+
+def test_geometry_files_compare_as_shapes_and_other_objects_are_refused(tmp_path, capsys):
+    crate = os.path.join(SAMPLES, "meshes", "crate.off")
+    ply = str(tmp_path / "crate_copy.ply")
+    roboio.save(roboio.load(crate), ply)            # another file, another format, same mesh
+    assert main(["diff", crate, ply]) == 0
+    assert capsys.readouterr().out.splitlines() == ["no differences"]
+    g = roboio.load(crate)
+    V = g.vertices.copy()
+    V[V[:, 2] == V[:, 2].max(), 2] += 0.01          # the lid raised 1 cm
+    moved = str(tmp_path / "raised.ply")
+    roboio.save(TriangleMesh(V, g.faces), moved)
+    assert main(["diff", crate, moved, "--json"]) == 1
+    d, = json.loads(capsys.readouterr().out)["differences"]
+    assert (d["kind"], d["what"], d["field"]) == ("geometry", "geometry", "shape")
+    assert d["size"] == pytest.approx(0.01, abs=1e-12)
+    seq = os.path.join(SAMPLES, "choreonoid", "arm_wave.seq")
+    assert main(["diff", ARM, seq]) == 2
+    err = capsys.readouterr().err
+    assert ARM in err and seq in err and "cannot compare a Robot with a BodyMotion" in err
