@@ -18,7 +18,8 @@ def register(sub):
         "in metres), the colours they are drawn with, self-collision pairs. Names: renamed "
         "links, joint and driver names. Each difference is printed with its size; one that "
         "concerns many links is folded into one line (--verbose lists each). Worlds compare "
-        "robot by robot, object by object. Exit status 0 when nothing differs, 1 when "
+        "robot by robot, object by object; two geometry files as shapes. Exit status 0 when "
+        "nothing differs, 1 when "
         "something does.",
         examples=["roboio diff roboio/data/samples/choreonoid/arm.body "
                   "roboio/data/samples/choreonoid/arm_vrml.wrl",
@@ -26,7 +27,7 @@ def register(sub):
                   "roboio/data/samples/collada/pick_arm.dae --geometry --names",
                   "roboio diff old/robot.urdf new/robot.urdf --tol 1e-6 --kinematics --dynamics",
                   "roboio diff a.rob b.rob --json | jq '.differences[] | [.kind, .field, .size]'"])
-    p.add_argument("a", help="the first model (robot, world, rigid object or terrain)")
+    p.add_argument("a", help="the first model (robot, world, rigid object, terrain or geometry file)")
     p.add_argument("b", help="the second model, compared with the first")
     p.add_argument("--tol", type=float, default=1e-9,
                    help="tolerance: absolute for positions and vertices (m), angles (rad), axes "
