@@ -113,7 +113,7 @@ class Shape:
         """The support of everything (the convex outline) over ``directions`` (unit rows;
         default :data:`DIRECTIONS`), or None when there is nothing."""
         hs = [s.support_at(directions) for s in self.solids]
-        for pts in (self.tris.reshape(-1, 3), self.points):
+        for pts in (_corners(self.tris), self.points):
             if len(pts):
                 hs.append((directions @ pts.T).max(axis=1))
         return np.max(hs, axis=0) if hs else None
@@ -553,12 +553,17 @@ def _pieces(s: Shape, U: np.ndarray) -> list:
     out = [x.support_at(U) for x in s.solids]
     start = 0
     for n in s.mesh_sizes:
-        out.append((U @ s.tris[start:start + n].reshape(-1, 3).T).max(axis=1))
+        out.append((U @ _corners(s.tris[start:start + n]).T).max(axis=1))
         start += n
     return out
 
 
-_NORMALS = 20000         # face normals added to the directions an outline is measured along
+def _corners(tris: np.ndarray) -> np.ndarray:
+    """The distinct corners of triangles (a mesh's vertices, each once)."""
+    return np.unique(tris.reshape(-1, 3), axis=0) if len(tris) else np.zeros((0, 3))
+
+
+_NORMALS = 2000          # face normals added to the directions an outline is measured along
 
 
 def _outline_directions(a: Shape, b: Shape) -> np.ndarray:
@@ -566,10 +571,10 @@ def _outline_directions(a: Shape, b: Shape) -> np.ndarray:
     polyhedron differs most from that of a solid it is inscribed in along its face normals
     (a cylinder written as 32 facets: the distance of a facet from the curved surface)."""
     normals = np.concatenate([a.face_normals(), b.face_normals()])
-    if len(normals) > _NORMALS:
-        normals = normals[np.linspace(0, len(normals) - 1, _NORMALS).astype(int)]
     if len(normals):
         normals = np.unique(np.round(normals, 12), axis=0)
+    if len(normals) > _NORMALS:       # (evenly chosen: a tessellated primitive has few)
+        normals = normals[np.linspace(0, len(normals) - 1, _NORMALS).astype(int)]
     return np.concatenate([DIRECTIONS, normals])
 
 
