@@ -709,7 +709,8 @@ class _Builder:
         for li, fn, file, T, prefix, line in mounts:
             sub = read_mounted_robot(fn, file, self.ctx, line)
             charge_mount(self.ctx, robot, sub, file, line)
-            mount_robot(robot, sub, li, T, prefix, warn=lambda m, l=line: self.ctx.warn(m, l))
+            mount_robot(robot, sub, li, T, prefix,
+                        warn=lambda m, l=line, **kind: self.ctx.warn(m, l, **kind))
         pairs = set(robot.self_collision_pairs)
         self._apply_pairs(robot, pairs, pending_on, enable=True, final=True)
         self._apply_pairs(robot, pairs, pending_off, enable=False, final=True)
