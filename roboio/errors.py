@@ -90,12 +90,14 @@ KINDS = {
     "ignored": "note",            # ignored by the original program too (an unknown element)
     "kept as data": "note",       # not part of the model, kept for writing the format back
     "rounding": "note",           # numbers rounded far below any tolerance
+    "deprecated": "note",         # an old spelling, read as its replacement
     # errors: the model (or the output) is wrong or incomplete
     "missing file": "error",      # a referenced file (mesh, include, package) not found
     "unreadable file": "error",   # a referenced file found but not readable
     "truncated": "error",         # a file cut short
     "invalid value": "error",     # NaN, inverted limits, negative masses, a broken structure
     "fk error": "error",          # link poses change beyond tolerance in a conversion
+    "target refuses": "error",    # the target program refuses (part of) what is written
     # warnings: roboio or the target guessed, changed or dropped something
     "guessed": "warning",         # roboio chose a reading or a default the file leaves open
     "changed": "warning",         # a value read or written differently (clamped, normalised)

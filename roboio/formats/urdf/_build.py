@@ -44,7 +44,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from ...errors import FormatError
+from ...errors import HINT_PACKAGE_PATH, FormatError
 from ...context import LoadContext
 from ...model import (Appearance, Driver, GeometrySource, Group, Joint, Link, Primitive, Robot,
                       TriangleMesh)
@@ -300,7 +300,7 @@ class _Builder:
                 if v.material_name:
                     if rgba is None:
                         self.ctx.warn(f"link {name!r}: material {v.material_name!r} is not "
-                                      "defined (Klamp't shows it black)", v.geometry.line)
+                                      "defined (Klamp't shows it black)", v.geometry.line, kind="invalid value")
                     self.materials[v.material_name] = rgba
             out[name] = tuple(rgba) if rgba is not None else (0.0, 0.0, 0.0, 1.0)
         return out
@@ -354,14 +354,14 @@ class _Builder:
         if found is None:
             if cands is not None:          # the package was found, the file in it was not
                 self.ctx.warn(f"mesh {filename!r} of link {link_name!r} not found (looked for: "
-                              f"{', '.join(cands)})", line)
+                              f"{', '.join(cands)})", line, kind="missing file", hint=loading.missing_file_hint(filename))
             return TriangleMesh(source=GeometrySource(filename, None, None), missing=True)
         try:
             geom = loading.load_geometry(found, self.ctx)
         except FormatError as e:
             if self.ctx.strict:
                 raise
-            self.ctx.warn(f"mesh {filename!r} of link {link_name!r} cannot be loaded: {e}", line)
+            self.ctx.warn(f"mesh {filename!r} of link {link_name!r} cannot be loaded: {e}", line, kind="unreadable file")
             return TriangleMesh(source=GeometrySource(filename, found, None), missing=True)
         fmt = geom.source.format if geom.source is not None else None
         geom.source = GeometrySource(filename, found, fmt)
@@ -476,10 +476,10 @@ class _Builder:
                 self.ctx.warn(f"package {name!r} not found (looked in: {where}); the meshes of "
                               f"{len(links)} link(s) are missing: {', '.join(links)}. Give its "
                               "directory with package_dirs= / --package-path, ROS_PACKAGE_PATH or "
-                              "AMENT_PREFIX_PATH")
+                              "AMENT_PREFIX_PATH", kind="missing file", hint=HINT_PACKAGE_PATH)
             else:
                 self.ctx.warn(f"package {name!r} found at {d} for the meshes of {len(links)} "
-                              "link(s); Klamp't itself needs <klampt package_root=...> to find them")
+                              "link(s); Klamp't itself needs <klampt package_root=...> to find them", kind="read differently")
 
     # -- drivers --------------------------------------------------------------------------
     def normal_driver(self, li: int, joint, name: str):
@@ -504,7 +504,7 @@ class _Builder:
         if tl is None:
             why = ("no joint of that name" if target not in self.model.joints else
                    "it comes later in link order, and Klamp't only honours mimics of earlier joints")
-            self.ctx.warn(f"joint {joint.name!r}: <mimic joint={target!r}> ignored ({why})", line)
+            self.ctx.warn(f"joint {joint.name!r}: <mimic joint={target!r}> ignored ({why})", line, kind="dropped")
             return False
         d = next((d for d in self.drivers if tl in d.dofs), None)
         if d is None:
@@ -551,7 +551,7 @@ class _Builder:
                                   "mimicked)")
             if why is not None:
                 self.ctx.warn(f"joint {joint.name!r}: <mimic joint={joint.mimic[0]!r}> ignored ({why}); "
-                              "it keeps its own driver", joint.mimic[3])
+                              "it keeps its own driver", joint.mimic[3], kind="dropped")
                 if jtype in ("normal", "spin"):
                     self.normal_driver(li, joint, name)
                 continue
@@ -560,17 +560,17 @@ class _Builder:
             self._follow(d, tl, li, m, o)
         if later:
             self.ctx.warn(f"mimic joints of later joints kept: {', '.join(later)} (Klamp't's "
-                          "importer ignores a mimic of a joint that comes later in its link order)")
+                          "importer ignores a mimic of a joint that comes later in its link order)", kind="read differently")
 
     def reading_notes(self):
         """Where the standard reading differs from Klamp't's, said once each."""
         if self.scaled_axes:
             self.ctx.warn("joint axes normalised as the URDF specification says: "
                           f"{', '.join(self.scaled_axes)} (Klamp't keeps them and turns these "
-                          "joints at q |axis|)")
+                          "joints at q |axis|)", kind="read differently")
         if self.rotated_inertia:
             self.ctx.warn("rotated <inertial> of " + ", ".join(self.rotated_inertia) + " read as "
-                          "R I Rᵀ (Klamp't computes Rᵀ I R)")
+                          "R I Rᵀ (Klamp't computes Rᵀ I R)", kind="read differently")
 
     def _affine_limits(self, d: Driver):
         (d.qmin, d.qmax, d.vmin, d.vmax, d.tmin, d.tmax, d.amin, d.amax) = \
@@ -592,7 +592,7 @@ class _Builder:
                 or set(names) & set(self.model.links)):
             self.ctx.warn("<roboio><virtual_link> names ignored (five unique names that are not "
                           "URDF links are needed); the floating base links are base0..base4",
-                          where(els[0]))
+                          where(els[0]), kind="guessed")
             return default
         return names
 
@@ -658,7 +658,7 @@ class _Builder:
         for name in self.s.links:
             if name not in self.model.links:
                 self.ctx.warn(f"<klampt><link name={name!r}>: no such link; ignored",
-                              self.s.links[name]["line"])
+                              self.s.links[name]["line"], kind="invalid value")
         robot = Robot(self.model.name)
         robot.set_links(self.links, **self.lim)
         robot.joints = self.joints
@@ -693,7 +693,7 @@ class _Builder:
             else:
                 if li < 0:
                     self.ctx.warn("<mount link=\"-1\">: mounting on the world; Klamp't 0.10.1 "
-                                  "rejects this", line)
+                                  "rejects this", line, kind="read differently")
                 mounts.append((li, res.path, file, T, prefix, line))
         pending_on = self.s.selfcollision
         pairs = set()

@@ -159,7 +159,7 @@ class _Builder:
             if o.leftover:
                 self.warn(f"{o.spelled}: {o.leftover} trailing number(s) do not make a whole "
                           f"group of {r.group} and are ignored, as Klamp't does",
-                          o.stop_line or o.line, kind="dropped")
+                          o.stop_line or o.line, kind="invalid value")
             elif o.stopped_at and is_keyword(o.stopped_at) and o.stop_line != o.line:
                 self.warn(f"{o.spelled} (line {o.line}) runs on into {o.stopped_at!r}: the line "
                           f"before ends with a backslash, so Klamp't reads {o.stopped_at!r} as "
@@ -167,7 +167,7 @@ class _Builder:
                           o.stop_line, kind="dropped")
             elif o.stopped_at:
                 self.warn(f"{o.spelled}: {o.stopped_at!r} is not a {r.unit}; it and the rest of "
-                          f"the line are ignored, as Klamp't does", o.stop_line or o.line, kind="dropped")
+                          f"the line are ignored, as Klamp't does", o.stop_line or o.line, kind="invalid value")
 
     # -- 2-4. defaults and kinematics ---------------------------------------------------
     def links_and_limits(self, n: int) -> None:

@@ -216,7 +216,7 @@ class _LineParser:
                 break
             b = self.sc.qstring()
             if b is None:
-                self.warn(f"{spelled}: odd trailing item {a!r} ignored (items come in pairs)", kind="dropped")
+                self.warn(f"{spelled}: odd trailing item {a!r} ignored (items come in pairs)", kind="invalid value")
                 break
             out.append(PairRec(a, b, self.ll.line))
 
@@ -239,13 +239,13 @@ class _LineParser:
     def kw_joint(self, spelled: str) -> None:
         t = self.sc.word()
         if t is None:
-            self.warn(f"{spelled}: line without a joint type ignored, as Klamp't does", kind="dropped")
+            self.warn(f"{spelled}: line without a joint type ignored, as Klamp't does", kind="invalid value")
             return
         t = t.lower()
         if t in ("normal", "weld", "spin"):
             link = self.sc.int_()
             if link is None:
-                self.warn(f"{spelled} {t}: no link index; line ignored, as Klamp't does", kind="dropped")
+                self.warn(f"{spelled} {t}: no link index; line ignored, as Klamp't does", kind="invalid value")
                 return
             base = -1
         elif t in ("floating", "floatingplanar", "ballandsocket"):
@@ -332,7 +332,7 @@ class _LineParser:
             if op == "as":
                 n = sc.qstring()
                 if n is None:
-                    self.warn(f"{spelled}: 'as' without a name ignored", kind="dropped")
+                    self.warn(f"{spelled}: 'as' without a name ignored", kind="invalid value")
                 else:
                     name = n
             else:

@@ -146,7 +146,7 @@ def _robot_displays(ctx, el, robot, path):
         else:
             i = _link_index(robot, key)
             if i is None:
-                ctx.warn(f"<{tag} link=\"{key}\">: no such link; element skipped", where(c), kind="dropped")
+                ctx.warn(f"<{tag} link=\"{key}\">: no such link; element skipped", where(c), kind="invalid value")
                 continue
             targets = [robot.links[i]]
         apply_display(ctx, c, Appearance(), path, skip=("link",))     # check and warn once
