@@ -91,6 +91,8 @@ KINDS = {
     "kept as data": "note",       # not part of the model, kept for writing the format back
     "rounding": "note",           # numbers rounded far below any tolerance
     "deprecated": "note",         # an old spelling, read as its replacement
+    "side files": "note",         # files a writer converted or copied beside its output
+    "restructured": "note",       # the same content in another structure (a group merged)
     # errors: the model (or the output) is wrong or incomplete
     "missing file": "error",      # a referenced file (mesh, include, package) not found
     "unreadable file": "error",   # a referenced file found but not readable

@@ -526,7 +526,7 @@ def _component_text(c: Seq, version, K, rate, report) -> str:
         lines.append(f"{pad}{K['num_parts']}: {P}\n")
         lines.append(f"{pad}SE3Format: XYZQWQXQYQZ\n")
         if c.se3_format not in (None, "XYZQWQXQYQZ") and report is not None:
-            report.warn(f"link positions read as {c.se3_format} are written as XYZQWQXQYQZ", kind="changed")
+            report.warn(f"link positions read as {c.se3_format} are written as XYZQWQXQYQZ", kind="restructured")
         values = c.data.reshape(F, P * 7)
         seps = [", [ "] if timed else []
         for p in range(P):

@@ -123,7 +123,7 @@ class GeometryWriter:
         g.transform = np.asarray(M, float)
         g.margin = 0.0
         self.report.warn(f"{what}: geometry transform cannot be written as Klamp't attributes; "
-                         "the transformed data are written instead", kind="rounding")
+                         "the transformed data are written instead", kind="restructured")
         if isinstance(g, (TriangleMesh, PointCloud)):
             baked = g.baked()
             baked.margin = 0.0

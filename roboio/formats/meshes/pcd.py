@@ -273,7 +273,7 @@ def baked_cloud(geom: Geometry, report) -> PointCloud:
                 fields[k] = col
             else:   # a PCD without x, y, z keeps its fields but has no points (Klamp't's reading)
                 report.lose(f"point fields without a point each (PCD holds one value per point; "
-                            f"{len(pts)} points)", f"{k} ({len(col)} values)")
+                            f"{len(pts)} points)", f"{k} ({len(col)} values)", kind="not written")
         if not np.allclose(T, np.eye(4), rtol=0, atol=0):
             names = [k for k in ("normal_x", "normal_y", "normal_z") if k in fields]
             if len(names) == 3:
@@ -282,12 +282,12 @@ def baked_cloud(geom: Geometry, report) -> PointCloud:
                 for i, k in enumerate(names):
                     fields[k] = n[:, i]
             elif any(k.startswith("normal") for k in fields):
-                report.lose("normals are not transformed with the points (no normal_x/y/z triple)")
+                report.lose("normals are not transformed with the points (no normal_x/y/z triple)", kind="changed")
         return PointCloud(pts, fields, geom.settings)
     if isinstance(geom, (TriangleMesh, Group)):
         m = flatten_for_writing(geom, report, "PCD")
         if len(m.faces):
-            report.lose("triangles (PCD keeps the vertices only)")
+            report.lose("triangles (PCD keeps the vertices only)", kind="not written")
         return PointCloud(m.vertices)
     raise OutputError(None, f"PCD holds point clouds, not a {type(geom).__name__}")
 
@@ -335,7 +335,7 @@ def dumps(geom: Geometry, report, path=None) -> str:
     """ASCII PCD of ``geom`` as a point cloud (see :func:`baked_cloud`)."""
     pc = baked_cloud(geom, report)
     if any(k.lower() in ("points", "data", "fields", "size", "type", "count") for k in pc.settings):
-        report.lose("settings named like PCD header keywords")
+        report.lose("settings named like PCD header keywords", kind="not written")
     return pcd_text(pc)
 
 

@@ -112,7 +112,7 @@ class Reader:
         for b in bodies:
             if b.joints and not self._holds_mass(b):
                 self.doc.warn(b.node, f"body {b.label!r}: mass and inertia of moving bodies must be "
-                                      "larger than mjMINVAL (MuJoCo refuses this model)")
+                                      "larger than mjMINVAL (MuJoCo refuses this model)", kind="invalid value")
 
     def _bounded(self, b: Body, p: MP.MassProps) -> MP.MassProps:
         """``boundmass``, ``boundinertia``, ``balanceinertia`` and MuJoCo's checks, on the

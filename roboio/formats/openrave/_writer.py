@@ -551,7 +551,7 @@ class _BodyWriter:
         tri = b.vertices[b.faces].reshape(-1)
         self.report.warn(f"{self.label}: meshes written inline as <vertices>"
                          + ("" if ref is None else " (their file transform is not rotation x "
-                                                   "scale)"), name, kind="changed", noun="link")
+                                                   "scale)"), name, kind="restructured", noun="link")
         return "trimesh", np.eye(4), [f"<vertices>{_f(tri)}</vertices>"]
 
     @staticmethod
