@@ -30,16 +30,16 @@ def adapt(obj, info, report: ConversionReport):
         return motion
     if isinstance(obj, MultiPath) and Trajectory in accepts:
         for item in obj.trajectory_losses():
-            report.lose(item)
+            report.lose(item, kind=getattr(item, "kind", None) or "not written")
         return obj.to_trajectory()
     if isinstance(obj, World) and Robot in accepts and obj.robots:
         if len(obj.robots) > 1:
             for r in obj.robots[1:]:
-                report.lose(f"robot {r.name!r} (the target holds one robot)")
+                report.lose(f"robot {r.name!r} (the target holds one robot)", kind="not written")
         for o in obj.rigid_objects:
-            report.lose(f"rigid object {o.name!r} (the target holds one robot)")
+            report.lose(f"rigid object {o.name!r} (the target holds one robot)", kind="not written")
         for t in obj.terrains:
-            report.lose(f"terrain {t.name!r} (the target holds one robot)")
+            report.lose(f"terrain {t.name!r} (the target holds one robot)", kind="not written")
         return obj.robots[0]
     if isinstance(obj, World) and not obj.robots:
         for cls, items in ((RigidObject, obj.rigid_objects), (Terrain, obj.terrains)):
@@ -56,7 +56,8 @@ def adapt(obj, info, report: ConversionReport):
         g = obj.geometry.copy()
         g.apply_transform(obj.transform)
         if isinstance(obj, RigidObject):
-            report.lose("mass, inertia and contact parameters of the rigid object (target holds geometry only)")
+            report.lose("mass, inertia and contact parameters of the rigid object (target holds geometry only)",
+                        kind="not written")
         return g
     if Geometry in accepts and isinstance(obj, (Robot, World)):
         from .model.posed import posed_geometry   # robots at their configuration

@@ -51,7 +51,7 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def run(args):
-    from ..errors import RoboioError
+    from ..errors import RoboioError, severity_of
     from ..formats.registry import UnknownFormat
     from .main import UsageError
     format_option(args.frm, "--from", "read")
@@ -88,7 +88,8 @@ def run(args):
         # the target cannot hold what the input is (a trajectory into URDF, ...): one line, exit 1
         raise RoboioError(f"cannot convert {args.input} to {args.output}: {e}") from None
     for w in getattr(obj, "warnings", []):
-        report.warn(f"input: {w}")
+        report.warn(f"input: {w}", severity=severity_of(w), kind=getattr(w, "kind", None),
+                    hint=getattr(w, "hint", None))
     print(dump_json(report.to_dict()) if args.json else cli_words(str(report)))
     return 0
 
