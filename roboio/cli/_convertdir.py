@@ -12,11 +12,12 @@ extension added (``SR1.body`` -> ``SR1.body.urdf``; ``SR1.urdf`` stays ``SR1.urd
 inputs never share an output; when they still would (``a.body`` and ``a.body.urdf``), the
 conversion is refused, naming both, before anything is written. Each file is converted by
 :func:`roboio.batch.tasks.convert_file` (what the batch workers run) and gets one line:
-converted (with the number of losses its report lists), skipped (the target cannot hold what
-it is: a GraspIt! body file among robots into URDF; a file read only with the model that
-names it), or failed (on stderr; the others go on; exit status 1 when any failed). Then a
-summary counting the files converted and the files really written (outputs and side files
-such as meshes). A progress bar counts the files on a terminal.
+converted (with the number of losses its report lists), or failed (on stderr; the others
+go on; exit status 1 when any failed); files skipped (the target cannot hold what they are:
+a GraspIt! body file among robots into URDF; a file read only with the model that names it)
+are counted, with their reasons, in the summary (``--verbose`` lists them). Then a summary
+counting the files converted and the files really written (outputs and side files such as
+meshes). A progress bar counts the files on a terminal.
 """
 from __future__ import annotations
 
@@ -75,10 +76,12 @@ def convert_directory(args) -> int:
                 bar.write(f"roboio convert: warning: {job.src}: {w}", file=sys.stderr)
             if o.kind == "failed":
                 bar.write(f"roboio convert: {job.src}: {o.message}", file=sys.stderr)
-            elif not args.json:
+            elif not args.json and (o.kind == "ok" or getattr(args, "verbose", False)):
                 bar.write(f"{job.src}: skipped: {o.message}" if o.kind == "skipped" else
                           f"{job.src} -> {job.dst}" + (f"  ({o.message})" if o.message else ""))
             bar.update()
+    from ._dirtable import reasons
+    why = [o.message for o in outcomes if o.kind == "skipped"]
     converted = sum(o.kind == "ok" for o in outcomes)
     failed = sum(o.kind == "failed" for o in outcomes)
     skipped = sum(o.kind == "skipped" for o in outcomes)
@@ -89,7 +92,8 @@ def convert_directory(args) -> int:
     else:
         print(f"{converted} of {len(jobs)} files converted to {args.to}"
               + f" ({_plural(len(written), 'file')} written)"
-              + (f"; {skipped} skipped" if skipped else "")
+              + (f"; {skipped} skipped ({reasons(why, getattr(args, 'verbose', False))})"
+                 if skipped else "")
               + (f"; {failed} failed" if failed else "")
               + ("; see each file's report with roboio convert IN OUT" if any(
                   r.get("lost") or r.get("warnings") for r in results) else ""))

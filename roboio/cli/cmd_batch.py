@@ -139,8 +139,13 @@ def _finish(args, summary) -> int:
         print(dump_json({"counts": c, "report": summary.report, "failed": summary.failed,
                          "skipped": summary.skipped, "files": [o.to_dict() for o in summary.outcomes]}))
     else:
+        from ..diagnostics import count_line
+        from ._dirtable import reasons, total_counts
         extra = f"; {c['frames']:,} frames" if summary.command == "fk" else ""
-        print(f"{c['ok']} ok, {c['failed']} failed, {c['skipped']} skipped; "
+        if summary.command == "validate":
+            extra += f"; {count_line(total_counts(o.counts for o in summary.outcomes))}"
+        why = f" ({reasons(summary.skipped.values())})" if summary.skipped else ""
+        print(f"{c['ok']} ok, {c['failed']} failed, {c['skipped']} skipped{why}; "
               f"{c['written']} files written{extra}"
               + (f" (report: {summary.report})" if summary.report else ""))
     return 1 if summary.failed else 0

@@ -29,7 +29,12 @@ def register(sub):
                    help="input format (default: by IN's extension and content)")
     p.add_argument("--strict", action="store_true", help="treat input warnings as errors")
     p.add_argument("--json", action="store_true",
-                   help="print the report as JSON: path, format, lost, warnings, files, fk_error")
+                   help="print the report as JSON: path, format, lost, warnings, files, fk_error, "
+                        "counts, items (every loss and remark with its severity, kind, hint)")
+    p.add_argument("--verbose", action="store_true",
+                   help="list every name a loss concerns and every remark (by default a group "
+                        "shows its number and first few names); with a directory, every "
+                        "skipped file")
     p.add_argument("--force", action="store_true", help="allow OUT to be an input file (the "
                    "input itself, or a file it was read from); refused otherwise")
     p.add_argument("--meshes", choices=("keep", "copy", "convert"),
@@ -90,7 +95,7 @@ def run(args):
     for w in getattr(obj, "warnings", []):
         report.warn(f"input: {w}", severity=severity_of(w), kind=getattr(w, "kind", None),
                     hint=getattr(w, "hint", None))
-    print(dump_json(report.to_dict()) if args.json else cli_words(str(report)))
+    print(dump_json(report.to_dict()) if args.json else cli_words(report.render(args.verbose)))
     return 0
 
 

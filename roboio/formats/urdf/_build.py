@@ -300,7 +300,7 @@ class _Builder:
                 if v.material_name:
                     if rgba is None:
                         self.ctx.warn(f"link {name!r}: material {v.material_name!r} is not "
-                                      "defined (Klamp't shows it black)", v.geometry.line, kind="invalid value")
+                                      "defined (urdfdom refuses the model; Klamp't shows it black)", v.geometry.line, kind="invalid value")
                     self.materials[v.material_name] = rgba
             out[name] = tuple(rgba) if rgba is not None else (0.0, 0.0, 0.0, 1.0)
         return out
@@ -504,7 +504,7 @@ class _Builder:
         if tl is None:
             why = ("no joint of that name" if target not in self.model.joints else
                    "it comes later in link order, and Klamp't only honours mimics of earlier joints")
-            self.ctx.warn(f"joint {joint.name!r}: <mimic joint={target!r}> ignored ({why})", line, kind="dropped")
+            self.ctx.warn(f"joint {joint.name!r}: <mimic joint={target!r}> ignored ({why})", line, kind="dropped" if why.startswith("it comes later") else "invalid value")
             return False
         d = next((d for d in self.drivers if tl in d.dofs), None)
         if d is None:
@@ -551,7 +551,7 @@ class _Builder:
                                   "mimicked)")
             if why is not None:
                 self.ctx.warn(f"joint {joint.name!r}: <mimic joint={joint.mimic[0]!r}> ignored ({why}); "
-                              "it keeps its own driver", joint.mimic[3], kind="dropped")
+                              "it keeps its own driver", joint.mimic[3], kind="invalid value")
                 if jtype in ("normal", "spin"):
                     self.normal_driver(li, joint, name)
                 continue

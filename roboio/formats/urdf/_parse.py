@@ -266,7 +266,7 @@ class _Reader:
             # urdfdom gives up on the rest of the link here and Klamp't keeps the link
             self.ctx.warn(f"link {rec.name!r}: <material> without a name; like Klamp't, the "
                           "<visual> holding it and every later <visual>/<collision> of the link "
-                          "are ignored", where(e.args[0]), kind="dropped")
+                          "are ignored (urdfdom refuses the model)", where(e.args[0]), kind="invalid value")
         for t, c in kids:
             if t not in _LINK_CHILDREN:
                 self.ctx.warn(f"<{t}> in link {rec.name!r} ignored", where(c), kind="ignored")

@@ -164,7 +164,7 @@ class _Builder:
                 self.warn(f"{o.spelled} (line {o.line}) runs on into {o.stopped_at!r}: the line "
                           f"before ends with a backslash, so Klamp't reads {o.stopped_at!r} as "
                           f"part of {o.spelled} and ignores it and the rest of that line",
-                          o.stop_line, kind="dropped")
+                          o.stop_line, kind="invalid value")
             elif o.stopped_at:
                 self.warn(f"{o.spelled}: {o.stopped_at!r} is not a {r.unit}; it and the rest of "
                           f"the line are ignored, as Klamp't does", o.stop_line or o.line, kind="invalid value")
