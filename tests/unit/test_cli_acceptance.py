@@ -496,7 +496,9 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
         return json.loads(out)
     urdf = tmp_path / "arm.urdf"
     rep = js("convert", ARM, urdf)
-    assert set(rep) == {"path", "format", "lost", "warnings", "files", "fk_error"}
+    assert set(rep) == {"path", "format", "lost", "warnings", "files", "fk_error", "counts", "items"}
+    assert set(rep["counts"]) == {"error", "warning", "note"}
+    assert all({"type", "text", "severity", "kind", "hint"} <= set(x) for x in rep["items"])
     assert (rep["path"], rep["format"]) == (str(urdf), "urdf") and str(urdf) in rep["files"]
     assert set(rep["fk_error"]) == {"position", "rotation"}
     v = js("verify", ARM, urdf, "--samples", "20")
@@ -512,7 +514,8 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
     assert all(set(x) <= {"what", "name", "field", "a", "b", "note"} for x in d["differences"])
     assert {"what": "driver", "name": "finger_left", "field": "vmin", "a": -0.1, "b": 0.1} \
         in d["differences"]
-    assert js("validate", ARM) == {"path": ARM, "ok": True, "problems": []}
+    assert js("validate", ARM) == {"path": ARM, "ok": True, "problems": [],
+                                   "counts": {"error": 0, "warning": 0, "note": 0}}
     fs = js("formats")
     assert all(set(f) == {"name", "ecosystem", "extensions", "kinds", "read", "write",
                           "description", "module"} for f in fs)
@@ -535,7 +538,8 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
     assert "broken.urdf" in files["broken.urdf"]["error"]
     rc, out, err = roboio("convert", src, tmp_path / "out2", "--to", "klampt-rob")
     assert rc == 1 and err.count("\n") == 1 and "broken.urdf" in err
-    assert "recovered.urdf.rob  (1 input warning)" in out and "2 of 3 files converted" in out
+    assert "recovered.urdf.rob  (1 input warning: 0 errors, 1 warning, 0 notes)" in out
+    assert "2 of 3 files converted" in out
 
 
 def test_a_command_runs_with_only_its_own_parser():
