@@ -14,7 +14,8 @@ Compared: link set (added, removed, renamed), parents, joint types (revolute/pri
 the Klamp't joint group: normal, spin, weld, floating, ...), axes, parent transforms
 (translation and rotation angle), position/velocity/acceleration/torque limits, masses,
 centres of mass, inertias, geometry references (files and kinds, collision and visual),
-drivers (type, DOFs by link name, scales, offsets, limits) and self-collision pairs. For
+drivers (paired by name, else by the link they actuate; name, type, DOFs by link name,
+scales, offsets, limits) and self-collision pairs. For
 worlds also rigid objects and terrains (poses, masses, geometry).
 """
 from __future__ import annotations
@@ -266,21 +267,18 @@ def _robot(a: Robot, b: Robot, tol: float, out: list, prefix: str = "") -> int:
             if not same:
                 add(fld, sa, sb)
     # drivers, with DOFs by link name
-    da = {d.name: d for d in a.drivers}
-    db = {d.name: d for d in b.drivers}
-    for n in da:
-        if n not in db:
-            out.append(Difference("driver", prefix + n, "removed"))
-    for n in db:
-        if n not in da:
-            out.append(Difference("driver", prefix + n, "added"))
-    for n in da:
-        if n not in db:
-            continue
-        x, y = da[n], db[n]
+    pairs, removed, added = _driver_pairs(a, b)
+    for n in removed:
+        out.append(Difference("driver", prefix + n, "removed"))
+    for n in added:
+        out.append(Difference("driver", prefix + n, "added"))
+    for x, y in pairs:
+        n = x.name
 
-        def dadd(fld, u, v):
+        def dadd(fld, u, v, n=n):
             out.append(Difference("driver", prefix + n, fld, u, v))
+        if x.name != y.name:
+            dadd("name", x.name, y.name)
         if x.type != y.type:
             dadd("type", x.type, y.type)
         dofs_a = [a.links[i].name for i in x.dofs]
@@ -371,3 +369,31 @@ def diff(a, b, tol: float = 1e-9) -> DiffResult:
         _element("rigid object" if isinstance(a, RigidObject) else "terrain", a, b, tol, out)
         return res
     raise ValueError(f"cannot compare a {type(a).__name__} with a {type(b).__name__}")
+
+
+def _driver_pairs(a, b):
+    """``(pairs (driver of A, driver of B), names only in A, names only in B)``: drivers
+    paired by name, then those left by the name of the link they actuate (``Driver.leader``:
+    a URDF names a driver after its joint, Klamp't after its link)."""
+    db = {d.name: d for d in b.drivers}
+    pairs, rest_a = [], []
+    for d in a.drivers:
+        if d.name in db:
+            pairs.append((d, db.pop(d.name)))
+        else:
+            rest_a.append(d)
+
+    def lead(r, d):
+        return r.links[d.leader].name if d.leader is not None and 0 <= d.leader < r.num_links else None
+    by_link: dict = {}
+    for d in db.values():
+        by_link.setdefault(lead(b, d), []).append(d)
+    removed = []
+    for d in rest_a:
+        cands = by_link.get(lead(a, d)) or []
+        if len(cands) == 1 and lead(a, d) is not None:
+            pairs.append((d, cands.pop()))
+            db.pop(pairs[-1][1].name, None)
+        else:
+            removed.append(d.name)
+    return pairs, removed, list(db)

@@ -110,8 +110,8 @@ KINDS = {
     "renamed": "warning",         # a name the target could not keep
     "target default": "warning",  # the target applies its own default where the model has none
     "read differently": "warning",  # the original or target program reads it otherwise than roboio
-    "quirk": "warning",
-    "empty": "warning",           # a file or element that holds nothing (no milestones)           # read as the original program reads it, which the file may not mean
+    "quirk": "warning",           # read as the original program reads it, which the file may not mean
+    "empty": "warning",           # a file or element that holds nothing (no milestones)
 }
 
 #: options that fix an item, as hints name them

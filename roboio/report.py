@@ -77,6 +77,12 @@ class ConversionReport:
     False for a lossless save. Every item is a :class:`~roboio.errors.Diagnostic` with a
     severity (``error``, ``warning``, ``note``) and a kind; ``str(report)`` lists them most
     severe first, items of one sort grouped (:meth:`render`).
+
+    ``renamed``: every name the writer had to change because the target forbids it (or a
+    change made a clash), ``{"links": {old: new}, "joints": {old: new}}``; a name the source
+    uses several times (a gripper mounted twice) maps to the list of its occurrences' new
+    names, in link order. Renames are not losses: the same things are there, named as the
+    target allows (``roboio verify`` matches through them).
     """
 
     def __init__(self, path=None, format=None):
@@ -87,6 +93,7 @@ class ConversionReport:
         self.options: dict = {}           # writer options (e.g. meshes="copy"), see roboio.save
         # largest FK change (metres, radians) the writer measured for what it approximated
         self.fk_error: tuple = (0.0, 0.0)
+        self.renamed: dict = {"links": {}, "joints": {}}
 
     def _of(self, type) -> list:
         return [e for e in self._entries.values() if e.type == type]
@@ -102,6 +109,11 @@ class ConversionReport:
         """The remarks that are not losses (a group as ``"item: a, b, c"``), each a
         :class:`~roboio.errors.Diagnostic`."""
         return [e.diagnostic() for e in self._of("remark")]
+
+    def rename(self, kind: str, old: str, new) -> None:
+        """Record that ``old`` (a ``kind`` name: "links", "joints") is written as ``new``
+        (a list: the new names of every occurrence of a name the source repeats)."""
+        self.renamed.setdefault(kind, {})[old] = new
 
     def _record(self, type, item, concerning, severity, kind, hint, noun, largest, unit):
         key = (type, "item" if concerning is None else "group", str(item))
@@ -163,6 +175,7 @@ class ConversionReport:
                             key=lambda d: d["severity"])
         return {"path": self.path, "format": self.format, "lost": list(self.lost),
                 "warnings": list(self.warnings), "files": list(self.files),
+                "renamed": {k: dict(v) for k, v in self.renamed.items()},
                 "fk_error": {"position": self.fk_error[0], "rotation": self.fk_error[1]},
                 "counts": self.counts(), "items": items}
 
@@ -180,10 +193,26 @@ class ConversionReport:
             lines += [f"  {e.line(verbose)}" for e in mine if e.type == "lost" or e.concerning]
             lines += [f"  {x}" for x in fold([e.diagnostic() for e in mine
                                               if e.type == "remark" and not e.concerning], verbose)]
+        lines += self._rename_lines(verbose)
         c = self.counts()
         if any(c.values()):
             lines.append(f"  {count_line(c)}")
         return "\n".join(lines)
+
+    def _rename_lines(self, verbose: bool, first: int = 3) -> list[str]:
+        """``renamed link 'a b' -> 'a_b'`` lines, the first few of each kind (``verbose``:
+        all) and a count of the rest."""
+        lines = []
+        for kind, names in self.renamed.items():
+            noun = kind[:-1] if kind.endswith("s") else kind
+            shown = list(names.items()) if verbose else list(names.items())[:first]
+            for old, new in shown:
+                lines.append(f"  renamed {noun} {old!r} -> "
+                             + (", ".join(map(repr, new)) if isinstance(new, list) else repr(new)))
+            if len(names) > len(shown):
+                rest = len(names) - len(shown)
+                lines.append(f"  renamed {rest} more {noun}{'s' * (rest != 1)} (--verbose lists them)")
+        return lines
 
     def __str__(self):
         return self.render()

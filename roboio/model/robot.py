@@ -28,7 +28,7 @@ __all__ = ["Robot", "Link", "Joint", "Driver", "JOINT_TYPES", "DRIVER_TYPES"]
 JOINT_TYPES = ("normal", "spin", "weld", "floating", "floatingplanar", "ballandsocket")
 JOINT_DOFS = {"normal": 1, "spin": 1, "weld": 1, "floating": 6, "floatingplanar": 3,
               "ballandsocket": 3}
-DRIVER_TYPES = ("normal", "affine", "translation", "rotation")
+DRIVER_TYPES = ("normal", "affine", "translation", "rotation", "nonlinear")
 
 _KINEMATIC_FIELDS = {"parent", "joint_type", "axis", "parent_transform"}
 _INERTIAL_FIELDS = {"mass", "com", "inertia"}
@@ -175,7 +175,10 @@ class Joint:
 class Driver:
     """An actuator. ``normal``: drives ``dofs[0]`` directly. ``affine``: one value ``u`` moves
     every ``dofs[k]`` to ``offset[k] + scale[k] * u``. ``translation``/``rotation``: force or
-    moment on link ``force_link`` whose value is ``dofs[0]``.
+    moment on link ``force_link`` whose value is ``dofs[0]``. ``nonlinear``: ``coupling``
+    (:class:`roboio.model.coupling.Coupling`) gives the values of ``dofs`` as functions of
+    the values of the drivers ``coupling.inputs`` (this one among them): OpenRAVE/COLLADA
+    mimic formulas, spherical joints' rotation vectors, MJCF polynomial couplings.
 
     ``name`` is the source's name of the actuated DOF (URDF: the actuated joint, the one the
     others mimic; OpenRAVE/COLLADA: the joint; Choreonoid: ``jointName``; GraspIt!:
@@ -209,11 +212,17 @@ class Driver:
     force_link: int = -1
     extras: dict = field(default_factory=dict)
     leader: Optional[int] = None
+    coupling: Optional[object] = None
 
     def __post_init__(self):
         if self.type not in DRIVER_TYPES:
             raise ValueError(f"unknown driver type {self.type!r}")
         self.dofs = [int(i) for i in self.dofs]
+        if self.type == "nonlinear":
+            n = len(getattr(self.coupling, "functions", None) or ()) or (
+                3 if self.coupling is not None and hasattr(self.coupling, "basis") else None)
+            if self.coupling is None or n != len(self.dofs):
+                raise ValueError("a nonlinear driver needs a coupling with one function per dof")
         if self.type == "affine":
             if not self.scale:
                 self.scale = [1.0] * len(self.dofs)
@@ -562,19 +571,29 @@ class Robot:
             if d.type == "affine":
                 for k, dof in enumerate(d.dofs):
                     out[dof] = d.offset[k] + d.scale[k] * val
+            elif d.type == "nonlinear":
+                vals = d.coupling.evaluate([u[i] for i in d.coupling.inputs])
+                for dof, v in zip(d.dofs, vals):
+                    out[dof] = v
             else:
                 out[d.dofs[0]] = val
         return out
 
     def drivers_from_config(self, q=None) -> np.ndarray:
         """Driver values for configuration ``q``; an affine driver reads the mean over its
-        DOFs of ``(q - offset) / scale`` (Klamp't's rule)."""
+        DOFs of ``(q - offset) / scale`` (Klamp't's rule); a nonlinear driver its coupling's
+        inverse where it has one (a spherical joint's rotation vector), else its leader
+        link's value."""
         q = np.asarray(self._q(q), dtype=float)
         out = np.empty(len(self.drivers))
         for i, d in enumerate(self.drivers):
             if d.type == "affine":
                 vals = [(q[dof] - o) / s for dof, s, o in zip(d.dofs, d.scale, d.offset) if s != 0]
                 out[i] = float(np.mean(vals)) if vals else 0.0
+            elif d.type == "nonlinear":
+                inv = d.coupling.invert([q[k] for k in d.dofs]) if i in d.coupling.inputs else None
+                out[i] = float(inv[d.coupling.inputs.index(i)]) if inv is not None else \
+                    q[d.leader if d.leader is not None else d.dofs[0]]
             else:
                 out[i] = q[d.dofs[0]]
         return out

@@ -127,7 +127,7 @@ def slider_specs(robot: Robot) -> list[SliderSpec]:
     specs = []
     drivers = list(robot.drivers)
     for k, d in enumerate(drivers):
-        if d.type not in ("normal", "affine") or not d.dofs:
+        if d.type not in ("normal", "affine", "nonlinear") or not d.dofs:
             continue
         link = robot.links[d.dofs[0]]
         lo, hi = d.qmin, d.qmax

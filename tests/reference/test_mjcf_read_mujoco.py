@@ -362,6 +362,31 @@ def test_mjcf_to_urdf_in_pinocchio(tmp_path):
                     qp[model.joints[f.parentJoint].idx_q] = q[robot.link_index(f.name)]
         pin.framesForwardKinematics(model, data, qp)
         for b in range(1, m.nbody):
-            f = model.getFrameId(m.body(b).name)
+            f = model.getFrameId(m.body(b).name, pin.FrameType.BODY)
             assert np.allclose(data.oMf[f].translation, d.xpos[b], atol=TOL)
             assert np.allclose(data.oMf[f].rotation, quat_to_matrix(d.xquat[b]), atol=TOL)
+
+
+def test_polynomial_coupling_satisfies_mujocos_equality(tmp_path):
+    """<equality joint polycoef> of degree 2 with refs: roboio's nonlinear driver puts the
+    follower where MuJoCo's constraint is satisfied (its violation efc_pos is 0), in the
+    file and in roboio's MJCF written from it."""
+    p = tmp_path / "poly.xml"
+    p.write_text("""<mujoco><compiler angle="radian"/><worldbody>
+        <body name="a"><joint name="ja" ref="0.2" range="-1 1"/><geom size="0.1"/>
+        <body name="b" pos="1 0 0"><joint name="jb" ref="-0.1"/><geom size="0.1"/></body></body></worldbody>
+      <equality><joint joint1="jb" joint2="ja" polycoef="0.05 1 0.5 -0.2 0"/></equality></mujoco>""")
+    r = load(str(p))
+    m = mujoco.MjModel.from_xml_path(str(p))
+    out = tmp_path / "again.xml"
+    roboio.save(r, str(out))
+    m2 = mujoco.MjModel.from_xml_path(str(out))
+    assert m2.neq == 1
+    for model in (m, m2):            # the written file may shift refs: the same constraint
+        d = mujoco.MjData(model)
+        for ja in (-0.9, 0.2, 0.8):
+            q = r.config_from_drivers([ja])
+            d.qpos[:] = r.qpos_from_config(q)
+            mujoco.mj_forward(model, d)
+            eq = [i for i in range(d.nefc) if d.efc_type[i] == mujoco.mjtConstraint.mjCNSTR_EQUALITY]
+            assert len(eq) == 1 and abs(d.efc_pos[eq[0]]) < 1e-12, d.efc_pos[eq[0]]

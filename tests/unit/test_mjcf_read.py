@@ -144,16 +144,33 @@ def test_drivers_actuators_and_linear_coupling(tmp_path):
     assert np.allclose(q, [0.25, 1.1])
 
 
-def test_polynomial_coupling_is_kept_and_warned(tmp_path):
+def test_polynomial_coupling_is_a_nonlinear_driver(tmp_path):
+    """MuJoCo: jb - ref_b = a0 + a1 (ja - ref_a) + a2 (ja - ref_a)^2; link values are qpos."""
+    r = read(tmp_path, """<mujoco><compiler angle="radian"/><worldbody>
+        <body name="a"><joint name="ja" ref="0.2"/><geom size="0.1"/>
+        <body name="b" pos="1 0 0"><joint name="jb" ref="-0.1"/><geom size="0.1"/></body></body></worldbody>
+      <equality><joint joint1="jb" joint2="ja" polycoef="0.05 1 0.5 0 0"/></equality></mujoco>""")
+    assert [d.name for d in r.drivers] == ["ja"]
+    d = r.drivers[0]
+    assert d.type == "nonlinear" and d.dofs == [0, 1] and d.leader == 0
+    for ja in (-0.7, 0.2, 1.3):
+        x = ja - 0.2
+        q = r.config_from_drivers([ja])
+        assert q == pytest.approx([ja, -0.1 + 0.05 + x + 0.5 * x * x], abs=1e-15)
+        assert r.drivers_from_config(q) == pytest.approx([ja])
+
+
+def test_a_coupling_to_a_coupled_joint_that_leads_others_is_kept(tmp_path):
     p = tmp_path / "m.xml"
     p.write_text("""<mujoco><worldbody><body name="a"><joint name="ja"/><geom size="0.1"/>
-        <body name="b" pos="1 0 0"><joint name="jb"/><geom size="0.1"/></body></body></worldbody>
-      <equality><joint joint1="jb" joint2="ja" polycoef="0 1 0.5 0 0"/></equality></mujoco>""")
-    with pytest.warns(roboio.RoboioWarning, match="degree > 1"):
+        <body name="b" pos="1 0 0"><joint name="jb"/><geom size="0.1"/>
+        <body name="c" pos="1 0 0"><joint name="jc"/><geom size="0.1"/></body></body></body></worldbody>
+      <equality><joint joint1="jc" joint2="jb" polycoef="0 2 0 0 0"/>
+                <joint joint1="jb" joint2="ja" polycoef="0 1 0.5 0 0"/></equality></mujoco>""")
+    with pytest.warns(roboio.RoboioWarning, match="not composed"):
         r = roboio.load(str(p))
     assert [d.name for d in r.drivers] == ["ja", "jb"]
     assert r.drivers[1].extras["mjcf"]["polycoef"]["coef"] == [0.0, 1.0, 0.5, 0.0, 0.0]
-    assert r.extras["mjcf"]["equality"][0]["joint2"] == "ja"
 
 
 def test_self_collision_pairs_follow_mujoco_filters(tmp_path):

@@ -425,6 +425,8 @@ class RobotModel:
             if d.type == "affine":
                 vals = [v[k] / s for k, s in zip(d.dofs, d.scale) if s != 0]
                 out.append(sum(vals) / len(vals) if vals else 0.0)
+            elif d.type == "nonlinear":       # the leader link's velocity (its value's rate)
+                out.append(v[d.leader if d.leader is not None else d.dofs[0]])
             else:
                 out.append(v[d.dofs[0]])
         return out
@@ -590,7 +592,11 @@ def _no_geometry(link) -> bool:
 
 
 def _set_driver_dofs(d, vec, value, with_offset=True):
-    if d.type == "affine":
+    """Set ``d``'s links in ``vec`` for driver value ``value`` (a nonlinear driver: its
+    leader link only, a velocity of the coupled links needs the coupling's derivative)."""
+    if d.type == "nonlinear":
+        vec[d.leader if d.leader is not None else d.dofs[0]] = value
+    elif d.type == "affine":
         for k, s, o in zip(d.dofs, d.scale, d.offset):
             vec[k] = (o if with_offset else 0.0) + s * value
     else:
@@ -903,9 +909,15 @@ class RobotModelDriver:
 
     def setValue(self, val: float):
         """Move the driven links (link transforms update only at the next setConfig)."""
+        robot = self._rv._robot
+        if self._driver.type == "nonlinear":     # its links follow the coupling of every input
+            u = robot.drivers_from_config()
+            u[self._index] = float(val)
+            robot.config = robot.config_from_drivers(u)
+            return
         q = self._rv.getConfig()
         _set_driver_dofs(self._driver, q, float(val))
-        self._rv._robot.config = np.array(q)
+        robot.config = np.array(q)
 
     value = property(getValue, setValue)
 

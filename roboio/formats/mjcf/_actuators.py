@@ -140,6 +140,17 @@ def _equalities(reader, robots: list, drivers_of: dict) -> None:
             r.extras.setdefault("mjcf", {})["equality"] = kept
 
 
+def _polynomial_coupling(robot, fd, ld, coef, ref1, ref2) -> None:
+    """The follower driver ``fd``'s link joins the leader driver ``ld`` as MuJoCo couples it:
+    ``q1 = ref1 + a0 + a1 (q2 - ref2) + ... + a4 (q2 - ref2)^4`` (a nonlinear driver,
+    :func:`roboio.model.coupling.couple`; the link values are MuJoCo's qpos)."""
+    from ...model.coupling import Arg, Const, Op, couple, polynomial
+    x = Arg(0) if ref2 == 0.0 else Op("-", [Arg(0), Const(ref2)])
+    expr = polynomial([coef[0] + ref1] + list(coef[1:]), x)
+    k = robot.drivers.index(ld)
+    couple(robot.drivers, fd.dofs[0], expr, [k])
+
+
 def _plain(attrs: dict) -> dict:
     return {k: v for k, v in attrs.items() if k != "class"}
 
@@ -168,29 +179,37 @@ def _joint_coupling(reader, n, a, drivers_of: dict, kept: list, j1, j2) -> None:
                     "slide joints of one robot)", kind="unsupported")
         return
     robot, fd = follower
-    if any(coef[2:]) or j2 is None:
-        fd.extras.setdefault("mjcf", {})["polycoef"] = {"joint2": j2, "coef": coef}
+    if j2 is None:
+        fd.extras.setdefault("mjcf", {})["polycoef"] = {"joint2": None, "coef": coef}
         kept.append(record)
-        what = "a polynomial of degree > 1" if any(coef[2:]) else "a constant"
-        doc.warn(n, f"<equality><joint> {j1!r} = {what} of {j2!r}: kept as data on its driver "
-                    "(roboio's affine drivers hold linear couplings only)", kind="unsupported")
+        doc.warn(n, f"<equality><joint> {j1!r} held at a constant: kept as data on its driver "
+                    "(roboio's drivers do not fix a joint)", kind="unsupported")
         return
     _, ld = leader
     if ld is fd:
         raise doc.error(n, f"joint {j1!r} coupled to itself")
     i1, i2 = fd.dofs[0], ld.leader
     ref1, ref2 = robot.config[i1], robot.config[i2]
-    scale, offset = coef[1], ref1 + coef[0] - coef[1] * ref2
-    # the leader's driver becomes affine: q_follower = offset + scale * q_leader
-    if ld.type == "normal":
-        ld.type = "affine"
-        ld.scale, ld.offset = [1.0], [0.0]
-    for k, dof in enumerate(list(fd.dofs)):
-        s = fd.scale[k] if fd.type == "affine" else 1.0
-        o = fd.offset[k] if fd.type == "affine" else 0.0
-        ld.dofs.append(dof)
-        ld.scale.append(s * scale)
-        ld.offset.append(float(o + s * offset))
+    if any(coef[2:]) or fd.type == "nonlinear" or ld.type == "nonlinear":
+        if fd.type != "normal" or len(fd.dofs) != 1:
+            fd.extras.setdefault("mjcf", {})["polycoef"] = {"joint2": j2, "coef": coef}
+            kept.append(record)
+            doc.warn(n, f"<equality><joint> {j1!r} = a polynomial of {j2!r}, while other joints "
+                        f"follow {j1!r}: kept as data on its driver (not composed)", kind="unsupported")
+            return
+        _polynomial_coupling(robot, fd, ld, coef, ref1, ref2)
+    else:
+        scale, offset = coef[1], ref1 + coef[0] - coef[1] * ref2
+        # the leader's driver becomes affine: q_follower = offset + scale * q_leader
+        if ld.type == "normal":
+            ld.type = "affine"
+            ld.scale, ld.offset = [1.0], [0.0]
+        for k, dof in enumerate(list(fd.dofs)):
+            s = fd.scale[k] if fd.type == "affine" else 1.0
+            o = fd.offset[k] if fd.type == "affine" else 0.0
+            ld.dofs.append(dof)
+            ld.scale.append(s * scale)
+            ld.offset.append(float(o + s * offset))
     robot.drivers = [d for d in robot.drivers if d is not fd]
     for key, val in list(drivers_of.items()):
         if val[1] is fd:

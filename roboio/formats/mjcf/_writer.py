@@ -5,8 +5,9 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
 * One ``<body>`` per link, named after it, placed by its ``parent_transform`` (``pos`` +
   ``quat``; a matrix that is not a rotation is written as the nearest rotation and the
   resulting FK change is measured and reported).
-* Moving links get a ``hinge`` (revolute) or ``slide`` (prismatic) joint named after the
-  link, at the body origin, with the *unit* axis: MuJoCo normalises axes, so a link whose
+* Moving links get a ``hinge`` (revolute) or ``slide`` (prismatic) joint named as the
+  source names it (:func:`roboio.formats.naming.joint_names`; else after the link), at the
+  body origin, with the *unit* axis: MuJoCo normalises axes, so a link whose
   axis has length ``k != 1`` has MuJoCo coordinate ``qpos = k q`` (ranges, forces and
   couplings are scaled to match and the report says so). ``range`` + ``limited="true"``
   where both limits are finite. Welded links (joint group ``weld``) and zero axes get no
@@ -17,7 +18,8 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   ``ballandsocket``, floating chains not at the root) keep one joint per link; their
   massless intermediate links are folded into the last link's body as extra joints.
 * Affine drivers coupling several DOFs -> ``<equality><joint polycoef>`` (follower =
-  offset + ratio x leader, in MuJoCo coordinates).
+  offset + ratio x leader, in MuJoCo coordinates; the leader is the driver's actuated
+  joint, ``Driver.leader``).
 * Mass, COM and inertia -> ``<inertial>`` (``fullinertia``, or ``diaginertia`` + ``quat``
   where MuJoCo's own eigen-decomposition could misjudge it); see :mod:`._inertia` for what
   is changed so that MuJoCo accepts it.
@@ -29,7 +31,8 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   roboio does not check and MuJoCo's own filters (same weld body, parent/child) would not
   skip.
 * Worlds: every robot, rigid object (a body with a free joint) and terrain (static geoms)
-  in one model; names made unique where they clash.
+  in one model; names made unique where they clash (``report.renamed``: "links", "joints",
+  "objects").
 * ``robot.config`` -> ``<keyframe><key name="initial">`` when it differs from MuJoCo's
   zero configuration.
 """
@@ -37,7 +40,8 @@ from __future__ import annotations
 
 import os
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
+
 
 import numpy as np
 from lxml import etree
@@ -50,6 +54,7 @@ from ..fileio import fmt_float
 from ..fixed_point import stable_params
 from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind
 from ..mesh_export import MeshExport
+from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
 from ._geoms import primitive_geom
 from ._orient import inertia_matrix, quat_matrix
@@ -233,8 +238,8 @@ class MjcfWriter:
         self.report = report
         self.meshes = MeshExport(path, report, mode=meshes, readable=mujoco_reads, consumer="MuJoCo",
                                  max_faces=MAX_STL_FACES, split_colors=True, min_vertices=4)
-        self.bodies = _Names({"world"})
-        self.joints = _Names()
+        self.bodies = Namespace(report, "links", reserved={"world"})
+        self.joints = Namespace(report, "joints")
         self.mesh_names = _Names()
         self.eq_names = _Names()
         self.assets = {}                 # (reference, scale text) -> mesh name
@@ -300,7 +305,9 @@ class MjcfWriter:
         plan = _RobotPlan(r)
         rep = self.report
         bodies = [i for i in range(r.num_links) if plan.body_of[i] == i]
-        names = {i: self.bodies.take(r.links[i].name, f"link{i}", rep, "body") for i in bodies}
+        names = dict(zip(bodies, self.bodies.assign([r.links[i].name for i in bodies],
+                                                    [f"link{i}" for i in bodies])))
+        self.jname_of = self._joint_names(r, plan)
         approx = {}                         # link -> parent transform with the nearest rotation
         for i, l in enumerate(r.links):
             R, err = nearest_rotation(l.parent_transform[:3, :3])
@@ -345,11 +352,28 @@ class MjcfWriter:
                              "pose is built into its body", kind="changed")
         return T
 
+    def _joint_names(self, r: Robot, plan: _RobotPlan) -> dict:
+        """Link -> name of the MuJoCo joint that moves it: the source's joint names
+        (:func:`~roboio.formats.naming.joint_names`), else the link's name."""
+        source = joint_names(r)
+        # one source joint over several links (a ball read as three hinges): MuJoCo joints
+        # need names of their own, and the links' names read back as the same links
+        shared = Counter(l.joint_name for l in r.links if l.joint_name)
+        source = [None if r.links[i].joint_name and shared[r.links[i].joint_name] > 1 else n
+                  for i, n in enumerate(source)]
+        moving = [i for i, l in enumerate(r.links) if i in plan.free_root
+                  or (plan.jtype(i) != "weld" and np.any(np.asarray(l.axis, float)))]
+        virtual = {k for v in plan.free_root.values() for k in v}
+        say_unwritten(r, set(moving) | virtual, self.report,
+                      "MuJoCo has no fixed joints: a welded link is part of its body")
+        return dict(zip(moving, self.joints.assign([source[i] for i in moving],
+                                                   [r.links[i].name or f"joint{i}" for i in moving])))
+
     def _joints(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, approx: dict) -> bool:
         """Joint elements of body ``i`` (folded links first); True when the body moves."""
         l = r.links[i]
         if i in plan.free_root:
-            nm = self.joints.take(l.name, f"joint{i}", self.report, "joint")
+            nm = self.jname_of[i]
             jnames[i] = nm
             etree.SubElement(body, "freejoint", name=nm)
             pose = self._free_pose(r, i)
@@ -377,7 +401,7 @@ class MjcfWriter:
         if k == 0:
             self.report.lose("joints with a zero axis (they cannot move; written without a joint)", l.name, kind="changed", noun="link")
             return False
-        nm = self.joints.take(l.name, f"joint{i}", self.report, "joint")
+        nm = self.jname_of[i]
         jnames[i] = nm
         u = axis / k
         el = etree.SubElement(body, "joint", name=nm, type="slide" if l.is_prismatic else "hinge")
@@ -465,7 +489,9 @@ class MjcfWriter:
         has = False
         made = []
         if visual is not None:
-            for g, M in _leaves(visual):
+            # one visual mesh per body (a COLLADA link's hundreds of primitive sets); collision
+            # meshes stay apart: MuJoCo collides each one's convex hull
+            for g, M in self.meshes.merge_new(list(_leaves(visual))):
                 self._geom(parent, g, M, color, label, "visual", made)
         for g, M in _leaves(collision):
             has |= self._geom(parent, g, M, color, label, "collision" if visual is not None else None, made)
@@ -614,13 +640,16 @@ class MjcfWriter:
         ``q_j = o_j + s_j u`` gives, in MuJoCo coordinates (``qpos = |axis| q``),
         ``qpos_j = a0 + a1 qpos_lead``."""
         rep = self.report
-        actuated = [d for d in r.drivers if d.type in ("normal", "affine")]
+        actuated = [d for d in r.drivers if d.type in ("normal", "affine", "nonlinear")]
         if actuated:
             rep.lose(f"drivers ({len(actuated)}): MJCF is written without actuators (servo gains "
                      "and driver limits are not kept)", kind="not written")
         for d in r.drivers:
             if d.type in ("translation", "rotation"):
                 rep.lose("translation/rotation drivers", d.name, kind="not written", noun="driver")
+                continue
+            if d.type == "nonlinear":
+                self._polynomial_couplings(r, plan, jnames, d)
                 continue
             if d.type != "affine" or len(d.dofs) < 2:
                 continue
@@ -629,7 +658,9 @@ class MjcfWriter:
             if not leads:
                 rep.lose("affine drivers without a moving DOF to follow", d.name, kind="not written", noun="driver")
                 continue
-            lead = leads[0]
+            # the actuated joint leads (Driver.leader), where it has a joint to follow
+            lead = d.dofs.index(d.leader) if d.leader in d.dofs and d.dofs.index(d.leader) in leads \
+                else leads[0]
             il, sl, ol = d.dofs[lead], d.scale[lead], d.offset[lead]
             kl = float(np.linalg.norm(r.links[il].axis))
             for k, i in enumerate(d.dofs):
@@ -646,6 +677,40 @@ class MjcfWriter:
                     attrs["joint2"] = jnames[il]
                 attrs["polycoef"] = _fmt((kf * (o - s * ol / sl), kf * s / (sl * kl), 0, 0, 0))
                 self.equalities.append(attrs)
+
+    def _polynomial_couplings(self, r: Robot, plan: _RobotPlan, jnames: dict, d):
+        """``<equality><joint polycoef>`` for each link a polynomial coupling (degree <= 4
+        of the driver's own value, its leader link's) moves: ``q_j = sum a_i u^i`` gives
+        ``qpos_j = sum |axis_j| a_i / |axis_lead|^i qpos_lead^i``. Other couplings were
+        made affine before (see ``roboio.convert.adapt``)."""
+        from ...model.coupling import polynomial_in_range
+        rep = self.report
+        lead = d.leader
+        if lead is None or lead not in jnames or lead in plan.free_root:
+            rep.lose("nonlinear drivers without a moving DOF to follow", d.name, kind="not written",
+                     noun="driver")
+            return
+        kl = float(np.linalg.norm(r.links[lead].axis))
+        for fn, i in zip(d.coupling.functions, d.dofs):
+            if i == lead:
+                continue
+            if i not in jnames or i in plan.free_root:
+                rep.lose("coupled DOFs without a MuJoCo hinge or slide joint", f"{d.name}: {r.links[i].name}",
+                         kind="not written")
+                continue
+            p = polynomial_in_range(fn, d.qmin, d.qmax)
+            if p is None:
+                rep.lose("couplings that are not polynomials of degree <= 4", f"{d.name}: {r.links[i].name}",
+                         kind="not written")
+                continue
+            coef = list(p[1]) + [0.0] * (5 - len(p[1]))
+            kf = float(np.linalg.norm(r.links[i].axis))
+            attrs = {"name": self.eq_names.take(f"{d.name}:{jnames[i]}", "coupling", _Quiet(), ""),
+                     "joint1": jnames[i]}
+            if any(coef[1:]):
+                attrs["joint2"] = jnames[lead]
+            attrs["polycoef"] = _fmt([kf * a / kl ** n for n, a in enumerate(coef)])
+            self.equalities.append(attrs)
 
     # -- reports --------------------------------------------------------------------------
     def _report_robot(self, r: Robot, plan: _RobotPlan):
@@ -678,7 +743,7 @@ class MjcfWriter:
             rep.lose("robot properties (sensors, controller, ...)", ", ".join(sorted(r.properties)), kind="not written")
         from ...model import Appearance
         for l in r.links:
-            keys = sorted(k for k in l.extras if k != "urdf_joint")
+            keys = sorted(l.extras)
             if keys:
                 rep.lose("format-specific link data", f"{l.name} ({', '.join(keys)})", kind="kept as data")
             ap = l.appearance
@@ -697,7 +762,7 @@ class MjcfWriter:
 
     # -- other world elements -------------------------------------------------------------
     def rigid_object(self, worldbody, o: RigidObject):
-        name = self.bodies.take(o.name, "object", self.report, "body")
+        name = self.bodies.take(o.name, "object", "objects")
         R, err = nearest_rotation(o.transform[:3, :3])
         if err > 0:
             self.report.lose("object poses that are not rotations, written as the nearest rotation",
@@ -705,7 +770,7 @@ class MjcfWriter:
         body = etree.SubElement(worldbody, "body", name=name, pos=_fmt(o.transform[:3, 3]))
         if not np.array_equal(R, np.eye(3)):
             body.set("quat", _quat(R))
-        etree.SubElement(body, "freejoint", name=self.joints.take(o.name, "object", self.report, "joint"))
+        etree.SubElement(body, "freejoint", name=self.joints.take(o.name, "object", None))
         pose = [float(x) for x in o.transform[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
         self.qpos0 += pose
         self.qpos_init += pose

@@ -104,7 +104,10 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
             T = tf.make_transform(r.rotation, r.translation)
             jt = "prismatic" if r.joint_type == "prismatic" else "revolute"
             axis = r.axis
-        link = Link(r.name, parent, jt, axis, T, mass=r.mass, com=r.com, inertia=r.inertia)
+        # Choreonoid's jointName(): the joint_name key, else the link's name (the root's
+        # joint, to the world, is named only where the file names it)
+        link = Link(r.name, parent, jt, axis, T, mass=r.mass, com=r.com, inertia=r.inertia,
+                    joint_name=r.joint_name or (None if r is root else r.name))
         link.geometry = _geometry(r.shapes.collision())
         link.appearance = _appearance(r.shapes.shapes)
         movable = r is not root and r.joint_type in ("revolute", "prismatic")
@@ -127,7 +130,7 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
         if r.shapes.has_visual_or_collision:
             link.visual_geometry = _geometry(r.shapes.visual())
         link.extras["choreonoid"] = {
-            "joint_type": r.joint_type, "joint_id": r.joint_id, "joint_name": r.joint_name,
+            "joint_type": r.joint_type, "joint_id": r.joint_id,
             "material": r.material, "devices": r.shapes.devices, "info": r.info,
             "mass_given": "mass" in r.given, "rotation_given": "rotation" in r.given,
             "translation_given": "translation" in r.given, "joint_range": r.qlim, "q0": r.q0,
@@ -135,7 +138,7 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
     robot.set_links(links, qmin=lim["qmin"], qmax=lim["qmax"], vmin=lim["vmin"], vmax=lim["vmax"],
                     tmax=lim["tmax"], config=lim["config"])
     robot.joints = joints
-    robot.drivers = [Driver(links[j.link].name, "normal", [j.link], qmin=lim["qmin"][j.link],
+    robot.drivers = [Driver(links[j.link].joint_name, "normal", [j.link], qmin=lim["qmin"][j.link],
                             qmax=lim["qmax"][j.link], vmin=lim["vmin"][j.link], vmax=lim["vmax"][j.link],
                             tmin=-lim["tmax"][j.link], tmax=lim["tmax"][j.link])
                      for j in joints if j.type == "normal"]      # every Choreonoid joint is actuated

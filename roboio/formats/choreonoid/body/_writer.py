@@ -30,6 +30,7 @@ from ...fileio import fmt_float
 from ...fixed_point import stable_params
 from ...fk_change import FK_SAMPLES, fk_change, fk_loss_kind, note_fk_change
 from .. import _yaml as Y
+from ...naming import Namespace, joint_names
 from ._build import FLOATING_NAMES
 
 __all__ = ["body_text"]
@@ -157,6 +158,19 @@ class _Writer:
         return [out[0]] + [(i, kind, inv @ T, i0) if parent < 0 else (i, kind, T, parent)
                            for i, kind, T, parent in out[1:]]
 
+    def names(self, written) -> None:
+        """Link names (unique, as Choreonoid requires) and joint names (the source's,
+        :func:`~roboio.formats.naming.joint_names`, else the link's: Choreonoid's default)
+        of the ``written`` links; changes go into ``report.renamed``."""
+        r = self.r
+        got = Namespace(self.report, "links").assign([r.links[i].name for i in written],
+                                                     [f"link{i}" for i in written])
+        self.lnames = dict(zip(written, got))
+        source = joint_names(r)
+        got = Namespace(self.report, "joints").assign([source[i] for i in written],
+                                                      [self.lnames[i] for i in written])
+        self.jnames = dict(zip(written, got))
+
     def joint_ids(self, bodies) -> dict:
         table = self.r.joint_id_links
         if table is not None:
@@ -173,9 +187,10 @@ class _Writer:
         r = self.r
         bodies = self.bodies()
         ids = self.joint_ids(bodies)
+        self.names([b[0] for b in bodies])
         out = ["format: ChoreonoidBody\n", "formatVersion: 1.0\n",
                f"angleUnit: {'degree' if self.degree else 'radian'}\n",
-               f"name: {json.dumps(r.name)}\n", f"rootLink: {json.dumps(r.links[bodies[0][0]].name)}\n\n",
+               f"name: {json.dumps(r.name)}\n", f"rootLink: {json.dumps(self.lnames[bodies[0][0]])}\n\n",
                "links:\n"]
         for body in bodies:
             out.append(self.link_text(*body, ids))
@@ -255,12 +270,12 @@ class _Writer:
         link = r.links[i]
         ext = link.extras.get("choreonoid") or {}
         p = "    "
-        out = ["  -\n", f"{p}name: {json.dumps(link.name)}\n"]
+        name = self.lnames[i]
+        out = ["  -\n", f"{p}name: {json.dumps(name)}\n"]
         if parent >= 0:
-            pname = r.links[parent].name
-            out.append(f"{p}parent: {json.dumps(pname)}\n")
-        if ext.get("joint_name"):
-            out.append(f"{p}joint_name: {json.dumps(ext['joint_name'])}\n")
+            out.append(f"{p}parent: {json.dumps(self.lnames[parent])}\n")
+        if self.jnames[i] != name:
+            out.append(f"{p}joint_name: {json.dumps(self.jnames[i])}\n")
         t, R = offset[:3, 3], offset[:3, :3]
         if np.any(t != 0):
             out.append(f"{p}translation: {_vec(t)}\n")
@@ -303,7 +318,7 @@ class _Writer:
         the key."""
         r = self.r
         names = [r.links[k].name for k in self.virtual.get(i, ())]
-        prefix = "" if parent < 0 else r.links[i].name + "_"
+        prefix = "" if parent < 0 else self.lnames[i] + "_"
         if len(names) != 5 or names == [f"{prefix}{b}" for b in FLOATING_NAMES]:
             return ""
         return f"{p}roboio_virtual_links: [ {', '.join(json.dumps(n) for n in names)} ]\n"

@@ -48,9 +48,8 @@ def loads(data, ctx: LoadContext) -> Robot:
     robot = robot_from_records(records, ctx)
     robot.source = ctx.path
     index = {l.name: l.index for l in robot.links}
-    for rec in records.links:
-        if rec.joint_name:
-            robot.links[index[rec.name]].joint_name = rec.joint_name
+    for rec in records.links:      # a Joint without a DEF name names no joint
+        robot.links[index[rec.name]].joint_name = rec.joint_name or None
     robot.sensors = [AttachedSensor(d["name"], index[link], np.array(d["transform"]), typ,
                                     {k: v for k, v in d.items() if k not in ("type", "transform", "name")})
                      for link, typ, d in extras.pop("sensors", [])]
