@@ -274,7 +274,7 @@ def _report_model_losses(robot, report, exclude):
             report.lose("separate visual geometry (GraspIt! bodies have one geometry)", l.name,
                         kind="not written", noun="link")
         for key in sorted(k for k in l.extras if k != "graspit"):
-            report.lose("link data of another format", f"{l.name} ({key})", kind="kept as data")
+            report.lose("link data of another format", f"{l.name} ({key})", kind="kept as data", noun="link")
 
 
 def dof_values_text(robot, info: dict) -> str:

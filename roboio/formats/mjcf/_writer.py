@@ -745,7 +745,7 @@ class MjcfWriter:
         for l in r.links:
             keys = sorted(l.extras)
             if keys:
-                rep.lose("format-specific link data", f"{l.name} ({', '.join(keys)})", kind="kept as data")
+                rep.lose("format-specific link data", f"{l.name} ({', '.join(keys)})", kind="kept as data", noun="link")
             ap = l.appearance
             if ap is not None and not Appearance(**{**ap.__dict__, "color": None}).is_default():
                 rep.lose("appearance other than the colour", l.name, kind="not written", noun="link")

@@ -565,8 +565,10 @@ class _Writer:
         lnames, world, jnames = self.names(emitted)
         readback = self.readback_order(emitted, jnames)
         if readback != list(range(self.n)):
-            self.lose("link order (Klamp't numbers URDF links depth-first, by joint name)",
-                      " ".join(r.links[i].name for i in readback), kind="read differently")
+            for i in readback:
+                self.lose("link order (Klamp't numbers URDF links depth-first, by joint name; "
+                          "read back in this order)", r.links[i].name or f"link{i}",
+                          kind="read differently", noun="link")
         types = {i: self.urdf_type(i) for i in emitted if i != self.urdf_root}
         # the joint each driver actuates (the others <mimic> it), where its driver is written
         self.target = {id(d): self.mimic_target(d, types, readback) for d in r.drivers
@@ -762,7 +764,7 @@ class _Writer:
         for l in r.links:
             keys = sorted(l.extras)
             if keys:
-                self.lose("format-specific link data", f"{l.name} ({', '.join(keys)})", kind="kept as data")
+                self.lose("format-specific link data", f"{l.name} ({', '.join(keys)})", kind="kept as data", noun="link")
 
 
 def _z_to(a) -> np.ndarray:
