@@ -251,11 +251,8 @@ def convert_file(src: str, dst: str, reader: Optional[str], to: str, options: Op
         out.written = [s for s in map(stamp, files) if s is not None]
         from ..diagnostics import count_line, counts
         out.counts = counts(list(report.lost) + list(report.warnings) + out.warnings)
-        notes = [f"{len(out.lost)} lost" if out.lost else "",
-                 _plural(len(out.warnings), "input warning") if out.warnings else ""]
-        out.message = ", ".join(n for n in notes if n)
-        if out.message:
-            out.message += f": {count_line(out.counts)}"
+        # the losses, the writer's remarks and the input's warnings, by severity
+        out.message = count_line(out.counts) if any(out.counts.values()) else ""
     out.seconds = time.perf_counter() - t0
     return out
 
@@ -270,10 +267,6 @@ def _others(obj, src: str) -> list:
 def _input_stamp(path: str) -> Optional[dict]:
     s = stamp(path)
     return None if s is None else {"size": s["size"], "mtime_ns": s["mtime_ns"]}
-
-
-def _plural(n: int, what: str) -> str:
-    return f"{n} {what}" + ("" if n == 1 else "s")
 
 
 # -- validate -------------------------------------------------------------------------------

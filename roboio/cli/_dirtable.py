@@ -90,8 +90,10 @@ def table(headers, rows) -> list:
 def reasons(messages, verbose: bool = False, shown: int = 3) -> str:
     """``"290: format 'urdf' cannot hold a RigidObject; 15: a GraspIt! virtual-contact
     file"``: the messages counted, most frequent first (the first ``shown`` unless
-    ``verbose``)."""
+    ``verbose``); a single reason is given alone."""
     counted = Counter(" ".join(m.split()) for m in messages).most_common()
+    if len(counted) == 1:
+        return counted[0][0]            # one reason: the count is the number skipped
     keep = counted if verbose else counted[:shown]
     text = "; ".join(f"{n}: {m}" for m, n in keep)
     if len(keep) < len(counted):

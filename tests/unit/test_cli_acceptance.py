@@ -543,7 +543,7 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
     assert "broken.urdf" in files["broken.urdf"]["error"]
     rc, out, err = roboio("convert", src, tmp_path / "out2", "--to", "klampt-rob")
     assert rc == 1 and err.count("\n") == 1 and "broken.urdf" in err
-    assert "recovered.urdf.rob  (1 input warning: 0 errors, 1 warning, 0 notes)" in out
+    assert "recovered.urdf.rob  (0 errors, 1 warning, 0 notes)" in out
     assert "2 of 3 files converted" in out
 
 
