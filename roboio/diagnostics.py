@@ -11,7 +11,7 @@ from __future__ import annotations
 from .errors import SEVERITIES, Diagnostic, severity_of
 
 __all__ = ["SHOWN", "counts", "count_line", "by_severity", "fold", "plural", "name_list",
-           "worst"]
+           "worst", "hint_lines"]
 
 #: items (or names) of one group printed before the rest is counted
 SHOWN = 3
@@ -85,3 +85,16 @@ def fold(items, verbose: bool = False, shown: int | None = SHOWN) -> list:
 def as_diagnostics(items) -> list:
     """``items`` as :class:`~roboio.errors.Diagnostic` (a plain string is a warning)."""
     return [x if isinstance(x, Diagnostic) else Diagnostic(str(x)) for x in items]
+
+
+def hint_lines(per_file) -> list[str]:
+    """``hint: 18 files name files that are not found: try --data-path DIR``: for a directory
+    run, each hint of the items of ``per_file`` (one list of diagnostics, or of
+    ``{"hint": ...}`` dicts, per file) with the number of files it concerns."""
+    from collections import Counter
+    files = Counter()
+    for items in per_file:
+        hints = {x.get("hint") if isinstance(x, dict) else getattr(x, "hint", None) for x in items}
+        files.update(h for h in hints if h)
+    return [f"hint: {plural(n, 'file')} with problems an option fixes: try {h}"
+            for h, n in files.most_common()]

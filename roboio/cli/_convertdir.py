@@ -50,7 +50,8 @@ def convert_directory(args) -> int:
     from ..batch.tasks import Options, convert_file, note_shared_writes
     from ..batch.walk import convert_jobs
     from . import _progress
-    from ._common import dump_json
+    from ..diagnostics import hint_lines
+    from ._common import cli_words, dump_json
     if not args.to:
         raise UsageError(f"{args.input} is a directory: name the output format with --to FORMAT")
     if os.path.exists(args.output) and not os.path.isdir(args.output):
@@ -75,7 +76,7 @@ def convert_directory(args) -> int:
             for w in o.shared:
                 bar.write(f"roboio convert: warning: {job.src}: {w}", file=sys.stderr)
             if o.kind == "failed":
-                bar.write(f"roboio convert: {job.src}: {o.message}", file=sys.stderr)
+                bar.write(f"roboio convert: {job.src}: {cli_words(o.message)}", file=sys.stderr)
             elif not args.json and (o.kind == "ok" or getattr(args, "verbose", False)):
                 bar.write(f"{job.src}: skipped: {o.message}" if o.kind == "skipped" else
                           f"{job.src} -> {job.dst}" + (f"  ({o.message})" if o.message else ""))
@@ -97,6 +98,9 @@ def convert_directory(args) -> int:
               + (f"; {failed} failed" if failed else "")
               + ("; see each file's report with roboio convert IN OUT" if any(
                   r.get("lost") or r.get("warnings") for r in results) else ""))
+        # failures name their option in their message; converted files' items carry hints
+        for line in hint_lines(list(o.lost) + list(o.warnings) for o in outcomes):
+            print(line)
     return 1 if failed else 0
 
 

@@ -78,7 +78,7 @@ def _verdict(failed: bool, strict: bool) -> str:
 
 
 def _directory(args) -> int:
-    from ..diagnostics import count_line, fold
+    from ..diagnostics import count_line, fold, hint_lines
     from ..errors import Diagnostic
     from . import _dirtable
     from ._common import cli_words
@@ -120,6 +120,8 @@ def _directory(args) -> int:
           + (f", {len(skipped)} skipped ({_dirtable.reasons([o.message for o in skipped], args.verbose)})"
              if skipped else "")
           + f"; {count_line(total)}")
+    for line in hint_lines(o.problems for o in outcomes):
+        print(line)
     return 1 if failed else 0
 
 
