@@ -111,7 +111,7 @@ def _result(o, job) -> dict:
     if o.kind == "skipped":
         return {"input": job.src, "output": None, "ok": True, "skipped": o.message}
     out = {"input": job.src, "output": job.dst, "ok": True, "lost": o.lost,
-           "warnings": o.warnings, "files": [w["path"] for w in o.written]}
+           "warnings": o.warnings, "counts": o.counts, "files": [w["path"] for w in o.written]}
     if o.shared:
         out["shared"] = o.shared        # files another input wrote too (the later write stands)
     return out

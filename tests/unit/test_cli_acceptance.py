@@ -540,6 +540,7 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
     files = {os.path.basename(f["input"]): f for f in dj["files"]}
     assert files["mixed.urdf"]["ok"] is True and files["broken.urdf"]["ok"] is False
     assert files["mixed.urdf"]["warnings"] == [] and "malformed XML" in files["recovered.urdf"]["warnings"][0]
+    assert files["recovered.urdf"]["counts"] == {"error": 0, "warning": 1, "note": 0}
     assert "broken.urdf" in files["broken.urdf"]["error"]
     rc, out, err = roboio("convert", src, tmp_path / "out2", "--to", "klampt-rob")
     assert rc == 1 and err.count("\n") == 1 and "broken.urdf" in err
