@@ -180,3 +180,12 @@ def test_directory_conversions_count_skips_and_give_hints(tmp_path, capsys):
     assert out.splitlines()[-1] == "hint: 1 file with problems an option fixes: try --package-path DIR"
     rc, out, _ = _run(capsys, "convert", "--verbose", src, tmp_path / "out2", "--to", "klampt-rob")
     assert out.count("skipped: format 'klampt-rob' cannot hold a RigidObject") == 3
+
+
+def test_info_lists_the_problems_of_a_load_by_severity(tmp_path, capsys):
+    rc, out, _ = _run(capsys, "info", _flawed(tmp_path))
+    tail = out.splitlines()[-4:]
+    assert rc == 0
+    assert tail[0].startswith("error: ") and "flawed_description" in tail[0]
+    assert tail[1:] == ["  hint: try --package-path DIR", tail[2], tail[3]]
+    assert tail[2].startswith("warning: ") and tail[3].startswith("note: ")
