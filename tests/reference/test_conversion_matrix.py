@@ -98,9 +98,15 @@ def test_directory_of_corpus_robots(tmp_path, capsys):
     assert (res["converted"], res["skipped"], res["failed"]) == (1, len(files) - 1, 0)
     a = conversion_matrix.load(os.path.join(src, "Barrett.xml"))
     assert verify(a, conversion_matrix.load(str(out / "Barrett.xml.rob")), 20).exact   # whole name kept
-    # the text form: one line per file, then the counts
+    # the text form: a line per converted file, then the counts, skips counted by reason
+    # (--verbose: a line per file)
     assert main(["--quiet", "convert", src, str(tmp_path / "out2"), "--to", "klampt-rob"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(files) + 1 and sum("skipped:" in ln for ln in lines) == len(files) - 1
+    assert len(lines) == 2 and not any("skipped:" in ln for ln in lines)
     assert lines[-1].startswith(f"1 of {len(files)} files converted to klampt-rob (")
-    assert f"files written); {len(files) - 1} skipped" in lines[-1]
+    assert f"files written); {len(files) - 1} skipped (" in lines[-1]
+    assert f"{len(bodies)}: format 'klampt-rob' cannot hold a RigidObject" in lines[-1]
+    assert main(["--quiet", "convert", "--verbose", src, str(tmp_path / "out3"), "--to",
+                 "klampt-rob"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(files) + 1 and sum("skipped:" in ln for ln in lines) == len(files) - 1
