@@ -81,8 +81,9 @@ def test_stated_loss_is_not_ok_without_its_statement(tmp_path):
 
 def test_directory_of_corpus_robots(tmp_path, capsys):
     """``roboio convert DIR OUT --to FORMAT`` over a GraspIt! robot folder: the robot is
-    converted, its body, eigengrasp and virtual-contact files are skipped with a reason, one
-    line each; the converted robot verifies against its source."""
+    converted, its body, eigengrasp and virtual-contact files are skipped with a reason
+    (counted by reason; one line each with --verbose); the converted robot verifies against
+    its source."""
     src = os.path.join(CORPUS, "graspit/models/robots/Barrett")
     if not os.path.isdir(src):
         pytest.skip("corpus absent")
