@@ -189,3 +189,13 @@ def test_info_lists_the_problems_of_a_load_by_severity(tmp_path, capsys):
     assert tail[0].startswith("error: ") and "flawed_description" in tail[0]
     assert tail[1:] == ["  hint: try --package-path DIR", tail[2], tail[3]]
     assert tail[2].startswith("warning: ") and tail[3].startswith("note: ")
+
+
+def test_a_file_of_unknown_type_is_told_to_name_its_format(tmp_path, capsys):
+    p = tmp_path / "arm_without_extension"
+    shutil.copy(os.path.join(SAMPLES, "planar_arm.rob"), p)
+    rc, out, err = _run(capsys, "info", p)
+    assert rc == 1 and not out
+    assert err.strip().endswith("name its format with --format NAME (`roboio formats` lists them)")
+    rc, out, err = _run(capsys, "info", p, "--format", "klampt-rob")
+    assert rc == 0 and "6 links" in out
