@@ -180,12 +180,17 @@ class ConversionReport:
                 "counts": self.counts(), "items": items}
 
     def render(self, verbose: bool = False) -> str:
-        """The report as ``roboio convert`` prints it: the files written, then every loss and
-        remark, errors first, then warnings, then notes; a group with its number and first
+        """The report as ``roboio convert`` prints it: the files written (beyond the first few
+        counted), then every loss and remark, errors first, then warnings, then notes; a group with its number and first
         few names, ungrouped remarks of one kind beyond the first few counted (``verbose``:
         every name and remark); a last line counting them by severity."""
         lines = [f"wrote {self.path}" + (f" ({self.format})" if self.format else "")]
-        lines += [f"  also wrote {f}" for f in self.files if f != self.path]
+        others = [f for f in self.files if f != self.path]
+        shown = others if verbose or len(others) <= SHOWN + 1 else others[:SHOWN]
+        lines += [f"  also wrote {f}" for f in shown]
+        if len(shown) < len(others):
+            lines.append(f"  also wrote {plural(len(others) - len(shown), 'more file')} "
+                         "(--verbose lists them)")
         if self.lossless:
             lines.append("  lossless")
         for severity in SEVERITIES:

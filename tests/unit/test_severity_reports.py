@@ -199,3 +199,14 @@ def test_a_file_of_unknown_type_is_told_to_name_its_format(tmp_path, capsys):
     assert err.strip().endswith("name its format with --format NAME (`roboio formats` lists them)")
     rc, out, err = _run(capsys, "info", p, "--format", "klampt-rob")
     assert rc == 0 and "6 links" in out
+
+
+def test_files_written_beside_the_output_beyond_the_first_few_are_counted():
+    rep = ConversionReport("out.rob", "klampt-rob")
+    rep.files = ["out.rob"] + [f"out_{i}.off" for i in range(10)]
+    lines = rep.render().splitlines()
+    assert lines[1:5] == ["  also wrote out_0.off", "  also wrote out_1.off", "  also wrote out_2.off",
+                          "  also wrote 7 more files (--verbose lists them)"]
+    assert rep.render(verbose=True).count("also wrote out_") == 10
+    rep.files = rep.files[:5]                      # four: all listed (a count saves no line)
+    assert rep.render().count("also wrote out_") == 4
