@@ -515,10 +515,12 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
         "base", "shoulder", "elbow", "wrist", "finger_left", "finger_right"}
     # the .rob's affine driver says "-0.1 0.1" for the finger's velocity; the URDF derives it
     d = js("diff", ARM, urdf, status=1)
-    assert set(d) == {"same", "matched_links", "differences"} and d["same"] is False
-    assert all(set(x) <= {"what", "name", "field", "a", "b", "note"} for x in d["differences"])
-    assert {"what": "driver", "name": "finger_left", "field": "vmin", "a": -0.1, "b": 0.1} \
-        in d["differences"]
+    assert set(d) == {"same", "matched_links", "matched_by", "focus", "counts", "differences"}
+    assert d["same"] is False
+    assert all(set(x) == {"kind", "what", "name", "field", "a", "b", "size", "unit", "note"}
+               for x in d["differences"])
+    assert {"kind": "kinematics", "what": "driver", "name": "finger_left", "field": "vmin", "a": -0.1,
+            "b": 0.1, "size": pytest.approx(0.2), "unit": "", "note": ""} in d["differences"]
     assert js("validate", ARM) == {"path": ARM, "ok": True, "problems": [],
                                    "counts": {"error": 0, "warning": 0, "note": 0}}
     fs = js("formats")
