@@ -797,7 +797,10 @@ class MjcfWriter:
             geom = Group([geom], transform=t.transform)
         start = len(worldbody)
         self._geoms(worldbody, geom, None, color, t.name or "terrain")
-        self._friction(list(worldbody)[start:], t.kFriction, t.name)
+        made = list(worldbody)[start:]
+        if len(made) == 1:          # the reader names a terrain of one geom after the geom
+            made[0].set("name", self.geom_names.take(t.name, "terrain", self.report, "terrain"))
+        self._friction(made, t.kFriction, t.name)
 
     def _friction(self, geoms, kf, name):
         v = np.atleast_1d(np.asarray(kf, float))
