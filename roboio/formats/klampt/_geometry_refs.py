@@ -81,8 +81,8 @@ class GeometryWriter:
             chord = float(geom.params["radius"]) * (1 - np.cos(np.pi / SEGMENTS))
             self.report.lose(f"{geom.primitive} primitives written as {SEGMENTS}-sided triangle "
                              "meshes (Klamp't has no capsule or cone, and Klamp't 0.10.1 never "
-                             "collides a cylinder)", what, kind="approximated", largest=chord,
-                             unit="m")
+                             "collides a cylinder)", f"{chord:.2g} m ({what})",
+                             kind="approximated", largest=chord, unit="m")
             return mesh
         if isinstance(geom, Group) and any(isinstance(g, Primitive) and g.primitive in
                                            UNCOLLIDED_PRIMITIVES for g in walk_geometry(geom)):
