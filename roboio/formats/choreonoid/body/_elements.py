@@ -53,7 +53,10 @@ def read_rotation(node, path, to_radian, what="rotation") -> np.ndarray:
     n = float(np.sqrt(np.sum(axis * axis)))      # Eigen's norm(): sqrt of the sum of squares
     if n < 1e-6:
         raise FormatError(path, Y.line_of(node), None, f"{what}: the rotation axis is the zero vector")
-    return tf.axis_angle_to_matrix(axis / n, to_radian(v[3]))
+    angle = to_radian(v[3])
+    if not math.isfinite(angle):                 # 1e308 degrees overflows in radians
+        raise FormatError(path, Y.line_of(node), None, f"{what}: the angle {v[3]!r} is out of range")
+    return tf.axis_angle_to_matrix(axis / n, angle)
 
 
 def read_translation(node, path, what="translation") -> np.ndarray:
