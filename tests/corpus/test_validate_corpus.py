@@ -26,7 +26,7 @@ several counts once, under the first that applies):
 
 Files under an extension many kinds of files share (``.txt``, ``.xml``, ``.json``) whose
 content no reader recognises are not roboio's and are not checked (GraspIt!'s LICENSE.txt and
-calibration tables, Klamp't's heightmap JSON and sensors files).
+calibration tables, Klamp't's heightmap JSON).
 """
 import json
 import os
@@ -45,7 +45,7 @@ FAILING = {
     "openrave": {"missing file": 21, "invalid value": 1, "cannot be read": 27},
 }
 #: the files checked per ecosystem (a change here is a change of the corpus or of the walk)
-CHECKED = {"choreonoid": 89, "graspit": 666, "klampt": 621, "openrave": 117}
+CHECKED = {"choreonoid": 89, "graspit": 666, "klampt": 623, "openrave": 117}
 
 
 def _files(ecosystem):
