@@ -39,6 +39,7 @@ from ..model import Group, TriangleMesh
 from ..transforms import make_transform
 from .affine import relative_reference, split_affine
 from .fileio import atomic_write, safe_file_stem
+from .meshfile import rounding_kind
 
 __all__ = ["MeshExport", "MeshPiece", "MODES"]
 
@@ -120,7 +121,7 @@ class MeshExport:
         if mesh.missing:
             ref = src.reference if src is not None else "?"
             self.report.lose("mesh files that were not found on reading (nothing is referenced)",
-                             f"{label} ({ref})")
+                             f"{label} ({ref})", kind="missing file")
             return []
         M = np.asarray(M, float)
         split = split_affine(M)
@@ -171,7 +172,7 @@ class MeshExport:
 
     def _convert(self, mesh, M, split, path, key, label, role, split_colors=None) -> list:
         if len(mesh.faces) == 0:
-            self.report.lose("empty meshes (no triangles; nothing is written)", label)
+            self.report.lose("empty meshes (no triangles; nothing is written)", label, kind="not written")
             return []
         V = mesh.vertices if split is not None else mesh.vertices @ M[:3, :3].T
         F = mesh.faces if split is not None or np.linalg.det(M[:3, :3]) > 0 else mesh.faces[:, ::-1]
@@ -253,19 +254,19 @@ class MeshExport:
             return [(F, None)]
         fc = mesh.face_colors
         if mesh.vertex_colors is not None:
-            self.report.lose(f"vertex colours of meshes ({self.consumer} meshes carry none)", label)
+            self.report.lose(f"vertex colours of meshes ({self.consumer} meshes carry none)", label, kind="not written")
         if fc is None:
             return [(F, None)]
         fc = np.asarray(fc, float).reshape(-1, 4)
         if not (self.split_colors if split is None else split):
-            self.report.lose("face colours of meshes (converted meshes carry none)", label)
+            self.report.lose("face colours of meshes (converted meshes carry none)", label, kind="not written")
             return [(F, None)]
         colors, inv, counts = np.unique(fc, axis=0, return_inverse=True, return_counts=True)
         inv = inv.reshape(-1)
         if len(colors) > _MAX_COLORS:
             top = int(np.argmax(counts))
             self.report.lose(f"face colours of meshes with more than {_MAX_COLORS} colours (one "
-                             "colour kept, the most used)", label)
+                             "colour kept, the most used)", label, kind="approximated")
             return [(F, tuple(float(c) for c in colors[top]))]
         order = np.argsort([np.min(np.nonzero(inv == c)[0]) for c in range(len(colors))])
         parts = [(F[inv == c], tuple(float(x) for x in colors[c])) for c in order]
@@ -276,10 +277,10 @@ class MeshExport:
             big = max((k for k in range(len(parts)) if k not in small), key=lambda k: len(parts[k][0]))
             merged = np.concatenate([parts[big][0]] + [parts[k][0] for k in small])
             self.report.lose("face colours of mesh parts too small to be meshes of their own "
-                             "(drawn in the colour of the largest part)", label)
+                             "(drawn in the colour of the largest part)", label, kind="approximated")
             parts = [(merged if k == big else f, c) for k, (f, c) in enumerate(parts) if k not in small]
         elif small:
-            self.report.lose("face colours of meshes (one colour kept, the most used)", label)
+            self.report.lose("face colours of meshes (one colour kept, the most used)", label, kind="approximated")
             top = int(np.argmax(counts))
             return [(F, tuple(float(c) for c in colors[top]))]
         return parts
@@ -313,13 +314,14 @@ class MeshExport:
             kinds = sorted({os.path.splitext(d)[1].lower() for d in self._writes})
             names = " and ".join({".stl": "binary STL", ".obj": "Wavefront OBJ"}[k] for k in kinds)
             self.report.warn(f"{len(self._writes)} mesh file(s) converted to {names} in "
-                             f"{os.path.basename(self.folder)}/ (from {srcs})")
+                             f"{os.path.basename(self.folder)}/ (from {srcs})", kind="side files")
             if self._f32_error > 0:
-                self.report.lose("mesh vertices rounded to 32-bit floats (binary STL): largest "
-                                 f"change {self._f32_error:.1e} m")
+                self.report.lose("mesh vertices rounded to 32-bit floats (binary STL)",
+                                 kind=rounding_kind(self._f32_error), largest=self._f32_error,
+                                 unit="m")
         if self._copy_plan:
             self.report.warn(f"{len(self._copy_plan)} mesh file(s) copied into "
-                             f"{os.path.basename(self.folder)}/")
+                             f"{os.path.basename(self.folder)}/", kind="side files")
 
 
 class _Quiet:

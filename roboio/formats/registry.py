@@ -38,6 +38,8 @@ class UnknownFormat(ValueError):
     """A format name that no entry of the table has, or one that cannot read/write."""
 
 
+#: the hint of a file whose format roboio cannot tell (the CLI drops the Python part)
+
 def _resolve(entry: Entry):
     if entry is None or callable(entry):
         return entry
@@ -253,6 +255,13 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
     blind = sorted((f for f in readers if not f.has_sniff), key=lambda f: f.name)
     raise UnknownFileType(path, f"unknown file type{what}: no format has its extension ({ext}) "
                           "and no reader recognises its content", [(f.name, f.extensions) for f in blind])
+
+
+def recognises(info: FormatInfo, path: str) -> bool:
+    """Whether ``info``'s sniffer accepts the content of ``path`` (True for a format without
+    one). :func:`find_reader` falls back to the extension when none does; directory walks
+    use this to tell a file of a format from any file that merely shares its extension."""
+    return not info.has_sniff or bool(info.sniff(_head(path), path))
 
 
 def lazy_mesh_reader(path: str, format: Optional[str] = None) -> Optional[FormatInfo]:

@@ -54,7 +54,7 @@ from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...affine import nearest_rotation
 from ....model.coupling import without_clamp
 from ...fileio import fmt_float
-from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
+from ...fk_change import FK_SAMPLES, fk_change, fk_loss_kind, note_fk_change
 from ...naming import Namespace, joint_names, say_unwritten
 from .._multiaxis import axis_chains, continues_joint, report_folded_names
 
@@ -285,13 +285,13 @@ class _Writer:
         mem = robot.extras.get("collada") if isinstance(robot.extras.get("collada"), dict) else None
         self.memory = mem or {}
 
-    def lose(self, kind: str, item: str) -> None:
-        self.lost.setdefault(kind, []).append(item)
+    def lose(self, what: str, item: str, **kind) -> None:
+        self.lost.setdefault(what, []).append((item, kind))
 
     def flush_lost(self) -> None:
-        for kind, items in self.lost.items():   # every item named: a loss says what it concerns
-            for item in items:
-                self.report.lose(kind, item)
+        for what, items in self.lost.items():   # every item named: a loss says what it concerns
+            for item, kind in items:
+                self.report.lose(what, item, **kind)
 
     # -------------------------------------------------------------- model -> COLLADA structure
     def _oe(self, i) -> dict:
@@ -323,7 +323,8 @@ class _Writer:
                 self.is_clink[k] = False
             report_folded_names(r, c, self.report)
         for jname, why, _ in refused:
-            self.lose("multi-axis joints written as one joint per axis", f"{jname} ({why})")
+            self.lose("multi-axis joints written as one joint per axis", f"{jname} ({why})",
+                      kind="changed", noun="joint")
         fold_into = {}
         for i in range(n):
             e = self._oe(i)
@@ -348,7 +349,8 @@ class _Writer:
             names = set(r.link_names)
             self.world_root = "world" if "world" not in names else "__world__"
             self.report.lose("the robot's root moves relative to the world (or it has several "
-                             f"roots): written with an added fixed root link {self.world_root!r}")
+                             f"roots): written with an added fixed root link {self.world_root!r}",
+                             kind="changed")
         for i in range(n):
             if not self.is_clink[i]:
                 continue
@@ -382,7 +384,8 @@ class _Writer:
             if d.type == "nonlinear" and d.leader in d.dofs:
                 J = axis_owner.get(d.leader) or self.joint_of_child.get(d.leader)
                 if J is None:
-                    self.lose("drivers of the root link (OpenRAVE's root does not move)", d.name)
+                    self.lose("drivers of the root link (OpenRAVE's root does not move)", d.name,
+                              kind="not written", noun="driver")
                     continue
                 J.active = True
                 self.dof_joints.append((d, J))
@@ -391,12 +394,14 @@ class _Writer:
                     if dof == d.leader:
                         continue
                     if F is None or F is J:
-                        self.lose("coupling terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}")
+                        self.lose("coupling terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}",
+                                  kind="not written")
                         continue
                     self.formulas[F] = (d, k)
                 continue
             if d.type not in ("normal", "affine") or not d.dofs:
-                self.lose("drivers that are forces or moments, or move nothing", d.name)
+                self.lose("drivers that are forces or moments, or move nothing", d.name,
+                          kind="not written", noun="driver")
                 continue
             if d.type == "normal":
                 mk = 0
@@ -411,7 +416,8 @@ class _Writer:
             if J is None:
                 J = self.joint_of_child.get(m)
             if J is None:
-                self.lose("drivers of the root link (OpenRAVE's root does not move)", d.name)
+                self.lose("drivers of the root link (OpenRAVE's root does not move)", d.name,
+                          kind="not written", noun="driver")
                 continue
             sm = d.scale[mk] if d.type == "affine" else 1.0
             om = d.offset[mk] if d.type == "affine" else 0.0
@@ -419,7 +425,8 @@ class _Writer:
                 J.static = True
             elif not (sm == 1 and om == 0):
                 self.lose("affine drivers whose value is not a joint value (OpenRAVE's DOF is the "
-                          "master joint's value)", f"{d.name} (scale {sm:g}, offset {om:g})")
+                          "master joint's value)", f"{d.name} (scale {sm:g}, offset {om:g})",
+                          kind="changed", noun="driver")
             J.active = True
             self.dof_joints.append((d, J))
             if d.type != "affine" or sm == 0:
@@ -429,7 +436,8 @@ class _Writer:
                     continue
                 F = axis_owner.get(dof) or self.joint_of_child.get(dof)
                 if F is None or F is J:
-                    self.lose("affine driver terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}")
+                    self.lose("affine driver terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}",
+                              kind="not written")
                     continue
                 self.mimic[F] = (J, d.scale[k] / sm, d.offset[k] - d.scale[k] * om / sm)
         # names and roles: the source's joint name (OpenRAVE names a DOF after its joint),
@@ -457,7 +465,8 @@ class _Writer:
                     self.group[J.axes_links[0]] != "weld":
                 c = J.child
                 self.lose("joints no driver moves (written passive: OpenRAVE holds them at 0; "
-                          "range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])")
+                          "range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])",
+                          kind="changed", noun="link")
 
     def rotations_only(self) -> None:
         """OpenRAVE keeps a link transform as a unit quaternion and a translation: a parent
@@ -473,13 +482,14 @@ class _Writer:
                 F[:3, :3], F[:3, 3] = R, T[:3, 3]
                 self.frames[l.index] = F
                 self.lose("parent transforms that are not rotations (written as the nearest "
-                          "rotation; OpenRAVE keeps a unit quaternion)", f"{l.name} ({err:.1e})")
+                          "rotation; OpenRAVE keeps a unit quaternion)", f"{l.name} ({err:.1e})",
+                          kind="approximated", noun="link")
         if self.frames:
             pos, rot = fk_change(self.robot, self.frames)
             note_fk_change(self.report, pos, rot)
             self.report.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by "
                              f"{rot:.1e}) over {FK_SAMPLES} sampled configurations (nearest "
-                             "rotations written)")
+                             "rotations written)", kind=fk_loss_kind(pos, rot))
 
     def frame(self, i: int) -> np.ndarray:
         """The parent transform of link ``i`` as written (a rotation and a translation)."""
@@ -526,7 +536,8 @@ class _Writer:
         lo, hi = float(r.qmin[x]), float(r.qmax[x])
         if l.is_prismatic:
             if not (math.isfinite(lo) and math.isfinite(hi)):
-                self.lose("unlimited prismatic joints (OpenRAVE limits them to +-1e6 m)", l.name)
+                self.lose("unlimited prismatic joints (OpenRAVE limits them to +-1e6 m)", l.name,
+                          kind="target default", noun="link")
                 lo = lo if math.isfinite(lo) else -1e6
                 hi = hi if math.isfinite(hi) else 1e6
             return (lo, hi)
@@ -554,7 +565,7 @@ class _Writer:
             vis_leaves = _leaves(l.visual_geometry, np.eye(4))
             if len(vis_leaves) != len(visible):
                 self.lose("separate visual geometry (COLLADA links have one geometry set; the "
-                          "collision geometry is written)", l.name)
+                          "collision geometry is written)", l.name, kind="not written", noun="link")
         app = l.appearance
         link_color = app.color if app is not None else None
         for g, T in leaves:
@@ -567,10 +578,11 @@ class _Writer:
                 diffuse, transparency = tuple(link_color[:3]), 1.0 - link_color[3]
             visible = bool(ex.get("visible", True))
             if g.missing:
-                self.lose("missing mesh files", f"{l.name}: {g.source.reference if g.source else '?'}")
+                self.lose("missing mesh files", f"{l.name}: {g.source.reference if g.source else '?'}",
+                          kind="missing file")
                 continue
             if isinstance(g, PointCloud):
-                self.lose("point clouds", l.name)
+                self.lose("point clouds", l.name, kind="not written", noun="link")
                 continue
             if isinstance(g, Primitive):
                 prim = self.primitive(g, T, l.name)
@@ -586,14 +598,15 @@ class _Writer:
                 if np.linalg.det(T[:3, :3]) < 0:
                     F = F[:, ::-1]
                 if g.face_colors is not None or g.vertex_colors is not None:
-                    self.lose("per-face/per-vertex mesh colours", l.name)
+                    self.lose("per-face/per-vertex mesh colours", l.name, kind="not written", noun="link")
                 out.append(("trimesh", {}, np.eye(4), Vl, F, diffuse, transparency, visible))
         return out
 
     def primitive(self, g: Primitive, T, link: str):
         p, k = g.params, g.primitive
         if not _rigid(T):
-            self.lose("primitives under a scaling transform (not written)", f"{link}: {k}")
+            self.lose("primitives under a scaling transform (not written)", f"{link}: {k}",
+                      kind="not written")
             return None
         if k in ("Box", "AABB"):
             if k == "AABB":
@@ -603,7 +616,8 @@ class _Writer:
                 B = np.stack([np.asarray(p[a], float) for a in ("xaxis", "yaxis", "zaxis")], 1)
                 origin, dims = np.asarray(p["origin"], float), np.asarray(p["dims"], float)
                 if not np.allclose(B.T @ B, np.eye(3), atol=1e-12) or np.linalg.det(B) < 0:
-                    self.lose("boxes with non-orthonormal axes (not written)", link)
+                    self.lose("boxes with non-orthonormal axes (not written)", link, kind="not written",
+                              noun="link")
                     return None
             h = dims / 2
             F = T @ _frame(B, origin + B @ h)
@@ -617,7 +631,7 @@ class _Writer:
             a = np.asarray(p["axis"], float)
             n = float(np.linalg.norm(a))
             if n == 0:
-                self.lose("cylinders with a zero axis (not written)", link)
+                self.lose("cylinders with a zero axis (not written)", link, kind="not written", noun="link")
                 return None
             a = a / n
             h = float(p["height"])
@@ -634,20 +648,21 @@ class _Writer:
                 F = _frame(_z_to(a), np.asarray(p["center"], float))
                 v = v @ F[:3, :3].T + F[:3, 3]
                 self.lose(f"{k.lower()}s (OpenRAVE COLLADA has no such primitive; written as a "
-                          f"{_SEG}-sided triangle mesh)", link)
+                          f"{_SEG}-sided triangle mesh)", link, kind="approximated", noun="link")
                 return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
         if k == "Ellipsoid":
             axes = np.stack([np.asarray(p[a_], float) for a_ in ("xaxis", "yaxis", "zaxis")], 1)
             v, f = _sphere_mesh(1.0)
             v = (v * np.asarray(p["dims"], float)) @ axes.T + np.asarray(p["center"], float)
-            self.lose("ellipsoids (written as a triangle mesh)", link)
+            self.lose("ellipsoids (written as a triangle mesh)", link, kind="approximated", noun="link")
             return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
         if k in ("Triangle", "Polygon"):
             v = np.stack([p["a"], p["b"], p["c"]]) if k == "Triangle" else np.asarray(p["vertices"], float).reshape(-1, 3)
             if len(v) >= 3:
                 f = np.array([[0, i - 1, i] for i in range(2, len(v))])
                 return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
-        self.lose(f"{k} primitives (no surface OpenRAVE COLLADA can hold; not written)", link)
+        self.lose(f"{k} primitives (no surface OpenRAVE COLLADA can hold; not written)", link,
+                  kind="not written", noun="link")
         return None
 
     def link_geometry(self, i, node, geoms, effects, materials):
@@ -779,14 +794,16 @@ class _Writer:
         clinks = [i for i in range(self.n) if self.is_clink[i]]
         if order != clinks:
             self.report.warn("link order changes when read back (OpenRAVE orders links depth first): "
-                             + ", ".join(r.links[i].name for i in order[:6]) + ", ...")
+                             + ", ".join(r.links[i].name for i in order[:6]) + ", ...",
+                             kind="read differently")
         for J, (M, s, o) in self.mimic.items():
             self.formula(ktc, J, M, s, o)
         joint_of_driver = {id(d): K for d, K in self.dof_joints}
         for J, (d, k) in self.formulas.items():
             inputs = [joint_of_driver.get(id(r.drivers[i])) for i in d.coupling.inputs]
             if None in inputs:
-                self.lose("couplings reading drivers that are not written", f"{d.name}: {J.name}")
+                self.lose("couplings reading drivers that are not written", f"{d.name}: {J.name}",
+                          kind="not written")
                 continue
             li = d.dofs[k]
             fn = without_clamp(d.coupling.functions[k], r.qmin[li], r.qmax[li])
@@ -814,7 +831,8 @@ class _Writer:
             norm = float(np.linalg.norm(axis))
             if norm == 0 or abs(norm - 1) > 1e-12:
                 self.lose("joint axes that are not unit vectors (OpenRAVE normalises them: its "
-                          "joint value is |axis| x roboio's)", f"{x.name} (|axis| = {norm:.9g})")
+                          "joint value is |axis| x roboio's)", f"{x.name} (|axis| = {norm:.9g})",
+                          kind="changed", noun="link")
             ax.add("axis", _fs(mem["axes"][k] if mem else axis))
             lim = self.limits(J, k)
             if lim is not None:
@@ -878,7 +896,8 @@ class _Writer:
             if self.never_checked(x, y):
                 self.lose("self-collision pairs OpenRAVE never checks (links written without "
                           "geometry, joined links, links with at most one moving joint between "
-                          "them)", f"({r.links[x].name}, {r.links[y].name})")
+                          "them)", f"({r.links[x].name}, {r.links[y].name})", kind="read differently",
+                          noun="pair")
         for i in range(self.n):
             if self.is_clink[i] and self._oe(i).get("enabled") is False:
                 s = tec.add("link_collision_state", link=f"kmodel1/link{i}")
@@ -955,19 +974,20 @@ class _Writer:
             if not (math.isfinite(v) and v > 0):
                 v = 0.01 if r.links[x].is_prismatic else 0.5
                 self.lose("unlimited (or zero) joint speeds, written as OpenRAVE's default 0.5 rad/s "
-                          "(0.01 m/s)", r.links[x].name)
+                          "(0.01 m/s)", r.links[x].name, kind="target default", noun="link")
             elif not J.static and float(r.vmin[x]) != -v:
-                self.lose("asymmetric velocity limits (OpenRAVE keeps one speed)", r.links[x].name)
+                self.lose("asymmetric velocity limits (OpenRAVE keeps one speed)", r.links[x].name,
+                          kind="not written", noun="link")
             ms = mem["speed"][ia] if mem else None
             ai.add("speed").add("float", _f(ms if ms is not None else v * unit))
             if not (math.isfinite(a) and a > 0):
                 a = 50.0
                 self.lose("unlimited (or zero) joint accelerations, written as OpenRAVE's default 50 "
-                          "rad/s^2 (m/s^2)", r.links[x].name)
+                          "rad/s^2 (m/s^2)", r.links[x].name, kind="target default", noun="link")
             ma = mem["acceleration"][ia] if mem else None
             ai.add("acceleration").add("float", _f(ma if ma is not None else a * unit))
             if math.isfinite(float(r.tmax[x])):
-                self.lose("joint torque limits", r.links[x].name)
+                self.lose("joint torque limits", r.links[x].name, kind="not written", noun="link")
         itf = mot.add("extra", type="interface_type").add("technique", profile="OpenRAVE")
         itf.add("interface", "GenericRobot", type="robot")
         actuated = set()
@@ -1027,7 +1047,7 @@ class _Writer:
             ex = mot.add("extra", type="attach_sensor", name=s.name)
             tec = ex.add("technique", profile="OpenRAVE")
             if s.link < 0:
-                self.lose("sensors not attached to a link", s.name)
+                self.lose("sensors not attached to a link", s.name, kind="not written", noun="sensor")
                 continue
             fo = tec.add("frame_origin", link=f"kmodel1/link{self._clink_of(s.link)}")
             T = np.asarray(s.transform, float)
@@ -1046,7 +1066,7 @@ class _Writer:
                 if isinstance(v, str):
                     se.add(k, v)
                 else:
-                    self.lose("sensor parameters that are not text", f"{s.name}.{k}")
+                    self.lose("sensor parameters that are not text", f"{s.name}.{k}", kind="not written")
 
     def physics(self, root, name):
         r = self.robot
@@ -1064,7 +1084,7 @@ class _Writer:
         for i, l in enumerate(r.links):
             if not self.is_clink[i]:
                 if l.mass != 0:
-                    self.lose("mass of intermediate links", l.name)
+                    self.lose("mass of intermediate links", l.name, kind="not written", noun="link")
                 continue
             bodies.append(i)
             rb = pm.add("rigid_body", sid=f"rigid{i}", name=self.lname[i])
