@@ -38,8 +38,6 @@ class UnknownFormat(ValueError):
     """A format name that no entry of the table has, or one that cannot read/write."""
 
 
-#: the hint of a file whose format roboio cannot tell (the CLI drops the Python part)
-
 def _resolve(entry: Entry):
     if entry is None or callable(entry):
         return entry
