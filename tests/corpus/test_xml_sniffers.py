@@ -34,13 +34,15 @@ def expected(path):
         return "graspit" if graspit else "klampt-world"
     if tag in ("root", "EigenGrasps", "virtual_contacts") and "graspit" in path:
         return "graspit"
+    if tag == "sensors" and os.sep + "klampt" + os.sep in path:
+        return "klampt-world"    # a robot's sensors file: recognised, refused as a companion
     if tag == "multipath":
         return "klampt-multipath"
     if tag.lower() in ("robot", "kinbody", "environment", "sensor") and os.sep + "openrave" + os.sep in path:
         return "openrave"
     if tag == "robot" and path.endswith(".urdf"):
         return "urdf"
-    return None                  # Klamp't <sensors> files, a Gazebo SDF: no reader
+    return None                  # a Gazebo SDF: no reader
 
 
 XML_FORMATS = [f for f in registry.formats() if f.has_sniff and (".xml" in f.extensions or ".urdf" in f.extensions)]
