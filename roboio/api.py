@@ -211,7 +211,7 @@ def save(obj, path, format=None, *, meshes=None, overwrite_input: bool = False) 
     """Write ``obj`` to ``path`` (format by name, else by extension). Returns the
     :class:`ConversionReport` listing everything the target format could not hold.
 
-    ``meshes``: how writers that convert meshes for their target (URDF, MJCF) treat mesh files:
+    ``meshes``: how writers that convert meshes for their target (URDF, MJCF, Klamp't) treat mesh files:
     ``"keep"`` (reference readable sources where they are), ``"copy"`` (copy them beside the
     output) or ``"convert"`` (write every mesh anew); None: the format's default.
 

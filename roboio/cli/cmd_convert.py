@@ -30,9 +30,11 @@ def register(sub):
     p.add_argument("--force", action="store_true", help="allow OUT to be an input file (the "
                    "input itself, or a file it was read from); refused otherwise")
     p.add_argument("--meshes", choices=("keep", "copy", "convert"),
-                   help="mesh files of targets that need converted meshes (URDF, MJCF): keep "
-                   "readable sources where they are, copy them beside the output, or convert "
-                   "every mesh (default: the format's own, keep for URDF, copy for MJCF)")
+                   help="mesh files of targets whose programs read only some mesh formats "
+                   "(URDF, MJCF, Klamp't .rob and worlds): keep readable sources where they are, "
+                   "copy them beside the output, or convert every mesh; the others are converted "
+                   "in every mode (default: the format's own, keep for URDF and Klamp't, copy "
+                   "for MJCF)")
     p.add_argument("--body", metavar="MODEL", help="body model for motion conversions (Choreonoid "
                    ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
     p.add_argument("--config", metavar="Q", help="pose of the (first) robot for a posed mesh "

@@ -6,8 +6,8 @@ A writer asks :class:`MeshExport` for each triangle mesh of the model it writes
 (:meth:`MeshExport.export`) and gets back :class:`MeshPiece` objects: the reference to write
 (relative to the output file, ``/`` separators), the rigid pose and per-axis scale of the
 file's data in the owner frame, and a colour when the source mesh had face colours split
-into one file per colour. Nothing is written until :meth:`MeshExport.write_files`, so that
-``dumps`` can plan references without touching the disk.
+into one file per colour. Nothing is written until :meth:`MeshExport.write_files` (or
+:meth:`MeshExport.flush`), so that ``dumps`` can plan references without touching the disk.
 
 Modes (``--meshes`` on the command line, ``meshes=`` of :func:`roboio.save`):
 
@@ -72,8 +72,8 @@ class MeshExport:
 
     ``readable(path) -> bool``: whether the target's consumer reads a source file as it is.
     ``extensions``: file extension per role (``collision``, ``visual``) for converted
-    meshes: ``.stl`` (binary STL, 32-bit floats) or ``.obj`` (Wavefront OBJ, full
-    precision). ``max_faces``: split converted
+    meshes: ``.stl`` (binary STL, 32-bit floats), ``.obj`` (Wavefront OBJ, full
+    precision) or ``.off`` (OFF, full precision; Klamp't's writers). ``max_faces``: split converted
     meshes into files of at most this many triangles (MuJoCo's STL limit). ``split_colors``:
     write a mesh with face colours as one file per colour (for targets with one colour per
     geometry, such as MJCF), keeping no part with fewer than ``min_vertices`` corners.
@@ -104,6 +104,7 @@ class MeshExport:
         self._cache: dict = {}            # key -> list of pieces
         self._f32_error = 0.0
         self._converted_from: dict = {}   # source extension -> source files (or meshes)
+        self._done: set = set()           # files written by flush()
 
     # -- planning -----------------------------------------------------------------------
     def export(self, mesh: TriangleMesh, M, label: str, role: str = "collision",
@@ -121,6 +122,9 @@ class MeshExport:
             self.report.lose("mesh files that were not found on reading (nothing is referenced)",
                              f"{label} ({ref})")
             return []
+        if len(mesh.faces) == 0:        # (programs refuse an empty mesh file: Klamp't, MuJoCo)
+            self.report.lose("empty meshes (no triangles; nothing is written)", label)
+            return []
         M = np.asarray(M, float)
         split = split_affine(M)
         path = src.path if src is not None and src.path and os.path.isfile(src.path) else None
@@ -133,9 +137,6 @@ class MeshExport:
         return self._convert(mesh, M, split, path, key, label, role, split_colors)
 
     def _convert(self, mesh, M, split, path, key, label, role, split_colors=None) -> list:
-        if len(mesh.faces) == 0:
-            self.report.lose("empty meshes (no triangles; nothing is written)", label)
-            return []
         V = mesh.vertices if split is not None else mesh.vertices @ M[:3, :3].T
         F = mesh.faces if split is not None or np.linalg.det(M[:3, :3]) > 0 else mesh.faces[:, ::-1]
         pieces = []
@@ -174,20 +175,25 @@ class MeshExport:
 
     def _reference_source(self, mesh: TriangleMesh, path: str, split) -> MeshPiece:
         s, R, t = split
-        dest = path
-        if self.mode == "copy":
-            real = os.path.realpath(path)
-            if real not in self._copies:
-                name = os.path.basename(path)
-                target = os.path.join(self.folder, name)
-                if os.path.realpath(target) == real:
-                    self._copies[real] = path
-                else:
-                    self._copies[real] = self._new_name(name)
-                    self._copy_plan[self._copies[real]] = path
-            dest = self._copies[real]
+        dest = self.source_file(path)
         return MeshPiece(self._kept_uri(mesh) or relative_reference(dest, self.output), dest,
                          make_transform(R, t), s, None, mesh.vertices, mesh.faces)
+
+    def source_file(self, path: str) -> str:
+        """The file the output references for the readable source file ``path``: ``path``
+        itself (``keep``), or its copy in the mesh folder (``copy``; planned once per file)."""
+        if self.mode != "copy":
+            return path
+        real = os.path.realpath(path)
+        if real not in self._copies:
+            name = os.path.basename(path)
+            target = os.path.join(self.folder, name)
+            if os.path.realpath(target) == real:
+                self._copies[real] = path
+            else:
+                self._copies[real] = self._new_name(name)
+                self._copy_plan[self._copies[real]] = path
+        return self._copies[real]
 
     def _kept_uri(self, mesh: TriangleMesh) -> Optional[str]:
         """The source's own reference when ``keep`` mode writes it unchanged, else None."""
@@ -254,25 +260,37 @@ class MeshExport:
     def write_files(self) -> None:
         """Write every planned file (atomically), list each in ``report.files`` and report
         what converting changed."""
+        self.flush()
+        self.summarise()
+
+    def flush(self) -> None:
+        """Write the planned files not written yet (for writers that write their side files
+        as they go); each is listed in ``report.files``."""
         from . import registry
         from ..report import ConversionReport
-        writers = {".stl": registry.get("stl"), ".obj": registry.get("wavefront-obj")}
+        writers = {".stl": "stl", ".obj": "wavefront-obj", ".off": "off"}
         for dest, (V, F) in self._writes.items():
-            info = writers[os.path.splitext(dest)[1].lower()]
+            if dest in self._done:
+                continue
+            info = registry.get(writers[os.path.splitext(dest)[1].lower()])
             info.write(TriangleMesh(V, F), dest, ConversionReport(dest, info.name))
+            self._done.add(dest)
             self.report.files.append(dest)
         for dest, src in self._copy_plan.items():
+            if dest in self._done:
+                continue
             with open(src, "rb") as f:
                 atomic_write(dest, f.read())
+            self._done.add(dest)
             self.report.files.append(dest)
-        self.summarise()
 
     def summarise(self) -> None:
         """Report conversions (also when only planned, as by ``dumps``)."""
         if self._writes:
             srcs = ", ".join(f"{len(n)} {e}" for e, n in sorted(self._converted_from.items()))
             kinds = sorted({os.path.splitext(d)[1].lower() for d in self._writes})
-            names = " and ".join({".stl": "binary STL", ".obj": "Wavefront OBJ"}[k] for k in kinds)
+            names = " and ".join({".stl": "binary STL", ".obj": "Wavefront OBJ", ".off": "OFF"}[k]
+                                 for k in kinds)
             self.report.warn(f"{len(self._writes)} mesh file(s) converted to {names} in "
                              f"{os.path.basename(self.folder)}/ (from {srcs})")
             if self._f32_error > 0:

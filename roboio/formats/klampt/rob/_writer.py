@@ -96,6 +96,7 @@ class _Writer:
             if l.visual_geometry is not None:
                 self.report.lose(f"link {l.name!r}: separate visual geometry (a .rob has one "
                                  "geometry per link, the collision geometry)")
+        self.geom_writer.finish()
         return "\n".join(self.out) + "\n"
 
     def structure(self) -> None:

@@ -197,4 +197,5 @@ def world_xml(world, path: str, report) -> bytes:
     for k in sorted(world.extras):
         if k not in _KNOWN_WORLD_EXTRAS:
             report.lose(f"world {world.name!r}: {k}")
+    gw.finish()
     return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="UTF-8")
