@@ -207,13 +207,19 @@ def _adaptable(obj, info) -> bool:
     return True
 
 
-def save(obj, path, format=None, *, meshes=None, overwrite_input: bool = False) -> ConversionReport:
+def save(obj, path, format=None, *, meshes=None, package=None,
+         overwrite_input: bool = False) -> ConversionReport:
     """Write ``obj`` to ``path`` (format by name, else by extension). Returns the
     :class:`ConversionReport` listing everything the target format could not hold.
 
     ``meshes``: how writers that convert meshes for their target (URDF, MJCF, Klamp't) treat mesh files:
     ``"keep"`` (reference readable sources where they are), ``"copy"`` (copy them beside the
     output) or ``"convert"`` (write every mesh anew); None: the format's default.
+
+    ``package``: a ROS package name for a URDF output: mesh references become
+    ``package://NAME/...`` URIs of files inside the package (its root: the output's nearest
+    directory named NAME or holding a ``package.xml`` naming it, else the output's
+    directory), and a minimal ``package.xml`` is written at the root (see ``docs/urdf.md``).
 
     The files ``obj`` was read from (``obj.input_files`` set by :func:`load`, the sources
     of its elements and geometries) are not overwritten, neither as ``path`` nor as a side
@@ -231,6 +237,10 @@ def save(obj, path, format=None, *, meshes=None, overwrite_input: bool = False) 
     report = ConversionReport(path, info.name)
     if meshes is not None:
         report.options["meshes"] = meshes
+    if package is not None:
+        if info.name != "urdf":
+            raise ValueError(f"package= (--package) applies to URDF outputs, not {info.name}")
+        report.options["package"] = package      # (the URDF writer checks the name)
     with protect_inputs(input_paths(obj), allow=overwrite_input):
         write_target(path)          # refuse a device or an input before converting anything
         try:

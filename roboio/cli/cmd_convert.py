@@ -35,6 +35,10 @@ def register(sub):
                    "copy them beside the output, or convert every mesh; the others are converted "
                    "in every mode (default: the format's own, keep for URDF and Klamp't, copy "
                    "for MJCF)")
+    p.add_argument("--package", metavar="NAME", help="URDF output as a file of ROS package NAME: "
+                   "mesh references as package://NAME/... URIs (meshes outside the package are "
+                   "copied in) and a minimal package.xml at the package root (the nearest "
+                   "directory named NAME, else OUT's directory)")
     p.add_argument("--body", metavar="MODEL", help="body model for motion conversions (Choreonoid "
                    ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
     p.add_argument("--config", metavar="Q", help="pose of the (first) robot for a posed mesh "
@@ -73,7 +77,8 @@ def run(args):
             obj.input_files = list(getattr(obj, "input_files", [])) + list(body.input_files)
         from ._outformat import output_format
         to = output_format(obj, args.output, args.to, _input_format(args))
-        report = save(obj, args.output, to, meshes=args.meshes, overwrite_input=args.force)
+        report = save(obj, args.output, to, meshes=args.meshes, package=args.package,
+                      overwrite_input=args.force)
     except UnknownFormat as e:
         raise UsageError(str(e)) from None
     except RoboioError:

@@ -77,12 +77,16 @@ class MeshExport:
     meshes into files of at most this many triangles (MuJoCo's STL limit). ``split_colors``:
     write a mesh with face colours as one file per colour (for targets with one colour per
     geometry, such as MJCF), keeping no part with fewer than ``min_vertices`` corners.
+    ``package``: ``(root directory, "package://NAME/")`` when the output is a ROS package's
+    file: every reference is then the URI of a file inside the root, and readable sources
+    outside it are copied into the mesh folder even with ``keep``.
     """
 
     def __init__(self, output_path: Optional[str], report, *, mode: str = "keep",
                  readable: Callable[[str], bool] = lambda p: False, consumer: str = "the target",
                  extensions: Optional[dict] = None, max_faces: Optional[int] = None,
-                 split_colors: bool = False, min_vertices: int = 1, uri_schemes: tuple = ()):
+                 split_colors: bool = False, min_vertices: int = 1, uri_schemes: tuple = (),
+                 package: Optional[tuple] = None):
         if mode not in MODES:
             raise ValueError(f"meshes mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.report = report
@@ -94,6 +98,9 @@ class MeshExport:
         self.split_colors = split_colors
         self.min_vertices = min_vertices
         self.uri_schemes = tuple(uri_schemes)
+        # (package root directory, URI prefix "package://NAME/"): every reference is a URI
+        # of a file inside the root; readable sources outside it are copied in
+        self.package = None if package is None else (os.path.abspath(package[0]), package[1])
         out = os.path.abspath(output_path if output_path else "output")
         self.output = out
         self.folder = os.path.splitext(out)[0] + "_meshes"
@@ -148,7 +155,7 @@ class MeshExport:
                 suffix = (f"_{k}" if k else "") + (f"_part{j}" if j else "")
                 dest = self._new_name(f"{stem}{suffix}{self.extensions[role]}")
                 self._writes[dest] = (Vc, Fc)
-                piece = MeshPiece(relative_reference(dest, self.output), dest, np.eye(4),
+                piece = MeshPiece(self._reference(dest), dest, np.eye(4),
                                   np.ones(3), rgba, Vc, Fc, converted=True)
                 if dest.lower().endswith(".stl"):      # binary STL holds 32-bit floats
                     piece.f32_error = float(np.abs(Vc - Vc.astype(np.float32)).max(initial=0.0))
@@ -176,13 +183,29 @@ class MeshExport:
     def _reference_source(self, mesh: TriangleMesh, path: str, split) -> MeshPiece:
         s, R, t = split
         dest = self.source_file(path)
-        return MeshPiece(self._kept_uri(mesh) or relative_reference(dest, self.output), dest,
+        return MeshPiece(self._kept_uri(mesh) or self._reference(dest), dest,
                          make_transform(R, t), s, None, mesh.vertices, mesh.faces)
+
+    def _reference(self, dest: str) -> str:
+        """What the output writes for the file ``dest``: its path relative to the output,
+        or its ``package://`` URI."""
+        if self.package is None:
+            return relative_reference(dest, self.output)
+        root, prefix = self.package
+        return prefix + os.path.relpath(os.path.abspath(dest), root).replace(os.sep, "/")
+
+    def _in_package(self, path: str) -> bool:
+        root = self.package[0]
+        try:
+            return os.path.commonpath([root, os.path.abspath(path)]) == root
+        except ValueError:          # another drive
+            return False
 
     def source_file(self, path: str) -> str:
         """The file the output references for the readable source file ``path``: ``path``
-        itself (``keep``), or its copy in the mesh folder (``copy``; planned once per file)."""
-        if self.mode != "copy":
+        itself (``keep``), or its copy in the mesh folder (``copy``, or ``keep`` of a file
+        outside the package being written; planned once per file)."""
+        if self.mode != "copy" and (self.package is None or self._in_package(path)):
             return path
         real = os.path.realpath(path)
         if real not in self._copies:
@@ -198,7 +221,7 @@ class MeshExport:
     def _kept_uri(self, mesh: TriangleMesh) -> Optional[str]:
         """The source's own reference when ``keep`` mode writes it unchanged, else None."""
         ref = mesh.source.reference if self.mode == "keep" and mesh.source is not None else None
-        if not ref or not ref.startswith(self.uri_schemes) or not self.uri_schemes:
+        if not ref or not ref.startswith(self.uri_schemes) or not self.uri_schemes or self.package:
             return None
         if ref.startswith("package:///"):
             ref = "package://" + ref[len("package:///"):]

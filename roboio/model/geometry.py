@@ -8,6 +8,11 @@ original file. :meth:`Geometry.baked` gives a copy with the transform applied.
 
 Meshes load lazily: a :class:`TriangleMesh` built with a ``loader`` parses its file the first
 time ``vertices`` or ``faces`` is read (``is_loaded`` tells whether that has happened).
+
+An owner (link, rigid object, terrain) has one :class:`Appearance`; a piece of its geometry
+may have its own in ``appearance`` (a URDF ``<visual>`` with its own material: the pieces
+of a link drawn in different colours). None means the owner's (or the enclosing group's);
+:func:`piece_appearance` resolves it.
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ from typing import Callable, Optional
 import numpy as np
 
 __all__ = ["Geometry", "TriangleMesh", "PointCloud", "Primitive", "Group", "Appearance",
-           "GeometrySource", "PRIMITIVE_KINDS"]
+           "GeometrySource", "PRIMITIVE_KINDS", "piece_appearance"]
 
 
 _ATOMIC = (bool, int, float, str)
@@ -35,16 +40,18 @@ class GeometrySource:
 
 
 class Geometry:
-    """Base class. ``transform`` (4x4 affine, data -> owner frame), ``margin`` (m)."""
+    """Base class. ``transform`` (4x4 affine, data -> owner frame), ``margin`` (m),
+    ``appearance`` (this piece's own :class:`Appearance`, or None: its owner's)."""
 
     kind = "Geometry"
 
     def __init__(self, transform=None, margin: float = 0.0, source: Optional[GeometrySource] = None,
-                 missing: bool = False):
+                 missing: bool = False, appearance: Optional["Appearance"] = None):
         self.transform = _EYE4.copy() if transform is None else np.array(transform, dtype=float)
         self.margin = float(margin)
         self.source = source
         self.missing = missing
+        self.appearance = appearance
         self.extras: dict = {}
 
     # -- generic helpers --------------------------------------------------------------
@@ -401,3 +408,15 @@ class Appearance:
 
     def is_default(self) -> bool:
         return self == Appearance()
+
+
+def piece_appearance(owner: Optional[Appearance], *path) -> Optional[Appearance]:
+    """The appearance a piece of geometry is drawn with: the own ``appearance`` of the
+    innermost geometry of ``path`` (the groups from the owner's geometry down to the
+    piece, then the piece) that has one, else ``owner`` (the link's, object's or
+    terrain's)."""
+    for g in reversed(path):
+        own = getattr(g, "appearance", None)
+        if own is not None:
+            return own
+    return owner

@@ -470,6 +470,8 @@ class MjcfWriter:
 
     def _geom(self, parent, g, M, color, label, cls, made) -> bool:
         role = cls or "collision"
+        if g.appearance is not None and g.appearance.color is not None:
+            color = g.appearance.color        # the piece's own colour (a URDF visual's material)
         rgba = None
         if color is not None and len(color) in (3, 4):
             rgba = tuple(color) + (1.0,) * (4 - len(color))

@@ -5,7 +5,8 @@
   x, y, z, yaw, pitch, roll chain at the root with identity frames), whose sixth link then
   becomes the URDF root and whose five virtual links are left out.
 * Joints: weld -> fixed, spin -> continuous, normal -> revolute/prismatic with
-  ``<limit>``; other Klamp't joint groups become their 1-DOF joints. Joint names are the
+  ``<limit>`` (a revolute joint without position limits -> continuous); other Klamp't
+  joint groups become their 1-DOF joints. Joint names are the
   URDF names the robot was read with, else ``<link>_joint``, chosen so that Klamp't's
   depth-first, by-joint-name link order reproduces roboio's order.
 * Origins: ``xyz`` + ``rpy`` at full precision (checked to reproduce the rotation).
@@ -103,6 +104,13 @@ def stable_scaled_rpy(R, scale) -> tuple:
     return stable_params(target, lambda X: rpy_of(np.asarray(X)[:9].reshape(3, 3))[0], split, _ULPS)
 
 
+def _rgba(color):
+    """An RGBA tuple of floats from a colour of 3 or 4 components (alpha 1), else None."""
+    if color is None or len(color) not in (3, 4):
+        return None
+    return tuple(float(x) for x in color) + (1.0,) * (4 - len(color))
+
+
 def _fmt(values) -> str:
     return " ".join(fmt_float(v + 0.0) for v in values)     # + 0.0: no "-0"
 
@@ -128,18 +136,21 @@ def _decompose(A):
     return R, s
 
 
-def _leaves(g, T=np.eye(4)):
-    """(geometry, 4x4 transform to the link frame) of every non-group piece of ``g``."""
+def _leaves(g, T=np.eye(4), own=None):
+    """(geometry, 4x4 transform to the link frame, its own appearance or None) of every
+    non-group piece of ``g`` (a group's own appearance passes to its pieces)."""
     M = T @ g.transform
+    own = g.appearance if g.appearance is not None else own
     if isinstance(g, Group):
         for c in g.children:
-            yield from _leaves(c, M)
+            yield from _leaves(c, M, own)
     else:
-        yield g, M
+        yield g, M, own
 
 
 class _Writer:
-    def __init__(self, robot: Robot, path: str, report, meshes: str = "keep"):
+    def __init__(self, robot: Robot, path: str, report, meshes: str = "keep",
+                 package: tuple = None):
         self.r = robot
         self.path = path
         self.report = report
@@ -158,8 +169,9 @@ class _Writer:
         self.lead = {}                         # link -> the driver Klamp't creates there
         self.meshes = MeshExport(path, report, mode=meshes, readable=urdf_reads,
                                  consumer="ROS tools", extensions={"visual": ".obj"},
-                                 uri_schemes=("package://",))
+                                 uri_schemes=("package://",), package=package)
         self.approx = {}                       # link -> its frame with the nearest rotation
+        self.bad_inertia = {"positive": [], "triangle": []}   # see check_inertia
         self.group = {}
         for j in robot.joints:
             for i in j.links:
@@ -206,6 +218,8 @@ class _Writer:
             return "continuous"
         if jt != "normal":
             self.lose(f"{jt} joints written as their one-DOF joints", l.name)
+        if l.joint_type == "revolute" and self.r.qmin[i] == -np.inf and self.r.qmax[i] == np.inf:
+            return "continuous"     # URDF's unbounded revolute joint (Klamp't reads it as spin)
         return l.joint_type
 
     def names(self, emitted):
@@ -295,12 +309,39 @@ class _Writer:
         I = np.asarray(l.inertia)
         if np.abs(I - I.T).max() > 1e-12 * np.abs(I).max():
             self.lose("non-symmetric inertia matrices (written symmetrised from the upper triangle)", l.name)
+        self.check_inertia(l.name, (I + I.T) / 2)
         ine = etree.SubElement(el, "inertial")
         etree.SubElement(ine, "origin", xyz=_fmt(l.com), rpy="0 0 0")
         etree.SubElement(ine, "mass", value=fmt_float(l.mass))
         etree.SubElement(ine, "inertia", ixx=fmt_float(I[0, 0]), ixy=fmt_float(I[0, 1]),
                          ixz=fmt_float(I[0, 2]), iyy=fmt_float(I[1, 1]), iyz=fmt_float(I[1, 2]),
                          izz=fmt_float(I[2, 2]))
+
+    def check_inertia(self, name: str, I) -> None:
+        """Note an inertia MuJoCo's compiler refuses (a URDF holds it, pinocchio and Klamp't
+        read it): a non-zero inertia whose smallest principal moment is below 1e-14
+        (``mjEPS``: "inertia must have positive eigenvalues"), or principal moments
+        ``A <= B <= C`` with ``A + B < C`` ("inertia must satisfy A + B >= C")."""
+        if not np.all(np.isfinite(I)) or not np.any(I):
+            return
+        w = np.sort(np.diag(I) if np.all(I == np.diag(np.diag(I))) else np.linalg.eigvalsh(I))
+        if w[0] < 1e-14:
+            self.bad_inertia["positive"].append(f"{name} (smallest {w[0]:.3g} kg m^2)")
+        elif w[0] + w[1] < w[2]:
+            self.bad_inertia["triangle"].append(
+                f"{name} ({w[0]:.3g} + {w[1]:.3g} < {w[2]:.3g} kg m^2, short by "
+                f"{w[2] - w[0] - w[1]:.2g})")
+
+    def inertia_warnings(self) -> None:
+        what = {"positive": "principal moments not all above 1e-14 kg m^2 ('inertia must have "
+                            "positive eigenvalues')",
+                "triangle": "principal moments violate A + B >= C ('inertia must satisfy A + B "
+                            ">= C')"}
+        for kind, items in self.bad_inertia.items():
+            if items:
+                self.report.warn(f"inertias MuJoCo refuses, written as they are (pinocchio and "
+                                 f"Klamp't read them; MuJoCo's balanceinertia or roboio's MJCF "
+                                 f"output fixes them): {what[kind]}: {', '.join(items)}")
 
     def link_element(self, root_el, i: int, name: str) -> bool:
         """``<link>`` with inertial, visuals and collisions; True if it has collision
@@ -309,29 +350,27 @@ class _Writer:
         l = self.r.links[i]
         el = etree.SubElement(root_el, "link", name=name)
         self.inertial(el, i)
-        color = l.appearance.color if l.appearance is not None else None
-        if color is not None and len(color) in (3, 4):
-            color = tuple(color) + (1.0,) * (4 - len(color))
-        else:
-            color = None
+        color = _rgba(l.appearance.color if l.appearance is not None else None)
         cols = self.shapes(i, l.geometry, "collision")
         vis_src = l.visual_geometry if l.visual_geometry is not None else l.geometry
         vis = self.shapes(i, vis_src, "visual") if l.visual_geometry is not None else None
         if vis is None:                     # the same shapes (visual meshes may be other files)
             vis = self.shapes(i, l.geometry, "visual") if l.geometry is not None else []
         colors = []
-        for T, shape, rgba, sc in vis:
+        for T, shape, rgba, sc, own in vis:
             v = etree.SubElement(el, "visual")
             self.origin(v, T, f"geometry of link {l.name!r}", sc)
             etree.SubElement(v, "geometry").append(shape)
-            rgba = rgba or color
+            if rgba is None:        # the piece's own colour (None: no material), else the link's
+                rgba = _rgba(own.color) if own is not None else color
             if rgba is not None:
+                rgba = self.material_color(rgba, l.name)
                 if rgba not in colors:
                     colors.append(rgba)
                 k = colors.index(rgba)
                 mat = etree.SubElement(v, "material", name=f"{name}_color" + (f"{k}" if k else ""))
                 etree.SubElement(mat, "color", rgba=_fmt(rgba))
-        for T, shape, _, sc in cols:
+        for T, shape, _, sc, _ in cols:
             c = etree.SubElement(el, "collision")
             self.origin(c, T, f"geometry of link {l.name!r}", sc)
             etree.SubElement(c, "geometry").append(shape)
@@ -349,15 +388,26 @@ class _Writer:
                 self.lose("appearance other than the face colour", l.name)
         return bool(cols)
 
+    def material_color(self, rgba, link_name: str) -> tuple:
+        """``rgba`` with each component clamped into [0, 1] (urdfdom refuses a colour
+        outside it and drops the whole robot); a change is reported with its size."""
+        c = tuple(min(1.0, max(0.0, x)) if x == x else 0.0 for x in rgba)
+        if c != rgba:
+            change = max(abs(a - b) if a == a else 1.0 for a, b in zip(rgba, c))
+            self.lose("colour components outside [0, 1] clamped (urdfdom refuses them; "
+                      "largest change)", f"{link_name} ({_fmt(rgba)} -> {_fmt(c)}: {change:.3g})")
+        return c
+
     def shapes(self, i: int, geom, role: str) -> list:
-        """[(4x4 origin, shape element, rgba or None)] for ``geom`` of link ``i`` in
-        ``role`` (collision or visual)."""
+        """[(4x4 origin, shape element, rgba or None, mesh scale or None, the piece's own
+        appearance or None)] for ``geom`` of link ``i`` in ``role`` (collision or visual);
+        rgba: the colour of a mesh part split by face colour."""
         l = self.r.links[i]
         out = []
         if geom is None:
             return out
         leaves = list(_leaves(geom))
-        for k, (g, T) in enumerate(leaves):
+        for k, (g, T, own) in enumerate(leaves):
             label = f"{l.name}" + (f"_{k}" if len(leaves) > 1 else "")
             if g.missing:
                 ref = g.source.reference if g.source else "?"
@@ -366,7 +416,7 @@ class _Writer:
             if isinstance(g, Primitive):
                 shape = self.primitive(g, T, l.name)
                 if shape is not None:
-                    out.append((*shape, None, None))
+                    out.append((*shape, None, None, own))
                     continue
                 from ...model.tessellate import primitive_to_mesh
                 if g.primitive in ("Point", "Segment"):
@@ -382,7 +432,7 @@ class _Writer:
                     if not np.array_equal(piece.scale, np.ones(3)):
                         shape.set("scale", _fmt(piece.scale))
                     self.has_mesh = True
-                    out.append((piece.pose, shape, piece.rgba, piece.scale))
+                    out.append((piece.pose, shape, piece.rgba, piece.scale, own))
             elif isinstance(g, PointCloud):
                 self.lose("point-cloud geometry", l.name)
             else:
@@ -577,6 +627,7 @@ class _Writer:
         for kind, items in self.lost.items():
             items = [x for x in items if x]
             self.report.lose(f"{kind}: {', '.join(items)}" if items else kind)
+        self.inertia_warnings()
         if self.several_collisions:       # URDF holds them all: a remark on one reader, no loss
             self.report.warn("links with several <collision> elements (Klamp't's URDF importer "
                              f"reads only the first): {', '.join(self.several_collisions)}")
@@ -754,9 +805,10 @@ def urdf_reads(path: str) -> bool:
     return path.lower().endswith(_MESH_EXTS)
 
 
-def urdf_xml(robot: Robot, path, report, meshes: str = "keep"):
+def urdf_xml(robot: Robot, path, report, meshes: str = "keep", package: tuple = None):
     """``(document bytes, MeshExport)``: the URDF document of ``robot`` to be stored at
-    ``path`` (mesh references relative to it; the export holds the mesh files to write
-    beside it); losses go to ``report``."""
-    w = _Writer(robot, path, report, meshes)
+    ``path`` (mesh references relative to it, or ``package``: ``(root directory,
+    "package://NAME/")``, URIs of files in that package; the export holds the mesh files to
+    write beside it); losses go to ``report``."""
+    w = _Writer(robot, path, report, meshes, package)
     return w.document(), w.meshes
