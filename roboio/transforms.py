@@ -20,8 +20,48 @@ __all__ = [
     "moment_to_matrix", "matrix_to_moment", "quat_to_matrix", "matrix_to_quat", "slerp",
     "make_transform", "inverse_transform", "transform_points", "rows12_to_transform",
     "transform_to_rows12", "dh_modified", "skew", "translation", "rotation_between",
-    "rpy_rows", "rpy_xyz_transform",
+    "rpy_rows", "rpy_xyz_transform", "compose", "vector_norm", "UNIT_TOL", "unit_vector",
 ]
+
+# A vector whose length differs from 1 by no more than this is a unit vector as far as
+# rounding can tell: readers keep it as written and writers write it as it is, so that
+# normalising never drifts in the last digit from one write -> read -> write to the next.
+UNIT_TOL = 1e-15
+
+
+def compose(A, B) -> np.ndarray:
+    """Matrix product ``A @ B`` of small matrices (``(..., n, k)`` by ``(..., k, m)``, batch
+    dimensions broadcast) in a fixed order of element-wise multiplications and additions:
+    the same bits on every machine, whatever BLAS kernel numpy's ``@`` would use (writers
+    whose output digits come from a product use this, so that their files do not depend on
+    the CPU)."""
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    out = A[..., :, 0:1] * B[..., 0:1, :]
+    for k in range(1, A.shape[-1]):
+        out = out + A[..., :, k:k + 1] * B[..., k:k + 1, :]
+    return out
+
+
+def vector_norm(v) -> np.ndarray:
+    """Euclidean length of ``(..., n)`` vectors, summed element-wise in a fixed order (no
+    BLAS dot product: the same bits on every machine)."""
+    v = np.asarray(v, dtype=float)
+    s = v[..., 0] * v[..., 0]
+    for k in range(1, v.shape[-1]):
+        s = s + v[..., k] * v[..., k]
+    return np.sqrt(s)
+
+
+def unit_vector(v) -> tuple:
+    """``(u, n)``: the direction of the 1-D vector ``v`` and its length ``n``; ``u`` is
+    ``v`` itself when its length is 1 to rounding (:data:`UNIT_TOL`), so that a unit vector
+    written and read back is not divided again (and ``u`` is ``v`` for a zero vector)."""
+    v = np.asarray(v, dtype=float)
+    n = float(vector_norm(v))
+    if n == 0 or abs(n - 1.0) <= UNIT_TOL:
+        return v, n
+    return v / n, n
 
 
 def _angles(a):
@@ -131,12 +171,12 @@ def axis_angle_to_matrix(axis, angle) -> np.ndarray:
     """Rotation by ``angle`` about ``axis`` (normalised here; a zero axis gives identity)."""
     axis = np.asarray(axis, dtype=float)
     angle = np.asarray(angle, dtype=float)
-    n = np.linalg.norm(axis, axis=-1, keepdims=True)
+    n = vector_norm(axis)[..., None]
     u = np.divide(axis, n, out=np.zeros_like(axis), where=n > 0)
     K = skew(u)
     s = np.sin(angle)[..., None, None]
     c = np.cos(angle)[..., None, None]
-    return np.eye(3) + s * K + (1.0 - c) * (K @ K)
+    return np.eye(3) + s * K + (1.0 - c) * compose(K, K)
 
 
 def rotation_between(a, b) -> np.ndarray:
@@ -171,7 +211,7 @@ def _acute_rotation(a, b) -> np.ndarray:
 def moment_to_matrix(m) -> np.ndarray:
     """Exponential map: rotation by ``|m|`` about ``m / |m|``."""
     m = np.asarray(m, dtype=float)
-    return axis_angle_to_matrix(m, np.linalg.norm(m, axis=-1))
+    return axis_angle_to_matrix(m, vector_norm(m))
 
 
 def matrix_to_moment(R) -> np.ndarray:
@@ -278,7 +318,7 @@ def inverse_transform(T) -> np.ndarray:
     """Inverse of a rigid transform (rotation part assumed orthonormal)."""
     T = np.asarray(T, dtype=float)
     Rt = np.swapaxes(T[..., :3, :3], -1, -2)
-    return make_transform(Rt, -(Rt @ T[..., :3, 3:4])[..., 0])
+    return make_transform(Rt, -compose(Rt, T[..., :3, 3:4])[..., 0])
 
 
 def transform_points(T, points) -> np.ndarray:

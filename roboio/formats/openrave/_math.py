@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-__all__ = ["quat_from_matrix", "matrix_from_quat", "axis_angle", "rows_to_rotation",
+__all__ = ["quat_from_matrix", "matrix_from_quat", "matrices_from_quats", "axis_angle", "rows_to_rotation",
            "quat_rotation", "rotate_direction", "TRANSFORM_TAGS", "apply_transform_tag",
            "inv", "normalize3"]
 
@@ -39,8 +39,24 @@ def quat_from_matrix(m) -> np.ndarray:
     else:
         q[1] = (m[0, 0] - (m[1, 1] + m[2, 2])) + 1
         q[2], q[3], q[0] = m[0, 1] + m[1, 0], m[2, 0] + m[0, 2], m[2, 1] - m[1, 2]
-    n = math.sqrt(q @ q)
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])   # (no BLAS dot)
     return q / n if n > 0 else np.array([1.0, 0.0, 0.0, 0.0])
+
+
+def matrices_from_quats(Q) -> np.ndarray:
+    """:func:`matrix_from_quat` of ``(..., 4)`` quaternions at once, with the same operations
+    in the same order (the same bits)."""
+    Q = np.asarray(Q, dtype=float)
+    w, x, y, z = Q[..., 0], Q[..., 1], Q[..., 2], Q[..., 3]
+    n2 = w * w + x * x + y * y + z * z
+    zero = n2 == 0
+    s = 2.0 / np.where(zero, 1.0, n2)
+    M = np.stack([
+        1 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y),
+        s * (x * y + w * z), 1 - s * (x * x + z * z), s * (y * z - w * x),
+        s * (x * z - w * y), s * (y * z + w * x), 1 - s * (x * x + y * y)], axis=-1)
+    M = M.reshape(Q.shape[:-1] + (3, 3))
+    return np.where(zero[..., None, None], np.eye(3), M)
 
 
 def matrix_from_quat(q) -> np.ndarray:

@@ -32,7 +32,7 @@ import numpy as np
 
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, TriangleMesh, World
 from ..fileio import fmt_float
-from ._math import apply_transform_tag, matrix_from_quat, quat_from_matrix
+from ._math import apply_transform_tag, matrices_from_quats, quat_from_matrix
 
 __all__ = ["dumps"]
 
@@ -79,19 +79,18 @@ def _pose_lines(T, raw, ind: str) -> list:
 
 
 def _stable_quat(R) -> np.ndarray:
-    """The quaternion of ``R``, chosen so that reading it back and writing again gives the
-    same numbers (a fixed point of OpenRAVE's quaternion -> matrix -> quaternion). A matrix
+    """The quaternion of ``R`` whose matrix, as OpenRAVE's reader builds it, is exactly
+    the matrix it stands for where some quaternion a few units in the last place away is
+    (:func:`roboio.formats.fixed_point.stable_params`): reading it back and writing again
+    gives the same numbers on any machine (every step is element-wise arithmetic). A matrix
     that is not a rotation is taken as its nearest rotation (polar decomposition)."""
     from ..affine import nearest_rotation
-    q = quat_from_matrix(nearest_rotation(R)[0])
-    seen = [tuple(q)]
-    for _ in range(16):
-        q = quat_from_matrix(matrix_from_quat(q))
-        t = tuple(q)
-        if t in seen:                       # a fixed point or a cycle: its smallest member
-            return np.array(min(seen[seen.index(t):]))
-        seen.append(t)
-    return q
+    from ..fixed_point import stable_params
+    return np.array(stable_params(nearest_rotation(R)[0], quat_from_matrix, matrices_from_quats,
+                                  _QUAT_ULPS))
+
+
+_QUAT_ULPS = (2, 2, 2, 2)
 
 
 _TAGNAMES = {"translation": "Translation", "rotationaxis": "RotationAxis",

@@ -43,6 +43,7 @@ from collections import defaultdict
 import numpy as np
 
 from ...errors import FormatError
+from ...transforms import UNIT_TOL, unit_vector
 from ...context import LoadContext
 from ...model import (Appearance, Driver, GeometrySource, Group, Joint, Link, Primitive, Robot,
                       TriangleMesh)
@@ -628,11 +629,9 @@ class _Builder:
                               "prismatic and revolute joints)")
         axis = _FROZEN_AXES[2] if joint.axis is None or not joint.axis.any() else joint.axis
         if joint.type != "fixed" and not self.klampt and not _unit_along_frame(axis):
-            n = float(np.linalg.norm(axis))
-            if n != 1.0:
-                axis = np.asarray(axis, float) / n
-                if abs(n - 1.0) > 4e-16:
-                    self.scaled_axes.append(f"{name} (|axis| = {n!r})")
+            axis, n = unit_vector(axis)       # (a unit vector to rounding is kept as written)
+            if abs(n - 1.0) > UNIT_TOL:
+                self.scaled_axes.append(f"{name} (|axis| = {n!r})")
         link = Link(name, parent, "prismatic" if joint.type == "prismatic" else "revolute", axis,
                     joint.origin, *self.mass(name))
         link.extras["urdf_joint"] = joint.name

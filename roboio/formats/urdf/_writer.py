@@ -33,7 +33,7 @@ import numpy as np
 from lxml import etree
 
 from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
-from ...transforms import make_transform, rpy_to_matrix
+from ...transforms import UNIT_TOL, make_transform, rpy_to_matrix, unit_vector
 from ..affine import column_scales, nearest_rotation
 from ..fileio import fmt_float
 from ..fixed_point import stable_params
@@ -543,8 +543,8 @@ class _Writer:
     def axis_scale(self, i: int) -> float:
         """|axis| of link ``i`` where it is written normalised (the URDF coordinate is then
         |axis| q), else 1."""
-        n = float(np.linalg.norm(self.r.links[i].axis))
-        return n if n > 0 and abs(n - 1) > 1e-15 else 1.0
+        n = unit_vector(self.r.links[i].axis)[1]
+        return n if n > 0 and abs(n - 1) > UNIT_TOL else 1.0
 
     def limit_element(self, el, i: int, utype: str):
         r, name = self.r, self.r.links[i].name
@@ -584,6 +584,10 @@ class _Writer:
             self.check_floating_base()
         lnames, world, jnames = self.names(emitted)
         readback = self.readback_order(emitted, jnames)
+        # elements in the order roboio and Klamp't number the links they read: what is read
+        # back is then written in the same order (write -> read -> write is a fixed point)
+        kept = set(emitted)
+        emitted = [i for i in readback if i in kept]
         if readback != list(range(self.n)):
             self.lose("link order (Klamp't numbers URDF links depth-first, by joint name)",
                       " ".join(r.links[i].name for i in readback))
@@ -649,16 +653,14 @@ class _Writer:
         etree.SubElement(el, "parent", link=lnames[l.parent] if l.parent >= 0 else world)
         etree.SubElement(el, "child", link=lnames[i])
         if utype != "fixed":
-            ax = np.asarray(l.axis, float)
-            n = np.linalg.norm(ax)
+            ax, n = unit_vector(l.axis)       # (as it is when a unit vector to rounding)
             if n == 0:
                 self.lose("zero joint axes (Klamp't reads them as z)", l.name)
-            elif abs(n - 1) > 1e-15:
+            elif abs(n - 1) > UNIT_TOL:
                 # URDF readers normalise axes: write the unit axis, the coordinate scaled by |axis|
                 self.lose("joint axes that are not unit length, written normalised (the URDF "
                           "joint coordinate is |axis| x roboio's; limits scaled to match)",
                           f"{l.name} (|axis| = {fmt_float(n)})")
-                ax = ax / n
             etree.SubElement(el, "axis", xyz=_fmt(ax))
         self.limit_element(el, i, utype)
         d = self.lead.get(i)
@@ -699,15 +701,20 @@ class _Writer:
         def item(i):
             nm = lnames[i]
             return nm if not _INTEGER.match(nm) else str(rb[i])
+
+        def read_back(ps):      # the pairs in the numbering of the links read back, sorted
+            return sorted((tuple(sorted((a, b), key=rb.get)) for a, b in ps),
+                          key=lambda p: (rb[p[0]], rb[p[1]]))
         default = default_pairs(self.par, [bool(has_geo.get(k)) for k in range(self.n)])
         if pairs <= default:
-            off = sorted(default - pairs)
+            off = read_back(default - pairs)
             if off:
                 etree.SubElement(kl, "noselfcollision",
                                  pairs=" ".join(f"{_qstring(item(a))} {_qstring(item(b))}" for a, b in off))
         else:
             etree.SubElement(kl, "selfcollision",
-                             pairs=" ".join(f"{_qstring(item(a))} {_qstring(item(b))}" for a, b in sorted(pairs)))
+                             pairs=" ".join(f"{_qstring(item(a))} {_qstring(item(b))}"
+                                            for a, b in read_back(pairs)))
 
     def properties(self, kl):
         for key, text in self.r.properties.items():

@@ -35,7 +35,7 @@ __all__ = ["body_text"]
 
 
 def _vec(v) -> str:
-    return "[ " + ", ".join(fmt_float(x) for x in np.asarray(v, float).reshape(-1)) + " ]"
+    return "[ " + ", ".join(fmt_float(x + 0.0) for x in np.asarray(v, float).reshape(-1)) + " ]"   # (no "-0")
 
 
 def _pose_in_ancestor(robot: Robot, q, link: int, ancestor: int) -> np.ndarray:
@@ -145,6 +145,12 @@ class _Writer:
         they are (exact while the first root does not move: Choreonoid's kinematics never
         moves a fixed root; a free one carries them along, which is reported)."""
         i0, kind0, T0, _ = out[0]
+        if kind0 in ("revolute", "prismatic"):
+            # Choreonoid's root moves only as a free link: its joint would be read as fixed
+            self.lose(f"the joint of the root link {self.r.links[i0].name!r} ({kind0}; a Choreonoid "
+                      "root link does not move by a joint: written as fixed, at q = 0)")
+            kind0 = "fixed"
+            out[0] = (i0, kind0, T0, out[0][3])
         later = [b for b in out[1:] if b[3] < 0]
         if not later:
             return out
@@ -340,12 +346,16 @@ class _Writer:
         text = f"{pad}-\n{pad}  type: Shape\n" + self.transform_keys(M, pad + "  ", name)
         text += f"{pad}  geometry: {geom}\n"
         app = g.extras.get("choreonoid_appearance")
+        if g.appearance is not None:        # the piece's own (a URDF visual's material)
+            appearance = g.appearance
+        if not (isinstance(app, dict) and app) and appearance is not None and appearance.color is not None:
+            c = [float(x) for x in appearance.color]
+            app = {"material": {"diffuse": c[:3]}}
+            if len(c) > 3 and c[3] < 1:
+                app["material"]["transparency"] = 1 - c[3]
         if isinstance(app, dict) and app:
+            # block style, as the appearance read back from this file is written again
             text += f"{pad}  appearance:" + Y.emit(app, indent=ind + 4).rstrip("\n").join(["\n", "\n"])
-        elif appearance is not None and appearance.color is not None:
-            c = appearance.color
-            text += f"{pad}  appearance: {{ material: {{ diffuse: {_vec(c[:3])}"
-            text += f", transparency: {fmt_float(1 - c[3])} }} }}\n" if len(c) > 3 and c[3] < 1 else " } }\n"
         return [text]
 
     def transform_keys(self, M, pad, name) -> str:

@@ -81,7 +81,9 @@ class _Writer:
         r = self.r
         if r.num_links == 0:
             raise OutputError(None, "cannot write a robot without links to a .rob file")
-        self.out.append(f"# Klamp't robot {r.name!r}, written by roboio")
+        # (no robot name: a .rob holds none, Klamp't names the robot after the file, and a
+        # rewrite of what is read back must give the same text)
+        self.out.append("# Klamp't robot, written by roboio")
         self.structure()
         self.limits()
         self.masses()

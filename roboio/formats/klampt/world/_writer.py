@@ -23,9 +23,10 @@ from lxml import etree
 
 from ....errors import FormatError
 from ....model import Appearance
-from ....transforms import matrix_to_moment
+from ....transforms import matrix_to_moment, moment_to_matrix
 from ... import registry
 from ...fileio import fmt_float, fmt_floats, safe_file_stem
+from ...fixed_point import stable_params
 from .._geometry_refs import (GeometryWriter, relative_reference, split_affine, split_scale_translate,
                             walk_geometry)
 from ._display import display_attrs, lost_fields, read_back
@@ -57,7 +58,8 @@ def _placement_attrs(M) -> dict | None:
     if np.any(s != 1):
         out["scale"] = fmt_floats(s)
     if not np.array_equal(R, np.eye(3)):
-        out["rotateMoment"] = fmt_floats(matrix_to_moment(R))
+        # a moment whose matrix, read back, gives the same moment (write -> read -> write)
+        out["rotateMoment"] = fmt_floats(stable_params(R, matrix_to_moment, moment_to_matrix, (2, 2, 2)))
     if np.any(t != 0):
         out["translation"] = fmt_floats(t)
     return out

@@ -348,6 +348,7 @@ class _Writer:
         self.clink_children = {i: [] for i in range(-1, n)}
         for J in self.joints:
             self.clink_children[J.parent].append(J.child)
+        self.number_links()
         # DOFs from the drivers, mimic joints
         self.dof_joints = []                # (driver, _Joint) in driver order
         self.mimic = {}                     # _Joint -> (master _Joint, scale, offset)
@@ -411,11 +412,31 @@ class _Writer:
                 name += "_"
             used.add(name)
             J.name = name
-            J.sid = f"joint{J.child}"
+            J.sid = f"joint{self.num[J.child]}"
             if not J.active and J not in self.mimic and self.group[J.axes_links[0]] != "weld":
                 c = J.child
                 self.lose("joints no driver moves (written passive: OpenRAVE holds them at 0; "
                           "range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])")
+
+    def number_links(self) -> None:
+        """``self.num``: the number in the sids and ids of each COLLADA link (and ``None``:
+        the added world root), in the order the document lists them (depth first, the world
+        root first), which is the order a reader numbers the links it reads: a model read
+        back from the file is written with the same sids (write -> read -> write is a fixed
+        point), whatever the source's link numbering was."""
+        if self.world_root:
+            order, stack = [None], list(reversed(self.clink_children[-1]))
+        else:
+            first = [i for i in range(self.n) if self.robot.links[i].parent < 0][0]
+            order, stack = [], [first]
+        while stack:
+            c = stack.pop()
+            order.append(c)
+            stack.extend(reversed(self.clink_children[c]))
+        self.num = {c: k for k, c in enumerate(order)}
+        for i in range(self.n):                 # (links the document does not reach)
+            if self.is_clink[i] and i not in self.num:
+                self.num[i] = len(self.num)
 
     def rotations_only(self) -> None:
         """OpenRAVE keeps a link transform as a unit quaternion and a translation: a parent
@@ -614,7 +635,7 @@ class _Writer:
         if i is None:
             return
         for gi, (kind, params, F, V, Fc, diffuse, transparency, visible) in enumerate(self.geometries(i)):
-            gid = f"g1_link{i}_geom{gi}"
+            gid = f"g1_link{self.num[i]}_geom{gi}"
             g = geoms.add("geometry", id=gid, name=gid)
             mesh = g.add("mesh")
             src = mesh.add("source", id=f"{gid}_positions")
@@ -684,7 +705,7 @@ class _Writer:
         self.mem_of = {J: self.remembered(J) for J in self.joints}
         for J in self.joints:
             self.joint_element(ktc, J)
-        wk = self.n                                # COLLADA index of an added world root
+        wk = self.num[None] if self.world_root else None     # number of an added world root
         self.clink_index = {}
         order = []
         links_mem = self.memory.get("links", {})
@@ -696,9 +717,10 @@ class _Writer:
         else:
             first = [i for i in range(self.n) if r.links[i].parent < 0][0]
             l0 = r.links[first]
-            klink = ktc.add("link", sid=f"link{first}", name=self.lname[first])
-            node = visual1.add("node", id=f"v1.node{first}", name=self.lname[first], sid=f"node{first}")
-            self.root_node = f"node{first}"
+            nf = self.num[first]
+            klink = ktc.add("link", sid=f"link{nf}", name=self.lname[first])
+            node = visual1.add("node", id=f"v1.node{nf}", name=self.lname[first], sid=f"node{nf}")
+            self.root_node = f"node{nf}"
             P0 = self.frame(first)
             mem = links_mem.get(l0.name)
             rem = None
@@ -717,9 +739,9 @@ class _Writer:
             mem = self.mem_of[J]
             att = kparent.add("attachment_full", joint=f"kmodel1/{J.sid}")
             self.transform_elements(att, J.att, mem["att"] if mem else None)
-            klink = att.add("link", sid=f"link{c}", name=self.lname[c])
+            klink = att.add("link", sid=f"link{self.num[c]}", name=self.lname[c])
             self.transform_elements(klink, J.own, mem["own"] if mem else None)
-            node = vparent.add("node", id=f"v1.node{c}", name=self.lname[c], sid=f"node{c}")
+            node = vparent.add("node", id=f"v1.node{self.num[c]}", name=self.lname[c], sid=f"node{self.num[c]}")
             self.transform_elements(node, J.att, mem["att"] if mem else None)
             x = r.links[J.axes_links[0]]
             weld = self.kind(J) == "weld" and not J.static
@@ -798,13 +820,14 @@ class _Writer:
         if isinstance(mem, dict) and mem.get("fingerprint") == fingerprint(*[f"{a},{b}" for a, b in sorted(checked)]):
             pairs = [(r.link_index(a), r.link_index(b)) for a, b in mem.get("pairs", [])]
         else:
-            clinks = [i for i in range(self.n) if self.is_clink[i]]
-            pairs = [(a, b) for ia, a in enumerate(clinks) for b in clinks[ia + 1:] if (a, b) not in checked]
+            clinks = sorted((i for i in range(self.n) if self.is_clink[i]), key=self.num.get)
+            pairs = [(a, b) for ia, a in enumerate(clinks) for b in clinks[ia + 1:]
+                     if (min(a, b), max(a, b)) not in checked]
         for a, b in pairs:
-            tec.add("ignore_link_pair", link0=f"kmodel1/link{a}", link1=f"kmodel1/link{b}")
+            tec.add("ignore_link_pair", link0=f"kmodel1/link{self.num[a]}", link1=f"kmodel1/link{self.num[b]}")
         for i in range(self.n):
             if self.is_clink[i] and self._oe(i).get("enabled") is False:
-                s = tec.add("link_collision_state", link=f"kmodel1/link{i}")
+                s = tec.add("link_collision_state", link=f"kmodel1/link{self.num[i]}")
                 s.add("bool", "false")
 
     def systems(self, root, name):
@@ -891,8 +914,8 @@ class _Writer:
         for m in r.manipulators:
             ex = mot.add("extra", type="manipulator", name=m.name)
             tec = ex.add("technique", profile="OpenRAVE")
-            tec.add("frame_origin", link=f"kmodel1/link{self._clink_of(m.base)}")
-            tip = tec.add("frame_tip", link=f"kmodel1/link{self._clink_of(m.effector)}")
+            tec.add("frame_origin", link=f"kmodel1/link{self.num[self._clink_of(m.base)]}")
+            tip = tec.add("frame_tip", link=f"kmodel1/link{self.num[self._clink_of(m.effector)]}")
             T = np.asarray(m.tool_transform, float)
             if not _is_identity(T):
                 tip.add("matrix", _matrix_text(T))
@@ -918,7 +941,7 @@ class _Writer:
             if s.link < 0:
                 self.lose("sensors not attached to a link", s.name)
                 continue
-            fo = tec.add("frame_origin", link=f"kmodel1/link{self._clink_of(s.link)}")
+            fo = tec.add("frame_origin", link=f"kmodel1/link{self.num[self._clink_of(s.link)]}")
             T = np.asarray(s.transform, float)
             if not _is_identity(T):
                 fo.add("matrix", _matrix_text(T))
@@ -944,19 +967,19 @@ class _Writer:
         mem = self.memory.get("links", {})
         bodies = []
         if self.world_root:
-            rb = pm.add("rigid_body", sid=f"rigid{self.n}", name=self.world_root)
+            rb = pm.add("rigid_body", sid=f"rigid{self.num[None]}", name=self.world_root)
             tc = rb.add("technique_common")
             tc.add("dynamic", "false")
             tc.add("mass", "0")
             tc.add("inertia", "0 0 0")
-            bodies.append(self.n)
+            bodies.append(None)
         for i, l in enumerate(r.links):
             if not self.is_clink[i]:
                 if l.mass != 0:
                     self.lose("mass of intermediate links", l.name)
                 continue
             bodies.append(i)
-            rb = pm.add("rigid_body", sid=f"rigid{i}", name=self.lname[i])
+            rb = pm.add("rigid_body", sid=f"rigid{self.num[i]}", name=self.lname[i])
             tc = rb.add("technique_common")
             tc.add("dynamic", "false" if self._oe(i).get("static") else "true")
             lm = mem.get(l.name)
@@ -979,7 +1002,8 @@ class _Writer:
         ps = root.add("library_physics_scenes").add("physics_scene", id="pscene", name=name)
         ipm = ps.add("instance_physics_model", url="#pmodel1", sid="pmodel1_inst", parent="#visual1")
         for i in bodies:
-            ipm.add("instance_rigid_body", body=f"rigid{i}", sid=f"rigid{i}", target=f"#v1.node{i}")
+            ipm.add("instance_rigid_body", body=f"rigid{self.num[i]}", sid=f"rigid{self.num[i]}",
+                    target=f"#v1.node{self.num[i]}")
 
     def scene(self, root, name):
         ks = root.add("library_kinematics_scenes").add("kinematics_scene", id="kscene", name=name)
