@@ -207,7 +207,7 @@ def _adaptable(obj, info) -> bool:
     return True
 
 
-def save(obj, path, format=None, *, meshes=None, package=None,
+def save(obj, path, format=None, *, meshes=None, package=None, actuators=None,
          overwrite_input: bool = False) -> ConversionReport:
     """Write ``obj`` to ``path`` (format by name, else by extension). Returns the
     :class:`ConversionReport` listing everything the target format could not hold.
@@ -220,6 +220,10 @@ def save(obj, path, format=None, *, meshes=None, package=None,
     ``package://NAME/...`` URIs of files inside the package (its root: the output's nearest
     directory named NAME or holding a ``package.xml`` naming it, else the output's
     directory), and a minimal ``package.xml`` is written at the root (see ``docs/urdf.md``).
+
+    ``actuators``: the actuators of an MJCF output, one per driver: ``"position"`` (the
+    default: position servos with the drivers' gains and limits), ``"motor"`` (force
+    actuators) or ``"none"`` (see ``docs/mjcf.md``).
 
     The files ``obj`` was read from (``obj.input_files`` set by :func:`load`, the sources
     of its elements and geometries) are not overwritten, neither as ``path`` nor as a side
@@ -237,6 +241,12 @@ def save(obj, path, format=None, *, meshes=None, package=None,
     report = ConversionReport(path, info.name)
     if meshes is not None:
         report.options["meshes"] = meshes
+    if actuators is not None:
+        if info.name != "mjcf":
+            raise ValueError(f"actuators= (--actuators) applies to MJCF outputs, not {info.name}")
+        if actuators not in ("position", "motor", "none"):
+            raise ValueError(f"actuators must be one of position, motor, none, not {actuators!r}")
+        report.options["actuators"] = actuators
     if package is not None:
         if info.name != "urdf":
             raise ValueError(f"package= (--package) applies to URDF outputs, not {info.name}")

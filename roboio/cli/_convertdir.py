@@ -90,7 +90,8 @@ def convert_directory(args) -> int:
                 if why is None:
                     os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
                     report = save(obj, dst, args.to, meshes=getattr(args, "meshes", None),
-                                  package=getattr(args, "package", None))
+                                  package=getattr(args, "package", None),
+                                  actuators=getattr(args, "actuators", None))
             except CompanionFile as e:
                 why = e.message          # read with the model that names it: not a model
             except (RoboioError, OSError, ValueError) as e:

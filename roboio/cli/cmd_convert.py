@@ -39,6 +39,9 @@ def register(sub):
                    "mesh references as package://NAME/... URIs (meshes outside the package are "
                    "copied in) and a minimal package.xml at the package root (the nearest "
                    "directory named NAME, else OUT's directory)")
+    p.add_argument("--actuators", choices=("position", "motor", "none"),
+                   help="MJCF output: one actuator per driver, a position servo with the "
+                   "driver's gains and limits (default), a motor (force), or none")
     p.add_argument("--body", metavar="MODEL", help="body model for motion conversions (Choreonoid "
                    ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
     p.add_argument("--config", metavar="Q", help="pose of the (first) robot for a posed mesh "
@@ -78,7 +81,7 @@ def run(args):
         from ._outformat import output_format
         to = output_format(obj, args.output, args.to, _input_format(args))
         report = save(obj, args.output, to, meshes=args.meshes, package=args.package,
-                      overwrite_input=args.force)
+                      actuators=args.actuators, overwrite_input=args.force)
     except UnknownFormat as e:
         raise UsageError(str(e)) from None
     except RoboioError:

@@ -439,3 +439,73 @@ def test_obj_naming_a_normal_beyond_the_file_is_refused_when_used(tmp_path):
     r = roboio.load(str(src))
     with pytest.raises(roboio.FormatError, match=r"t\.obj:6: normal index 2 out of range"):
         roboio.save(r, tmp_path / "o.xml", format="mjcf")
+
+
+# -- actuators, extension -----------------------------------------------------------------
+def _gripper():
+    """Two revolute links and a coupled pair whose driver value is the second finger's
+    (leader 3: not the driver's first DOF), on an axis of length 2 for one finger."""
+    links = [Link("a", -1, "revolute", (0, 0, 1), T(), mass=1.0, inertia=np.eye(3) * 0.01),
+             Link("b", 0, "revolute", (0, 1, 0), T(t=(0, 0, 1)), mass=1.0, inertia=np.eye(3) * 0.01),
+             Link("f1", 1, "prismatic", (2, 0, 0), T(t=(0, 0, 1)), mass=0.1, inertia=np.eye(3) * 1e-4),
+             Link("f2", 1, "prismatic", (1, 0, 0), T(t=(0, 0.1, 1)), mass=0.1, inertia=np.eye(3) * 1e-4)]
+    r = Robot("g")
+    r.set_links(links, qmin=[-1, -1, 0, 0], qmax=[1, 1, 0.05, 0.1], tmax=[5, 5, 3, 3])
+    r.joints = [Joint("normal", [i]) for i in range(4)]
+    r.drivers = [Driver("turn", "normal", [0], qmin=-1, qmax=1, tmin=-5, tmax=5, servo_p=100, servo_d=5),
+                 Driver("lift", "normal", [1], qmin=-1, qmax=1, servo_p=50, servo_i=2),
+                 Driver("grip", "affine", [2, 3], scale=[0.5, 1.0], offset=[0.0, 0.0], qmin=0, qmax=0.1,
+                        tmin=-3, tmax=3, servo_p=20, servo_d=1, leader=3)]
+    return r
+
+
+def test_position_actuators(tmp_path):
+    out = tmp_path / "g.xml"
+    rep = roboio.save(_gripper(), str(out), format="mjcf")
+    acts = etree.parse(str(out)).find("actuator")
+    got = [(a.tag, a.get("name"), a.get("joint"), a.get("kp"), a.get("kv"), a.get("ctrlrange"),
+            a.get("forcerange")) for a in acts]
+    assert got == [("position", "turn", "a", "100", "5", "-1 1", "-5 5"),
+                   ("position", "lift", "b", "50", "0", "-1 1", None),
+                   ("position", "grip", "f2", "20", "1", "0 0.1", "-3 3")]
+    eq = etree.parse(str(out)).find("equality/joint")
+    assert (eq.get("joint1"), eq.get("joint2")) == ("f1", "f2")   # f1 follows the actuated f2
+    # f1 = 0.5 u with qpos_f1 = 2 q_f1 = u: polycoef 0 1
+    assert eq.get("polycoef") == "0 1 0 0 0"
+    assert etree.parse(str(out)).find("option").get("integrator") == "implicitfast"
+    assert any("integral gains" in x and "lift (2)" in x for x in rep.lost)
+    m = mujoco.MjModel.from_xml_path(str(out))
+    assert m.nu == 3
+
+
+def test_actuator_leader_coordinates_and_other_modes(tmp_path):
+    r = _gripper()
+    r.drivers[2].leader = 2                  # the driver value is not f1's coordinate: qpos = 2 * 0.5 u
+    r.drivers[2].scale = [0.25, 1.0]
+    rep = roboio.save(r, str(tmp_path / "l.xml"), format="mjcf")
+    grip = etree.parse(str(tmp_path / "l.xml")).find("actuator/position[@name='grip']")
+    assert grip.get("joint") == "f1" and grip.get("ctrlrange") == "0 0.05"   # a = 2 * 0.25
+    assert grip.get("kp") == "80" and grip.get("forcerange") == "-6 6"        # 20 / a^2, 3 / a
+    assert any("'grip' works in joint 'f1'" in w and "qpos = 0.5 u + 0" in w for w in rep.warnings)
+    roboio.save(_gripper(), str(tmp_path / "m.xml"), format="mjcf", actuators="motor")
+    motors = etree.parse(str(tmp_path / "m.xml")).find("actuator")
+    assert [(a.tag, a.get("ctrlrange")) for a in motors] == [("motor", "-5 5"), ("motor", None), ("motor", "-3 3")]
+    rep = roboio.save(_gripper(), str(tmp_path / "n.xml"), format="mjcf", actuators="none")
+    assert etree.parse(str(tmp_path / "n.xml")).find("actuator") is None
+    assert any(x.startswith("drivers (3): MJCF is written without actuators") for x in rep.lost)
+    with pytest.raises(ValueError, match="applies to MJCF"):
+        roboio.save(_gripper(), str(tmp_path / "x.urdf"), actuators="motor")
+
+
+def test_mjcf_is_written_as_xml(tmp_path, capsys):
+    arm = os.path.join(SAMPLES, "planar_arm.rob")
+    assert main(["convert", arm, str(tmp_path / "arm.xml"), "--to", "mjcf", "--actuators", "motor"]) == 0
+    assert "extension is not one of" not in capsys.readouterr().err
+    assert etree.parse(str(tmp_path / "arm.xml")).find("actuator/motor") is not None
+    (tmp_path / "in").mkdir()
+    import shutil
+    shutil.copy(arm, tmp_path / "in" / "arm.rob")
+    shutil.copytree(os.path.join(SAMPLES, "meshes"), tmp_path / "in" / "meshes")
+    assert main(["convert", str(tmp_path / "in"), str(tmp_path / "out"), "--to", "mjcf"]) == 0
+    assert (tmp_path / "out" / "arm.xml").is_file()
+    assert mujoco.MjSpec.from_file(str(tmp_path / "out" / "arm.xml")).compile().nu == 5

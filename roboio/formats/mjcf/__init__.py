@@ -4,6 +4,6 @@ from ..registry import FormatInfo, register
 DECLARES_FORMATS = True
 
 register(FormatInfo(
-    name="mjcf", extensions=(".mjcf", ".mjcf.xml"), kinds=("robot", "world"), ecosystem="mjcf",
+    name="mjcf", extensions=(".xml", ".mjcf.xml", ".mjcf"), kinds=("robot", "world"), ecosystem="mjcf",
     description="MuJoCo MJCF model (export: robots, rigid objects and terrains in one model)",
     write="roboio.formats.mjcf.mjcf:write", writes=("Robot", "World")))

@@ -16,8 +16,10 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   virtual links have no body. Other multi-link joint groups (``floatingplanar``,
   ``ballandsocket``, floating chains not at the root) keep one joint per link; their
   massless intermediate links are folded into the last link's body as extra joints.
-* Affine drivers coupling several DOFs -> ``<equality><joint polycoef>`` (follower =
-  offset + ratio x leader, in MuJoCo coordinates).
+* Drivers -> one actuator each on the joint of the driver's leader (``position``, the
+  default, ``motor`` or none: :mod:`._actuators`); affine drivers coupling several DOFs ->
+  ``<equality><joint polycoef>`` (follower = offset + ratio x the actuated DOF, in MuJoCo
+  coordinates).
 * Mass, COM and inertia -> ``<inertial>`` (``fullinertia``, or ``diaginertia`` + ``quat``
   where MuJoCo's own eigen-decomposition could misjudge it); see :mod:`._inertia` for what
   is changed so that MuJoCo accepts it.
@@ -50,6 +52,7 @@ from ..fileio import fmt_float
 from ..fk_change import FK_SAMPLES, fk_change
 from ..mesh_export import MeshExport
 from . import _inertia
+from ._actuators import DEFAULT as DEFAULT_ACTUATORS, Actuators, lead_index
 from ._geoms import primitive_geom
 
 __all__ = ["MjcfWriter", "mujoco_reads", "MAX_STL_FACES", "FK_SAMPLES"]
@@ -210,7 +213,7 @@ class MjcfWriter:
     """Builds the MJCF document of a World or Robot: :meth:`document` returns its bytes;
     :attr:`meshes` (a :class:`MeshExport`) holds the mesh files it references."""
 
-    def __init__(self, obj, path, report, meshes: str = "copy"):
+    def __init__(self, obj, path, report, meshes: str = "copy", actuators: str = DEFAULT_ACTUATORS):
         if isinstance(obj, Robot):
             world = World(obj.name)
             world.robots.append(obj)
@@ -230,6 +233,7 @@ class MjcfWriter:
         self.joints = _Names()
         self.mesh_names = _Names()
         self.eq_names = _Names()
+        self.actuators = Actuators(actuators, report, _Names())
         self.assets = {}                 # (reference, scale text) -> mesh name
         self.asset_el = None
         self.classes_used = set()
@@ -250,6 +254,7 @@ class MjcfWriter:
                          inertiafromgeom="false", boundmass="0", boundinertia="0",
                          balanceinertia="false", fusestatic="false", discardvisual="false",
                          alignfree="false")
+        option = etree.SubElement(root, "option")
         default = etree.SubElement(root, "default")
         etree.SubElement(default, "joint", armature="0", damping="0", frictionloss="0")
         self.asset_el = etree.SubElement(root, "asset")
@@ -278,6 +283,15 @@ class MjcfWriter:
             eq = etree.SubElement(root, "equality")
             for attrs in self.equalities:
                 etree.SubElement(eq, "joint", **attrs)
+        act = self.actuators.element()
+        if act is not None:
+            root.append(act)
+        if self.actuators.damped:
+            # velocity gains integrated implicitly: MuJoCo's Euler integrator is unstable once
+            # kv / inertia exceeds 2 / timestep (a light wrist servo does)
+            option.set("integrator", "implicitfast")
+        else:
+            root.remove(option)
         if self.qpos_init != self.qpos0:
             kf = etree.SubElement(root, "keyframe")
             etree.SubElement(kf, "key", name="initial", qpos=_fmt(self.qpos_init))
@@ -605,28 +619,32 @@ class MjcfWriter:
         return out
 
     def _equalities(self, r: Robot, plan: _RobotPlan, jnames: dict):
-        """``<equality><joint>`` for every DOF an affine driver couples to its first DOF:
-        ``q_j = o_j + s_j u`` gives, in MuJoCo coordinates (``qpos = |axis| q``),
-        ``qpos_j = a0 + a1 qpos_lead``."""
+        """An actuator per driver (:mod:`._actuators`) and ``<equality><joint>`` for every
+        DOF an affine driver couples to the DOF it actuates: ``q_j = o_j + s_j u`` gives, in
+        MuJoCo coordinates (``qpos = |axis| q``), ``qpos_j = a0 + a1 qpos_lead``."""
         rep = self.report
         actuated = [d for d in r.drivers if d.type in ("normal", "affine")]
-        if actuated:
+        if actuated and self.actuators.mode == "none":
             rep.lose(f"drivers ({len(actuated)}): MJCF is written without actuators (servo gains "
                      "and driver limits are not kept)")
         for d in r.drivers:
             if d.type in ("translation", "rotation"):
                 rep.lose("translation/rotation drivers", d.name)
                 continue
-            if d.type != "affine" or len(d.dofs) < 2:
+            if not d.dofs:
                 continue
             has_joint = [i in jnames and i not in plan.free_root for i in d.dofs]
-            leads = [k for k, i in enumerate(d.dofs) if d.scale[k] != 0 and has_joint[k]]
-            if not leads:
-                rep.lose("affine drivers without a moving DOF to follow", d.name)
+            lead = lead_index(d, has_joint)
+            if lead is None:
+                rep.lose("drivers without a MuJoCo hinge or slide joint to move (no actuator, "
+                         "no coupling)", d.name)
                 continue
-            lead = leads[0]
-            il, sl, ol = d.dofs[lead], d.scale[lead], d.offset[lead]
+            il = d.dofs[lead]
+            sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
             kl = float(np.linalg.norm(r.links[il].axis))
+            self.actuators.add(d, jnames[il], kl * sl, kl * ol)
+            if d.type != "affine":
+                continue
             for k, i in enumerate(d.dofs):
                 if k == lead:
                     continue
