@@ -20,7 +20,8 @@ __all__ = [
     "moment_to_matrix", "matrix_to_moment", "quat_to_matrix", "matrix_to_quat", "slerp",
     "make_transform", "inverse_transform", "transform_points", "rows12_to_transform",
     "transform_to_rows12", "dh_modified", "skew", "translation", "rotation_between",
-    "rpy_rows", "rpy_xyz_transform", "compose", "vector_norm", "UNIT_TOL", "unit_vector",
+    "rpy_rows", "rpy_xyz_transform", "compose", "vector_norm", "UNIT_TOL", "unit_vector", "det3",
+    "symmetric_eigen3",
 ]
 
 # A vector whose length differs from 1 by no more than this is a unit vector as far as
@@ -51,6 +52,54 @@ def vector_norm(v) -> np.ndarray:
     for k in range(1, v.shape[-1]):
         s = s + v[..., k] * v[..., k]
     return np.sqrt(s)
+
+
+def det3(A) -> float:
+    """Determinant of a 3x3 matrix by cofactors, in a fixed order (no LAPACK)."""
+    a = [[float(x) for x in row] for row in np.asarray(A, dtype=float)]
+    return (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
+            - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+            + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
+
+
+def symmetric_eigen3(S) -> tuple:
+    """``(w, V)``: eigenvalues (ascending) and eigenvectors (columns, a rotation: det +1) of
+    the symmetric 3x3 matrix ``S`` (its upper triangle), by cyclic Jacobi rotations in scalar
+    arithmetic: the same bits on every machine, where LAPACK's ``eigh`` depends on the
+    BLAS kernel. A diagonal ``S`` gives its diagonal exactly."""
+    S = np.asarray(S, dtype=float)
+    a = [[float(S[i][j]) if i <= j else float(S[j][i]) for j in range(3)] for i in range(3)]
+    v = [[1.0 if i == j else 0.0 for j in range(3)] for i in range(3)]
+    for _ in range(64):
+        off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2]
+        if off == 0.0:
+            break
+        for p, q in ((0, 1), (0, 2), (1, 2)):
+            apq = a[p][q]
+            if apq == 0.0:
+                continue
+            theta = (a[q][q] - a[p][p]) / (2.0 * apq)
+            t = 1.0 / (abs(theta) + math.sqrt(theta * theta + 1.0))
+            if theta < 0:
+                t = -t
+            c = 1.0 / math.sqrt(t * t + 1.0)
+            s_ = t * c
+            for k in range(3):              # columns p, q of A J
+                akp, akq = a[k][p], a[k][q]
+                a[k][p], a[k][q] = c * akp - s_ * akq, s_ * akp + c * akq
+            for k in range(3):              # rows p, q of J^T (A J)
+                apk, aqk = a[p][k], a[q][k]
+                a[p][k], a[q][k] = c * apk - s_ * aqk, s_ * apk + c * aqk
+            a[p][q] = a[q][p] = 0.0
+            for k in range(3):
+                vkp, vkq = v[k][p], v[k][q]
+                v[k][p], v[k][q] = c * vkp - s_ * vkq, s_ * vkp + c * vkq
+    order = sorted(range(3), key=lambda i: (a[i][i], i))
+    w = np.array([a[i][i] for i in order])
+    V = np.array([[v[k][i] for i in order] for k in range(3)])
+    if det3(V) < 0:
+        V[:, 0] = -V[:, 0]
+    return w, V
 
 
 def unit_vector(v) -> tuple:
