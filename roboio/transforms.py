@@ -238,23 +238,28 @@ def rotation_between(a, b) -> np.ndarray:
     directions."""
     a = np.asarray(a, dtype=float).reshape(3)
     b = np.asarray(b, dtype=float).reshape(3)
-    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    na, nb = float(vector_norm(a)), float(vector_norm(b))
     if na == 0 or nb == 0:
         return np.eye(3)
     a, b = a / na, b / nb
-    if a @ b >= 0:
+    if _dot3(a, b) >= 0:
         return _acute_rotation(a, b)
     p = np.cross(a, b)
     if not p.any():
         p = np.cross(a, np.eye(3)[np.argmin(np.abs(a))])
-    p -= (p @ a) * a
-    return _acute_rotation(-a, b) @ axis_angle_to_matrix(p, np.pi)
+    p -= _dot3(p, a) * a
+    return compose(_acute_rotation(-a, b), axis_angle_to_matrix(p, np.pi))
+
+
+def _dot3(a, b) -> float:
+    """``a . b`` of 3-vectors in a fixed order (no BLAS dot product)."""
+    return float(a[0] * b[0] + a[1] * b[1] + a[2] * b[2])
 
 
 def _acute_rotation(a, b) -> np.ndarray:
     """Rotation about ``a x b`` by the angle between unit vectors at most 90 degrees apart."""
     axis = np.cross(a, b)
-    return axis_angle_to_matrix(axis, np.arctan2(np.linalg.norm(axis), a @ b))
+    return axis_angle_to_matrix(axis, np.arctan2(float(vector_norm(axis)), _dot3(a, b)))
 
 
 def moment_to_matrix(m) -> np.ndarray:
@@ -374,7 +379,9 @@ def transform_points(T, points) -> np.ndarray:
     """Apply a 4x4 (affine) transform to ``(..., 3)`` points."""
     T = np.asarray(T, dtype=float)
     p = np.asarray(points, dtype=float)
-    return p @ T[:3, :3].T + T[:3, 3]
+    out = p[..., 0:1] * T[:3, 0] + p[..., 1:2] * T[:3, 1]     # element-wise: no BLAS
+    out = out + p[..., 2:3] * T[:3, 2]
+    return out + T[:3, 3]
 
 
 def rows12_to_transform(values) -> np.ndarray:
@@ -393,6 +400,6 @@ def transform_to_rows12(T) -> list:
 def dh_modified(alpha, a, theta, d) -> np.ndarray:
     """Modified (Craig) Denavit-Hartenberg: ``Rx(alpha) Tx(a) Rz(theta) Tz(d)``."""
     alpha, a, theta, d = (np.asarray(x, dtype=float) for x in (alpha, a, theta, d))
-    R = rot_x(alpha) @ rot_z(theta)
+    R = compose(rot_x(alpha), rot_z(theta))
     t = np.stack([a, -np.sin(alpha) * d, np.cos(alpha) * d], axis=-1)
     return make_transform(R, t)

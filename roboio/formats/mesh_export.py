@@ -36,7 +36,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ..model import TriangleMesh
-from ..transforms import make_transform
+from ..transforms import det3, make_transform, transform_points
 from .affine import relative_reference, split_affine
 from .fileio import atomic_write, safe_file_stem
 
@@ -144,8 +144,9 @@ class MeshExport:
         return self._convert(mesh, M, split, path, key, label, role, split_colors)
 
     def _convert(self, mesh, M, split, path, key, label, role, split_colors=None) -> list:
-        V = mesh.vertices if split is not None else mesh.vertices @ M[:3, :3].T
-        F = mesh.faces if split is not None or np.linalg.det(M[:3, :3]) > 0 else mesh.faces[:, ::-1]
+        # (element-wise: the written vertices have the same digits on any machine)
+        V = mesh.vertices if split is not None else transform_points(make_transform(M[:3, :3]), mesh.vertices)
+        F = mesh.faces if split is not None or det3(M[:3, :3]) > 0 else mesh.faces[:, ::-1]
         pieces = []
         stem = safe_file_stem(os.path.splitext(os.path.basename(path))[0] if path else label, "mesh", ".")
         for k, (Fi, rgba) in enumerate(self._color_parts(mesh, F, label, split_colors)):

@@ -89,7 +89,14 @@ class Geometry:
 
 
 def _apply(T, pts):
-    return pts @ T[:3, :3].T + T[:3, 3]
+    """Points ``(N, 3)`` mapped by the affine ``T``, element-wise in a fixed order (no BLAS:
+    baked meshes written to files have the same digits on any machine)."""
+    pts = np.asarray(pts, dtype=float)
+    R = np.asarray(T, dtype=float)
+    out = pts[:, 0:1] * R[:3, 0] + pts[:, 1:2] * R[:3, 1]
+    out += pts[:, 2:3] * R[:3, 2]
+    out += R[:3, 3]
+    return out
 
 
 class TriangleMesh(Geometry):

@@ -37,6 +37,7 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections import defaultdict
@@ -46,7 +47,8 @@ from lxml import etree
 
 from ...errors import OutputError
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
-from ...transforms import make_transform, matrix_to_quat
+from ...transforms import (compose, det3, make_transform, matrix_to_quat, symmetric_eigen3,
+                           transform_points, vector_norm)
 from ..affine import nearest_rotation
 from ..fileio import fmt_float
 from ..fk_change import FK_SAMPLES, fk_change
@@ -345,9 +347,9 @@ class MjcfWriter:
             return make_transform(nearest_rotation(T[:3, :3])[0], T[:3, 3])
         T = np.eye(4)
         for f in plan.extra_joints.get(i, []) + [i]:
-            T = T @ approx.get(f, r.links[f].parent_transform)
+            T = compose(T, approx.get(f, r.links[f].parent_transform))
         if plan.jtype(i) == "weld" and r.config[i] != 0:
-            T = T @ _joint_motion(l, r.config[i])
+            T = compose(T, _joint_motion(l, r.config[i]))
             self.report.warn(f"welded link {l.name!r} is at q = {fmt_float(r.config[i])}; that "
                              "pose is built into its body")
         return T
@@ -367,7 +369,7 @@ class MjcfWriter:
         # S: pose of this body in a folded link's frame at q = 0 (see the module docstring)
         S, in_frame = np.eye(4), {}
         for f in reversed(chain[1:] + [i]):
-            S = approx.get(f, r.links[f].parent_transform) @ S
+            S = compose(approx.get(f, r.links[f].parent_transform), S)
             in_frame[r.links[f].parent] = S.copy()
         moves = False
         for f in chain + [i]:
@@ -380,7 +382,7 @@ class MjcfWriter:
         if jt == "weld":
             return False
         axis = np.asarray(l.axis, float)
-        k = float(np.linalg.norm(axis))
+        k = float(vector_norm(axis))
         if k == 0:
             self.report.lose("joints with a zero axis (they cannot move; written without a joint)", l.name)
             return False
@@ -391,8 +393,8 @@ class MjcfWriter:
         if S is not None:
             R, p = S[:3, :3], S[:3, 3]
             if np.any(p):
-                el.set("pos", _fmt(-(R.T @ p)))
-            u = R.T @ u
+                el.set("pos", _fmt(-compose(R.T, p.reshape(3, 1))[:, 0]))
+            u = compose(R.T, u.reshape(3, 1))[:, 0]
         el.set("axis", _fmt(u))
         if abs(k - 1) > 1e-15:
             self.report.lose("joint axes that are not unit length (MuJoCo normalises them: its "
@@ -532,7 +534,7 @@ class MjcfWriter:
                 rect = "" if box[3] else ", larger than the mesh: its bounding rectangle"
                 self.report.lose("flat collision meshes, colliding as a thin box below their "
                                  f"surface (MuJoCo needs a volume{rect})", label)
-                size, pose = box[0], piece.pose @ box[1]
+                size, pose = box[0], compose(piece.pose, box[1])
                 made.append(self._geom_element(parent, "collision", None, pose, type="box",
                                                size=_fmt(size)))
                 piece_cls = "visual"
@@ -641,7 +643,7 @@ class MjcfWriter:
                 continue
             il = d.dofs[lead]
             sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
-            kl = float(np.linalg.norm(r.links[il].axis))
+            kl = float(vector_norm(r.links[il].axis))
             self.actuators.add(d, jnames[il], kl * sl, kl * ol)
             if d.type != "affine":
                 continue
@@ -652,7 +654,7 @@ class MjcfWriter:
                     rep.lose("coupled DOFs without a MuJoCo hinge or slide joint", f"{d.name}: {r.links[i].name}")
                     continue
                 s, o = d.scale[k], d.offset[k]
-                kf = float(np.linalg.norm(r.links[i].axis))
+                kf = float(vector_norm(r.links[i].axis))
                 attrs = {"name": self.eq_names.take(f"{d.name}:{jnames[i]}", "coupling", _Quiet(), ""),
                          "joint1": jnames[i]}
                 if s != 0:
@@ -795,7 +797,7 @@ def _leaves(g, T=None):
     """(geometry, 4x4 transform to the owner frame) of every non-group piece of ``g``."""
     if g is None:
         return
-    M = (np.eye(4) if T is None else T) @ g.transform
+    M = compose(np.eye(4) if T is None else T, g.transform)
     if isinstance(g, Group):
         for c in g.children:
             yield from _leaves(c, M)
@@ -803,12 +805,20 @@ def _leaves(g, T=None):
         yield g, M
 
 
+def _scatter_axes(points) -> tuple:
+    """``(w, V)``: eigenvalues (ascending) and axes of the scatter matrix of ``points``
+    about their mean (the squared singular values and right singular vectors of the
+    centred points), computed element-wise (no LAPACK: the same on any machine)."""
+    d = np.asarray(points, float) - np.asarray(points, float).mean(axis=0)
+    S = np.array([[float(np.sum(d[:, i] * d[:, j])) for j in range(3)] for i in range(3)])
+    return symmetric_eigen3(S)
+
+
 def _flat(points) -> bool:
     if len(points) < 4:
         return True
-    c = points - points.mean(axis=0)
-    s = np.linalg.svd(c, compute_uv=False)
-    return s[-1] <= _FLAT_REL * s[0]
+    w = _scatter_axes(points)[0]            # squared singular values, ascending
+    return math.sqrt(max(w[0], 0.0)) <= _FLAT_REL * math.sqrt(max(w[2], 0.0))
 
 
 def _slab(pts, faces) -> tuple:
@@ -816,21 +826,20 @@ def _slab(pts, faces) -> tuple:
     ``(half sizes, pose 4x4 in the mesh frame, thickness, exact)``; ``exact`` when the mesh
     fills its bounding rectangle (so the box top is the mesh surface)."""
     c = pts.mean(axis=0)
-    _, _, Vt = np.linalg.svd(pts - c)
-    R = Vt.T.copy()                      # columns: in-plane axes, then the normal
+    R = _scatter_axes(pts)[1][:, ::-1].copy()   # columns: in-plane axes, then the normal
     tri = pts[faces]
     n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]).sum(axis=0)
-    if n @ R[:, 2] < 0:
+    if n[0] * R[0, 2] + n[1] * R[1, 2] + n[2] * R[2, 2] < 0:
         R[:, 2] = -R[:, 2]
-    if np.linalg.det(R) < 0:
+    if det3(R) < 0:
         R[:, 0] = -R[:, 0]
-    local = (pts - c) @ R
+    local = transform_points(make_transform(R.T), pts - c)
     lo, hi = local.min(axis=0), local.max(axis=0)
     half = (hi - lo) / 2
     t = max(half[0], half[1]) * 1e-2
     area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
     exact = abs(area - 4 * half[0] * half[1]) <= 1e-9 * area
-    center = c + R @ np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, -t])
+    center = c + transform_points(make_transform(R), np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, -t]))
     return np.array([half[0], half[1], t]), make_transform(R, center), t, exact
 
 
@@ -839,7 +848,7 @@ def _joint_motion(link, q) -> np.ndarray:
     w = np.asarray(link.axis, float)
     if link.joint_type == "prismatic":
         return make_transform(np.eye(3), q * w)
-    n = np.linalg.norm(w)
+    n = float(vector_norm(w))
     return make_transform(axis_angle_to_matrix(w / n, q * n) if n else np.eye(3), np.zeros(3))
 
 

@@ -31,6 +31,7 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, TriangleMesh, World
+from ...transforms import compose, det3, make_transform, transform_points, vector_norm
 from ..fileio import fmt_float
 from ._math import apply_transform_tag, matrices_from_quats, quat_from_matrix
 
@@ -104,7 +105,7 @@ def _tagname(t: str) -> str:
 def _leaves(g, T=None):
     """(geometry, 4x4 to the link frame) of every non-group piece of ``g``."""
     T = np.eye(4) if T is None else T
-    M = T @ g.transform
+    M = compose(T, g.transform)
     if isinstance(g, Group):
         for c in g.children:
             yield from _leaves(c, M)
@@ -120,17 +121,29 @@ def _rotation_onto(src, dst):
 
 def _unit(v):
     v = np.asarray(v, dtype=float)
-    n = float(np.linalg.norm(v))
+    n = float(vector_norm(v))
     return v / n if n > 0 else v
+
+
+def _inverse(M) -> np.ndarray:
+    """Inverse of a 4x4 affine map (a file transform: a scale, a rotation): element-wise
+    when its columns are orthogonal (the usual case), else by LAPACK."""
+    M = np.asarray(M, float)
+    A = M[:3, :3]
+    G = compose(A.T, A)
+    if np.array_equal(G, np.diag(np.diag(G))) and np.all(np.diag(G) > 0):
+        Ainv = A.T / np.diag(G)[:, None]            # (orthogonal columns: A^-1 = D^-1 A^T)
+        return make_transform(Ainv, -compose(Ainv, M[:3, 3:4])[:, 0])
+    return np.linalg.inv(M)
 
 
 def _decompose(A):
     """``A`` = R @ diag(s) with R a rotation and s > 0, or None."""
-    s = np.linalg.norm(A, axis=0)
+    s = vector_norm(np.asarray(A, float).T)
     if np.any(s == 0):
         return None
     R = A / s
-    if np.linalg.det(R) < 0 or np.abs(R.T @ R - np.eye(3)).max() > 1e-9:
+    if det3(R) < 0 or np.abs(compose(R.T, R) - np.eye(3)).max() > 1e-9:
         return None
     return R, s
 
@@ -337,7 +350,7 @@ class _BodyWriter:
         approx = {}
         for l in self.r.links:
             R = np.asarray(l.parent_transform)[:3, :3]
-            dev = float(np.abs(R.T @ R - np.eye(3)).max())
+            dev = float(np.abs(compose(R.T, R) - np.eye(3)).max())
             Rn, err = nearest_rotation(R)
             if err > 0:
                 T = np.array(l.parent_transform, float)
@@ -355,7 +368,7 @@ class _BodyWriter:
                           "written)")
         for l in self.r.links:
             a = np.asarray(l.axis, dtype=float)
-            n = float(np.linalg.norm(a))
+            n = float(vector_norm(a))
             if n > 0 and abs(n - 1) > 1e-12 and not self._is_weld(l.index):
                 self.lose(f"link {l.name!r}: axis of length {n:.9g} (Klamp't turns by q times "
                           "the length; OpenRAVE normalises the axis)")
@@ -480,16 +493,16 @@ class _BodyWriter:
 
         def frame(center, Rl=np.eye(3)):
             F = np.eye(4)
-            F[:3, :3] = R @ Rl
-            F[:3, 3] = T[:3, :3] @ np.asarray(center, dtype=float) + T[:3, 3]
+            F[:3, :3] = compose(R, Rl)
+            F[:3, 3] = transform_points(T, np.asarray(center, dtype=float))
             return F
         if k == "Box":
             B = np.stack([p["xaxis"], p["yaxis"], p["zaxis"]], axis=1)
-            if np.abs(B.T @ B - np.eye(3)).max() > 1e-9 or np.linalg.det(B) < 0:
+            if np.abs(compose(B.T, B) - np.eye(3)).max() > 1e-9 or det3(B) < 0:
                 self.lose(f"link {name!r}: box with skewed axes")
                 return None
             dims = np.asarray(p["dims"], dtype=float)
-            c = np.asarray(p["origin"], dtype=float) + B @ (dims / 2)
+            c = np.asarray(p["origin"], dtype=float) + compose(B, (dims / 2).reshape(3, 1))[:, 0]
             return "box", frame(c, B), [f"<extents>{_f(dims / 2 * s)}</extents>"]
         if k == "AABB":
             lo, hi = np.asarray(p["bmin"], dtype=float), np.asarray(p["bmax"], dtype=float)
@@ -498,7 +511,7 @@ class _BodyWriter:
             return "sphere", frame(p["center"]), [f"<radius>{fmt_float(p['radius'] * s)}</radius>"]
         if k in ("Cylinder", "Capsule"):
             a = np.asarray(p["axis"], dtype=float)
-            a = a / np.linalg.norm(a)
+            a = a / vector_norm(a)
             mid = np.asarray(p["center"], dtype=float) + a * p["height"] / 2
             ref = np.array([0.0, 1.0, 0.0]) if k == "Cylinder" else np.array([0.0, 0.0, 1.0])
             Ra = np.eye(3) if np.array_equal(a, ref) else _rotation_onto(ref, a)
@@ -525,10 +538,10 @@ class _BodyWriter:
             for tag, values in ext.get("raw_pose", []):
                 Fr = apply_transform_tag(Fr, tag, np.array(values, dtype=float))
             S = np.diag(list(raw_scale) + [1.0])
-            if _close(Fr @ S @ self._file_transform(g), T):
+            if _close(compose(compose(Fr, S), self._file_transform(g)), T):
                 return "trimesh", Fr, [f"<data>{escape(ref)} {_f(raw_scale)}</data>"]
         if ref is not None:
-            A = T @ np.linalg.inv(self._file_transform(g))
+            A = compose(T, _inverse(self._file_transform(g)))
             dec = _decompose(A[:3, :3])
             if dec is not None:
                 R, s = dec
@@ -697,8 +710,8 @@ class _BodyWriter:
         body += [f"{ind}  <Body>{escape(parent_name)}</Body>",
                  f"{ind}  <Body>{escape(self.names[i])}</Body>"]
         Ts = [self.T0[k] for k in moving]
-        axes = [Ts[n][:3, :3] @ np.asarray(links[k].axis, dtype=float) / np.linalg.norm(links[k].axis)
-                for n, k in enumerate(moving)]
+        axes = [transform_points(make_transform(Ts[n][:3, :3]), np.asarray(links[k].axis, dtype=float))
+                / vector_norm(links[k].axis) for n, k in enumerate(moving)]
         raw_axes = jd.get("raw_axes")
         if raw_axes and len(raw_axes) == len(axes) and all(_close(_unit(a), b) for a, b in
                                                             zip(raw_axes, axes)):
@@ -768,12 +781,12 @@ class _BodyWriter:
         out = [f"{ind}<Joint {attrs}>", f"{ind}  <Body>{escape(parent_name)}</Body>",
                f"{ind}  <Body>{escape(self.names[i])}</Body>"]
         if jtype != "slider":
-            anchor = T[:3, :3] @ frame["anchor"] + T[:3, 3]
+            anchor = transform_points(T, np.asarray(frame["anchor"], dtype=float))
             raw = jd.get("raw_anchor")
             if raw is not None and _close(raw, anchor):
                 anchor = np.asarray(raw)
             out.append(f"{ind}  <anchor>{_f(anchor)}</anchor>")
-        axes = [T[:3, :3] @ np.asarray(a, dtype=float) for a in frame["axes"]]
+        axes = [transform_points(make_transform(T[:3, :3]), np.asarray(a, dtype=float)) for a in frame["axes"]]
         raw_axes = jd.get("raw_axes")
         if raw_axes and len(raw_axes) == len(axes) and all(_close(_unit(a), b) for a, b in
                                                             zip(raw_axes, axes)):

@@ -33,7 +33,8 @@ import numpy as np
 from lxml import etree
 
 from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
-from ...transforms import UNIT_TOL, make_transform, rpy_to_matrix, unit_vector
+from ...transforms import (UNIT_TOL, compose, det3, make_transform, rpy_to_matrix, symmetric_eigen3,
+                           unit_vector, vector_norm)
 from ..affine import column_scales, nearest_rotation
 from ..fileio import fmt_float
 from ..fixed_point import stable_params
@@ -75,7 +76,7 @@ def rpy_of(R) -> tuple:
     c = math.hypot(R[0, 0], R[1, 0])
     p = math.atan2(-R[2, 0], c)
     y = math.atan2(R[1, 0], R[0, 0]) if c > 0 else math.atan2(-R[0, 1], R[1, 1])
-    M = _rpy_matrix(0.0, p, y).T @ R
+    M = compose(_rpy_matrix(0.0, p, y).T, R)
     r = math.atan2(M[2, 1], M[2, 2])
     return (r, p, y), float(np.abs(_rpy_matrix(r, p, y) - R).max())
 
@@ -98,7 +99,7 @@ def stable_scaled_rpy(R, scale) -> tuple:
     that this split gives back the same scale and the same rotation."""
     def split(P):
         A = rpy_to_matrix(P) * scale                     # columns scaled, as origin @ S
-        n = column_scales(np.linalg.norm(A, axis=-2, keepdims=True))     # as split_affine
+        n = column_scales(vector_norm(np.swapaxes(A, -1, -2))[..., None, :])   # as split_affine
         return np.concatenate([(A / n).reshape(A.shape[:-2] + (9,)), n.reshape(A.shape[:-2] + (3,))], -1)
     target = np.concatenate([np.asarray(R, float).reshape(9), scale])
     return stable_params(target, lambda X: rpy_of(np.asarray(X)[:9].reshape(3, 3))[0], split, _ULPS)
@@ -123,15 +124,15 @@ def _qstring(s: str) -> str:
 
 def _decompose(A):
     """``A`` (3x3) as ``R @ diag(s)`` with R a rotation, or None."""
-    s = np.linalg.norm(A, axis=0)
+    s = vector_norm(np.asarray(A, float).T)
     if np.any(s == 0):
         return None
     R = A / s
-    if np.linalg.det(R) < 0:
+    if det3(R) < 0:
         R[:, 0] = -R[:, 0]
         s = s.copy()
         s[0] = -s[0]
-    if np.abs(R.T @ R - np.eye(3)).max() > _ROT_TOL:
+    if np.abs(compose(R.T, R) - np.eye(3)).max() > _ROT_TOL:
         return None
     return R, s
 
@@ -139,7 +140,7 @@ def _decompose(A):
 def _leaves(g, T=np.eye(4), own=None):
     """(geometry, 4x4 transform to the link frame, its own appearance or None) of every
     non-group piece of ``g`` (a group's own appearance passes to its pieces)."""
-    M = T @ g.transform
+    M = compose(T, g.transform)
     own = g.appearance if g.appearance is not None else own
     if isinstance(g, Group):
         for c in g.children:
@@ -324,7 +325,7 @@ class _Writer:
         ``A <= B <= C`` with ``A + B < C`` ("inertia must satisfy A + B >= C")."""
         if not np.all(np.isfinite(I)) or not np.any(I):
             return
-        w = np.sort(np.diag(I) if np.all(I == np.diag(np.diag(I))) else np.linalg.eigvalsh(I))
+        w = np.sort(np.diag(I)) if np.all(I == np.diag(np.diag(I))) else symmetric_eigen3(I)[0]
         if w[0] < 1e-14:
             self.bad_inertia["positive"].append(f"{name} (smallest {w[0]:.3g} kg m^2)")
         elif w[0] + w[1] < w[2]:
@@ -447,27 +448,28 @@ class _Writer:
             return None
         R, s = dec
         s = np.abs(s)
-        if np.abs(s - 1).max() <= 1e-12 and np.linalg.det(T[:3, :3]) > 0:
+        if np.abs(s - 1).max() <= 1e-12 and det3(T[:3, :3]) > 0:
             # a rotation's rounding, not a scale: dividing by it would change the sizes in
             # the last digit at every round trip
             R, s = np.array(T[:3, :3], float), np.ones(3)
         uniform = np.ptp(s) <= 1e-12 * s.max()
 
         def at(center, Rl=np.eye(3)):
-            return make_transform(R @ Rl, T[:3, :3] @ np.asarray(center, float) + T[:3, 3])
+            c = compose(T[:3, :3], np.asarray(center, float).reshape(3, 1))[:, 0]
+            return make_transform(compose(R, Rl), c + T[:3, 3])
         if k == "AABB":
             lo, hi = np.asarray(p["bmin"]), np.asarray(p["bmax"])
             return at((lo + hi) / 2), etree.Element("box", size=_fmt((hi - lo) * s))
         if k == "Box" and uniform:
             B = np.stack([p["xaxis"], p["yaxis"], p["zaxis"]], axis=1)
-            if np.abs(B.T @ B - np.eye(3)).max() <= _ROT_TOL and np.linalg.det(B) > 0:
-                c = np.asarray(p["origin"]) + B @ (np.asarray(p["dims"]) / 2)
+            if np.abs(compose(B.T, B) - np.eye(3)).max() <= _ROT_TOL and det3(B) > 0:
+                c = np.asarray(p["origin"]) + compose(B, (np.asarray(p["dims"]) / 2).reshape(3, 1))[:, 0]
                 return at(c, B), etree.Element("box", size=_fmt(np.asarray(p["dims"]) * s[0]))
         if k == "Sphere" and uniform:
             return at(p["center"]), etree.Element("sphere", radius=fmt_float(p["radius"] * s[0]))
         if k == "Cylinder":
             a = np.asarray(p["axis"], float)
-            a = a / np.linalg.norm(a)
+            a = a / vector_norm(a)
             mid = np.asarray(p["center"]) + a * p["height"] / 2
             if uniform or (abs(abs(a[2]) - 1) < 1e-15 and abs(s[0] - s[1]) <= 1e-12 * s.max()):
                 Ra = _z_to(a)
@@ -799,11 +801,12 @@ def _z_to(a) -> np.ndarray:
     """A rotation taking +z to the unit vector ``a``."""
     z = np.array([0.0, 0.0, 1.0])
     v = np.cross(z, a)
-    c = float(a @ z)
-    if np.linalg.norm(v) < 1e-15:
+    c = float(a[2])                     # a . z
+    n = float(vector_norm(v))
+    if n < 1e-15:
         return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
     from ...transforms import axis_angle_to_matrix
-    return axis_angle_to_matrix(v / np.linalg.norm(v), np.arctan2(np.linalg.norm(v), c))
+    return axis_angle_to_matrix(v / n, np.arctan2(n, c))
 
 
 def urdf_reads(path: str) -> bool:

@@ -44,7 +44,7 @@ def _pose_in_ancestor(robot: Robot, q, link: int, ancestor: int) -> np.ndarray:
     T = np.eye(4)
     k = link
     while k != ancestor:
-        T = robot.links[k].joint_transform(q[k]) @ T
+        T = tf.compose(robot.links[k].joint_transform(q[k]), T)
         k = robot.links[k].parent
     return T
 
@@ -94,7 +94,7 @@ class _Writer:
         in the last digits at every round trip)."""
         def derive(M):
             m = tf.matrix_to_moment(M)
-            angle = float(np.linalg.norm(m))
+            angle = float(tf.vector_norm(m))
             axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
             return [*axis, self.fixed_angle(axis, angle, M)]
 
@@ -157,8 +157,8 @@ class _Writer:
         if kind0 == "free":
             self.lose("roots after the first move with the first root, which floats (a body has "
                       "one root): " + ", ".join(self.r.links[b[0]].name for b in later))
-        inv = np.linalg.inv(T0)
-        return [out[0]] + [(i, kind, inv @ T, i0) if parent < 0 else (i, kind, T, parent)
+        inv = _inverse_affine(T0)
+        return [out[0]] + [(i, kind, tf.compose(inv, T), i0) if parent < 0 else (i, kind, T, parent)
                            for i, kind, T, parent in out[1:]]
 
     def joint_ids(self, bodies) -> dict:
@@ -342,7 +342,7 @@ class _Writer:
         geom, local = self.shape_geometry(g, name)
         if geom is None:
             return []
-        M = np.asarray(g.transform, float) @ local
+        M = tf.compose(np.asarray(g.transform, float), local)
         text = f"{pad}-\n{pad}  type: Shape\n" + self.transform_keys(M, pad + "  ", name)
         text += f"{pad}  geometry: {geom}\n"
         app = g.extras.get("choreonoid_appearance")
@@ -366,18 +366,18 @@ class _Writer:
             out += f"{pad}translation: {_vec(t)}\n"
         if np.array_equal(A, np.eye(3)):
             return out
-        if np.abs(A.T @ A - np.eye(3)).max() <= ROTATION_TOL and np.linalg.det(A) > 0:
+        if np.abs(tf.compose(A.T, A) - np.eye(3)).max() <= ROTATION_TOL and tf.det3(A) > 0:
             # a rotation as read (no scale): written as it is, not divided by its columns'
             # lengths (1 to rounding), which would move it at every write -> read -> write
             R, s = A, np.ones(3)
         else:
             # A = R diag(s) with R a rotation: columns' lengths are the scales
-            s = np.linalg.norm(A, axis=0)
+            s = tf.vector_norm(A.T)
             R = A / np.where(s > 0, s, 1.0)
-            if np.linalg.det(R) < 0:
+            if tf.det3(R) < 0:
                 R[:, 0] *= -1
                 s[0] *= -1
-        if not np.allclose(R.T @ R, np.eye(3), atol=1e-9):
+        if not np.allclose(tf.compose(R.T, R), np.eye(3), atol=1e-9):
             from ...affine import nearest_rotation
             Rn, _ = nearest_rotation(R)
             err = float(np.abs(Rn * s - A).max())
@@ -402,13 +402,13 @@ class _Writer:
                 else:
                     axes = np.stack([q["xaxis"], q["yaxis"], q["zaxis"]], axis=1)
                     origin, dims = q["origin"], q["dims"]
-                n = np.linalg.norm(axes, axis=0)
+                n = tf.vector_norm(axes.T)
                 R = axes / np.where(n > 0, n, 1)
-                center = origin + axes @ (dims / 2)
+                center = origin + tf.compose(axes, (np.asarray(dims) / 2).reshape(3, 1))[:, 0]
                 return f"{{ type: Box, size: {_vec(dims * n)} }}", tf.make_transform(R, center)
             if k in ("Cylinder", "Capsule", "Cone"):
                 a = np.asarray(q["axis"], float)
-                a = a / np.linalg.norm(a)
+                a = a / tf.vector_norm(a)
                 h = q["height"]
                 R = _y_to(a)
                 center = q["center"] + a * h / 2
@@ -447,11 +447,20 @@ class _Writer:
         return text
 
 
+def _inverse_affine(T) -> np.ndarray:
+    """Inverse of a 4x4 transform: element-wise for a rigid one (no LAPACK); a frame that is
+    not a rotation (written as its nearest rotation anyway, and reported) by LAPACK."""
+    T = np.asarray(T, float)
+    if np.abs(tf.compose(T[:3, :3].T, T[:3, :3]) - np.eye(3)).max() <= ROTATION_TOL:
+        return tf.inverse_transform(T)
+    return np.linalg.inv(T)
+
+
 def _y_to(a) -> np.ndarray:
     """Rotation taking +y onto the unit vector ``a``."""
     y = np.array([0.0, 1.0, 0.0])
     axis = np.cross(y, a)
-    s, c = float(np.linalg.norm(axis)), float(np.dot(y, a))
+    s, c = float(tf.vector_norm(axis)), float(a[1])      # |y x a|, y . a
     if s < 1e-15:
         return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
     return tf.axis_angle_to_matrix(axis / s, math.atan2(s, c))

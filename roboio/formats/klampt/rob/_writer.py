@@ -18,6 +18,7 @@ import numpy as np
 from ....errors import OutputError
 from ....limits import check_alloc
 from ....model import Group, Primitive, Robot
+from ....transforms import compose, det3
 from ...fileio import fmt_float
 from .._geometry_refs import GeometryWriter
 from ._build import MULTI_DOF, affine_acc_limits
@@ -220,7 +221,7 @@ class _Writer:
         the parts of a group."""
         if g is None:
             return []
-        M = T @ np.asarray(g.transform, dtype=float)
+        M = compose(T, np.asarray(g.transform, dtype=float))
         if isinstance(g, Group) and (g.source is None or not g.source.path):
             out = []
             for c in g.children:
@@ -373,5 +374,5 @@ def _same(a, b) -> bool:
 def _is_rigid(T, tol: float = 1e-12) -> bool:
     T = np.asarray(T, dtype=float)
     R = T[:3, :3]
-    return (np.all(T[3] == (0, 0, 0, 1)) and np.abs(R.T @ R - np.eye(3)).max() <= tol
-            and np.linalg.det(R) > 0)
+    return (np.all(T[3] == (0, 0, 0, 1)) and np.abs(compose(R.T, R) - np.eye(3)).max() <= tol
+            and det3(R) > 0)

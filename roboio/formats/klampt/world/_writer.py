@@ -23,7 +23,7 @@ from lxml import etree
 
 from ....errors import FormatError
 from ....model import Appearance
-from ....transforms import matrix_to_moment, moment_to_matrix
+from ....transforms import compose, matrix_to_moment, moment_to_matrix
 from ... import registry
 from ...fileio import fmt_float, fmt_floats, safe_file_stem
 from ...fixed_point import stable_params
@@ -146,7 +146,7 @@ def _write_terrain(root, t, path, elem_dir, gw, report):
     tpath = gw.new_path(elem_dir, safe_file_stem(t.name), ".env")
     placed = None
     if t.geometry is not None:
-        placed = _placement_attrs(np.asarray(t.transform, float) @ t.geometry.transform)
+        placed = _placement_attrs(compose(np.asarray(t.transform, float), t.geometry.transform))
     write_terrain(t, tpath, report, gw, placed=placed is not None)
     report.files.append(tpath)
     el = etree.SubElement(root, "terrain", name=t.name, file=relative_reference(tpath, path))

@@ -51,6 +51,7 @@ from lxml import etree
 
 from ....errors import OutputError
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
+from ....transforms import compose, det3, symmetric_eigen3, transform_points, vector_norm
 from ...affine import nearest_rotation
 from ...fileio import fmt_float
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
@@ -220,7 +221,7 @@ def _leaves(g, T):
     """(geometry, transform to the link frame) of every non-group geometry of ``g``."""
     if g is None:
         return []
-    T = T @ np.asarray(g.transform, float)
+    T = compose(T, np.asarray(g.transform, float))
     if isinstance(g, Group):
         out = []
         for c in g.children:
@@ -231,7 +232,7 @@ def _leaves(g, T):
 
 def _rigid(T, tol=1e-9) -> bool:
     R = T[:3, :3]
-    return (np.allclose(R.T @ R, np.eye(3), atol=tol) and np.linalg.det(R) > 0
+    return (np.allclose(compose(R.T, R), np.eye(3), atol=tol) and det3(R) > 0
             and np.allclose(T[3], [0, 0, 0, 1]))
 
 
@@ -250,9 +251,9 @@ def _z_to(a) -> np.ndarray:
     if a[0] == 0 and a[2] == 0:
         return _XML_TO_Z.copy()
     v = np.cross([0.0, 0.0, 1.0], a)
-    s, c = np.linalg.norm(v), float(a[2])
+    s, c = float(vector_norm(v)), float(a[2])
     K = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-    return np.eye(3) + K + K @ K * ((1 - c) / (s * s))
+    return np.eye(3) + K + compose(K, K) * ((1 - c) / (s * s))
 
 
 class _Joint:
@@ -563,8 +564,8 @@ class _Writer:
                 F = np.asarray(g.faces, np.int64)
                 if len(F) == 0:
                     continue
-                Vl = V if _is_identity(T) else V @ T[:3, :3].T + T[:3, 3]
-                if np.linalg.det(T[:3, :3]) < 0:
+                Vl = V if _is_identity(T) else transform_points(T, V)
+                if det3(T[:3, :3]) < 0:
                     F = F[:, ::-1]
                 if g.face_colors is not None or g.vertex_colors is not None:
                     self.lose("per-face/per-vertex mesh colours", l.name)
@@ -583,51 +584,51 @@ class _Writer:
             else:
                 B = np.stack([np.asarray(p[a], float) for a in ("xaxis", "yaxis", "zaxis")], 1)
                 origin, dims = np.asarray(p["origin"], float), np.asarray(p["dims"], float)
-                if not np.allclose(B.T @ B, np.eye(3), atol=1e-12) or np.linalg.det(B) < 0:
+                if not np.allclose(compose(B.T, B), np.eye(3), atol=1e-12) or det3(B) < 0:
                     self.lose("boxes with non-orthonormal axes (not written)", link)
                     return None
             h = dims / 2
-            F = T @ _frame(B, origin + B @ h)
+            F = compose(T, _frame(B, origin + compose(B, h.reshape(3, 1))[:, 0]))
             v, f = _box_mesh(h)
             return ("box", {"half_extents": h}, F, v, f)
         if k == "Sphere":
-            F = T @ _frame(np.eye(3), np.asarray(p["center"], float))
+            F = compose(T, _frame(np.eye(3), np.asarray(p["center"], float)))
             v, f = _sphere_mesh(float(p["radius"]))
             return ("sphere", {"radius": float(p["radius"])}, F, v, f)
         if k == "Cylinder":
             a = np.asarray(p["axis"], float)
-            n = float(np.linalg.norm(a))
+            n = float(vector_norm(a))
             if n == 0:
                 self.lose("cylinders with a zero axis (not written)", link)
                 return None
             a = a / n
             h = float(p["height"])
-            F = T @ _frame(_z_to(a), np.asarray(p["center"], float) + a * (h / 2))
+            F = compose(T, _frame(_z_to(a), np.asarray(p["center"], float) + a * (h / 2)))
             v, f = _cylinder_mesh(float(p["radius"]), h)
             return ("cylinder", {"radius": float(p["radius"]), "height": h}, F, v, f)
         if k in ("Capsule", "Cone"):
             a = np.asarray(p["axis"], float)
-            n = float(np.linalg.norm(a))
+            n = float(vector_norm(a))
             if n > 0:
                 a = a / n
                 h, rad = float(p["height"]), float(p["radius"])
                 v, f = (_capsule_mesh if k == "Capsule" else _cone_mesh)(rad, h)
                 F = _frame(_z_to(a), np.asarray(p["center"], float))
-                v = v @ F[:3, :3].T + F[:3, 3]
+                v = transform_points(F, v)
                 self.lose(f"{k.lower()}s (OpenRAVE COLLADA has no such primitive; written as a "
                           f"{_SEG}-sided triangle mesh)", link)
-                return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
+                return ("trimesh", {}, np.eye(4), transform_points(T, v), f)
         if k == "Ellipsoid":
             axes = np.stack([np.asarray(p[a_], float) for a_ in ("xaxis", "yaxis", "zaxis")], 1)
             v, f = _sphere_mesh(1.0)
-            v = (v * np.asarray(p["dims"], float)) @ axes.T + np.asarray(p["center"], float)
+            v = transform_points(_frame(axes, np.asarray(p["center"], float)), v * np.asarray(p["dims"], float))
             self.lose("ellipsoids (written as a triangle mesh)", link)
-            return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
+            return ("trimesh", {}, np.eye(4), transform_points(T, v), f)
         if k in ("Triangle", "Polygon"):
             v = np.stack([p["a"], p["b"], p["c"]]) if k == "Triangle" else np.asarray(p["vertices"], float).reshape(-1, 3)
             if len(v) >= 3:
                 f = np.array([[0, i - 1, i] for i in range(2, len(v))])
-                return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
+                return ("trimesh", {}, np.eye(4), transform_points(T, v), f)
         self.lose(f"{k} primitives (no surface OpenRAVE COLLADA can hold; not written)", link)
         return None
 
@@ -778,7 +779,7 @@ class _Writer:
         weld = self.kind(J) == "weld" and not J.static
         ax = j.add("prismatic" if x.is_prismatic and not weld else "revolute", sid="axis0")
         axis = np.array([0.0, 0.0, 1.0]) if weld else np.asarray(x.axis, float)
-        norm = float(np.linalg.norm(axis))
+        norm = float(vector_norm(axis))
         if norm == 0 or abs(norm - 1) > 1e-12:
             self.lose("joint axes that are not unit vectors (OpenRAVE normalises them: its joint "
                       "value is |axis| x roboio's)", f"{x.name} (|axis| = {norm:.9g})")
@@ -994,10 +995,8 @@ class _Writer:
             if np.count_nonzero(I - np.diag(np.diag(I))) == 0:
                 R, moments = np.eye(3), np.diag(I)
             else:
-                moments, R = np.linalg.eigh(0.5 * (I + I.T))
-                if np.linalg.det(R) < 0:
-                    R[:, 2] = -R[:, 2]
-            tc.add("mass_frame").add("matrix", _matrix_text(T0[i] @ _frame(R, l.com)))
+                moments, R = symmetric_eigen3(0.5 * (I + I.T))     # (a rotation; no LAPACK)
+            tc.add("mass_frame").add("matrix", _matrix_text(compose(T0[i], _frame(R, l.com))))
             tc.add("inertia", _fs(moments))
         ps = root.add("library_physics_scenes").add("physics_scene", id="pscene", name=name)
         ipm = ps.add("instance_physics_model", url="#pmodel1", sid="pmodel1_inst", parent="#visual1")
