@@ -680,6 +680,12 @@ class _Writer:
             if i != self.urdf_root and types[i] != "fixed" and r.amax[i] != _DEFAULT_ACC_MAX:
                 attrs["accMax"] = fmt_float(self.finite(r.amax[i], "acceleration limits", r.links[i].name))
             d = self.lead.get(i)
+            if d is not None and (i == self.urdf_root or types[i] == "fixed"):
+                if any(v != _SERVO_DEFAULTS[k] for k, v in (("servoP", d.servo_p), ("servoI", d.servo_i),
+                                                            ("servoD", d.servo_d))):
+                    self.lose("servo gains of drivers on fixed joints (Klamp't gives a fixed joint "
+                              "no driver)", d.name)
+                d = None
             if d is not None:
                 for key, v in (("servoP", d.servo_p), ("servoI", d.servo_i), ("servoD", d.servo_d)):
                     if v != _SERVO_DEFAULTS[key]:

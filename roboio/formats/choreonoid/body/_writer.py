@@ -63,7 +63,19 @@ class _Writer:
             self.report.lose(item)
 
     def ang(self, a: float) -> float:
-        return math.degrees(a) if self.degree else a
+        """``a`` (radians) in file units. In degrees, the shortest value a few last-place
+        units around ``math.degrees(a)`` that the reader turns back (``d * pi / 180``) into
+        exactly ``a``, where one does: the next write then writes the same digits (a
+        limit read from degrees drifts in its last digit otherwise)."""
+        if not self.degree or not math.isfinite(a):
+            return a
+        d = math.degrees(a)
+        cands, lo, hi = [d], d, d
+        for _ in range(4):
+            lo, hi = math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
+            cands += [lo, hi]
+        exact = [c for c in cands if c * math.pi / 180.0 == a]
+        return min(exact, key=lambda c: (len(fmt_float(c)), abs(c - d))) if exact else d
 
     def fixed_angle(self, axis, angle: float, R) -> float:
         """The written angle (file units) of rotation ``R`` about unit ``axis``: among the
@@ -86,12 +98,15 @@ class _Writer:
             return w
         return min(exact, key=lambda c: (len(fmt_float(c)), abs(c - w)))
 
-    def rotation_value(self, R) -> list:
+    def rotation_value(self, R, scale=None) -> list:
         """``[ax, ay, az, angle]`` (angle in file units) to write for rotation ``R``: among
         the values a few last-place units around the derived ones, one that the reader
         turns into exactly the matrix it stands for, so that write -> read -> write is a
         fixed point (near some rotations the axis derived from a matrix otherwise wanders
-        in the last digits at every round trip)."""
+        in the last digits at every round trip). With ``scale`` (written beside it), the
+        reader builds ``R diag(scale)`` and the next write splits that into column lengths
+        and a rotation again: the values are chosen so that this split gives back the same
+        rotation and scale."""
         def derive(M):
             m = tf.matrix_to_moment(M)
             angle = float(tf.vector_norm(m))
@@ -103,7 +118,17 @@ class _Writer:
             a = P[..., :3]
             return tf.axis_angle_to_matrix(a / np.sqrt(np.sum(a * a, axis=-1, keepdims=True)),
                                            P[..., 3] * np.pi / 180.0 if self.degree else P[..., 3])
-        return list(stable_params(R, derive, build, (3, 3, 3, 2)))
+        if scale is None:
+            return list(stable_params(R, derive, build, (3, 3, 3, 2)))
+        s = np.asarray(scale, float)
+
+        def split(P):                 # as transform_keys splits what the reader built
+            A = build(P) * s
+            n = tf.vector_norm(np.swapaxes(A, -1, -2))[..., None, :]
+            return np.concatenate([(A / n).reshape(A.shape[:-2] + (9,)), n.reshape(A.shape[:-2] + (3,))], -1)
+        target = np.concatenate([np.asarray(R, float).reshape(9), s])
+        return list(stable_params(target, lambda X: derive(np.asarray(X)[:9].reshape(3, 3)), split,
+                                  (3, 3, 3, 2)))
 
     # -- structure -------------------------------------------------------------------------
     def bodies(self):
@@ -177,6 +202,7 @@ class _Writer:
         r = self.r
         bodies = self.bodies()
         ids = self.joint_ids(bodies)
+        bodies = _depth_first(bodies)
         out = ["format: ChoreonoidBody\n", "formatVersion: 1.0\n",
                f"angleUnit: {'degree' if self.degree else 'radian'}\n",
                f"name: {json.dumps(r.name)}\n", f"rootLink: {json.dumps(r.links[bodies[0][0]].name)}\n\n",
@@ -251,7 +277,9 @@ class _Writer:
                 self.report.lose("link frames that are not rotations, written as the nearest "
                                  "rotation (largest matrix entry change)", f"{link.name} ({err:.1e})")
                 self.approx[i] = tf.make_transform(Rn, offset[:3, 3]) if kind != "free" else None
-            out.append(f"{p}rotation: {_vec(self.rotation_value(Rn))}\n")
+            value = self.rotation_value(Rn)
+            if value[3] != 0:         # (an angle of 0 is no rotation: the reader's identity)
+                out.append(f"{p}rotation: {_vec(value)}\n")
         jtype = ext.get("joint_type") if kind == "fixed" and ext.get("joint_type") == "pseudo_continuous_track" else kind
         out.append(f"{p}jointType: {jtype}\n")
         if kind == "free":
@@ -384,7 +412,10 @@ class _Writer:
             self.lose(f"sheared geometry transform on link {name!r} (written as its nearest rotation "
                       f"and scale: matrix entries change by up to {err:.1e})")
         if not np.allclose(R, np.eye(3), atol=0):
-            out += f"{pad}rotation: {_vec(self.rotation_value(R))}\n"
+            scaled = not np.allclose(s, 1.0, atol=0) and np.all(s > 0)
+            value = self.rotation_value(R, s if scaled else None)
+            if value[3] != 0:
+                out += f"{pad}rotation: {_vec(value)}\n"
         if not np.allclose(s, 1.0, atol=0):
             out += f"{pad}scale: {_vec(s)}\n"
         return out
@@ -445,6 +476,23 @@ class _Writer:
         if "elements" in node:
             text += Y.emit({"elements": node["elements"]}, indent=8)
         return text
+
+
+def _depth_first(bodies) -> list:
+    """``bodies`` (link, kind, offset, parent) in the order Choreonoid numbers the links it
+    reads (depth first from the root, children in the order listed), so that a model read
+    back from the file is written in the same order (write -> read -> write is a fixed
+    point)."""
+    kids: dict = {}
+    for b in bodies[1:]:
+        kids.setdefault(b[3], []).append(b)
+    out, stack = [], [bodies[0]]
+    while stack:
+        b = stack.pop()
+        out.append(b)
+        stack.extend(reversed(kids.get(b[0], [])))
+    listed = {id(b) for b in out}
+    return out + [b for b in bodies if id(b) not in listed]     # (unreachable: kept last)
 
 
 def _inverse_affine(T) -> np.ndarray:
