@@ -655,6 +655,12 @@ class _BodyWriter:
         parent_name = self.names[p]
         attrs = f"name={_attr(name)}"
         body = []
+        if moving and kind == "mimic" and all(r.qmin[k] >= r.qmax[k] for k in moving):
+            # OpenRAVE reads a mimic joint without range as a rigid one (it never moves):
+            # written as such, so that what is read back is written the same
+            self.lose(f"link {links[moving[0]].name!r}: coupling of a joint without range "
+                      "(written rigid, as OpenRAVE reads it)")
+            moving = []
         if not moving:
             ext = links[i].extras.get("openrave", {})
             if ext.get("joint_role") == "passive" and ext.get("passive_frame") and len(seq) == 1:

@@ -13,9 +13,10 @@ relative to the world (Klamp't floating bases), or several roots, get an added f
 link (reported).
 
 Joints. ``revolute``/``prismatic`` with hard ``<limits>`` (degrees / metres; no finite limits
-on a revolute joint: circular); ``axis_info`` ``active`` for DOFs only (welds, mimic joints
-and joints no driver moves are passive; a driver that moves a weld with scale 0 is OpenRAVE's
-active static joint, limits 0..0); speeds and accelerations in deg/s, deg/s^2 (motion
+on a revolute joint: circular); ``axis_info`` ``active`` for DOFs only (welds and mimic
+joints are passive; joints no driver moves are written as welds, since OpenRAVE holds a
+passive joint at 0; a driver that moves a weld with scale 0 is OpenRAVE's active static
+joint, limits 0..0); speeds and accelerations in deg/s, deg/s^2 (motion
 system). The DOF order is the drivers' order: one ``attach_actuator`` per DOF in order.
 Affine drivers become mimic ``<formula>``s ``q = offset + scale * master`` (MathML, with
 OpenRAVE's technique and correct partial derivatives).
@@ -268,6 +269,7 @@ class _Joint:
         self.name = ""
         self.active = False
         self.static = False
+        self.passive = False          # no driver moves it: written rigid (see name_joints)
         self.sid = ""
 
 
@@ -350,6 +352,7 @@ class _Writer:
         for J in self.joints:
             self.clink_children[J.parent].append(J.child)
         self.number_links()
+        self.joints.sort(key=lambda J: self.num[J.child])     # (in the order they are read back)
         # DOFs from the drivers, mimic joints
         self.dof_joints = []                # (driver, _Joint) in driver order
         self.mimic = {}                     # _Joint -> (master _Joint, scale, offset)
@@ -391,6 +394,11 @@ class _Writer:
                 if F is None or F is J:
                     self.lose("affine driver terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}")
                     continue
+                if all(r.qmin[x] >= r.qmax[x] for x in F.axes_links):
+                    # a coupled joint without range never moves: written rigid, as read back
+                    self.lose("couplings of joints without range (written rigid)",
+                              f"{d.name}: {r.links[dof].name}")
+                    continue
                 self.mimic[F] = (J, d.scale[k] / sm, d.offset[k] - d.scale[k] * om / sm)
         # names and roles
         used = set()
@@ -415,9 +423,13 @@ class _Writer:
             J.name = name
             J.sid = f"joint{self.num[J.child]}"
             if not J.active and J not in self.mimic and self.group[J.axes_links[0]] != "weld":
+                # OpenRAVE holds a passive joint at 0, and roboio reads it as a weld: written
+                # as one, so that what is read back is written the same
+                J.passive = True
                 c = J.child
-                self.lose("joints no driver moves (written passive: OpenRAVE holds them at 0; "
-                          "range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])")
+                self.lose("joints no driver moves (written rigid: OpenRAVE holds a passive joint "
+                          "at 0; axis and range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, "
+                          f"{r.qmax[c]:.4g}])")
 
     def number_links(self) -> None:
         """``self.num``: the number in the sids and ids of each COLLADA link (and ``None``:
@@ -494,7 +506,7 @@ class _Writer:
     # -------------------------------------------------------------- per joint values
     def kind(self, J) -> str:
         x = J.axes_links[0]
-        if J.static or self.group[x] == "weld":
+        if J.static or J.passive or self.group[x] == "weld":
             return "weld"
         return "spin" if self.group[x] == "spin" else "normal"
 
@@ -759,7 +771,7 @@ class _Writer:
         if order != clinks:
             self.report.warn("link order changes when read back (OpenRAVE orders links depth first): "
                              + ", ".join(r.links[i].name for i in order[:6]) + ", ...")
-        for J, (M, s, o) in self.mimic.items():
+        for J, (M, s, o) in sorted(self.mimic.items(), key=lambda kv: self.num[kv[0].child]):
             self.formula(ktc, J, M, s, o)
         itf = km.add("extra", type="interface_type").add("technique", profile="OpenRAVE")
         itf.add("interface", "GenericRobot", type="robot")
@@ -974,7 +986,8 @@ class _Writer:
             tc.add("mass", "0")
             tc.add("inertia", "0 0 0")
             bodies.append(None)
-        for i, l in enumerate(r.links):
+        for i in sorted(range(self.n), key=lambda i: self.num.get(i, self.n + i)):   # as read back
+            l = r.links[i]
             if not self.is_clink[i]:
                 if l.mass != 0:
                     self.lose("mass of intermediate links", l.name)
@@ -987,7 +1000,8 @@ class _Writer:
             if isinstance(lm, dict) and lm.get("mass_frame") is not None and \
                     lm.get("mass_fingerprint") == mass_fingerprint(r, i, T0[i]):
                 tc.add("mass", _f(lm["mass"]))
-                self.transform_elements(tc.add("mass_frame"), None, lm["mass_frame"])
+                if lm["mass_frame"]:          # (none read: none written)
+                    self.transform_elements(tc.add("mass_frame"), None, lm["mass_frame"])
                 tc.add("inertia", _fs(lm["inertia"]))
                 continue
             tc.add("mass", _f(l.mass))
