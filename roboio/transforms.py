@@ -278,7 +278,7 @@ def quat_to_moment(q) -> np.ndarray:
     q = np.asarray(q, dtype=float)
     q = q * np.where(q[..., :1] < 0, -1.0, 1.0)
     v = q[..., 1:]
-    s = np.linalg.norm(v, axis=-1)
+    s = vector_norm(v)
     angle = 2.0 * np.arctan2(s, q[..., 0])
     scale = np.divide(angle, s, out=np.full_like(s, 2.0), where=s > 1e-300)
     return v * scale[..., None]
@@ -287,7 +287,7 @@ def quat_to_moment(q) -> np.ndarray:
 def quat_to_matrix(q) -> np.ndarray:
     """Rotation matrix from a ``(w, x, y, z)`` quaternion (normalised first)."""
     q = np.asarray(q, dtype=float)
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    q = q / vector_norm(q)[..., None]
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     out = np.stack([
         1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
@@ -327,7 +327,7 @@ def matrix_to_quat(R) -> np.ndarray:
             q[idx] = np.stack([(m[:, 1, 0] - m[:, 0, 1]) / s, (m[:, 0, 2] + m[:, 2, 0]) / s,
                                (m[:, 1, 2] + m[:, 2, 1]) / s, 0.25 * s], 1)
     q *= np.where(q[:, :1] < 0, -1.0, 1.0)
-    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    q /= vector_norm(q)[:, None]
     return q.reshape(shape + (4,))
 
 
@@ -349,7 +349,7 @@ def slerp(q0, q1, u) -> np.ndarray:
     w0 = np.where(near, 1.0 - u, np.sin((1.0 - u) * theta) / safe)
     w1 = np.where(near, u, np.sin(u * theta) / safe)
     out = w0 * q0 + w1 * q1
-    return out / np.linalg.norm(out, axis=-1, keepdims=True)
+    return out / vector_norm(out)[..., None]
 
 
 def make_transform(R=None, t=None) -> np.ndarray:

@@ -60,7 +60,8 @@ class Geometry:
 
     def apply_transform(self, T) -> "Geometry":
         """Pre-multiply ``T`` (4x4 affine) onto the geometry transform; returns self."""
-        self.transform = np.asarray(T, dtype=float) @ self.transform
+        from ..transforms import compose      # (element-wise: the same bits on any machine)
+        self.transform = compose(np.asarray(T, dtype=float), self.transform)
         return self
 
     @property
@@ -197,7 +198,8 @@ class TriangleMesh(Geometry):
     def baked(self) -> "TriangleMesh":
         out = TriangleMesh(self.world_vertices(), self.faces.copy(), face_colors=self.face_colors,
                            vertex_colors=self.vertex_colors, margin=self.margin)
-        if np.linalg.det(self.transform[:3, :3]) < 0:   # a mirror flips the winding
+        from ..transforms import det3
+        if det3(self.transform[:3, :3]) < 0:   # a mirror flips the winding
             out._faces = out._faces[:, ::-1].copy()
         return out
 
@@ -344,9 +346,11 @@ class Primitive(Geometry):
                 base = p["center"]
             else:
                 base = p["origin"]
-            pts = base + (corners * d) @ axes.T
+            pts = base + (corners * d)[:, 0:1] * axes[:, 0] + (corners * d)[:, 1:2] * axes[:, 1] \
+                + (corners * d)[:, 2:3] * axes[:, 2]
         else:   # Cylinder, Capsule, Cone: bound by a box around the axis
-            a = p["axis"] / max(np.linalg.norm(p["axis"]), 1e-300)
+            ax = np.asarray(p["axis"], float)
+            a = ax / max(float(np.sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2])), 1e-300)
             r, h = p["radius"], p["height"]
             ends = [p["center"], p["center"] + a * h]
             if k == "Capsule":

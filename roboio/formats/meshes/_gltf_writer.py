@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import Geometry, Group, PointCloud, TriangleMesh
+from ...transforms import transform_points
 from ..meshfile import flatten_for_writing
 
 __all__ = ["gltf_bytes", "Z_UP_TO_Y_UP"]
@@ -31,12 +32,12 @@ def _parts(geom: Geometry, report) -> list:
         for c in geom.children:
             if isinstance(c, PointCloud):
                 b = c.baked()
-                b.points = b.points @ geom.transform[:3, :3].T + geom.transform[:3, 3]
+                b.points = transform_points(geom.transform, b.points)
                 out.append((str(c.extras["name"]), b))
                 continue
             b = c.baked()
             b = b if np.allclose(geom.transform, np.eye(4)) else TriangleMesh(
-                b.vertices @ geom.transform[:3, :3].T + geom.transform[:3, 3], b.faces,
+                transform_points(geom.transform, b.vertices), b.faces,
                 vertex_colors=b.vertex_colors, face_colors=b.face_colors)
             out.append((str(c.extras["name"]), b))
         return out
@@ -68,7 +69,7 @@ def _scene(geom: Geometry, report):
     scene = trimesh.Scene()
     used = set()
     for name, mesh in _parts(geom, report):
-        v = np.asarray(mesh.vertices, float) @ Z_UP_TO_Y_UP[:3, :3].T
+        v = transform_points(Z_UP_TO_Y_UP, np.asarray(mesh.vertices, float))
         if isinstance(mesh, PointCloud):
             _add(scene, used, name, _points(mesh, v, report), v, report)
             continue

@@ -522,7 +522,7 @@ class MjcfWriter:
                 continue
             pts = piece.vertices * piece.scale
             tri = pts[piece.faces]
-            area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
+            area = 0.5 * vector_norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])).sum()
             if not area > _inertia.MJ_MINVAL:
                 self.report.lose("meshes whose area MuJoCo finds too small (below 1e-15 m^2)", label)
                 continue
@@ -837,7 +837,7 @@ def _slab(pts, faces) -> tuple:
     lo, hi = local.min(axis=0), local.max(axis=0)
     half = (hi - lo) / 2
     t = max(half[0], half[1]) * 1e-2
-    area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
+    area = 0.5 * vector_norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])).sum()
     exact = abs(area - 4 * half[0] * half[1]) <= 1e-9 * area
     center = c + transform_points(make_transform(R), np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, -t]))
     return np.array([half[0], half[1], t]), make_transform(R, center), t, exact

@@ -242,7 +242,7 @@ class _Writer:
                 off = [k for k in j.links if not np.array_equal(r.links[k].parent_transform, np.eye(4))]
                 if off:
                     T = [np.asarray(r.links[k].parent_transform, float) for k in off]
-                    move = max(float(np.linalg.norm(M[:3, 3])) for M in T)
+                    move = max(float(tf.vector_norm(M[:3, 3])) for M in T)
                     turn = max(math.acos(max(-1.0, min(1.0, (np.trace(M[:3, :3]) - 1) / 2))) for M in T)
                     self.lose("frame offsets inside a floating base (a free link has one pose: they "
                               "become part of its configuration, so the same joint values place "
