@@ -131,12 +131,13 @@ class GeometryWriter:
                 return os.path.join(directory, name)
             k += 1
 
-    def data_reference(self, geom, referring_file: str, what: str) -> str:
+    def data_reference(self, geom, referring_file: str, what: str, allow_none: bool = False) -> str:
         """Reference, as written in ``referring_file``, to a file holding ``geom``'s data
         (its transform not applied): the original inline text, the original file when
         Klamp't reads it (copied beside ``referring_file`` with ``meshes="copy"``), else a
-        new file; "" for a mesh with no triangles (Klamp't refuses an empty mesh file: the
-        loss is reported)."""
+        new file. ``allow_none`` (robot links, which may have no geometry): "" for a mesh
+        with no triangles (Klamp't refuses an empty mesh file: the loss is reported);
+        otherwise (rigid objects, terrains, which need a mesh) an empty mesh is written."""
         src = geom.source
         if src is not None and src.format == "inline":
             return src.reference
@@ -147,10 +148,11 @@ class GeometryWriter:
             return ref
         path = src.path if src is not None and src.path and os.path.isfile(src.path) else None
         if path is not None and isinstance(geom, TriangleMesh):
-            me = self._mesh_export(referring_file)
-            pieces = me.export(geom, np.eye(4), what)
-            me.flush()          # Klamp't writers write their side files as they go
-            return pieces[0].reference if pieces else ""
+            if len(geom.faces) or allow_none:
+                me = self._mesh_export(referring_file)
+                pieces = me.export(geom, np.eye(4), what)
+                me.flush()          # Klamp't writers write their side files as they go
+                return pieces[0].reference if pieces else ""
         if path is not None and klampt_reads(path) and self.mode != "convert":
             me = self._mesh_export(referring_file)
             dest = me.source_file(path)
@@ -159,7 +161,7 @@ class GeometryWriter:
         data = geom.copy()
         data.transform = np.eye(4)
         data.margin = 0.0
-        return self._write_new(data, referring_file, what)
+        return self._write_new(data, referring_file, what, allow_none)
 
     def baked_reference(self, geom, M, referring_file: str, what: str) -> str:
         """Write ``geom`` with the affine ``M`` (instead of its own transform) applied to its
@@ -178,7 +180,7 @@ class GeometryWriter:
             return self._write_new(baked, referring_file, what)
         return self._write_new(g, referring_file, what)
 
-    def _write_new(self, geom, referring_file: str, what: str) -> str:
+    def _write_new(self, geom, referring_file: str, what: str, allow_none: bool = False) -> str:
         """A new file (``.off`` meshes, ``.pcd`` point clouds) or inline text (primitives and
         groups of them) holding ``geom`` with its transform applied. Not ``.geom`` files:
         Klamp't 0.10.1 requires a "Primitive" header line that later versions reject."""
@@ -191,7 +193,7 @@ class GeometryWriter:
                 isinstance(g, TriangleMesh) for g in inside)):
             return self._inline(geom)
         leaves = [g for g in inside if not isinstance(g, Group)]
-        if all(isinstance(g, TriangleMesh) and len(g.faces) == 0 for g in leaves):
+        if allow_none and all(isinstance(g, TriangleMesh) and len(g.faces) == 0 for g in leaves):
             self.report.lose("empty meshes (no triangles; nothing is written)", what)
             return ""
         # a group with meshes goes into one mesh file (the writer reports the merge)

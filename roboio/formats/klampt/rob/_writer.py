@@ -213,7 +213,7 @@ class _Writer:
                              "geometry; Klamp't refuses a robot file naming a missing mesh)",
                              f"{what} ({ref})")
             return "", T
-        return self.geom_writer.data_reference(g, self.path, what), T
+        return self.geom_writer.data_reference(g, self.path, what, allow_none=True), T
 
     def _parts(self, g, T, what: str) -> list:
         """(geometry, data->link transform) of every part written for ``g``: the geometry
