@@ -1,4 +1,5 @@
-"""Build of roboio's optional C extension (the compiled kinematics kernel).
+"""Build of roboio's optional C extensions (the compiled kinematics kernel and the collision
+broad phase).
 
 Everything else is declared in pyproject.toml. The extension is optional: without a working
 C compiler the build prints one warning and installs the pure-Python package, whose
@@ -47,6 +48,8 @@ def _compile_args():
 
 setup(
     ext_modules=[Extension("roboio.kinematics._kernel", ["roboio/kinematics/_kernel.c"],
+                           extra_compile_args=_compile_args(), optional=True),
+                 Extension("roboio.collision._cull", ["roboio/collision/_cull.c"],
                            extra_compile_args=_compile_args(), optional=True)],
     cmdclass={"build_ext": optional_build_ext},
 )

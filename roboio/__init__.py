@@ -11,7 +11,7 @@ import sys as _sys
 import types as _types
 
 from . import formats  # the package; calling it lists the formats (imports no format code)
-from .errors import FormatError, RoboioError, RoboioWarning
+from .errors import Diagnostic, FormatError, RoboioError, RoboioNote, RoboioWarning
 
 # The rest of the public API is imported on first use (PEP 562), so that ``import roboio``,
 # ``roboio --help`` and shell completion do not pay for numpy and the model.
@@ -58,7 +58,7 @@ _sys.modules[__name__].__class__ = _Package
 __version__ = "0.1.0"
 
 __all__ = ["load", "load_world", "save", "formats", "verify", "FormatError", "RoboioError",
-           "RoboioWarning", "ConversionReport", "World", "Robot", "Link", "Joint", "Driver",
+           "RoboioWarning", "RoboioNote", "Diagnostic", "ConversionReport", "World", "Robot", "Link", "Joint", "Driver",
            "RigidObject", "Terrain", "Geometry", "TriangleMesh", "PointCloud", "Primitive",
            "Group", "Appearance", "Trajectory", "__version__",
            "MultiPath", "Section", "Hold", "Stance", "Grasp", "IKObjective", "ContactPoint",

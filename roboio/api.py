@@ -13,8 +13,9 @@ from .formats.loading import realpath
 from .model import Geometry, RigidObject, Robot, Terrain, World
 from .report import ConversionReport
 
-__all__ = ["load", "load_world", "save", "formats", "default_search_paths", "default_package_dirs",
-           "default_flavor", "default_check_meshes", "input_paths"]
+__all__ = ["load", "load_world", "save", "restate", "file_format", "formats",
+           "default_search_paths", "default_package_dirs", "default_flavor", "default_check_meshes",
+           "input_paths", "load_defaults"]
 
 _SEARCH_PATHS: contextvars.ContextVar = contextvars.ContextVar("roboio_search_paths", default=())
 _PACKAGE_DIRS: contextvars.ContextVar = contextvars.ContextVar("roboio_package_dirs", default=None)
@@ -66,6 +67,14 @@ def default_package_dirs(dirs):
         _PACKAGE_DIRS.reset(token)
 
 
+def load_defaults() -> dict:
+    """The defaults the ``default_*`` blocks in force give :func:`load` (``search_paths``,
+    ``package_dirs``, ``flavor``, ``check_meshes``), to hand to loads in another process
+    (the batch commands' workers)."""
+    return {"search_paths": list(_SEARCH_PATHS.get()), "package_dirs": _PACKAGE_DIRS.get(),
+            "flavor": _FLAVOR.get(), "check_meshes": _CHECK_MESHES.get()}
+
+
 def formats():
     """Every format roboio knows: ``FormatInfo(name, extensions, kinds, can_read, can_write)``."""
     return registry.formats()
@@ -111,6 +120,8 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
                       package_dirs=package_dirs, flavor=flavor, check_meshes=check_meshes)
     ctx.stack.push_pending(lambda: realpath(path, ctx))   # (needed once a file references one)
     ctx.note_file(path)
+    if flavor == "klampt":
+        _klampt_extension_case(path, info, ctx)
     # Readers raise located FormatErrors for every problem of the input; any other exception
     # is a bug in roboio and propagates as it is (the CLI reports it as an internal error).
     # Recursion on input nesting is bounded by max_depth; raised far above the default, it
@@ -129,6 +140,15 @@ def load(path, format=None, *, strict: bool = False, search_paths=None, package_
     except AttributeError:
         pass
     return obj
+
+
+def _klampt_extension_case(path: str, info, ctx) -> None:
+    """Klamp't picks a robot or world loader by the exact, lower-case extension: it refuses
+    ``ROBOT.ROB`` or ``ARM.URDF`` that roboio reads by their content."""
+    ext = os.path.splitext(path)[1]
+    if ext != ext.lower() and info.ecosystem in ("klampt", "urdf") and ext.lower() in info.extensions:
+        ctx.warn(f"extension {ext!r} is not lower case: Klamp't refuses the file (it knows "
+                 f"{ext.lower()!r} only); read as {info.name}")
 
 
 def _touch(geom):
@@ -207,10 +227,31 @@ def _adaptable(obj, info) -> bool:
     return True
 
 
+def _source_format(obj, path):
+    """The format ``obj`` was read from, when it writes ``path``'s extension as well as any
+    other format does (``.xml``: an MJCF robot saved as ``.xml`` stays MJCF, an OpenRAVE one
+    OpenRAVE), else None (the extension and the registry's priorities decide)."""
+    src = getattr(obj, "source", None)
+    if not isinstance(src, (str, os.PathLike)):
+        return None
+    try:
+        info = registry.find_reader(os.fspath(src))
+    except (ValueError, OSError):
+        return None
+    if not info.can_write:
+        return None
+    best = max((f.matches_extension(path) for f in registry.formats() if f.can_write), default=0)
+    return info.name if best and info.matches_extension(path) == best else None
+
+
 def save(obj, path, format=None, *, meshes=None, package=None, actuators=None,
          overwrite_input: bool = False) -> ConversionReport:
     """Write ``obj`` to ``path`` (format by name, else by extension). Returns the
     :class:`ConversionReport` listing everything the target format could not hold.
+
+    Where several formats write the extension (``.xml``), the format ``obj`` was read from
+    wins when it is one of them; otherwise the registry's priorities decide (pass ``format``
+    to choose).
 
     ``meshes``: how writers that convert meshes for their target (URDF, MJCF, Klamp't) treat mesh files:
     ``"keep"`` (reference readable sources where they are), ``"copy"`` (copy them beside the
@@ -237,6 +278,8 @@ def save(obj, path, format=None, *, meshes=None, package=None, actuators=None,
     path = os.fspath(path)
     if meshes is not None and meshes not in MODES:
         raise ValueError(f"meshes must be one of {', '.join(MODES)}, not {meshes!r}")
+    if format is None:
+        format = _source_format(obj, path)
     info = registry.find_writer(obj, path, format, adaptable=lambda f: _adaptable(obj, f))
     report = ConversionReport(path, info.name)
     if meshes is not None:
@@ -263,3 +306,31 @@ def save(obj, path, format=None, *, meshes=None, package=None, actuators=None,
     if path not in report.files:
         report.files.insert(0, path)
     return report
+
+
+def file_format(path) -> str:
+    """The roboio format name of the file at ``path``, as :func:`load` would choose it (an
+    MJCF file by its ``<mujoco>`` root element)."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        head = b""
+    if b"<mujoco" in head:
+        return "mjcf"
+    return registry.find_reader(path).name
+
+
+def restate(obj, path, format=None) -> ConversionReport:
+    """The :class:`ConversionReport` that saving ``obj`` as ``path`` gives -- its renames
+    (``renamed``) and the FK change it states (``fk_error``) -- without writing at ``path``:
+    the writer of ``format`` (default: the format of the file at ``path``) runs into a
+    temporary directory, under ``path``'s file name (GraspIt! names a robot after its file),
+    which is removed afterwards. ``roboio verify`` uses it to know what a conversion A -> B
+    states. Meshes are referenced where they are (``meshes="keep"``), not copied."""
+    import tempfile
+    path = os.fspath(path)
+    fmt = format or file_format(path)
+    with tempfile.TemporaryDirectory(prefix="roboio-restate-") as d:
+        return save(obj, os.path.join(d, os.path.basename(path)), format=fmt, meshes="keep")

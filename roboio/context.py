@@ -14,7 +14,7 @@ import os
 import warnings
 from typing import Iterable, Mapping, Optional, Sequence, Union
 
-from .errors import FormatError, RoboioWarning
+from .errors import Diagnostic, FormatError, RoboioNote, RoboioWarning
 from .limits import Limits, as_limits, describe, limit_name
 
 __all__ = ["LoadContext"]
@@ -137,14 +137,26 @@ class LoadContext:
         """Build (not raise) a FormatError located in this context's file."""
         return FormatError(path if path is not None else self.path, line, column, message)
 
-    def warn(self, message: str, line=None, column=None, path=None) -> None:
-        """Record a warning; in strict mode raise it as a FormatError instead."""
+    def warn(self, message: str, line=None, column=None, path=None, *, severity: str = "warning",
+             kind=None, hint=None) -> None:
+        """Record a warning (a :class:`~roboio.errors.Diagnostic` of ``severity`` ``"error"``,
+        ``"warning"`` or ``"note"``, with an optional grouping ``kind`` and a ``hint`` naming
+        the option that fixes it); in strict mode raise it as a FormatError instead."""
+        self._record(message, line, column, path, severity, kind, hint)
+
+    def note(self, message: str, line=None, column=None, path=None, *, kind=None) -> None:
+        """:meth:`warn` a ``"note"``: nothing to act on (ignored by the original program
+        too, kept as data for writing back)."""
+        self._record(message, line, column, path, "note", kind, None)
+
+    def _record(self, message, line, column, path, severity, kind, hint):
         err = self.error(message, line, column, path)
         if self.strict:
             raise err
-        text = str(err)
+        text = Diagnostic(str(err), severity, kind, hint)
         self.warnings.append(text)
-        warnings.warn(text, RoboioWarning, stacklevel=3)
+        # stacklevel 4: the reader that called warn/note
+        warnings.warn(text, RoboioNote if severity == "note" else RoboioWarning, stacklevel=4)
 
     # -- resource budget (see roboio.limits) ------------------------------------------
     def limit(self, counter: str) -> int:

@@ -13,7 +13,49 @@ NEEDS_BODY = ("needs the body model to map joint ids to links: pass --body MODEL
               "(in Python: obj.body = roboio.load('MODEL.body'))")
 
 
+# what the writers express of nonlinear couplings (the others write affine approximations)
+_COUPLINGS = {"openrave": "formula", "collada-robot": "formula", "mjcf": "polynomial"}
+
+
 def adapt(obj, info, report: ConversionReport):
+    """:func:`_adapt`, then the couplings the target cannot express made affine (with the
+    error reported): OpenRAVE XML and COLLADA write formulas, MJCF polynomials of degree
+    <= 4 (``<equality joint polycoef>``), every other format affine couplings only."""
+    return _couplings_for(_adapt(obj, info, report), info.name, report)
+
+
+def _couplings_for(obj, fmt: str, report: ConversionReport):
+    from .model.coupling import ExpressionCoupling, linearized, polynomial_in_range
+    mode = _COUPLINGS.get(fmt)
+
+    def keep(d, i):
+        c = d.coupling
+        if not isinstance(c, ExpressionCoupling):
+            return False
+        if mode == "formula":
+            return True
+        if mode == "polynomial":
+            return i in c.inputs and len(c.inputs) == 1 and all(
+                polynomial_in_range(f, d.qmin, d.qmax) is not None for f in c.functions)
+        return False
+
+    def fix(robot):
+        out, notes = linearized(robot, keep)
+        for what, err in notes:
+            size = "" if err is None else f" (largest error {err[0]:.3g} {err[1]} over the joint's range)"
+            report.lose(f"{robot.name}: non-affine coupling: {what}{size}")
+        return out
+    if isinstance(obj, Robot):
+        return fix(obj)
+    if isinstance(obj, World) and any(d.type == "nonlinear" for r in obj.robots for d in r.drivers):
+        import copy
+        w = copy.copy(obj)
+        w.robots = [fix(r) for r in obj.robots]
+        return w
+    return obj
+
+
+def _adapt(obj, info, report: ConversionReport):
     """Shape ``obj`` into something ``info``'s writer accepts, reporting what is dropped:
     a World with one robot becomes that Robot (other elements listed as lost); a Robot,
     RigidObject, Terrain or Geometry becomes a one-element World; a MultiPath becomes its

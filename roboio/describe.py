@@ -94,13 +94,12 @@ def joint_vector(r: Robot) -> list:
     for k, name in enumerate(js.names):
         lead = js.links[k]
         link = r.links[lead] if lead is not None else None
-        extras = link.extras if link is not None and isinstance(link.extras, dict) else {}
         lo, hi = float(js.qmin[k]), float(js.qmax[k])
         kind = "prismatic" if prism[k] else (
             "continuous" if np.isinf(lo) and np.isinf(hi) else "revolute")
         out.append({"index": k, "name": name, "type": kind, "unit": "m" if prism[k] else "rad",
                     "links": [r.link_names[i] for i in js.dofs(k)],
-                    "file_joint": extras.get("urdf_joint"),
+                    "file_joint": link.joint_name if link is not None else None,
                     "lower": float(js.qmin[k]), "upper": float(js.qmax[k]),
                     "initial": float(u0[k])})
     return out

@@ -5,13 +5,17 @@ matching links by name, and, for links whose names differ, by position (same ind
 matched parent, same joint type): those are reported as renamed. Differences are
 :class:`Difference` records (``what`` it concerns, its ``name``, the ``field``, the values
 ``a`` and ``b``); numbers are compared with a tolerance (``tol``: absolute for positions,
-angles and axes, relative for masses, inertias and limits).
+angles and axes, relative for masses, inertias and limits). Mass, centre of mass and inertia
+differences say how large they are in the link's frame: the relative mass change, how far the
+COM moved, the principal moments before and after, the largest entry change and how far the
+principal axes turned.
 
 Compared: link set (added, removed, renamed), parents, joint types (revolute/prismatic and
 the Klamp't joint group: normal, spin, weld, floating, ...), axes, parent transforms
 (translation and rotation angle), position/velocity/acceleration/torque limits, masses,
 centres of mass, inertias, geometry references (files and kinds, collision and visual),
-drivers (type, DOFs by link name, scales, offsets, limits) and self-collision pairs. For
+drivers (paired by name, else by the link they actuate; name, type, DOFs by link name,
+scales, offsets, limits) and self-collision pairs. For
 worlds also rigid objects and terrains (poses, masses, geometry).
 """
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Optional
 import numpy as np
 
 from .model import Group, RigidObject, Robot, Terrain, World
+from .verify_dynamics import inertia_change
 
 __all__ = ["diff", "Difference", "DiffResult"]
 
@@ -255,33 +260,25 @@ def _robot(a: Robot, b: Robot, tol: float, out: list, prefix: str = "") -> int:
             va, vb = getattr(a, lim)[i], getattr(b, lim)[j]
             if not _close(va, vb, tol, relative=True):
                 add(lim, float(va), float(vb))
-        if not _close(la.mass, lb.mass, tol, relative=True):
-            add("mass", la.mass, lb.mass)
-        if not _close(la.com, lb.com, tol):
-            add("com", la.com, lb.com)
-        if not _close(la.inertia, lb.inertia, tol, relative=True):
-            add("inertia", la.inertia, lb.inertia)
+        _inertial(la, lb, tol, lambda *d: out.append(Difference(L, nm, *d)))
         for fld, ga, gb in (("geometry", la.geometry, lb.geometry),
                             ("visual geometry", la.visual_geometry, lb.visual_geometry)):
             same, sa, sb = _same_geometry(ga, gb, tol)
             if not same:
                 add(fld, sa, sb)
     # drivers, with DOFs by link name
-    da = {d.name: d for d in a.drivers}
-    db = {d.name: d for d in b.drivers}
-    for n in da:
-        if n not in db:
-            out.append(Difference("driver", prefix + n, "removed"))
-    for n in db:
-        if n not in da:
-            out.append(Difference("driver", prefix + n, "added"))
-    for n in da:
-        if n not in db:
-            continue
-        x, y = da[n], db[n]
+    pairs, removed, added = _driver_pairs(a, b)
+    for n in removed:
+        out.append(Difference("driver", prefix + n, "removed"))
+    for n in added:
+        out.append(Difference("driver", prefix + n, "added"))
+    for x, y in pairs:
+        n = x.name
 
-        def dadd(fld, u, v):
+        def dadd(fld, u, v, n=n):
             out.append(Difference("driver", prefix + n, fld, u, v))
+        if x.name != y.name:
+            dadd("name", x.name, y.name)
         if x.type != y.type:
             dadd("type", x.type, y.type)
         dofs_a = [a.links[i].name for i in x.dofs]
@@ -305,6 +302,21 @@ def _robot(a: Robot, b: Robot, tol: float, out: list, prefix: str = "") -> int:
     return len(m)
 
 
+def _inertial(x, y, tol: float, add) -> None:
+    """Mass (kg), centre of mass (m, link frame) and inertia (kg m^2 about the COM, link
+    axes) of ``x`` and ``y``, each difference with its size."""
+    if not _close(x.mass, y.mass, tol, relative=True):
+        change = f" ({100 * (y.mass - x.mass) / x.mass:+.3g}%)" if x.mass else ""
+        add("mass", x.mass, y.mass, f"{x.mass:.9g} -> {y.mass:.9g} kg{change}")
+    ca, cb = np.asarray(x.com, float), np.asarray(y.com, float)
+    if not _close(ca, cb, tol):
+        add("com", ca, cb, f"{_show(ca)} -> {_show(cb)}: moved {np.linalg.norm(cb - ca):.3g} m in "
+            "the link frame")
+    if not _close(x.inertia, y.inertia, tol, relative=True):
+        add("inertia", x.inertia, y.inertia,
+            "(about the COM, link axes): " + inertia_change(x.inertia, y.inertia))
+
+
 def _element(kind: str, x, y, tol: float, out: list):
     nm = x.name
     if not _close(x.transform[:3, 3], y.transform[:3, 3], tol):
@@ -316,11 +328,7 @@ def _element(kind: str, x, y, tol: float, out: list):
     if not same:
         out.append(Difference(kind, nm, "geometry", sa, sb))
     if isinstance(x, RigidObject):
-        for f in ("mass", "inertia"):
-            if not _close(getattr(x, f), getattr(y, f), tol, relative=True):
-                out.append(Difference(kind, nm, f, getattr(x, f), getattr(y, f)))
-        if not _close(x.com, y.com, tol):
-            out.append(Difference(kind, nm, "com", x.com, y.com))
+        _inertial(x, y, tol, lambda *d: out.append(Difference(kind, nm, *d)))
 
 
 def _by_name(kind: str, xs, ys, out: list):
@@ -361,3 +369,31 @@ def diff(a, b, tol: float = 1e-9) -> DiffResult:
         _element("rigid object" if isinstance(a, RigidObject) else "terrain", a, b, tol, out)
         return res
     raise ValueError(f"cannot compare a {type(a).__name__} with a {type(b).__name__}")
+
+
+def _driver_pairs(a, b):
+    """``(pairs (driver of A, driver of B), names only in A, names only in B)``: drivers
+    paired by name, then those left by the name of the link they actuate (``Driver.leader``:
+    a URDF names a driver after its joint, Klamp't after its link)."""
+    db = {d.name: d for d in b.drivers}
+    pairs, rest_a = [], []
+    for d in a.drivers:
+        if d.name in db:
+            pairs.append((d, db.pop(d.name)))
+        else:
+            rest_a.append(d)
+
+    def lead(r, d):
+        return r.links[d.leader].name if d.leader is not None and 0 <= d.leader < r.num_links else None
+    by_link: dict = {}
+    for d in db.values():
+        by_link.setdefault(lead(b, d), []).append(d)
+    removed = []
+    for d in rest_a:
+        cands = by_link.get(lead(a, d)) or []
+        if len(cands) == 1 and lead(a, d) is not None:
+            pairs.append((d, cands.pop()))
+            db.pop(pairs[-1][1].name, None)
+        else:
+            removed.append(d.name)
+    return pairs, removed, list(db)

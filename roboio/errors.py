@@ -72,6 +72,46 @@ class RoboioWarning(UserWarning):
     """Something in the input was ignored, guessed or is missing, but loading went on."""
 
 
+class RoboioNote(RoboioWarning):
+    """A remark that needs no action: what the original program ignores too, what roboio
+    keeps as data for writing back, a rounding far below any tolerance."""
+
+
+#: how much a diagnostic matters, most first
+SEVERITIES = ("error", "warning", "note")
+
+
+class Diagnostic(str):
+    """The text of one warning or report item (a ``str``: ``obj.warnings`` and
+    ``report.warnings`` hold these) with
+
+    * ``severity``: ``"error"`` (the result is wrong or incomplete: a referenced file
+      missing, a file cut short), ``"warning"`` (roboio or the target guessed, changed or
+      dropped something a user may care about) or ``"note"`` (nothing to act on: ignored by
+      the original program too, kept as data, rounding far below tolerance);
+    * ``kind``: a short label grouping items of the same sort (``"unknown element"``,
+      ``"missing mesh"``) in summaries, or None;
+    * ``hint``: what fixes it, when an option does (``"--data-path DIR"``), or None.
+    """
+
+    def __new__(cls, text, severity: str = "warning", kind=None, hint=None):
+        if severity not in SEVERITIES:
+            raise ValueError(f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}")
+        self = super().__new__(cls, text)
+        self.severity = severity
+        self.kind = kind
+        self.hint = hint
+        return self
+
+    def __reduce__(self):
+        return (Diagnostic, (str(self), self.severity, self.kind, self.hint))
+
+
+def severity_of(item) -> str:
+    """The severity of a warning or report item (a plain string is a ``"warning"``)."""
+    return getattr(item, "severity", "warning")
+
+
 class OutputError(RoboioError):
     """An output roboio refuses to write: a device, FIFO, socket or directory, or one of the
     files the written object was read from (unless ``overwrite_input=True`` / ``--force``)."""

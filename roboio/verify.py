@@ -36,8 +36,20 @@ target can only hold their nearest rotations: B is then also compared with A's f
 rotations, and the closer comparison counts (``accounted`` says how far that moves A's
 links).
 
-Links are matched by name, optionally through ``link_map``: exact pairs ``{"a": "b"}`` and
-prefix rules written with ``*`` (``{"left_*": "l_*"}``, ``{"*": "robot1/*"}``).
+Links are matched by :func:`roboio.link_match.match_links`: by name (through the renames a
+conversion states and ``link_map``: exact pairs ``{"a": "b"}`` and prefix rules written with
+``*``, ``{"left_*": "l_*"}``, ``{"*": "robot1/*"}``; a name used several times pairs
+occurrence by occurrence), then by joint name, and by tree structure when names do not pair
+every link one to one. ``VerifyResult.map`` is the correspondence used.
+
+What a conversion states: ``stated`` (the :class:`~roboio.report.ConversionReport` of writing
+A into B's format) gives the renames to match through and the FK change the writer measured
+for what it approximated (``fk_error``: frames that are not rotations written as rotations);
+a comparison that fails by no more than twice that (the writer measured it over other
+configurations) is OK, with the stated error listed in ``accounted``.
+
+B's forward kinematics: roboio's, or ``fk_b(Q, links)`` -- the real program's, read by
+:mod:`roboio.reference_readers` (``roboio verify --reader``).
 """
 from __future__ import annotations
 
@@ -47,9 +59,13 @@ from typing import Optional
 import numpy as np
 
 from .limits import check_alloc
+from .link_match import LinkMatch, map_name, match_links
 from .model import Driver, Robot, World
 
-__all__ = ["verify", "VerifyResult", "sample_configs", "map_name"]
+__all__ = ["verify", "VerifyResult", "sample_configs", "map_name", "match_links", "LinkMatch",
+           "STATED_MARGIN"]
+
+STATED_MARGIN = 2.0     # a stated FK error is allowed this many times over (see verify)
 
 
 def _spans(robot: Robot) -> np.ndarray:
@@ -91,21 +107,6 @@ def _driver_samples(robot: Robot, n: int, rng) -> np.ndarray:
     return out
 
 
-def map_name(name: str, link_map: Optional[dict]) -> str:
-    """``name`` of a link of A as it is called in B (see the module docstring)."""
-    if not link_map:
-        return name
-    if name in link_map:
-        return link_map[name]
-    for pat, rep in link_map.items():
-        if "*" in pat:
-            pre, _, post = pat.partition("*")
-            if name.startswith(pre) and name.endswith(post) and len(name) >= len(pre) + len(post):
-                mid = name[len(pre):len(name) - len(post)]
-                return rep.replace("*", mid, 1)
-    return name
-
-
 @dataclass
 class VerifyResult:
     """Outcome of :func:`verify`. Errors are maxima over samples and matched links
@@ -123,25 +124,35 @@ class VerifyResult:
     per_link: dict = field(default_factory=dict)   # link name -> (max position, max rotation error)
     space: str = "links"                           # "links" or "drivers"
     accounted: list = field(default_factory=list)  # what B cannot hold, allowed for (empty: exact)
+    matched_by: str = "names"                      # how links were paired (see link_match)
+    map: dict = field(default_factory=dict)        # A name -> B name of every matched link
+    allowed: tuple = (0.0, 0.0)                    # stated errors accepted (m, rad) beyond tol
+    reader: str = "roboio"                         # who read B (roboio, klampt, pinocchio, mujoco)
+    collision: Optional[object] = None             # CollisionComparison (verify(collision=True))
 
     @property
     def exact(self) -> bool:
         """Within ``tol`` with nothing accounted for and every link of A matched."""
-        return self.ok and not self.accounted and not self.only_a
+        return self.ok and not self.accounted and not self.only_a and \
+            self.max_position_error <= self.tol and self.max_rotation_error <= self.tol
 
     @property
     def ok(self) -> bool:
-        return (bool(self.matched) and self.max_position_error <= self.tol
-                and self.max_rotation_error <= self.tol)
+        return (bool(self.matched) and self.max_position_error <= max(self.tol, self.allowed[0])
+                and self.max_rotation_error <= max(self.tol, self.allowed[1])
+                and (self.collision is None or self.collision.ok))
 
     def to_dict(self) -> dict:
         return {"ok": self.ok, "exact": self.exact, "space": self.space, "accounted": self.accounted,
+                "matched_by": self.matched_by, "map": self.map, "reader": self.reader,
+                "allowed": {"position": self.allowed[0], "rotation": self.allowed[1]},
                 "matched_links": len(self.matched),
                 "only_a": self.only_a, "only_b": self.only_b,
                 "max_position_error": self.max_position_error,
                 "max_rotation_error": self.max_rotation_error, "worst_link": self.worst_link,
                 "samples": self.samples, "tol": self.tol, "notes": self.notes,
-                "per_link": {k: {"position": p, "rotation": r} for k, (p, r) in self.per_link.items()}}
+                "per_link": {k: {"position": p, "rotation": r} for k, (p, r) in self.per_link.items()},
+                **({"collision": self.collision.to_dict()} if self.collision is not None else {})}
 
 
 def _as_robot(obj) -> Robot:
@@ -152,17 +163,21 @@ def _as_robot(obj) -> Robot:
     raise ValueError(f"expected one robot, got {obj!r}")
 
 
-def _driver_match(ra: Robot, rb: Robot, optional=frozenset()) -> Optional[list]:
+def _driver_match(ra: Robot, rb: Robot, optional=frozenset(), renamed=None,
+                  by_count: bool = True) -> Optional[list]:
     """Index in B of each driver of A (-1: none), or None when the drivers do not
-    correspond. Drivers of A in ``optional`` (they move only links B welds) need no
-    match."""
+    correspond (same names; or, with ``by_count``, the same number). Drivers of A in
+    ``optional`` (they move only links B welds) need no match; ``renamed``: the joint
+    renames a conversion states (a driver is named after its joint)."""
     if not ra.drivers or not rb.drivers:
         return None
     names_b = {d.name: k for k, d in enumerate(rb.drivers)}
-    if len(names_b) == len(rb.drivers) and all(d.name in names_b for k, d in enumerate(ra.drivers)
+    want = [(renamed or {}).get(d.name, d.name) for d in ra.drivers]
+    want = [w if isinstance(w, str) else d.name for w, d in zip(want, ra.drivers)]
+    if len(names_b) == len(rb.drivers) and all(w in names_b for k, w in enumerate(want)
                                                if k not in optional):
-        return [names_b.get(d.name, -1) for d in ra.drivers]
-    if len(ra.drivers) == len(rb.drivers):
+        return [names_b.get(w, -1) for w in want]
+    if by_count and len(ra.drivers) == len(rb.drivers):
         return list(range(len(ra.drivers)))
     return None
 
@@ -277,7 +292,9 @@ def _placed_as(ra: Robot, rb: Robot, pairs: list):
 
 
 def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=None,
-           space: str = "auto") -> VerifyResult:
+           space: str = "auto", stated=None, fk_b=None, match: Optional[LinkMatch] = None,
+           reader: str = "roboio", collision: bool = False,
+           collision_tol: float = 1e-6) -> VerifyResult:
     """Compare two robot models link by link over sampled configurations (see the module
     docstring). ``space``: ``"auto"`` (whichever of links and drivers matches B more closely;
     drivers where the two models' link spaces differ and the errors tie), ``"links"`` or
@@ -286,25 +303,36 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     What B cannot hold is accounted for, and listed in ``accounted`` (empty: the comparison
     is exact): links B welds that A moves are held at B's value in A's samples; where the
     comparison fails as it is, A's frames are made rotations, and then A's base frames that B
-    does not store (identity in B) are placed as B's, their change measured."""
+    does not store (identity in B) are placed as B's, their change measured.
+
+    ``stated``: the conversion report of writing A into B's format (its ``renamed`` and
+    ``fk_error``); ``fk_b(Q, links)``: B's world frames ``(N, len(links), 4, 4)`` at B's
+    configurations ``Q``, computed by another program (default: roboio's ``fk_batch``);
+    ``match``: a link correspondence to use instead of :func:`match_links`'s; ``reader``:
+    the name of who read B, for the result.
+    ``collision``: also compare self-collision over the same samples
+    (:func:`roboio.collision.compare.compare_self_collision`: checked pairs, verdicts, smallest
+    distances within ``collision_tol`` metres), in ``VerifyResult.collision``; needs
+    ``pip install "roboio[collision]"``."""
     if int(samples) != samples or samples < 1:
         raise ValueError(f"verify needs samples >= 1, got {samples!r}")
     if space not in ("auto", "links", "drivers"):
         raise ValueError(f"space must be auto, links or drivers, not {space!r}")
     ra, rb = _as_robot(a), _as_robot(b)
     check_alloc(samples * (ra.num_links + rb.num_links) * 3 * 128.0, f"verify with {samples:,} samples")
-    idx_b = {}
-    for i, name in enumerate(rb.link_names):
-        idx_b.setdefault(name, i)
-    pairs = [(i, idx_b[map_name(n, link_map)]) for i, n in enumerate(ra.link_names)
-             if map_name(n, link_map) in idx_b]
-    mapped = {map_name(n, link_map) for n in ra.link_names}
-    only_a = [n for n in ra.link_names if map_name(n, link_map) not in idx_b]
-    only_b = [n for n in rb.link_names if n not in mapped]
+    renamed = getattr(stated, "renamed", None) or {}
+    if match is None:
+        match = match_links(ra, rb, link_map, renamed)
+    pairs = list(match.pairs)
+    only_a = [ra.link_names[i] for i in match.only_a]
+    only_b = [rb.link_names[j] for j in match.only_b]
     notes, accounted = [], []
     if not pairs:
         return VerifyResult([], only_a, only_b, np.inf, np.inf, "", samples, tol,
-                            ["no link names in common"])
+                            ["no link names in common, and the two trees differ"],
+                            matched_by=match.by, reader=reader)
+    if match.by != "names":
+        notes.append(f"links matched by {match.by}")
     wa, wb = _welded(ra), _welded(rb)
     ia = np.array([p[0] for p in pairs])
     ib = np.array([p[1] for p in pairs])
@@ -312,10 +340,19 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     differ = (any(i not in matched_a and not wa[i] for i in range(ra.num_links))
               or any(j not in matched_b and not wb[j] for j in range(rb.num_links)))
     held = [k for k, (i, j) in enumerate(pairs) if wb[j] and not wa[i]]      # B welds, A moves
+    if held:
+        # a link B welds to a moving link of its own (an OpenRAVE joint whose axis is off the
+        # child's origin) still moves in B, by the driver of the same name: not held
+        ea0, eb0 = _implicit_drivers(ra), _implicit_drivers(rb)
+        by_name = _driver_match(ea0, eb0, renamed=renamed.get("joints"), by_count=False) or []
+        moves = [any(not wb[i] for i in d.dofs) for d in eb0.drivers]
+        carried = {i for k, d in enumerate(ea0.drivers) if k < len(by_name) and by_name[k] >= 0
+                   and moves[by_name[k]] for i in d.dofs}
+        held = [k for k in held if int(ia[k]) not in carried]
     held_a = {int(ia[k]) for k in held}
     ea, eb = _implicit_drivers(ra, held_a), _implicit_drivers(rb)
     optional = {k for k, d in enumerate(ea.drivers) if d.dofs and set(d.dofs) <= held_a}
-    dmatch = _driver_match(ea, eb, optional) if space != "links" else None
+    dmatch = _driver_match(ea, eb, optional, renamed.get("joints")) if space != "links" else None
     if space == "drivers" and dmatch is None:
         raise ValueError("the two models' drivers do not correspond (different names and counts)")
     # A's samples: drawn in its driver space (couplings kept), welds at their value, and
@@ -356,26 +393,27 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
         candidates.append(("drivers", Qb))
     if space == "auto" and differ:
         candidates.reverse()          # on a tie, compare DOF by DOF where the links differ
+    fk_b = fk_b if fk_b is not None else rb.fk_batch
     # A as it is; with its frames made rotations (what a rigid-body target holds); with its
     # base placed as B's: the first within tol counts, else the closest
-    plain = _best(ra, rb, Qa, candidates, ia, ib)
+    plain = _best(ra, fk_b, Qa, candidates, ia, ib)
     tried = [(plain, ra, None, None)]
     rigid = _rigid(ra)
     placed = _placed_as(ra, rb, pairs)
     if rigid is not None:
-        tried.append((_best(rigid[0], rb, Qa, candidates, ia, ib), rigid[0], None, rigid))
+        tried.append((_best(rigid[0], fk_b, Qa, candidates, ia, ib), rigid[0], None, rigid))
     if placed is not None and _err(tried[-1][0]) > tol:
-        tried.append((_best(placed[0], rb, Qa, candidates, ia, ib), placed[0], placed, None))
+        tried.append((_best(placed[0], fk_b, Qa, candidates, ia, ib), placed[0], placed, None))
         r2 = _rigid(placed[0])
         if r2 is not None:
-            tried.append((_best(r2[0], rb, Qa, candidates, ia, ib), r2[0], placed, r2))
+            tried.append((_best(r2[0], fk_b, Qa, candidates, ia, ib), r2[0], placed, r2))
     best, _, base, rig = next((t for t in tried if _err(t[0]) <= tol),
-                                    min(tried, key=lambda t: _err(t[0])))
+                              min(tried, key=lambda t: _err(t[0])))
     if rig is not None:
         # how far making the frames rotations moves A's links, over A's samples
         before = base[0] if base is not None else ra
         every = np.arange(ra.num_links)
-        move, turn = _max_errors(before, rig[0], Qa, Qa, every, every)
+        move, turn = _max_errors(before, rig[0].fk_batch, Qa, Qa, every, every)
         accounted.append(f"A's link frames are not rotations (largest matrix entry change to the "
                          f"nearest rotation {rig[1]:.1e}, in {rig[2]}); B is compared with A's "
                          f"frames made rotations, which moves A's links by up to "
@@ -384,27 +422,45 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
         accounted.append(f"base placed as in B ({', '.join(base[1])}): B stores the base pose "
                          f"differently, {base[2]:.3g} m and {base[3]:.3g} rad from A's")
     used, pos_l, rot_l, _ = best
+    allowed = (0.0, 0.0)
+    stated_err = tuple(float(x) for x in (getattr(stated, "fk_error", None) or (0.0, 0.0)))
+    if _err(best) > tol and max(stated_err) > 0:
+        # what the conversion states: its writer measured the FK change of what it
+        # approximated (position in m; rotation as matrix entries, and an angle is at most
+        # sqrt(3) times its rotation matrix's largest entry change)
+        allowed = (STATED_MARGIN * stated_err[0], STATED_MARGIN * 3 ** 0.5 * stated_err[1])
+        if pos_l.max() <= max(tol, allowed[0]) and rot_l.max() <= max(tol, allowed[1]):
+            accounted.append(f"the FK change the conversion states ({stated_err[0]:.1e} m, rotation "
+                             f"matrix entries {stated_err[1]:.1e}; accepted up to "
+                             f"{STATED_MARGIN:g} times, for configurations its writer did not "
+                             "sample)")
+        else:
+            allowed = (0.0, 0.0)
     worst = int(np.argmax(np.maximum(pos_l, rot_l)))
     per_link = {}
     for k, i in enumerate(ia):
         per_link.setdefault(ra.link_names[i], (float(pos_l[k]), float(rot_l[k])))
-    return VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos_l.max()),
-                        float(rot_l.max()), ra.link_names[ia[worst]], samples, tol, notes,
-                        per_link, used, accounted)
+    result = VerifyResult([ra.link_names[i] for i in ia], only_a, only_b, float(pos_l.max()),
+                          float(rot_l.max()), ra.link_names[ia[worst]], samples, tol, notes,
+                          per_link, used, accounted, match.by, match.names(ra, rb), allowed, reader)
+    if collision:
+        from .collision.compare import compare_self_collision
+        result.collision = compare_self_collision(ra, rb, Qa, best[3], zip(ia, ib), collision_tol)
+    return result
 
 
 def _err(best) -> float:
     return float(max(best[1].max(), best[2].max()))
 
 
-def _best(ra: Robot, rb: Robot, Qa, candidates: list, ia, ib):
+def _best(ra: Robot, fk_b, Qa, candidates: list, ia, ib):
     """``(space, position errors, rotation errors, B's samples)`` of the candidate B
     configurations that match A's samples ``Qa`` most closely (the first on a tie). Each
     candidate is a configuration of B for each sample of A: any of them that places every
-    matched link as A does is a proof."""
+    matched link as A does is a proof. ``fk_b(Q, links)``: B's forward kinematics."""
     best, err = None, np.inf
     for name, Qb in candidates:
-        pos, rot = _max_errors(ra, rb, Qa, Qb, ia, ib)
+        pos, rot = _max_errors(ra, fk_b, Qa, Qb, ia, ib)
         e = max(pos.max(), rot.max())
         if best is None or e < err:
             best, err = (name, pos, rot, Qb), e
@@ -414,14 +470,15 @@ def _best(ra: Robot, rb: Robot, Qa, candidates: list, ia, ib):
 _CHUNK = 8192
 
 
-def _max_errors(ra: Robot, rb: Robot, Qa, Qb, ia, ib):
+def _max_errors(ra: Robot, fk_b, Qa, Qb, ia, ib):
     """Per matched link, the largest position (m) and rotation (rad) difference over the
-    samples, evaluated in chunks (bounded memory for any number of samples)."""
+    samples, evaluated in chunks (bounded memory for any number of samples); ``fk_b(Q,
+    links)``: B's forward kinematics."""
     pos_l = np.zeros(len(ia))
     rot_l = np.zeros(len(ia))
     for s in range(0, len(Qa), _CHUNK):
         pos, rot = _errors(ra.fk_batch(Qa[s:s + _CHUNK], links=ia),
-                           rb.fk_batch(Qb[s:s + _CHUNK], links=ib))
+                           fk_b(Qb[s:s + _CHUNK], links=ib))
         pos_l = np.maximum(pos_l, pos.max(axis=0))          # (nan propagates: never ok)
         rot_l = np.maximum(rot_l, rot.max(axis=0))
     return pos_l, rot_l

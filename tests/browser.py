@@ -103,11 +103,15 @@ class Page:
         return np.stack([left + (ndc[:, 0] + 1) / 2 * w, top + (1 - ndc[:, 1]) / 2 * h], axis=1)
 
     def slider(self, label):
-        """The slider thumb of the GUI slider labelled ``label``."""
-        lab = self.page.locator("label").filter(has_text=re.compile("^" + re.escape(label) + "$")).first
+        """The slider thumb of the GUI slider of joint (or control) ``label``: its label is
+        ``label`` itself, or its first characters and an ellipsis when it is long."""
+        from roboio.view.server import short_label
+        shown = short_label(label)
+        lab = self.page.locator("label").filter(has_text=re.compile("^" + re.escape(shown) + "$")).first
         return self.page.locator(f'[id="{lab.get_attribute("for")}"] [role=slider]')
 
     def slider_value(self, label) -> float:
+        """The value the slider shows (degrees for a revolute joint, metres, seconds)."""
         return float(self.slider(label).get_attribute("aria-valuenow"))
 
     def press(self, label, key, times=1):

@@ -43,7 +43,10 @@ def sample_file(name: str, tmp_path) -> Optional[str]:
              "klampt-terrain": s("floor.env"), "klampt-object": s("crate.obj"),
              "off": s("meshes", "crate.off"), "vrml": s("meshes", "bracket.wrl"),
              "choreonoid-body": s("choreonoid", "arm.body"),
-             "choreonoid-seq": s("choreonoid", "arm_timed.seq")}
+             "choreonoid-seq": s("choreonoid", "arm_timed.seq"),
+             "openhrp-vrml": s("choreonoid", "arm_vrml.wrl"),
+             "choreonoid-model": s("choreonoid", "arm_model.yaml"),
+             "mjcf": s("mjcf", "arm.xml")}
     if name in fixed:
         return fixed[name]
     written = {

@@ -252,6 +252,38 @@ def truncated_obj(d):
     return Hostile("truncated OBJ", p, ["info", p], r"truncat|ends|end of|incomplete")
 
 
+# -- COLLADA --------------------------------------------------------------------------------
+
+def collada_groups(d, groups=2000, vertices=30000, robot=True):
+    """A COLLADA mesh of ``groups`` one-triangle ``<triangles>`` sets over one shared array of
+    ``vertices`` positions (zange.zae's layout, which once made each set copy the whole
+    array: 7.5 GB). ``robot``: the mesh on a link of a COLLADA robot, else a bare mesh."""
+    vertices = max(3, int(vertices))
+    pos = " ".join(f"{k * 0.001} {k % 7} {k % 5}" for k in range(vertices))
+    sets = "".join(f'<triangles count="1" material="mat0"><input semantic="VERTEX" source="#g_v" '
+                   f'offset="0"/><p>{(3 * k) % vertices} {(3 * k + 1) % vertices} '
+                   f'{(3 * k + 2) % vertices}</p></triangles>' for k in range(int(groups)))
+    mesh = (f'<geometry id="g" name="g"><mesh><source id="g_pos"><float_array id="g_arr" '
+            f'count="{3 * vertices}">{pos}</float_array><technique_common><accessor source="#g_arr" '
+            f'count="{vertices}" stride="3"><param name="X" type="float"/><param name="Y" type="float"/>'
+            f'<param name="Z" type="float"/></accessor></technique_common></source>'
+            f'<vertices id="g_v"><input semantic="POSITION" source="#g_pos"/></vertices>{sets}</mesh></geometry>')
+    if robot:
+        from collada_docs import robot_dae
+        links = [{"name": "base", "parent": None, "geoms": ["g"]},
+                 {"name": "arm", "parent": 0, "types": ["revolute"], "axes": ["0 0 1"],
+                  "att": "<translate>0 0 1</translate>"}]
+        p = _write(d, "groups_robot.dae", robot_dae(links, geometries=mesh))
+    else:
+        p = _write(d, "groups.dae", '<?xml version="1.0"?>\n<COLLADA xmlns="http://www.collada.org/'
+                   f'2005/11/COLLADASchema" version="1.4.1"><library_geometries>{mesh}'
+                   '</library_geometries><library_visual_scenes><visual_scene id="vs"><node id="n" '
+                   'name="n"><instance_geometry url="#g"/></node></visual_scene></library_visual_scenes>'
+                   '<scene><instance_visual_scene url="#vs"/></scene></COLLADA>')
+    return Hostile(f"COLLADA mesh of {groups} triangle groups over {vertices} positions", p,
+                   ["info", p], None)
+
+
 # -- special files ----------------------------------------------------------------------
 
 def fifo(d):
@@ -290,6 +322,7 @@ GENERATORS: dict[str, tuple[Callable, list]] = {
     "stl_claim": (stl_claim, [{}]),
     "pcd_claim": (pcd_claim, [dict(), dict(data="binary")]),
     "truncated_obj": (truncated_obj, [{}]),
+    "collada_groups": (collada_groups, [dict(), dict(robot=False)]),
     "fifo": (fifo, [{}]),
     "dev_zero": (dev_zero, [{}]),
 }
@@ -302,7 +335,8 @@ def generate(d, rng: random.Random) -> tuple:
     gen, variants = GENERATORS[name]
     kw = dict(rng.choice(variants))
     scale = {"depth": (200, 60_000), "levels": (5, 30), "fanout": (2, 16), "files": (2, 10),
-             "links": (100, 20_000), "count": (10**5, 10**15), "value": (10**6, 10**15)}
+             "links": (100, 20_000), "count": (10**5, 10**15), "value": (10**6, 10**15),
+             "groups": (10, 3000), "vertices": (10, 40_000)}
     import inspect
     for param in inspect.signature(gen).parameters:
         if param in scale and rng.random() < 0.7:

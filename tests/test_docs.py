@@ -30,7 +30,7 @@ from roboio.cli.main import main
 
 DOCS = os.path.join(ROOT, "docs")
 PAGES = ["README.md"] + sorted(os.path.join("docs", f) for f in os.listdir(DOCS) if f.endswith(".md"))
-BACKEND_PAGES = {os.path.join("docs", "kinematics.md")}
+BACKEND_PAGES = {os.path.join("docs", "kinematics.md"), os.path.join("docs", "dynamics.md")}
 RUNS = [(page, backend) for page in PAGES
         for backend in (("compiled", "numpy") if page in BACKEND_PAGES else (None,))]
 # commands that do not return (the viewer serves until interrupted; its own tests drive it)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from . import _progress
-from ._words import cli_words  # noqa: F401  (the commands take it from here)
+from ._words import cli_words, did_you_mean, name_list  # noqa: F401  (the commands take them from here)
 from .main import UsageError
 
 
@@ -66,8 +66,9 @@ def pick_robot(obj, name=None):
             try:
                 return obj.robot(int(name) if name.isdigit() else name)
             except (KeyError, IndexError):
-                names = ", ".join(repr(r.name) for r in obj.robots) or "none"
-                raise UsageError(f"--robot: no robot {name!r} in the world (robots: {names})") from None
+                names = [r.name for r in obj.robots]
+                raise UsageError(f"--robot: no robot {name!r} in the world{did_you_mean(name, names)} "
+                                 f"(robots: {name_list(names)})") from None
         if not obj.robots:
             raise UsageError("the world has no robot")
         return obj.robots[0]
@@ -86,8 +87,24 @@ def format_option(name, option: str, verb: str = "read"):
         return name
     known = any(f.name == name for f in formats())
     raise UsageError((f"{option}: roboio cannot {verb} {name!r} files" if known else
-                      f"{option}: unknown format {name!r}") +
+                      f"{option}: unknown format {name!r}{did_you_mean(name, able)}") +
                      f"; formats it can {verb}: {', '.join(able)} (`roboio formats` describes them)")
+
+
+def link_indices(robot, names, where: str, option: str = "--link") -> list:
+    """Link indices of ``names`` (link names, or indices written as numbers) of ``robot``;
+    a :class:`UsageError` for one it does not have, naming ``where`` (the file), the closest
+    names and the links there are."""
+    out = []
+    for name in names:
+        key = int(name) if str(name).lstrip("-").isdigit() else name
+        try:
+            out.append(robot.link_index(key))
+        except (KeyError, IndexError):
+            raise UsageError(f"{option} {name}: {where} has no link {name!r}"
+                             f"{did_you_mean(name, robot.link_names)} (links: "
+                             f"{name_list(robot.link_names)})") from None
+    return out
 
 
 def parse_numbers(text: str, what: str):

@@ -70,8 +70,10 @@ def read_config(robot, text: str, option: str = "--config"):
             try:
                 kind, k = js.resolve(name)
             except KeyError:
+                from ._words import did_you_mean
                 raise UsageError(f"{option}: robot {robot.name!r} has no joint or link named "
-                                 f"{name!r} (joints: {_names(js.names)})") from None
+                                 f"{name!r}{did_you_mean(name, list(js.names) + robot.link_names)} "
+                                 f"(joints: {_names(js.names)})") from None
             prismatic = bool(js.prismatic[k]) if kind == "joint" else robot.links[k].is_prismatic
             values[name] = _number(value, option, name, prismatic)
         return js.to_config(values), "names"

@@ -1,16 +1,22 @@
 """``roboio convert DIR OUTDIR --to FORMAT``: every file under ``DIR`` that holds what
-``FORMAT`` holds, converted into the same place under ``OUTDIR``.
+``FORMAT`` holds, converted into the same place under ``OUTDIR``; and ``roboio convert FILE
+DIR/`` (into an existing directory).
 
-Files are found by walking ``DIR`` (sorted, hidden entries skipped); a file is converted
-when a reader recognises it (extension, then content) and that reader's kinds meet the
-target's, or when its extension is one of such a reader's but its content is not readable
-(reported as a failure) (``--to urdf`` takes robot files: .rob, .urdf, .body, OpenRAVE and GraspIt!
-robots; meshes and motions are left alone). Each output keeps the file's relative path with
-the target's extension. Every file gets one line: converted (with the number of losses its
-report lists), skipped (the target cannot hold what it is: a GraspIt! body file among
-robots into URDF; a file read only with the model that names it), or failed (on stderr;
-the others go on; exit status 1 when any failed). Then a summary with the counts. A
-progress bar counts the files on a terminal.
+Which files, and what each output is called, is :mod:`roboio.batch.walk` (shared with
+``roboio batch convert``): a file is converted when a reader recognises it (extension, then
+content) and that reader's kinds meet the target's, or when its extension is one of such a
+reader's but its content is not readable (reported as a failure) (``--to urdf`` takes robot
+files: .rob, .urdf, .body, OpenRAVE and GraspIt! robots; meshes and motions are left
+alone). Each output keeps the file's relative path and whole name, with the target's
+extension added (``SR1.body`` -> ``SR1.body.urdf``; ``SR1.urdf`` stays ``SR1.urdf``), so two
+inputs never share an output; when they still would (``a.body`` and ``a.body.urdf``), the
+conversion is refused, naming both, before anything is written. Each file is converted by
+:func:`roboio.batch.tasks.convert_file` (what the batch workers run) and gets one line:
+converted (with the number of losses its report lists), skipped (the target cannot hold what
+it is: a GraspIt! body file among robots into URDF; a file read only with the model that
+names it), or failed (on stderr; the others go on; exit status 1 when any failed). Then a
+summary counting the files converted and the files really written (outputs and side files
+such as meshes). A progress bar counts the files on a terminal.
 """
 from __future__ import annotations
 
@@ -19,54 +25,31 @@ import sys
 
 from .main import UsageError
 
-__all__ = ["convert_directory", "directory_jobs"]
+__all__ = ["convert_directory", "into_directory"]
 
 
-def _files(root: str, skip: str = None):
-    """Files under ``root``, sorted, hidden entries and the directory ``skip`` (an output
-    directory inside the input) left out."""
-    skip = os.path.realpath(skip) if skip else None
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".")
-                             and os.path.realpath(os.path.join(dirpath, d)) != skip)
-        for f in sorted(filenames):
-            if not f.startswith("."):
-                yield os.path.join(dirpath, f)
+def _target(args):
+    from ..formats.registry import get
+    target = get(args.to)
+    if not target.can_write:
+        raise UsageError(f"--to: format {args.to!r} cannot be written")
+    return target
 
 
-def directory_jobs(src: str, dst: str, target) -> list:
-    """``[(input path, output path, reader)]`` for the files under ``src`` that ``target``
-    (a FormatInfo) can hold, outputs mirrored under ``dst``."""
-    from ..errors import FormatError
-    from ..formats.registry import find_reader, formats
-    jobs = []
-    for path in _files(src, skip=dst):
-        try:
-            reader = find_reader(path)
-        except (FormatError, OSError):
-            # content that no reader recognises: a failure to report when the extension says
-            # it should hold what the target takes (a broken .urdf), else not ours (a README)
-            reader = None
-            named = [f for f in formats() if f.can_read and f.matches_extension(path)
-                     and set(f.kinds) & set(target.kinds)]
-            if not named:
-                continue
-            n = max(f.matches_extension(path) for f in named)
-        else:
-            if not set(reader.kinds) & set(target.kinds):
-                continue
-            n = reader.matches_extension(path)
-        rel = os.path.relpath(path, src)
-        stem = rel[:len(rel) - n] if n else os.path.splitext(rel)[0]
-        jobs.append((path, os.path.join(dst, stem + target.extensions[0]), reader))
-    return jobs
+def into_directory(args) -> str:
+    """The output path of ``roboio convert FILE DIR`` (DIR an existing directory, or a path
+    ending with a slash): the file's whole name plus the target's extension, in DIR."""
+    from ..batch.walk import output_name
+    if not args.to:
+        raise UsageError(f"{args.output} is a directory: name the output format with --to FORMAT")
+    return os.path.join(args.output, output_name(os.path.basename(args.input), _target(args)))
 
 
 def convert_directory(args) -> int:
-    from ..errors import CompanionFile, RoboioError
-    from ..formats.registry import get
+    from ..batch.tasks import Options, convert_file, note_shared_writes
+    from ..batch.walk import convert_jobs
     from . import _progress
-    from ._common import dump_json, load, save
+    from ._common import dump_json
     if not args.to:
         raise UsageError(f"{args.input} is a directory: name the output format with --to FORMAT")
     if os.path.exists(args.output) and not os.path.isdir(args.output):
@@ -74,53 +57,40 @@ def convert_directory(args) -> int:
                          f"directory")
     if getattr(args, "config", None) or getattr(args, "body", None):
         raise UsageError("--config and --body apply to converting one file")
-    target = get(args.to)
-    if not target.can_write:
-        raise UsageError(f"--to: format {args.to!r} cannot be written")
-    jobs = directory_jobs(args.input, args.output, target)
+    target = _target(args)
+    jobs = convert_jobs(args.input, args.output, target)     # refuses clashes, writes nothing
     if not jobs:
         print(f"{args.input}: no file that {args.to} can hold ({', '.join(target.kinds)})")
         return 0
-    results, failed, skipped = [], 0, 0
+    options = Options.current(strict=args.strict, meshes=getattr(args, "meshes", None),
+                              package=getattr(args, "package", None),
+                              actuators=getattr(args, "actuators", None))
+    results, outcomes, writers = [], [], {}
     with _progress.bar(len(jobs), f"converting to {args.to}", "file") as bar:
-        for src, dst, reader in jobs:
-            try:
-                obj = load(src, reader.name if reader else None, strict=args.strict)
-                why = _cannot_hold(obj, target)
-                if why is None:
-                    os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
-                    report = save(obj, dst, args.to, meshes=getattr(args, "meshes", None),
-                                  package=getattr(args, "package", None),
-                                  actuators=getattr(args, "actuators", None))
-            except CompanionFile as e:
-                why = e.message          # read with the model that names it: not a model
-            except (RoboioError, OSError, ValueError) as e:
-                failed += 1
-                bar.write(f"roboio convert: {src}: {' '.join(str(e).split())}", file=sys.stderr)
-                results.append({"input": src, "output": dst, "ok": False, "error": str(e)})
-                bar.update()
-                continue
-            if why is not None:
-                skipped += 1
-                results.append({"input": src, "output": None, "ok": True, "skipped": why})
-                if not args.json:
-                    bar.write(f"{src}: skipped: {why}")
-            else:
-                warned = list(getattr(obj, "warnings", []))
-                results.append({"input": src, "output": dst, "ok": True, "lost": list(report.lost),
-                                "warnings": warned, "files": list(report.files)})
-                notes = [f"{len(report.lost)} lost" if report.lost else "",
-                         _plural(len(warned), "input warning") if warned else ""]
-                notes = ", ".join(n for n in notes if n)
-                if not args.json:
-                    bar.write(f"{src} -> {dst}" + (f"  ({notes})" if notes else ""))
+        for job in jobs:
+            with _progress.file_activity("reading", job.src):
+                o = convert_file(job.src, job.dst, job.reader, args.to, options)
+            note_shared_writes(o, writers)
+            outcomes.append(o)
+            results.append(_result(o, job))
+            for w in o.shared:
+                bar.write(f"roboio convert: warning: {job.src}: {w}", file=sys.stderr)
+            if o.kind == "failed":
+                bar.write(f"roboio convert: {job.src}: {o.message}", file=sys.stderr)
+            elif not args.json:
+                bar.write(f"{job.src}: skipped: {o.message}" if o.kind == "skipped" else
+                          f"{job.src} -> {job.dst}" + (f"  ({o.message})" if o.message else ""))
             bar.update()
-    converted = len(jobs) - failed - skipped
+    converted = sum(o.kind == "ok" for o in outcomes)
+    failed = sum(o.kind == "failed" for o in outcomes)
+    skipped = sum(o.kind == "skipped" for o in outcomes)
+    written = _written(outcomes)
     if args.json:
         print(dump_json({"converted": converted, "skipped": skipped, "failed": failed,
-                         "files": results}))
+                         "written": len(written), "files": results}))
     else:
         print(f"{converted} of {len(jobs)} files converted to {args.to}"
+              + f" ({_plural(len(written), 'file')} written)"
               + (f"; {skipped} skipped" if skipped else "")
               + (f"; {failed} failed" if failed else "")
               + ("; see each file's report with roboio convert IN OUT" if any(
@@ -128,19 +98,27 @@ def convert_directory(args) -> int:
     return 1 if failed else 0
 
 
-def _cannot_hold(obj, target):
-    """Why ``target`` cannot hold ``obj`` at all (a GraspIt! body file among robots into
-    URDF), or None when it can (perhaps with losses the report lists)."""
-    from ..convert import adapt
-    from ..errors import OutputError
-    from ..report import ConversionReport
-    try:
-        adapt(obj, target, ConversionReport())
-    except OutputError as e:
-        return e.message
-    except ValueError:
-        return None              # needs an option: save reports it as the failure it is
-    return None
+def _result(o, job) -> dict:
+    """One file's entry of ``--json``."""
+    if o.kind == "failed":
+        return {"input": job.src, "output": job.dst, "ok": False, "error": o.message}
+    if o.kind == "skipped":
+        return {"input": job.src, "output": None, "ok": True, "skipped": o.message}
+    out = {"input": job.src, "output": job.dst, "ok": True, "lost": o.lost,
+           "warnings": o.warnings, "files": [w["path"] for w in o.written]}
+    if o.shared:
+        out["shared"] = o.shared        # files another input wrote too (the later write stands)
+    return out
+
+
+def _written(outcomes) -> list:
+    """Files that exist after the run, each once (an output, a mesh beside it)."""
+    seen = {}
+    for o in outcomes:
+        for w in o.written:
+            if os.path.exists(w["path"]):
+                seen.setdefault(os.path.realpath(w["path"]), None)
+    return list(seen)
 
 
 def _plural(n: int, what: str) -> str:

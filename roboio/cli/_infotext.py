@@ -109,6 +109,8 @@ def _mass(m) -> str:
 
 
 def _mimic_text(m, g: _Glyphs) -> str:
+    if "function" in m:                # a nonlinear coupling
+        return f"coupled to joint {m['driver']} by {m['function']}"
     ratio = f"{g.times}{_num(m['multiplier'], 6)}"
     off = f" {'+' if m['offset'] >= 0 else '-'} {_num(abs(m['offset']), 6)}" if m["offset"] else ""
     if m.get("leader"):

@@ -10,10 +10,44 @@ __all__ = ["add_shared_options", "limits_of", "positive_int", "OneLineParser"]
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line on stderr (exit status 2)."""
+    """An ArgumentParser whose errors are one line on stderr (exit status 2), that takes no
+    abbreviated option (``--tre`` is not ``--tree``: a script that relies on an abbreviation
+    breaks when an option is added) and suggests the closest option or choice to a mistyped
+    one."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        self.exit(2, f"{self.prog}: error: {message}{self._suggestion(message)} "
+                     f"(see '{self.prog} --help')\n")
+
+    def _suggestion(self, message: str) -> str:
+        import re
+        from ._words import did_you_mean
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            return did_you_mean(m.group(1), re.findall(r"'([^']*)'", m.group(2)) or
+                                [c.strip() for c in m.group(2).split(",")])
+        m = re.search(r"unrecognized arguments: (.*)", message)
+        if m:
+            options = sorted({o for p in _all_parsers(self) for a in p._actions
+                              for o in a.option_strings if o.startswith("--")})
+            for word in m.group(1).split():
+                if word.startswith("--"):
+                    hint = did_you_mean(word.split("=")[0], options)
+                    if hint:
+                        return hint
+        return ""
+
+
+def _all_parsers(parser: argparse.ArgumentParser):
+    yield parser
+    for a in parser._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            for p in dict.fromkeys(a.choices.values()):
+                yield from _all_parsers(p)
 
 
 def _limit(text: str) -> tuple:

@@ -14,12 +14,15 @@ def register(sub):
         "OUT's format cannot hold. An extension several formats write (.xml) needs --to unless "
         "only one of them can hold the input or the input already is one of them. With a "
         "directory IN, every file under it that --to's format can hold is converted into "
-        "the same place under OUT.",
+        "the same place under OUT, each output keeping its input's whole name plus the target's "
+        "extension (SR1.body -> SR1.body.urdf; SR1.urdf stays SR1.urdf). With a directory OUT "
+        "(or one ending with /), the file is written into it, named the same way.",
         examples=["roboio convert ur5.rob ur5.urdf",
                   "roboio convert barrettwam.robot.xml wam.rob --data-path $OPENRAVE_DATA",
-                  "roboio convert robots/ urdf/ --to urdf      # a directory"])
+                  "roboio convert robots/ urdf/ --to urdf      # a directory",
+                  "roboio convert ur5.rob out/ --to urdf        # into out/ as ur5.rob.urdf"])
     p.add_argument("input", help="file to read (or a directory: see above)")
-    p.add_argument("output", help="file to write (a directory when IN is one)")
+    p.add_argument("output", help="file to write (a directory when IN is one, or to write into)")
     p.add_argument("--to", dest="to", metavar="FORMAT",
                    help="output format (default: by OUT's extension; `roboio formats` lists them)")
     p.add_argument("--from", dest="frm", metavar="FORMAT",
@@ -65,6 +68,9 @@ def run(args):
     if os.path.isdir(args.input):
         from ._convertdir import convert_directory
         return convert_directory(args)
+    if os.path.isdir(args.output) or args.output.endswith(("/", os.sep)):
+        from ._convertdir import into_directory
+        args.output = into_directory(args)      # FILE DIR/: into DIR, named as DIR conversions are
     from ..formats.fileio import write_target
     write_target(args.output)       # a device, FIFO or directory: refused before anything else
     if not args.force and _same_file(args.input, args.output):

@@ -1,5 +1,5 @@
 """roboio fk: world transforms of every link."""
-from ._common import dump_json, load, pick_robot
+from ._common import dump_json, load, pick_robot, link_indices
 from ._configarg import HELP as CONFIG_HELP
 from ._help import add_command
 from .main import UsageError
@@ -50,11 +50,7 @@ def run(args):
         Q = np.asarray(robot.config, float)[None]
     links = list(range(n))
     if args.link is not None:
-        key = int(args.link) if args.link.lstrip("-").isdigit() else args.link
-        try:
-            links = [robot.link_index(key)]
-        except (KeyError, IndexError):
-            raise UsageError(f"no link {args.link!r} (links: {', '.join(robot.link_names)})") from None
+        links = link_indices(robot, [args.link], args.path)
     js = robot.joint_space
     if args.json:
         samples = []

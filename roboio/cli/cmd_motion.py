@@ -1,43 +1,58 @@
-"""roboio motion: Choreonoid body motions (.seq) -- resample, link poses per frame."""
+"""roboio motion: any motion (Klamp't .path/.configs/multipath, Choreonoid .seq/.pseq) --
+resample, link poses per frame."""
 from __future__ import annotations
 
 from ..errors import LimitExceeded, RoboioError
-from ._common import add_force_option, dump_json, format_option, load, save
+import sys
+
+from ._common import add_force_option, dump_json, format_option, link_indices, load, pick_robot, save
 from ._help import add_command
 from .main import UsageError
 
 
 def register(sub):
     p = add_command(
-        sub, "motion", help="Choreonoid body motions: resample, link poses per frame",
-        description="Work on Choreonoid body motions (.seq): resample them to a fixed frame "
-        "rate, or compute the world transforms of a body's links along them.",
-        examples=["roboio motion resample walk.seq walk50.seq --rate 50",
-                  "roboio motion fk walk.seq --body SR1.body --frames ::100 --link WAIST"])
+        sub, "motion", help="motions: resample, link poses per frame",
+        description="Work on motions (Klamp't .path, .configs, multipath .xml; Choreonoid .seq, "
+        ".pseq): resample them to a fixed frame rate, or compute the world transforms of a "
+        "robot's links along them.",
+        examples=["roboio motion resample roboio/data/samples/choreonoid/arm_wave.seq /tmp/wave50.seq --rate 50",
+                  "roboio motion fk roboio/data/samples/choreonoid/arm_wave.seq --model "
+                  "roboio/data/samples/choreonoid/arm.body --frames ::10 --link HAND"])
     msub = p.add_subparsers(dest="motion_command", metavar="ACTION")
     r = add_command(
         msub, "resample", help="convert to a fixed frame rate (Choreonoid's import of "
-        "frame-time data, or linear/slerp interpolation)",
-        examples=["roboio motion resample timed.seq fixed.seq --rate 100",
-                  "roboio motion resample walk.seq walk_v4.seq --to choreonoid-seq-v4 --method linear"])
-    r.add_argument("input", help="the body motion to read (.seq)")
+        "frame-time data, or linear/slerp interpolation; Klamp't paths linearly)",
+        description="Resample a motion to a fixed frame rate. Frames of the original that are "
+        "no frame of the result are reported as lost, with the largest difference between the "
+        "original frames and the result read back at their times.",
+        examples=["roboio motion resample roboio/data/samples/choreonoid/arm_timed.seq /tmp/fixed.seq --rate 100",
+                  "roboio motion resample walk.seq walk_v4.seq --to choreonoid-seq-v4 --method linear",
+                  "roboio motion resample flex.path flex_30.path --rate 30"])
+    r.add_argument("input", help="the motion to read (.seq, .path, .configs, multipath .xml)")
     r.add_argument("output", help="the file to write")
-    r.add_argument("--rate", type=float, help="frames per second (default: the motion's own rate)")
+    r.add_argument("--rate", type=float, help="frames per second (default: a .seq's own rate; "
+                   "required for Klamp't motions)")
     r.add_argument("--method", choices=("hold", "linear"), default="hold",
-                   help="hold: Choreonoid's rule (frame int(t*rate), zero-order hold); "
-                        "linear: interpolate values and positions, slerp rotations")
+                   help=".seq: hold: Choreonoid's rule (frame int(t*rate), zero-order hold); "
+                        "linear: interpolate values and positions, slerp rotations. Klamp't "
+                        "motions are always linear, as Klamp't evaluates them")
     r.add_argument("--to", metavar="FORMAT", help="output format (e.g. choreonoid-seq-v4)")
     add_force_option(r)
     r.set_defaults(func=run_resample)
     f = add_command(
-        msub, "fk", help="world transforms of a body's links along a motion",
-        description="World positions of a body's links at frames of a motion: joint "
-        "displacements by joint id, the root pose from the motion's link positions when it has "
-        "them. Text: one line per link and frame; --json: 4x4 matrices.",
-        examples=["roboio motion fk walk.seq --body SR1.body --frames 0,100,200",
-                  "roboio motion fk walk.seq --body SR1.body --frames all --json > poses.json"])
-    f.add_argument("motion", help="the body motion (.seq)")
-    f.add_argument("--body", required=True, metavar="MODEL", help="the body model (.body file)")
+        msub, "fk", help="world transforms of a robot's links along a motion",
+        description="World positions of a robot's links at frames of a motion. Klamp't "
+        "milestones are link configurations; Choreonoid motions set joint displacements by "
+        "joint id and the root pose from the motion's link positions when it has them; .pseq "
+        "key poses are the keys (not Choreonoid's interpolation between them). Text: one line "
+        "per link and frame; --json: 4x4 matrices.",
+        examples=["roboio motion fk roboio/data/samples/choreonoid/arm_wave.seq --model "
+                  "roboio/data/samples/choreonoid/arm.body --frames 0,10,20",
+                  "roboio motion fk flex.path --model athlete.rob --frames all --json > poses.json"])
+    f.add_argument("motion", help="the motion (.path, .configs, multipath .xml, .seq, .pseq)")
+    f.add_argument("--model", "--body", dest="model", required=True, metavar="ROBOT",
+                   help="the robot the motion belongs to (a .body model for Choreonoid motions)")
     f.add_argument("--frames", default="0", help="frame indices, e.g. '0,100,200' or 'all' or "
                    "'::100' (Python slice; default 0)")
     f.add_argument("--link", action="append", metavar="LINK",
@@ -49,10 +64,11 @@ def register(sub):
 
 
 def _motion(path):
-    from ..model.body_motion import BodyMotion
+    from ..model.timeline import MOTION_TYPES
     m = load(path)
-    if not isinstance(m, BodyMotion):
-        raise UsageError(f"{path} holds a {type(m).__name__}, not a Choreonoid body motion")
+    if not isinstance(m, MOTION_TYPES):
+        raise UsageError(f"{path} holds a {type(m).__name__}, not a motion (.path, .configs, "
+                         "multipath .xml, .seq, .pseq)")
     return m
 
 
@@ -60,21 +76,28 @@ def run_resample(args):
     format_option(args.to, "--to", "write")
     if args.rate is not None and not (args.rate > 0 and args.rate != float("inf")):
         raise UsageError("--rate must be a positive number of frames per second")
+    from ..model.motion_resample import resample
     m = _motion(args.input)
     try:
-        out = m.resampled(args.rate, args.method)
+        out, loss = resample(m, args.rate, args.method)
     except LimitExceeded as e:
         raise LimitExceeded(f"{args.input}: {e}") from None
     except RoboioError:
         raise
     except ValueError as e:
-        raise UsageError(str(e)) from None
-    out.input_files = list(m.input_files)
+        raise UsageError(f"{args.input}: {e}") from None
+    out.input_files = list(getattr(m, "input_files", []))
     report = save(out, args.output, args.to, overwrite_input=args.force)
+    if not loss.lossless:
+        report.lose(f"frames of {args.input}: {loss.describe()}")
     for w in m.warnings + out.warnings:
         report.warn(w)
-    print(f"{args.input}: {m.num_frames} frames{' with frame times' if m.times is not None else ''} "
-          f"-> {out.num_frames} frames at {out.frame_rate:g} fps ({args.method})")
+    from ..model import Trajectory
+    rate = args.rate if isinstance(out, Trajectory) else out.frame_rate
+    method = "linear" if isinstance(out, Trajectory) else args.method
+    timed = " with frame times" if getattr(m, "times", None) is not None else ""
+    print(f"{args.input}: {loss.frames_before} frames{timed} -> {loss.frames_after} frames at "
+          f"{rate:g} fps ({method})")
     from ._common import cli_words
     print(cli_words(str(report)))
     return 0
@@ -106,26 +129,29 @@ def _frames(spec: str, n: int):
 def run_fk(args):
     import numpy as np
     from . import _progress
+    from ..model.timeline import fit_warnings, timeline
     m = _motion(args.motion)
-    body = load(args.body)
-    from ..model import Robot
-    if not isinstance(body, Robot):
-        raise UsageError(f"{args.body} holds a {type(body).__name__}, not a body model")
-    idx = _frames(args.frames, m.num_frames)
+    robot = pick_robot(load(args.model))
     try:
-        with _progress.activity(f"forward kinematics of {len(idx)} frames"):
-            T = m.link_transforms(body, frames=idx)     # only the frames printed
+        tl = timeline(m, robot)
     except RoboioError:
         raise
     except ValueError as e:
-        raise UsageError(str(e)) from None
-    order = body.source_link_order if body.source_link_order is not None else range(body.num_links)
-    names = args.link or [body.links[i].name for i in order]
+        raise UsageError(f"{args.motion} on {args.model}: {e}") from None
+    for w in fit_warnings(m, robot):
+        print(f"roboio: warning: {args.motion}: {w}", file=sys.stderr)
+    idx = _frames(args.frames, tl.num_frames)
+    order = robot.source_link_order if robot.source_link_order is not None else range(robot.num_links)
+    names = args.link or [robot.links[i].name for i in order]
+    links = link_indices(robot, names, args.model)
     try:
-        links = [body.link_index(n) for n in names]
-    except KeyError as e:
-        raise UsageError(str(e)) from None
-    times = m.times if m.times is not None else np.arange(m.num_frames) / (m.frame_rate or 1.0)
+        with _progress.activity(f"forward kinematics of {len(idx)} frames"):
+            T = tl.transforms_at(idx)     # only the frames printed
+    except RoboioError:
+        raise
+    except ValueError as e:
+        raise UsageError(f"{args.motion}: {e}") from None
+    times = tl.times
     if args.json:
         frames = []
         with _progress.bar(len(idx), "frames", "frame") as bar:
@@ -134,11 +160,12 @@ def run_fk(args):
                 bar.update()
         print(dump_json({"links": names, "frames": frames}))
         return 0
+    width = max(20, max((len(n) for n in names), default=0))
     with _progress.bar(len(idx), "frames", "frame", prints=True) as bar:
         for f, i in enumerate(idx):
             print(f"frame {int(i)} (t = {times[i]:g} s)")
             for n, k in zip(names, links):
                 p = T[f, k, :3, 3]
-                print(f"  {n:20s} {p[0]: .6f} {p[1]: .6f} {p[2]: .6f}")
+                print(f"  {n:{width}s} {p[0]: .6f} {p[1]: .6f} {p[2]: .6f}")
             bar.update()
     return 0

@@ -13,7 +13,7 @@ from .main import UsageError
 
 def register(sub):
     p = sub.add_parser(
-        "render", help="render a still PNG image of a robot, world, object or mesh",
+        "render", help="render a still image (PNG or JPEG) of a robot, world, object or mesh",
         description="Pose the model by roboio's forward kinematics and draw it with a small "
         "software z-buffer (no display, GPU or system library). Needs the optional extra: "
         "pip install \"roboio[view]\".",
@@ -22,7 +22,8 @@ def register(sub):
                "  roboio render arm.rob -o bent.png --config \"shoulder=0.5 elbow=-1\"",
         formatter_class=HelpFormatter)
     p.add_argument("path", help="robot, world, object, mesh or point cloud file")
-    p.add_argument("-o", "--output", required=True, help="PNG file to write")
+    p.add_argument("-o", "--output", required=True,
+                   help="image to write: .png or .jpg/.jpeg (the extension decides)")
     p.add_argument("--config", metavar="Q", help=CONFIG_HELP)
     p.add_argument("--view", default="iso", choices=("iso", "front", "side", "top"),
                    help="camera direction: iso (default), front (from +x), side (from -y), top (from +z)")
@@ -41,6 +42,11 @@ def parse_size(text: str):
 def run(args):
     from ..view import MissingExtra
     size = parse_size(args.size)
+    from ..view.render import image_format
+    try:
+        image_format(args.output)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     obj = load(args.path)
     from ..view.server import as_world
     try:

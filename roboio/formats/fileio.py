@@ -98,6 +98,20 @@ def as_text(data) -> str:
     return data if isinstance(data, str) else decode_text(bytes(data))
 
 
+def cut_inside_block(text: str):
+    """The last line's number when ``text`` looks cut short: it ends without a newline and
+    its last non-blank line is indented (inside a block of an indentation-structured file,
+    a YAML mapping or list); else None. A file whose last line is a complete top-level line
+    without a newline is common and not reported."""
+    if not text or text.endswith(("\n", "\r")):
+        return None
+    body = text.rstrip()
+    last = body[body.rfind("\n") + 1:]
+    if not last or not (last[0] in " \t" or last.lstrip().startswith("- ")):
+        return None
+    return text.count("\n") + 1
+
+
 def read_text(path: str, ctx=None, document: bool = True) -> str:
     """File contents as text (see :func:`read_bytes` and :func:`decode_text`)."""
     return decode_text(read_bytes(path, ctx, document))
@@ -201,6 +215,13 @@ def write_target(path) -> tuple:
         raise OutputError(path, f"is an input of this conversion{same}; refusing to overwrite it "
                           "(use --force, or overwrite_input=True in Python)")
     return target, st
+
+
+def remove_stale_temps(path: str) -> None:
+    """Remove the temporary files that writes of ``path`` by processes now gone left
+    behind (a worker killed in the middle of :func:`atomic_write`)."""
+    directory, base = os.path.split(os.fspath(path))
+    _remove_stale_temps(directory or ".", base)
 
 
 def _remove_stale_temps(directory: str, base: str) -> None:

@@ -35,7 +35,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ..model import TriangleMesh
+from ..model import Group, TriangleMesh
 from ..transforms import det3, make_transform, transform_points
 from .affine import relative_reference, split_affine
 from .fileio import atomic_write, safe_file_stem
@@ -142,6 +142,36 @@ class MeshExport:
         if key in self._cache:
             return [self._placed(p, split, M) for p in self._cache[key]]
         return self._convert(mesh, M, split, path, key, label, role, split_colors)
+
+    def references_source(self, mesh: TriangleMesh, M) -> bool:
+        """Whether :meth:`export` would reference ``mesh``'s own file (placed by ``M``)
+        rather than write a new one."""
+        src = mesh.source
+        path = src.path if src is not None and src.path and os.path.isfile(src.path) else None
+        return (path is not None and self.mode != "convert" and self.readable(path)
+                and split_affine(np.asarray(M, float)) is not None)
+
+    def merge_new(self, leaves: list) -> list:
+        """``leaves`` (``(geometry, 4x4 to the owner frame)`` pairs) with every triangle mesh
+        that would become a new file baked into one mesh in the owner frame (faces in order,
+        face colours kept), placed where the first of them was: one file per link, not one
+        per triangle group (a COLLADA robot's link holds hundreds of primitive sets).
+        Meshes that reference their own files, and everything else, stay as they are."""
+        new = [k for k, (g, M) in enumerate(leaves) if isinstance(g, TriangleMesh) and not g.missing
+               and not self.references_source(g, M)]
+        if len(new) < 2:
+            return leaves
+        from .meshfile import flatten_for_writing
+        group = Group([TriangleMesh(leaves[k][0].vertices, leaves[k][0].faces,
+                                    face_colors=leaves[k][0].face_colors,
+                                    vertex_colors=leaves[k][0].vertex_colors,
+                                    transform=np.asarray(leaves[k][1], float)) for k in new])
+        baked = flatten_for_writing(group, _Quiet(), "mesh")
+        merged = TriangleMesh(baked.vertices, baked.faces, face_colors=baked.face_colors,
+                              vertex_colors=baked.vertex_colors)
+        out = [leaf for k, leaf in enumerate(leaves) if k not in set(new[1:])]
+        out[new[0]] = (merged, np.eye(4))
+        return out
 
     def _convert(self, mesh, M, split, path, key, label, role, split_colors=None) -> list:
         # (element-wise: the written vertices have the same digits on any machine)
@@ -323,3 +353,13 @@ class MeshExport:
         if self._copy_plan:
             self.report.warn(f"{len(self._copy_plan)} mesh file(s) copied into "
                              f"{os.path.basename(self.folder)}/")
+
+
+class _Quiet:
+    """A report that keeps nothing: merging meshes into one loses nothing a mesh file holds."""
+
+    def lose(self, *args, **kwargs):
+        pass
+
+    def warn(self, *args, **kwargs):
+        pass

@@ -22,6 +22,8 @@ __all__ = ["parse", "parse_bytes", "where", "attr_floats", "children", "local_na
 _LXML_MAX_DEPTH = 256          # libxml2's nesting limit without XML_PARSE_HUGE (2048 with it)
 _PREMATURE_END = 77            # XML_ERR_TAG_NOT_FINISHED: "Premature end of data in tag"
 _TAG_MISMATCH = 76             # XML_ERR_TAG_NAME_MISMATCH: "Opening and ending tag mismatch"
+# errors that change no element: "--" inside a comment, an XML declaration after blanks
+LEXICAL_ERRORS = frozenset({64, 80})
 _PARSERS = threading.local()   # lxml parsers may be reused, but by one thread at a time
 
 
@@ -48,9 +50,11 @@ def _count_elements() -> etree.XPath:
 
 
 def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover: bool = False,
-                large_text: bool = False, charge_nodes: bool = True):
+                large_text: bool = False, charge_nodes: bool = True, recover_note: str = "",
+                recover_only=None):
     """Root element of ``data``; FormatError(path, line, col) on malformed XML unless
-    ``recover`` (then a warning in ``ctx``). ``large_text`` lifts libxml2's 10 MB limit on one
+    ``recover`` (then a warning in ``ctx``, ending with ``recover_note``; ``recover_only``:
+    the libxml2 error codes recovered from, e.g. :data:`LEXICAL_ERRORS`). ``large_text`` lifts libxml2's 10 MB limit on one
     text node (COLLADA keeps a whole mesh in one ``<float_array>``); entities, DTDs and the
     network stay off, and the file itself is bounded by the load's ``max_file_bytes``.
 
@@ -73,7 +77,7 @@ def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover:
         if _at_end(data, e):
             raise FormatError(path, line, col, f"malformed XML: the file ends inside the document (truncated?): "
                               f"{msg}") from None
-        if not recover:
+        if not recover or (recover_only is not None and e.code not in recover_only):
             raise FormatError(path, line, col, f"malformed XML: {msg}") from None
         try:
             root = etree.fromstring(data, _parser(True, huge))
@@ -82,7 +86,8 @@ def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover:
         if root is None:
             raise FormatError(path, line, col, f"malformed XML: {msg}") from None
         if ctx is not None:
-            ctx.warn(f"malformed XML ({msg}); read what a tolerant parser recovers", line, col)
+            ctx.warn(f"malformed XML ({msg}); read what a tolerant parser recovers{recover_note}",
+                     line, col)
     except ValueError as e:  # e.g. unicode strings with an encoding declaration
         raise FormatError(path, None, None, f"malformed XML: {e}") from None
     _check_tree(root, path, ctx if charge_nodes else None, limits, charge_nodes,

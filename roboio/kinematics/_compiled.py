@@ -48,3 +48,10 @@ def evaluator(model):
                          np.ascontiguousarray(model.order, dtype=np.int64), kind, identity,
                          flat(rate), flat(A), flat(model._B), flat(model._C), flat(model._t0),
                          flat(model._slide), flat(model.axes), np.empty)
+
+
+def dynamics_evaluator(dyn):
+    """The kernel's ``Dynamics`` for a :class:`~roboio.kinematics.dynamics.DynamicModel`
+    (over the kernel ``Model`` of its kinematic model)."""
+    return _kernel.Dynamics(dyn.kin.evaluator(), dyn.masses, dyn.coms.reshape(-1),
+                            dyn.inertias.reshape(-1))

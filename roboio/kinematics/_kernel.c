@@ -622,6 +622,24 @@ static PyObject *result(Model *self, PyObject *out, PyObject *shape, Py_buffer *
         arr = PyObject_CallOneArg(self->empty, shape);
         if (!arr)
             return NULL;
+        /* numpy.empty(shape) is a C-contiguous float64 array of that shape: only its memory
+         * is asked for (a buffer request with format and strides makes numpy build a format
+         * string for every new array, more time than a small evaluation takes) */
+        if (PyObject_GetBuffer(arr, v, PyBUF_SIMPLE | PyBUF_WRITABLE) < 0) {
+            Py_DECREF(arr);
+            return NULL;
+        }
+        Py_ssize_t count = 1;
+        for (int d = 0; d < ndim; d++)
+            count *= dims[d];
+        if (v->len != count * (Py_ssize_t)sizeof(double)) {
+            PyBuffer_Release(v);
+            Py_DECREF(arr);
+            PyErr_Format(PyExc_RuntimeError, "%s: the allocator returned %zd bytes, expected %zd",
+                         what, v->len, count * (Py_ssize_t)sizeof(double));
+            return NULL;
+        }
+        return arr;
     } else {
         arr = out;
         Py_INCREF(arr);
@@ -1122,6 +1140,913 @@ static PyTypeObject ModelType = {
 };
 
 /* ===================================================================================== */
+/* dynamics                                                                              */
+/*
+ * The numpy reference is roboio/kinematics/_numpy_dynamics.py; the formulation (world
+ * coordinates, spatial vectors in Plücker coordinates about the world origin, angular part
+ * first) is described there. Per link:
+ *
+ *   S (6)  joint motion: (w, o x w) revolute, (0, w) prismatic; w = R axis (not normalised)
+ *   B (10) inertia about the world origin: m, h = m c (3), I_O (6: xx yy zz xy xz yz)
+ *
+ * Composite rigid bodies: B summed from the leaves up; M[i][j] = S_j . (B_i S_i) for every
+ * ancestor j of i. Newton-Euler: V_i = V_p + S_i dq_i, A_i = A_p + S_i ddq_i +
+ * (V_i x S_i) dq_i with A_root = (0, -g), F_i = B_i A_i + V_i x* (B_i V_i), then
+ * tau_i = S_i . F_i and F_p += F_i from the leaves up.
+ */
+
+typedef struct {
+    double m, com[3];
+    double I[6];           /* about the COM, link axes: xx yy zz xy xz yz (symmetrised) */
+    int massless;          /* m == 0 and I == 0: contributes nothing */
+} BodyData;
+
+typedef struct {
+    PyObject_HEAD
+    Model *kin;            /* the kinematic model (strong reference) */
+    Py_ssize_t n;
+    BodyData *bodies;
+    double total_mass;
+    double *scratch;       /* single-configuration work area (used under the GIL only) */
+    PyObject *mm_shape;    /* (n, n) */
+    PyObject *vec_shape;   /* (n,) */
+    PyObject *com_shape;   /* (3,) */
+    PyObject *comj_shape;  /* (3, n) */
+} Dynamics;
+
+/* Work area of one evaluation: angles, sines, cosines (n each), frames (16 n), joint motions
+ * (6 n), inertias (10 n), and V, A, F (6 n each). */
+#define DYN_WORK(n) ((size_t)(3 + 16 + 6 + 10 + 18) * (size_t)(n) + 1)
+
+typedef struct {
+    double *x, *s, *c, *W, *S, *B, *V, *A, *F;
+} DynWork;
+
+static void dyn_work_set(DynWork *w, double *base, Py_ssize_t n)
+{
+    w->x = base;
+    w->s = w->x + n;
+    w->c = w->s + n;
+    w->W = w->c + n;
+    w->S = w->W + 16 * n;
+    w->B = w->S + 6 * n;
+    w->V = w->B + 10 * n;
+    w->A = w->V + 6 * n;
+    w->F = w->A + 6 * n;
+}
+
+static inline double dot3(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline void cross3(const double *a, const double *b, double *o)
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Frames of every link for configuration q (stride qs) into w->W. */
+static void dyn_frames(const Model *m, const double *q, Py_ssize_t qs, DynWork *w)
+{
+    const Plan *p = &m->full;
+    gather_angles(m->links, p, q, 1, 0, qs, w->x);
+    sincos_array(w->x, w->s, w->c, p->ntrig);
+    eval_frames(m->links, p, q, qs, w->s, w->c, w->W);
+}
+
+/* Batches: the sines and cosines of a block of configurations first (one vectorisable
+ * pass, as fk_batch), then each configuration's frames. x, s, c hold BLOCK * n doubles. */
+typedef struct {
+    double *x, *s, *c;
+} TrigBlock;
+
+static void dyn_block_trig(const Model *m, const double *Q, Py_ssize_t nb, Py_ssize_t rs,
+                           Py_ssize_t cs, TrigBlock *t)
+{
+    const Plan *p = &m->full;
+    gather_angles(m->links, p, Q, nb, rs, cs, t->x);
+    sincos_array(t->x, t->s, t->c, nb * p->ntrig);
+}
+
+static void dyn_block_frames(const Model *m, const double *q, Py_ssize_t cs, const TrigBlock *t,
+                             Py_ssize_t b, DynWork *w)
+{
+    const Plan *p = &m->full;
+    eval_frames(m->links, p, q, cs, t->s + b * p->ntrig, t->c + b * p->ntrig, w->W);
+}
+
+/* Joint motions S and inertias B about the world origin of every link, from the frames. */
+static void dyn_bodies(const Dynamics *d, DynWork *w)
+{
+    const LinkData *links = d->kin->links;
+    for (Py_ssize_t i = 0; i < d->n; i++) {
+        const double *F = w->W + 16 * i;
+        const LinkData *L = links + i;
+        const BodyData *b = d->bodies + i;
+        double *S = w->S + 6 * i, *B = w->B + 10 * i;
+        double o[3] = {F[3], F[7], F[11]}, ax[3];
+        int r;
+        for (r = 0; r < 3; r++)
+            ax[r] = F[4 * r] * L->axis[0] + F[4 * r + 1] * L->axis[1] + F[4 * r + 2] * L->axis[2];
+        if (L->kind == PRISMATIC) {
+            S[0] = S[1] = S[2] = 0.0;
+            S[3] = ax[0];
+            S[4] = ax[1];
+            S[5] = ax[2];
+        } else {
+            S[0] = ax[0];
+            S[1] = ax[1];
+            S[2] = ax[2];
+            cross3(o, ax, S + 3);
+        }
+        if (b->massless) {
+            memset(B, 0, 10 * sizeof(double));
+            continue;
+        }
+        double m = b->m, c[3], RI[9], Ic[6];
+        const double *I = b->I;
+        for (r = 0; r < 3; r++)
+            c[r] = F[4 * r] * b->com[0] + F[4 * r + 1] * b->com[1] + F[4 * r + 2] * b->com[2] + o[r];
+        /* R I (I symmetric: rows xx xy xz / xy yy yz / xz yz zz) */
+        for (r = 0; r < 3; r++) {
+            const double *R = F + 4 * r;
+            RI[3 * r + 0] = R[0] * I[0] + R[1] * I[3] + R[2] * I[4];
+            RI[3 * r + 1] = R[0] * I[3] + R[1] * I[1] + R[2] * I[5];
+            RI[3 * r + 2] = R[0] * I[4] + R[1] * I[5] + R[2] * I[2];
+        }
+        /* (R I) R^T: entries xx yy zz xy xz yz */
+        Ic[0] = RI[0] * F[0] + RI[1] * F[1] + RI[2] * F[2];
+        Ic[1] = RI[3] * F[4] + RI[4] * F[5] + RI[5] * F[6];
+        Ic[2] = RI[6] * F[8] + RI[7] * F[9] + RI[8] * F[10];
+        Ic[3] = RI[0] * F[4] + RI[1] * F[5] + RI[2] * F[6];
+        Ic[4] = RI[0] * F[8] + RI[1] * F[9] + RI[2] * F[10];
+        Ic[5] = RI[3] * F[8] + RI[4] * F[9] + RI[5] * F[10];
+        double sq = dot3(c, c);
+        B[0] = m;
+        B[1] = m * c[0];
+        B[2] = m * c[1];
+        B[3] = m * c[2];
+        B[4] = Ic[0] + m * (sq - c[0] * c[0]);
+        B[5] = Ic[1] + m * (sq - c[1] * c[1]);
+        B[6] = Ic[2] + m * (sq - c[2] * c[2]);
+        B[7] = Ic[3] - m * c[0] * c[1];
+        B[8] = Ic[4] - m * c[0] * c[2];
+        B[9] = Ic[5] - m * c[1] * c[2];
+    }
+}
+
+/* The momentum (n, f) = (I w + h x v, m v + w x h) of inertia B for motion (w, v). */
+static inline void inertia_apply(const double *B, const double *w, const double *v, double *nf)
+{
+    double m = B[0];
+    const double *h = B + 1, *I = B + 4;
+    double hv[3], wh[3];
+    cross3(h, v, hv);
+    cross3(w, h, wh);
+    nf[0] = I[0] * w[0] + I[3] * w[1] + I[4] * w[2] + hv[0];
+    nf[1] = I[3] * w[0] + I[1] * w[1] + I[5] * w[2] + hv[1];
+    nf[2] = I[4] * w[0] + I[5] * w[1] + I[2] * w[2] + hv[2];
+    nf[3] = m * v[0] + wh[0];
+    nf[4] = m * v[1] + wh[1];
+    nf[5] = m * v[2] + wh[2];
+}
+
+static inline double dot6(const double *a, const double *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+/* Composite inertias: w->B summed from the leaves up (in place). */
+static void dyn_composites(const Dynamics *d, DynWork *w)
+{
+    const LinkData *links = d->kin->links;
+    const int *order = d->kin->order;
+    for (Py_ssize_t k = d->n - 1; k >= 0; k--) {
+        int i = order[k], p = links[i].parent;
+        if (p >= 0) {
+            double *Bp = w->B + 10 * p;
+            const double *Bi = w->B + 10 * i;
+            for (int e = 0; e < 10; e++)
+                Bp[e] += Bi[e];
+        }
+    }
+}
+
+/* Mass matrix (n x n, row-major) from S and the composite inertias; lin (3 x n, row-major,
+ * may be NULL) gets each column's composite linear momentum (the COM Jacobian times the
+ * total mass). */
+static void dyn_crba(const Dynamics *d, DynWork *w, double *M, double *lin)
+{
+    const LinkData *links = d->kin->links;
+    Py_ssize_t n = d->n;
+    memset(M, 0, sizeof(double) * (size_t)(n * n));
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const double *Si = w->S + 6 * i;
+        double nf[6];
+        inertia_apply(w->B + 10 * i, Si, Si + 3, nf);
+        if (lin) {
+            lin[i] = nf[3];
+            lin[n + i] = nf[4];
+            lin[2 * n + i] = nf[5];
+        }
+        M[i * n + i] = dot6(Si, nf);
+        for (int j = links[i].parent; j >= 0; j = links[j].parent) {
+            double v = dot6(w->S + 6 * j, nf);
+            M[i * n + j] = v;
+            M[j * n + i] = v;
+        }
+    }
+}
+
+/* Motion cross product (w, v) x (a, b) = (w x a, w x b + v x a). */
+static inline void motion_cross(const double *V, const double *X, double *o)
+{
+    double t[3];
+    cross3(V, X, o);
+    cross3(V, X + 3, o + 3);
+    cross3(V + 3, X, t);
+    o[3] += t[0];
+    o[4] += t[1];
+    o[5] += t[2];
+}
+
+/* Torques M ddq + C dq + G (recursive Newton-Euler) from S and the body inertias; dq and
+ * ddq have stride qs (NULL: zero); g is gravity (3). */
+static void dyn_rnea(const Dynamics *d, DynWork *w, const double *dq, const double *ddq,
+                     Py_ssize_t qs, const double *g, double *tau)
+{
+    const LinkData *links = d->kin->links;
+    const int *order = d->kin->order;
+    Py_ssize_t n = d->n;
+    double a0[6] = {0.0, 0.0, 0.0, -g[0], -g[1], -g[2]}, zero6[6] = {0, 0, 0, 0, 0, 0};
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int i = order[k], p = links[i].parent, e;
+        const double *S = w->S + 6 * i, *B = w->B + 10 * i;
+        const double *Vp = p >= 0 ? w->V + 6 * p : zero6, *Ap = p >= 0 ? w->A + 6 * p : a0;
+        double *V = w->V + 6 * i, *A = w->A + 6 * i, *F = w->F + 6 * i;
+        double vi = dq ? dq[i * qs] : 0.0, ai = ddq ? ddq[i * qs] : 0.0;
+        for (e = 0; e < 6; e++) {
+            V[e] = Vp[e] + S[e] * vi;
+            A[e] = Ap[e] + S[e] * ai;
+        }
+        if (vi != 0.0) {
+            double vs[6];
+            motion_cross(V, S, vs);
+            for (e = 0; e < 6; e++)
+                A[e] += vs[e] * vi;
+        }
+        if (B[0] == 0.0 && B[4] == 0.0 && B[5] == 0.0 && B[6] == 0.0 && B[7] == 0.0 &&
+            B[8] == 0.0 && B[9] == 0.0) {
+            memset(F, 0, 6 * sizeof(double));
+            continue;
+        }
+        double fa[6], fv[6], t[3];
+        inertia_apply(B, A, A + 3, fa);
+        inertia_apply(B, V, V + 3, fv);
+        /* F = B A + V x* (B V), with (w, v) x* (n, f) = (w x n + v x f, w x f) */
+        cross3(V, fv, F);
+        cross3(V + 3, fv + 3, t);
+        F[0] += fa[0] + t[0];
+        F[1] += fa[1] + t[1];
+        F[2] += fa[2] + t[2];
+        cross3(V, fv + 3, F + 3);
+        F[3] += fa[3];
+        F[4] += fa[4];
+        F[5] += fa[5];
+    }
+    for (Py_ssize_t k = n - 1; k >= 0; k--) {
+        int i = order[k], p = links[i].parent;
+        const double *F = w->F + 6 * i;
+        tau[i] = dot6(w->S + 6 * i, F);
+        if (p >= 0) {
+            double *Fp = w->F + 6 * p;
+            for (int e = 0; e < 6; e++)
+                Fp[e] += F[e];
+        }
+    }
+}
+
+static void Dynamics_dealloc(Dynamics *self)
+{
+    PyMem_RawFree(self->bodies);
+    PyMem_RawFree(self->scratch);
+    Py_XDECREF(self->kin);
+    Py_XDECREF(self->mm_shape);
+    Py_XDECREF(self->vec_shape);
+    Py_XDECREF(self->com_shape);
+    Py_XDECREF(self->comj_shape);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Dynamics(model, masses (n), coms (3 n), inertias (9 n, symmetric)) */
+static int Dynamics_init(Dynamics *self, PyObject *args, PyObject *kwds)
+{
+    PyObject *model, *o[3];
+    Py_buffer v[3];
+    static const char *names[] = {"masses", "coms", "inertias"};
+    static const int width[] = {1, 3, 9};
+    int got = 0, ok = -1;
+    if (self->kin) {
+        PyErr_SetString(PyExc_RuntimeError, "Dynamics is already initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "O!OOO:Dynamics", &ModelType, &model, &o[0], &o[1], &o[2]))
+        return -1;
+    Model *kin = (Model *)model;
+    if (!ready(kin))
+        return -1;
+    Py_ssize_t n = kin->n;
+    for (; got < 3; got++) {
+        Py_ssize_t dims[1] = {n * width[got]};
+        if (get_array(o[got], &v[got], 0, "d", 1, dims, 1, names[got]) < 0)
+            goto done;
+    }
+    self->bodies = PyMem_RawCalloc((size_t)(n ? n : 1), sizeof(BodyData));
+    self->scratch = PyMem_RawMalloc(sizeof(double) * (DYN_WORK(n) + 3 * (size_t)n));
+    if (!self->bodies || !self->scratch) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    self->total_mass = 0.0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        BodyData *b = self->bodies + i;
+        const double *I = (const double *)v[2].buf + 9 * i;
+        b->m = ((const double *)v[0].buf)[i];
+        memcpy(b->com, (const double *)v[1].buf + 3 * i, sizeof b->com);
+        b->I[0] = I[0];
+        b->I[1] = I[4];
+        b->I[2] = I[8];
+        b->I[3] = 0.5 * (I[1] + I[3]);
+        b->I[4] = 0.5 * (I[2] + I[6]);
+        b->I[5] = 0.5 * (I[5] + I[7]);
+        b->massless = b->m == 0.0;
+        for (int e = 0; e < 6; e++)
+            b->massless = b->massless && b->I[e] == 0.0;
+        self->total_mass += b->m;
+    }
+    self->n = n;
+    self->mm_shape = Py_BuildValue("(nn)", n, n);
+    self->vec_shape = Py_BuildValue("(n)", n);
+    self->com_shape = Py_BuildValue("(i)", 3);
+    self->comj_shape = Py_BuildValue("(in)", 3, n);
+    if (!self->mm_shape || !self->vec_shape || !self->com_shape || !self->comj_shape)
+        goto done;
+    Py_INCREF(model);
+    self->kin = kin;
+    ok = 0;
+done:
+    for (int k = 0; k < got; k++)
+        PyBuffer_Release(&v[k]);
+    return ok;
+}
+
+static int dyn_ready(Dynamics *self)
+{
+    if (self->kin == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "Dynamics is not initialised");
+        return 0;
+    }
+    return 1;
+}
+
+/* A vector of n values (velocity, acceleration) into buf; what names it in errors. */
+static int get_vector(Model *kin, PyObject *obj, double *buf, const char *what)
+{
+    if (get_config(kin, obj, buf) == 0)
+        return 0;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *msg = value ? PyObject_Str(value) : NULL;
+    const char *text = msg ? PyUnicode_AsUTF8(msg) : NULL;
+    if (text && strncmp(text, "configuration", 13) == 0)
+        PyErr_Format(PyExc_ValueError, "%s%s", what, text + 13);
+    else
+        PyErr_Restore(type, value, tb), type = value = tb = NULL;
+    if (!text)
+        PyErr_Clear();
+    Py_XDECREF(msg);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return -1;
+}
+
+PyDoc_STRVAR(mass_matrix_doc, "mass_matrix(q, out=None) -> (n, n) joint-space inertia matrix.");
+
+static PyObject *Dynamics_mass_matrix(Dynamics *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    double local[STACK_LINKS], *q;
+    PyObject *arr = NULL;
+    Py_buffer v;
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "mass_matrix(q, out=None)");
+        return NULL;
+    }
+    if (!dyn_ready(self) || !(q = config_buffer(self->kin, local)))
+        return NULL;
+    Py_ssize_t dims[2] = {self->n, self->n};
+    if (get_config(self->kin, args[0], q) == 0) {
+        arr = result(self->kin, nargs > 1 ? args[1] : NULL, self->mm_shape, &v, 2, dims, "out");
+        if (arr) {
+            DynWork w;
+            dyn_work_set(&w, self->scratch, self->n);
+            dyn_frames(self->kin, q, 1, &w);
+            dyn_bodies(self, &w);
+            dyn_composites(self, &w);
+            dyn_crba(self, &w, v.buf, NULL);
+            PyBuffer_Release(&v);
+        }
+    }
+    if (q != local)
+        PyMem_RawFree(q);
+    return arr;
+}
+
+PyDoc_STRVAR(inverse_dynamics_doc,
+             "inverse_dynamics(q, dq, ddq, gravity, out=None) -> (n,) torques M ddq + C dq + G.");
+
+static PyObject *Dynamics_inverse_dynamics(Dynamics *self, PyObject *const *args,
+                                           Py_ssize_t nargs)
+{
+    double local[3 * STACK_LINKS], *q, g[3];
+    PyObject *arr = NULL;
+    Py_buffer v;
+    Py_ssize_t n = self->n;
+    if (nargs < 4 || nargs > 5) {
+        PyErr_SetString(PyExc_TypeError, "inverse_dynamics(q, dq, ddq, gravity, out=None)");
+        return NULL;
+    }
+    if (!dyn_ready(self))
+        return NULL;
+    if (n <= STACK_LINKS) {
+        q = local;
+    } else if (!(q = PyMem_RawMalloc(3 * sizeof(double) * (size_t)n))) {
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t dims[1] = {n};
+    if (get_config(self->kin, args[0], q) == 0 &&
+        get_vector(self->kin, args[1], q + n, "velocity") == 0 &&
+        get_vector(self->kin, args[2], q + 2 * n, "acceleration") == 0 &&
+        get_point(args[3], g) == 0) {
+        arr = result(self->kin, nargs > 4 ? args[4] : NULL, self->vec_shape, &v, 1, dims, "out");
+        if (arr) {
+            DynWork w;
+            dyn_work_set(&w, self->scratch, n);
+            dyn_frames(self->kin, q, 1, &w);
+            dyn_bodies(self, &w);
+            dyn_rnea(self, &w, q + n, q + 2 * n, 1, g, v.buf);
+            PyBuffer_Release(&v);
+        }
+    } else if (PyErr_ExceptionMatches(PyExc_ValueError) && nargs > 3) {
+        /* get_point names a point: say gravity */
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyObject *msg = value ? PyObject_Str(value) : NULL;
+        const char *text = msg ? PyUnicode_AsUTF8(msg) : NULL;
+        if (text && strncmp(text, "point", 5) == 0)
+            PyErr_Format(PyExc_ValueError, "gravity%s", text + 5);
+        else
+            PyErr_Restore(type, value, tb), type = value = tb = NULL;
+        if (!text)
+            PyErr_Clear();
+        Py_XDECREF(msg);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+    }
+    if (q != local)
+        PyMem_RawFree(q);
+    return arr;
+}
+
+PyDoc_STRVAR(com_doc, "com(q, out=None) -> (3,) centre of mass, world frame (zeros if massless).");
+
+static PyObject *Dynamics_com(Dynamics *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    double local[STACK_LINKS], *q;
+    PyObject *arr = NULL;
+    Py_buffer v;
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "com(q, out=None)");
+        return NULL;
+    }
+    if (!dyn_ready(self) || !(q = config_buffer(self->kin, local)))
+        return NULL;
+    Py_ssize_t dims[1] = {3};
+    if (get_config(self->kin, args[0], q) == 0) {
+        arr = result(self->kin, nargs > 1 ? args[1] : NULL, self->com_shape, &v, 1, dims, "out");
+        if (arr) {
+            DynWork w;
+            double *c = v.buf, acc[3] = {0.0, 0.0, 0.0};
+            dyn_work_set(&w, self->scratch, self->n);
+            dyn_frames(self->kin, q, 1, &w);
+            for (Py_ssize_t i = 0; i < self->n; i++) {
+                const BodyData *b = self->bodies + i;
+                const double *F = w.W + 16 * i;
+                for (int r = 0; r < 3; r++)
+                    acc[r] += b->m * (F[4 * r] * b->com[0] + F[4 * r + 1] * b->com[1] +
+                                      F[4 * r + 2] * b->com[2] + F[4 * r + 3]);
+            }
+            for (int r = 0; r < 3; r++)
+                c[r] = self->total_mass > 0.0 ? acc[r] / self->total_mass : 0.0;
+            PyBuffer_Release(&v);
+        }
+    }
+    if (q != local)
+        PyMem_RawFree(q);
+    return arr;
+}
+
+PyDoc_STRVAR(com_jacobian_doc, "com_jacobian(q, out=None) -> (3, n) Jacobian of the centre of mass.");
+
+static PyObject *Dynamics_com_jacobian(Dynamics *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    double local[STACK_LINKS], *q;
+    PyObject *arr = NULL;
+    Py_buffer v;
+    Py_ssize_t n = self->n;
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "com_jacobian(q, out=None)");
+        return NULL;
+    }
+    if (!dyn_ready(self) || !(q = config_buffer(self->kin, local)))
+        return NULL;
+    Py_ssize_t dims[2] = {3, n};
+    if (get_config(self->kin, args[0], q) == 0) {
+        arr = result(self->kin, nargs > 1 ? args[1] : NULL, self->comj_shape, &v, 2, dims, "out");
+        if (arr) {
+            DynWork w;
+            double *J = v.buf;
+            const LinkData *links = self->kin->links;
+            dyn_work_set(&w, self->scratch, n);
+            dyn_frames(self->kin, q, 1, &w);
+            dyn_bodies(self, &w);
+            dyn_composites(self, &w);
+            for (Py_ssize_t i = 0; i < n; i++) {
+                double nf[6];
+                inertia_apply(w.B + 10 * i, w.S + 6 * i, w.S + 6 * i + 3, nf);
+                for (int r = 0; r < 3; r++)
+                    J[r * n + i] = self->total_mass > 0.0 ? nf[3 + r] / self->total_mass : 0.0;
+            }
+            (void)links;
+            PyBuffer_Release(&v);
+        }
+    }
+    if (q != local)
+        PyMem_RawFree(q);
+    return arr;
+}
+
+PyDoc_STRVAR(mass_matrix_batch_doc,
+             "mass_matrix_batch(Q, out): mass matrices of every row of Q (N, n) into out\n"
+             "(N, n, n) float64; releases the GIL.");
+
+static PyObject *Dynamics_mass_matrix_batch(Dynamics *self, PyObject *const *args,
+                                            Py_ssize_t nargs)
+{
+    Py_buffer qv, ov;
+    Py_ssize_t rs, cs, n = self->n;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "mass_matrix_batch(Q, out)");
+        return NULL;
+    }
+    if (!dyn_ready(self) || get_configs(self->kin, args[0], &qv, &rs, &cs) < 0)
+        return NULL;
+    Py_ssize_t N = qv.shape[0];
+    Py_ssize_t odims[3] = {N, n, n};
+    if (get_array(args[1], &ov, 1, "d", 3, odims, 1, "out") < 0) {
+        PyBuffer_Release(&qv);
+        return NULL;
+    }
+    size_t tb = (size_t)BLOCK * (size_t)n, nn = (size_t)n * (size_t)n;
+    double *work = PyMem_RawMalloc(sizeof(double) * (DYN_WORK(n) + 3 * tb + nn + 1));
+    if (!work) {
+        PyBuffer_Release(&ov);
+        PyBuffer_Release(&qv);
+        return PyErr_NoMemory();
+    }
+    const double *Q = qv.buf;
+    double *out = ov.buf;
+    /* large outputs: each matrix is assembled in the work area (in cache) and streamed out,
+     * which saves reading every destination line before writing it */
+    int stream = HAVE_STREAM && (size_t)N * nn * sizeof(double) > STREAM_BYTES &&
+                 ((uintptr_t)out & 15) == 0;
+    Py_BEGIN_ALLOW_THREADS
+    DynWork w;
+    TrigBlock t = {work + DYN_WORK(n), work + DYN_WORK(n) + tb, work + DYN_WORK(n) + 2 * tb};
+    double *Mw = work + DYN_WORK(n) + 3 * tb;
+    dyn_work_set(&w, work, n);
+    for (Py_ssize_t b0 = 0; b0 < N; b0 += BLOCK) {
+        Py_ssize_t nb = N - b0 < BLOCK ? N - b0 : BLOCK;
+        dyn_block_trig(self->kin, Q + b0 * rs, nb, rs, cs, &t);
+        for (Py_ssize_t b = 0; b < nb; b++) {
+            Py_ssize_t row = b0 + b;
+            double *M = out + row * n * n;
+            dyn_block_frames(self->kin, Q + row * rs, cs, &t, b, &w);
+            dyn_bodies(self, &w);
+            dyn_composites(self, &w);
+            if (!stream) {
+                dyn_crba(self, &w, M, NULL);
+                continue;
+            }
+            dyn_crba(self, &w, Mw, NULL);
+            /* rows start 16-byte aligned only when n n is even: stream the aligned even part */
+            size_t skip = ((uintptr_t)M & 15) ? 1 : 0;
+            if (skip)
+                M[0] = Mw[0];
+            size_t even = (nn - skip) & ~(size_t)1;
+            copy_out(M + skip, Mw + skip, even, 1);
+            for (size_t e = skip + even; e < nn; e++)
+                M[e] = Mw[e];
+        }
+    }
+#if HAVE_STREAM
+    if (stream)
+        _mm_sfence();
+#endif
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(work);
+    PyBuffer_Release(&ov);
+    PyBuffer_Release(&qv);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(inverse_dynamics_batch_doc,
+             "inverse_dynamics_batch(Q, dQ, ddQ, gravity, out): torques of every row of Q,\n"
+             "dQ, ddQ (N, n) into out (N, n) float64; releases the GIL.");
+
+static PyObject *Dynamics_inverse_dynamics_batch(Dynamics *self, PyObject *const *args,
+                                                 Py_ssize_t nargs)
+{
+    Py_buffer qv, dv, av, ov;
+    Py_ssize_t rs, cs, drs, dcs, ars, acs, n = self->n;
+    double g[3];
+    PyObject *res = NULL;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "inverse_dynamics_batch(Q, dQ, ddQ, gravity, out)");
+        return NULL;
+    }
+    if (!dyn_ready(self) || get_point(args[3], g) < 0)
+        return NULL;
+    if (get_configs(self->kin, args[0], &qv, &rs, &cs) < 0)
+        return NULL;
+    if (get_configs(self->kin, args[1], &dv, &drs, &dcs) < 0)
+        goto fail_q;
+    if (get_configs(self->kin, args[2], &av, &ars, &acs) < 0)
+        goto fail_d;
+    Py_ssize_t N = qv.shape[0];
+    if (dv.shape[0] != N || av.shape[0] != N) {
+        PyErr_SetString(PyExc_ValueError, "Q, dQ and ddQ must have the same number of rows");
+        goto fail_a;
+    }
+    Py_ssize_t odims[2] = {N, n};
+    if (get_array(args[4], &ov, 1, "d", 2, odims, 1, "out") < 0)
+        goto fail_a;
+    size_t tb = (size_t)BLOCK * (size_t)n;
+    double *work = PyMem_RawMalloc(sizeof(double) * (DYN_WORK(n) + 2 * (size_t)n + 3 * tb));
+    if (!work) {
+        PyErr_NoMemory();
+        goto fail_o;
+    }
+    const double *Q = qv.buf, *dQ = dv.buf, *ddQ = av.buf;
+    double *out = ov.buf;
+    Py_BEGIN_ALLOW_THREADS
+    DynWork w;
+    dyn_work_set(&w, work, n);
+    double *dq = work + DYN_WORK(n), *ddq = dq + n;
+    TrigBlock t = {ddq + n, ddq + n + tb, ddq + n + 2 * tb};
+    for (Py_ssize_t b0 = 0; b0 < N; b0 += BLOCK) {
+        Py_ssize_t nb = N - b0 < BLOCK ? N - b0 : BLOCK;
+        dyn_block_trig(self->kin, Q + b0 * rs, nb, rs, cs, &t);
+        for (Py_ssize_t b = 0; b < nb; b++) {
+            Py_ssize_t row = b0 + b;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                dq[i] = dQ[row * drs + i * dcs];
+                ddq[i] = ddQ[row * ars + i * acs];
+            }
+            dyn_block_frames(self->kin, Q + row * rs, cs, &t, b, &w);
+            dyn_bodies(self, &w);
+            dyn_rnea(self, &w, dq, ddq, 1, g, out + row * n);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(work);
+    res = Py_None;
+    Py_INCREF(res);
+fail_o:
+    PyBuffer_Release(&ov);
+fail_a:
+    PyBuffer_Release(&av);
+fail_d:
+    PyBuffer_Release(&dv);
+fail_q:
+    PyBuffer_Release(&qv);
+    return res;
+}
+
+/* --- articulated bodies (forward dynamics, held links) ----------------------------------- */
+
+/* The 6x6 spatial inertia (row-major, angular rows first) of B = (m, h, I_O): [[I_O, h x],
+ * [(h x)^T, m E]]. */
+static void inertia6(const double *B, double *X)
+{
+    const double m = B[0], hx = B[1], hy = B[2], hz = B[3];
+    const double *I = B + 4;
+    double H[9] = {0.0, -hz, hy, hz, 0.0, -hx, -hy, hx, 0.0};
+    memset(X, 0, 36 * sizeof(double));
+    X[0] = I[0], X[1] = I[3], X[2] = I[4];
+    X[6] = I[3], X[7] = I[1], X[8] = I[5];
+    X[12] = I[4], X[13] = I[5], X[14] = I[2];
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) {
+            X[6 * r + 3 + c] = H[3 * r + c];
+            X[6 * (3 + c) + r] = H[3 * r + c];
+        }
+    X[21] = X[28] = X[35] = m;
+}
+
+static inline void mat6_vec(const double *X, const double *v, double *o)
+{
+    for (int r = 0; r < 6; r++)
+        o[r] = dot6(X + 6 * r, v);
+}
+
+/* Accelerations ddq of the articulated-body algorithm with the links where held[i] != 0
+ * kept rigid (acceleration 0: their torque is not used). Work: w (frames, S, B, V, A as
+ * c and accelerations, F as p), IA (36 n), U (6 n), D and u (n each). Returns the first
+ * moving link whose articulated inertia about its joint is not positive (no mass or inertia
+ * beyond it), or -1. */
+static int dyn_aba(const Dynamics *d, DynWork *w, const double *dq, const double *tau,
+                   const int64_t *held, const double *g, double *IA, double *U, double *D,
+                   double *u, double *ddq)
+{
+    const LinkData *links = d->kin->links;
+    const int *order = d->kin->order;
+    Py_ssize_t n = d->n;
+    double zero6[6] = {0, 0, 0, 0, 0, 0};
+    int e;
+    /* velocities, velocity-product accelerations c (in A) and bias forces p (in F) */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int i = order[k], p = links[i].parent;
+        const double *S = w->S + 6 * i, *Vp = p >= 0 ? w->V + 6 * p : zero6;
+        double *V = w->V + 6 * i, *c = w->A + 6 * i, *pb = w->F + 6 * i, *X = IA + 36 * i;
+        for (e = 0; e < 6; e++)
+            V[e] = Vp[e] + S[e] * dq[i];
+        motion_cross(V, S, c);
+        for (e = 0; e < 6; e++)
+            c[e] *= dq[i];
+        inertia6(w->B + 10 * i, X);
+        double fv[6], t[3];
+        mat6_vec(X, V, fv);
+        cross3(V, fv, pb);
+        cross3(V + 3, fv + 3, t);
+        pb[0] += t[0], pb[1] += t[1], pb[2] += t[2];
+        cross3(V, fv + 3, pb + 3);
+    }
+    /* articulated inertias from the leaves up */
+    for (Py_ssize_t k = n - 1; k >= 0; k--) {
+        int i = order[k], p = links[i].parent;
+        const double *S = w->S + 6 * i, *c = w->A + 6 * i;
+        double *X = IA + 36 * i, *pb = w->F + 6 * i, *Ui = U + 6 * i;
+        double Xc[6];
+        mat6_vec(X, c, Xc);
+        if (held[i]) {
+            if (p >= 0) {
+                double *Xp = IA + 36 * p, *pp = w->F + 6 * p;
+                for (e = 0; e < 36; e++)
+                    Xp[e] += X[e];
+                for (e = 0; e < 6; e++)
+                    pp[e] += pb[e] + Xc[e];
+            }
+            continue;
+        }
+        mat6_vec(X, S, Ui);
+        D[i] = dot6(S, Ui);
+        u[i] = tau[i] - dot6(S, pb);
+        double scale = 0.0;
+        for (e = 0; e < 36; e++)
+            scale = fabs(X[e]) > scale ? fabs(X[e]) : scale;
+        double s2 = dot6(S, S);
+        if (!(D[i] > 1e-12 * scale * s2) || !(D[i] > 0.0))
+            return i;
+        if (p >= 0) {
+            double *Xp = IA + 36 * p, *pp = w->F + 6 * p, ud = u[i] / D[i];
+            for (int r = 0; r < 6; r++)
+                for (int col = 0; col < 6; col++)
+                    Xp[6 * r + col] += X[6 * r + col] - Ui[r] * Ui[col] / D[i];
+            /* p + Ia c + U u / D, with Ia c = X c - U (U . c) / D */
+            double uc = dot6(Ui, c) / D[i];
+            for (e = 0; e < 6; e++)
+                pp[e] += pb[e] + Xc[e] - Ui[e] * uc + Ui[e] * ud;
+        }
+    }
+    /* accelerations from the root down (A holds c, then the acceleration) */
+    double a0[6] = {0.0, 0.0, 0.0, -g[0], -g[1], -g[2]};
+    for (Py_ssize_t k = 0; k < n; k++) {
+        int i = order[k], p = links[i].parent;
+        const double *ap = p >= 0 ? w->A + 6 * p : a0, *S = w->S + 6 * i;
+        double *a = w->A + 6 * i;
+        for (e = 0; e < 6; e++)
+            a[e] += ap[e];
+        if (held[i]) {
+            ddq[i] = 0.0;
+            continue;
+        }
+        ddq[i] = (u[i] - dot6(U + 6 * i, a)) / D[i];
+        for (e = 0; e < 6; e++)
+            a[e] += S[e] * ddq[i];
+    }
+    return -1;
+}
+
+PyDoc_STRVAR(forward_dynamics_doc,
+             "forward_dynamics(q, dq, tau, gravity, held, out=None) -> (n,) accelerations\n"
+             "(articulated bodies); links with held[i] != 0 (int64) are kept rigid.\n"
+             "ValueError naming the first moving link that carries no mass or inertia.");
+
+static PyObject *Dynamics_forward_dynamics(Dynamics *self, PyObject *const *args,
+                                           Py_ssize_t nargs)
+{
+    double g[3];
+    Py_ssize_t n = self->n;
+    Py_buffer hv, v;
+    PyObject *arr = NULL;
+    if (nargs < 5 || nargs > 6) {
+        PyErr_SetString(PyExc_TypeError, "forward_dynamics(q, dq, tau, gravity, held, out=None)");
+        return NULL;
+    }
+    if (!dyn_ready(self))
+        return NULL;
+    Py_ssize_t hdims[1] = {n};
+    if (get_array(args[4], &hv, 0, "q", 1, hdims, 1, "held") < 0)
+        return NULL;
+    /* q, dq, tau (3 n) and the articulated-body work area (36 n + 8 n) */
+    double *buf = PyMem_RawMalloc(sizeof(double) * (47 * (size_t)n + 1));
+    if (!buf) {
+        PyBuffer_Release(&hv);
+        return PyErr_NoMemory();
+    }
+    double *q = buf, *dq = buf + n, *tau = buf + 2 * n, *IA = buf + 3 * n, *U = IA + 36 * n;
+    double *D = U + 6 * n, *u = D + n;
+    Py_ssize_t dims[1] = {n};
+    if (get_config(self->kin, args[0], q) == 0 &&
+        get_vector(self->kin, args[1], dq, "velocity") == 0 &&
+        get_vector(self->kin, args[2], tau, "torque") == 0) {
+        if (get_point(args[3], g) < 0) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "gravity must have 3 numbers");
+        } else if ((arr = result(self->kin, nargs > 5 ? args[5] : NULL, self->vec_shape, &v, 1,
+                                 dims, "out")) != NULL) {
+            DynWork w;
+            dyn_work_set(&w, self->scratch, n);
+            dyn_frames(self->kin, q, 1, &w);
+            dyn_bodies(self, &w);
+            int bad = dyn_aba(self, &w, dq, tau, hv.buf, g, IA, U, D, u, v.buf);
+            PyBuffer_Release(&v);
+            if (bad >= 0) {
+                Py_DECREF(arr);
+                arr = NULL;
+                PyErr_Format(PyExc_ValueError, "link %d moves no mass or inertia", bad);
+            }
+        }
+    }
+    PyMem_RawFree(buf);
+    PyBuffer_Release(&hv);
+    return arr;
+}
+
+static PyMethodDef Dynamics_methods[] = {
+    {"mass_matrix", (PyCFunction)(void (*)(void))Dynamics_mass_matrix, METH_FASTCALL,
+     mass_matrix_doc},
+    {"inverse_dynamics", (PyCFunction)(void (*)(void))Dynamics_inverse_dynamics, METH_FASTCALL,
+     inverse_dynamics_doc},
+    {"forward_dynamics", (PyCFunction)(void (*)(void))Dynamics_forward_dynamics, METH_FASTCALL,
+     forward_dynamics_doc},
+    {"com", (PyCFunction)(void (*)(void))Dynamics_com, METH_FASTCALL, com_doc},
+    {"com_jacobian", (PyCFunction)(void (*)(void))Dynamics_com_jacobian, METH_FASTCALL,
+     com_jacobian_doc},
+    {"mass_matrix_batch", (PyCFunction)(void (*)(void))Dynamics_mass_matrix_batch,
+     METH_FASTCALL, mass_matrix_batch_doc},
+    {"inverse_dynamics_batch", (PyCFunction)(void (*)(void))Dynamics_inverse_dynamics_batch,
+     METH_FASTCALL, inverse_dynamics_batch_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject DynamicsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "roboio.kinematics._kernel.Dynamics",
+    .tp_basicsize = sizeof(Dynamics),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Inertial data over a kernel Model (see roboio/kinematics/_compiled.py).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Dynamics_init,
+    .tp_dealloc = (destructor)Dynamics_dealloc,
+    .tp_methods = Dynamics_methods,
+};
+
+/* ===================================================================================== */
 /* module                                                                                */
 
 PyDoc_STRVAR(sincos_doc,
@@ -1168,7 +2093,7 @@ static struct PyModuleDef kernel_module = {
 
 PyMODINIT_FUNC PyInit__kernel(void)
 {
-    if (PyType_Ready(&ModelType) < 0)
+    if (PyType_Ready(&ModelType) < 0 || PyType_Ready(&DynamicsType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&kernel_module);
     if (!m)
@@ -1176,6 +2101,12 @@ PyMODINIT_FUNC PyInit__kernel(void)
     Py_INCREF(&ModelType);
     if (PyModule_AddObject(m, "Model", (PyObject *)&ModelType) < 0) {
         Py_DECREF(&ModelType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&DynamicsType);
+    if (PyModule_AddObject(m, "Dynamics", (PyObject *)&DynamicsType) < 0) {
+        Py_DECREF(&DynamicsType);
         Py_DECREF(m);
         return NULL;
     }

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..transforms import skew
 from . import backends
+from .threads import run_rows
 
 
 class KinematicModel:
@@ -98,26 +99,32 @@ class KinematicModel:
             ev = self.evaluator()
         return ev.fk(q, out)
 
-    def fk_batch(self, Q, out=None, links=None, dtype=None) -> np.ndarray:
+    def fk_batch(self, Q, out=None, links=None, dtype=None, threads=None) -> np.ndarray:
         """``(N, L, 4, 4)`` world transforms for configurations ``Q`` (N, n).
 
         ``links``: None (every link, L = n) or a sequence of link indices (negative ones
         count from the end). ``dtype``: float64 (default) or float32 for the result.
         ``out``: a C-contiguous array of that shape and dtype to write into (and return);
-        its dtype is the default ``dtype``. Memory beyond the result stays bounded (a few
-        KiB with the compiled backend, chunks of configurations with numpy).
+        its dtype is the default ``dtype``. ``threads``: the rows are split over this many
+        threads (default: every core; small batches stay on the calling thread). Memory
+        beyond the result stays bounded (a few KiB per thread with the compiled backend,
+        chunks of configurations with numpy).
         """
         Q = self._configs(Q)
         sel = self._link_indices(links)
         shape = (len(Q), self.n if sel is None else len(sel), 4, 4)
         out = _output(out, shape, dtype, _FRAME_DTYPES)
         ev = self.evaluator()
-        if Q.dtype == _F64 and Q.flags.aligned:
-            ev.fk_batch(Q, out, sel)
-        else:       # converted a chunk at a time: no full-size float64 copy of Q
-            for s in range(0, len(Q), _CONVERT_CHUNK):
-                part = np.require(Q[s:s + _CONVERT_CHUNK], np.float64, ("A",))
-                ev.fk_batch(part, out[s:s + _CONVERT_CHUNK], sel)
+        direct = Q.dtype == _F64 and Q.flags.aligned
+
+        def work(s, e):
+            if direct:
+                ev.fk_batch(Q[s:e], out[s:e], sel)
+                return
+            for c in range(s, e, _CONVERT_CHUNK):      # no full-size float64 copy of Q
+                part = np.require(Q[c:min(e, c + _CONVERT_CHUNK)], np.float64, ("A",))
+                ev.fk_batch(part, out[c:c + len(part)], sel)
+        run_rows(work, len(Q), threads, 12.0 * (self.n if sel is None else len(sel)) + 30 * self.n)
         return out
 
     def fk_chunks(self, Q, chunk_size: int = 65536, links=None, dtype=None):
@@ -165,20 +172,26 @@ class KinematicModel:
         W = np.ascontiguousarray(W, dtype=np.float64)
         return self.evaluator().jacobian_frames(W, self._link_index(link), point, out)
 
-    def jacobian_batch(self, Q, link: int, point=(0.0, 0.0, 0.0), out=None) -> np.ndarray:
+    def jacobian_batch(self, Q, link: int, point=(0.0, 0.0, 0.0), out=None,
+                       threads=None) -> np.ndarray:
         """``(N, 6, n)`` Jacobians of ``point`` (in ``link``'s frame) for every row of Q,
-        written into ``out`` (C-contiguous float64 of that shape) when given."""
+        written into ``out`` (C-contiguous float64 of that shape) when given; ``threads``
+        as for :meth:`fk_batch`."""
         Q = self._configs(Q)
         link = self._link_index(link)
         point = _point(point)
         out = _output(out, (len(Q), 6, self.n), None, _JACOBIAN_DTYPES)
         ev = self.evaluator()
-        if Q.dtype == _F64 and Q.flags.aligned:
-            ev.jacobian_batch(Q, link, point, out)
-        else:
-            for s in range(0, len(Q), _CONVERT_CHUNK):
-                part = np.require(Q[s:s + _CONVERT_CHUNK], np.float64, ("A",))
-                ev.jacobian_batch(part, link, point, out[s:s + _CONVERT_CHUNK])
+        direct = Q.dtype == _F64 and Q.flags.aligned
+
+        def work(s, e):
+            if direct:
+                ev.jacobian_batch(Q[s:e], link, point, out[s:e])
+                return
+            for c in range(s, e, _CONVERT_CHUNK):
+                part = np.require(Q[c:min(e, c + _CONVERT_CHUNK)], np.float64, ("A",))
+                ev.jacobian_batch(part, link, point, out[c:c + len(part)])
+        run_rows(work, len(Q), threads, 40.0 * self.n)
         return out
 
     def local_transform(self, i: int, qi: float) -> np.ndarray:

@@ -279,7 +279,8 @@ class BodyMotion:
                 raise ValueError(f"component {c.type} {c.content}: no frame rate to resample to")
             t = c.times if c.times is not None else c.frame_times()
             if method == "hold":
-                data = resample_hold(t, c.data, r, _default_frame(c))
+                data = resample_hold(t, c.data, r, _default_frame(c),
+                                     None if c.times is not None else (c.frame_rate or self.frame_rate))
             else:
                 data = resample_linear(t, c.data, r, c.type == "MultiSE3Seq")
             n = c.copy()
@@ -405,13 +406,19 @@ def _check_frames(frames: float, data: np.ndarray, rate: float) -> None:
                 unit="values")
 
 
-def resample_hold(times, data, rate: float, default=None) -> np.ndarray:
+def resample_hold(times, data, rate: float, default=None, from_rate=None) -> np.ndarray:
     """Choreonoid's frame-time import (``AbstractSeq`` readers): frame ``int(t * rate)``.
 
     ``times`` (S,) seconds (must be >= 0), ``data`` (S, ...) samples; returns (N, ...) with
     N = max index + 1. Frames before the first sample are ``default`` (zeros); a frame
     created by growing the sequence copies the previous last frame; a sample falling into an
-    existing frame overwrites it (the last one wins)."""
+    existing frame overwrites it (the last one wins).
+
+    ``from_rate``: the samples are the frames of a fixed-rate sequence at that rate (no
+    frame times in the file), held: new frame ``k`` is the last sample at or before its time
+    ``k / rate``, sample ``floor(k * from_rate / rate)`` (so a motion resampled at its own
+    rate is unchanged, and one at half its rate keeps every second frame; times computed as
+    ``s / from_rate * rate`` would send frame 4051 of a 500 fps motion to frame 4050)."""
     times = np.asarray(times, dtype=float)
     data = np.asarray(data, dtype=float)
     if np.any(times < 0) or not np.all(np.isfinite(times)):
@@ -419,6 +426,10 @@ def resample_hold(times, data, rate: float, default=None) -> np.ndarray:
     if len(times) == 0:
         return data[:0].copy()
     _check_frames(float(times.max()) * float(rate) + 1, data, rate)
+    if from_rate:
+        n = int(np.floor((len(times) - 1) * (float(rate) / float(from_rate)) + 1e-9)) + 1
+        src = np.floor(np.arange(n) * (float(from_rate) / float(rate)) + 1e-9).astype(np.int64)
+        return data[np.minimum(src, len(data) - 1)].copy()
     idx = (times * float(rate)).astype(np.int64)          # C truncation (t >= 0)
     default = np.zeros(data.shape[1:]) if default is None else np.asarray(default, dtype=float)
     n = int(idx.max()) + 1

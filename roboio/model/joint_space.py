@@ -14,9 +14,12 @@ welded.
 prismatic ones; a driver's value is what it sets (an affine driver moves each of its links to
 ``offset + scale * value``).
 
-Names: a joint is named by its driver's name; a link name or the file's own joint name
-(``link.extras["urdf_joint"]``) of the link a joint drives directly names that joint too.
-:meth:`JointSpace.resolve` says what a name sets.
+Names: a joint is named by its driver's name (the source's name of the actuated joint); a
+link name or the source's joint name (``Link.joint_name``) of a link a joint drives directly
+names that joint too. :meth:`JointSpace.resolve` says what a name sets.
+
+Each joint's link (``links[k]``) is its driver's ``leader``: the actuated joint of a coupled
+group (a URDF ``<mimic>`` leader, an OpenRAVE DOF's joint), whose value is the joint's value.
 """
 from __future__ import annotations
 
@@ -36,7 +39,7 @@ class JointSpace:
         if robot.drivers:
             self._drivers = list(robot.drivers)
             self.names = [d.name for d in self._drivers]
-            # the link whose value equals the driver's (scale 1, offset 0), else the first
+            # the actuated link: its value is the driver's (Driver.leader)
             self.links = [_leader(d) for d in self._drivers]
         else:
             welded = {i for j in robot.joints if j.type == "weld" for i in j.links}
@@ -115,32 +118,67 @@ class JointSpace:
         if out.shape != (self.robot.num_links,):
             raise ValueError(f"q must have {self.robot.num_links} values (one per link), "
                              f"not shape {out.shape}")
+        # a nonlinear coupling reads other joints' values: start from those of ``q``
+        u = self.from_config(out) if self._nonlinear() else None
         if isinstance(values, Mapping):
             for name, v in values.items():
                 kind, k = self.resolve(name)
                 if kind == "joint":
-                    self._set(out, k, float(v))
+                    self._set(out, k, float(v), u)
                 else:
                     out[k] = float(v)
-            return out
-        u = np.asarray(values, dtype=float).reshape(-1)
-        if len(u) != len(self):
+            return self._couple(out, u)
+        vals = np.asarray(values, dtype=float).reshape(-1)
+        if len(vals) != len(self):
             raise ValueError(f"expected {len(self)} joint values ({', '.join(self.names)}), "
-                             f"got {len(u)}")
-        for k, v in enumerate(u):
-            self._set(out, k, float(v))
+                             f"got {len(vals)}")
+        for k, v in enumerate(vals):
+            self._set(out, k, float(v), u)
+        return self._couple(out, u)
+
+    def _nonlinear(self) -> bool:
+        return self._drivers is not None and any(d.type == "nonlinear" for d in self._drivers)
+
+    def _couple(self, out: np.ndarray, u) -> np.ndarray:
+        """Set the links of the nonlinear drivers from the joint values ``u``."""
+        if u is None:
+            return out
+        for d in self._drivers:
+            if d.type == "nonlinear":
+                for dof, v in zip(d.dofs, d.coupling.evaluate([u[i] for i in d.coupling.inputs])):
+                    out[dof] = v
         return out
 
-    def _set(self, out: np.ndarray, k: int, v: float) -> None:
+    def _set(self, out: np.ndarray, k: int, v: float, u=None) -> None:
         if self._drivers is None:
             out[self.links[k]] = v
             return
         d = self._drivers[k]
+        if u is not None:
+            u[k] = v
         if d.type == "affine":
             for dof, s, o in zip(d.dofs, d.scale, d.offset):
                 out[dof] = o + s * v
-        else:
+        elif d.type != "nonlinear":
             out[d.dofs[0]] = v
+
+    def jacobian(self) -> np.ndarray:
+        """``(num_links, len(self))``: how the link configuration moves per unit of each joint
+        (column k: ``scale`` on each link an affine driver moves, 1 on a normal driver's or
+        a plain joint's link). Joint velocities ``du`` give link velocities ``D @ du``; link
+        torques ``tau`` are ``D.T @ tau`` per joint (dynamics in driver space)."""
+        D = np.zeros((self.robot.num_links, len(self)))
+        for k in range(len(self)):
+            if self._drivers is None:
+                D[self.links[k], k] = 1.0
+                continue
+            d = self._drivers[k]
+            if d.type == "affine":
+                for dof, s in zip(d.dofs, d.scale):
+                    D[dof, k] += float(s)
+            elif d.dofs:
+                D[d.dofs[0], k] = 1.0
+        return D
 
     def sample(self, n: int, seed=0) -> np.ndarray:
         """``(n, num_links)`` link configurations with every joint uniform within its limits
@@ -161,6 +199,9 @@ class JointSpace:
             if d.type == "affine":
                 for dof, s, o in zip(d.dofs, d.scale, d.offset):
                     Q[:, dof] = o + s * U[:, k]
+            elif d.type == "nonlinear":
+                for dof, v in zip(d.dofs, d.coupling.evaluate([U[:, i] for i in d.coupling.inputs])):
+                    Q[:, dof] = v
             elif d.dofs:
                 Q[:, d.dofs[0]] = U[:, k]
         return Q
@@ -186,8 +227,7 @@ class JointSpace:
                 if self._drivers is None or _is_direct(self._drivers[k], pos):
                     direct.setdefault(i, k)
         for i, link in enumerate(self.robot.links):
-            file_joint = link.extras.get("urdf_joint") if isinstance(link.extras, dict) else None
-            for alias in (link.name, file_joint):
+            for alias in (link.name, link.joint_name):
                 if alias and alias not in table:
                     table[alias] = ("joint", direct[i]) if i in direct else ("link", i)
         return table
@@ -198,12 +238,19 @@ class JointSpace:
 
 def _is_direct(d, pos: int) -> bool:
     """Whether driver ``d`` sets its ``pos``-th link to exactly its own value."""
+    if d.type == "nonlinear":      # an expression coupling's leader is the driver's value
+        return getattr(d.coupling, "functions", None) is not None and d.dofs[pos] == d.leader
     if d.type != "affine":
         return pos == 0
     return float(d.scale[pos]) == 1.0 and float(d.offset[pos]) == 0.0
 
 
 def _leader(d) -> Optional[int]:
+    """The driver's ``leader`` when it is one of its DOFs (a reader's choice: the actuated
+    joint), else the first DOF it sets to exactly its value, else its first DOF."""
+    lead = getattr(d, "leader", None)
+    if lead is not None and lead in d.dofs:
+        return lead
     for pos, i in enumerate(d.dofs):
         if _is_direct(d, pos):
             return i

@@ -31,7 +31,7 @@ MULTI_LINK_TYPES = {"floating": "floating", "floatingplanar": "planar", "balland
 class TreeJoint:
     """The joint that attaches link ``child`` to link ``parent`` (-1: the world).
 
-    ``name``: the file's joint name (``link.extras["urdf_joint"]``) or None; ``type``: fixed,
+    ``name``: the file's joint name (``Link.joint_name``) or None; ``type``: fixed,
     revolute, continuous, prismatic, floating, planar or ball; ``links``: the robot links
     the joint spans (the virtual links of a floating base, then ``child``); ``axis`` in the
     child's frame (None for fixed and multi-link joints); ``lower``/``upper`` in radians or
@@ -87,9 +87,8 @@ def joint_tree(robot) -> list:
         if i in hidden:
             continue
         g = group_of.get(i)
-        extras = link.extras if isinstance(link.extras, dict) else {}
         tj = TreeJoint(child=i, parent=shown_parent(i), type="", links=[i],
-                       name=extras.get("urdf_joint"))
+                       name=link.joint_name)
         if g is not None and g.type in MULTI_LINK_TYPES and len(g.links) > 1:
             tj.type = MULTI_LINK_TYPES[g.type]
             tj.links = list(g.links)
@@ -119,7 +118,15 @@ def joint_tree(robot) -> list:
                 d = drivers[k]
                 lead = js.links[k]
                 lead_direct = lead is not None and _direct(d, lead)
-                if d.type == "affine" and (i != lead or not lead_direct):
+                if d.type == "nonlinear" and (i != lead or not lead_direct):
+                    from .coupling import expression_text
+                    fn = getattr(d.coupling, "functions", None)
+                    names = [robot.drivers[j].name for j in d.coupling.inputs]
+                    tj.mimic = {"leader": robot.links[lead].name if lead_direct else None,
+                                "driver": d.name,
+                                "function": (expression_text(fn[pos], names) if fn is not None
+                                             else "rotation vector of " + ", ".join(names))}
+                elif d.type == "affine" and (i != lead or not lead_direct):
                     tj.mimic = {"leader": robot.links[lead].name if lead_direct else None,
                                 "driver": d.name, "multiplier": float(d.scale[pos]),
                                 "offset": float(d.offset[pos])}
@@ -129,6 +136,8 @@ def joint_tree(robot) -> list:
 
 def _direct(d, link: int) -> bool:
     """Whether driver ``d`` sets ``link`` to exactly its own value."""
+    if d.type == "nonlinear":
+        return getattr(d.coupling, "functions", None) is not None and d.leader == link
     if d.type != "affine":
         return d.dofs[:1] == [link]
     pos = d.dofs.index(link)

@@ -206,6 +206,14 @@ def _collect(geom: Geometry, T: np.ndarray, color, out: list, skipped: list, poi
     out.append(MeshPart(np.ascontiguousarray(v), np.ascontiguousarray(faces), color, vcols))
 
 
+def framed(elements: list) -> list:
+    """The elements a view of the scene should frame: its robots and rigid objects when it
+    has any (a terrain, often a floor many times their size, is drawn but not framed), else
+    everything."""
+    focus = [em for em in elements if em.kind != "terrain"]
+    return focus or list(elements)
+
+
 def _color(appearance, kind) -> tuple:
     c = _rgba(getattr(appearance, "color", None)) if appearance is not None else None
     return c if c is not None else DEFAULT_COLORS[kind]

@@ -9,15 +9,18 @@ initial configuration are arrays of length ``num_links``.
 Structure is separate from state: :meth:`Robot.fk` and friends take configurations as
 arguments and never modify the robot. The robot stays editable; editing a link's
 kinematic fields (``parent``, ``joint_type``, ``axis``, ``parent_transform``) or adding a
-link invalidates the compiled kinematic cache.
+link invalidates the compiled kinematic cache; editing ``mass``, ``com`` or ``inertia``
+invalidates the compiled dynamics (see docs/dynamics.md).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 import numpy as np
 
+from ..kinematics import backends as _backends
 from .geometry import Appearance, Geometry
 
 __all__ = ["Robot", "Link", "Joint", "Driver", "JOINT_TYPES", "DRIVER_TYPES"]
@@ -25,9 +28,11 @@ __all__ = ["Robot", "Link", "Joint", "Driver", "JOINT_TYPES", "DRIVER_TYPES"]
 JOINT_TYPES = ("normal", "spin", "weld", "floating", "floatingplanar", "ballandsocket")
 JOINT_DOFS = {"normal": 1, "spin": 1, "weld": 1, "floating": 6, "floatingplanar": 3,
               "ballandsocket": 3}
-DRIVER_TYPES = ("normal", "affine", "translation", "rotation")
+DRIVER_TYPES = ("normal", "affine", "translation", "rotation", "nonlinear")
 
 _KINEMATIC_FIELDS = {"parent", "joint_type", "axis", "parent_transform"}
+_INERTIAL_FIELDS = {"mass", "com", "inertia"}
+_EARTH = (0.0, 0.0, -9.81)
 
 
 class Link:
@@ -78,9 +83,14 @@ class Link:
             value = _frozen(value, (4, 4))
         elif key == "inertia":
             value = _frozen(value, (3, 3))
+        elif key == "mass":
+            value = float(value)
         object.__setattr__(self, key, value)
-        if key in _KINEMATIC_FIELDS and self._robot is not None:
-            self._robot._invalidate()
+        if self._robot is not None:
+            if key in _KINEMATIC_FIELDS:
+                self._robot._invalidate()
+            elif key in _INERTIAL_FIELDS:
+                self._robot._dyn = None
 
     @property
     def is_prismatic(self) -> bool:
@@ -105,6 +115,19 @@ class Link:
 
     def __repr__(self):
         return f"<Link {self.index} {self.name!r} parent={self.parent} {self.joint_type}>"
+
+
+_collision = None
+
+
+def _collision_model(robot):
+    """The compiled self-collision model of ``robot`` (roboio.collision, imported on first
+    use: ``import roboio`` stays without the engine)."""
+    global _collision
+    if _collision is None:
+        from ..collision.robot import model_for
+        _collision = model_for
+    return _collision(robot)
 
 
 def _frozen(value, shape):
@@ -153,7 +176,10 @@ class Joint:
 class Driver:
     """An actuator. ``normal``: drives ``dofs[0]`` directly. ``affine``: one value ``u`` moves
     every ``dofs[k]`` to ``offset[k] + scale[k] * u``. ``translation``/``rotation``: force or
-    moment on link ``force_link`` whose value is ``dofs[0]``.
+    moment on link ``force_link`` whose value is ``dofs[0]``. ``nonlinear``: ``coupling``
+    (:class:`roboio.model.coupling.Coupling`) gives the values of ``dofs`` as functions of
+    the values of the drivers ``coupling.inputs`` (this one among them): OpenRAVE/COLLADA
+    mimic formulas, spherical joints' rotation vectors, MJCF polynomial couplings.
 
     ``name`` is the source's name of the actuated DOF (URDF: the actuated joint, the one the
     others mimic; OpenRAVE/COLLADA: the joint; Choreonoid: ``jointName``; GraspIt!:
@@ -187,11 +213,17 @@ class Driver:
     force_link: int = -1
     extras: dict = field(default_factory=dict)
     leader: Optional[int] = None
+    coupling: Optional[object] = None
 
     def __post_init__(self):
         if self.type not in DRIVER_TYPES:
             raise ValueError(f"unknown driver type {self.type!r}")
         self.dofs = [int(i) for i in self.dofs]
+        if self.type == "nonlinear":
+            n = len(getattr(self.coupling, "functions", None) or ()) or (
+                3 if self.coupling is not None and hasattr(self.coupling, "basis") else None)
+            if self.coupling is None or n != len(self.dofs):
+                raise ValueError("a nonlinear driver needs a coupling with one function per dof")
         if self.type == "affine":
             if not self.scale:
                 self.scale = [1.0] * len(self.dofs)
@@ -246,6 +278,7 @@ class Robot:
         self.warnings: list = []
         self.source: Optional[str] = None
         self._kin = None
+        self._dyn = None
 
     # -- structure --------------------------------------------------------------------
     @property
@@ -319,6 +352,7 @@ class Robot:
 
     def _invalidate(self):
         self._kin = None
+        self._dyn = None
 
     def validate_structure(self) -> None:
         """Raise ValueError unless parents are in range and form a forest without cycles."""
@@ -351,14 +385,15 @@ class Robot:
             return links
         return [self.link_index(k) if isinstance(k, (str, Link)) else k for k in links]
 
-    def fk_batch(self, Q, out=None, links=None, dtype=None) -> np.ndarray:
+    def fk_batch(self, Q, out=None, links=None, dtype=None, threads=None) -> np.ndarray:
         """``(N, L, 4, 4)`` world transforms for ``Q`` of shape ``(N, num_links)``.
 
         ``links``: a subset of links (names or indices; default every link, L = num_links);
         ``dtype``: float64 (default) or float32; ``out``: a C-contiguous array of the result's
-        shape and dtype to reuse. See :meth:`roboio.kinematics.KinematicModel.fk_batch`."""
+        shape and dtype to reuse; ``threads``: threads to split the rows over (default: every
+        core). See :meth:`roboio.kinematics.KinematicModel.fk_batch`."""
         return self.kinematics.fk_batch(Q, out=out, links=self._link_selection(links),
-                                        dtype=dtype)
+                                        dtype=dtype, threads=threads)
 
     def fk_chunks(self, Q, chunk_size: int = 65536, links=None, dtype=None):
         """Yield ``(start, frames)`` chunk by chunk, in bounded memory (a reused buffer: copy
@@ -371,9 +406,161 @@ class Robot:
         ``point`` (in ``link``'s frame), both in world coordinates."""
         return self.kinematics.jacobian(self._q(q), self.link_index(link), point)
 
-    def jacobian_batch(self, Q, link, point=(0, 0, 0), out=None) -> np.ndarray:
-        """``(N, 6, num_links)`` Jacobians for every row of ``Q`` (into ``out`` when given)."""
-        return self.kinematics.jacobian_batch(Q, self.link_index(link), point, out=out)
+    def jacobian_batch(self, Q, link, point=(0, 0, 0), out=None, threads=None) -> np.ndarray:
+        """``(N, 6, num_links)`` Jacobians for every row of ``Q`` (into ``out`` when given),
+        on ``threads`` threads (default: every core)."""
+        return self.kinematics.jacobian_batch(Q, self.link_index(link), point, out=out,
+                                              threads=threads)
+
+    # -- dynamics (docs/dynamics.md) ---------------------------------------------------------
+    # Klamp't's conventions: one value per link (welded links too), tau = M ddq + C dq + G,
+    # gravity a world vector in m/s^2. space="drivers": velocities, accelerations and torques
+    # per joint of ``joint_space`` (affine drivers through their Jacobian), q still per link.
+    @property
+    def dynamics(self):
+        """The compiled :class:`roboio.kinematics.dynamics.DynamicModel` (the kinematic model
+        plus every link's mass, COM and inertia; cached until any of them is edited)."""
+        if self._dyn is None:
+            from ..kinematics.dynamics import DynamicModel
+            links = self._links
+            self._dyn = DynamicModel(
+                self.kinematics, [l.mass for l in links],
+                np.array([l.com for l in links]).reshape(-1, 3),
+                np.array([l.inertia for l in links]).reshape(-1, 3, 3))
+        return self._dyn
+
+    @property
+    def total_mass(self) -> float:
+        """Sum of the links' masses (kg)."""
+        return float(sum(l.mass for l in self._links))
+
+    def mass_matrix(self, q=None, space: str = "links", out=None) -> np.ndarray:
+        """Joint-space inertia matrix at ``q`` (default ``config``): ``(num_links,
+        num_links)``, or ``(joints, joints)`` with ``space="drivers"``. ``out``: a
+        C-contiguous float64 array of the link-space shape to write into."""
+        d = self._dyn if self._dyn is not None else self.dynamics
+        ev = d._ev if d._ev_backend is _backends._active else d.evaluator()
+        M = ev.mass_matrix(self.config if q is None else q, out)
+        if space != "links":
+            D = self._space_jacobian(space)
+            return D.T @ M @ D
+        return M
+
+    def inverse_dynamics(self, q, dq, ddq, gravity=_EARTH, space: str = "links",
+                         out=None) -> np.ndarray:
+        """Torques (N m; N on prismatic links) ``M(q) ddq + C(q, dq) dq + G(q)`` that give
+        accelerations ``ddq`` at velocities ``dq`` (recursive Newton-Euler); ``gravity``:
+        world vector, m/s^2, ``(0, 0, 0)`` for none."""
+        d = self._dyn if self._dyn is not None else self.dynamics
+        ev = d._ev if d._ev_backend is _backends._active else d.evaluator()
+        if space != "links":
+            D = self._space_jacobian(space)
+            return D.T @ ev.inverse_dynamics(q, D @ np.asarray(dq, float),
+                                             D @ np.asarray(ddq, float), gravity, None)
+        return ev.inverse_dynamics(q, dq, ddq, gravity, out)
+
+    def gravity_torques(self, q=None, gravity=_EARTH, space: str = "links") -> np.ndarray:
+        """``G(q)``: the torques that hold the robot still against ``gravity`` (Klamp't's
+        ``getGravityForces``)."""
+        zero = np.zeros(self.num_links)
+        tau = self.dynamics.inverse_dynamics(self._q(q), zero, zero, gravity)
+        return self._space_torques(tau, space)
+
+    def coriolis_torques(self, q, dq, space: str = "links") -> np.ndarray:
+        """``C(q, dq) dq``: Coriolis and centrifugal torques (Klamp't's
+        ``getCoriolisForces``); ``dq`` per joint with ``space="drivers"``."""
+        if space != "links":
+            dq = self._space_jacobian(space) @ np.asarray(dq, float)
+        zero = np.zeros(self.num_links)
+        tau = self.dynamics.inverse_dynamics(q, dq, zero, (0.0, 0.0, 0.0))
+        return self._space_torques(tau, space)
+
+    def forward_dynamics(self, q, dq, tau, gravity=_EARTH, space: str = "links") -> np.ndarray:
+        """Accelerations that torques ``tau`` give at ``(q, dq)`` (articulated bodies), welded
+        links held: their acceleration is 0 and their torque is ignored (Klamp't's
+        ``accelFromTorques`` moves them). ``space="drivers"``: ``tau`` and ``dq`` per joint,
+        the result per joint (``D^T M D dduu = tau - D^T (C dq + G)``, solved directly).
+        ValueError naming a moving link that carries no mass or inertia."""
+        if space != "links":
+            from ..kinematics.dynamics import solve_spd
+            D = self._space_jacobian(space)
+            dql = D @ np.asarray(dq, float)
+            h = D.T @ self.dynamics.inverse_dynamics(q, dql, np.zeros(self.num_links), gravity)
+            M = D.T @ self.dynamics.mass_matrix(q) @ D
+            return solve_spd(M, np.asarray(tau, float).reshape(len(h)) - h,
+                             list(self.joint_space.names))
+        try:
+            return self.dynamics.forward_dynamics(q, dq, tau, gravity, self._welded())
+        except ValueError as e:
+            m = re.match(r"link (\d+) moves no mass", str(e))
+            if m is None:
+                raise
+            raise ValueError(f"link {self._links[int(m.group(1))].name!r} moves no mass or "
+                             "inertia: forward dynamics is undefined there") from None
+
+    def com(self, q=None) -> np.ndarray:
+        """Centre of mass ``(3,)`` in world coordinates (m); zeros for a massless robot."""
+        return self.dynamics.com(self._q(q))
+
+    def com_jacobian(self, q=None, space: str = "links") -> np.ndarray:
+        """``(3, num_links)`` Jacobian of the centre of mass (``(3, joints)`` with
+        ``space="drivers"``)."""
+        J = self.dynamics.com_jacobian(self._q(q))
+        return J if space == "links" else J @ self._space_jacobian(space)
+
+    def mass_matrix_batch(self, Q, out=None, threads=None) -> np.ndarray:
+        """``(N, num_links, num_links)`` mass matrices of every row of ``Q`` (into ``out`` when
+        given), on ``threads`` threads (default: every core)."""
+        return self.dynamics.mass_matrix_batch(Q, out=out, threads=threads)
+
+    def inverse_dynamics_batch(self, Q, dQ, ddQ, gravity=_EARTH, out=None,
+                               threads=None) -> np.ndarray:
+        """``(N, num_links)`` torques for the rows of ``Q``, ``dQ``, ``ddQ``."""
+        return self.dynamics.inverse_dynamics_batch(Q, dQ, ddQ, gravity, out=out,
+                                                    threads=threads)
+
+    def _welded(self) -> np.ndarray:
+        w = np.zeros(self.num_links, dtype=bool)
+        for j in self.joints:
+            if j.type == "weld":
+                w[j.links] = True
+        return w
+
+    def _space_jacobian(self, space: str) -> np.ndarray:
+        if space != "drivers":
+            raise ValueError(f"space must be 'links' or 'drivers', not {space!r}")
+        return self.joint_space.jacobian()
+
+    def _space_torques(self, tau, space: str) -> np.ndarray:
+        return tau if space == "links" else self._space_jacobian(space).T @ tau
+
+    # -- collision (extra roboio[collision]; see roboio.collision) ------------------------
+    def self_collisions(self, q=None) -> list:
+        """Sorted colliding link pairs ``(i, j)``, i < j, among ``self_collision_pairs`` at
+        configuration ``q`` (default ``config``), as Klamp't's ``selfCollides`` decides:
+        geometries within the sum of their margins. Needs the collision engine
+        (``pip install "roboio[collision]"``)."""
+        return _collision_model(self).collisions(self._q(q))
+
+    def self_collides(self, q=None) -> bool:
+        """Whether any pair of ``self_collision_pairs`` collides at ``q`` (stops at the
+        first); Klamp't's ``RobotModel.selfCollides``."""
+        return _collision_model(self).collides(self._q(q))
+
+    def self_distance(self, q=None) -> tuple:
+        """``(distance, (i, j))``: the closest pair of ``self_collision_pairs`` at ``q`` and
+        its distance in metres, margins subtracted (<= 0 when colliding); ``(inf, None)``
+        when no pair is checked."""
+        return _collision_model(self).distance(self._q(q))
+
+    def self_collides_batch(self, Q, workers: int = 1) -> np.ndarray:
+        """``(N,)`` bool: :meth:`self_collides` for every row of ``Q`` (N, num_links);
+        ``workers`` > 1 spreads the rows over that many processes."""
+        return _collision_model(self).collides_batch(Q, workers)
+
+    def self_distance_batch(self, Q, workers: int = 1) -> np.ndarray:
+        """``(N,)``: the distance of :meth:`self_distance` for every row of ``Q``."""
+        return _collision_model(self).distance_batch(Q, workers)
 
     # -- drivers ----------------------------------------------------------------------
     def config_from_drivers(self, u, q=None) -> np.ndarray:
@@ -385,19 +572,29 @@ class Robot:
             if d.type == "affine":
                 for k, dof in enumerate(d.dofs):
                     out[dof] = d.offset[k] + d.scale[k] * val
+            elif d.type == "nonlinear":
+                vals = d.coupling.evaluate([u[i] for i in d.coupling.inputs])
+                for dof, v in zip(d.dofs, vals):
+                    out[dof] = v
             else:
                 out[d.dofs[0]] = val
         return out
 
     def drivers_from_config(self, q=None) -> np.ndarray:
         """Driver values for configuration ``q``; an affine driver reads the mean over its
-        DOFs of ``(q - offset) / scale`` (Klamp't's rule)."""
+        DOFs of ``(q - offset) / scale`` (Klamp't's rule); a nonlinear driver its coupling's
+        inverse where it has one (a spherical joint's rotation vector), else its leader
+        link's value."""
         q = np.asarray(self._q(q), dtype=float)
         out = np.empty(len(self.drivers))
         for i, d in enumerate(self.drivers):
             if d.type == "affine":
                 vals = [(q[dof] - o) / s for dof, s, o in zip(d.dofs, d.scale, d.offset) if s != 0]
                 out[i] = float(np.mean(vals)) if vals else 0.0
+            elif d.type == "nonlinear":
+                inv = d.coupling.invert([q[k] for k in d.dofs]) if i in d.coupling.inputs else None
+                out[i] = float(inv[d.coupling.inputs.index(i)]) if inv is not None else \
+                    q[d.leader if d.leader is not None else d.dofs[0]]
             else:
                 out[i] = q[d.dofs[0]]
         return out
@@ -422,6 +619,19 @@ class Robot:
                 values = None
             values = {**(values or {}), **named}
         return js.to_config(values, q)
+
+    def config_from_qpos(self, qpos, q=None) -> np.ndarray:
+        """The link vector of MuJoCo's generalised coordinates ``qpos`` (free and ball
+        joints as quaternions; see :mod:`roboio.model.qpos`); links no joint moves keep
+        their value from ``q`` (default ``config``)."""
+        from .qpos import config_from_qpos
+        return config_from_qpos(self, qpos, q)
+
+    def qpos_from_config(self, q=None) -> np.ndarray:
+        """MuJoCo's generalised coordinates of the link vector ``q`` (default ``config``):
+        the inverse of :meth:`config_from_qpos`."""
+        from .qpos import qpos_from_config
+        return qpos_from_config(self, q)
 
     def driver(self, key) -> Driver:
         if isinstance(key, (int, np.integer)):

@@ -1,5 +1,6 @@
 """Triangle meshes of analytic shapes, for the Inventor/VRML reader (Cube, Sphere, Cylinder,
-Cone: centred at the origin along Y) and for writing Klamp't primitives into mesh-only
+Cone: centred at the origin along Y; VRML97 Extrusion, shared with Choreonoid bodies) and for
+writing Klamp't primitives into mesh-only
 formats (:func:`primitive_to_mesh`: along the primitive's axis from its base centre).
 
 Round shapes are built around coordinate ``up`` (1: Y, as in Inventor and VRML; 2: Z) with
@@ -17,9 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from .geometry import Primitive, TriangleMesh
-from ..transforms import rotation_between
+from ..transforms import axis_angle_to_matrix, rotation_between
 
-__all__ = ["SEGMENTS", "box", "sphere", "capsule", "cylinder", "cone", "primitive_to_mesh"]
+__all__ = ["SEGMENTS", "box", "sphere", "capsule", "cylinder", "cone", "extrusion",
+           "extrusion_triangles", "primitive_to_mesh"]
 
 SEGMENTS = 32
 
@@ -135,6 +137,88 @@ def cone(bottom_radius: float, height: float, sides=True, bottom=True,
 
 
 # -- Klamp't primitives -------------------------------------------------------------------
+def _scp(spine: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) columns X, Y, Z of the spine-aligned cross-section plane per spine point
+    (VRML97 Extrusion)."""
+    n = len(spine)
+    closed = n > 2 and np.allclose(spine[0], spine[-1])
+    ys, zs = np.zeros((n, 3)), np.zeros((n, 3))
+    for i in range(n):
+        prev_i = i - 1 if i > 0 else (n - 2 if closed else 0)
+        next_i = i + 1 if i < n - 1 else (1 if closed else n - 1)
+        ys[i] = spine[next_i] - spine[prev_i]
+        if 0 < i < n - 1 or closed:
+            zs[i] = np.cross(spine[next_i] - spine[i], spine[prev_i] - spine[i])
+    ny = np.linalg.norm(ys, axis=1)
+    nz = np.linalg.norm(zs, axis=1)
+    if np.all(nz < 1e-12):                       # collinear spine: rotate +y onto the spine
+        d = spine[-1] - spine[0]
+        d = d / np.linalg.norm(d) if np.linalg.norm(d) > 0 else np.array([0.0, 1.0, 0.0])
+        axis = np.cross([0.0, 1.0, 0.0], d)
+        s, c = np.linalg.norm(axis), d[1]
+        R = np.eye(3) if s < 1e-12 and c > 0 else (
+            axis_angle_to_matrix([1.0, 0.0, 0.0], np.pi) if s < 1e-12 else
+            axis_angle_to_matrix(axis / s, np.arctan2(s, c)))
+        return np.repeat(R[None], n, axis=0)
+    good = np.flatnonzero(nz >= 1e-12)
+    for i in range(n):                           # undefined Z: use the nearest defined one
+        if nz[i] < 1e-12:
+            zs[i] = zs[good[np.argmin(np.abs(good - i))]]
+    if not closed and n > 2:
+        zs[0], zs[-1] = zs[1], zs[-2]
+    for i in range(1, n):                        # keep Z from flipping
+        if np.dot(zs[i], zs[i - 1]) < 0:
+            zs[i] = -zs[i]
+    ys = ys / np.where(ny > 0, ny, 1.0)[:, None]
+    zs = zs / np.linalg.norm(zs, axis=1, keepdims=True)
+    xs = np.cross(ys, zs)
+    return np.stack([xs, ys, zs], axis=2)
+
+
+def extrusion_triangles(n_spine: int, n_cross: int) -> int:
+    """How many triangles :func:`extrusion` makes at most (to check a budget first)."""
+    return 2 * max(n_spine - 1, 0) * max(n_cross - 1, 0) + 2 * max(n_cross - 2, 0)
+
+
+def extrusion(cross_section, spine, scale=((1.0, 1.0),), orientation=((0.0, 0.0, 1.0, 0.0),),
+              begin_cap: bool = True, end_cap: bool = True):
+    """A VRML97 ``Extrusion``: the 2-D ``cross_section`` (x, z pairs) scaled (``scale``, one
+    pair per spine point or one for all), rotated (``orientation``, axis-angle in radians,
+    likewise), placed in the spine-aligned cross-section plane of each ``spine`` point and
+    joined into a tube; the caps close it (fan triangulation: exact for convex cross
+    sections). Fewer than two spine or cross-section points make no triangles."""
+    cross = np.asarray(cross_section, float).reshape(-1, 2)
+    spine = np.asarray(spine, float).reshape(-1, 3)
+    scale = np.asarray(scale, float).reshape(-1, 2)
+    orient = np.asarray(orientation, float).reshape(-1, 4)
+    n, m = len(spine), len(cross)
+    if n < 2 or m < 2:
+        return np.zeros((0, 3)), np.zeros((0, 3), np.int64)
+    scale = np.resize(scale, (n, 2)) if len(scale) != n else scale
+    orient = np.resize(orient, (n, 4)) if len(orient) != n else orient
+    scp = _scp(spine)
+    verts = np.zeros((n, m, 3))
+    for i in range(n):
+        local = np.zeros((m, 3))
+        local[:, 0] = cross[:, 0] * scale[i, 0]
+        local[:, 2] = cross[:, 1] * scale[i, 1]
+        ax = orient[i, :3]
+        R = axis_angle_to_matrix(ax, orient[i, 3]) if np.linalg.norm(ax) > 0 else np.eye(3)
+        verts[i] = spine[i] + local @ (scp[i] @ R).T
+    idx = np.arange(n * m).reshape(n, m)
+    a, b = idx[:-1, :-1].ravel(), idx[:-1, 1:].ravel()
+    c, d = idx[1:, :-1].ravel(), idx[1:, 1:].ravel()
+    faces = [np.stack([a, b, d], 1), np.stack([a, d, c], 1)]
+    ring = m - 1 if np.allclose(cross[0], cross[-1]) else m
+    if begin_cap and ring >= 3:
+        r = idx[0, :ring]
+        faces.append(np.stack([np.full(ring - 2, r[0]), r[2:], r[1:-1]], 1))
+    if end_cap and ring >= 3:
+        r = idx[-1, :ring]
+        faces.append(np.stack([np.full(ring - 2, r[0]), r[1:-1], r[2:]], 1))
+    return verts.reshape(-1, 3), np.concatenate(faces).astype(np.int64)
+
+
 def primitive_to_mesh(p: Primitive) -> TriangleMesh:
     """The primitive as a triangle mesh, in its data frame. Cylinders, cones and capsules
     start at their base centre and extend ``height`` along their axis."""

@@ -146,6 +146,16 @@ class World:
             base += 1 + r.num_links
         raise KeyError(f"{element!r} is not in this world")
 
+    def collisions(self, configs=None) -> list:
+        """Colliding element pairs ``(a, b)`` (robot :class:`Link`, :class:`RigidObject`,
+        :class:`Terrain`), in Klamp't ID order, checked as Klamp't's ``WorldCollider`` checks
+        them (each robot's ``self_collision_pairs``; links of different robots, objects with
+        everything, terrains with objects and with non-root links; never two terrains).
+        ``configs`` maps robots (object, name or index) to configurations; the others keep
+        their ``config``. Needs ``pip install "roboio[collision]"``."""
+        from ..collision.world import world_collisions
+        return world_collisions(self, configs)
+
     def __repr__(self):
         return (f"<World {self.name!r}: {len(self.robots)} robots, {len(self.rigid_objects)} "
                 f"rigid objects, {len(self.terrains)} terrains>")

@@ -1,104 +1,16 @@
-"""Motions as timelines: any motion roboio reads (Klamp't ``.path``/``.configs``/multipath,
-Choreonoid ``.seq`` and ``.pseq``) applied to a robot, frame by frame.
-
-:func:`timeline` gives a :class:`Timeline`: frame ``times`` (s), the configuration of each
-frame when the motion gives one (``configs``, (F, num_links), else None) and
-:meth:`Timeline.transforms` (link world transforms at a frame, by roboio's FK or by the
-motion's own root poses). Untimed milestones are one second apart (Klamp't evaluates them
-on their index); ``.seq`` frames are ``1 / frame_rate`` apart (or at their frame times);
-``.pseq`` key poses are held until the next key (Choreonoid's interpolation between keys is
-not reproduced).
-"""
+"""What the viewer and plots draw of a motion: its timeline applied to a robot
+(:mod:`roboio.model.timeline`, re-exported here) and its joint columns over time
+(:func:`motion_columns`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Optional
 
 import numpy as np
 
 from ..model import BodyMotion, MultiPath, PoseSeq, Robot, Trajectory
+from ..model.timeline import Timeline, check_fits, timeline
 
 __all__ = ["Timeline", "timeline", "motion_columns"]
-
-
-@dataclass
-class Timeline:
-    times: np.ndarray                       # (F,) seconds, non-decreasing
-    configs: Optional[np.ndarray]           # (F, num_links) or None
-    _transforms: Callable[[int], np.ndarray]
-    kind: str = "trajectory"
-
-    @property
-    def num_frames(self) -> int:
-        return len(self.times)
-
-    @property
-    def start(self) -> float:
-        return float(self.times[0]) if len(self.times) else 0.0
-
-    @property
-    def end(self) -> float:
-        return float(self.times[-1]) if len(self.times) else 0.0
-
-    @property
-    def rate(self) -> float:
-        """Frames per second of the motion (median frame spacing)."""
-        d = np.diff(self.times)
-        d = d[d > 0]
-        return float(1.0 / np.median(d)) if len(d) else 1.0
-
-    def frame_at(self, t: float) -> int:
-        """The last frame whose time is <= ``t`` (the first frame before the start)."""
-        return int(np.clip(np.searchsorted(self.times, t, side="right") - 1, 0, len(self.times) - 1))
-
-    def transforms(self, frame: int) -> np.ndarray:
-        """(num_links, 4, 4) link world transforms at ``frame``."""
-        return self._transforms(int(frame))
-
-
-def _trajectory(traj: Trajectory, robot: Robot) -> Timeline:
-    Q = np.asarray(traj.milestones, float)
-    if Q.ndim != 2 or Q.shape[1] != robot.num_links:
-        raise ValueError(f"the motion has {Q.shape[-1] if Q.ndim == 2 else 0} values per milestone, "
-                         f"robot {robot.name!r} has {robot.num_links} links")
-    times = traj.times if traj.times is not None else np.arange(len(Q), dtype=float)
-    return Timeline(np.asarray(times, float), Q, lambda i: robot.fk(Q[i]))
-
-
-def _body_motion(m: BodyMotion, robot: Robot) -> Timeline:
-    Q = m.robot_configs(robot)
-    T = m.link_transforms(robot)
-    times = m.times if m.times is not None else np.arange(m.num_frames) / (m.frame_rate or 1.0)
-    return Timeline(np.asarray(times, float), Q, lambda i: T[i], "body_motion")
-
-
-def _pose_seq(ps: PoseSeq, robot: Robot) -> Timeline:
-    cache: dict = {}
-
-    def at(i):
-        if i not in cache:
-            cache[i] = ps.key_link_transforms(robot, i)
-        return cache[i]
-    return Timeline(ps.times, None, at, "pose_seq")
-
-
-def timeline(motion, robot: Robot) -> Timeline:
-    """The :class:`Timeline` of ``motion`` applied to ``robot``."""
-    if isinstance(motion, MultiPath):
-        motion = motion.to_trajectory()
-    if isinstance(motion, Trajectory):
-        if motion.num_milestones == 0:
-            raise ValueError("the motion has no milestones")
-        return _trajectory(motion, robot)
-    if isinstance(motion, BodyMotion):
-        if motion.num_frames == 0:
-            raise ValueError("the motion has no frames")
-        return _body_motion(motion, robot)
-    if isinstance(motion, PoseSeq):
-        if not motion.keys:
-            raise ValueError("the pose sequence has no keys")
-        return _pose_seq(motion, robot)
-    raise ValueError(f"a {type(motion).__name__} is not a motion (.path, .configs, multipath, .seq, .pseq)")
 
 
 def motion_columns(motion, robot: Optional[Robot] = None):
@@ -134,9 +46,7 @@ def motion_columns(motion, robot: Optional[Robot] = None):
     limits = np.full((J, 2), np.nan)
     units = ["" for _ in range(J)]
     if robot is not None:
-        if isinstance(motion, Trajectory) and J != robot.num_links:
-            raise ValueError(f"the motion has {J} values per milestone, robot {robot.name!r} has "
-                             f"{robot.num_links} links")
+        check_fits(motion, robot)
         for j, d in enumerate(dofs):
             if d is None or d < 0:
                 continue

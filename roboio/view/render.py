@@ -3,9 +3,11 @@
 The scene's meshes (see :mod:`roboio.model.posed`) are posed by roboio's forward
 kinematics, projected by an orthographic :class:`~roboio.view.camera.Camera` of a named
 view fitted to the scene, rasterised by the numpy z-buffer of :mod:`roboio.view.raster` at
-``supersample`` times the size, shaded flat (ambient plus a light at the camera, two-sided)
-and averaged down. Pixels no triangle covers keep the background colour. PNG is written by
-Pillow.
+``supersample`` times the size, shaded flat (:func:`shade`: ambient, a key and a fill
+light, a highlight; dark materials lifted toward grey so their shape reads; two-sided) and
+averaged down. Pixels no triangle covers keep the background colour. The camera frames the
+robots and objects of a world (a floor is drawn, not framed). PNG or JPEG, by the output's
+extension, is written by Pillow.
 
 Point clouds are drawn as discs facing the camera, in their own colours (unshaded), with
 the diameter :func:`roboio.model.posed.point_size` gives in metres but never smaller than
@@ -18,11 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.posed import _transform_points, scene_elements
+from ..model.posed import _transform_points, framed, scene_elements
 from . import camera as cam
 from .raster import rasterize, rasterize_points
 
-__all__ = ["render", "render_image", "scene_triangles", "scene_points", "BACKGROUND",
+__all__ = ["render", "render_image", "image_format", "IMAGE_FORMATS", "shade", "scene_triangles", "scene_points", "BACKGROUND",
            "MIN_POINT_PIXELS", "MAX_POINT_PIXELS"]
 
 BACKGROUND = (1.0, 1.0, 1.0)
@@ -78,7 +80,10 @@ def render_image(obj, *, configs=None, view: str = "iso", size=(640, 480), visua
     tris, cols = _triangles(elements, visual)
     pts, pcols, psizes = _points(elements, visual)
     if camera is None:
-        camera = cam.fit(np.concatenate([tris.reshape(-1, 3), pts]), view, width, height)
+        focus = framed(elements)
+        ftris, _ = _triangles(focus, visual)
+        fpts, _, _ = _points(focus, visual)
+        camera = cam.fit(np.concatenate([ftris.reshape(-1, 3), fpts]), view, width, height)
     s = max(int(supersample), 1)
     big = cam.Camera(camera.forward, camera.up, camera.right, camera.center, camera.scale * s,
                      width * s, height * s)
@@ -89,13 +94,7 @@ def render_image(obj, *, configs=None, view: str = "iso", size=(640, 480), visua
         pp = big.project(pts)
         diameter = np.clip(psizes * camera.scale, MIN_POINT_PIXELS, MAX_POINT_PIXELS)
         pids = rasterize_points(pp[:, :2], pp[:, 2], diameter * s / 2, width * s, height * s, zbuf)
-    n = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
-    norm = np.linalg.norm(n, axis=1)
-    n = n / np.where(norm > 0, norm, 1.0)[:, None]
-    light = -camera.forward + 0.5 * camera.up - 0.3 * camera.right
-    light /= np.linalg.norm(light)
-    shade = 0.35 + 0.65 * np.abs(n @ light)
-    tri_rgb = np.clip(cols * shade[:, None], 0, 1)
+    tri_rgb = shade(tris, cols, camera)
     img = np.empty(ids.shape + (3,))
     img[:] = np.asarray(background, float)
     hit = ids >= 0
@@ -107,15 +106,67 @@ def render_image(obj, *, configs=None, view: str = "iso", size=(640, 480), visua
     return (np.round(img * 255)).astype(np.uint8), camera
 
 
+# Lighting of still images: an ambient term, a key light above-left of the camera, a weaker
+# fill light from the other side, and a white highlight of the key light. Dark materials (a
+# GraspIt! Barrett is diffuse 0 to 0.1) are lifted toward grey first, so that their shape
+# reads instead of a black silhouette; light colours barely change.
+AMBIENT, KEY, FILL = 0.32, 0.58, 0.22
+HIGHLIGHT, SHININESS = 0.35, 24.0
+DARK_LIFT = 0.22           # grey added to a black material (less to lighter ones, none to any
+                           # colour with a full channel: saturated colours keep their hue)
+
+
+def shade(tris, colors, camera) -> np.ndarray:
+    """(T, 3) RGB in [0, 1] of triangles ``tris`` (T, 3, 3) of base ``colors`` (T, 3) seen
+    by ``camera`` (two-sided: a normal facing away is flipped toward the eye)."""
+    n = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
+    norm = np.linalg.norm(n, axis=1)
+    n = n / np.where(norm > 0, norm, 1.0)[:, None]
+    eye = -np.asarray(camera.forward, float)
+    n = np.where((n @ eye < 0)[:, None], -n, n)
+    key = _unit(eye + 0.5 * camera.up - 0.3 * camera.right)
+    fill = _unit(eye - 0.3 * camera.up + 0.6 * camera.right)
+    diffuse = AMBIENT + KEY * np.clip(n @ key, 0, 1) + FILL * np.clip(n @ fill, 0, 1)
+    half = _unit(key + eye)
+    highlight = HIGHLIGHT * np.clip(n @ half, 0, 1) ** SHININESS
+    c = np.clip(colors, 0, 1)
+    base = c + DARK_LIFT * (1.0 - c.max(axis=1, keepdims=True))
+    return np.clip(base * diffuse[:, None] + highlight[:, None], 0, 1)
+
+
+def _unit(v):
+    v = np.asarray(v, float)
+    return v / np.linalg.norm(v)
+
+
+#: image formats :func:`render` writes, by the output's extension (Pillow's names)
+IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG"}
+
+
+def image_format(path: str) -> str:
+    """Pillow's name of the image format ``path``'s extension names; ValueError for any
+    other extension (an image is never written in a format its name does not say)."""
+    import os
+    ext = os.path.splitext(str(path))[1].lower()
+    if ext not in IMAGE_FORMATS:
+        raise ValueError(f"{path}: cannot write an image with extension {ext or '(none)'!r}: "
+                         f"use one of {', '.join(IMAGE_FORMATS)}")
+    return IMAGE_FORMATS[ext]
+
+
 def render(obj, path: str, **kw):
-    """Render ``obj`` (see :func:`render_image`) and write a PNG to ``path``; returns the
-    camera."""
+    """Render ``obj`` (see :func:`render_image`) and write it to ``path`` as PNG or JPEG, by
+    its extension (:data:`IMAGE_FORMATS`); returns the camera."""
+    fmt = image_format(path)
     from . import require
-    Image = require("PIL.Image", "writing PNG images")
+    Image = require("PIL.Image", "writing images")
     img, camera = render_image(obj, **kw)
     from ..formats.fileio import atomic_write
     import io
     buf = io.BytesIO()
-    Image.fromarray(img).save(buf, format="PNG", optimize=True)
+    if fmt == "JPEG":
+        Image.fromarray(img).save(buf, format="JPEG", quality=92)
+    else:
+        Image.fromarray(img).save(buf, format="PNG", optimize=True)
     atomic_write(path, buf.getvalue())
     return camera

@@ -150,6 +150,7 @@ def test_openrave_robot_tree_mimics(wam):
         assert m["offset"] == pytest.approx(float(mult.group(2) or 0), abs=1e-12)
     rc, out, err = roboio("info", path, "--tree", "--data-path", data)
     assert rc == 0, err
-    assert "Finger0-2  [revolute, axis z, 0°..97° (0..1.693 rad), mimic Finger0-1 ×0.333333 + 0.8727]" in out
+    # the OpenRAVE joint names are shown (JF1mimic mimics JF1, which moves Finger0-1)
+    assert "Finger0-2  [revolute JF1mimic, axis z, 0°..97° (0..1.693 rad), mimic Finger0-1 ×0.333333 + 0.8727]" in out
     assert "└─ wam0  [fixed]" in out
 

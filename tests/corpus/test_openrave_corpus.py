@@ -314,13 +314,21 @@ LOSSY = {"test/testdata/arm_bucket_assy_Amimic.robot.xml", "test/testdata/bobcat
 
 @pytest.mark.parametrize("rel", robots())
 def test_write_read_write(rel, tmp_path):
+    from roboio.model.coupling import RotationVectorCoupling, linearized
     r = load(rel)
     out = str(tmp_path / "a.robot.xml")
     report = roboio.save(r, out, format="openrave")
     r2 = roboio.load(out)
     common = [n for n in r.link_names if n in r2.link_names]
+    # a spherical joint is written as three hinges: their values are its Euler angles, not
+    # its rotation vector (reported); the written robot is the model with that change
+    lost = list(report.lost)
+    if any(isinstance(d.coupling, RotationVectorCoupling) for d in r.drivers):
+        assert any("rotation-vector DOF" in x for x in lost)
+        lost = [x for x in lost if "rotation-vector DOF" not in x]
+        r = linearized(r, lambda d, i: not isinstance(d.coupling, RotationVectorCoupling))[0]
     if rel not in LOSSY:
-        assert not report.lost, report.lost
+        assert not lost, lost
         assert r2.link_names == r.link_names
         assert r2.self_collision_pairs == r.self_collision_pairs
         assert len(r2.manipulators) == len(r.manipulators)

@@ -85,6 +85,12 @@ def _pick_driver(robot):
     return best
 
 
+def _shown_per_unit(robot, driver):
+    """What the slider shows per unit of the driver's value: degrees per radian for a
+    revolute joint (the viewer speaks degrees, as the command line does), 1 for metres."""
+    return 1.0 if robot.links[driver.dofs[0]].is_prismatic else 180.0 / np.pi
+
+
 def _pose_errors(pg, robot, T):
     """Largest position and rotation-entry difference between the page and ``T``, and the
     link where it is."""
@@ -180,8 +186,8 @@ def test_view_in_chromium(case):
         while pg.slider_value(d.name) == u0 and time.time() < deadline:
             time.sleep(0.05)
         u = robot.drivers_from_config(q0)
-        u[k] = pg.slider_value(d.name)
-        assert u[k] != u0
+        assert pg.slider_value(d.name) != u0
+        u[k] = pg.slider_value(d.name) / _shown_per_unit(robot, d)
         q1 = robot.config_from_drivers(u, q0)
         T1 = robot.fk(q1)
         if motion is not None:      # the motion's root pose stays where the frame put it
@@ -237,10 +243,11 @@ def test_view_two_models_overlaid():
         k = next(k for k, d in enumerate(ra.drivers) if d.name == "RARM_ELBOW")
         pg.press("RARM_ELBOW", "Home")
         u = ra.drivers_from_config(ra.config)
+        deg = _shown_per_unit(ra, ra.drivers[k])
         deadline = time.time() + 10
-        while pg.slider_value("RARM_ELBOW") == u[k] and time.time() < deadline:
+        while pg.slider_value("RARM_ELBOW") == pytest.approx(u[k] * deg, abs=1e-9) and time.time() < deadline:
             time.sleep(0.05)
-        u[k] = pg.slider_value("RARM_ELBOW")
+        u[k] = pg.slider_value("RARM_ELBOW") / deg
         qa = ra.config_from_drivers(u)
         qb = np.array(rb.config, float)
         for i, j in pairs:

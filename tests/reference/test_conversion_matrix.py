@@ -97,9 +97,10 @@ def test_directory_of_corpus_robots(tmp_path, capsys):
     assert companions and all("read with the robot that names it" in files[k]["skipped"] for k in companions)
     assert (res["converted"], res["skipped"], res["failed"]) == (1, len(files) - 1, 0)
     a = conversion_matrix.load(os.path.join(src, "Barrett.xml"))
-    assert verify(a, conversion_matrix.load(str(out / "Barrett.rob")), 20).exact
+    assert verify(a, conversion_matrix.load(str(out / "Barrett.xml.rob")), 20).exact   # whole name kept
     # the text form: one line per file, then the counts
     assert main(["--quiet", "convert", src, str(tmp_path / "out2"), "--to", "klampt-rob"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(files) + 1 and sum("skipped:" in ln for ln in lines) == len(files) - 1
-    assert lines[-1].startswith(f"1 of {len(files)} files converted to klampt-rob; {len(files) - 1} skipped")
+    assert lines[-1].startswith(f"1 of {len(files)} files converted to klampt-rob (")
+    assert f"files written); {len(files) - 1} skipped" in lines[-1]

@@ -4,9 +4,11 @@ compiled by MuJoCo, and MuJoCo's forward kinematics (``mj_kinematics``: body ``x
 compared with roboio's model.
 
 The map from a roboio configuration to MuJoCo's ``qpos`` is written here from the documented
-rules, not taken from the writer: a hinge or slide joint named after link ``i`` has
-``qpos = |axis_i| q_i``; a free joint named after a link has that link's world pose (x, y, z,
-then a unit quaternion computed here with scipy).
+rules, not taken from the writer: a joint is named as the source names it -- the name of the
+driver whose actuated link it moves, else the link's ``joint_name`` (a moving one where
+several links share it), else the link's name; a hinge or slide joint of link ``i`` has
+``qpos = |axis_i| q_i``; a free joint has its link's world pose (x, y, z, then a unit
+quaternion computed here with scipy).
 """
 import glob
 import os
@@ -67,6 +69,18 @@ def sample(robot, n, seed):
     return Q
 
 
+def link_of_joint(robot, name):
+    """The link a MuJoCo joint named ``name`` moves (see the module docstring), or None."""
+    welded = {i for j in robot.joints if j.type == "weld" for i in j.links}
+    by_driver = [d.leader for d in robot.drivers if d.name == name and d.leader is not None]
+    by_joint = [i for i, l in enumerate(robot.links) if l.joint_name == name and i not in welded]
+    by_link = [i for i, l in enumerate(robot.links) if l.name == name]
+    for found in (by_driver, by_joint, by_link):
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
 def qpos_of(m, robot, q, T):
     """MuJoCo qpos for roboio configuration ``q`` (``T``: roboio FK at ``q``)."""
     qpos = np.array(m.qpos0, copy=True)
@@ -74,9 +88,9 @@ def qpos_of(m, robot, q, T):
     for j in range(m.njnt):
         name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j)
         adr = m.jnt_qposadr[j]
-        if name not in robot.link_names:
+        i = link_of_joint(robot, name)
+        if i is None:
             continue            # rigid objects of a world
-        i = robot.link_index(name)
         if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
             U, _, Vt = np.linalg.svd(T[i][:3, :3])
             x, y, z, w = Rotation.from_matrix(U @ Vt).as_quat()
@@ -205,8 +219,16 @@ def _leaves(g):
 
 
 def check_couplings(m, d, robot, report):
-    """Configurations moved through the drivers satisfy MuJoCo's joint equalities."""
-    affine = [k for k, dr in enumerate(robot.drivers) if dr.type == "affine" and len(dr.dofs) > 1]
+    """Configurations moved through the drivers satisfy MuJoCo's joint equalities. Couplings
+    that are not polynomials of degree <= 4 are written as their nearest affine coupling
+    (reported): the written model is compared."""
+    from roboio.model.coupling import ExpressionCoupling, linearized, polynomial_in_range
+    robot, _ = linearized(robot, lambda dr, i: isinstance(dr.coupling, ExpressionCoupling)
+                          and dr.coupling.inputs == (i,)
+                          and all(polynomial_in_range(f, dr.qmin, dr.qmax) is not None
+                                  for f in dr.coupling.functions))
+    affine = [k for k, dr in enumerate(robot.drivers)
+              if dr.type in ("affine", "nonlinear") and len(dr.dofs) > 1]
     if not affine:
         assert m.neq == 0
         return
@@ -214,21 +236,24 @@ def check_couplings(m, d, robot, report):
     u = rng.uniform(-0.5, 0.5, size=len(robot.drivers))
     q = robot.config_from_drivers(u)
     qpos = qpos_of(m, robot, q, robot.fk(q))
-    followers = {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, m.eq_obj1id[e]) for e in range(m.neq)}
+    followers = {link_of_joint(robot, mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, m.eq_obj1id[e]))
+                 for e in range(m.neq)}
     for k in affine:
         dr = robot.drivers[k]
-        linked = [robot.links[i].name for i in dr.dofs]
         # every DOF but one (the leader) follows through an equality, or the report says why not
         said = " ".join(x for x in report.lost if x.startswith("coupled DOFs without"))
-        missing = [n for n in linked if n not in followers and f"{dr.name}: {n}" not in said]
+        missing = [robot.links[i].name for i in dr.dofs
+                   if i not in followers and f"{dr.name}: {robot.links[i].name}" not in said]
         assert len(missing) <= 1, (dr.name, missing)
+        if len(missing) == 1 and dr.leader in dr.dofs:      # the one that leads: the actuated joint
+            assert missing == [robot.links[dr.leader].name], (dr.name, missing)
     for e in range(m.neq):
         assert m.eq_type[e] == mujoco.mjtEq.mjEQ_JOINT
         j1, j2 = m.eq_obj1id[e], m.eq_obj2id[e]
         y = qpos[m.jnt_qposadr[j1]]
         x = qpos[m.jnt_qposadr[j2]] if j2 >= 0 else 0.0
         a = m.eq_data[e][:5]
-        assert y == pytest.approx(a[0] + a[1] * x + a[2] * x ** 2, abs=1e-12)
+        assert y == pytest.approx(sum(a[n] * x ** n for n in range(5)), abs=1e-12)
 
 
 def _actuated(m, robot):

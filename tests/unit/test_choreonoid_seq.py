@@ -627,9 +627,11 @@ def test_frame_lines_followed_by_other_items(tmp_path, path_kind):
     assert np.array_equal(notes.data, [[1], [2], [3]]) and notes.extra["note"] == "frames:\n  - [ 9, 9 ]\n"
 
 
-@pytest.mark.parametrize("line", ["- [ 1, -2.5, 3e-05 ]", "- [1, -2.5, 3e-05]"])
+@pytest.mark.parametrize("line", ["- [ 1, -2.5, 3e-05 ]", "- [1, -2.5, 3e-05]", "- [1,-2.5,3e-05]",
+                                  "- [ 1, -2.5 ,3e-05 ]"])
 def test_fast_path_layouts(line):
-    """Choreonoid's (and roboio's) `- [ a, b ]` and PyYAML's `- [a, b]` take the fast path;
+    """Choreonoid's (and roboio's) `- [ a, b ]`, PyYAML's `- [a, b]` and any other spacing
+    YAML allows (2014's SR1WalkPattern3.yaml: no spaces after commas) take the fast path;
     glued or space-separated numbers do not."""
     data = ("frames:\n" + "\n".join("  " + line for _ in range(3)) + "\n").encode()
     blocks = _seq_fast.split_frame_blocks(data)

@@ -107,19 +107,20 @@ def test_info_json_schema(mixed_info):
     assert (s["kind"], s["format"], s["name"]) == ("robot", "urdf", "mixed")
     # Klamp't's layout: five virtual base links, then base, torso, slider, fingers, wheel
     assert s["num_links"] == 11 and s["num_joints"] == 3 and s["num_drivers"] == 3
-    assert s["mass"] == pytest.approx(4 + 2 + 4 * 1e-4)      # URDF default mass 1e-4 kg
+    assert s["mass"] == pytest.approx(4 + 2)        # no <inertial>: zero mass (URDF specification)
     assert s["joint_types"] == {"floating": 1, "fixed": 1, "prismatic": 1, "revolute": 2,
                                 "continuous": 1}
     assert s["joint_groups"]["floating"] == 1 and s["joint_groups"]["weld"] == 1
+    # a URDF joint vector is named after the URDF's actuated joints
     joints = {j["name"]: j for j in s["joints"]}
-    assert set(joints) == {"slider", "finger_a", "wheel"}
+    assert set(joints) == {"lift", "finger_a_joint", "wheel_joint"}
     assert [j["index"] for j in s["joints"]] == [0, 1, 2]
-    a = joints["finger_a"]
+    a = joints["finger_a_joint"]
     assert (a["type"], a["unit"], a["file_joint"]) == ("revolute", "rad", "finger_a_joint")
     assert (a["lower"], a["upper"], a["links"]) == (-0.5, 1.0, ["finger_a", "finger_b"])
-    assert (joints["slider"]["type"], joints["slider"]["unit"]) == ("prismatic", "m")
-    assert joints["wheel"]["type"] == "continuous"
-    assert (joints["wheel"]["lower"], joints["wheel"]["upper"]) == ("-inf", "inf")
+    assert (joints["lift"]["type"], joints["lift"]["unit"]) == ("prismatic", "m")
+    assert joints["wheel_joint"]["type"] == "continuous"
+    assert (joints["wheel_joint"]["lower"], joints["wheel_joint"]["upper"]) == ("-inf", "inf")
     tree = {t["child"]: t for t in s["tree"]}
     assert set(tree) == {"base", "torso", "slider", "finger_a", "finger_b", "wheel"}
     assert tree["base"]["type"] == "floating" and tree["base"]["parent"] is None
@@ -128,9 +129,9 @@ def test_info_json_schema(mixed_info):
         ("fixed", "torso_fixed", "base")
     assert tree["wheel"]["type"] == "continuous" and tree["wheel"]["axis"] == [0, 1, 0]
     assert tree["slider"]["type"] == "prismatic" and tree["slider"]["upper"] == 0.5
-    assert tree["finger_b"]["mimic"] == {"leader": "finger_a", "driver": "finger_a",
+    assert tree["finger_b"]["mimic"] == {"leader": "finger_a", "driver": "finger_a_joint",
                                          "multiplier": -1.0, "offset": 0.1}
-    assert tree["finger_a"]["mimic"] is None and tree["finger_a"]["joint"] == "finger_a"
+    assert tree["finger_a"]["mimic"] is None and tree["finger_a"]["joint"] == "finger_a_joint"
     assert tree["base"]["geometry"] == {"AABB": 1} and tree["base"]["mass"] == 4
     links = {l["name"]: l for l in s["links"]}
     assert links["base0"]["joint"] == "virtual" and links["torso"]["joint"] == "fixed"
@@ -185,7 +186,7 @@ def _finger_b(out):
 
 def test_fk_joint_vector_link_vector_and_names_agree_with_the_hand_computation(mixed, mixed_info):
     order = [j["name"] for j in mixed_info["joints"]]
-    values = {"slider": 0.2, "finger_a": 0.5, "wheel": 1.0}
+    values = {"lift": 0.2, "finger_a_joint": 0.5, "wheel_joint": 1.0}
     vector = " ".join(str(values[n]) for n in order)
     rc, out, err = roboio("fk", mixed, "--config", vector, "--link", "finger_b", "--json")
     assert rc == 0, err
@@ -207,13 +208,14 @@ def test_fk_joint_vector_link_vector_and_names_agree_with_the_hand_computation(m
     assert rc == 0, err
     data3, s3, T3 = _finger_b(out3)
     np.testing.assert_allclose(T3, T, atol=1e-12)
-    assert s3["joints"]["wheel"] == 0.0           # unnamed joints at their initial values
+    assert s3["joints"]["wheel_joint"] == 0.0     # unnamed joints at their initial values
 
 
 def test_fk_text_names_the_joints(mixed):
     rc, out, err = roboio("fk", mixed, "--config", "finger_a=0.25", "--link", "finger_a")
     assert rc == 0, err
-    assert "finger_a=0.25" in out.splitlines()[1] and out.splitlines()[1].startswith("joints: ")
+    # named by its link, shown by its joint's URDF name
+    assert "finger_a_joint=0.25" in out.splitlines()[1] and out.splitlines()[1].startswith("joints: ")
     assert out.splitlines()[2].split()[0] == "finger_a"
 
 
@@ -221,7 +223,7 @@ def test_config_errors_say_what_each_length_means(mixed):
     rc, out, err = roboio("fk", mixed, "--config", "0.1 0.2")
     assert rc == 2 and out == ""
     assert "--config has 2 values" in err and "3 joints" in err and "11 links" in err
-    assert "slider" in err and "name=value" in err and err.count("\n") == 1
+    assert "finger_a_joint" in err and "name=value" in err and err.count("\n") == 1
     rc, _, err = roboio("fk", mixed, "--config", "nope=1")
     assert rc == 2 and "no joint or link named 'nope'" in err
     rc, _, err = roboio("fk", mixed, "--config", "lift=3deg")
@@ -354,9 +356,10 @@ def test_directory_conversion(tmp_path):
     (src / "sub" / "mixed.urdf").write_text(MIXED_URDF)
     rc, out, err = roboio("convert", src, tmp_path / "out", "--to", "klampt-rob")
     assert rc == 0, err
-    assert (tmp_path / "out" / "arm.rob").exists() and (tmp_path / "out" / "sub" / "mixed.rob").exists()
+    # an output keeps its input's whole name (a .rob stays a .rob)
+    assert (tmp_path / "out" / "arm.rob").exists() and (tmp_path / "out" / "sub" / "mixed.urdf.rob").exists()
     assert not (tmp_path / "out" / "meshes").exists()         # meshes are not robots
-    assert "2 of 2 files converted to klampt-rob" in out
+    assert "2 of 2 files converted to klampt-rob (2 files written)" in out
     rc, _, err = roboio("convert", src, tmp_path / "out2")
     assert rc == 2 and "--to" in err
 
@@ -413,8 +416,8 @@ def test_progress_of_motion_frames_and_directory_conversion(tmp_path):
     assert rc == 0 and "frames:" in tty and "/21" in tty
     assert len(json.loads(out)["frames"]) == 21
     rc, out, tty = _with_tty_stderr("convert", SAMPLES, tmp_path / "out", "--to", "klampt-rob")
-    assert rc == 0 and "converting to klampt-rob" in tty and "/3 " in tty
-    assert out.count(" -> ") == 3 and "3 of 3 files converted" in out   # lines outside the bar
+    assert rc == 0 and "converting to klampt-rob" in tty and "/14 " in tty
+    assert out.count(" -> ") == 11 and "11 of 14 files converted" in out   # lines outside the bar
 
 
 def test_exit_statuses(tmp_path):
@@ -495,13 +498,15 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
         return json.loads(out)
     urdf = tmp_path / "arm.urdf"
     rep = js("convert", ARM, urdf)
-    assert set(rep) == {"path", "format", "lost", "warnings", "files", "fk_error"}
+    assert set(rep) == {"path", "format", "lost", "warnings", "files", "fk_error", "renamed"}
+    assert rep["renamed"] == {"links": {}, "joints": {}}
     assert (rep["path"], rep["format"]) == (str(urdf), "urdf") and str(urdf) in rep["files"]
     assert set(rep["fk_error"]) == {"position", "rotation"}
     v = js("verify", ARM, urdf, "--samples", "20")
     assert set(v) == {"ok", "exact", "space", "accounted", "matched_links", "only_a", "only_b",
                       "max_position_error", "max_rotation_error", "worst_link", "samples", "tol",
-                      "notes", "per_link"}
+                      "notes", "per_link", "matched_by", "map", "reader", "allowed"}
+    assert v["matched_by"] == "names" and v["map"]["finger_left"] == "finger_left" and v["reader"] == "roboio"
     assert v["ok"] is True and v["exact"] is True and v["accounted"] == [] and v["matched_links"] == 6 and v["samples"] == 20
     assert v["max_position_error"] <= 1e-9 and set(v["per_link"]) == {
         "base", "shoulder", "elbow", "wrist", "finger_left", "finger_right"}
@@ -534,7 +539,7 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
     assert "broken.urdf" in files["broken.urdf"]["error"]
     rc, out, err = roboio("convert", src, tmp_path / "out2", "--to", "klampt-rob")
     assert rc == 1 and err.count("\n") == 1 and "broken.urdf" in err
-    assert "recovered.rob  (1 input warning)" in out and "2 of 3 files converted" in out
+    assert "recovered.urdf.rob  (1 input warning)" in out and "2 of 3 files converted" in out
 
 
 def test_a_command_runs_with_only_its_own_parser():
@@ -558,7 +563,8 @@ def test_directory_conversion_into_a_directory_inside_the_input(tmp_path):
     for _ in range(2):              # the second run must not take the first run's outputs
         rc, out, err = roboio("convert", src, src / "rob", "--to", "klampt-rob")
         assert rc == 0 and "1 of 1 files converted" in out, out + err
-    assert sorted(os.listdir(src / "rob")) == ["gripper.rob"]
+    # the wheels' cylinders are meshes for Klamp't (0.10.1 never collides a cylinder)
+    assert sorted(os.listdir(src / "rob")) == ["gripper.urdf.off", "gripper.urdf.rob", "gripper.urdf_1.off"]
 
 
 def test_motion_resample_holds_each_frame_until_the_next_time(tmp_path):

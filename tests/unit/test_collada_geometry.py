@@ -1,5 +1,6 @@
 """Geometry, colours and rigid bodies of COLLADA links, as OpenRAVE reads them."""
 import math
+import os
 import warnings
 
 import numpy as np
@@ -59,13 +60,18 @@ def test_primitive_sets_become_triangles():
     g = mesh("g", tri + poly + strip + fan + poly2 + lines)
     body, warns = read(one_link(g, ["g"]))
     geoms = body.links[0].geometries
-    # OpenRAVE's order: triangles, trifans, tristrips, polylist (then roboio's polygons)
-    faces = [g.faces.tolist() for g in geoms]
-    assert faces == [[[0, 1, 2], [0, 2, 3]],
-                     [[4, 0, 1], [4, 1, 2]],
-                     [[0, 1, 2], [1, 3, 2], [2, 3, 4]],
-                     [[0, 1, 2], [0, 2, 3], [0, 1, 4]],
-                     [[0, 1, 2], [0, 2, 3]]]
+    # OpenRAVE's order: triangles, trifans, tristrips, polylist (then roboio's polygons);
+    # corners as indices of the file's positions (each set keeps the positions it uses)
+    P = np.array(SQUARE.split(), float).reshape(-1, 3)
+    expect = [[[0, 1, 2], [0, 2, 3]],
+              [[4, 0, 1], [4, 1, 2]],
+              [[0, 1, 2], [1, 3, 2], [2, 3, 4]],
+              [[0, 1, 2], [0, 2, 3], [0, 1, 4]],
+              [[0, 1, 2], [0, 2, 3]]]
+    assert len(geoms) == len(expect)
+    for g_, e in zip(geoms, expect):
+        assert np.array_equal(g_.vertices[g_.faces], P[e])
+        assert np.array_equal(g_.vertices, P[np.unique(e)])        # only what it uses, in order
     assert all(g.kind == "trimesh" and g.name == "gn" for g in geoms)
     assert np.allclose(geoms[0].vertices[2], [1, 1, 0])
     assert any("polygons" in w for w in warns)
@@ -154,3 +160,32 @@ def test_rigid_bodies_mass_frames_are_in_the_body_frame():
     # arm sits at z = 1: its centre of mass (0.1, 0, 1.2) in the body frame is (0.1, 0, 0.2) in its own
     assert np.allclose(arm.mass_frame[:3, 3], [0.1, 0, 0.2])
     assert np.allclose(arm.mass_frame[:3, :3] @ [1, 0, 0], [0, 1, 0])
+
+
+def test_many_primitive_sets_keep_only_the_positions_they_use(tmp_path):
+    """kuka-kr150/zange.zae: every <triangles> of a mesh got the whole position array
+    (kr150: 2,472,090 vertices stored for 23,346 used; zange 7.5 GB). Each set now keeps
+    what its faces use, and a URDF written from it has one mesh file per link."""
+    import roboio
+    n = 400                                  # 400 sets, each one triangle of a 1200-vertex mesh
+    pos = " ".join(f"{k} {k % 7} {k % 5}" for k in range(3 * n))
+    sets = "".join(f'<triangles count="1"><input semantic="VERTEX" source="#x" offset="0"/>'
+                   f'<p>{3 * k} {3 * k + 1} {3 * k + 2}</p></triangles>' for k in range(n))
+    doc = one_link(mesh("g", sets, positions=pos), ["g"])
+    body, _ = read(doc)
+    geoms = body.links[0].geometries
+    assert len(geoms) == n and sum(len(g.vertices) for g in geoms) == 3 * n
+    P = np.array(pos.split(), float).reshape(-1, 3)
+    assert np.array_equal(geoms[7].vertices[geoms[7].faces], P[[[21, 22, 23]]])
+    (tmp_path / "r.dae").write_text(doc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = roboio.load(str(tmp_path / "r.dae"))
+        roboio.save(robot, str(tmp_path / "out" / "r.urdf"))
+    files = [f for f in os.listdir(tmp_path / "out" / "r_meshes")]
+    assert 1 <= len(files) <= 2, files          # one mesh of the link (collision, maybe visual)
+    back = roboio.load(str(tmp_path / "out" / "r.urdf"))
+    m = back.links[[l.name for l in back.links].index("base")].geometry
+    v = np.asarray(m.vertices) @ m.transform[:3, :3].T + m.transform[:3, 3]
+    assert len(m.faces) == n
+    np.testing.assert_allclose(np.sort(v[m.faces].reshape(-1, 3), axis=0), np.sort(P, axis=0), atol=1e-6)

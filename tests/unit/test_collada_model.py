@@ -52,7 +52,7 @@ def test_multi_axis_joint_revolute_then_prismatic():
                            robot.fk(robot.config_from_drivers(u))[robot.link_index("b")], atol=1e-12)
 
 
-def test_mimic_becomes_affine_driver_and_nonlinear_is_reported():
+def test_mimic_becomes_affine_driver_and_nonlinear_a_nonlinear_driver():
     formula = ('<formula sid="f"><target><param>kmodel1/joint2</param></target><technique_common>'
                '<math xmlns="http://www.w3.org/1998/Math/MathML">{}</math></technique_common></formula>')
     links = [{"name": "a", "parent": None},
@@ -71,8 +71,11 @@ def test_mimic_becomes_affine_driver_and_nonlinear_is_reported():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         robot = collada.loads(robot_dae(links, formulas=formula.format(nonlin)).encode(), ctx)
-    assert len(robot.drivers) == 1 and robot.drivers[0].type == "normal"
-    assert any("sin(m1)" in w and "not affine" in w for w in ctx.warnings)
+    (d,) = robot.drivers
+    assert d.type == "nonlinear" and d.dofs == [robot.link_index("b"), robot.link_index("c")]
+    for u in (0.4, -1.1):                       # c turns by sin(m1) about z at (0, 1, 0)
+        T = robot.fk(robot.config_from_drivers([u]))[robot.link_index("c")]
+        assert np.allclose(T, H(t=(0, 1, 0)) @ H(rz(math.sin(u))), atol=1e-14)
 
 
 MESH_ONLY = """<?xml version="1.0"?>

@@ -232,14 +232,34 @@ def test_unresolvable_references_are_errors():
         read(doc)
 
 
-def test_closed_loops_and_missing_axis_are_errors():
+def test_missing_axis_is_an_error():
     doc = robot_dae(ARM).replace("<axis>1 0 0</axis>", "")
     with pytest.raises(FormatError, match="has no <axis>"):
         read(doc)
-    doc = robot_dae(ARM).replace('<attachment_full joint="kmodel1/joint2">',
-                                 '<attachment_start joint="kmodel1/joint2"/><attachment_full joint="kmodel1/joint2">')
-    with pytest.raises(FormatError, match="closed kinematic loop"):
-        read(doc)
+
+
+def test_closed_loop_tree_loaded_and_loop_kept_as_data(tmp_path):
+    """kuka-kr360.zae: OpenRAVE ignores <attachment_start>/<attachment_end> with a warning
+    and loads the tree; roboio does the same, keeping the loop as data (issue 21)."""
+    import roboio
+    plain = robot_dae(ARM)
+    doc = plain.replace('<attachment_full joint="kmodel1/joint2">',
+                        '<attachment_start joint="kmodel1/joint2"><translate>0 0 1</translate>'
+                        '</attachment_start><attachment_full joint="kmodel1/joint2">')
+    (tmp_path / "loop.dae").write_text(doc)
+    (tmp_path / "tree.dae").write_text(plain)
+    with pytest.warns(roboio.RoboioWarning, match="closed kinematic loop"):
+        r = roboio.load(str(tmp_path / "loop.dae"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = roboio.load(str(tmp_path / "tree.dae"))
+    assert r.link_names == t.link_names
+    u = np.linspace(-0.5, 0.5, len(t.drivers))
+    np.testing.assert_allclose(r.fk(r.config_from_drivers(u)), t.fk(t.config_from_drivers(u)), atol=0)
+    (loop,) = r.extras["collada"]["files"][0]["closed_loops"]
+    assert loop["element"] == "attachment_start" and loop["joint"] == "kmodel1/joint2"
+    assert loop["transforms"] == [("translate", "0 0 1")]
+    assert any("closed kinematic loop" in w for w in r.warnings)
 
 
 def test_not_a_robot_document():

@@ -371,10 +371,10 @@ def test_drawing_and_unsupported_calls_say_why():
         W.drawGL()
     with pytest.raises(NotImplementedError):
         Appearance().drawGL()
-    with pytest.raises(NotSupportedError, match="dynamics"):
-        W.makeRobot("r").getMassMatrix()
+    with pytest.raises(NotSupportedError, match="derivatives of the mass matrix"):
+        W.makeRobot("r").getMassMatrixDeriv(0)
     with pytest.raises(NotSupportedError, match="proximity"):
-        Geometry3D().collides(Geometry3D())
+        Geometry3D().contacts(Geometry3D(), 0.0, 0.0)
 
 
 def test_empty_geometry_element_count_raises_like_klampt():

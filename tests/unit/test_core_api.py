@@ -190,3 +190,17 @@ def test_cli_verify_and_convert_round_trip(tmp_path):
     assert rc == 0 and "wrote" in out
     rc, out, _ = run_cli("verify", ARM, str(urdf), "--samples", "50")
     assert rc == 0 and "OK" in out
+
+
+def test_save_to_an_ambiguous_extension_keeps_the_format_read(tmp_path):
+    """.xml is written by several formats: a robot keeps the format it was read from (the
+    registry's priority would make an MJCF or OpenRAVE robot a GraspIt! one)."""
+    import os
+    samples = os.path.join(os.path.dirname(roboio.__file__), "data", "samples")
+    for src, fmt in ((os.path.join(samples, "mjcf", "arm.xml"), "mjcf"),
+                     (os.path.join(samples, "openrave", "pick_arm.robot.xml"), "openrave")):
+        obj = roboio.load(src)
+        report = roboio.save(obj, str(tmp_path / f"{fmt}.xml"))
+        assert report.format == fmt
+    robot = roboio.load(os.path.join(samples, "planar_arm.rob"))
+    assert roboio.save(robot, str(tmp_path / "arm.xml"), format="mjcf").format == "mjcf"

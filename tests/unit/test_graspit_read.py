@@ -68,7 +68,7 @@ def test_dof_expression_scan(text, dof, ratio, offset, ignored):
     assert (e.dof, e.ratio, e.offset, e.ignored) == (dof, ratio, offset, ignored)
 
 
-@pytest.mark.parametrize("text", ["", "90", "-5", "d", "d*2", "d3*+1"])
+@pytest.mark.parametrize("text", ["", "90", "-5", "d", "d*2", "d3*+1", "d5+inf", "d0+nan"])
 def test_dof_expression_rejected(text):
     with pytest.raises(DofExprError):
         scan_dof_expr(text)
@@ -370,3 +370,18 @@ def test_dh_parameter_out_of_range(tmp_path, field):
     p = make_robot(tmp_path, [f'{rev("d0", d=kw["d"], a=kw["a"], alpha=kw["alpha"])}{links(1)}'])
     with pytest.raises(roboio.FormatError, match=rf"<{field}>1e999</{field}> is out of range"):
         roboio.load(p)
+
+
+def test_old_text_virtual_contacts_are_skipped_as_graspit_does(tmp_path):
+    """GraspIt! 0.9 robots name ``.vgr`` text files; the XML GraspIt! logs "Failed to load
+    virtual contacts" and loads the robot (issue 21)."""
+    p = make_robot(tmp_path, [f'{rev("d0")}{links(1)}'],
+                   extra="<virtualContacts>virtual/contacts.vgr</virtualContacts>")
+    os.makedirs(os.path.join(os.path.dirname(p), "virtual"))
+    with open(os.path.join(os.path.dirname(p), "virtual", "contacts.vgr"), "w") as f:
+        f.write("Hand\n1\n0 0\n1 0 0 0 0 0\n1 2 3\n")
+    with pytest.warns(roboio.RoboioWarning, match="not XML.*Failed to load virtual contacts"):
+        r = roboio.load(p)
+    assert r.num_links == 2 and r.extras["graspit"]["virtual_contacts"] is None
+    with pytest.raises(roboio.FormatError, match="not XML"):
+        roboio.load(p, strict=True)

@@ -232,9 +232,9 @@ def test_driver_names_survive_and_verify_follows_the_drivers(tmp_path):
 def test_a_file_named_otherwise_renames_the_robot_and_says_so(tmp_path):
     r = sample_robot()                            # robot "arm"
     same = roboio.save(r, tmp_path / "a" / "arm.xml", format="graspit")
-    assert not any("reads back named" in x for x in same.lost)
+    assert "robots" not in same.renamed
     other = roboio.save(r, tmp_path / "b" / "hand.xml", format="graspit")
-    assert any("reads back named 'hand'" in x for x in other.lost)
+    assert other.renamed["robots"] == {"arm": "hand"} and not other.renamed["links"]
     back = roboio.load(tmp_path / "b" / "hand.xml")
     assert back.name == "hand" and set(r.link_names) <= set(back.link_names)
 

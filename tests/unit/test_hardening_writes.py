@@ -129,9 +129,10 @@ def test_fifo_output_is_refused(tmp_path, samples, capsys):
     assert stat.S_ISFIFO(fifo.stat().st_mode)
 
 
-def test_directory_output_is_refused(tmp_path, samples, capsys):
-    rc = main(["convert", str(samples / "planar_arm.rob"), str(tmp_path), "--to", "urdf"])
-    one_line_error(capsys, 1, rc, r"is a directory")
+def test_a_directory_output_without_a_format_is_refused(tmp_path, samples, capsys):
+    """(With --to, FILE DIR writes into DIR: tests/unit/test_convert_directory.py.)"""
+    rc = main(["convert", str(samples / "planar_arm.rob"), str(tmp_path)])
+    one_line_error(capsys, 2, rc, r"is a directory: name the output format with --to")
 
 
 # -- OUT == IN ----------------------------------------------------------------------------

@@ -75,7 +75,7 @@ def test_names_keep_the_rest_and_a_follower_link_alone_breaks_the_coupling(arm):
     assert q[right] == 0.1
     # read back as Klamp't reads an affine driver: the mean of (q - offset) / scale over its
     # links, (0.3 + 0.1 / -1) / 2
-    assert gs.as_dict(q)["finger_left"] == pytest.approx(0.1, abs=1e-15)
+    assert gs.as_dict(q)["finger_left_joint"] == pytest.approx(0.1, abs=1e-15)
 
 
 def test_config_from_joints_forms(arm):

@@ -4,11 +4,14 @@ Layers, top to bottom (a module may import its own layer and the layers below it
 
     roboio, roboio.__main__
     roboio.cli, roboio.compat          command line; Klamp't-compatible API
+    roboio.batch                       datasets on Dask (convert, validate, fk over trees)
     roboio.api                         load / save
     roboio.convert, .verify, .diff,    any -> any through the model; comparing models;
-    roboio.describe                    summaries
+    roboio.describe, .validation       summaries; validate's checks
     roboio.formats                     the registry, shared file helpers, one package per ecosystem
     roboio.model                       World, Robot, Link, geometry, motions
+    roboio.collision                   collision queries over an external engine (knows no
+                                       model class, no file: geometry read by duck typing)
     roboio.kinematics                  compiled kinematic structure (knows no model, no file)
     roboio.transforms                  rotations and transforms
     roboio.errors, .limits, .context, .resolve, .report   foundations every layer may use
@@ -35,10 +38,13 @@ LAYERS = [
                     "roboio.report")),
     ("transforms", ("roboio.transforms",)),
     ("kinematics", ("roboio.kinematics",)),
+    ("collision", ("roboio.collision",)),
     ("model", ("roboio.model",)),
     ("formats", ("roboio.formats",)),
-    ("convert", ("roboio.convert", "roboio.verify", "roboio.diff", "roboio.describe")),
+    ("convert", ("roboio.convert", "roboio.verify", "roboio.verify_dynamics", "roboio.link_match",
+                 "roboio.reference_readers", "roboio.diff", "roboio.describe", "roboio.validation")),
     ("api", ("roboio.api",)),
+    ("batch", ("roboio.batch",)),
     ("front", ("roboio.cli", "roboio.compat", "roboio.view")),
     ("top", ("roboio", "roboio.__main__")),
 ]

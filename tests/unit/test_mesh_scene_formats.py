@@ -12,7 +12,6 @@ import roboio
 from roboio import FormatError
 from roboio.context import LoadContext
 from roboio.formats import loading
-from roboio.formats.meshes.gltf import Y_UP_TO_Z_UP
 from roboio.model import TriangleMesh
 
 trimesh = pytest.importorskip("trimesh")
@@ -289,7 +288,7 @@ def two_mesh_scene():
 
 
 @pytest.mark.parametrize("ext", ["glb", "gltf"])
-def test_gltf_scene_is_placed_and_converted_to_z_up(tmp_path, ext):
+def test_gltf_scene_is_placed_in_the_files_coordinates(tmp_path, ext):
     s = two_mesh_scene()
     if ext == "glb":
         path = write(tmp_path, "s.glb", s.export(file_type="glb"))
@@ -298,14 +297,13 @@ def test_gltf_scene_is_placed_and_converted_to_z_up(tmp_path, ext):
             write(tmp_path, name, data)
         path = str(tmp_path / "model.gltf")
     m = roboio.load(path)
-    assert np.allclose(m.transform, Y_UP_TO_Z_UP)
+    assert np.array_equal(m.transform, np.eye(4))     # Klamp't and trimesh: no Y-up turn
     # unit box (12 triangles) at the origin, icosphere(1) (80) of radius 1 at x = 5; parts in
     # trimesh's scene-graph order (the ball first)
     assert len(m.faces) == 12 + 80 and m.extras["parts"] == [0, 80]
     ball, box = m.vertices[np.unique(m.faces[:80])], m.vertices[np.unique(m.faces[80:])]
     assert np.allclose(np.linalg.norm(ball - [5, 0, 0], axis=1), 1, atol=1e-6)
     assert np.allclose([box.min(0), box.max(0)], [[-0.5] * 3, [0.5] * 3])
-    # (x, y, z) -> (x, -z, y) puts the file's z range [-1, 1] on -y
     assert np.allclose(m.bounds(), [[-0.5, -1, -1], [6, 1, 1]], atol=1e-6)
 
 

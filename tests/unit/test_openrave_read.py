@@ -397,11 +397,26 @@ def test_mimic_deprecated_attribute(tmp_path):
     assert r.drivers[0].scale == pytest.approx([1, 2]) and r.drivers[0].offset == pytest.approx([0, 0.1])
 
 
-def test_mimic_not_affine_is_kept_and_reported(tmp_path):
-    with pytest.warns(RoboioWarning, match="not affine"):
-        r = load(tmp_path, MIMIC.format(attr='mimic_pos="sin(J-1)"'), "k.kinbody.xml")
-    assert r.drivers[0].type == "normal"
-    assert r.links[2].extras["openrave"]["joint"]["mimic"][0]["pos"] == "sin(J-1)"
+def test_mimic_not_affine_is_a_nonlinear_driver_evaluated_as_openrave(tmp_path):
+    r = load(tmp_path, MIMIC.format(attr='mimic_pos="SASA(2, J-1 + 0.5, 3) + sin(J-1)"'),
+             "k.kinbody.xml")
+    (d,) = r.drivers
+    assert d.type == "nonlinear" and d.dofs == [1, 2]
+    assert r.links[2].extras["openrave"]["joint"]["mimic"][0]["pos"] == "SASA(2, J-1 + 0.5, 3) + sin(J-1)"
+    for j in (0.0, 0.6, -1.0):
+        # OpenRAVE's SASA(a, gamma, b) = atan2(a sin(gamma), b - a cos(gamma)), clamped to +-180 deg
+        m = math.atan2(2 * math.sin(j + 0.5), 3 - 2 * math.cos(j + 0.5)) + math.sin(j)
+        want = about(Rz(j), (1, 0, 0)) @ about(Rz(m), (2, 0, 0)) @ T(None, (2, 0, 0))
+        np.testing.assert_allclose(pose(r, "c", at_dofs(r, [j])), want, atol=1e-12)
+        assert r.drivers_from_config(at_dofs(r, [j]))[0] == pytest.approx(j, abs=1e-15)
+
+
+def test_mimic_clamped_to_its_limits_as_openrave(tmp_path):
+    r = load(tmp_path, MIMIC.format(attr='mimic_pos="J-1*J-1*10"').replace(
+        "<limitsdeg>-180 180</limitsdeg>", "<limitsdeg>-90 90</limitsdeg>"), "k.kinbody.xml")
+    q = at_dofs(r, [0.9])                         # 8.1 rad -> clamped to pi/2
+    assert q[2] == pytest.approx(math.pi / 2, abs=1e-12)
+    assert at_dofs(r, [0.3])[2] == pytest.approx(0.9, abs=1e-12)
 
 
 @pytest.mark.parametrize("attr, match", [

@@ -48,11 +48,31 @@ def test_coupled_links_follow_their_driver():
     assert not res.ok and res.worst_link == "right"
 
 
+def without_slide(names=("palm", "l", "r")):
+    """The gripper without its welded slide: the fingers hang from the palm where the
+    slide, welded at 0.02, puts them (0.1 + 0.02 + 0.1 along x)."""
+    T = np.eye(4)
+    T[:3, 3] = (0.22, 0, 0)
+    r = Robot("g2")
+    r.set_links([Link(names[0], -1, "revolute", (0, 0, 1)), Link(names[1], 0, "prismatic", (0, 1, 0), T),
+                 Link(names[2], 0, "prismatic", (0, -1, 0), T)], qmin=[-1, 0, 0], qmax=[1, 0.05, 0.1])
+    r.joints = [Joint("normal", [0]), Joint("normal", [1]), Joint("normal", [2])]
+    r.drivers = [Driver("turn", "normal", [0], qmin=-1, qmax=1),
+                 Driver("grip", "affine", [1, 2], scale=[0.05, 0.1], offset=[0, 0], qmin=0, qmax=1)]
+    return r
+
+
 def test_driver_space_when_links_differ():
     a = gripper()
-    b = gripper(("palm", "s", "l", "r"))
+    b = without_slide()
     res = verify(a, b, 30)
     assert res.space == "drivers" and res.only_a == ["slide", "left", "right"] and res.matched == ["palm"]
+    assert res.ok and res.matched_by == "names"
+    # the same tree with other names: matched by structure, and the map used is given
+    b = gripper(("palm", "s", "l", "r"))
+    res = verify(a, b, 30)
+    assert res.ok and res.exact and res.space == "links" and res.matched_by == "structure"
+    assert res.map == {"palm": "palm", "slide": "s", "left": "l", "right": "r"}
     res = verify(a, b, 30, link_map={"slide": "s", "left": "l", "right": "r"})
     assert res.ok and res.space == "links"
     res = verify(a, b, 30, link_map={"slide": "s", "left": "l", "right": "r"}, space="drivers")

@@ -101,7 +101,7 @@ def test_plot_every_motion_format(tmp_path):
         img = np.asarray(Image.open(out).convert("L")).astype(int)
         assert (img < 200).mean() > 0.01, f"{args[0]}: the plot is blank"
         if values is not None:       # one panel per joint that moves
-            moving = int(np.sum(np.ptp(values, axis=0) > 1e-12))
+            moving = int(np.sum(np.ptp(values, axis=0) > 1e-6))     # plot.CONSTANT_TOL
             assert f"{moving} joints plotted" in text
 
 
@@ -128,7 +128,7 @@ def test_import_roboio_loads_no_viewer_package():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-@pytest.mark.parametrize("command", [["view", ARM, "--no-browser"], ["render", ARM, "-o", "/dev/null"],
+@pytest.mark.parametrize("command", [["view", ARM, "--no-browser"], ["render", ARM, "-o", "/nonexistent/x.png"],
                                      ["plot", os.path.join(SAMPLES, "choreonoid", "arm_wave.seq"), "-o", "/dev/null"]])
 def test_missing_extra_prints_the_install_hint(command):
     code = ("import sys; sys.modules['viser'] = None; sys.modules['matplotlib'] = None; "
@@ -139,3 +139,32 @@ def test_missing_extra_prints_the_install_hint(command):
     assert r.returncode == 1
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and 'pip install "roboio[view]"' in lines[0], r.stderr
+
+
+def test_plot_counts_rounding_noise_as_constant_and_shares_the_time_axis():
+    from roboio.model import Trajectory
+    from roboio.view.plot import motion_figure
+    t = np.linspace(0, 2, 21)
+    Q = np.zeros((21, 3))
+    Q[:, 0] = np.sin(t)                         # moves
+    Q[:, 1] = 1e-8 * np.cos(40 * t)             # rounding noise: constant
+    Q[:, 2] = 0.25                              # constant
+    fig, out = motion_figure(Trajectory(t, Q))
+    assert out["plotted"] == ["dof 0"] and out["constant"] == ["dof 1", "dof 2"]
+    title = fig._suptitle.get_text()
+    assert "joint limits" not in title          # no model: no limits to shade
+    fig, out = motion_figure(Trajectory(t, np.stack([np.sin(t), np.cos(t), t], axis=1)))
+    drawn = [ax for ax in fig.axes if ax.axison]
+    assert len(drawn) == 3
+    assert all(ax.get_xlim() == pytest.approx((0.0, 2.0)) for ax in drawn)
+    assert all(set(ax.get_shared_x_axes().get_siblings(ax)) >= set(drawn) for ax in drawn)
+
+
+def test_plot_title_speaks_of_limits_only_with_a_model():
+    from roboio.view.plot import motion_figure
+    robot = roboio.load(os.path.join(SAMPLES, "planar_arm.rob"))
+    t = np.linspace(0, 1, 5)
+    Q = np.tile(np.array(robot.config, float), (5, 1))
+    Q[:, 1] = np.linspace(-0.5, 0.5, 5)
+    fig, _ = motion_figure(roboio.model.Trajectory(t, Q), robot)
+    assert "outside the joint limits" in fig._suptitle.get_text()

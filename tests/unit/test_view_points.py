@@ -249,7 +249,6 @@ def test_glb_holds_the_cloud_posed_with_its_colours(tmp_path):
     M = scene.graph[node][0]
     g = scene.geometry[clouds[0]]
     v = g.vertices @ M[:3, :3].T + M[:3, 3]
-    v = v @ np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]]).T        # glTF Y-up -> Z-up
     L = robot.fk()[2] @ T
     np.testing.assert_allclose(v, pts @ L[:3, :3].T + L[:3, 3], atol=1e-6)
     np.testing.assert_array_equal(np.asarray(g.colors)[:, :3], cols)

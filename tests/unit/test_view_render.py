@@ -135,3 +135,54 @@ def test_world_render_shows_objects_and_terrain(tmp_path):
     img = np.asarray(Image.open(out).convert("RGB")).astype(int)
     assert _covered(out).mean() > 0.3        # the terrain fills most of a top view
     assert len(np.unique(img.reshape(-1, 3) // 16, axis=0)) > 5   # several colours (terrain, robot, mugs)
+
+
+def test_dark_materials_render_in_mid_tones(tmp_path):
+    """The GraspIt! Barrett is diffuse black to 0.1 grey: its shape must read (mid-tone
+    pixels, several shades), not a black silhouette."""
+    out = str(tmp_path / "barrett.png")
+    _render([corpus_path("graspit", "models", "robots", "Barrett", "Barrett.xml"), "-o", out,
+             "--size", "240x180"])
+    lum = np.asarray(Image.open(out).convert("L")).astype(int)
+    drawn = lum[_covered(out)]
+    assert drawn.size > 0.1 * lum.size
+    mid = ((drawn >= 50) & (drawn <= 200)).mean()
+    assert mid > 0.5, f"only {mid:.0%} of the hand's pixels are mid-tones"
+    assert np.ptp(np.percentile(drawn, [10, 90])) > 15, "the hand is one flat shade"
+
+
+def test_a_world_render_frames_its_robot_not_the_floor(tmp_path):
+    """The sample world's floor is 4 m wide, its arm about 0.6 m: the camera frames the robot
+    and the crate (the floor fills the background)."""
+    path = os.path.join(SAMPLES, "world.xml")
+    world = roboio.load(path)
+    out = str(tmp_path / "w.png")
+    _render([path, "-o", out, "--view", "side", "--size", "320x240"])
+    robot = world.robots[0]
+    pts = [_posed_vertices(robot, np.array(robot.config, float))]
+    for o in world.rigid_objects:
+        g = o.geometry
+        M = np.asarray(o.transform) @ g.transform
+        pts.append(g.vertices @ M[:3, :3].T + M[:3, 3])
+    px = _project_side(np.concatenate(pts), 320, 240)
+    # the documented fit: robot and objects fill the image less 5% on each side
+    assert px[:, 0].min() == pytest.approx(16, abs=1.5) or px[:, 1].min() == pytest.approx(12, abs=1.5)
+    img = np.asarray(Image.open(out).convert("RGB")).astype(int)
+    x, y = np.clip(np.floor(px[len(px) // 2]).astype(int), 0, [319, 239])
+    assert img[y, x].tolist() != [255, 255, 255]
+
+
+@pytest.mark.parametrize("ext,magic", [(".png", b"\x89PNG"), (".jpg", b"\xff\xd8\xff"),
+                                        (".jpeg", b"\xff\xd8\xff")])
+def test_render_writes_the_format_its_extension_names(tmp_path, ext, magic):
+    out = str(tmp_path / f"arm{ext}")
+    _render([ARM, "-o", out, "--size", "64x48"])
+    with open(out, "rb") as f:
+        assert f.read(len(magic)) == magic
+    assert Image.open(out).size == (64, 48)
+
+
+def test_render_refuses_an_extension_it_cannot_write(tmp_path, capsys):
+    out = tmp_path / "arm.gif"
+    assert main(["render", ARM, "-o", str(out)]) == 2
+    assert "'.gif'" in capsys.readouterr().err and not out.exists()

@@ -25,7 +25,7 @@ WRITER_MODULES = sorted(
     | {"roboio/formats/graspit/_iv_out.py", "roboio/formats/graspit/_robot_out.py",
        "roboio/formats/graspit/_robot_generic.py", "roboio/formats/klampt/_geometry_refs.py",
        "roboio/formats/klampt/geometry/stream.py", "roboio/formats/mjcf/_geoms.py",
-       "roboio/formats/mjcf/_inertia.py", "roboio/formats/mjcf/_actuators.py",
+       "roboio/formats/mjcf/_inertia.py", "roboio/formats/mjcf/_actuators_out.py",
        "roboio/formats/openrave/_math.py", "roboio/formats/mesh_export.py",
        "roboio/formats/meshfile.py", "roboio/formats/affine.py", "roboio/formats/fixed_point.py",
        "roboio/transforms.py", "roboio/model/geometry.py", "roboio/model/massprops.py"})

@@ -26,7 +26,7 @@ from ._io import load_file, save_file
 from ._common import (bounds_or_empty, floats, matrix_to_se3, opengl_methods, se3_to_matrix,
                       so3_to_matrix, unsupported, vec3)
 
-__all__ = ["Geometry3D", "TriangleMesh", "PointCloud", "GeometricPrimitive"]
+__all__ = ["Geometry3D", "TriangleMesh", "PointCloud", "GeometricPrimitive", "DistanceQueryResult"]
 
 # Current transforms set on element geometries with setCurrentTransform, by owner (a Link,
 # RigidObject or Terrain); forgotten when the owner is posed again (setConfig, setTransform).
@@ -554,6 +554,49 @@ class Geometry3D:
         g = self._geom
         return bounds_or_empty(None if _is_empty(g) else bounds(g, self._slot.get_pose()))
 
+    # -- proximity queries (roboio.collision; pip install "roboio[collision]") -----------------
+    def _placed(self):
+        g = self._geom
+        return (None if _is_empty(g) else g), self._slot.get_pose()
+
+    def collides(self, other: "Geometry3D") -> bool:
+        """Whether the two geometries, at their current transforms, are within the sum of
+        their collision margins (meshes are surfaces, primitives solids, as in Klamp't)."""
+        from ...collision import collides
+        (a, Ta), (b, Tb) = self._placed(), other._placed()
+        return collides(a, b, Ta, Tb)
+
+    def withinDistance(self, other: "Geometry3D", tol: float) -> bool:
+        """Whether the distance (margins subtracted) is at most ``tol``."""
+        from ...collision import within_distance
+        (a, Ta), (b, Tb) = self._placed(), other._placed()
+        return within_distance(a, b, float(tol), Ta, Tb)
+
+    def distance(self, other: "Geometry3D") -> "DistanceQueryResult":
+        """The distance (margins subtracted; the engine's exact distance) and the closest
+        points, world frame."""
+        from ...collision import distance
+        (a, Ta), (b, Tb) = self._placed(), other._placed()
+        if a is None or b is None:
+            raise RuntimeError("distance: a geometry is empty")
+        res = distance(a, b, Ta, Tb)
+        return DistanceQueryResult(res.distance, res.point_a, res.point_b)
+
+    def distance_simple(self, other: "Geometry3D", relErr: float = 0, absErr: float = 0) -> float:
+        """:meth:`distance` without the closest points (computed exactly: the error
+        allowances are accepted and not needed)."""
+        return self.distance(other).d
+
+    def rayCast(self, s, d) -> tuple:
+        """``(hit, point)``: the first point of the geometry, at its current transform, on
+        the ray from ``s`` along ``d`` (world frame); ``(False, [0, 0, 0])`` on a miss."""
+        from ...collision import ray_cast
+        g, T = self._placed()
+        if g is None:
+            return False, [0.0, 0.0, 0.0]
+        hit, pt = ray_cast(g, vec3(s, "ray source"), vec3(d, "ray direction"), T)
+        return (True, floats(pt)) if hit else (False, [0.0, 0.0, 0.0])
+
     # -- files -----------------------------------------------------------------------------
     def loadFile(self, fn: str) -> bool:
         """Load a geometry file (any geometry format roboio reads); False on failure (the
@@ -581,13 +624,33 @@ def _apply(M, pts):
     return np.asarray(pts, dtype=float).reshape(-1, 3) @ M[:3, :3].T + M[:3, 3]
 
 
+class DistanceQueryResult:
+    """Klamp't's distance result: ``d`` (m), ``hasClosestPoints``, ``cp1``/``cp2`` (world
+    closest points, lists), ``hasGradients`` (False: not computed), ``elem1``/``elem2``
+    (-1: not given)."""
+
+    def __init__(self, d, cp1, cp2):
+        self.d = float(d)
+        self.hasClosestPoints = cp1 is not None and cp2 is not None
+        self.cp1 = floats(cp1) if cp1 is not None else [0.0, 0.0, 0.0]
+        self.cp2 = floats(cp2) if cp2 is not None else [0.0, 0.0, 0.0]
+        self.hasGradients = False
+        self.grad1 = [0.0, 0.0, 0.0]
+        self.grad2 = [0.0, 0.0, 0.0]
+        self.elem1 = self.elem2 = -1
+
+    def __repr__(self):
+        return f"<DistanceQueryResult d={self.d!r}>"
+
+
 opengl_methods(Geometry3D, ["drawGL"])
 unsupported(Geometry3D, [
-    "collides", "collides_ext", "withinDistance", "withinDistance_ext", "distance",
-    "distance_ext", "distance_point", "distance_point_ext", "distance_simple", "contacts",
-    "contains_point", "rayCast", "rayCast_ext", "support", "roi", "slice", "merge",
+    "collides_ext", "withinDistance_ext",
+    "distance_ext", "distance_point", "distance_point_ext", "contacts",
+    "contains_point", "rayCast_ext", "support", "roi", "slice", "merge",
     "convert", "getConvexHull", "setConvexHull", "setConvexHullGroup", "getImplicitSurface",
     "setImplicitSurface", "getOccupancyGrid", "setOccupancyGrid", "getHeightmap",
     "setHeightmap"],
-    "roboio reads and writes models and computes kinematics; it does no proximity queries, "
-    "geometry conversions or volumetric geometry (use klampt for those)")
+    "roboio's proximity queries are collides, withinDistance, distance, distance_simple and "
+    "rayCast; it does no other ones, no geometry conversions and no volumetric geometry "
+    "(use klampt for those)")

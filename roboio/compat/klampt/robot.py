@@ -402,6 +402,14 @@ class RobotModel:
         else:
             pairs.discard((i, j))
 
+    def selfCollides(self) -> bool:
+        """Whether any enabled pair of links collides at the current link transforms (those
+        of the last ``setConfig``, or ``RobotModelLink.setTransform``). Needs
+        ``pip install "roboio[collision]"``."""
+        from ...collision import model_for
+        r = self._robot
+        return bool(model_for(r).collisions_at(np.ascontiguousarray(_state(r).T), first=True))
+
     # -- drivers <-> configuration ----------------------------------------------------------
     def configToDrivers(self, config) -> list:
         return floats(self._robot.drivers_from_config(floats(config, self.numLinks(), "config")))
@@ -417,6 +425,8 @@ class RobotModel:
             if d.type == "affine":
                 vals = [v[k] / s for k, s in zip(d.dofs, d.scale) if s != 0]
                 out.append(sum(vals) / len(vals) if vals else 0.0)
+            elif d.type == "nonlinear":       # the leader link's velocity (its value's rate)
+                out.append(v[d.leader if d.leader is not None else d.dofs[0]])
             else:
                 out.append(v[d.dofs[0]])
         return out
@@ -437,20 +447,104 @@ class RobotModel:
         """Joint-aware Euclidean distance between configurations."""
         return config_distance(self._robot, a, b)
 
-    # -- centre of mass ---------------------------------------------------------------------
+    # -- dynamics (Klamp't's Lagrangian terms at the current configuration and velocity) ------
     def getCom(self) -> list:
-        """Centre of mass of the robot at the current link transforms (world frame)."""
-        T = _state(self._robot).T
-        m = np.array([l.mass for l in self._robot.links])
-        coms = np.einsum("nij,nj->ni", T[:, :3, :3], [l.com for l in self._robot.links]) + T[:, :3, 3]
-        return floats(m @ coms / m.sum())
+        """Centre of mass of the robot at the current configuration (world frame)."""
+        return floats(self._robot.com())
 
     def getComJacobian(self) -> np.ndarray:
         """3 x n Jacobian of the centre of mass."""
-        links = self.getLinks()
-        m = np.array([l.mass for l in self._robot.links])
-        J = sum(mi * l.getPositionJacobian(l._link.com) for mi, l in zip(m, links))
-        return J / m.sum()
+        return self._robot.com_jacobian()
+
+    def getComJacobianCols(self, links) -> np.ndarray:
+        """Columns ``links`` (indices or names) of :meth:`getComJacobian`."""
+        cols = [_lookup(self._robot.links, k, "link") for k in links]
+        return self._robot.com_jacobian()[:, cols]
+
+    def getComVelocity(self) -> list:
+        """Velocity of the centre of mass at the current velocity."""
+        r = self._robot
+        return floats(r.com_jacobian() @ r.velocity)
+
+    def getMassMatrix(self) -> np.ndarray:
+        """n x n mass matrix B(q) (welded links have rows too)."""
+        return self._robot.mass_matrix()
+
+    def getMassMatrixInv(self) -> np.ndarray:
+        """Inverse of :meth:`getMassMatrix`."""
+        return np.linalg.inv(self._robot.mass_matrix())
+
+    def getCoriolisForces(self) -> list:
+        """C(q, dq) dq: Coriolis and centrifugal torques at the current velocity."""
+        r = self._robot
+        return floats(r.coriolis_torques(r.config, r.velocity))
+
+    def getCoriolisForceMatrix(self) -> np.ndarray:
+        """C(q, dq) with ``C dq`` the Coriolis forces: Klamp't's choice, half the derivative
+        of the Coriolis forces by the velocity (exact: they are quadratic in dq), for which
+        ``dB/dt - 2 C`` is skew-symmetric."""
+        r = self._robot
+        n = r.num_links
+        dq = np.asarray(r.velocity, dtype=float)
+        E = np.eye(n)
+        Q = np.repeat(np.asarray(r.config, float)[None], 2 * n, axis=0)
+        V = np.concatenate([dq + E, dq - E])
+        c = r.inverse_dynamics_batch(Q, V, np.zeros((2 * n, n)), gravity=(0.0, 0.0, 0.0),
+                                     threads=1)
+        return ((c[:n] - c[n:]) / 4.0).T.copy()
+
+    def getGravityForces(self, g) -> list:
+        """G(q): the torques that hold the robot against gravity ``g`` (e.g. (0, 0, -9.8))."""
+        return floats(self._robot.gravity_torques(gravity=vec3(g, "gravity")))
+
+    def torquesFromAccel(self, ddq) -> list:
+        """Inverse dynamics without gravity, as Klamp't: ``B(q) ddq + C(q, dq) dq`` at the
+        current configuration and velocity."""
+        r = self._robot
+        return floats(r.inverse_dynamics(r.config, r.velocity, floats(ddq, r.num_links, "ddq"),
+                                         gravity=(0.0, 0.0, 0.0)))
+
+    def accelFromTorques(self, t) -> list:
+        """Forward dynamics without gravity: ``ddq`` with ``B ddq + C dq = t``. Unlike
+        Klamp't, welded links are held (acceleration 0, their torque ignored): Klamp't
+        solves with the full matrix and moves them (0.1 N m on ur5's welded ``ee_link``
+        gives ~1e7 rad/s^2). Equal to Klamp't's result on robots without welded links."""
+        r = self._robot
+        return floats(r.forward_dynamics(r.config, r.velocity, floats(t, r.num_links, "torques"),
+                                         gravity=(0.0, 0.0, 0.0)))
+
+    def getKineticEnergy(self) -> float:
+        """0.5 dq^T B(q) dq at the current configuration and velocity."""
+        r = self._robot
+        dq = np.asarray(r.velocity, dtype=float)
+        return float(0.5 * dq @ r.mass_matrix() @ dq)
+
+    def getTotalInertia(self) -> np.ndarray:
+        """3 x 3 rotational inertia of the whole robot about its centre of mass, world axes."""
+        return _rigid_sum(self._robot)[2]
+
+    def getLinearMomentum(self) -> list:
+        """Total linear momentum (kg m/s) at the current velocity."""
+        r = self._robot
+        return floats(r.total_mass * (r.com_jacobian() @ r.velocity))
+
+    def getAngularMomentum(self) -> list:
+        """Total angular momentum about the centre of mass (kg m^2/s), world frame. Klamp't
+        0.10.1 returns only the sum of the links' spins ``R I R^T w`` and leaves out their
+        orbits about the centre of mass, ``m (c - com) x v``; roboio includes them."""
+        r = self._robot
+        T = r.fk()
+        dq = np.asarray(r.velocity, dtype=float)
+        com = r.com()
+        L = np.zeros(3)
+        for i, link in enumerate(r.links):
+            J = r.jacobian(i, link.com)
+            w, v = J[:3] @ dq, J[3:] @ dq
+            R = T[i, :3, :3]
+            c = R @ link.com + T[i, :3, 3]
+            Ik = 0.5 * (link.inertia + link.inertia.T)     # as the dynamics use it
+            L += R @ Ik @ R.T @ w + link.mass * np.cross(c - com, v)
+        return floats(L)
 
     # -- files ------------------------------------------------------------------------------
     def loadFile(self, fn: str) -> bool:
@@ -476,13 +570,33 @@ class RobotModel:
         return f"<RobotModel {self._robot.name!r} ({self.numLinks()} links)>"
 
 
+def _rigid_sum(robot):
+    """Total mass, centre of mass and inertia about it (world axes) at the configuration."""
+    T = robot.fk()
+    m = np.array([l.mass for l in robot.links])
+    c = np.einsum("nij,nj->ni", T[:, :3, :3], [l.com for l in robot.links]) + T[:, :3, 3]
+    total = float(m.sum())
+    com = m @ c / total if total > 0 else np.zeros(3)
+    I = np.zeros((3, 3))
+    for k, link in enumerate(robot.links):
+        R = T[k, :3, :3]
+        d = c[k] - com
+        Ik = 0.5 * (link.inertia + link.inertia.T)     # as the dynamics use it
+        I += R @ Ik @ R.T + m[k] * (d @ d * np.eye(3) - np.outer(d, d))
+    return total, com, I
+
+
 def _no_geometry(link) -> bool:
     g = link.geometry
     return g is None or g.is_empty
 
 
 def _set_driver_dofs(d, vec, value, with_offset=True):
-    if d.type == "affine":
+    """Set ``d``'s links in ``vec`` for driver value ``value`` (a nonlinear driver: its
+    leader link only, a velocity of the coupled links needs the coupling's derivative)."""
+    if d.type == "nonlinear":
+        vec[d.leader if d.leader is not None else d.dofs[0]] = value
+    elif d.type == "affine":
         for k, s, o in zip(d.dofs, d.scale, d.offset):
             vec[k] = (o if with_offset else 0.0) + s * value
     else:
@@ -795,9 +909,15 @@ class RobotModelDriver:
 
     def setValue(self, val: float):
         """Move the driven links (link transforms update only at the next setConfig)."""
+        robot = self._rv._robot
+        if self._driver.type == "nonlinear":     # its links follow the coupling of every input
+            u = robot.drivers_from_config()
+            u[self._index] = float(val)
+            robot.config = robot.config_from_drivers(u)
+            return
         q = self._rv.getConfig()
         _set_driver_dofs(self._driver, q, float(val))
-        self._rv._robot.config = np.array(q)
+        robot.config = np.array(q)
 
     value = property(getValue, setValue)
 
@@ -817,13 +937,9 @@ class RobotModelDriver:
 
 opengl_methods(RobotModel, ["drawGL"])
 opengl_methods(RobotModelLink, ["drawLocalGL", "drawWorldGL"])
-unsupported(RobotModel, [
-    "getMassMatrix", "getMassMatrixInv", "getMassMatrixDeriv", "getMassMatrixTimeDeriv",
-    "getCoriolisForceMatrix", "getCoriolisForces", "getGravityForces", "torquesFromAccel",
-    "accelFromTorques", "getKineticEnergy", "getLinearMomentum", "getAngularMomentum",
-    "getTotalInertia", "getComVelocity", "getComJacobianCols", "interpolateDeriv"],
-    "roboio computes kinematics only, not dynamics")
-unsupported(RobotModel, ["selfCollides"], "roboio does no collision checking")
+unsupported(RobotModel, ["getMassMatrixDeriv", "getMassMatrixTimeDeriv"],
+    "roboio computes no derivatives of the mass matrix")
+unsupported(RobotModel, ["interpolateDeriv"], "not implemented by roboio")
 unsupported(RobotModel, ["mount", "reduce"],
             "building robots from sub-robots is done by roboio's .rob reader (mount lines)")
 unsupported(RobotModel, ["sensor", "numSensors", "addSensor", "getSensors", "getSensorsDict"],

@@ -41,7 +41,7 @@ class Block:
 
 
 _KEY = re.compile(rb"[ \t]*frames[ \t]*:[ \t]*(?:#[^\n]*)?\n")
-_FIRST = re.compile(rb"([ \t]*)- \[")
+_FIRST = re.compile(rb"([ \t]*)- +\[")
 
 
 def _block_end(data: bytes, body: int, first: bytes) -> int:
@@ -159,7 +159,12 @@ def parse_block(data: bytes, block: Block, signature: bytes, per_frame: int, on_
             if skeleton == _expected(lay, lines):
                 break
         else:
-            return None                                    # another layout: the YAML reader
+            # any other spacing YAML allows in a flow sequence ("[a,b]", "[ a ,b ]"): the
+            # skeleton without spaces must be the signature's
+            skeleton = skeleton.translate(None, b" ")
+            lines = len(skeleton) // (len(signature) + 1)
+            if skeleton != _expected(signature, lines):
+                return None                                # another layout: the YAML reader
         # a number glued to a bracket, or two numbers apart by a space ("1 2" is ONE YAML
         # scalar), would be merged by deleting brackets and spaces
         if _glued(t):

@@ -21,7 +21,7 @@ import numpy as np
 from lxml import etree
 
 from ...context import LoadContext
-from ...errors import CompanionFile
+from ...errors import CompanionFile, FormatError
 from ...model import GeometrySource, TriangleMesh, World
 from ...resolve import resolve
 from .. import loading, xmlutil
@@ -191,7 +191,22 @@ def _data_file(robot_dir, ref, what, ctx, line, referrer):
                  line, path=referrer)
         return None, None
     with _Opened(p, ctx, line, referrer):
-        return parse_xml(read_bytes(p, ctx), p, ctx.child(p)), p
+        data = read_bytes(p, ctx)
+        if not data.lstrip()[:1] == b"<":
+            # GraspIt! 0.9's text files (.vgr virtual contacts): the XML versions of GraspIt!
+            # fail to parse them, log it and load the robot without them
+            ctx.warn(f"{what} file {ref!r} is not XML (GraspIt! 0.9's text format?): GraspIt! "
+                     f"logs 'Failed to load {what.replace('-', ' ')}s' and goes on without it",
+                     line, path=referrer)
+            return None, None
+        try:
+            return parse_xml(data, p, ctx.child(p)), p
+        except FormatError as e:
+            if "malformed XML" not in str(e):
+                raise
+            ctx.warn(f"{what} file {ref!r} cannot be read ({e}); GraspIt! goes on without it",
+                     line, path=referrer)
+            return None, None
 
 
 def load_robot(root, path: str, ctx: LoadContext):

@@ -21,6 +21,7 @@ import numpy as np
 from ...errors import OutputError
 from ...transforms import vector_norm
 from ._build import MM, dh_structure, joint_infos
+from ._collision_out import disable_collision_lines
 from ._robot_generic import spec_from_model
 from ._robot_spec import ChainOut, DofOut, JointOut, LinkOut, RobotOut, body_of, render, tail_from_extras
 from ._text import num, same
@@ -95,7 +96,12 @@ def _dof_value(robot, d) -> float:
     return (robot.config[d.dofs[0]] - o) / s if s else 0.0
 
 
-def spec_from_record(writer, robot, world: bool) -> RobotOut:
+def spec_from_record(writer, robot, world: bool, stem: str) -> RobotOut:
+    """The robot as its GraspIt! record says, with the model's changes; ``stem``: the name
+    the written file gives the robot (GraspIt! names a robot after its file), from which
+    the reader derives the names of links that have no ``name`` attribute -- so a link
+    whose model name is not that derived name gets the attribute (roboio's; GraspIt!
+    ignores it) and keeps its name."""
     gx = robot.extras["graspit"]
     rec = gx["record"]
     report = writer.report
@@ -146,7 +152,7 @@ def spec_from_record(writer, robot, world: bool) -> RobotOut:
                 jo = JointOut("Revolute", _expr(e), jr.d.text, jr.a.text, jr.alpha.text, tmin, tmax, extra)
             else:
                 jo = JointOut("Prismatic", jr.theta.text, _expr(e), jr.a.text, jr.alpha.text, tmin, tmax, extra)
-            if node.graspit_link is None and robot.links[li].name != f"{robot.name}_chain{c}_joint{j}":
+            if node.graspit_link is None and robot.links[li].name != f"{stem}_chain{c}_joint{j}":
                 jo.name = robot.links[li].name
             jouts.append(jo)
         louts = []
@@ -162,13 +168,13 @@ def spec_from_record(writer, robot, world: bool) -> RobotOut:
             if lr.sensor_type is not None:
                 attrs.append(("sensorType", lr.sensor_type))
             lo = LinkOut(lr.dynamic_joint_type, lr.file, body_of(link), attrs)
-            if link.name != f"{robot.name}_chain{c}_link{l}":
+            if link.name != f"{stem}_chain{c}_link{l}":
                 lo.name = link.name
             louts.append(lo)
         chains.append(ChainOut(ch.transform, jouts, louts, list(ch.filters)))
     palm = robot.links[0]
     palm_attrs = [("sensorType", rec.palm_sensor_type)] if rec.palm_sensor_type is not None else []
-    if palm.name != f"{robot.name}Base":
+    if palm.name != f"{stem}Base":
         palm_attrs.append(("name", palm.name))
     out = RobotOut(gx.get("type") or rec.type, gx.get("dbname", rec.dbname), rec.palm, body_of(palm),
                    palm_attrs, dofs, chains)
@@ -195,17 +201,18 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
     if not world and mount:
         exclude = set()
     why = matches_record(robot, exclude)
+    stem = os.path.basename(path).split(".", 1)[0]
     if why is None:
-        spec = spec_from_record(writer, robot, world)
+        spec = spec_from_record(writer, robot, world, stem)
     else:
         if gx.get("record") is not None:
             report.warn(f"robot {robot.name!r} no longer matches its GraspIt! file ({why}); written "
                         "from the model")
         spec = spec_from_model(writer, robot, exclude, world)
-    stem = os.path.basename(path).split(".", 1)[0]
-    if not world and robot.name and stem != robot.name:
-        report.lose(f"{robot.name}: the robot reads back named {stem!r}, and links roboio adds "
-                    f"as '{stem}_chain<c>_joint<j>' (GraspIt! names a robot after its file)")
+    spec.tail += disable_collision_lines(robot, spec, gx.get("record"), report)
+    if robot.name and stem != robot.name:
+        # GraspIt! names a robot after its file; its links keep their names (see above)
+        report.rename("robots", robot.name, stem)
     if not world and not np.array_equal(robot.links[0].parent_transform, np.eye(4)):
         T = np.asarray(robot.links[0].parent_transform, float)
         turn = math.acos(max(-1.0, min(1.0, (float(np.trace(T[:3, :3])) - 1) / 2)))

@@ -73,7 +73,7 @@ class RobotOut:
 
 def body_of(link) -> dict:
     return {"geometry": link.geometry, "mass": link.mass, "com": link.com, "inertia": link.inertia,
-            "gx": link.extras.get("graspit", {}), "what": link.name}
+            "gx": link.extras.get("graspit", {}), "what": link.name, "index": link.index}
 
 
 def tail_from_extras(out: RobotOut, robot, rec, gx, report):

@@ -8,6 +8,8 @@
 """
 from __future__ import annotations
 
+import math
+
 import re
 from typing import Optional
 
@@ -84,6 +86,9 @@ def scan_dof_expr(raw: Optional[str]) -> DofExpr:
         tail = rest[pos:]
         lead = len(tail) - len(tail.lstrip())        # %lf skips leading whitespace
         value, n = c_strtod_prefix(tail[lead:])
+        if n and not math.isfinite(value):
+            raise DofExprError(f"DOF expression {text!r}: offset {tail[lead:lead + n]!r} is not a "
+                               "finite number (a joint angle of inf or nan places nothing)")
         if n:
             out.offset = value
             out.offset_text = tail[lead:lead + n]

@@ -28,7 +28,12 @@ from ..affine import relative_reference, split_affine  # noqa: F401  (shared, re
 from ..mesh_export import MeshExport
 
 __all__ = ["GeometryWriter", "split_scale_translate", "split_affine", "KLAMPT_GEOMETRY_EXTENSIONS",
-           "relative_reference", "walk_geometry", "klampt_reads"]
+           "relative_reference", "walk_geometry", "UNCOLLIDED_PRIMITIVES",
+           "klampt_reads"]
+
+# Primitives Klamp't cannot collide: 0.10.1 has no collider for its cylinder; it has no
+# capsule or cone at all (GeometryWriter.collidable writes them as meshes)
+UNCOLLIDED_PRIMITIVES = ("Cylinder", "Capsule", "Cone")
 
 # What Klamp't 0.10.1 loads as a geometry file by extension (lower case): its native readers
 # and the file types of the Assimp build of its PyPI wheels. Not ``wrl``: that Assimp has
@@ -131,6 +136,30 @@ class GeometryWriter:
                 return os.path.join(directory, name)
             k += 1
 
+    def collidable(self, geom, what: str):
+        """``geom`` with every cylinder, capsule and cone primitive made a triangle mesh (same
+        transform and margin): Klamp't has no capsule or cone, and Klamp't 0.10.1 never
+        collides a cylinder primitive, so a primitive written as such would change what
+        collides. The surface change is reported."""
+        if isinstance(geom, Primitive) and geom.primitive in UNCOLLIDED_PRIMITIVES:
+            from ...model.tessellate import SEGMENTS, primitive_to_mesh
+            mesh = primitive_to_mesh(geom)
+            mesh.transform = np.array(geom.transform, float)
+            mesh.margin = geom.margin
+            chord = float(geom.params["radius"]) * (1 - np.cos(np.pi / SEGMENTS))
+            self.report.lose(f"{geom.primitive} primitives written as {SEGMENTS}-sided triangle "
+                             "meshes (Klamp't has no capsule or cone, and Klamp't 0.10.1 never "
+                             "collides a cylinder): the surface moves by up to",
+                             f"{chord:.2g} m ({what})")
+            return mesh
+        if isinstance(geom, Group) and any(isinstance(g, Primitive) and g.primitive in
+                                           UNCOLLIDED_PRIMITIVES for g in walk_geometry(geom)):
+            out = Group([self.collidable(c, what) for c in geom.children],
+                        transform=geom.transform, margin=geom.margin)
+            out.extras = dict(geom.extras)
+            return out
+        return geom
+
     def data_reference(self, geom, referring_file: str, what: str, allow_none: bool = False) -> str:
         """Reference, as written in ``referring_file``, to a file holding ``geom``'s data
         (its transform not applied): the original inline text, the original file when
@@ -138,6 +167,7 @@ class GeometryWriter:
         new file. ``allow_none`` (robot links, which may have no geometry): "" for a mesh
         with no triangles (Klamp't refuses an empty mesh file: the loss is reported);
         otherwise (rigid objects, terrains, which need a mesh) an empty mesh is written."""
+        geom = self.collidable(geom, what)
         src = geom.source
         if src is not None and src.format == "inline":
             return src.reference
@@ -169,7 +199,7 @@ class GeometryWriter:
         if geom.missing:
             self.report.lose(f"{what}: transform {np.asarray(M).tolist()} of missing geometry")
             return self.data_reference(geom, referring_file, what)
-        g = geom.copy()
+        g = self.collidable(geom, what).copy()
         g.transform = np.asarray(M, float)
         g.margin = 0.0
         self.report.warn(f"{what}: geometry transform cannot be written as Klamp't attributes; "

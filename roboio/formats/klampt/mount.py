@@ -117,8 +117,19 @@ def read_mounted_robot(path: str, reference: str, ctx, line) -> Robot:
         sub = loading.read_file(path, ctx, kinds=("robot",))
         if not isinstance(sub, Robot):
             raise ctx.error(f"mount: {reference!r} holds a {type(sub).__name__}, not a robot", line)
+        if path.lower().endswith(".urdf"):
+            _klampt_driver_names(sub)
         ctx.cache[cache_key] = sub
     return sub          # mount_robot copies what it takes (new links, geometry copies)
+
+
+def _klampt_driver_names(sub: Robot) -> None:
+    """A mounted URDF's drivers named as Klamp't names them, after the link of the joint
+    they actuate (roboio's standard URDF reading names them after the joint; Klamp't's
+    mount reads the URDF by its own rules)."""
+    for d in sub.drivers:
+        if d.leader is not None and 0 <= d.leader < sub.num_links:
+            d.name = sub.links[d.leader].name
 
 
 def charge_mount(ctx, robot: Robot, sub: Robot, reference: str, line,
@@ -146,10 +157,11 @@ def mount_robot(robot: Robot, sub: Robot, link: int, T, prefix: str = "",
     """Append ``sub`` to ``robot`` as Klamp't's ``Robot::Mount`` does (§3.12).
 
     With ``N0`` links before the mount and ``L = link`` (-1: the world): sub-link k becomes
-    link ``N0 + k``, named ``prefix:name`` when ``prefix``; an index ``i`` of the sub-robot
-    (parents, joint links and bases, driver links) becomes ``L`` when negative, else
-    ``i + N0``; sub-roots get ``T`` (4x4) pre-multiplied to their parent transform; every
-    per-link array comes along. Drivers keep their gains and get prefixed names.
+    link ``N0 + k``, named ``prefix:name`` when ``prefix`` (its joint name too); an index
+    ``i`` of the sub-robot (parents, joint links and bases, driver links and leaders)
+    becomes ``L`` when negative, else ``i + N0``; sub-roots get ``T`` (4x4) pre-multiplied
+    to their parent transform; every per-link array comes along. Drivers keep their gains
+    and get prefixed names.
     Self-collision: the sub-robot's pairs, renumbered, plus every new link against every
     earlier one, both with geometry (:func:`has_geometry`), except a sub-root with ``L``.
     Sensors: see :func:`_mount_sensors`. ``warn(msg)`` reports what Klamp't drops."""
@@ -166,7 +178,8 @@ def mount_robot(robot: Robot, sub: Robot, link: int, T, prefix: str = "",
     for sl in sub.links:
         Tp = T @ sl.parent_transform if sl.parent < 0 else sl.parent_transform
         nl = Link(named(sl.name), remap(sl.parent), sl.joint_type, sl.axis, Tp, sl.mass, sl.com,
-                  sl.inertia, _copied(sl.geometry), copy.copy(sl.appearance))
+                  sl.inertia, _copied(sl.geometry), copy.copy(sl.appearance),
+                  joint_name=named(sl.joint_name) if sl.joint_name is not None else None)
         nl.extras = dict(sl.extras)
         new.append(nl)
     limits = {a: np.concatenate([getattr(robot, a), getattr(sub, a)]) for a in _LIMITS}
@@ -174,11 +187,15 @@ def mount_robot(robot: Robot, sub: Robot, link: int, T, prefix: str = "",
 
     robot.joints = list(robot.joints) + [
         Joint(j.type, [remap(k) for k in j.links], remap(j.base)) for j in sub.joints]
+    first = len(robot.drivers)
+    driver_map = {i: first + i for i in range(len(sub.drivers))}
     robot.drivers = list(robot.drivers) + [
         dataclasses.replace(d, name=named(d.name), dofs=[remap(k) for k in d.dofs],
+                            leader=remap(d.leader) if d.leader is not None else None,
                             scale=list(d.scale), offset=list(d.offset), extras=dict(d.extras),
                             force_link=remap(d.force_link) if d.type in ("translation", "rotation")
-                            else d.force_link)
+                            else d.force_link,
+                            coupling=d.coupling.remap(driver_map) if d.coupling is not None else None)
         for d in sub.drivers]
 
     # updated in place: copying the set at every mount made many mounts quadratic in pairs

@@ -45,5 +45,5 @@ _declare("collada", "collada", (".dae",),
          "COLLADA meshes (read through trimesh; node transforms applied, parts kept in order)",
          sniff_collada, write=False, lazy=True)
 _declare("gltf", "gltf", (".gltf", ".glb"),
-         "glTF 2.0 / GLB meshes (read through trimesh; Y-up converted to Z-up as Klamp't does; "
+         "glTF 2.0 / GLB meshes (read through trimesh; in the file's own coordinates, as Klamp't and trimesh; "
          "written as one node per mesh, robots and worlds posed)", sniff_gltf)

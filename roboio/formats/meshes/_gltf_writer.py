@@ -3,9 +3,10 @@
 Every triangle mesh of the geometry becomes one node (named after ``extras["name"]`` when a
 posed scene set it, see :mod:`roboio.model.posed`), with its transform applied to the vertices. A mesh
 of one colour gets a PBR material (``baseColorFactor``); a mesh with several colours keeps
-them as vertex colours (``COLOR_0``). glTF is Y-up: vertices are written with
-``(x, y, z) -> (x, z, -y)``, the inverse of the Z-up conversion roboio (and Klamp't) apply
-when reading glTF, so a file written here reads back in the same coordinates. A point cloud
+them as vertex colours (``COLOR_0``). Vertices are written in the model's own coordinates
+(no Y-up conversion): Klamp't (Assimp), trimesh and the ROS tools read glTF meshes in the
+file's coordinates, and so does roboio, so a file written here reads back where it was
+(a viewer that assumes glTF's Y-up shows the model's z axis as its y). A point cloud
 child of a posed scene becomes a node whose mesh is a ``POINTS`` primitive, with its
 colours (:meth:`~roboio.model.PointCloud.colors`) as ``COLOR_0``. Coordinates
 are stored as float32 and colours as bytes; the report says so when that rounds anything.
@@ -18,9 +19,7 @@ from ...model import Geometry, Group, PointCloud, TriangleMesh
 from ...transforms import transform_points
 from ..meshfile import flatten_for_writing
 
-__all__ = ["gltf_bytes", "Z_UP_TO_Y_UP"]
-
-Z_UP_TO_Y_UP = np.array([[1.0, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, 0], [0, 0, 0, 1]])
+__all__ = ["gltf_bytes"]
 
 
 def _parts(geom: Geometry, report) -> list:
@@ -69,7 +68,7 @@ def _scene(geom: Geometry, report):
     scene = trimesh.Scene()
     used = set()
     for name, mesh in _parts(geom, report):
-        v = transform_points(Z_UP_TO_Y_UP, np.asarray(mesh.vertices, float))
+        v = np.asarray(mesh.vertices, float)
         if isinstance(mesh, PointCloud):
             _add(scene, used, name, _points(mesh, v, report), v, report)
             continue
@@ -103,7 +102,7 @@ def _add(scene, used: set, name: str, geometry, v, report) -> None:
 
 
 def _points(cloud: PointCloud, v, report):
-    """A trimesh PointCloud (written as a POINTS primitive) of ``cloud``, Y-up ``v``."""
+    """A trimesh PointCloud (written as a POINTS primitive) of ``cloud`` at ``v``."""
     import trimesh
     cols = cloud.colors()
     other = cloud.other_fields()

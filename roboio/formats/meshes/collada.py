@@ -120,12 +120,52 @@ def _drop_broken_samplers(root, warn) -> bool:
     return changed
 
 
+# what COLLADA 1.4/1.5 allow among a <node>'s children; pycollada's strict reading fails on
+# anything else ("No active exception to reraise"), Assimp skips it
+_NODE_CHILDREN = {"asset", "lookat", "matrix", "rotate", "scale", "skew", "translate",
+                  "instance_camera", "instance_controller", "instance_geometry", "instance_light",
+                  "instance_node", "node", "extra"}
+
+
+def _drop_unknown_node_children(root, warn) -> bool:
+    """Remove elements a ``<node>`` cannot hold (warning once per name). Returns whether
+    anything was removed."""
+    seen: dict = {}
+    for node in root.iter("{*}node"):
+        for c in children(node):
+            name = local_name(c)
+            if name not in _NODE_CHILDREN:
+                seen.setdefault(name, where(c))
+                node.remove(c)
+    for name, line in seen.items():
+        warn(f"<{name}> inside <node> is not COLLADA: ignored (as Assimp, Klamp't's reader, does)", line)
+    return bool(seen)
+
+
+def _parse_tolerant(data: bytes, path, warn):
+    """The document's root; XML that libxml2 reads only in recovery mode (a comment holding
+    ``--``), which Assimp's reader loads, is recovered with a warning."""
+    try:
+        return parse_bytes(data, path, large_text=True)   # a whole mesh may sit in one <float_array>
+    except FormatError as e:
+        if not e.message.startswith("malformed XML: ") or "truncated" in e.message:
+            raise
+        root = parse_bytes(data, path, recover=True, large_text=True)
+        warn(f"malformed XML ({e.message[len('malformed XML: '):]}); read what a tolerant parser "
+             "recovers, as Assimp (Klamp't's reader) does", e.line)
+        return root
+
+
 def parse_dae_bytes(data: bytes, path, warn=None) -> dict:
     """The mesh dict of COLLADA data (see the module docstring)."""
     warn = warn or (lambda msg, line=None: None)
-    root = parse_bytes(data, path, large_text=True)    # a whole mesh may sit in one <float_array>
+    root = _parse_tolerant(data, path, warn)
     _check(root, path, warn)
-    if _drop_broken_samplers(root, warn):
+    # pycollada's strict reading trips over comments among a node's children (valkyrie's
+    # head_camera.dae: "No active exception to reraise") and over unknown elements there;
+    # the parsed tree has no comments, and unknown node children are dropped
+    dropped = _drop_unknown_node_children(root, warn)
+    if _drop_broken_samplers(root, warn) or dropped or b"<!--" in data:
         from lxml import etree
         data = etree.tostring(root.getroottree(), xml_declaration=True, encoding="utf-8")
     from trimesh.exchange.dae import load_collada

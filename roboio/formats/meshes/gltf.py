@@ -13,8 +13,10 @@ colours. Compressed meshes (Draco, meshopt) are a FormatError; so is malformed J
 its line and column (roboio reads the JSON first: trimesh would instead look for a
 ``model.gltf`` next to the file).
 
-glTF is Y-up: like Klamp't, roboio converts to Z-up with ``(x, y, z) -> (x, -z, y)``; the
-file's coordinates are kept and the conversion is the mesh's ``transform``. Files with
+Coordinates are the file's own (no Y-up to Z-up turn): Klamp't (Assimp), trimesh and the
+ROS tools (rviz through Assimp, urdfdom/yourdfpy through trimesh) read glTF meshes that way,
+and robot descriptions are made for them (a URDF's GLB visuals line up with its OBJ or STL
+collision meshes). Files with
 several mesh parts record them in ``extras["parts"]`` (Klamp't loads them as a Group).
 """
 from __future__ import annotations
@@ -22,7 +24,6 @@ from __future__ import annotations
 import json
 import struct
 
-import numpy as np
 
 from ...errors import FormatError
 from ...model import TriangleMesh
@@ -31,9 +32,7 @@ from ..meshfile import check_readable, lazy_mesh, parsed_mesh, read_bytes
 from . import _trimesh
 from ._sniff import sniff_gltf as sniff
 
-__all__ = ["sniff", "loads", "read", "dumps", "write", "parse_gltf", "parse_gltf_bytes", "Y_UP_TO_Z_UP"]
-
-Y_UP_TO_Z_UP = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
+__all__ = ["sniff", "loads", "read", "dumps", "write", "parse_gltf", "parse_gltf_bytes"]
 _COMPRESSION = {"KHR_draco_mesh_compression", "EXT_meshopt_compression", "KHR_meshopt_compression"}
 _NOT_READ = {0: "point", 1: "line", 2: "line-loop", 3: "line-strip", 6: "triangle-fan"}
 
@@ -79,7 +78,7 @@ def _check(doc: dict, path: str, warn) -> None:
 
 
 def parse_gltf_bytes(data: bytes, path, warn=None) -> dict:
-    """The mesh dict of glTF/GLB data, in the file's (Y-up) coordinates; ``path`` locates
+    """The mesh dict of glTF/GLB data, in the file's coordinates; ``path`` locates
     external buffers and images (None: none are read)."""
     warn = warn or (lambda msg, line=None: None)
     _check(_json(data, path), path, warn)
@@ -92,28 +91,25 @@ def parse_gltf_bytes(data: bytes, path, warn=None) -> dict:
 
 
 def parse_gltf(path: str, warn=None) -> dict:
-    """The mesh dict of a glTF/GLB file, in the file's (Y-up) coordinates."""
+    """The mesh dict of a glTF/GLB file, in the file's coordinates."""
     return parse_gltf_bytes(read_bytes(path), path, warn)
 
 
 def loads(data, ctx) -> TriangleMesh:
-    """The meshes of glTF/GLB data, parsed now, as one mesh placed Z-up."""
-    m = parsed_mesh(parse_gltf_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "gltf", ctx=ctx)
-    m.transform = Y_UP_TO_Z_UP.copy()
-    return m
+    """The meshes of glTF/GLB data, parsed now, as one mesh in the file's coordinates."""
+    return parsed_mesh(parse_gltf_bytes(as_bytes(data), ctx.path, ctx.warn), ctx.path, "gltf", ctx=ctx)
 
 
 def read(path: str, ctx) -> TriangleMesh:
-    """Lazy glTF/GLB mesh (parsed on first access), placed Z-up."""
+    """Lazy glTF/GLB mesh (parsed on first access), in the file's coordinates."""
     check_readable(path)
-    m = lazy_mesh(path, lambda p: parse_gltf_bytes(read_bytes(p, ctx, document=False), p, ctx.warn), "gltf", ctx=ctx)
-    m.transform = Y_UP_TO_Z_UP.copy()
-    return m
+    return lazy_mesh(path, lambda p: parse_gltf_bytes(read_bytes(p, ctx, document=False), p, ctx.warn),
+                     "gltf", ctx=ctx)
 
 
 def dumps(geom, report, path=None) -> bytes:
     """GLB bytes, or ``.gltf`` JSON with the buffer embedded when ``path`` ends with
-    ``.gltf``: one node per mesh, Z-up converted back to glTF's Y-up (see
+    ``.gltf``: one node per mesh, in the model's coordinates (see
     :mod:`._gltf_writer`)."""
     from ._gltf_writer import gltf_bytes
     return gltf_bytes(geom, report, path)

@@ -50,11 +50,195 @@ def parse_ply_bytes(data: bytes, path, warn=None, ctx=None) -> dict:
     warn = warn or (lambda msg, line=None: None)
     _check_head(data[:3], path)
     _check_counts(data, path, ctx)
+    direct = _read_direct(data, path)
+    if direct is not None:
+        return direct
     from trimesh.exchange.ply import load_ply
     kw = _trimesh.load(path, data, load_ply, "PLY", warn, resolver=None, fix_texture=False,
                        skip_materials=True, process=False)
     _file_order_polygons(kw)
     return _trimesh.flatten(kw, path, "PLY", warn)
+
+
+# -- the common layouts, read directly (importing trimesh costs about 0.5 s) ----------------
+
+_TYPES = {"char": "i1", "int8": "i1", "uchar": "u1", "uint8": "u1", "short": "i2", "int16": "i2",
+          "ushort": "u2", "uint16": "u2", "int": "i4", "int32": "i4", "uint": "u4", "uint32": "u4",
+          "float": "f4", "float32": "f4", "double": "f8", "float64": "f8"}
+_COLOR = ("red", "green", "blue", "alpha")
+
+
+def _header(data: bytes):
+    """``(format, [(element, count, [(name, type) or (name, count type, item type)])], body
+    offset)``, or None for a header this path does not take."""
+    end = data.find(b"end_header")
+    if end < 0:
+        return None
+    nl = data.find(b"\n", end)
+    if nl < 0 or data[end + 10:nl].strip():
+        return None
+    fmt, elements = None, []
+    for raw in data[:end].split(b"\n")[1:]:
+        w = raw.decode("ascii", "replace").split()
+        if not w or w[0] in ("comment", "obj_info"):
+            continue
+        if w[0] == "format" and len(w) == 3:
+            fmt = w[1]
+        elif w[0] == "element" and len(w) == 3 and w[2].isdigit():
+            elements.append((w[1], int(w[2]), []))
+        elif w[0] == "property" and elements and len(w) == 3 and w[1] in _TYPES:
+            elements[-1][2].append((w[2], _TYPES[w[1]]))
+        elif (w[0] == "property" and elements and len(w) == 5 and w[1] == "list"
+              and w[2] in _TYPES and w[3] in _TYPES and _TYPES[w[2]][0] in "iu" and _TYPES[w[3]][0] in "iu"):
+            elements[-1][2].append((w[4], _TYPES[w[2]], _TYPES[w[3]]))
+        else:
+            return None
+    return fmt, elements, nl + 1
+
+
+def _read_direct(data: bytes, path) -> dict:
+    """The mesh dict of a PLY file in the layouts nearly every file has -- a ``vertex``
+    element of scalars, a ``face`` element whose ``vertex_indices`` lists all have the same
+    length, other elements of scalars; binary of either byte order, or ascii one element a
+    line -- read with numpy as trimesh reads them (see the module docstring); None for any
+    other layout, which goes through trimesh."""
+    head = _header(data)
+    if head is None:
+        return None
+    fmt, elements, body = head
+    names = [e[0] for e in elements]
+    if names.count("vertex") != 1 or names.count("face") > 1:
+        return None
+    arrays = {}
+    if fmt in ("binary_little_endian", "binary_big_endian"):
+        order = "<" if fmt == "binary_little_endian" else ">"
+        pos = body
+        for name, count, props in elements:
+            fields, listed = [], None
+            for p in props:
+                if len(p) == 3:
+                    if listed is not None or name != "face":
+                        return None
+                    at = sum(np.dtype(order + f[1]).itemsize for f in props[:props.index(p)])
+                    if count == 0:
+                        k = 0
+                    elif pos + at + np.dtype(order + p[1]).itemsize > len(data):
+                        return None
+                    else:
+                        k = int(np.frombuffer(data, order + p[1], 1, pos + at)[0])
+                    listed = p[0]
+                    fields += [("_n", order + p[1]), (p[0], order + p[2], (k,))]
+                else:
+                    fields.append((p[0], order + p[1]))
+            try:
+                dt = np.dtype(fields)
+            except (TypeError, ValueError):
+                return None                              # duplicate property names
+            if pos + dt.itemsize * count > len(data):
+                return None
+            arr = np.frombuffer(data, dt, count, pos)
+            pos += dt.itemsize * count
+            if listed is not None and count and np.any(arr["_n"] != arr["_n"][0]):
+                return None                              # lists of several lengths
+            arrays[name] = arr
+        if pos != len(data):
+            return None
+    elif fmt == "ascii":
+        lines = data[body:].split(b"\n")
+        at = 0
+        for name, count, props in elements:
+            rows = lines[at:at + count]
+            at += count
+            if len(rows) != count:
+                return None
+            try:
+                table = np.array([r.split() for r in rows], dtype=np.float64) if count else np.zeros((0, 0))
+            except ValueError:
+                return None                              # ragged rows or not numbers
+            arrays[name] = _ascii_element(table, props)
+            if arrays[name] is None:
+                return None
+        if any(l.strip() for l in lines[at:]):
+            return None
+    else:
+        return None
+    return _mesh_dict(arrays, path)
+
+
+def _ascii_element(table: np.ndarray, props):
+    """A record array of ascii rows ``table`` for ``props`` (one list at most, of constant
+    length), or None."""
+    if not len(table):
+        return {p[0]: np.zeros(0) for p in props}
+    out, col = {}, 0
+    for p in props:
+        if len(p) == 3:
+            k = table[:, col]
+            if np.any(k != k[0]) or k[0] != int(k[0]) or k[0] < 0:
+                return None
+            k = int(k[0])
+            out[p[0]] = table[:, col + 1:col + 1 + k]
+            col += 1 + k
+        else:
+            out[p[0]] = table[:, col].astype(p[1])      # the declared type (trimesh's reading)
+            if p[1][0] in "iu" and np.any(table[:, col] != out[p[0]]):
+                return None
+            col += 1
+    if col != table.shape[1]:
+        return None
+    return out
+
+
+def _colors(arr, n):
+    names = [c for c in _COLOR if _has(arr, c)]
+    if not {"red", "green", "blue"} <= set(names):
+        return None, True
+    cols = []
+    for c in names:
+        v = np.asarray(arr[c])
+        if v.dtype == np.uint8:
+            cols.append(v / 255.0)
+        else:
+            return None, False               # other colour types: trimesh's conversion
+    if len(cols) == 3:
+        cols.append(np.ones(n))
+    return np.stack(cols, axis=1), True
+
+
+def _has(arr, name) -> bool:
+    return name in (arr.dtype.names or ()) if isinstance(arr, np.ndarray) else name in arr
+
+
+def _mesh_dict(arrays: dict, path) -> dict:
+    from ._trimesh import _triangles
+    v = arrays["vertex"]
+    if not all(_has(v, c) for c in "xyz"):
+        return None
+    verts = np.stack([np.asarray(v[c], np.float64) for c in "xyz"], axis=1).reshape(-1, 3)
+    vcols, ok = _colors(v, len(verts))
+    if not ok:
+        return None
+    out = {"vertices": verts, "faces": np.zeros((0, 3), np.int64), "vertex_colors": vcols}
+    f = arrays.get("face")
+    if f is None:
+        return out
+    key = next((k for k in ("vertex_indices", "vertex_index") if _has(f, k)), None)
+    if key is None:
+        return None
+    idx = np.asarray(f[key])
+    if idx.ndim != 2 or (len(idx) and idx.shape[1] < 3):
+        return None
+    if idx.dtype.kind == "f":
+        if np.any(idx != np.floor(idx)):
+            return None
+        idx = idx.astype(np.int64)
+    tris, poly, npoly = _triangles(idx.astype(np.int64), len(verts), path, "PLY")
+    fcols, ok = _colors(f, npoly)
+    if not ok:
+        return None
+    out["faces"] = tris
+    out["face_colors"] = fcols if fcols is None or poly is None else fcols[poly]
+    return out
 
 
 def parse_ply(path: str, warn=None) -> dict:

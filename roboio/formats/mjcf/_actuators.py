@@ -1,125 +1,217 @@
-"""MuJoCo actuators for a robot's drivers (``--actuators position|motor|none``; the rules
-are documented for users in ``docs/mjcf.md``).
+"""Drivers of robots read from MJCF: one per hinge or slide joint (named after the joint;
+Klamp't's convention that every DOF a joint names is driven), the ``<actuator>`` elements
+that drive it attached as data (name, kind, gear, ranges, gains), and ``<equality><joint>``
+couplings turned into affine drivers when their polynomial is linear.
 
-One actuator per driver that moves a joint (``normal`` and ``affine`` drivers), named after
-the driver, on the joint of the driver's leader (:attr:`roboio.model.Driver.leader`: the
-DOF whose value is the driver's value; the first DOF with a MuJoCo joint and a nonzero scale
-when the leader has none). The other DOFs of a coupled driver follow the actuated one
-through ``<equality><joint>`` (written by the MJCF writer with the same leader).
-
-The actuator works in the joint's MuJoCo coordinate ``qpos = a u + b`` of the driver value
-``u`` (``a = |axis| scale``, ``b = |axis| offset`` of the leader; ``a = 1, b = 0`` for a
-driver that sets a unit-axis joint to its own value, the usual case): limits, forces and
-gains are converted to it (forces by ``1/a``, gains by ``1/a^2``), and the report says so
-where ``a, b`` is not ``1, 0``.
-
-* ``position``: ``<position kp kv>`` from the driver's servo gains (``servo_p``,
-  ``servo_d``), ``ctrlrange`` from its position limits, ``forcerange`` from its torque
-  limits (each only where finite); an integral gain has no place and is reported. With a
-  velocity gain the model uses the ``implicitfast`` integrator (:attr:`Actuators.damped`):
-  MuJoCo's default Euler integration of ``kv`` diverges on light links;
-* ``motor``: ``<motor>`` whose control is the joint force, ``ctrlrange`` from the torque
-  limits; the gains are reported;
-* ``none``: no actuators (the drivers are reported as lost).
+``<equality>`` ``connect``/``weld``/``tendon``/``flex`` constraints are kept as data in
+``robot.extras["mjcf"]["equality"]`` (roboio's kinematics does not enforce them) and named in
+a warning.
 """
 from __future__ import annotations
 
-import math
-from typing import Optional
+import numpy as np
 
-from lxml import etree
+from ...model import Driver
+from ._document import ACTUATOR_KINDS
 
-from ..fileio import fmt_float
-
-__all__ = ["MODES", "DEFAULT", "lead_index", "Actuators"]
-
-MODES = ("position", "motor", "none")
-DEFAULT = "position"
+__all__ = ["attach_drivers"]
 
 
-def _fmt(values) -> str:
-    return " ".join(fmt_float(float(v) + 0.0) for v in values)
+def attach_drivers(reader, robots: list) -> None:
+    doc = reader.doc
+    drivers_of = {}                  # link -> driver
+    for r in robots:
+        r.drivers = []
+        for j in r.joints:
+            if j.type not in ("normal", "spin"):
+                continue
+            i = j.links[0]
+            l = r.links[i]
+            d = Driver(l.joint_name or l.name, "normal", [i], qmin=r.qmin[i], qmax=r.qmax[i], leader=i)
+            r.drivers.append(d)
+            drivers_of[(id(r), i)] = (r, d)
+    _actuators(reader, drivers_of)
+    _equalities(reader, robots, drivers_of)
 
 
-def lead_index(d, has_joint: list) -> Optional[int]:
-    """Index in ``d.dofs`` of the DOF driver ``d`` actuates (see the module docstring), or
-    None when none of its DOFs has a MuJoCo joint. ``has_joint[k]``: ``d.dofs[k]`` has one."""
-    cands = [k for k, i in enumerate(d.dofs)
-             if has_joint[k] and (d.type != "affine" or d.scale[k] != 0)]
-    if not cands:
-        return None
-    if d.leader in d.dofs and d.dofs.index(d.leader) in cands:
-        return d.dofs.index(d.leader)
-    return cands[0]
+def _actuators(reader, drivers_of: dict) -> None:
+    doc = reader.doc
+    for sec in doc.sections.get("actuator", []):
+        for k, n in enumerate(doc.kids(sec, 2)):
+            if n.tag not in ACTUATOR_KINDS:
+                if n.tag != "plugin":
+                    raise doc.error(n, f"unrecognized actuator element '{n.tag}'")
+                continue
+            a = doc.attrs(n, doc.class_of(n, "main"), n.tag)
+            target = a.text("joint") or a.text("jointinparent")
+            info = {"kind": n.tag}
+            if a.text("name"):
+                info["name"] = a.text("name")
+            gear = a.floats("gear", [1.0, 0, 0, 0, 0, 0], at_most=6)
+            info["gear"] = gear[0] if gear else 1.0
+            for key in ("ctrlrange", "forcerange"):
+                rng = a.floats(key, None, 2)
+                lim = a.limited(key.replace("range", "limited"), rng is not None and any(rng))
+                if rng is not None and lim:
+                    info[key] = list(rng)
+            for key in ("kp", "kv"):
+                v = a.float(key, None)
+                if v is not None:
+                    info[key] = v
+            for key in ("gainprm", "biasprm"):
+                v = a.floats(key, None, at_most=10)
+                if v:
+                    info[key] = v
+            if target is None:
+                other = next((t for t in ("tendon", "site", "body", "cranksite") if a.text(t)), None)
+                reader.ctx.warn(f"actuator {info.get('name', k)!r} drives a {other or 'nothing'} "
+                                "(kept as data of the robot: roboio drivers move joints)", n.line,
+                                path=n.path)
+                _robot_actuators(reader, n, info)
+                continue
+            for name in reader.names(target):
+                hit = reader.joint_links.get(name)
+                if hit is None:
+                    raise doc.error(n, f"unknown joint {name!r} in actuator")
+                _drive(reader, n, dict(info), hit, name, drivers_of)
 
 
-class Actuators:
-    """Collects the ``<actuator>`` children of one MJCF document."""
+def _drive(reader, n, info: dict, hit, target: str, drivers_of: dict) -> None:
+    """Attach actuator ``info`` to the driver of joint ``target``."""
+    robot, idx = hit
+    entry = drivers_of.get((id(robot), idx[0]))
+    if entry is None:      # ball or free joint
+        robot.extras.setdefault("mjcf", {}).setdefault("actuators", []).append({**info, "joint": target})
+        return
+    _, d = entry
+    d.extras.setdefault("mjcf", {}).setdefault("actuators", []).append(info)
+    g = info["gear"]
+    if g:
+        lo, hi = -np.inf, np.inf
+        if "forcerange" in info:
+            lo, hi = sorted((info["forcerange"][0] * g, info["forcerange"][1] * g))
+        if n.tag == "motor" and "ctrlrange" in info:
+            clo, chi = sorted((info["ctrlrange"][0] * g, info["ctrlrange"][1] * g))
+            lo, hi = max(lo, clo), min(hi, chi)
+        d.tmin, d.tmax = max(d.tmin, lo), min(d.tmax, hi)
+        if n.tag in ("position", "intvelocity") and "kp" in info:
+            d.servo_p = float(info["kp"]) * g * g
+        if n.tag in ("position", "velocity") and "kv" in info:
+            d.servo_d = float(info["kv"]) * g * g
 
-    def __init__(self, mode: str, report, names):
-        if mode not in MODES:
-            raise ValueError(f"actuators must be one of {', '.join(MODES)}, not {mode!r}")
-        self.mode = mode
-        self.report = report
-        self.names = names              # the writer's unique-name allocator for actuators
-        self.elements: list = []
-        self.damped = False             # a position actuator has a velocity gain
 
-    def lose(self, kind: str, item: str) -> None:
-        self.report.lose(kind, item)
+def _robot_actuators(reader, n, info) -> None:
+    for r in _robots(reader):
+        r.extras.setdefault("mjcf", {}).setdefault("actuators", []).append(info)
+        return
 
-    def add(self, d, joint: str, a: float, b: float) -> None:
-        """An actuator for driver ``d`` on the MuJoCo joint ``joint``, whose coordinate is
-        ``qpos = a u + b`` of the driver value ``u``."""
-        if self.mode == "none":
+
+def _robots(reader):
+    seen = []
+    for r, _ in reader.link_of.values():
+        if not any(r is s for s in seen):
+            seen.append(r)
+    return seen
+
+
+def _equalities(reader, robots: list, drivers_of: dict) -> None:
+    doc = reader.doc
+    kept = []
+    for sec in doc.sections.get("equality", []):
+        for n in doc.kids(sec, 2):
+            a = doc.attrs(n, doc.class_of(n, "main"), "equality")
+            if not a.bool("active", True):
+                kept.append({"type": n.tag, "active": False, **_plain(a.own)})
+                continue
+            if n.tag == "joint":
+                j1s, j2s = reader.names(a.text("joint1")), reader.names(a.text("joint2"))
+                if j2s and len(j2s) != len(j1s):
+                    j2s = j2s[:1] * len(j1s)
+                for k, j1 in enumerate(j1s or [None]):
+                    _joint_coupling(reader, n, a, drivers_of, kept, j1, j2s[k] if j2s else None)
+            elif n.tag in ("connect", "weld", "tendon", "flex", "flexvert", "flexstrain"):
+                kept.append({"type": n.tag, **_plain(a.own)})
+                doc.warn(n, f"<equality><{n.tag}> {a.text('name') or ''!r} kept as data (closed loops are "
+                            "not enforced by roboio's kinematics)")
+            else:
+                raise doc.error(n, f"unrecognized equality element '{n.tag}'")
+    if kept:
+        for r in robots[:1]:
+            r.extras.setdefault("mjcf", {})["equality"] = kept
+
+
+def _polynomial_coupling(robot, fd, ld, coef, ref1, ref2) -> None:
+    """The follower driver ``fd``'s link joins the leader driver ``ld`` as MuJoCo couples it:
+    ``q1 = ref1 + a0 + a1 (q2 - ref2) + ... + a4 (q2 - ref2)^4`` (a nonlinear driver,
+    :func:`roboio.model.coupling.couple`; the link values are MuJoCo's qpos)."""
+    from ...model.coupling import Arg, Const, Op, couple, polynomial
+    x = Arg(0) if ref2 == 0.0 else Op("-", [Arg(0), Const(ref2)])
+    expr = polynomial([coef[0] + ref1] + list(coef[1:]), x)
+    k = robot.drivers.index(ld)
+    couple(robot.drivers, fd.dofs[0], expr, [k])
+
+
+def _plain(attrs: dict) -> dict:
+    return {k: v for k, v in attrs.items() if k != "class"}
+
+
+def _joint_coupling(reader, n, a, drivers_of: dict, kept: list, j1, j2) -> None:
+    """``joint1 - ref1 = a0 + a1 (joint2 - ref2) + a2 (joint2 - ref2)^2 + ...``"""
+    doc = reader.doc
+    coef = list(a.floats("polycoef", [0.0, 1.0, 0.0, 0.0, 0.0], at_most=5))
+    coef += [0.0] * (5 - len(coef))
+    if j1 is None or j1 not in reader.joint_links:
+        raise doc.error(n, f"unknown joint {j1!r} in equality")
+    if j2 is not None and j2 not in reader.joint_links:
+        raise doc.error(n, f"unknown joint {j2!r} in equality")
+    r1, l1 = reader.joint_links[j1]
+    follower = drivers_of.get((id(r1), l1[0]))
+    leader = None
+    if j2 is not None:
+        r2, l2 = reader.joint_links[j2]
+        leader = drivers_of.get((id(r2), l2[0]))
+        if leader is not None and leader[0] is not r1:
+            leader = None
+    record = {"type": "joint", "joint1": j1, "polycoef": coef, **({"joint2": j2} if j2 else {})}
+    if follower is None or (j2 is not None and leader is None):
+        kept.append(record)
+        doc.warn(n, f"<equality><joint> coupling {j1!r} to {j2!r} kept as data (not between hinge or "
+                    "slide joints of one robot)")
+        return
+    robot, fd = follower
+    if j2 is None:
+        fd.extras.setdefault("mjcf", {})["polycoef"] = {"joint2": None, "coef": coef}
+        kept.append(record)
+        doc.warn(n, f"<equality><joint> {j1!r} held at a constant: kept as data on its driver "
+                    "(roboio's drivers do not fix a joint)")
+        return
+    _, ld = leader
+    if ld is fd:
+        raise doc.error(n, f"joint {j1!r} coupled to itself")
+    i1, i2 = fd.dofs[0], ld.leader
+    ref1, ref2 = robot.config[i1], robot.config[i2]
+    if any(coef[2:]) or fd.type == "nonlinear" or ld.type == "nonlinear":
+        if fd.type != "normal" or len(fd.dofs) != 1:
+            fd.extras.setdefault("mjcf", {})["polycoef"] = {"joint2": j2, "coef": coef}
+            kept.append(record)
+            doc.warn(n, f"<equality><joint> {j1!r} = a polynomial of {j2!r}, while other joints "
+                        f"follow {j1!r}: kept as data on its driver (not composed)")
             return
-        name = self.names.take(d.name, "actuator", self.report, "actuator")
-        if (a, b) != (1.0, 0.0):
-            self.report.warn(f"actuator {name!r} works in joint {joint!r}'s coordinate, "
-                             f"qpos = {fmt_float(a)} u + {fmt_float(b)} of the driver value u "
-                             "(limits, forces and gains converted)")
-        ctrl = _range(a * d.qmin + b, a * d.qmax + b)
-        force = _range(d.tmin / a, d.tmax / a)
-        if self.mode == "position":
-            el = etree.Element("position", name=name, joint=joint, kp=fmt_float(d.servo_p / (a * a)),
-                               kv=fmt_float(d.servo_d / (a * a)))
-            self._limits(el, "ctrl", ctrl)
-            self._limits(el, "force", force)
-            self.damped |= d.servo_d > 0
-            if d.servo_i:
-                self.lose("integral gains of drivers (a MuJoCo position actuator has none)",
-                          f"{d.name} ({fmt_float(d.servo_i)})")
-            if d.servo_p <= 0:
-                self.report.warn(f"driver {d.name!r} has no position gain: its position actuator "
-                                 "(kp 0) exerts no force (give the driver servo gains, or write "
-                                 "motor actuators)")
-        else:
-            el = etree.Element("motor", name=name, joint=joint)
-            self._limits(el, "ctrl", force)
-            if d.servo_p or d.servo_i or d.servo_d:
-                self.lose("servo gains of drivers (motor actuators take forces)", d.name)
-        self.elements.append(el)
-
-    def _limits(self, el, kind: str, rng) -> None:
-        if rng is None:
-            el.set(f"{kind}limited", "false")
-            return
-        el.set(f"{kind}limited", "true")
-        el.set(f"{kind}range", _fmt(rng))
-
-    def element(self):
-        """The ``<actuator>`` element, or None when there is nothing in it."""
-        if not self.elements:
-            return None
-        out = etree.Element("actuator")
-        for el in self.elements:
-            out.append(el)
-        return out
-
-
-def _range(lo: float, hi: float):
-    """``(lo, hi)`` sorted when both are finite and differ, else None (unlimited)."""
-    lo, hi = min(lo, hi), max(lo, hi)
-    if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
-        return None
-    return lo, hi
+        _polynomial_coupling(robot, fd, ld, coef, ref1, ref2)
+    else:
+        scale, offset = coef[1], ref1 + coef[0] - coef[1] * ref2
+        # the leader's driver becomes affine: q_follower = offset + scale * q_leader
+        if ld.type == "normal":
+            ld.type = "affine"
+            ld.scale, ld.offset = [1.0], [0.0]
+        for k, dof in enumerate(list(fd.dofs)):
+            s = fd.scale[k] if fd.type == "affine" else 1.0
+            o = fd.offset[k] if fd.type == "affine" else 0.0
+            ld.dofs.append(dof)
+            ld.scale.append(s * scale)
+            ld.offset.append(float(o + s * offset))
+    robot.drivers = [d for d in robot.drivers if d is not fd]
+    for key, val in list(drivers_of.items()):
+        if val[1] is fd:
+            drivers_of[key] = (robot, ld)
+    ld.extras.setdefault("mjcf", {}).setdefault("couplings", []).append(record)

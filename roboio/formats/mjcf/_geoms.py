@@ -67,6 +67,7 @@ def primitive_geom(p: Primitive, M) -> Optional[tuple]:
     k = vector_norm(N.T)
     if np.any(k == 0) or not np.all(np.isfinite(N)):
         return None
+    k[np.abs(k - 1) <= _REL] = 1.0      # a rotation's columns: unit to rounding, no scale
     R = N / k
     if np.abs(compose(R.T, R) - np.eye(3)).max() > _REL * 10:
         return None

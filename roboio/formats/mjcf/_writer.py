@@ -5,8 +5,9 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
 * One ``<body>`` per link, named after it, placed by its ``parent_transform`` (``pos`` +
   ``quat``; a matrix that is not a rotation is written as the nearest rotation and the
   resulting FK change is measured and reported).
-* Moving links get a ``hinge`` (revolute) or ``slide`` (prismatic) joint named after the
-  link, at the body origin, with the *unit* axis: MuJoCo normalises axes, so a link whose
+* Moving links get a ``hinge`` (revolute) or ``slide`` (prismatic) joint named as the
+  source names it (:func:`roboio.formats.naming.joint_names`; else after the link), at the
+  body origin, with the *unit* axis: MuJoCo normalises axes, so a link whose
   axis has length ``k != 1`` has MuJoCo coordinate ``qpos = k q`` (ranges, forces and
   couplings are scaled to match and the report says so). ``range`` + ``limited="true"``
   where both limits are finite. Welded links (joint group ``weld``) and zero axes get no
@@ -17,9 +18,10 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   ``ballandsocket``, floating chains not at the root) keep one joint per link; their
   massless intermediate links are folded into the last link's body as extra joints.
 * Drivers -> one actuator each on the joint of the driver's leader (``position``, the
-  default, ``motor`` or none: :mod:`._actuators`); affine drivers coupling several DOFs ->
+  default, ``motor`` or none: :mod:`._actuators_out`); affine drivers coupling several DOFs ->
   ``<equality><joint polycoef>`` (follower = offset + ratio x the actuated DOF, in MuJoCo
-  coordinates).
+  coordinates; the leader is the driver's actuated joint, ``Driver.leader``); polynomial
+  couplings likewise, with their polynomial.
 * Mass, COM and inertia -> ``<inertial>`` (``fullinertia``, or ``diaginertia`` + ``quat``
   where MuJoCo's own eigen-decomposition could misjudge it); see :mod:`._inertia` for what
   is changed so that MuJoCo accepts it.
@@ -31,7 +33,8 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   roboio does not check and MuJoCo's own filters (same weld body, parent/child) would not
   skip.
 * Worlds: every robot, rigid object (a body with a free joint) and terrain (static geoms)
-  in one model; names made unique where they clash.
+  in one model; names made unique where they clash (``report.renamed``: "links", "joints",
+  "objects").
 * ``robot.config`` -> ``<keyframe><key name="initial">`` when it differs from MuJoCo's
   zero configuration.
 """
@@ -40,7 +43,8 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
+
 
 import numpy as np
 from lxml import etree
@@ -51,11 +55,14 @@ from ...transforms import (compose, det3, make_transform, matrix_to_quat, symmet
                            transform_points, vector_norm)
 from ..affine import nearest_rotation
 from ..fileio import fmt_float
+from ..fixed_point import stable_params
 from ..fk_change import FK_SAMPLES, fk_change
 from ..mesh_export import MeshExport
+from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
-from ._actuators import DEFAULT as DEFAULT_ACTUATORS, Actuators, lead_index
+from ._actuators_out import DEFAULT as DEFAULT_ACTUATORS, Actuators, lead_index
 from ._geoms import primitive_geom
+from ._orient import inertia_matrix, quat_matrix
 
 __all__ = ["MjcfWriter", "mujoco_reads", "MAX_STL_FACES", "FK_SAMPLES"]
 
@@ -115,7 +122,12 @@ def _fmt(values) -> str:
 
 
 def _quat(R) -> str:
-    return _fmt(matrix_to_quat(R))
+    """The quaternion of rotation ``R`` that the MJCF reader turns back into ``R`` exactly
+    where one exists (write -> read -> write is then a fixed point)."""
+    return _fmt(stable_params(R, matrix_to_quat, quat_matrix, _QUAT_ULPS))
+
+
+_QUAT_ULPS = (1, 1, 1, 1)
 
 
 class _Names:
@@ -231,8 +243,8 @@ class MjcfWriter:
         self.report = report
         self.meshes = MeshExport(path, report, mode=meshes, readable=mujoco_reads, consumer="MuJoCo",
                                  max_faces=MAX_STL_FACES, split_colors=True, min_vertices=4)
-        self.bodies = _Names({"world"})
-        self.joints = _Names()
+        self.bodies = Namespace(report, "links", reserved={"world"})
+        self.joints = Namespace(report, "joints")
         self.mesh_names = _Names()
         self.eq_names = _Names()
         self.actuators = Actuators(actuators, report, _Names())
@@ -309,7 +321,9 @@ class MjcfWriter:
         plan = _RobotPlan(r)
         rep = self.report
         bodies = [i for i in range(r.num_links) if plan.body_of[i] == i]
-        names = {i: self.bodies.take(r.links[i].name, f"link{i}", rep, "body") for i in bodies}
+        names = dict(zip(bodies, self.bodies.assign([r.links[i].name for i in bodies],
+                                                    [f"link{i}" for i in bodies])))
+        self.jname_of = self._joint_names(r, plan)
         approx = {}                         # link -> parent transform with the nearest rotation
         for i, l in enumerate(r.links):
             R, err = nearest_rotation(l.parent_transform[:3, :3])
@@ -354,11 +368,28 @@ class MjcfWriter:
                              "pose is built into its body")
         return T
 
+    def _joint_names(self, r: Robot, plan: _RobotPlan) -> dict:
+        """Link -> name of the MuJoCo joint that moves it: the source's joint names
+        (:func:`~roboio.formats.naming.joint_names`), else the link's name."""
+        source = joint_names(r)
+        # one source joint over several links (a ball read as three hinges): MuJoCo joints
+        # need names of their own, and the links' names read back as the same links
+        shared = Counter(l.joint_name for l in r.links if l.joint_name)
+        source = [None if r.links[i].joint_name and shared[r.links[i].joint_name] > 1 else n
+                  for i, n in enumerate(source)]
+        moving = [i for i, l in enumerate(r.links) if i in plan.free_root
+                  or (plan.jtype(i) != "weld" and np.any(np.asarray(l.axis, float)))]
+        virtual = {k for v in plan.free_root.values() for k in v}
+        say_unwritten(r, set(moving) | virtual, self.report,
+                      "MuJoCo has no fixed joints: a welded link is part of its body")
+        return dict(zip(moving, self.joints.assign([source[i] for i in moving],
+                                                   [r.links[i].name or f"joint{i}" for i in moving])))
+
     def _joints(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, approx: dict) -> bool:
         """Joint elements of body ``i`` (folded links first); True when the body moves."""
         l = r.links[i]
         if i in plan.free_root:
-            nm = self.joints.take(l.name, f"joint{i}", self.report, "joint")
+            nm = self.jname_of[i]
             jnames[i] = nm
             etree.SubElement(body, "freejoint", name=nm)
             pose = self._free_pose(r, i)
@@ -386,7 +417,7 @@ class MjcfWriter:
         if k == 0:
             self.report.lose("joints with a zero axis (they cannot move; written without a joint)", l.name)
             return False
-        nm = self.joints.take(l.name, f"joint{i}", self.report, "joint")
+        nm = self.jname_of[i]
         jnames[i] = nm
         u = axis / k
         el = etree.SubElement(body, "joint", name=nm, type="slide" if l.is_prismatic else "hinge")
@@ -474,7 +505,9 @@ class MjcfWriter:
         has = False
         made = []
         if visual is not None:
-            for g, M in _leaves(visual):
+            # one visual mesh per body (a COLLADA link's hundreds of primitive sets); collision
+            # meshes stay apart: MuJoCo collides each one's convex hull
+            for g, M in self.meshes.merge_new(list(_leaves(visual))):
                 self._geom(parent, g, M, color, label, "visual", made)
         for g, M in _leaves(collision):
             has |= self._geom(parent, g, M, color, label, "collision" if visual is not None else None, made)
@@ -621,11 +654,12 @@ class MjcfWriter:
         return out
 
     def _equalities(self, r: Robot, plan: _RobotPlan, jnames: dict):
-        """An actuator per driver (:mod:`._actuators`) and ``<equality><joint>`` for every
+        """An actuator per driver (:mod:`._actuators_out`) and ``<equality><joint>`` for every
         DOF an affine driver couples to the DOF it actuates: ``q_j = o_j + s_j u`` gives, in
-        MuJoCo coordinates (``qpos = |axis| q``), ``qpos_j = a0 + a1 qpos_lead``."""
+        MuJoCo coordinates (``qpos = |axis| q``), ``qpos_j = a0 + a1 qpos_lead``; polynomial
+        couplings follow their leader (:meth:`_polynomial_couplings`)."""
         rep = self.report
-        actuated = [d for d in r.drivers if d.type in ("normal", "affine")]
+        actuated = [d for d in r.drivers if d.type in ("normal", "affine", "nonlinear")]
         if actuated and self.actuators.mode == "none":
             rep.lose(f"drivers ({len(actuated)}): MJCF is written without actuators (servo gains "
                      "and driver limits are not kept)")
@@ -636,7 +670,11 @@ class MjcfWriter:
             if not d.dofs:
                 continue
             has_joint = [i in jnames and i not in plan.free_root for i in d.dofs]
-            lead = lead_index(d, has_joint)
+            if d.type == "nonlinear":      # the driver's value is its leader's
+                k = d.dofs.index(d.leader) if d.leader in d.dofs else None
+                lead = k if k is not None and has_joint[k] else None
+            else:
+                lead = lead_index(d, has_joint)
             if lead is None:
                 rep.lose("drivers without a MuJoCo hinge or slide joint to move (no actuator, "
                          "no coupling)", d.name)
@@ -645,6 +683,9 @@ class MjcfWriter:
             sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
             kl = float(vector_norm(r.links[il].axis))
             self.actuators.add(d, jnames[il], kl * sl, kl * ol)
+            if d.type == "nonlinear":
+                self._polynomial_couplings(r, plan, jnames, d)
+                continue
             if d.type != "affine":
                 continue
             for k, i in enumerate(d.dofs):
@@ -661,6 +702,37 @@ class MjcfWriter:
                     attrs["joint2"] = jnames[il]
                 attrs["polycoef"] = _fmt((kf * (o - s * ol / sl), kf * s / (sl * kl), 0, 0, 0))
                 self.equalities.append(attrs)
+
+    def _polynomial_couplings(self, r: Robot, plan: _RobotPlan, jnames: dict, d):
+        """``<equality><joint polycoef>`` for each link a polynomial coupling (degree <= 4
+        of the driver's own value, its leader link's) moves: ``q_j = sum a_i u^i`` gives
+        ``qpos_j = sum |axis_j| a_i / |axis_lead|^i qpos_lead^i``. Other couplings were
+        made affine before (see ``roboio.convert.adapt``)."""
+        from ...model.coupling import polynomial_in_range
+        rep = self.report
+        lead = d.leader
+        if lead is None or lead not in jnames or lead in plan.free_root:
+            rep.lose("nonlinear drivers without a moving DOF to follow", d.name)
+            return
+        kl = float(vector_norm(r.links[lead].axis))
+        for fn, i in zip(d.coupling.functions, d.dofs):
+            if i == lead:
+                continue
+            if i not in jnames or i in plan.free_root:
+                rep.lose("coupled DOFs without a MuJoCo hinge or slide joint", f"{d.name}: {r.links[i].name}")
+                continue
+            p = polynomial_in_range(fn, d.qmin, d.qmax)
+            if p is None:
+                rep.lose("couplings that are not polynomials of degree <= 4", f"{d.name}: {r.links[i].name}")
+                continue
+            coef = list(p[1]) + [0.0] * (5 - len(p[1]))
+            kf = float(vector_norm(r.links[i].axis))
+            attrs = {"name": self.eq_names.take(f"{d.name}:{jnames[i]}", "coupling", _Quiet(), ""),
+                     "joint1": jnames[i]}
+            if any(coef[1:]):
+                attrs["joint2"] = jnames[lead]
+            attrs["polycoef"] = _fmt([kf * a / kl ** n for n, a in enumerate(coef)])
+            self.equalities.append(attrs)
 
     # -- reports --------------------------------------------------------------------------
     def _report_robot(self, r: Robot, plan: _RobotPlan):
@@ -693,7 +765,7 @@ class MjcfWriter:
             rep.lose("robot properties (sensors, controller, ...)", ", ".join(sorted(r.properties)))
         from ...model import Appearance
         for l in r.links:
-            keys = sorted(k for k in l.extras if k != "urdf_joint")
+            keys = sorted(l.extras)
             if keys:
                 rep.lose("format-specific link data", f"{l.name} ({', '.join(keys)})")
             ap = l.appearance
@@ -712,7 +784,7 @@ class MjcfWriter:
 
     # -- other world elements -------------------------------------------------------------
     def rigid_object(self, worldbody, o: RigidObject):
-        name = self.bodies.take(o.name, "object", self.report, "body")
+        name = self.bodies.take(o.name, "object", "objects")
         R, err = nearest_rotation(o.transform[:3, :3])
         if err > 0:
             self.report.lose("object poses that are not rotations, written as the nearest rotation",
@@ -720,7 +792,7 @@ class MjcfWriter:
         body = etree.SubElement(worldbody, "body", name=name, pos=_fmt(o.transform[:3, 3]))
         if not np.array_equal(R, np.eye(3)):
             body.set("quat", _quat(R))
-        etree.SubElement(body, "freejoint", name=self.joints.take(o.name, "object", self.report, "joint"))
+        etree.SubElement(body, "freejoint", name=self.joints.take(o.name, "object", None))
         pose = [float(x) for x in o.transform[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
         self.qpos0 += pose
         self.qpos_init += pose
@@ -760,7 +832,8 @@ class MjcfWriter:
 
 def _inertial_element(it) -> etree._Element:
     """``<inertial>``: ``diaginertia`` for a diagonal inertia, ``fullinertia`` where MuJoCo's
-    eigen-decomposition is safely valid, else ``quat`` + ``diaginertia`` of our own."""
+    eigen-decomposition is safely valid, else ``quat`` + ``diaginertia`` of our own, chosen
+    so that the MJCF reader's tensor of them gives them back (a fixed point)."""
     el = etree.Element("inertial", pos=_fmt(it.com), mass=fmt_float(it.mass))
     I, w = it.inertia, it.moments
     if np.all(I == np.diag(np.diag(I))):
@@ -770,9 +843,24 @@ def _inertial_element(it) -> etree._Element:
     if a >= 2 * _inertia.MJ_EPS and a + b >= c * (1 + 1e-9):
         el.set("fullinertia", _fmt((I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2])))
     else:
-        el.set("quat", _quat(it.axes))
-        el.set("diaginertia", _fmt(w))
+        p = stable_params(I, _principal_params(it), inertia_matrix, (1,) * 7)
+        a, b, c = sorted(p[4:])
+        if not (a + b >= c and a >= 0):      # a neighbour MuJoCo would refuse: the prepared form
+            p = tuple(matrix_to_quat(it.axes)) + tuple(w)
+        el.set("quat", _fmt(p[:4]))
+        el.set("diaginertia", _fmt(p[4:]))
     return el
+
+
+def _principal_params(it):
+    """``derive`` for :func:`stable_params`: ``(quat, diaginertia)`` of a tensor (the
+    prepared principal form for the tensor itself)."""
+    def derive(M):
+        if np.array_equal(M, it.inertia):
+            return np.concatenate([matrix_to_quat(it.axes), it.moments])
+        w, V = symmetric_eigen3((M + M.T) / 2)      # (no LAPACK: same digits on any machine)
+        return np.concatenate([matrix_to_quat(V), w])
+    return derive
 
 
 _ORDER = {"freejoint": 0, "joint": 0, "inertial": 1, "geom": 2, "body": 3}

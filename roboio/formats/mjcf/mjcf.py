@@ -1,18 +1,36 @@
-"""MJCF entry module: ``dumps`` / ``write`` (roboio writes MJCF; it does not read it).
+"""MJCF entry module: ``sniff`` / ``loads`` / ``read`` and ``dumps`` / ``write``.
 
-The mapping from roboio's model is described in :mod:`._writer` and, for users, in
-``docs/mjcf.md``. Meshes MuJoCo cannot read (or all of them, see ``meshes``) are written
-beside the output by :class:`roboio.formats.mesh_export.MeshExport`.
+Reading follows MuJoCo's compiler (:mod:`._reader`: what becomes a Robot or a World; the
+modules it uses for defaults, frames, bodies, masses and meshes); writing maps roboio's
+model as described in :mod:`._writer`. Both are described for users in ``docs/mjcf.md``.
+Meshes MuJoCo cannot read (or all of them, see ``meshes``) are written beside the output by
+:class:`roboio.formats.mesh_export.MeshExport`.
 """
 from __future__ import annotations
 
-from ..fileio import atomic_write
-from ._actuators import DEFAULT as DEFAULT_ACTUATORS
+from ...context import LoadContext
+from ..fileio import atomic_write, read_bytes
+from ._sniff import sniff_mjcf as sniff
+from ._actuators_out import DEFAULT as DEFAULT_ACTUATORS
 from ._writer import MjcfWriter
 
-__all__ = ["dumps", "write", "DEFAULT_MESHES"]
+__all__ = ["sniff", "loads", "read", "dumps", "write", "DEFAULT_MESHES"]
 
 DEFAULT_MESHES = "copy"     # a MuJoCo model folder is self-contained
+
+
+def loads(data, ctx: LoadContext):
+    """The Robot or World of MJCF ``data`` (bytes or text); ``ctx.path`` names the file and is
+    the base of relative references (includes, mesh files)."""
+    from ._reader import build
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return build(data, ctx)
+
+
+def read(path: str, ctx: LoadContext):
+    """Read the MJCF file ``path`` (a Robot, or a World: see :mod:`._reader`)."""
+    return loads(read_bytes(path, ctx), ctx)
 
 
 def _mode(report) -> str:

@@ -15,9 +15,15 @@ Mapping (see ``docs/openrave.md`` for the user-facing description):
   joints are ``spin`` joints (unbounded).
 * Values: the model's zero is OpenRAVE's zero; ``robot.config`` is OpenRAVE's configuration
   at load (measured, clamped, mimic joints from their equations).
+* Names: every model link of an OpenRAVE joint (its axes, the welded child) has that
+  joint's name as ``joint_name``; roots have none.
 * Drivers: one per OpenRAVE DOF, in OpenRAVE's DOF order, named after the joint (axis k>0
-  of a multi-axis joint: ``<joint>_<k>``). Mimic joints whose equation is affine in one DOF
-  follow that DOF's driver (affine driver); other equations are kept as data and reported.
+  of a multi-axis joint: ``<joint>_<k>``), its ``leader`` the link of that axis. Mimic joints whose equation is affine in one DOF
+  follow that DOF's driver (affine driver); other equations (``SASA`` pistons, several
+  DOFs) make the driver of their first DOF a ``nonlinear`` one whose coupling evaluates the
+  equation as OpenRAVE does (clamped to the joint's limits); a spherical joint's three
+  drivers share a rotation-vector coupling. Equations roboio cannot evaluate
+  (multi-valued ``polyroots``) are kept as data and reported.
 * Self-collision pairs: every pair of enabled links OpenRAVE does not treat as adjacent.
 """
 from __future__ import annotations
@@ -29,6 +35,7 @@ import numpy as np
 
 from ...model import (AttachedSensor, Driver, Group, Joint, Link, Manipulator, RigidObject,
                       Robot, Terrain, World)
+from ...model.coupling import couple, rebase
 from ._geometry import link_geometries
 from ._hierarchy import HierarchyError, IJoint, axis_kinds, compute, joint_transform
 from ._mass import Mass
@@ -225,7 +232,8 @@ def build_robot(body: BodyRecord, ctx, path: str, jointvalues=None) -> Robot:
                 kind = "weld"
             link = Link(name, parent, "prismatic" if prismatic else "revolute",
                         seg.axis if seg.axis is not None else (0.0, 0.0, 1.0), seg.T,
-                        mass=0.0, com=(0, 0, 0), inertia=np.zeros((3, 3)))
+                        mass=0.0, com=(0, 0, 0), inertia=np.zeros((3, 3)),
+                        joint_name=j.name if j is not None else None)
             if kind == "weld":
                 lo = hi = v_ = a_ = 0.0
                 t_ = INF
@@ -364,16 +372,20 @@ def _drivers(h, seg_index, robot, ctx) -> list:
             if j.static:
                 # a static joint keeps its DOF slot but never moves: scale 0 on its weld
                 d.type, d.dofs, d.scale, d.offset = "affine", [li], [0.0], [0.0]
+                d.leader = li
                 d.extras["openrave"]["static"] = True
             elif li is None:
                 ctx.warn(f"joint {r.name!r} is not used by OpenRAVE's forward kinematics "
                          "(it closes a loop); its DOF moves nothing")
                 d.type, d.scale, d.offset = "affine", [], []
             else:
-                d.dofs = [li]
+                d.dofs, d.leader = [li], li        # the DOF's own joint is the actuated one
             drivers.append(d)
             by_dof[j.dofindex + k] = d
-    memo = {}
+    position = {id(d): i for i, d in enumerate(drivers)}
+    dof_driver = {dof: position[id(d)] for dof, d in by_dof.items()}
+    _spherical_drivers(h, seg_index, drivers, dof_driver)
+    memo, emem = {}, {}
     for j in h.joints:
         if j.active or not j.mimic:
             continue
@@ -385,10 +397,14 @@ def _drivers(h, seg_index, robot, ctx) -> list:
             src = j.rec.mimic[k]
             where = dict(line=src.source.line, path=src.source.path) if src else {}
             if lin is None or len(lin[1]) != 1:
-                why = ("is not affine" if lin is None else
-                       "depends on several DOFs" if lin[1] else "depends on no DOF")
-                ctx.warn(f"mimic joint {j.name!r}: equation {src.pos!r} {why}; roboio drivers "
-                         "cannot express it, the equation is kept as data (link "
+                expr = _expression_of(h, j.index, k, dof_driver, emem)
+                if expr is not None and expr[1]:
+                    couple(drivers, li, *expr)         # in joint order, as affine followers
+                    continue
+                why = ("cannot be evaluated (a multi-valued function such as polyroots)"
+                       if lin is None else "depends on no DOF")
+                ctx.warn(f"mimic joint {j.name!r}: equation {src.pos!r} {why}; the equation is "
+                         "kept as data (link "
                          f"{robot.links[li].name!r} holds its load value {h.values[j.index][k]:g})",
                          **where)
                 continue
@@ -396,6 +412,10 @@ def _drivers(h, seg_index, robot, ctx) -> list:
             (dof, a), = coeffs.items()
             d = by_dof[dof]
             if not d.dofs:
+                continue
+            if d.type == "nonlinear":                 # already coupled by a formula
+                from ...model.coupling import Arg, Const, Op
+                couple(drivers, li, Op("+", [Op("*", [Const(a), Arg(0)]), Const(c)]), [dof_driver[dof]])
                 continue
             if d.type == "normal":
                 d.type, d.scale, d.offset = "affine", [1.0], [0.0]
@@ -409,6 +429,114 @@ def _drivers(h, seg_index, robot, ctx) -> list:
                          f"over the range of {d.name!r}; OpenRAVE clamps it there, roboio's "
                          "affine driver does not", **where)
     return drivers
+
+
+# -- couplings that are not affine ----------------------------------------------------------
+
+_FN_NAMES = {"real": None, "conj": None}      # identity functions of the function parser
+
+
+def _expression_of(h, gi, axis, dof_driver, memo, stack=()):
+    """``(Expr, inputs)``: the value of joint ``gi``'s axis as a model expression of driver
+    values (``inputs``: driver indices, ``Arg(k)`` reading ``inputs[k]``), as OpenRAVE
+    computes it: an active joint is its DOF, a static or passive one its held value, a
+    mimic joint its equation clamped to its limits (unless circular or spherical). None
+    when OpenRAVE's value cannot be written so (multi-valued functions, cycles)."""
+    from ...model.coupling import Arg, Const, Op
+    key = (gi, axis)
+    if key in memo:
+        return memo[key]
+    j = h.joints[gi]
+    inputs: list = []
+
+    def arg(driver):
+        if driver not in inputs:
+            inputs.append(driver)
+        return Arg(inputs.index(driver))
+
+    def conv(node, env):
+        kind = node[0]
+        if kind == "num":
+            return Const(node[1])
+        if kind == "var":
+            ji, ax = node[1]
+            sub = _expression_of(h, ji, ax, dof_driver, memo, stack + (key,))
+            if sub is None:
+                raise _Unwritable
+            e, sub_inputs = sub
+            return rebase(e, [arg(d) for d in sub_inputs])
+        if kind == "local":
+            return env[node[1]]
+        if kind == "let":
+            env = dict(env)
+            env[node[1]] = conv(node[2], env)
+            return conv(node[3], env)
+        if kind in ("neg", "not"):
+            return Op(kind, [conv(node[1], env)])
+        if kind == "call":
+            name, args = node[1], [conv(a, env) for a in node[2]]
+            if name in _FN_NAMES:
+                return args[0]
+            if name == "imag":
+                return Const(0.0)
+            if name == "arg":
+                return Op("if", [Op("<", [args[0], Const(0.0)]), Const(math.pi), Const(0.0)])
+            if name not in _MODEL_FUNCTIONS:
+                raise _Unwritable
+            return Op(name, args)
+        name = {"&": "and", "|": "or", "^": "pow"}.get(kind, kind)
+        if name not in _MODEL_FUNCTIONS:
+            raise _Unwritable
+        return Op(name, [conv(node[1], env), conv(node[2], env)])
+
+    if j.active:
+        out = (Arg(0), [dof_driver[j.dofindex + axis]])
+    elif j.static or j.equations[axis] is None:
+        out = (Const(float(h.values[gi][axis])), [])
+    elif key in stack:
+        out = None
+    else:
+        try:
+            e = conv(j.equations[axis].tree, {})
+            if not (j.type == "spherical" or j.circular[axis]):
+                e = Op("clamp", [e, Const(j.lower[axis]), Const(j.upper[axis])])
+            out = (e, inputs)
+        except _Unwritable:
+            out = None
+    memo[key] = out
+    return out
+
+
+class _Unwritable(Exception):
+    pass
+
+
+def _model_functions():
+    from ...model.coupling import FUNCTIONS
+    return FUNCTIONS
+
+
+_MODEL_FUNCTIONS = _model_functions()
+
+
+def _spherical_drivers(h, seg_index, drivers, dof_driver):
+    """The three drivers of an active spherical joint set its three links through its
+    rotation vector (OpenRAVE's DOF values), exactly for every value."""
+    from ...model.coupling import RotationVectorCoupling
+    for j in h.active:
+        if j.type != "spherical":
+            continue
+        links = [seg_index.get((j.index, k)) for k in range(3)]
+        if None in links:
+            continue
+        ins = [dof_driver[j.dofindex + k] for k in range(3)]
+        coupling = RotationVectorCoupling(ins, j.sph_map)
+        for i in ins:
+            d = drivers[i]
+            d.type, d.scale, d.offset = "nonlinear", [], []
+            d.dofs = list(links)
+            d.coupling = coupling
+            d.leader = None
 
 
 def _self_collision(h, body, last_index) -> set:

@@ -17,7 +17,7 @@ import math
 import re
 from typing import Optional
 
-__all__ = ["search_and_replace", "parse_equation", "Equation", "MimicSyntaxError"]
+__all__ = ["search_and_replace", "parse_equation", "Equation", "MimicSyntaxError", "equation_text"]
 
 
 class MimicSyntaxError(ValueError):
@@ -381,3 +381,32 @@ def _call(name, args):
     if f is None:           # polyroots and polar: several values or complex
         raise _NonLinear
     return float(f(*args))
+
+
+_INFIX = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%", "<": "<", "<=": "<=", ">": ">",
+          ">=": ">=", "=": "=", "!=": "!=", "and": "&", "or": "|"}
+
+
+def equation_text(expr, names, number) -> str:
+    """The function-parser text of a model expression (:mod:`roboio.model.coupling`):
+    argument ``k`` written as ``names[k]``, numbers with ``number`` (exact text), every
+    operation parenthesised; ``clamp`` as ``min(max(x,lo),hi)``."""
+    from ...model.coupling import Arg, Const
+
+    def t(e):
+        if isinstance(e, Const):
+            s = number(e.value)
+            return f"({s})" if s.startswith("-") else s
+        if isinstance(e, Arg):
+            return names[e.k]
+        a = [t(c) for c in e.children]
+        if e.name in _INFIX:
+            return f"({a[0]}{_INFIX[e.name]}{a[1]})"
+        if e.name == "neg":
+            return f"(-{a[0]})"
+        if e.name == "not":
+            return f"(!{a[0]})"
+        if e.name == "clamp":
+            return f"min(max({a[0]},{a[1]}),{a[2]})"
+        return f"{e.name}({','.join(a)})"
+    return t(expr)

@@ -39,6 +39,10 @@ INTERFACES = ("planner", "robot", "sensorsystem", "controller", "module", "iksol
               "kinbody", "physicsengine", "sensor", "collisionchecker", "trajectory", "viewer",
               "spacesampler")
 DEG = math.pi / 180.0
+# OpenRAVE's libxml2 SAX parse stops at the first well-formedness error and the load fails;
+# roboio reads on past errors that change no element ("--" in a comment, blanks before the
+# XML declaration) and says so; any other error stays one
+_RECOVER_NOTE = " (OpenRAVE itself stops at this error)"
 
 
 def data_roots(ctx) -> list:
@@ -128,7 +132,9 @@ class Reader:
 
     def _read_document(self, path: str, data: bytes):
         scope = Scope(path, self.ctx, (os.path.realpath(path),))
-        root = Element(xmlutil.parse_bytes(data, path, self.ctx, charge_nodes=False))
+        root = Element(xmlutil.parse_bytes(data, path, self.ctx, charge_nodes=False, recover=True,
+                                           recover_note=_RECOVER_NOTE,
+                                           recover_only=xmlutil.LEXICAL_ERRORS))
         tag = root.tag
         if tag == "environment":
             env = EnvironmentRecord(source=scope.src(root))
@@ -222,7 +228,9 @@ class Reader:
         scope.ctx.charge("files", 1, el.line, what=f"opening {path}")
         ctx = scope.ctx.child(path)
         data = fileio.read_bytes(path, ctx)
-        root = Element(xmlutil.parse_bytes(data, path, ctx, charge_nodes=False))
+        root = Element(xmlutil.parse_bytes(data, path, ctx, charge_nodes=False, recover=True,
+                                           recover_note=_RECOVER_NOTE,
+                                           recover_only=xmlutil.LEXICAL_ERRORS))
         return Scope(path, ctx, scope.chain + (real,)), root
 
     def charge_repeat(self, scope, el, path) -> str:

@@ -33,7 +33,10 @@ import numpy as np
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, TriangleMesh, World
 from ...transforms import compose, det3, make_transform, transform_points, vector_norm
 from ..fileio import fmt_float
+from ..naming import Namespace, joint_names, no_whitespace, say_unwritten
 from ._math import apply_transform_tag, matrices_from_quats, quat_from_matrix
+from ._mimic import equation_text
+from ...model.coupling import without_clamp
 
 __all__ = ["dumps"]
 
@@ -234,28 +237,15 @@ class _BodyWriter:
             referenced.update((self.owner.get(m.base, m.base), self.owner.get(m.effector, m.effector)))
         for sen in r.sensors:
             referenced.add(self.owner.get(sen.link, sen.link))
-        next_k = {}
+        # names: unique, without whitespace (OpenRAVE reads a name up to its first space);
+        # changes go into report.renamed. An unnamed link nothing refers to stays unnamed.
+        named = [i for i in self.bodies if i != self.vroot and (links[i].name or i in referenced)]
         for i in self.bodies:
-            if i == self.vroot:
-                continue
-            name = links[i].name
-            if not name and i not in referenced:
-                self.names[i] = name          # an unnamed link nothing refers to stays unnamed
-                continue
-            if any(c.isspace() for c in name) or not name:
-                new = "_".join(name.split()) or f"link{i}"
-                self.lose(f"link name {name!r} written as {new!r} (OpenRAVE reads names up to "
-                          "the first space)")
-                name = new
-            if name in used and name:
-                k = next_k.get(name, 2)     # the suffixes below it are taken (used only grows)
-                while f"{name}_{k}" in used:
-                    k += 1
-                next_k[name] = k + 1
-                self.lose(f"duplicate link name {name!r} written as {name}_{k}")
-                name = f"{name}_{k}"
-            used.add(name)
-            self.names[i] = name
+            if i != self.vroot and i not in named:
+                self.names[i] = links[i].name
+        space = Namespace(self.report, "links", no_whitespace, used)
+        self.names.update(zip(named, space.assign([links[i].name for i in named],
+                                                  [f"link{i}" for i in named])))
 
     def joint_kind(self, seq):
         """OpenRAVE joint type of a chain of model links ending in a body, or None."""
@@ -287,13 +277,25 @@ class _BodyWriter:
         self.role = {}
         self.dof_names = []
         for di, d in enumerate(r.drivers):
+            if d.type == "nonlinear" and d.dofs and d.leader in d.dofs:
+                # the leader link is the DOF; each other link a mimic joint with the formula
+                if d.leader in self.role:
+                    self.lose(f"driver {d.name!r} moves link {r.links[d.leader].name!r}, "
+                              "already moved by another driver")
+                    continue
+                self.role[d.leader] = ("active", di)
+                for pos, li in enumerate(d.dofs):
+                    if li != d.leader and li not in self.role:
+                        self.role[li] = ("formula", di, pos)
+                continue
             if d.type not in ("normal", "affine") or not d.dofs:
                 self.lose(f"driver {d.name!r} ({d.type}, {len(d.dofs)} DOFs): no OpenRAVE DOF "
                           "written for it")
                 continue
-            m = d.dofs[0]
-            s0 = d.scale[0] if d.type == "affine" else 1.0
-            o0 = d.offset[0] if d.type == "affine" else 0.0
+            k0 = self.master_index(d)
+            m = d.dofs[k0]
+            s0 = d.scale[k0] if d.type == "affine" else 1.0
+            o0 = d.offset[k0] if d.type == "affine" else 0.0
             if m in self.role:
                 self.lose(f"driver {d.name!r} moves link {r.links[m].name!r}, already moved by "
                           "another driver")
@@ -305,7 +307,9 @@ class _BodyWriter:
                     self.lose(f"driver {d.name!r}: its value becomes link "
                               f"{r.links[m].name!r}'s value (scale {s0:g}, offset {o0:g})")
                 self.role[m] = ("active", di)
-            for k in range(1, len(d.dofs)):
+            for k in range(len(d.dofs)):
+                if k == k0:
+                    continue
                 li = d.dofs[k]
                 if li in self.role:
                     self.lose(f"driver {d.name!r}: link {r.links[li].name!r} moved by two drivers")
@@ -574,6 +578,8 @@ class _BodyWriter:
         items = []
         jnames = set()
         self.joint_names = {}
+        source = joint_names(r)
+        space = Namespace(self.report, "joints", no_whitespace)
         for i in self.bodies:
             if i == self.vroot:
                 continue
@@ -593,22 +599,32 @@ class _BodyWriter:
                 active_static = [self.role.get(k) for k in seq if self.role.get(k)]
                 if active_static and active_static[0][0] == "active":
                     role = ("static-active", active_static[0][1])
+            # the joint's name: as read from OpenRAVE, else the source's name of the joint
+            # (Link.joint_name, or its driver's), else the driver's, else the body's
             name = jd.get("name")
             if name is None:
-                if role[0] in ("active", "static-active") and role[1] < len(r.drivers):
-                    name = r.drivers[role[1]].name
-                else:
-                    name = self.names[i]
-            base, k = name, 2
-            while name in jnames and name:
-                name = f"{base}_{k}"
-                k += 1
+                name = next((source[k] for k in moving + seq if source[k] is not None), None)
+            if name is None and role[0] in ("active", "static-active") and role[1] < len(r.drivers):
+                name = r.drivers[role[1]].name or None
+            items.append([role, i, p, seq, moving, name, jd])
+        # named all at once: a name that needs no change keeps it before a changed one takes it
+        named = [it for it in items if it[5] or self.names[it[1]]]
+        got = space.assign([it[5] for it in named], [self.names[it[1]] or f"joint{it[1]}" for it in named])
+        for it, name in zip(named, got):
+            it[5] = name
+        named_ids = {id(it) for it in named}
+        for it in items:
+            if id(it) not in named_ids:
+                it[5] = ""
+            role, i, p, seq, moving, name, jd = it
             jnames.add(name)
             for m in moving:
                 self.joint_names[m] = name
             for m in seq:
                 self.joint_names.setdefault(m, name)
-            items.append((role, i, p, seq, moving, name, jd))
+        items = [tuple(it) for it in items]
+        say_unwritten(r, {k for it in items for k in it[3]}, self.report,
+                      "OpenRAVE's root links have no joint")
         self.all_joint_names = jnames
         self.items = items
         # a moving link no driver moves is written where it is (a passive joint holding
@@ -694,7 +710,14 @@ class _BodyWriter:
             if not (jd.get("mimic") and (jd["mimic"][0] or {}).get("pos")):
                 self.lose(f"link {links[first].name!r} has no driver: written as a passive "
                           "OpenRAVE joint, which holds its value (rigid)")
-        if kind == "mimic":
+        if kind == "formula":
+            _, di, pos = role
+            d = r.drivers[di]
+            names = [self.joint_names_master(j) for j in d.coupling.inputs]
+            fn = without_clamp(d.coupling.functions[pos], r.qmin[first], r.qmax[first])
+            eq = equation_text(fn, names, fmt_float)
+            attrs += f' enable="false" mimic_pos={_attr(eq)}'
+        elif kind == "mimic":
             _, di, a, b = role
             master = self.joint_names_master(di)
             eq = f"{master}*{fmt_float(a)}+{fmt_float(b)}"
@@ -820,9 +843,20 @@ class _BodyWriter:
             return False
         return True
 
+    @staticmethod
+    def master_index(d) -> int:
+        """Position in ``d.dofs`` of the joint that is the OpenRAVE DOF (the others mimic
+        it): the driver's actuated joint (``Driver.leader``) unless the driver moves it by a
+        zero scale, else its first DOF."""
+        if d.leader in d.dofs:
+            k = d.dofs.index(d.leader)
+            if d.type != "affine" or d.scale[k] != 0:
+                return k
+        return 0
+
     def joint_names_master(self, di) -> str:
         d = self.r.drivers[di]
-        return self.joint_names.get(d.dofs[0], d.name)
+        return self.joint_names.get(d.dofs[self.master_index(d)], d.name)
 
     # adjacency ---------------------------------------------------------------------------
     def adjacency(self, ind) -> list:

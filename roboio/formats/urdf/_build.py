@@ -26,13 +26,19 @@ Common to both:
   links ``base0..base4`` joined by a ``floating`` joint (six ``weld`` joints with
   ``freeze_root_link``).
 * Joints: revolute/prismatic -> ``normal``, continuous -> ``spin`` (q unbounded), fixed ->
-  ``weld`` (q, velocity and acceleration limits 0); floating and planar joints are
-  rejected (Klamp't cannot load them either).
-* Mass: ``<inertial>`` (inertia rotated as Rᵀ·I·R, Klamp't's quirk), else
-  ``default_mass`` / ``default_inertia``; ``<klampt><link physical="0">`` zeroes them.
-* Drivers: one ``normal`` driver per revolute/prismatic/continuous joint, named after its
-  link, servo gains 100/0/10, friction from ``<dynamics>``; ``<mimic>`` joints join the
-  driver of the joint they mimic as an affine driver (see :func:`_add_mimic`).
+  ``weld`` (q, velocity and acceleration limits 0), floating -> six links in a ``floating``
+  group (as pinocchio's free-flyer and MuJoCo's free joint; Klamp't refuses the file, so
+  ``flavor="klampt"`` warns); planar joints are rejected (Klamp't cannot load them either).
+* Mass: ``<inertial>`` (its inertia rotated by the origin's ``rpy`` as listed above), else
+  zero mass and inertia as the URDF specification, urdfdom and pinocchio say (Klamp't's
+  ``default_mass`` / ``default_inertia``, 0.0001 kg and 1e-8 I, with ``flavor="klampt"`` or
+  when a ``<klampt>`` element sets them); ``<klampt><link physical="0">`` zeroes them.
+* Names: every link keeps its URDF joint's name (``Link.joint_name``).
+* Drivers: one ``normal`` driver per revolute/prismatic/continuous joint, named after the
+  joint (Klamp't, and ``flavor="klampt"``, name it after the joint's child link), servo
+  gains 100/0/10, friction from ``<dynamics>``; ``<mimic>`` joints join the driver of the
+  joint they mimic as an affine driver (see :meth:`_Builder.add_mimic`), whose
+  ``leader`` stays the mimicked (actuated) joint's link.
 """
 from __future__ import annotations
 
@@ -115,6 +121,16 @@ def link_order(model: UrdfModel, path: str) -> list:
                           f"links {', '.join(repr(n) for n in lost)} are not connected to the root "
                           f"link {roots[0]!r} (their joints form a cycle)")
     return out
+
+
+def _named_by_klampt_file(ctx) -> bool:
+    """Whether the file that refers to this one (a mount, a world's robot) is a Klamp't
+    robot or world file, which has Klamp't read the URDF."""
+    stack = getattr(ctx, "stack", None)
+    if stack is None or len(stack) < 2:
+        return False
+    referrer = stack[len(stack) - 2] or ""
+    return referrer.lower().endswith((".rob", ".xml"))
 
 
 def affine_driver_limits(dofs, scales, lim) -> tuple:
@@ -230,6 +246,10 @@ class _Builder:
     def __init__(self, model: UrdfModel, s: KlamptSettings, path: str, ctx: LoadContext):
         self.model, self.s, self.path, self.ctx = model, s, path, ctx
         self.klampt = getattr(ctx, "flavor", None) == "klampt"
+        # Klamp't's mass defaults where Klamp't reads the file: its flavor, a <klampt> element
+        # that sets them, or a URDF that a Klamp't robot or world file mounts or names
+        self.klampt_mass = (self.klampt or bool(s.explicit & {"default_mass", "default_inertia"})
+                            or _named_by_klampt_file(ctx))
         self.packages: dict = {}            # package name -> (directory or None, places tried)
         self.package_dirs: dict = {}        # package name -> _ExistingDirs of its candidates
         self.dir_exists: dict = {}          # directory -> whether it exists (see _isfile)
@@ -242,6 +262,7 @@ class _Builder:
         self.deferred: list = []            # (link, joint, name, type) of mimic joints
         self.links: list = []
         self.lim = {k: [] for k in ("qmin", "qmax", "vmin", "vmax", "amax", "tmax", "pmax")}
+        self.held: dict = {}                # link -> constant value (mimics of fixed joints)
         self.joints: list = []
         self.drivers: list = []
         self.urdf_links: dict = {}          # roboio index -> URDF link name
@@ -280,7 +301,10 @@ class _Builder:
             if not self.klampt and np.abs(I - quirk).max() > 1e-12 * max(np.abs(I).max(), 1e-300):
                 self.rotated_inertia.append(name)
             return rec.inertial.mass, com, (I + I.T) / 2    # symmetric again after rounding
-        return self.s.default_mass, _FROZEN_ZERO3, self.s.default_inertia
+        if self.klampt_mass:
+            return self.s.default_mass, _FROZEN_ZERO3, self.s.default_inertia
+        # the URDF specification (urdfdom, pinocchio): no <inertial> is zero mass and inertia
+        return 0.0, _FROZEN_ZERO3, _FROZEN_ZERO33
 
     def _link_colors(self) -> dict:
         """Colour of every default-group ``<visual>`` per link (None where a visual has no
@@ -497,11 +521,14 @@ class _Builder:
 
     # -- drivers --------------------------------------------------------------------------
     def normal_driver(self, li: int, joint, name: str):
+        """The driver of the joint that moves link ``li`` (named ``name``): named after the
+        joint (the name ROS, pinocchio and MuJoCo use), or after the link as Klamp't names
+        it with ``flavor="klampt"``."""
         over = self.s.links.get(name, {})
         friction, damping = (joint.dynamics[1], joint.dynamics[0]) if joint.dynamics else (0.0, 0.0)
         L = self.lim
         self.drivers.append(Driver(
-            name, "normal", [li], qmin=L["qmin"][li], qmax=L["qmax"][li], vmin=L["vmin"][li],
+            name if self.klampt else joint.name, "normal", [li], qmin=L["qmin"][li], qmax=L["qmax"][li], vmin=L["vmin"][li],
             vmax=L["vmax"][li], tmin=-L["tmax"][li], tmax=L["tmax"][li], amin=-L["amax"][li],
             amax=L["amax"][li], servo_p=over.get("servoP", 100.0), servo_i=over.get("servoI", 0.0),
             servo_d=over.get("servoD", 10.0), dry_friction=over.get("dryFriction", friction),
@@ -522,10 +549,18 @@ class _Builder:
             return False
         d = next((d for d in self.drivers if tl in d.dofs), None)
         if d is None:
-            raise FormatError(self.path, line, None, f"joint {joint.name!r} mimics joint {target!r}, "
-                              "which has no driver (a fixed joint cannot be mimicked)")
+            self.hold_constant(li, joint, target, o)
+            return True
         self._follow(d, tl, li, m, o)
         return True
+
+    def hold_constant(self, li: int, joint, target: str, value: float):
+        """Link ``li`` mimics a fixed joint: it holds ``offset + multiplier * 0`` (yourdfpy's
+        reading; pinocchio and MuJoCo ignore the mimic) as its initial value, with no driver."""
+        self.held[li] = float(value)
+        self.ctx.warn(f"joint {joint.name!r} mimics the fixed joint {target!r}: held at its "
+                      f"constant value {value:g} (offset + multiplier * 0), with no driver",
+                      joint.mimic[3])
 
     def _follow(self, d: Driver, tl: int, li: int, m: float, o: float):
         """Link ``li`` joins driver ``d`` with ``q_li = o + m * q_tl`` (``tl`` one of its DOFs)."""
@@ -560,9 +595,8 @@ class _Builder:
             if why is None and tl is None:
                 why = "no joint of that name"
             elif why is None and d is None:
-                raise FormatError(self.path, joint.mimic[3], None, f"joint {joint.name!r} mimics "
-                                  f"joint {target!r}, which has no driver (a fixed joint cannot be "
-                                  "mimicked)")
+                self.hold_constant(li, joint, target, o)
+                continue
             if why is not None:
                 self.ctx.warn(f"joint {joint.name!r}: <mimic joint={joint.mimic[0]!r}> ignored ({why}); "
                               "it keeps its own driver", joint.mimic[3])
@@ -622,10 +656,41 @@ class _Builder:
         else:
             self.joints.append(Joint("floating", list(range(6)), -1))
 
+    def floating_joint(self, name: str, joint, parent: int, done: dict):
+        """A ``floating`` joint: Klamp't's floating joint, six links (x, y, z translations,
+        then rotations about z, y, x) in the joint frame -- five massless virtual links
+        ``<joint>_base0..4`` and link ``name`` -- as pinocchio's free-flyer and MuJoCo's
+        free joint move the child. No drivers (a floating base has none either)."""
+        taken = set(self.model.links)
+        for i in range(5):
+            vname = f"{joint.name}_base{i}"
+            while vname in taken:
+                vname += "_"
+            taken.add(vname)
+            self.add(Link(vname, parent if i == 0 else len(self.links) - 1,
+                          "prismatic" if i < 3 else "revolute", _FROZEN_AXES[i],
+                          joint.origin if i == 0 else None, 0.0, _FROZEN_ZERO3, _FROZEN_ZERO33))
+        link = Link(name, len(self.links) - 1, "revolute", _FROZEN_AXES[5], None, *self.mass(name),
+                    joint_name=joint.name)
+        link.extras["urdf_joint"] = joint.name
+        li = self.add(link)
+        self.urdf_links[li] = name
+        self.joints.append(Joint("floating", list(range(li - 5, li + 1)), parent))
+        if joint.mimic is not None:
+            self.ctx.warn(f"floating joint {joint.name!r}: <mimic> ignored (it mimics one value "
+                          "and a floating joint has six)", joint.mimic[3])
+        done[joint.name] = li
+        return li
+
     def joint_link(self, name: str, joint, parent: int, done: dict):
-        if joint.type in ("floating", "planar"):
-            raise FormatError(self.path, joint.line, None, f"joint {joint.name!r} is {joint.type}: "
-                              "Klamp't cannot load URDF floating/planar joints (model the DOFs as "
+        if joint.type == "floating":
+            if self.klampt:
+                self.ctx.warn(f"joint {joint.name!r} is floating: Klamp't cannot load URDF "
+                              "floating joints; read as its floating joint (six links)", joint.line)
+            return self.floating_joint(name, joint, parent, done)
+        if joint.type == "planar":
+            raise FormatError(self.path, joint.line, None, f"joint {joint.name!r} is planar: "
+                              "Klamp't cannot load URDF planar joints (model the DOFs as "
                               "prismatic and revolute joints)")
         axis = _FROZEN_AXES[2] if joint.axis is None or not joint.axis.any() else joint.axis
         if joint.type != "fixed" and not self.klampt and not _unit_along_frame(axis):
@@ -633,8 +698,7 @@ class _Builder:
             if abs(n - 1.0) > UNIT_TOL:
                 self.scaled_axes.append(f"{name} (|axis| = {n!r})")
         link = Link(name, parent, "prismatic" if joint.type == "prismatic" else "revolute", axis,
-                    joint.origin, *self.mass(name))
-        link.extras["urdf_joint"] = joint.name
+                    joint.origin, *self.mass(name), joint_name=joint.name)
         lim = joint.limit or {}
         qmin, qmax = lim.get("lower", -INF), lim.get("upper", INF)
         vmax, tmax = lim.get("velocity", INF), lim.get("effort", INF)
@@ -648,13 +712,18 @@ class _Builder:
         li = self.add(link, qmin, qmax, vmax, amax, tmax)
         self.urdf_links[li] = name
         self.joints.append(Joint(jtype, [li]))
-        if joint.mimic is not None and not self.klampt:
+        if joint.mimic is not None and jtype == "weld" and not self.klampt:
+            self.ctx.warn(f"fixed joint {joint.name!r}: <mimic joint={joint.mimic[0]!r}> ignored "
+                          "(a fixed joint does not move; pinocchio, yourdfpy and MuJoCo ignore it "
+                          "too)", joint.mimic[3])
+        elif joint.mimic is not None and not self.klampt:
             self.deferred.append((li, joint, name, jtype))   # every mimic, after every joint
         else:
             mimicked = joint.mimic is not None and self.add_mimic(li, joint, done)
             if not mimicked and jtype in ("normal", "spin"):
                 self.normal_driver(li, joint, name)
         done[joint.name] = li
+        return li
 
     def build(self) -> Robot:
         order = link_order(self.model, self.path)
@@ -662,10 +731,10 @@ class _Builder:
         floating = root != self.s.world_frame
         if floating:
             self.base(root)
-        shift = 5 if floating else -1
+        at = [5 if floating else -1]         # roboio index of each position of the order
         done: dict = {}
         for name, joint, parent in order[1:]:
-            self.joint_link(name, joint, parent + shift if parent > 0 or floating else -1, done)
+            at.append(self.joint_link(name, joint, at[parent], done))
         self.resolve_mimics(done)
         for name in self.s.links:
             if name not in self.model.links:
@@ -673,6 +742,8 @@ class _Builder:
                               self.s.links[name]["line"])
         robot = Robot(self.model.name)
         robot.set_links(self.links, **self.lim)
+        for li, value in self.held.items():
+            robot.config[li] = value
         robot.joints = self.joints
         robot.drivers = self.drivers
         robot.properties = dict(self.s.properties)

@@ -57,6 +57,7 @@ class KlamptSettings:
     mounts: list = field(default_factory=list)          # (link, file, T 4x4, prefix, line)
     properties: dict = field(default_factory=dict)      # sensors/controller -> XML text
     present: bool = False
+    explicit: set = field(default_factory=set)          # settings the element gives
 
 
 def _stream(text: Optional[str], integer: bool):
@@ -186,6 +187,7 @@ def parse_klampt(robot_el, path: str, ctx: LoadContext) -> KlamptSettings:
         v = _number_attr(k, name, False, ctx, path)
         if v is not None:
             setattr(s, name, v)
+            s.explicit.add(name)
     text = k.get("default_inertia")
     if text is not None:
         m9, m3, m1 = _stream_many(text, 9), _stream_many(text, 3), _stream(text, False)
@@ -200,6 +202,8 @@ def parse_klampt(robot_el, path: str, ctx: LoadContext) -> KlamptSettings:
             s.default_inertia = np.eye(3) * m1
         else:
             ctx.warn(f"<klampt default_inertia=\"{text}\">: not 1, 3 or 9 numbers; ignored", where(k))
+        if m9 is not None or m3 is not None or m1 is not None:
+            s.explicit.add("default_inertia")
     for prop in ("sensors", "controller"):
         v = _property(k, prop, path, ctx)
         if v is not None:

@@ -6,11 +6,13 @@
   becomes the URDF root and whose five virtual links are left out.
 * Joints: weld -> fixed, spin -> continuous, normal -> revolute/prismatic with
   ``<limit>`` (a revolute joint without position limits -> continuous); other Klamp't
-  joint groups become their 1-DOF joints. Joint names are the
-  URDF names the robot was read with, else ``<link>_joint``, chosen so that Klamp't's
-  depth-first, by-joint-name link order reproduces roboio's order.
+  joint groups become their 1-DOF joints. Names are the source's (:mod:`roboio.formats.naming`: ``Link.joint_name``, else the name of the driver
+  a link is the actuated joint of), made unique where they clash (``report.renamed``);
+  joints the source does not name are ``<link>_joint``, chosen so that Klamp't's
+  depth-first, by-joint-name link order reproduces roboio's order (a source's own names
+  are kept even where they make that order differ; the report says so).
 * Origins: ``xyz`` + ``rpy`` at full precision (checked to reproduce the rotation).
-* Affine drivers -> ``<mimic>``; inertia at the COM; ``<collision>`` from ``geometry``,
+* Affine drivers -> ``<mimic>`` of the driver's actuated joint (``Driver.leader``); inertia at the COM; ``<collision>`` from ``geometry``,
   ``<visual>`` from ``visual_geometry`` (else ``geometry``): meshes through
   :class:`~roboio.formats.mesh_export.MeshExport` (STL/DAE/OBJ referenced relative to the
   written file, with ``scale`` and ``origin`` from the geometry transform; other formats,
@@ -42,6 +44,7 @@ from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
 from ._build import affine_driver_limits
 from ..klampt.mount import default_pairs
 from ..mesh_export import MeshExport
+from ..naming import Namespace, joint_names, say_unwritten
 
 __all__ = ["urdf_xml", "urdf_reads", "rpy_of", "stable_rpy", "VIRTUAL_NAMES"]
 
@@ -149,6 +152,21 @@ def _leaves(g, T=np.eye(4), own=None):
         yield g, M, own
 
 
+def _merged_by_appearance(meshes, leaves: list) -> list:
+    """``leaves`` (from :func:`_leaves`) with each run of consecutive pieces of the same own
+    appearance merged by :meth:`MeshExport.merge_new` (one new mesh file per run, not one per
+    triangle group), so that pieces of different colours keep their own materials."""
+    out, k = [], 0
+    while k < len(leaves):
+        own = leaves[k][2]
+        j = k
+        while j < len(leaves) and leaves[j][2] == own:
+            j += 1
+        out += [(g, T, own) for g, T in meshes.merge_new([(g, T) for g, T, _ in leaves[k:j]])]
+        k = j
+    return out
+
+
 class _Writer:
     def __init__(self, robot: Robot, path: str, report, meshes: str = "keep",
                  package: tuple = None):
@@ -224,41 +242,36 @@ class _Writer:
         return l.joint_type
 
     def names(self, emitted):
-        """Unique link names, the world link's name, and joint names."""
-        used, lnames, next_k = set(), {}, {}
-        for i in emitted:
-            nm = self.r.links[i].name or f"link{i}"
-            if nm in used:
-                k = next_k.get(nm, 2)     # the suffixes below it are taken (used only grows)
-                while f"{nm}_{k}" in used:
-                    k += 1
-                next_k[nm] = k + 1
-                self.lose("duplicate link names made unique", f"{nm} -> {nm}_{k}")
-                nm = f"{nm}_{k}"
-            elif nm != self.r.links[i].name:
-                self.lose("empty link names filled in", nm)
-            used.add(nm)
-            lnames[i] = nm
+        """Unique link names, the world link's name, and joint names: the source's names
+        (links; ``naming.joint_names`` for joints), changed only where two would be the same
+        or one is empty (``report.renamed``); joints the source does not name are called
+        ``<link>_joint``, ordered so that Klamp't's link order is roboio's."""
+        links = Namespace(self.report, "links")
+        got = links.assign([self.r.links[i].name for i in emitted], [f"link{i}" for i in emitted])
+        lnames = dict(zip(emitted, got))
+        used = set(got)
         world = "world"
         while world in used:
             world = "_" + world
-        jnames, jused = {}, set()
-        for i in emitted:
-            if i == self.urdf_root:
-                continue
-            nm = self.r.links[i].extras.get("urdf_joint") or f"{lnames[i]}_joint"
-            while nm in jused:
-                nm = "_" + nm
-            jused.add(nm)
-            jnames[i] = nm
-        self._order_joint_names(jnames, jused)
+        moved = [i for i in emitted if i != self.urdf_root]
+        source = joint_names(self.r)
+        say_unwritten(self.r, set(moved) | set(self.fb[:5] if self.fb else ()), self.report,
+                      "a URDF root has no joint")
+        joints = Namespace(self.report, "joints")
+        got = joints.assign([source[i] for i in moved], [f"{lnames[i]}_joint" for i in moved])
+        jnames = dict(zip(moved, got))
+        self._order_joint_names(jnames, set(got), {i for i in moved if source[i] is None})
         return lnames, world, jnames
 
-    def _order_joint_names(self, jnames, jused):
-        """Rename sibling joints whose names would make Klamp't visit them out of order."""
+    def _order_joint_names(self, jnames, jused, invented):
+        """Rename sibling joints whose made-up names (``invented``: links whose joint the
+        source does not name) would make Klamp't visit them out of order; the source's
+        names are kept whatever order they give."""
         for p in [-1] + list(range(self.n)):
             sibs = [i for i in self.kids[p] if i in jnames]
             if [jnames[i] for i in sibs] == sorted(jnames[i] for i in sibs):
+                continue
+            if not all(i in invented for i in sibs):
                 continue
             w = len(str(len(sibs)))
             for k, i in enumerate(sibs):
@@ -309,8 +322,11 @@ class _Writer:
         l = self.r.links[i]
         I = np.asarray(l.inertia)
         if np.abs(I - I.T).max() > 1e-12 * np.abs(I).max():
-            self.lose("non-symmetric inertia matrices (written symmetrised from the upper triangle)", l.name)
-        self.check_inertia(l.name, (I + I.T) / 2)
+            # the symmetric part: what the dynamics of the model are (roboio's, and Klamp't's
+            # mass matrix symmetrised); the upper triangle alone would change them
+            self.lose("non-symmetric inertia matrices (written as their symmetric part)", l.name)
+            I = 0.5 * (I + I.T)
+        self.check_inertia(l.name, I)
         ine = etree.SubElement(el, "inertial")
         etree.SubElement(ine, "origin", xyz=_fmt(l.com), rpy="0 0 0")
         etree.SubElement(ine, "mass", value=fmt_float(l.mass))
@@ -407,7 +423,7 @@ class _Writer:
         out = []
         if geom is None:
             return out
-        leaves = list(_leaves(geom))
+        leaves = _merged_by_appearance(self.meshes, list(_leaves(geom)))
         for k, (g, T, own) in enumerate(leaves):
             label = f"{l.name}" + (f"_{k}" if len(leaves) > 1 else "")
             if g.missing:
@@ -479,36 +495,62 @@ class _Writer:
         return None
 
     # -- joints and drivers -------------------------------------------------------------
-    def mimics(self, types, readback) -> dict:
-        """link -> (target link, multiplier, offset) from affine drivers. The target is the
-        driver's DOF that Klamp't will number first (it honours only mimics of earlier
-        joints)."""
+    def mimic_target(self, d, types, readback) -> int:
+        """The link whose joint driver ``d`` actuates: its ``leader`` (the joint the source
+        commands) where the driver sets it to exactly its value, else (no such joint, or one
+        URDF cannot make a moving joint) its DOF that Klamp't numbers first."""
+        lead = d.leader
+        direct = lead in d.dofs and (d.type != "affine" or (
+            d.scale[d.dofs.index(lead)] == 1.0 and d.offset[d.dofs.index(lead)] == 0.0))
+        if direct and types.get(lead) in ("revolute", "prismatic", "continuous"):
+            return lead
+        pos = {i: k for k, i in enumerate(readback)}
+        return min(d.dofs, key=lambda i: pos.get(i, i))
+
+    def mimics(self, types, readback, jnames) -> dict:
+        """link -> (target link, multiplier, offset) from affine drivers: every DOF of a
+        driver but its target (:meth:`mimic_target`) mimics the target. Klamp't honours
+        only mimics of joints it numbers earlier: where a target comes later, the report
+        warns that Klamp't reads the follower as a joint of its own."""
         pos = {i: k for k, i in enumerate(readback)}
         out = {}
+        later = []
         for d in self.r.drivers:
             if d.type != "affine" or len(d.dofs) < 2:
                 continue
-            order = sorted(range(len(d.dofs)), key=lambda k: pos.get(d.dofs[k], d.dofs[k]))
-            t = order[0]
+            target = self.target[id(d)]
+            t = d.dofs.index(target)
             st, ot = d.scale[t], d.offset[t]
-            if st == 0 or types.get(d.dofs[t]) not in ("revolute", "prismatic", "continuous"):
+            if st == 0 or types.get(target) not in ("revolute", "prismatic", "continuous"):
                 self.lose("affine drivers that cannot be written as <mimic>", d.name)
                 continue
-            for k in order[1:]:
+            for k in range(len(d.dofs)):
+                if k == t:
+                    continue
                 m = d.scale[k] / st
                 # in the written coordinates (q |axis| where an axis is normalised)
-                nf, nt = self.axis_scale(d.dofs[k]), self.axis_scale(d.dofs[t])
-                out[d.dofs[k]] = (d.dofs[t], m * nf / nt, (d.offset[k] - m * ot) * nf)
+                nf, nt = self.axis_scale(d.dofs[k]), self.axis_scale(target)
+                out[d.dofs[k]] = (target, m * nf / nt, (d.offset[k] - m * ot) * nf)
+                if pos.get(d.dofs[k], -1) < pos.get(target, -1):
+                    later.append(f"{jnames.get(d.dofs[k])} (mimics {jnames.get(target)})")
             if st != 1 or ot != 0:
                 self.lose("affine drivers re-parameterised (their value becomes the first joint's "
                           "value)", d.name)
+        if later:
+            self.report.warn("mimic joints that come before the joint they mimic in link order: "
+                             f"{', '.join(later)} (Klamp't's URDF importer ignores such a mimic; "
+                             "roboio, ROS, pinocchio and MuJoCo keep it)")
         return out
 
-    def check_drivers(self, types, mimics, readback):
-        """Report where Klamp't's drivers for the written file will differ from ours."""
+    def check_drivers(self, types, mimics, readback, jnames):
+        """Report where the drivers read back from the written file will differ from ours:
+        a URDF driver is named after the joint it actuates (a source driver name that is
+        neither that joint's name nor a link's goes into ``report.renamed``), and its limits
+        are derived from that joint's."""
         r = self.r
         pos = {i: k for k, i in enumerate(readback)}
         lim = {k: getattr(r, k) for k in ("qmin", "qmax", "vmin", "vmax", "tmax", "amax")}
+        link_names = set(r.link_names)
         drivers_of = {}
         for d in r.drivers:
             if d.type in ("translation", "rotation"):
@@ -516,17 +558,18 @@ class _Writer:
                 continue
             for i in d.dofs:
                 drivers_of[i] = d
-            first = min(d.dofs, key=lambda i: pos.get(i, i))
-            if d.name != r.links[first].name:
-                self.lose("driver names (Klamp't names drivers after their link)",
-                          f"{d.name} -> {r.links[first].name}")
+            target = self.target[id(d)]
+            written = jnames.get(target)
+            if d.name and written is not None and d.name != written and d.name not in link_names \
+                    and d.name not in self.report.renamed.get("joints", {}):
+                self.report.rename("joints", d.name, written)
             if d.type == "normal":
                 i = d.dofs[0]
                 want = (r.qmin[i], r.qmax[i], r.vmin[i], r.vmax[i], -r.tmax[i], r.tmax[i],
                         -r.amax[i], r.amax[i])
             else:
-                dofs = sorted(d.dofs, key=lambda i: pos.get(i, i))
-                t = d.dofs.index(dofs[0])
+                dofs = [target] + [i for i in d.dofs if i != target]
+                t = d.dofs.index(target)
                 scales = [d.scale[d.dofs.index(i)] / d.scale[t] if d.scale[t] else 0 for i in dofs]
                 want = affine_driver_limits(dofs, scales, lim)
             have = (d.qmin, d.qmax, d.vmin, d.vmax, d.tmin, d.tmax, d.amin, d.amax)
@@ -538,7 +581,7 @@ class _Writer:
                 self.lose("undriven joints (Klamp't adds a driver for every moving joint)",
                           r.links[i].name)
         want_order = sorted((d for d in r.drivers if d.type in ("normal", "affine")),
-                            key=lambda d: min(pos.get(i, i) for i in d.dofs))
+                            key=lambda d: pos.get(self.target[id(d)], self.target[id(d)]))
         if [d.name for d in want_order] != [d.name for d in r.drivers if d.type in ("normal", "affine")]:
             self.lose("driver order (Klamp't orders drivers by link)")
 
@@ -593,13 +636,13 @@ class _Writer:
         if readback != list(range(self.n)):
             self.lose("link order (Klamp't numbers URDF links depth-first, by joint name)",
                       " ".join(r.links[i].name for i in readback))
-        pos = {i: k for k, i in enumerate(readback)}
-        # the driver Klamp't will create at each link (at the first of its DOFs)
-        self.lead = {min(d.dofs, key=lambda i: pos.get(i, i)): d for d in r.drivers
-                     if d.dofs and d.type in ("normal", "affine")}
         types = {i: self.urdf_type(i) for i in emitted if i != self.urdf_root}
-        mimics = self.mimics(types, readback)
-        self.check_drivers(types, mimics, readback)
+        # the joint each driver actuates (the others <mimic> it), where its driver is written
+        self.target = {id(d): self.mimic_target(d, types, readback) for d in r.drivers
+                       if d.dofs and d.type in ("normal", "affine")}
+        self.lead = {self.target[id(d)]: d for d in r.drivers if id(d) in self.target}
+        mimics = self.mimics(types, readback, jnames)
+        self.check_drivers(types, mimics, readback, jnames)
 
         root_el = etree.Element("robot", name=r.name or self.stem)
         root_el.append(etree.Comment(" written by roboio "))
@@ -798,7 +841,7 @@ class _Writer:
         if keys:
             self.lose("format-specific robot data", ", ".join(keys))
         for l in r.links:
-            keys = sorted(k for k in l.extras if k != "urdf_joint")
+            keys = sorted(l.extras)
             if keys:
                 self.lose("format-specific link data", f"{l.name} ({', '.join(keys)})")
 

@@ -16,6 +16,9 @@ Mapping onto Klamp't's one-DOF-per-link model:
 * a ``fixed`` root keeps its pose in ``parent_transform``; ``fixed`` and
   ``pseudo_continuous_track`` joints are ``weld`` links (Choreonoid's kinematics does not move
   them);
+* names: every link's ``joint_name`` is Choreonoid's ``jointName()``, the ``joint_name`` key
+  or else the link's own name (the root's only where the file gives one); drivers (one per
+  revolute/prismatic joint) carry it too;
 * geometry: collision shapes (or all shapes when the link has no Visual/Collision node) in
   ``link.geometry``; when the link separates them, the visual shapes in
   ``link.visual_geometry``.
@@ -34,7 +37,7 @@ from __future__ import annotations
 
 from ....context import LoadContext
 from ....model import Robot
-from ...fileio import as_text, atomic_write, read_bytes
+from ...fileio import as_text, atomic_write, cut_inside_block, read_bytes
 from .._sniff import sniff_body as sniff
 from ._build import FLOATING_NAMES, robot_from_records
 from ._parse import parse_records
@@ -44,7 +47,12 @@ __all__ = ["sniff", "loads", "read", "dumps", "write", "FLOATING_NAMES"]
 
 def loads(data, ctx: LoadContext) -> Robot:
     """The robot of ``.body`` text; meshes and sub-bodies are found relative to ``ctx.path``."""
-    robot = robot_from_records(parse_records(as_text(data), ctx), ctx)
+    text = as_text(data)
+    cut = cut_inside_block(text)
+    if cut is not None:
+        ctx.warn("the file ends without a newline inside an indented block (truncated?): links "
+                 "or elements after it would be missing", cut)
+    robot = robot_from_records(parse_records(text, ctx), ctx)
     robot.source = ctx.path
     return robot
 

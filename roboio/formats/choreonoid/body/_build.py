@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ._collision_rules import checked_pairs
 from .... import transforms as tf
 from ....context import LoadContext
 from ....model import Appearance, Driver, Group, Joint, Link, Robot
@@ -112,7 +113,10 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
             T = tf.make_transform(r.rotation, r.translation)
             jt = "prismatic" if r.joint_type == "prismatic" else "revolute"
             axis = r.axis
-        link = Link(r.name, parent, jt, axis, T, mass=r.mass, com=r.com, inertia=r.inertia)
+        # Choreonoid's jointName(): the joint_name key, else the link's name (the root's
+        # joint, to the world, is named only where the file names it)
+        link = Link(r.name, parent, jt, axis, T, mass=r.mass, com=r.com, inertia=r.inertia,
+                    joint_name=r.joint_name or (None if r is root else r.name))
         link.geometry = _geometry(r.shapes.collision())
         link.appearance = _appearance(r.shapes.shapes)
         movable = r is not root and r.joint_type in ("revolute", "prismatic")
@@ -135,7 +139,7 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
         if r.shapes.has_visual_or_collision:
             link.visual_geometry = _geometry(r.shapes.visual())
         link.extras["choreonoid"] = {
-            "joint_type": r.joint_type, "joint_id": r.joint_id, "joint_name": r.joint_name,
+            "joint_type": r.joint_type, "joint_id": r.joint_id,
             "material": r.material, "devices": r.shapes.devices, "info": r.info,
             "mass_given": "mass" in r.given, "rotation_given": "rotation" in r.given,
             "translation_given": "translation" in r.given, "joint_range": r.qlim, "q0": r.q0,
@@ -143,7 +147,7 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
     robot.set_links(links, qmin=lim["qmin"], qmax=lim["qmax"], vmin=lim["vmin"], vmax=lim["vmax"],
                     tmax=lim["tmax"], config=lim["config"])
     robot.joints = joints
-    robot.drivers = [Driver(links[j.link].name, "normal", [j.link], qmin=lim["qmin"][j.link],
+    robot.drivers = [Driver(links[j.link].joint_name, "normal", [j.link], qmin=lim["qmin"][j.link],
                             qmax=lim["qmax"][j.link], vmin=lim["vmin"][j.link], vmax=lim["vmax"][j.link],
                             tmin=-lim["tmax"][j.link], tmax=lim["tmax"][j.link])
                      for j in joints if j.type == "normal"]      # every Choreonoid joint is actuated
@@ -180,29 +184,14 @@ def _joint_table(order, index_of, b: BodyRecords, ctx) -> list:
 
 
 def _collision_pairs(order, index_of, info) -> set:
-    """Pairs of links checked for self-collision: Choreonoid skips links whose tree distance
-    is at most ``disabled_link_chain_level`` (default 1: parent and child)."""
-    level = 1
-    rules = info.get("collision_detection_rules")
-    if isinstance(rules, list):
-        for rule in rules:
-            if isinstance(rule, dict) and "disabled_link_chain_level" in rule:
-                try:
-                    level = int(str(rule["disabled_link_chain_level"]).strip())
-                except ValueError:
-                    pass
-    depth, anc = {}, {}
-    for r in order:
-        depth[r.name] = 0 if r.parent is None else depth[r.parent] + 1
-        anc[r.name] = [r.name] + (anc[r.parent] if r.parent else [])
-    pairs = set()
-    names = [r.name for r in order if r.shapes.shapes]
-    for a_i, a in enumerate(names):
-        sa = set(anc[a])
-        for bn in names[a_i + 1:]:
-            common = next(x for x in anc[bn] if x in sa)
-            dist = depth[a] + depth[bn] - 2 * depth[common]
-            if dist > level:
-                i, j = index_of[a], index_of[bn]
-                pairs.add((min(i, j), max(i, j)))
-    return pairs
+    """Pairs of links checked for self-collision, as Choreonoid's collision rules give them
+    (:mod:`._collision_rules`), among links with collision shapes."""
+    pos = {r.name: k for k, r in enumerate(order)}
+    parents = [-1 if r.parent is None else pos[r.parent] for r in order]
+    pairs = checked_pairs([r.name for r in order], parents, [r.joint_type == "free" for r in order],
+                          [any(not g.missing for g in r.shapes.collision()) for r in order], info)
+    out = set()
+    for a, b in pairs:
+        i, j = index_of[order[a].name], index_of[order[b].name]
+        out.add((min(i, j), max(i, j)))
+    return out

@@ -22,6 +22,7 @@ import os
 
 import numpy as np
 
+from ._collision_rules import RULE_KEYS, checked_pairs, rules_for
 from .... import transforms as tf
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...affine import ROTATION_TOL
@@ -29,6 +30,7 @@ from ...fileio import fmt_float
 from ...fixed_point import stable_params
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
 from .. import _yaml as Y
+from ...naming import Namespace, joint_names
 from ._build import FLOATING_NAMES
 
 __all__ = ["body_text"]
@@ -186,6 +188,19 @@ class _Writer:
         return [out[0]] + [(i, kind, tf.compose(inv, T), i0) if parent < 0 else (i, kind, T, parent)
                            for i, kind, T, parent in out[1:]]
 
+    def names(self, written) -> None:
+        """Link names (unique, as Choreonoid requires) and joint names (the source's,
+        :func:`~roboio.formats.naming.joint_names`, else the link's: Choreonoid's default)
+        of the ``written`` links; changes go into ``report.renamed``."""
+        r = self.r
+        got = Namespace(self.report, "links").assign([r.links[i].name for i in written],
+                                                     [f"link{i}" for i in written])
+        self.lnames = dict(zip(written, got))
+        source = joint_names(r)
+        got = Namespace(self.report, "joints").assign([source[i] for i in written],
+                                                      [self.lnames[i] for i in written])
+        self.jnames = dict(zip(written, got))
+
     def joint_ids(self, bodies) -> dict:
         table = self.r.joint_id_links
         if table is not None:
@@ -203,9 +218,10 @@ class _Writer:
         bodies = self.bodies()
         ids = self.joint_ids(bodies)
         bodies = _depth_first(bodies)
+        self.names([b[0] for b in bodies])
         out = ["format: ChoreonoidBody\n", "formatVersion: 1.0\n",
                f"angleUnit: {'degree' if self.degree else 'radian'}\n",
-               f"name: {json.dumps(r.name)}\n", f"rootLink: {json.dumps(r.links[bodies[0][0]].name)}\n\n",
+               f"name: {json.dumps(r.name)}\n", f"rootLink: {json.dumps(self.lnames[bodies[0][0]])}\n\n",
                "links:\n"]
         for body in bodies:
             out.append(self.link_text(*body, ids))
@@ -217,7 +233,7 @@ class _Writer:
             self.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by "
                       f"{rot:.1e}) over {FK_SAMPLES} sampled configurations (nearest rotations "
                       "written)")
-        extra = self.info.get("info") or {}
+        extra = self.collision_rules(bodies, self.info.get("info") or {})
         if extra:
             out.append("\n" + Y.emit(extra))
         if self.info.get("extra_joints"):
@@ -253,20 +269,42 @@ class _Writer:
                 if lim:
                     self.lose("position and velocity limits of floating-base DOFs (a free joint has "
                               "none): " + ", ".join(r.links[k].name for k in lim))
-        if r.self_collision_pairs and not self.info:
-            self.lose("self-collision pairs (Choreonoid uses collision_detection_rules)")
+
+    def collision_rules(self, bodies, info: dict) -> dict:
+        """``info`` whose collision rules give the robot's self-collision pairs: as read when
+        they still do, else a new ``collision_detection_rules`` (:mod:`._collision_rules`)."""
+        r = self.r
+        pos = {i: k for k, (i, _, _, _) in enumerate(bodies)}
+        for j in r.joints:                 # a floating chain is its last link in the body
+            if j.type == "floating" and len(j.links) == 6:
+                for k in j.links[:5]:
+                    pos.setdefault(k, pos.get(j.links[5]))
+        names = [r.links[i].name for i, _, _, _ in bodies]
+        parents = [pos.get(p, -1) if p >= 0 else -1 for _, _, _, p in bodies]
+        free = [kind == "free" for _, kind, _, _ in bodies]
+        collidable = [_collidable(r.links[i].geometry) for i, _, _, _ in bodies]
+        wanted = set()
+        for a, b in r.self_collision_pairs:
+            x, y = pos.get(a), pos.get(b)
+            if x is not None and y is not None and x != y and collidable[x] and collidable[y]:
+                wanted.add((min(x, y), max(x, y)))
+        if checked_pairs(names, parents, free, collidable, info) == wanted:
+            return info
+        out = {k: v for k, v in info.items() if k not in RULE_KEYS}
+        out["collision_detection_rules"] = rules_for(names, parents, free, collidable, wanted)
+        return out
 
     def link_text(self, i, kind, offset, parent, ids) -> str:
         r = self.r
         link = r.links[i]
         ext = link.extras.get("choreonoid") or {}
         p = "    "
-        out = ["  -\n", f"{p}name: {json.dumps(link.name)}\n"]
+        name = self.lnames[i]
+        out = ["  -\n", f"{p}name: {json.dumps(name)}\n"]
         if parent >= 0:
-            pname = r.links[parent].name
-            out.append(f"{p}parent: {json.dumps(pname)}\n")
-        if ext.get("joint_name"):
-            out.append(f"{p}joint_name: {json.dumps(ext['joint_name'])}\n")
+            out.append(f"{p}parent: {json.dumps(self.lnames[parent])}\n")
+        if self.jnames[i] != name:
+            out.append(f"{p}joint_name: {json.dumps(self.jnames[i])}\n")
         t, R = offset[:3, 3], offset[:3, :3]
         if np.any(t != 0):
             out.append(f"{p}translation: {_vec(t)}\n")
@@ -310,7 +348,7 @@ class _Writer:
         the key."""
         r = self.r
         names = [r.links[k].name for k in self.virtual.get(i, ())]
-        prefix = "" if parent < 0 else r.links[i].name + "_"
+        prefix = "" if parent < 0 else self.lnames[i] + "_"
         if len(names) != 5 or names == [f"{prefix}{b}" for b in FLOATING_NAMES]:
             return ""
         return f"{p}roboio_virtual_links: [ {', '.join(json.dumps(n) for n in names)} ]\n"
@@ -502,6 +540,16 @@ def _inverse_affine(T) -> np.ndarray:
     if np.abs(tf.compose(T[:3, :3].T, T[:3, :3]) - np.eye(3)).max() <= ROTATION_TOL:
         return tf.inverse_transform(T)
     return np.linalg.inv(T)
+
+
+def _collidable(g) -> bool:
+    """Whether the link's collision geometry is written as shapes (a group counts when one
+    of its children does)."""
+    if g is None or g.missing or isinstance(g, PointCloud):
+        return False
+    if isinstance(g, Group):
+        return any(_collidable(c) for c in g.children)
+    return True
 
 
 def _y_to(a) -> np.ndarray:

@@ -24,7 +24,10 @@ __all__ = ["loads", "read", "dumps", "write"]
 def loads(data, ctx: LoadContext) -> Robot:
     """The robot of ``.rob`` text (bytes or str); ``ctx.path`` locates messages and is the
     base of relative references (mounted robots, geometry files)."""
-    records = parse_records(logical_lines(as_text(data)), ctx)
+    text = as_text(data)
+    records = parse_records(logical_lines(text), ctx)
+    if text and not text.endswith(("\n", "\r")):
+        records.open_end_line = text.count("\n") + 1
     path = ctx.path or ""
     key = os.path.realpath(path)
     pushed = key not in ctx.stack

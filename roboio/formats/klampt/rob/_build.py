@@ -149,10 +149,37 @@ class _Builder:
                 note = f" (reading stopped at {stops[0]!r}, not a number)"
             per = " (or 1 for all links)" if r.name in ("geomscale", "geommargin") else ""
             vote = f"; {n} links is the count given by {', '.join(self.voters)}" if self.voters else ""
+            cut = ""
+            if rec.open_end_line is not None and len(r.items) < n and \
+                    max(o.stop_line or o.line for o in r.occurrences) == self.last_line():
+                cut = f" (the file ends there without a newline: truncated? line {rec.open_end_line})"
             raise self.err(f"{r.spelled} expects {_per(r)} per link{per}, got {r.raw_count()} "
-                           f"for {n} links{note}{vote}", r.line)
+                           f"for {n} links{note}{vote}{cut}", r.line)
         for r in rec.lists.values():
             self.warn_dropped(r)
+
+    def last_line(self) -> int:
+        """The line of the file's last statement."""
+        rec = self.rec
+        lines = [o.stop_line or o.line for r in rec.lists.values() for o in r.occurrences]
+        lines += [x.line for x in rec.scalars.values() if hasattr(x, "line")]
+        for group in (rec.geomtransforms, rec.selfcollision, rec.noselfcollision, rec.joints,
+                      rec.drivers, rec.mounts, rec.properties):
+            lines += [x.line for x in group]
+        return max(lines, default=0)
+
+    def check_truncated(self, n: int) -> None:
+        """A file that ends without a newline in the middle of its joint lines (one per link
+        in link order, stopping before the last link) was most likely cut short: Klamp't
+        reads the links without a joint line as normal joints, silently."""
+        rec = self.rec
+        if rec.open_end_line is None or not rec.joints or rec.joints[-1].line != self.last_line():
+            return
+        links = [j.link for j in rec.joints]
+        if links == list(range(len(links))) and len(links) < n:
+            self.warn(f"the file ends without a newline after joint lines for links 0..{len(links) - 1} "
+                      f"of {n} (truncated?); links {len(links)}..{n - 1} are read as normal joints, "
+                      "as Klamp't does", rec.open_end_line)
 
     def warn_dropped(self, r: ListRecord) -> None:
         for o in r.occurrences:
@@ -495,6 +522,7 @@ class _Builder:
         self.links_and_limits(n)
         self.masses(n)
         load_link_geometry(self, n)
+        self.check_truncated(n)
         self.joints(n)
         self.drivers(n)
         self.properties()

@@ -141,6 +141,7 @@ class RobRecords:
     mounts: list = field(default_factory=list)
     properties: list = field(default_factory=list)
     first_line: Optional[int] = None
+    open_end_line: Optional[int] = None     # the last line, when the file ends without a newline
 
     def list(self, name: str) -> ListRecord:
         rec = self.lists.get(name)

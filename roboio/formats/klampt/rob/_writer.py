@@ -20,6 +20,7 @@ from ....limits import check_alloc
 from ....model import Group, Primitive, Robot
 from ....transforms import compose, det3
 from ...fileio import fmt_float
+from ...naming import Namespace
 from .._geometry_refs import GeometryWriter
 from ._build import MULTI_DOF, affine_acc_limits
 from ._lexer import file_extension
@@ -65,17 +66,12 @@ class _Writer:
         chunks = [" ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         self.out.append(f"{keyword}\t" + " \\\n\t".join(chunks))
 
-    def quote(self, s: str, what: str) -> str:
-        """A quoted string Klamp't reads back as ``s``; characters it cannot hold in a
-        quoted string (``"``, ``#``, line breaks, a trailing backslash) become ``_``."""
-        bad = set('"#\n\r')
-        t = "".join("_" if c in bad else c for c in s)
-        if t.endswith("\\"):
-            t = t[:-1] + "_"
-        if t != s:
-            self.report.lose(f"{what} {s!r}: characters a .rob cannot quote were replaced "
-                             f"({t!r})")
-        return f'"{t}"'
+    def names(self, items, kind: str) -> list:
+        """Quoted link or driver names: what a .rob cannot quote becomes ``_``
+        (``report.renamed[kind]``; a .rob holds a name several times)."""
+        got = Namespace(self.report, kind, quotable, unique=False).assign(
+            [n or None for n in items], [""] * len(items))
+        return [f'"{t}"' for t in got]
 
     # -- sections -----------------------------------------------------------------------
     def text(self) -> str:
@@ -99,12 +95,20 @@ class _Writer:
             if l.visual_geometry is not None:
                 self.report.lose(f"link {l.name!r}: separate visual geometry (a .rob has one "
                                  "geometry per link, the collision geometry)")
+        # a .rob names links and drivers: a moving joint's name lives on as its driver's,
+        # the others (fixed joints, mimic followers; addressed by their link names) are said
+        kept = {d.name for d in r.drivers}
+        gone = [f"{l.joint_name} ({l.name})" for l in r.links
+                if l.joint_name and l.joint_name not in kept and l.joint_name != l.name]
+        if gone:
+            self.report.warn("joint names a .rob cannot hold (it names links and drivers; these "
+                             "joints are addressed by their links' names): " + ", ".join(gone))
         self.geom_writer.finish()
         return "\n".join(self.out) + "\n"
 
     def structure(self) -> None:
         r = self.r
-        self.emit_list("links", [self.quote(l.name, "link name") for l in r.links])
+        self.emit_list("links", self.names([l.name for l in r.links], "links"))
         self.emit_list("parents", [str(int(p)) for p in r.parents])
         self.emit_list("jointtype", ["p" if l.is_prismatic else "r" for l in r.links])
         rows = []
@@ -227,10 +231,8 @@ class _Writer:
             for c in g.children:
                 out += self._parts(c, M, what)
             return out
-        if isinstance(g, Primitive) and g.primitive in ("Capsule", "Cone"):
-            self.report.lose(f"{what}: a {g.primitive} primitive (Klamp't has none)")
-            return []
-        return [(g, M)]
+        # cylinders, capsules, cones: meshes (Klamp't cannot collide them as primitives)
+        return [(self.geom_writer.collidable(g, what), M)]
 
     # -- joints, drivers ----------------------------------------------------------------
     def joints(self) -> None:
@@ -262,7 +264,7 @@ class _Writer:
                 self.report.warn("the robot has no drivers; Klamp't will create one per "
                                  "normal or spin joint")
             return
-        self.emit_list("drivers", [self.quote(d.name, "driver name") for d in r.drivers])
+        self.emit_list("drivers", self.names([d.name for d in r.drivers], "joints"))
         for d in r.drivers:
             self.out.append(self.driver_line(d))
         for kw, attr in (("servoP", "servo_p"), ("servoI", "servo_i"), ("servoD", "servo_d"),
@@ -355,6 +357,13 @@ class _Writer:
                 self.report.lose(f"property {name!r}: its value would be read as an XML file name")
                 continue
             self.out.append(f"property {name} {text}")
+
+
+def quotable(s: str) -> str:
+    """``s`` as a .rob can quote it: ``"``, ``#`` and line breaks, and a trailing
+    backslash, become ``_``."""
+    t = "".join("_" if c in '"#\n\r' else c for c in s)
+    return t[:-1] + "_" if t.endswith("\\") else t
 
 
 def _escape_value(v: str) -> str:

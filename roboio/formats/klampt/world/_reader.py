@@ -22,7 +22,7 @@ from ....model import Appearance, RigidObject, Terrain, World
 from ....resolve import resolve
 from ... import loading
 from ...fileio import read_text
-from ...xmlutil import children, local_name, parse_bytes, where
+from ...xmlutil import LEXICAL_ERRORS, children, local_name, parse_bytes, where
 from . import _attrs as A
 from ._display import DISPLAY_ATTRS, Quiet, apply_display
 from .._element_files import apply_automass
@@ -347,7 +347,9 @@ def world_from_xml(data: bytes, ctx) -> World:
     """The world of Klamp't world XML (see the module docstring); element files are found
     relative to ``ctx.path``."""
     path = ctx.path or ""
-    root = parse_bytes(data, path, ctx)
+    # Klamp't's TinyXML reads past a comment holding "--" or blanks before "<?xml" (errors
+    # that change no element): recover from those; a broken structure stays an error
+    root = parse_bytes(data, path, ctx, recover=True, recover_only=LEXICAL_ERRORS)
     if local_name(root) == "sensors":
         raise CompanionFile(path, where(root), None, "a Klamp't sensors file: it is read with the "
                             "robot whose 'property sensors' names it")

@@ -37,10 +37,10 @@ from .._sniff import VRML_EXTENSIONS, inventor_header_of
 from .._sniff import sniff_inventor as sniff
 from ._binary import parse_binary
 from ._parse import Header, Node, Scene, parse_text, report_notes
-from ._scene import build_mesh, build_node_mesh, find_named
+from ._scene import build_mesh, build_node_mesh, build_nodes_mesh, find_named, transform_matrix
 
 __all__ = ["sniff", "loads", "read", "parse_scene", "load_scene", "mesh_data", "file_header",
-           "node_mesh", "VRML_EXTENSIONS"]
+           "node_mesh", "nodes_mesh", "transform_matrix", "VRML_EXTENSIONS"]
 
 
 def file_header(path: str) -> Header:
@@ -57,14 +57,15 @@ def _header(head: bytes, path) -> Header:
     return header
 
 
-def parse_scene(data: bytes, path, ctx: LoadContext) -> Scene:
+def parse_scene(data: bytes, path, ctx: LoadContext, protos: bool = False) -> Scene:
     """Parse Inventor/VRML data (ASCII or binary) into a :class:`Scene`; parse warnings go
-    to ``ctx``."""
+    to ``ctx``. ``protos``: keep VRML 2.0 PROTO interfaces and parse their instances as
+    nodes (see :func:`._parse.parse_text`) instead of skipping them."""
     header = _header(data[:256], path)
     if header.encoding == "binary":
         scene = parse_binary(data, path, header, ctx.limits.max_depth)
     else:
-        scene = parse_text(decode_text(data), path, header, ctx.limits.max_depth)
+        scene = parse_text(decode_text(data), path, header, ctx.limits.max_depth, protos)
     report_notes(scene, ctx)
     return scene
 
@@ -252,6 +253,25 @@ def read(path: str, ctx: LoadContext) -> TriangleMesh:
     mesh = TriangleMesh(loader=lambda: mesh_data(path, ctx), source=GeometrySource(path, path, fmt))
     mesh.extras["dialect"] = header.text or "VRML V2.0 (no header line)"
     return mesh
+
+
+def nodes_mesh(nodes: list, matrix: np.ndarray, ctx: LoadContext) -> TriangleMesh:
+    """A lazily built mesh of VRML 2.0 ``nodes`` (parsed nodes of one scene, e.g. the
+    children of an OpenHRP ``Segment``), each placed by the 4x4 ``matrix``; ``Inline`` files
+    are found relative to the nodes' own file. Shapes are built as the file reader builds
+    them (colours kept); budget charged when the mesh is first used. The mesh has no
+    ``source``: it is a part of its file, which writers must not reference as a whole."""
+    nodes = [n for n in nodes if n is not None and not n.skipped]
+    path = nodes[0].source.path if nodes else ctx.path
+
+    def loader():
+        includes = _Includes(path or "", ctx)
+        data = build_nodes_mesh(nodes, matrix, includes, includes.warn, ctx.limits.max_triangles,
+                                ctx.limits.max_depth)
+        _charge_mesh(data, ctx)
+        return data
+
+    return TriangleMesh(loader=loader)
 
 
 def node_mesh(path: str, ctx: LoadContext, name: str, compose=None) -> TriangleMesh:

@@ -200,7 +200,9 @@ VRML2 = _table([
         "ScalarInterpolator", "IndexedLineSet", "PointSet")],
     ("Script", "", "skip warn:scripts are not run"),
     ("Text", "", "skip warn:text is not tessellated"),
-    ("Extrusion", "", "skip warn:Extrusion geometry is not built by this reader"),
+    ("Extrusion", "beginCap SFBool ccw SFBool convex SFBool creaseAngle SFFloat "
+                  "crossSection MFVec2f endCap SFBool orientation MFRotation scale MFVec2f "
+                  "solid SFBool spine MFVec3f", ""),
 ])
 
 

@@ -9,6 +9,8 @@ transforms, coordinates and shapes are evaluated by :mod:`._scene`.
 """
 from __future__ import annotations
 
+import bisect
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,8 +24,8 @@ from ._nodes import FIELD_TYPES, INVENTOR, VRML2, lookup
 from .._sniff import InventorHeader as Header
 from .._sniff import read_inventor_header as read_header
 
-__all__ = ["Node", "Source", "Scene", "Header", "Notes", "NodeNames", "read_header", "parse_text",
-           "report_notes", "MAX_DEPTH"]
+__all__ = ["Node", "Source", "Scene", "Header", "Notes", "NodeNames", "Proto", "ProtoField",
+           "read_header", "parse_text", "report_notes", "MAX_DEPTH"]
 
 MAX_DEPTH = 256          # nested nodes when no limit is given (readers pass the load's max_depth)
 
@@ -33,13 +35,21 @@ class Source:
     def __init__(self, path: str, text=None):
         self.path = path
         self.text = text
+        self._calls = 0
+        self._newlines = None
 
     def where(self, offset):
         if offset is None:
             return None, None
         if self.text is None:
             return None, None
-        return line_of(self.text, offset)
+        self._calls += 1
+        if self._calls <= 8:             # a few lookups (an error, some warnings): count
+            return line_of(self.text, offset)
+        if self._newlines is None:       # many (a robot reader's records): index once
+            self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        k = bisect.bisect_left(self._newlines, offset)
+        return k + 1, offset - (self._newlines[k - 1] + 1 if k else 0) + 1
 
     def error(self, message: str, offset) -> FormatError:
         line, col = self.where(offset)
@@ -52,7 +62,8 @@ class Node:
     """One node as read: ``type`` name, ``fields`` (name -> value), Inventor ``children``,
     ``name`` (DEF), ``offset`` of its type name and ``field_offsets`` for error messages."""
 
-    __slots__ = ("type", "fields", "children", "offset", "field_offsets", "source", "skipped", "name")
+    __slots__ = ("type", "fields", "children", "offset", "field_offsets", "source", "skipped", "name",
+                 "proto")
 
     def __init__(self, type_: str, offset, source: Source, skipped: bool = False):
         self.type = type_
@@ -63,6 +74,7 @@ class Node:
         self.field_offsets: dict = {}
         self.source = source
         self.skipped = skipped
+        self.proto = None             # the Proto of a PROTO instance (parse_text(protos=True))
 
     def get(self, name, default=None):
         return self.fields.get(name, default)
@@ -76,13 +88,47 @@ class Node:
 
 
 @dataclass
+class ProtoField:
+    """One field of a PROTO/EXTERNPROTO interface: ``kind`` (``field``, ``exposedField``,
+    ``eventIn``, ``eventOut``), Inventor field ``type``, ``default`` value as parsed (None for
+    events and for every field of an EXTERNPROTO, whose defaults live in another file)."""
+
+    kind: str
+    type: str
+    name: str
+    default: object = None
+    offset: int = 0
+
+
+@dataclass
+class Proto:
+    """A VRML 2.0 ``PROTO`` or ``EXTERNPROTO`` declaration: its interface (``fields``, in
+    declaration order), ``urls`` of an EXTERNPROTO; the body of a PROTO is not kept."""
+
+    name: str
+    fields: dict
+    external: bool = False
+    urls: list = field(default_factory=list)
+    offset: int = 0
+
+    def value(self, node: "Node", name: str):
+        """The value of field ``name`` of instance ``node``: as written, else the default."""
+        if name in node.fields:
+            return node.fields[name]
+        f = self.fields.get(name)
+        return None if f is None else f.default
+
+
+@dataclass
 class Scene:
-    """A parsed file: its header, top-level nodes and where it came from."""
+    """A parsed file: its header, top-level nodes and where it came from; ``protos`` the
+    PROTO/EXTERNPROTO declarations by name when parsed with ``protos=True``."""
 
     header: Header
     roots: list
     source: Source
     notes: list = field(default_factory=list)   # (message, offset) warnings, reported once
+    protos: dict = field(default_factory=dict)
 
 
 class Notes:
@@ -154,24 +200,41 @@ class NodeNames:
         return node
 
 
-def parse_text(text: str, path: str, header: Header, max_depth: int = MAX_DEPTH) -> Scene:
+def parse_text(text: str, path: str, header: Header, max_depth: int = MAX_DEPTH,
+               protos: bool = False) -> Scene:
     """Parse a whole ASCII Inventor / VRML file (``header`` already recognised); nodes may
-    nest ``max_depth`` deep."""
+    nest ``max_depth`` deep.
+
+    ``protos``: read VRML 2.0 ``PROTO``/``EXTERNPROTO`` interfaces (field kinds, types and
+    defaults; PROTO bodies are stepped over, not expanded) and parse every instance of a
+    declared prototype as a :class:`Node` of that type (``node.proto`` its :class:`Proto`,
+    fields typed by the interface). Without it, declarations and instances are skipped with
+    a note, which is what a geometry reader wants."""
     source = Source(path, text)
-    start = len(header.text) if header.text else 0
-    parser = _Parser(Lexer(text, path, start), header, source, max_depth)
+    start = 0
+    if header.text:
+        # what follows the header on its line is a comment ("#VRML V2.0 utf8 CosmoWorlds V1.0")
+        end = text.find("\n")
+        start = len(text) if end < 0 else end + 1
+    parser = _Parser(Lexer(text, path, start), header, source, max_depth, protos)
     roots = parser.parse_file()
-    return Scene(header, roots, source, parser.notes.as_list())
+    return Scene(header, roots, source, parser.notes.as_list(), parser.declared)
+
+
+_PROTO_FIELD_KINDS = ("field", "exposedField", "eventIn", "eventOut")
 
 
 class _Parser:
-    def __init__(self, lexer: Lexer, header: Header, source: Source, max_depth: int = MAX_DEPTH):
+    def __init__(self, lexer: Lexer, header: Header, source: Source, max_depth: int = MAX_DEPTH,
+                 protos: bool = False):
         self.lex = lexer
         self.vrml2 = header.dialect == "vrml2"
         self.table = VRML2 if self.vrml2 else INVENTOR
         self.source = source
         self.names = NodeNames(lexer.error, max_depth)
         self.protos: set = set()
+        self.keep_protos = protos and self.vrml2
+        self.declared: dict = {}      # name -> Proto (keep_protos)
         self.notes = Notes()
 
     # -- statements ------------------------------------------------------------------------
@@ -204,7 +267,10 @@ class _Parser:
         if value == "NULL" and allow_null:
             return None
         if self.vrml2 and value in ("PROTO", "EXTERNPROTO"):
-            self.skip_proto(value, off)
+            if self.keep_protos:
+                self.read_proto(value, off)
+            else:
+                self.skip_proto(value, off)
             return None
         if self.vrml2 and value == "ROUTE":
             for what in ("source of ROUTE", "TO", "destination of ROUTE"):
@@ -256,9 +322,76 @@ class _Parser:
         self.notes.add("proto", f"{keyword} {name}: prototypes are not expanded; their "
                                 "instances are skipped", off)
 
+    def read_proto(self, keyword: str, off: int):
+        """A PROTO/EXTERNPROTO declaration: its interface is kept (``self.declared``), a PROTO
+        body is stepped over, an EXTERNPROTO's URLs are kept."""
+        lex = self.lex
+        k, name, o = lex.next()
+        if k != WORD:
+            raise lex.error(f"expected a name after {keyword}, found {describe((k, name, o))}", o)
+        external = keyword == "EXTERNPROTO"
+        open_off = lex.expect("[", f"(interface of {keyword} {name})")
+        fields: dict = {}
+        while not lex.at_punct("]"):
+            kind, value, foff = lex.next()
+            if kind == EOF:
+                raise lex.error(f"'[' of the interface of {keyword} {name} is never closed", open_off)
+            if kind != WORD or value not in _PROTO_FIELD_KINDS:
+                raise lex.error(f"{keyword} {name}: expected field, exposedField, eventIn or "
+                                f"eventOut, found {describe((kind, value, foff))}", foff)
+            ftype = self.word(f"the type of a field of {keyword} {name}")
+            if ftype not in FIELD_TYPES:
+                raise lex.error(f"{keyword} {name}: unknown field type {ftype!r}", foff)
+            fname = self.word(f"the name of a field of {keyword} {name}")
+            default = None
+            if not external and value in ("field", "exposedField"):
+                default = self.field_value(ftype, f"default of {fname} in PROTO {name}", foff)
+            fields[fname] = ProtoField(value, ftype, fname, default, foff)
+        lex.next()
+        urls: list = []
+        if external:
+            urls = self.field_value("MFString", f"url of EXTERNPROTO {name}", off)
+        else:
+            o = lex.expect("{", f"(body of PROTO {name})")
+            lex.skip_block("{", o, f"PROTO {name}")
+        self.protos.add(name)
+        self.declared[name] = Proto(name, fields, external, list(urls), off)
+
+    def proto_instance(self, proto: Proto, off: int, name):
+        """An instance of a declared prototype, its fields typed by the interface."""
+        lex = self.lex
+        open_off = lex.expect("{", f"after node type {proto.name}")
+        self.names.enter(name, off)
+        node = Node(proto.name, off, self.source)
+        node.proto = proto
+        while True:
+            kind, value, foff = lex.peek()
+            if kind == PUNCT and value == "}":
+                lex.next()
+                break
+            if kind == EOF:
+                raise lex.error(f"'{{' of {proto.name} node is never closed (missing '}}')", open_off)
+            f = proto.fields.get(value) if kind == WORD else None
+            if f is not None and f.kind in ("field", "exposedField"):
+                lex.next()
+                node.fields[value] = self.field_value(f.type, f"{value} of {proto.name}", foff)
+                node.field_offsets[value] = foff
+            elif kind == WORD and value in ("ROUTE", "PROTO", "EXTERNPROTO"):
+                self.statement()
+            elif kind == WORD:
+                what = "an event, not a field," if f is not None else "not a field"
+                raise lex.error(f"{value!r} is {what} of PROTO {proto.name}", foff)
+            else:
+                raise lex.error(f"expected a field of {proto.name} or '}}', found "
+                                f"{describe((kind, value, foff))}", foff)
+        return self.names.leave(node, name)
+
     # -- nodes -----------------------------------------------------------------------------
     def node(self, type_: str, off: int, name):
         lex = self.lex
+        declared = self.declared.get(type_) if self.keep_protos else None
+        if declared is not None:
+            return self.proto_instance(declared, off, name)
         spec = lookup(self.table, type_)
         inventor_style = not self.vrml2
         if spec is None and self.vrml2:
@@ -381,7 +514,11 @@ class _Parser:
 
     def numbers(self, n: int, integer: bool, what: str) -> np.ndarray:
         get = self.lex.integer if integer else self.lex.number
-        return np.array([get(what) for _ in range(n)], dtype=np.int64 if integer else np.float64)
+        off = self.lex.peek()[2]
+        values = [get(what) for _ in range(n)]
+        if integer and any(not -2**63 <= x < 2**63 for x in values):
+            raise self.lex.error(f"{what}: integer out of range", off)
+        return np.array(values, dtype=np.int64 if integer else np.float64)
 
     def boolean(self, what: str) -> bool:
         kind, value, off = self.lex.next()

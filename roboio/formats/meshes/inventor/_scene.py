@@ -31,7 +31,7 @@ from ._geometry import (DEFAULT_RGBA, Shape, Sink, indexed, palette_colors, sequ
 from ._parse import Header
 from ....limits import describe as over_limit, recursion_room
 
-__all__ = ["build_mesh", "build_node_mesh", "find_named", "transform_matrix", "MAX_TRIANGLES",
+__all__ = ["build_mesh", "build_node_mesh", "build_nodes_mesh", "find_named", "transform_matrix", "MAX_TRIANGLES",
            "UNIT_METERS"]
 
 MAX_TRIANGLES = 50_000_000       # when no limit is given (readers pass the load's max_triangles)
@@ -487,6 +487,26 @@ class _Vrml2Walk:
         self._primitive(M, (v, f), rgba, node)
 
 
+    def g_Extrusion(self, node, M, rgba):
+        g = node.get
+        cross = g("crossSection", np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, -1.0], [-1.0, 1.0],
+                                            [1.0, 1.0]]))
+        spine = g("spine", np.array([[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]]))
+        scale = g("scale", np.ones((1, 2)))
+        orientation = g("orientation", np.array([[0.0, 0.0, 1.0, 0.0]]))
+        if len(scale) == 0 or len(orientation) == 0:
+            self.w.warn("Extrusion with an empty scale or orientation: shape skipped", node)
+            return
+        sink = self.w.sink
+        n = tess.extrusion_triangles(len(spine), len(cross))
+        if sink.nf + n > sink.limit:
+            raise node.error(over_limit("triangles", sink.nf + n, sink.limit,
+                                        "Inventor/VRML triangles (an Extrusion)"))
+        v, f = tess.extrusion(cross, spine, scale, orientation, g("beginCap", True),
+                              g("endCap", True))
+        self._primitive(M, (v, f), rgba, node)
+
+
 def build_mesh(scene, include, warn, limit=None, max_depth=None) -> dict:
     """Triangles of every shape of ``scene`` in the file frame, as a TriangleMesh loader dict.
 
@@ -541,4 +561,14 @@ def build_node_mesh(node, parent: np.ndarray, compose, include, warn, limit=None
             walk.nodes(node.get("children", []), compose(parent, local))
         else:
             walk.nodes([node], compose(parent, np.eye(4)))
+    return sink.result()
+
+
+def build_nodes_mesh(nodes, matrix: np.ndarray, include, warn, limit=None, max_depth=None) -> dict:
+    """Triangles of VRML 2.0 ``nodes`` (siblings of one scene), walked from the 4x4 ``matrix``
+    as the children of a grouping node at that frame are."""
+    sink = Sink(MAX_TRIANGLES if limit is None else limit)
+    depth = MAX_WALK_DEPTH if max_depth is None else max_depth
+    with recursion_room(depth):
+        _Vrml2Walk(_Walk(sink, include, warn, depth)).nodes(nodes, np.asarray(matrix, float))
     return sink.result()

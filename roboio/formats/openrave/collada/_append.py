@@ -228,5 +228,6 @@ def append_to_record(cb: CBody, maps: _Maps, body: BodyRecord, path: str) -> Bod
     info.setdefault("files", []).append({
         "path": file_path, "document": path, "name": cb.name, "id": cb.id, "interface": cb.interface, "description": cb.description,
         "up_axis": cb.up_axis, "gravity": cb.gravity, "readable": dict(cb.readable),
-        "gripper_infos": list(cb.gripper_infos), "unsupported": list(cb.unsupported)})
+        "gripper_infos": list(cb.gripper_infos), "unsupported": list(cb.unsupported),
+        "closed_loops": list(cb.closed_loops)})
     return body

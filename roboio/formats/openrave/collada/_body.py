@@ -181,6 +181,7 @@ class CBody:
     adjacent: list = field(default_factory=list)          # forced-adjacent (CLink, CLink) pairs
     readable: dict = field(default_factory=dict)          # extra data kept verbatim
     unsupported: list = field(default_factory=list)       # what was read but not represented
+    closed_loops: list = field(default_factory=list)      # attachment_start/end, as written
     up_axis: str = "Z_UP"
     gravity: Optional[tuple] = None
     document: str = ""            # the document last read into the body (messages, sources)

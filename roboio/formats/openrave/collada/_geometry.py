@@ -8,8 +8,9 @@
   ``<tristrips>``, ``<polylist>``; each becomes its own geometry with the material its
   ``material=`` symbol binds. ``<polygons>`` (which OpenRAVE skips with a warning) are read
   too, holes ``<ph>`` ignored with a warning; ``<lines>``/``<linestrips>`` are ignored.
-  Faces index the source positions (roboio keeps the file's vertex sharing; OpenRAVE
-  copies three vertices per triangle, the same surface).
+  Each set keeps the source positions its faces use, in file order, faces renumbered
+  (roboio keeps the file's vertex sharing within a set; OpenRAVE copies three vertices per
+  triangle, the same surface).
 * ``<extra type="geometry_info"><technique profile="OpenRAVE">`` gives the geometry frame
   (its transform children) and optionally a primitive, which then replaces the mesh:
   ``box``, ``sphere``, ``cylinder`` (along y: turned onto z like OpenRAVE does),
@@ -344,6 +345,19 @@ def _fan_polygons(doc, prim, v, counts):
     return np.array(tris, dtype=np.int64).reshape(-1, 3)
 
 
+def compact(pts: np.ndarray, faces: np.ndarray) -> tuple:
+    """``(vertices, faces)`` of one primitive set: the positions its faces use, in file
+    order, with the faces renumbered (the sharing of vertices between its triangles kept).
+    A mesh's primitive sets index one shared position array; each set keeping all of it
+    made ``zange.zae`` (1.7 MB, 3,000 sets) hold 3.2e8 vertices."""
+    if len(faces) == 0:
+        return pts[:0], faces
+    used = np.unique(faces)
+    if len(used) == len(pts):
+        return pts, faces
+    return pts[used], np.searchsorted(used, faces).astype(np.int64)
+
+
 def extract_geometry(doc, geom_el, materials: dict) -> list:
     """The geometries (``CGeometry``, frames relative to the visual node that instances it;
     mesh vertices in that node's frame) of one ``<geometry>`` element."""
@@ -369,7 +383,8 @@ def extract_geometry(doc, geom_el, materials: dict) -> list:
                     pts = _positions(doc, mesh)
                 faces = _faces(doc, prim, kind, len(pts))
                 doc.ctx.charge("triangles", len(faces), where(prim), what="COLLADA mesh triangles")
-                g = CGeometry(name, "trimesh", np.eye(4), vertices=pts, faces=faces, visible=visible,
+                verts, faces = compact(pts, faces)
+                g = CGeometry(name, "trimesh", np.eye(4), vertices=verts, faces=faces, visible=visible,
                               line=where(prim))
                 fill_color(doc, materials.get(prim.get("material")), g)
                 out.append(g)

@@ -698,8 +698,15 @@ class ColladaReader:
             self._attachment(body, link, att, b, depth)
         for el in kids(dlink):
             if ln(el) in ("attachment_start", "attachment_end"):
-                raise doc.error(f"closed kinematic loop (<{ln(el)}>) not supported (OpenRAVE ignores it "
-                                "with a warning; roboio refuses rather than drop a constraint)", el)
+                # OpenRAVE loads the tree and ignores the loop with a warning: so does roboio,
+                # keeping what the element says for the record
+                body.closed_loops.append({
+                    "element": ln(el), "link": link.name, "joint": el.get("joint"),
+                    "transforms": [(ln(t), text(t).strip()) for t in kids(el)], "line": where(el)})
+                doc.warn(f"closed kinematic loop: <{ln(el)} joint=\"{el.get('joint')}\"> of link "
+                         f"{link.name!r} is not part of the tree; the tree is loaded and the loop "
+                         "constraint is not enforced (OpenRAVE ignores it too, with a warning); it "
+                         "is kept as data (extras['collada']['files'][...]['closed_loops'])", el)
         return link
 
     def _rigid_body(self, body, link, rigid, offset_T, dnode) -> None:

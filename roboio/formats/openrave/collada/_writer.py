@@ -54,8 +54,10 @@ from ....errors import OutputError
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ....transforms import compose, det3, symmetric_eigen3, transform_points, vector_norm
 from ...affine import nearest_rotation
+from ....model.coupling import without_clamp
 from ...fileio import fmt_float
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
+from ...naming import Namespace, joint_names, say_unwritten
 
 __all__ = ["dumps", "document", "AUTHORING_TOOL", "fingerprint"]
 
@@ -360,15 +362,35 @@ class _Writer:
         for J in self.joints:
             for x in J.axes_links:
                 axis_owner[x] = J
+        self.formulas = {}                  # _Joint -> (driver, position of its function)
         for d in r.drivers:
+            if d.type == "nonlinear" and d.leader in d.dofs:
+                J = axis_owner.get(d.leader) or self.joint_of_child.get(d.leader)
+                if J is None:
+                    self.lose("drivers of the root link (OpenRAVE's root does not move)", d.name)
+                    continue
+                J.active = True
+                self.dof_joints.append((d, J))
+                for k, dof in enumerate(d.dofs):
+                    F = axis_owner.get(dof) or self.joint_of_child.get(dof)
+                    if dof == d.leader:
+                        continue
+                    if F is None or F is J:
+                        self.lose("coupling terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}")
+                        continue
+                    self.formulas[F] = (d, k)
+                continue
             if d.type not in ("normal", "affine") or not d.dofs:
                 self.lose("drivers that are forces or moments, or move nothing", d.name)
                 continue
             if d.type == "normal":
                 mk = 0
             else:
+                # the master joint: the actuated one (Driver.leader) when it is the driver's
+                # value, else the first that is, else the first that moves
                 cand = [k for k, (s, o) in enumerate(zip(d.scale, d.offset)) if s == 1 and o == 0]
-                mk = cand[0] if cand else next((k for k, s in enumerate(d.scale) if s != 0), 0)
+                lead = [k for k in cand if d.dofs[k] == d.leader]
+                mk = (lead or cand or [next((k for k, s in enumerate(d.scale) if s != 0), 0)])[0]
             m = d.dofs[mk]
             J = axis_owner.get(m)
             if J is None:
@@ -400,29 +422,27 @@ class _Writer:
                               f"{d.name}: {r.links[dof].name}")
                     continue
                 self.mimic[F] = (J, d.scale[k] / sm, d.offset[k] - d.scale[k] * om / sm)
-        # names and roles
-        used = set()
+        # names and roles: the source's joint name (OpenRAVE names a DOF after its joint),
+        # else the driver's, else the OpenRAVE joint's it was read from, else <link>_joint
+        source = joint_names(r)
+        wanted = []
         for J in self.joints:
-            # OpenRAVE names a DOF after its joint: a driven joint takes its driver's name
             e = self._oe(J.child)
             jd = e.get("joint") if isinstance(e.get("joint"), dict) else {}
             drv = next((d for d, K in self.dof_joints if K is J), None)
-            name = drv.name if drv is not None and drv.name else (jd.get("name") or "")
-            if not name:
-                ue = r.links[J.child].extras.get("urdf_joint")
-                name = ue if isinstance(ue, str) else ""
-            if not name:
-                name = f"{self.lname[J.child]}_joint"
-            if _openrave_name(name) != name:
-                self.lose("joint (and DOF) names written with '_' for spaces and control characters "
-                          "(as OpenRAVE reads them)", f"{name!r} -> {_openrave_name(name)!r}")
-                name = _openrave_name(name)
-            while name in used:
-                name += "_"
-            used.add(name)
+            name = next((source[k] for k in J.axes_links + J.segs if source[k] is not None), None)
+            if name is None and drv is not None and drv.name:
+                name = drv.name
+            wanted.append(name or jd.get("name") or None)
+        space = Namespace(self.report, "joints", _openrave_name)
+        got = space.assign(wanted, [f"{self.lname[J.child]}_joint" for J in self.joints])
+        say_unwritten(r, {k for J in self.joints for k in J.segs}, self.report,
+                      "OpenRAVE's root link has no joint")
+        for J, name in zip(self.joints, got):
             J.name = name
             J.sid = f"joint{self.num[J.child]}"
-            if not J.active and J not in self.mimic and self.group[J.axes_links[0]] != "weld":
+            if not J.active and J not in self.mimic and J not in self.formulas and \
+                    self.group[J.axes_links[0]] != "weld":
                 # OpenRAVE holds a passive joint at 0, and roboio reads it as a weld: written
                 # as one, so that what is read back is written the same
                 J.passive = True
@@ -482,26 +502,13 @@ class _Writer:
         """``self.lname``: the name each COLLADA link is written with, as OpenRAVE reads it
         back: characters below '!' become '_', an empty name becomes ``linkN``, and a name
         already taken gets a suffix (OpenRAVE makes two links of one name the same link).
-        Each change is reported as ``link name 'A' written as 'B'``."""
+        Each change goes into ``report.renamed``."""
         r = self.robot
-        self.lname = {}
-        used = {self.world_root} if self.world_root else set()
-        for i in range(self.n):
-            if not self.is_clink[i]:
-                continue
-            name = r.links[i].name
-            new = _openrave_name(name) or f"link{i}"
-            if new in used:
-                k = 2
-                while f"{new}_{k}" in used:
-                    k += 1
-                new = f"{new}_{k}"
-            used.add(new)
-            self.lname[i] = new
-            if new != name:
-                self.report.lose(f"link name {name!r} written as {new!r} (OpenRAVE's COLLADA reader "
-                                 "turns spaces and control characters into '_' and makes links of "
-                                 "one name the same link)")
+        written = [i for i in range(self.n) if self.is_clink[i]]
+        space = Namespace(self.report, "links", _openrave_name,
+                          {self.world_root} if self.world_root else ())
+        self.lname = dict(zip(written, space.assign([r.links[i].name for i in written],
+                                                    [f"link{i}" for i in written])))
 
     # -------------------------------------------------------------- per joint values
     def kind(self, J) -> str:
@@ -647,7 +654,10 @@ class _Writer:
     def link_geometry(self, i, node, geoms, effects, materials):
         if i is None:
             return
-        for gi, (kind, params, F, V, Fc, diffuse, transparency, visible) in enumerate(self.geometries(i)):
+        written = self.geometries(i)
+        if written:
+            self.with_geometry.add(i)
+        for gi, (kind, params, F, V, Fc, diffuse, transparency, visible) in enumerate(written):
             gid = f"g1_link{self.num[i]}_geom{gi}"
             g = geoms.add("geometry", id=gid, name=gid)
             mesh = g.add("mesh")
@@ -716,6 +726,7 @@ class _Writer:
         km = root.add("library_kinematics_models").add("kinematics_model", id="kmodel1", name=name)
         ktc = km.add("technique_common")
         self.mem_of = {J: self.remembered(J) for J in self.joints}
+        self.with_geometry = set()
         for J in self.joints:
             self.joint_element(ktc, J)
         wk = self.num[None] if self.world_root else None     # number of an added world root
@@ -773,6 +784,15 @@ class _Writer:
                              + ", ".join(r.links[i].name for i in order[:6]) + ", ...")
         for J, (M, s, o) in sorted(self.mimic.items(), key=lambda kv: self.num[kv[0].child]):
             self.formula(ktc, J, M, s, o)
+        joint_of_driver = {id(d): K for d, K in self.dof_joints}
+        for J, (d, k) in self.formulas.items():
+            inputs = [joint_of_driver.get(id(r.drivers[i])) for i in d.coupling.inputs]
+            if None in inputs:
+                self.lose("couplings reading drivers that are not written", f"{d.name}: {J.name}")
+                continue
+            li = d.dofs[k]
+            fn = without_clamp(d.coupling.functions[k], r.qmin[li], r.qmax[li])
+            self.formula_of(ktc, J, fn, inputs)
         itf = km.add("extra", type="interface_type").add("technique", profile="OpenRAVE")
         itf.add("interface", "GenericRobot", type="robot")
         self.collision(km)
@@ -825,6 +845,19 @@ class _Writer:
             e = tec.add("equation", type=kind, target=f"kmodel1/{M.sid}")
             _E("cn", _E("math", e, ns=MATHML), _f(value), ns=MATHML, type="real")
 
+    def formula_of(self, ktc, J, fn, inputs):
+        """A mimic ``<formula>`` for ``J`` computing the model expression ``fn`` of the
+        values of the joints ``inputs`` (MathML as OpenRAVE's reader takes it: functions it
+        names ``SASA``/``atan2``/... as text csymbols, joints as COLLADA csymbols)."""
+        f = ktc.add("formula", sid=f"{J.sid}.formula")
+        f.add("target").add("param", f"kmodel1/{J.sid}")
+
+        def expr(parent):
+            _mathml_of(_E("math", parent, ns=MATHML), fn, [f"kmodel1/{K.sid}" for K in inputs])
+
+        expr(f.add("technique_common"))
+        expr(f.add("technique", profile="OpenRAVE").add("equation", type="position"))
+
     def collision(self, km):
         r = self.robot
         tec = km.add("extra", type="collision").add("technique", profile="OpenRAVE")
@@ -833,15 +866,47 @@ class _Writer:
         if isinstance(mem, dict) and mem.get("fingerprint") == fingerprint(*[f"{a},{b}" for a, b in sorted(checked)]):
             pairs = [(r.link_index(a), r.link_index(b)) for a, b in mem.get("pairs", [])]
         else:
+            # only pairs OpenRAVE would check: the others need no entry (and, written, would
+            # make the next write differ once they are gone from the model read back)
             clinks = sorted((i for i in range(self.n) if self.is_clink[i]), key=self.num.get)
             pairs = [(a, b) for ia, a in enumerate(clinks) for b in clinks[ia + 1:]
-                     if (min(a, b), max(a, b)) not in checked]
+                     if (min(a, b), max(a, b)) not in checked and not self.never_checked(a, b)]
         for a, b in pairs:
             tec.add("ignore_link_pair", link0=f"kmodel1/link{self.num[a]}", link1=f"kmodel1/link{self.num[b]}")
+        for x, y in sorted(checked):
+            if self.never_checked(x, y):
+                self.lose("self-collision pairs OpenRAVE never checks (links written without "
+                          "geometry, joined links, links with at most one moving joint between "
+                          "them)", f"({r.links[x].name}, {r.links[y].name})")
         for i in range(self.n):
             if self.is_clink[i] and self._oe(i).get("enabled") is False:
                 s = tec.add("link_collision_state", link=f"kmodel1/link{self.num[i]}")
                 s.add("bool", "false")
+
+    def never_checked(self, x: int, y: int) -> bool:
+        """Whether OpenRAVE never checks model links x and y once the file is read back
+        (``openrave.md`` section 17): one COLLADA link, a link written without geometry,
+        joined links, at most one moving joint between them, no path between them."""
+        if not hasattr(self, "_up"):
+            self._up = {J.child: (J.parent, self.kind(J) != "weld") for J in self.joints}
+        up = self._up
+
+        def chain(c):
+            out, moving = {c: 0}, 0
+            while c in up:
+                c, m = up[c]
+                moving += m
+                out[c] = moving
+            return out
+
+        a, b = self._clink_of(x), self._clink_of(y)
+        if a == b or a not in self.with_geometry or b not in self.with_geometry:
+            return True
+        if up.get(a, (None,))[0] == b or up.get(b, (None,))[0] == a:
+            return True
+        ca, cb = chain(a), chain(b)
+        common = next((k for k in ca if k in cb), None)
+        return common is None or ca[common] + cb[common] <= 1
 
     def systems(self, root, name):
         r = self.robot
@@ -1063,3 +1128,38 @@ def dumps(robot: Robot, report, path: Optional[str] = None) -> bytes:
         base = os.path.splitext(os.path.basename(path))[0] or "robot"
         return _zae(base + ".dae", dae)
     return dae
+
+
+_MATHML_OPS = {"+": "plus", "-": "minus", "*": "times", "/": "divide", "%": "rem", "neg": "minus",
+               "pow": "power", "<": "lt", "<=": "leq", ">": "gt", ">=": "geq", "=": "eq", "!=": "neq",
+               "and": "and", "or": "or", "not": "not", "asin": "arcsin", "acos": "arccos",
+               "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh",
+               "log": "ln", "ceil": "ceiling"}
+_TEXT_FUNCTIONS = ("SSSA", "SASA", "SASS", "atan2")
+
+
+def _mathml_of(parent, e, refs) -> None:
+    """MathML of the model expression ``e`` under ``parent`` (argument k: ``refs[k]``)."""
+    from ....model.coupling import Arg, Const
+    if isinstance(e, Const):
+        parent.add("cn", _f(e.value), type="real")
+        return
+    if isinstance(e, Arg):
+        parent.add("csymbol", refs[e.k], encoding="COLLADA")
+        return
+    if e.name == "clamp":
+        outer = parent.add("apply")
+        outer.add("min")
+        inner = outer.add("apply")
+        inner.add("max")
+        _mathml_of(inner, e.children[0], refs)
+        _mathml_of(inner, e.children[1], refs)
+        _mathml_of(outer, e.children[2], refs)
+        return
+    a = parent.add("apply")
+    if e.name in _TEXT_FUNCTIONS:
+        a.add("csymbol", e.name, encoding="text/xml")
+    else:
+        a.add(_MATHML_OPS.get(e.name, e.name))
+    for c in e.children:
+        _mathml_of(a, c, refs)

@@ -1,0 +1,161 @@
+"""Running tasks on Dask: the cluster (:func:`connect`) and a pool that feeds it
+(:class:`Pool`).
+
+A task is a function of :mod:`roboio.batch.tasks` and its arguments; what comes back through
+the scheduler is its small :class:`~roboio.batch.tasks.Outcome` (the workers write the
+outputs themselves). The pool keeps at most twice as many tasks in flight as the cluster has
+threads, so that a task's clock (the per-task timeout) starts about when a worker takes it,
+and a tree of a million files never sits in the scheduler's memory at once.
+
+Imports ``dask.distributed`` (the ``roboio[batch]`` extra) when a function is called.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+from collections import OrderedDict, deque
+from typing import Callable, Optional
+
+__all__ = ["connect", "Pool", "need_dask"]
+
+
+def need_dask():
+    """``distributed``, or an ImportError saying which extra brings it."""
+    try:
+        import distributed
+    except ImportError as e:
+        raise ImportError("the batch commands need Dask: pip install 'roboio[batch]' "
+                          f"(dask[distributed], pyarrow) ({e})") from None
+    return distributed
+
+
+@contextlib.contextmanager
+def connect(client=None, workers: Optional[int] = None, scheduler: Optional[str] = None):
+    """A ``distributed.Client``: ``client`` itself when given (left open); else one
+    connected to the scheduler at ``scheduler`` (``tcp://host:port``); else a local cluster
+    of ``workers`` processes (default: one per core), one thread each, on loopback, closed
+    with its processes when the block ends."""
+    if client is not None:
+        yield client
+        return
+    distributed = need_dask()
+    if scheduler:
+        c = distributed.Client(scheduler, timeout="20s")
+        try:
+            yield c
+        finally:
+            c.close()
+        return
+    n = workers or os.cpu_count() or 1
+    cluster = distributed.LocalCluster(
+        n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+        dashboard_address=None, silence_logs=logging.ERROR, preload=["roboio.batch.worker"])
+    try:
+        c = distributed.Client(cluster)
+        try:
+            yield c
+        finally:
+            c.close()
+    finally:
+        cluster.close()
+
+
+class Pool:
+    """Tasks submitted with :meth:`submit` run on ``client``'s workers; :meth:`run` waits
+    for all of them (and for those their callbacks submit), calling each task's ``then``
+    with its result, or with an exception when the task did not complete: a lost worker,
+    or ``timeout`` seconds of work (the task is then cancelled and its worker restarted, so
+    that a hung task frees its place; workers without a nanny are left as they are)."""
+
+    def __init__(self, client, timeout: Optional[float] = None):
+        self.client = client
+        self.timeout = timeout
+        self.slots = max(1, sum(client.nthreads().values()))
+        self._queue: deque = deque()
+        self._running: "OrderedDict" = OrderedDict()     # future -> [then, started]
+
+    def submit(self, fn: Callable, *args, then: Callable) -> None:
+        self._queue.append((fn, args, then))
+
+    def _feed(self) -> None:
+        while self._queue and len(self._running) < 2 * self.slots:
+            fn, args, then = self._queue.popleft()
+            fut = self.client.submit(fn, *args, pure=False)
+            self._running[fut] = [then, None]
+
+    def _start_clocks(self, now: float) -> None:
+        """The first ``slots`` tasks in flight are the ones being worked on (Dask takes
+        tasks about in the order they come)."""
+        for k, entry in enumerate(self._running.values()):
+            if k >= self.slots:
+                break
+            if entry[1] is None:
+                entry[1] = now
+
+    def run(self) -> None:
+        from distributed import wait
+        try:
+            while self._queue or self._running:
+                self._feed()
+                self._start_clocks(time.monotonic())
+                try:
+                    done, _ = wait(list(self._running), timeout=self._poll(),
+                                   return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    done = ()
+                for fut in [f for f in self._running if f in done]:
+                    then, _ = self._running.pop(fut)
+                    try:
+                        result = fut.result()
+                    except Exception as e:      # noqa: BLE001 -- a lost worker, a cancellation
+                        result = e
+                    then(result)
+                self._expire(time.monotonic())
+        except BaseException:
+            self.cancel()
+            raise
+
+    def _poll(self) -> float:
+        if not self.timeout:
+            return 0.5
+        started = [s for _, s in self._running.values() if s is not None]
+        if not started:
+            return 0.5
+        return max(0.01, min(0.5, min(started) + self.timeout - time.monotonic()))
+
+    def _expire(self, now: float) -> None:
+        if not self.timeout:
+            return
+        late = [f for f, (_, s) in self._running.items() if s is not None and now - s > self.timeout]
+        if not late:
+            return
+        workers = self._workers_of({f.key for f in late})
+        for fut in late:
+            then, _ = self._running.pop(fut)
+            fut.cancel()
+            then(TimeoutError(f"timed out after {self.timeout:g} s (--timeout)"))
+        if workers:
+            try:
+                self.client.restart_workers(sorted(workers), raise_for_error=False)
+            except Exception:           # noqa: BLE001 -- no nanny (threads): cannot restart
+                pass
+
+    def _workers_of(self, keys: set) -> set:
+        try:
+            processing = self.client.processing()
+        except Exception:               # noqa: BLE001
+            return set()
+        return {w for w, ks in processing.items() if keys & set(ks)}
+
+    def cancel(self) -> None:
+        """Cancel whatever is queued or in flight (Ctrl-C)."""
+        self._queue.clear()
+        futs = list(self._running)
+        self._running.clear()
+        if futs:
+            try:
+                self.client.cancel(futs)
+            except Exception:           # noqa: BLE001 -- the cluster may be going down
+                pass

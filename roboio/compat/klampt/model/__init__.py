@@ -1,0 +1,2 @@
+"""Klamp't's ``klampt.model`` modules that roboio provides: :mod:`.collide`
+(``WorldCollider`` and the collision iterators)."""

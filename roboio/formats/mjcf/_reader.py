@@ -1,0 +1,319 @@
+"""MJCF document -> roboio model (Robot, or World).
+
+What becomes what (documented for users in ``docs/mjcf.md``):
+
+* a top-level body with a free joint and no child bodies is a rigid object;
+* geoms of ``<worldbody>`` itself are terrains, one per geom;
+* every other top-level body is the root of a robot when its subtree has joints or it is a
+  mocap body; any other top-level body (fixed scenery) is a terrain of its subtree's geoms;
+* a file that then holds exactly one robot and nothing else is that Robot; anything else
+  is a World. A file written by roboio's MJCF writer (its ``written by roboio`` comment)
+  reads as it was written: all its top-level bodies but the rigid objects form one robot.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from ...context import LoadContext
+from ...model import Driver, Group, Joint, Link, RigidObject, Robot, Terrain, World
+from . import _massprops as MP
+from ._actuators import attach_drivers
+from ._bodies import DEFAULT_RGBA, body_chain, body_geometry, body_massprops, body_pose, geom_pose
+from ._collision import self_collision_pairs
+from ._document import Document
+from ._meshes import read_assets
+from ._orient import MJ_MINVAL
+from ._tree import Body, read_worldbody
+
+__all__ = ["Reader", "build"]
+
+
+class _Names:
+    def __init__(self):
+        self.used: set = set()
+
+    def take(self, name: str) -> str:
+        nm, k = name, 2
+        while nm in self.used:
+            nm = f"{name}_{k}"
+            k += 1
+        self.used.add(nm)
+        return nm
+
+
+class Reader:
+    """Builds the model of one :class:`Document`."""
+
+    def __init__(self, doc: Document, roboio_written: bool = False):
+        self.doc = doc
+        self.ctx: LoadContext = doc.ctx
+        self.meshes, self.materials = read_assets(doc)
+        self.world, self.replicas = read_worldbody(doc)
+        self.roboio_written = roboio_written
+        self.massprops: dict = {}          # body id -> MassProps (final, MuJoCo's values)
+        self.link_of: dict = {}            # body id -> (robot, link index) of its own link
+        self.joint_links: dict = {}        # joint name -> (robot, [link indices])
+        self.geom_body: dict = {}          # geom name -> body
+        self._mass()
+
+    def names(self, name: Optional[str]) -> list:
+        """The names an element referred to as ``name`` has: its copies' names when it was
+        written inside ``<replicate>`` (MuJoCo replicates the references too)."""
+        if name is None:
+            return []
+        return self.replicas.get(name, [name])
+
+    # -- helpers used by _bodies ------------------------------------------------------
+    def color(self, g) -> tuple:
+        if g.rgba is not None:
+            return g.rgba
+        if g.material is not None:
+            m = self.materials.get(g.material)
+            if m is None:
+                raise self.doc.error(g.node, f"unknown material {g.material!r} in geom")
+            return m.rgba
+        return DEFAULT_RGBA
+
+    def geom_mass(self, g) -> Optional[MP.MassProps]:
+        mesh = None
+        if g.type in ("mesh", "sdf") or g.mesh is not None:
+            if g.type == "mesh" and g.shell:
+                raise self.doc.error(g.node, "for mesh geoms, inertia should be specified in the mesh asset")
+            asset = self.meshes.get(g.mesh)
+            if asset is None:
+                raise self.doc.error(g.node, f"unknown mesh {g.mesh!r} in geom")
+            if asset.plugin:
+                return None
+            mesh = asset.props(self.doc)
+            kind = "mesh"
+        elif g.type == "hfield":
+            return None
+        else:
+            kind = g.type
+        return MP.geom_props(kind, g.size, g.pos, g.quat, g.mass, g.density, g.shell, mesh)
+
+    # -- mass properties --------------------------------------------------------------
+    def _mass(self) -> None:
+        c = self.doc.compiler
+        bodies = [b for b in self.world.walk() if b.id > 0]
+        _unique_names(self.doc, bodies)
+        for b in bodies:
+            props = body_massprops(b, self) or MP.MassProps(0.0, np.zeros(3), np.zeros((3, 3)))
+            self.massprops[b.id] = self._bounded(b, props)
+        if c.settotalmass > 0:
+            total = sum(p.mass for p in self.massprops.values())
+            if total > 0:
+                k = c.settotalmass / total
+                for p in self.massprops.values():
+                    p.mass *= k
+                    p.inertia = p.inertia * k
+        for b in bodies:
+            if b.joints and not self._holds_mass(b):
+                self.doc.warn(b.node, f"body {b.label!r}: mass and inertia of moving bodies must be "
+                                      "larger than mjMINVAL (MuJoCo refuses this model)")
+
+    def _bounded(self, b: Body, p: MP.MassProps) -> MP.MassProps:
+        """``boundmass``, ``boundinertia``, ``balanceinertia`` and MuJoCo's checks, on the
+        principal moments as MuJoCo applies them."""
+        c = self.doc.compiler
+        node = b.inertial.node if b.inertial is not None else b.node
+        if not (np.isfinite(p.mass) and np.all(np.isfinite(p.inertia)) and np.all(np.isfinite(p.com))):
+            raise self.doc.error(node, f"body {b.label!r}: mass properties overflow (numbers too large)")
+        I = (p.inertia + p.inertia.T) / 2
+        w, V = np.linalg.eigh(I)
+        mass = max(p.mass, c.boundmass)
+        new = np.maximum(w, c.boundinertia)
+        scale = max(1.0, float(np.abs(w).max()))
+        if mass < 0 or w[0] < -1e-14 * scale:
+            raise self.doc.error(node, f"body {b.label!r}: mass and inertia cannot be negative")
+        if new[0] + new[1] < new[2] * (1 - 1e-12):
+            if not c.balanceinertia:
+                raise self.doc.error(node, f"body {b.label!r}: inertia must satisfy A + B >= C; use "
+                                           "'balanceinertia' to fix")
+            new = np.full(3, new.sum() / 3)
+        if np.any(new != w):
+            return MP.MassProps(mass, p.com, (V * new) @ V.T)
+        return MP.MassProps(mass, p.com, I)
+
+    def _holds_mass(self, b: Body) -> bool:
+        p = self.massprops[b.id]
+        if p.mass >= MJ_MINVAL and p.diag[0] >= MJ_MINVAL:
+            return True
+        return any(not c.joints and self._holds_mass(c) for c in b.children)
+
+    # -- model ------------------------------------------------------------------------
+    def build(self):
+        doc = self.doc
+        tops = self.world.children
+        objects = [b for b in tops if len(b.joints) == 1 and b.joints[0].type == "free" and not b.children]
+        rest = [b for b in tops if not any(b is o for o in objects)]
+        if self.roboio_written:
+            groups = [rest] if rest else []
+            scenery = []
+        else:
+            groups = [[b] for b in rest if b.has_joints() or b.mocap]
+            scenery = [b for b in rest if not (b.has_joints() or b.mocap)]
+        terrains = self._terrains(scenery)
+        if len(groups) == 1 and not objects and not terrains:
+            robot = self.robot(groups[0], doc.model)
+            self._finish([robot])
+            return robot
+        world = World(doc.model)
+        for t in terrains:
+            world.add(t)
+        for o in objects:
+            world.add(self.rigid_object(o))
+        robots = [self.robot(g, g[0].label if len(groups) > 1 else doc.model) for g in groups]
+        self._finish(robots)
+        for r in robots:
+            world.add(r)
+        return world
+
+    def _finish(self, robots: list) -> None:
+        attach_drivers(self, robots)
+        for r in robots:
+            r.self_collision_pairs = self_collision_pairs(self, r)
+
+    def _terrains(self, scenery: list) -> list:
+        out = []
+        names = _Names()
+        for k, g in enumerate(self.world.geoms):
+            coll, vis, color = body_geometry([g], self)
+            geo = coll if coll is not None else vis
+            if geo is None:
+                continue
+            t = Terrain(names.take(g.name or f"geom{k}"), geo)
+            if color is not None:
+                t.appearance.color = tuple(color)
+            out.append(t)
+        for b in scenery:
+            geoms, poses = [], []
+            for d in b.walk():
+                T = _world_pose(d)
+                for g in d.geoms:
+                    geoms.append(g)
+                    poses.append(T)
+            if not geoms:
+                continue
+            parts = []
+            for g, T in zip(geoms, poses):
+                coll, vis, color = body_geometry([g], self)
+                geo = coll if coll is not None else vis
+                if geo is not None:
+                    geo.apply_transform(T)
+                    parts.append(geo)
+            if parts:
+                t = Terrain(names.take(b.label), parts[0] if len(parts) == 1 else Group(parts))
+                out.append(t)
+        return out
+
+    def rigid_object(self, b: Body) -> RigidObject:
+        coll, vis, color = body_geometry(b.geoms, self)
+        o = RigidObject(b.label, coll if coll is not None else vis, body_pose(b))
+        p = self.massprops[b.id]
+        o.mass, o.com, o.inertia = float(p.mass), np.array(p.com), np.array(p.inertia)
+        if color is not None:
+            o.appearance.color = tuple(color)
+        if b.joints[0].name and b.joints[0].name != b.label:
+            o.extras["mjcf"] = {"joint": b.joints[0].name}
+        return o
+
+    def robot(self, roots: list, name: str) -> Robot:
+        ctx = self.ctx
+        robot = Robot(name)
+        names = _Names()
+        links, qmin, qmax, q0 = [], [], [], []
+        joints = []
+        stack = [(b, -1) for b in reversed(roots)]
+        while stack:
+            b, parent_link = stack.pop()
+            specs = body_chain(b, names)
+            ctx.charge("links", len(specs), b.node.line if b.node else None)
+            first = len(links)
+            group_links: dict = {}
+            for k, s in enumerate(specs):
+                parent = -1 if s.world_parent else (parent_link if k == 0 else len(links) - 1)
+                link = Link(s.name, parent, s.kind, s.axis, s.T, mass=0.0, inertia=np.zeros((3, 3)),
+                            joint_name=s.joint.name if s.joint is not None else None)
+                if s.extras:
+                    link.extras["mjcf"] = dict(s.extras)
+                links.append(link)
+                qmin.append(s.qmin)
+                qmax.append(s.qmax)
+                q0.append(s.q0)
+                key = id(s.joint) if s.joint is not None else ("weld", len(links))
+                group_links.setdefault(key, (s.group, []))[1].append(len(links) - 1)
+                if s.joint is not None and s.joint.name:
+                    self.joint_links[s.joint.name] = (robot, group_links[key][1])
+            for gtype, idx in group_links.values():
+                joints.append(Joint(gtype, idx, links[idx[0]].parent))
+            own = first + next(k for k, s in enumerate(specs) if s.body_link)
+            self.link_of[b.id] = (robot, own)
+            lk = links[own]
+            p = self.massprops[b.id]
+            lk.mass, lk.com, lk.inertia = float(p.mass), p.com, p.inertia
+            geoms = [g for g in b.geoms if not (self.doc.compiler.discardvisual and g.visual)]
+            coll, vis, color = body_geometry(geoms, self)
+            lk.geometry, lk.visual_geometry = coll, vis
+            if color is not None:
+                lk.appearance.color = tuple(color)
+            info = {}
+            if b.mocap:
+                info["mocap"] = True
+            if b.sites:
+                info["sites"] = {s.name or f"site{k}": make_pose(s) for k, s in enumerate(b.sites)}
+            if info:
+                lk.extras.setdefault("mjcf", {}).update(info)
+            for g in b.geoms:
+                if g.name:
+                    self.geom_body[g.name] = b
+            for c in reversed(b.children):
+                stack.append((c, own))
+        robot.set_links(links, qmin=qmin, qmax=qmax, config=q0)
+        robot.joints = joints
+        robot.source = self.doc.path
+        return robot
+
+
+def _unique_names(doc: Document, bodies: list) -> None:
+    """MuJoCo refuses a name used twice by elements of one kind."""
+    for kind, items in (("body", [(b.name, b.node) for b in bodies]),
+                        ("joint", [(j.name, j.node) for b in bodies for j in b.joints]),
+                        ("geom", [(g.name, g.node) for b in bodies for g in b.geoms]),
+                        ("site", [(s.name, s.node) for b in bodies for s in b.sites])):
+        seen = set()
+        for name, node in items:
+            if name is None:
+                continue
+            if name in seen or (kind == "body" and name == "world"):
+                raise doc.error(node, f"repeated name {name!r} in {kind}")
+            seen.add(name)
+
+
+def make_pose(s) -> list:
+    from ._bodies import _mat
+    T = np.eye(4)
+    T[:3, :3] = _mat(s.quat)
+    T[:3, 3] = s.pos
+    return T.tolist()
+
+
+def _world_pose(b: Body) -> np.ndarray:
+    T = np.eye(4)
+    chain = []
+    while b is not None and b.id != 0:
+        chain.append(b)
+        b = b.parent
+    for d in reversed(chain):
+        T = T @ body_pose(d)
+    return T
+
+
+def build(data: bytes, ctx: LoadContext):
+    """The model of MJCF ``data`` (see the module docstring)."""
+    doc = Document(data, ctx)
+    head = data[:4096] if isinstance(data, bytes) else data[:4096].encode()
+    reader = Reader(doc, b"<!-- written by roboio -->" in head)
+    return reader.build()

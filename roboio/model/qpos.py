@@ -1,0 +1,81 @@
+"""MuJoCo's generalised coordinates (``qpos``) and roboio's link vector.
+
+A robot's MuJoCo joints are its joint groups in link order (as the MJCF reader builds them,
+and as MuJoCo orders joints: body by body, depth first): a ``floating`` group is a free
+joint (7 values: position, then the quaternion ``w x y z``), a ``ballandsocket`` group a
+ball joint (4 values: quaternion), ``normal`` and ``spin`` links one value each (hinge
+angle in radians, slide in metres), welded links none. roboio holds the rotations of
+floating and ball joints as Klamp't does, Euler angles about z, y, x
+(``R = Rz(a) Ry(b) Rx(c)``), so a quaternion maps to angles with the pitch in
+[-pi/2, pi/2] and back to the same rotation.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..transforms import matrix_to_quat, matrix_to_rpy, quat_to_matrix, rpy_to_matrix
+
+__all__ = ["qpos_layout", "config_from_qpos", "qpos_from_config"]
+
+
+def qpos_layout(robot) -> list:
+    """``[(kind, link indices)]`` in qpos order; kind is ``free``, ``ball`` or ``dof``."""
+    out = []
+    for j in sorted(robot.joints, key=lambda j: min(j.links) if j.links else -1):
+        if j.type == "floating" and len(j.links) == 6:
+            out.append(("free", list(j.links)))
+        elif j.type == "ballandsocket" and len(j.links) == 3:
+            out.append(("ball", list(j.links)))
+        elif j.type in ("normal", "spin"):
+            out.extend(("dof", [i]) for i in j.links)
+        elif j.type != "weld":
+            out.extend(("dof", [i]) for i in j.links)
+    return out
+
+
+def _size(kind: str) -> int:
+    return {"free": 7, "ball": 4}.get(kind, 1)
+
+
+def config_from_qpos(robot, qpos, q=None) -> np.ndarray:
+    """The link vector of MuJoCo coordinates ``qpos`` (length: the robot's ``nq``); links no
+    joint moves keep their value from ``q`` (default ``robot.config``)."""
+    layout = qpos_layout(robot)
+    qpos = np.asarray(qpos, float).reshape(-1)
+    n = sum(_size(k) for k, _ in layout)
+    if len(qpos) != n:
+        raise ValueError(f"robot {robot.name!r} has {n} MuJoCo coordinates, not {len(qpos)}")
+    out = np.array(robot.config if q is None else q, float, copy=True)
+    a = 0
+    for kind, idx in layout:
+        if kind == "dof":
+            out[idx[0]] = qpos[a]
+        else:
+            quat = qpos[a + 3:a + 7] if kind == "free" else qpos[a:a + 4]
+            nq = np.linalg.norm(quat)
+            if nq == 0:
+                raise ValueError("zero quaternion in qpos")
+            roll, pitch, yaw = matrix_to_rpy(quat_to_matrix(quat / nq))
+            rot = idx[3:] if kind == "free" else idx
+            out[rot[0]], out[rot[1]], out[rot[2]] = yaw, pitch, roll
+            if kind == "free":
+                out[idx[0]], out[idx[1]], out[idx[2]] = qpos[a:a + 3]
+        a += _size(kind)
+    return out
+
+
+def qpos_from_config(robot, q=None) -> np.ndarray:
+    """MuJoCo coordinates of the link vector ``q`` (default ``robot.config``); quaternions
+    with w >= 0."""
+    q = np.asarray(robot.config if q is None else q, float)
+    out = []
+    for kind, idx in qpos_layout(robot):
+        if kind == "dof":
+            out.append(q[idx[0]])
+            continue
+        rot = idx[3:] if kind == "free" else idx
+        R = rpy_to_matrix([q[rot[2]], q[rot[1]], q[rot[0]]])
+        if kind == "free":
+            out.extend(q[idx[:3]])
+        out.extend(matrix_to_quat(R))
+    return np.array(out, float)

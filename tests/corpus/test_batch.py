@@ -1,0 +1,240 @@
+"""roboio batch convert / validate / fk on corpus trees, on a local Dask cluster of 2 worker
+processes shared by the module (started once: a cluster costs seconds).
+
+Expected values come from the single-file API (``roboio.load``/``roboio.save``,
+``BodyMotion.link_transforms``, ``Robot.fk_batch``, ``roboio validate``'s checks): the batch
+path must give the same bytes and the same poses. Quaternions are turned back into rotation
+matrices here with the textbook formula, independently of roboio."""
+import json
+import logging
+import os
+
+import numpy as np
+import pytest
+
+import roboio
+from conftest import corpus_path
+from roboio.cli.main import main
+
+distributed = pytest.importorskip("distributed")
+pq = pytest.importorskip("pyarrow.parquet")
+
+SR1 = ("choreonoid", "share", "model", "SR1")
+WALKS = ("choreonoid", "sample", "SimpleController")
+BROKEN_URDF = "<robot name='broken'>\n  <link name='a'>\n    <visual><geometry><box size='1 1'/>\n"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A scheduler on loopback (a random free port) with 2 worker processes."""
+    c = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                 host="127.0.0.1", scheduler_port=0, dashboard_address=None,
+                                 silence_logs=logging.ERROR)
+    client = distributed.Client(c)
+    yield client
+    client.close()
+    c.close()
+
+
+def _single_file_outputs(jobs, root_from, root_to, to):
+    """``roboio.save(roboio.load(src))`` of every job into ``root_to`` (a sibling of the
+    batch output, so that relative references are the same)."""
+    out = {}
+    for job in jobs:
+        rel = os.path.relpath(job.dst, root_from)
+        path = os.path.join(root_to, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        obj = roboio.load(job.src, check_meshes=True)
+        roboio.save(obj, path, to)
+        with open(path, "rb") as f:
+            out[rel] = f.read()
+    return out
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def test_batch_convert_writes_what_the_single_file_api_writes(cluster, tmp_path):
+    from roboio.batch.walk import convert_jobs
+    from roboio.formats.registry import get
+    src = corpus_path(*SR1)
+    broken = tmp_path / "extra" / "broken.urdf"
+    broken.parent.mkdir()
+    broken.write_text(BROKEN_URDF)
+    dst = tmp_path / "batch"
+    s = roboio.batch.convert([src, str(broken)], dst, "urdf", client=cluster)
+    assert s.failed.keys() == {str(broken)} and "broken.urdf:4:" in s.failed[str(broken)], s.failed
+    jobs = [j for j in convert_jobs([src], str(dst), get("urdf"))]
+    assert sorted(s.ok) == sorted(j.src for j in jobs)
+    # SR1.body and SR1.urdf: two outputs (issue 21: they were one)
+    assert {"SR1.body.urdf", "SR1.urdf"} <= set(os.listdir(dst))
+    expected = _single_file_outputs(jobs, str(dst), str(tmp_path / "single"), "urdf")
+    for rel, data in expected.items():
+        assert _read(dst / rel) == data, rel
+    report = json.loads(_read(dst / ".roboio-batch-report.json"))
+    kinds = {os.path.basename(f["input"]): f["kind"] for f in report["files"]}
+    assert kinds["broken.urdf"] == "failed" and kinds["SR1.body"] == "ok"
+    assert all(f["seconds"] >= 0 for f in report["files"])
+
+    # --resume: complete outputs are skipped, a partial one is redone
+    partial = dst / "SR1.body.urdf"
+    partial.write_bytes(_read(partial)[:100])
+    r = roboio.batch.convert([src, str(broken)], dst, "urdf", client=cluster, resume=True)
+    redone = [o.input for o in r.outcomes if o.kind == "ok"]
+    assert redone == [os.path.join(src, "SR1.body")]
+    assert len(r.skipped) == len(jobs) - 1 and set(r.failed) == {str(broken)}
+    assert _read(partial) == expected["SR1.body.urdf"]
+
+
+def _problems(path):
+    from roboio.validation import problems
+    try:
+        return problems(roboio.load(path, check_meshes=True))
+    except roboio.FormatError as e:
+        return [str(e)]
+
+
+def test_batch_validate_reports_what_validate_reports(cluster, tmp_path):
+    src = corpus_path(*SR1)
+    broken = tmp_path / "broken.urdf"
+    broken.write_text(BROKEN_URDF)
+    s = roboio.batch.validate([src, str(broken)], client=cluster, kinds=["robot"])
+    names = sorted(os.listdir(src))
+    assert sorted(os.path.basename(p) for p in list(s.ok) + list(s.failed)) == sorted(names + ["broken.urdf"])
+    for path in [os.path.join(src, n) for n in names] + [str(broken)]:
+        found = _problems(path)
+        assert (path in s.failed) == bool(found), path
+    assert str(broken) in s.failed
+
+
+def _rotation(qw, qx, qy, qz):
+    """Rotation matrices of unit quaternions (the textbook formula)."""
+    return np.stack([
+        np.stack([1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw)], -1),
+        np.stack([2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw)], -1),
+        np.stack([2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy)], -1)], -2)
+
+
+def _dataset(out, rel):
+    from roboio.batch.parquet import partition_dir
+    d = os.path.join(out, partition_dir(rel))
+    parts = sorted(os.listdir(d))
+    tables = [pq.read_table(os.path.join(d, p)) for p in parts]
+    meta = [json.loads(t.schema.metadata[b"roboio"]) for t in tables]
+    cols = {name: np.concatenate([t.column(name).to_numpy() for t in tables])
+            for name in tables[0].column_names}
+    return cols, meta
+
+
+def _check_poses(cols, links, T, times):
+    assert cols["frame"].tolist() == list(range(len(T)))
+    assert np.allclose(cols["time"], times, rtol=0, atol=1e-12)
+    for k, name in links:
+        p = np.stack([cols[f"{name}.{a}"] for a in "xyz"], -1)
+        q = np.stack([cols[f"{name}.{a}"] for a in ("qw", "qx", "qy", "qz")], -1)
+        assert np.allclose(p, T[:, k, :3, 3], rtol=0, atol=1e-12), name
+        assert np.allclose(np.linalg.norm(q, axis=1), 1, atol=1e-12) and (q[:, 0] >= 0).all()
+        assert np.allclose(_rotation(*q.T), T[:, k, :3, :3], rtol=0, atol=1e-12), name
+
+
+def test_batch_fk_of_choreonoid_walks_equals_link_transforms(cluster, tmp_path):
+    walks, body = corpus_path(*WALKS), corpus_path(*SR1, "SR1.body")
+    out = tmp_path / "poses.parquet"
+    s = roboio.batch.fk(walks, body, out, client=cluster, chunk_frames=2500)
+    seqs = sorted(f for f in os.listdir(walks) if f.endswith(".seq"))
+    assert sorted(os.path.basename(p) for p in s.ok) == seqs and not s.failed
+    # the model is read once per worker, not once per chunk
+    loads = [p for o in s.outcomes for p in o.loaded if p == body]
+    assert 1 <= len(loads) <= 2 and len(s.outcomes) > 2
+    robot = roboio.load(body)
+    for name in seqs:
+        motion = roboio.load(os.path.join(walks, name))
+        T = motion.link_transforms(robot)
+        cols, meta = _dataset(out, name)
+        times = np.arange(motion.num_frames) / motion.frame_rate
+        _check_poses(cols, list(enumerate(robot.link_names)), T, times)
+        assert meta[0]["model"] == robot.name and meta[0]["model_links"] == robot.link_names
+        assert meta[0]["links"] == robot.link_names and len(meta) == -(-motion.num_frames // 2500)
+    # the whole dataset reads back with the source as a column
+    import pyarrow.dataset as ds
+    table = ds.dataset(str(out), partitioning="hive").to_table(columns=["source", "frame"])
+    assert sorted(set(table.column("source").to_pylist())) == seqs
+
+
+def test_batch_fk_of_klampt_paths_skips_nothing_silently(cluster, tmp_path):
+    """athlete motions (.path, .milestones, multipath .xml) on athlete.rob, chosen links; the
+    Hubo motions in the same folder (63 values a frame) fail one line each, the rest complete."""
+    motions, model = corpus_path("klampt", "motions"), corpus_path("klampt", "robots", "athlete.rob")
+    out = tmp_path / "athlete.parquet"
+    links = ["hex pitch", "11"]              # a name and an index
+    rc = main(["-q", "batch", "fk", motions, "--model", model, "--out", str(out), "--links",
+               ",".join(links), "--scheduler", cluster.scheduler.address, "--json"])
+    assert rc == 1                        # some motions are not the athlete's
+    report = json.loads(_read(out / "_roboio-batch-report.json"))
+    failed = {os.path.basename(f["input"]): f["message"] for f in report["files"] if f["kind"] == "failed"}
+    assert failed and all(n.startswith(("hubo", "tx90")) for n in failed), failed
+    assert all("63 values" in m for n, m in failed.items() if n.startswith("hubo"))
+    robot = roboio.load(model)
+    picked = [(robot.link_index("hex pitch"), "hex pitch"), (11, robot.link_names[11])]
+    done = sorted({os.path.basename(f["input"]) for f in report["files"] if f["kind"] == "ok"})
+    assert {"athlete_flex.path", "athlete_flex.milestones", "athlete_flex.xml", "athlete_flex_opt.xml"} <= set(done)
+    for name in done:
+        motion = roboio.load(os.path.join(motions, name))
+        traj = motion.to_trajectory() if isinstance(motion, roboio.model.MultiPath) else motion
+        cols, meta = _dataset(out, name)
+        times = traj.times if traj.times is not None else np.arange(traj.num_milestones)
+        _check_poses(cols, [(0, picked[0][1]), (1, picked[1][1])],
+                     robot.fk_batch(traj.milestones)[:, [i for i, _ in picked]], times)
+        assert meta[0]["links"] == [n for _, n in picked]
+
+
+def test_a_hung_task_times_out_and_the_rest_go_on(cluster):
+    import time
+    from roboio.batch.runner import Pool
+    got = []
+    pool = Pool(cluster, timeout=1.0)
+    pool.submit(time.sleep, 60, then=got.append)
+    pool.submit(sum, [1, 2], then=got.append)
+    pool.run()
+    assert 3 in got and any(isinstance(g, TimeoutError) and "timed out after 1 s" in str(g) for g in got)
+    cluster.wait_for_workers(2, timeout=60)      # the stuck worker was restarted
+
+
+def test_ctrl_c_leaves_no_half_written_output(tmp_path):
+    """SIGINT to the command's process group (a terminal's Ctrl-C) in the middle of a run:
+    exit status 130, every output on disk complete, no temporary file; --resume then
+    completes the rest and skips what was done."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    walks = corpus_path(*WALKS)           # 3 walks of ~6,000 frames: 19 chunks of 1,000
+    out = tmp_path / "p.parquet"
+    cmd = [sys.executable, "-m", "roboio", "-q", "batch", "fk", walks, "--model",
+           corpus_path(*SR1, "SR1.body"), "--out", str(out), "--workers", "1", "--chunk-frames", "1000"]
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:
+        if sum(len(fs) for _, _, fs in os.walk(out) if fs and _ != str(out)) >= 3:
+            break
+        time.sleep(0.05)
+    assert p.poll() is None, p.communicate()
+    os.killpg(p.pid, signal.SIGINT)
+    stdout, stderr = p.communicate(timeout=120)
+    assert p.returncode == 130, stderr
+    parts = [os.path.join(d, f) for d, _, fs in os.walk(out) for f in fs if d != str(out)]
+    assert parts and all(f.endswith(".parquet") and not os.path.basename(f).startswith(".") for f in parts)
+    for f in parts:
+        pq.read_table(f)                  # complete: a cut file does not read
+    report = json.loads(_read(out / "_roboio-batch-report.json"))
+    assert report["interrupted"] is True
+    r = subprocess.run(cmd + ["--resume", "--json"], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    counts = json.loads(r.stdout)["counts"]
+    assert counts["failed"] == 0 and counts["ok"] + counts["skipped"] == 3
+    resumed = json.loads(r.stdout)["files"]
+    assert sum(f["kind"] == "skipped" for f in resumed) >= len([1 for f in report["files"] if f["kind"] == "ok"])

@@ -1,0 +1,392 @@
+"""The MJCF reader against MuJoCo itself: for small models written here, one per feature
+(default classes, compiler settings, every orientation form, frames, fromto, several joints
+per body, joint pos and ref, ball and free joints, masses and inertias from geoms and
+meshes, includes, replicate), roboio's link poses equal MuJoCo's body poses by name at
+qpos0 and at random configurations, and its masses, centres and inertia tensors equal
+MuJoCo's compiled ones. Expected values: MuJoCo's compiled model (``mujoco`` is a test
+dependency). Also: MJCF -> MJCF -> MuJoCo and MJCF -> URDF -> pinocchio keep the poses."""
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import roboio
+from roboio.model import Robot
+from roboio.transforms import quat_to_matrix
+
+mujoco = pytest.importorskip("mujoco")
+
+TOL = 1e-9
+SAMPLES = os.path.join(os.path.dirname(roboio.__file__), "data", "samples", "mjcf")
+
+CUBE_OBJ = """v 0 0 0\nv 1 0 0\nv 1 2 0\nv 0 2 0\nv 0 0 3\nv 1 0 3\nv 1 2 3\nv 0 2 3
+f 1 3 2\nf 1 4 3\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 2 3 7\nf 2 7 6\nf 3 4 8\nf 3 8 7\nf 4 1 5\nf 4 5 8
+"""
+# a non-convex "L" prism (legacy, exact and convex inertia differ)
+L_OBJ = """v 0 0 0\nv 2 0 0\nv 2 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0
+v 0 0 1\nv 2 0 1\nv 2 1 1\nv 1 1 1\nv 1 2 1\nv 0 2 1
+f 1 3 2\nf 1 4 3\nf 1 6 4\nf 4 6 5
+f 7 8 9\nf 7 9 10\nf 7 10 12\nf 10 11 12
+f 1 2 8\nf 1 8 7\nf 2 3 9\nf 2 9 8\nf 3 4 10\nf 3 10 9\nf 4 5 11\nf 4 11 10\nf 5 6 12\nf 5 12 11\nf 6 1 7\nf 6 7 12
+"""
+
+MODELS = {
+    "defaults_childclass": """
+<mujoco>
+  <default>
+    <joint axis="1 0 0" range="-30 60"/>
+    <geom type="box" size="0.1 0.2 0.3" density="700"/>
+    <default class="a"><joint axis="0 1 1"/><geom type="capsule" size="0.05 0.2"/>
+      <default class="b"><geom type="ellipsoid" size="0.1 0.2 0.15"/></default></default>
+  </default>
+  <worldbody>
+    <body name="r" pos="0.1 0.2 0.3" childclass="a">
+      <joint name="j0"/><geom/>
+      <body name="c1" pos="0 0 0.5"><joint name="j1" class="main"/><geom class="b"/><geom class="main" pos="0.1 0 0"/>
+        <body name="c2" pos="0.3 0 0" childclass="b"><joint name="j2"/><geom/></body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>""",
+    "orientations_radian": """
+<mujoco><compiler angle="radian" eulerseq="ZYX"/>
+  <worldbody>
+    <body name="a" quat="0.5 0.5 -0.5 0.1"><joint/><geom size="0.1"/>
+      <body name="b" pos="1 0 0" axisangle="1 2 3 0.7"><joint axis="1 1 0"/><geom size="0.1"/>
+        <body name="c" pos="0 1 0" euler="0.3 -0.2 1.1"><joint type="slide" axis="0 0 1"/><geom size="0.1"/>
+          <body name="d" pos="0 0 1" xyaxes="0 1 0 -1 0.2 0"><joint/><geom size="0.1"/>
+            <body name="e" pos="0.2 0 0" zaxis="0.3 -0.4 0.5"><joint/><geom size="0.1"/>
+              <body name="f" zaxis="0 0 -1"><joint/><geom size="0.1"/></body>
+            </body>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>""",
+    "euler_xyz_degrees": """
+<mujoco><compiler eulerseq="xYz"/>
+  <worldbody>
+    <body name="a" euler="10 20 30"><joint axis="0 1 0" ref="15"/><geom size="0.1"/>
+      <body name="b" pos="0 0 1" euler="-40 50 170"><joint type="slide" ref="0.2" axis="1 0 0"/><geom size="0.1"/></body>
+    </body>
+  </worldbody>
+</mujoco>""",
+    "frames_fromto": """
+<mujoco>
+  <default><default class="f"><geom type="capsule" size="0.02"/></default></default>
+  <worldbody>
+    <frame pos="0.5 0 0" euler="0 0 45">
+      <body name="a" pos="0 0.1 0"><joint pos="0.1 0 0" axis="0 0 1"/>
+        <frame pos="0 0 0.2" euler="30 0 0" childclass="f">
+          <geom fromto="0 0 0 0.3 0.1 0.2"/>
+          <joint type="slide" axis="1 0 0"/>
+          <frame pos="0.1 0 0" zaxis="0 1 0">
+            <body name="b" pos="0 0 0.1"><joint axis="1 0 0" pos="0 0.05 0"/>
+              <geom type="cylinder" fromto="0 0 0 0 0 0.4"/>
+              <geom type="box" size="0.05" fromto="0 0 0 0.2 0 0"/>
+              <geom type="ellipsoid" size="0.05" fromto="0 0 0 0 -0.2 0.1"/>
+            </body>
+          </frame>
+        </frame>
+      </body>
+    </frame>
+  </worldbody>
+</mujoco>""",
+    "ball_free_multi": """
+<mujoco>
+  <worldbody>
+    <body name="torso" pos="0 0 1" euler="10 0 20"><freejoint name="root"/><geom type="box" size="0.2 0.1 0.3"/>
+      <body name="arm" pos="0.3 0 0.2"><joint name="sh" type="ball" pos="-0.05 0 0" range="0 80"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+        <body name="fore" pos="0.3 0 0"><joint name="e1" axis="0 1 0" pos="0 0 0.02"/>
+          <joint name="e2" type="slide" axis="1 0 0" ref="0.05"/><joint name="e3" axis="1 0 0" ref="-20"/>
+          <geom type="capsule" fromto="0 0 0 0.25 0 0" size="0.03"/>
+        </body>
+      </body>
+    </body>
+    <body name="ball" pos="1 1 0.2"><freejoint/><geom size="0.1" mass="2"/></body>
+  </worldbody>
+</mujoco>""",
+    "inertia_rules": """
+<mujoco><compiler inertiafromgeom="true" boundmass="0.01" boundinertia="0.001" balanceinertia="true"/>
+  <worldbody>
+    <body name="a"><joint/><inertial pos="1 2 3" mass="5" diaginertia="1 1 1"/>
+      <geom type="box" size="0.1 0.2 0.3" pos="0.1 0 0" euler="10 20 30"/>
+      <geom type="sphere" size="0.1" pos="0 0.3 0" shellinertia="true"/>
+      <geom type="capsule" size="0.05 0.2" shellinertia="true" mass="3"/>
+      <geom type="cylinder" size="0.05 0.2" shellinertia="true" pos="0 0 1"/>
+      <geom type="ellipsoid" size="0.05 0.1 0.2" shellinertia="true" pos="0 1 0"/>
+      <geom type="box" size="0.05 0.1 0.2" shellinertia="true" pos="1 1 0"/>
+      <geom type="sphere" size="0.2" group="4"/>
+      <geom type="sphere" size="0.2" group="6"/>
+      <body name="b" pos="0 0 1"><joint/><geom size="0.001" density="1"/>
+        <body name="c" pos="0 0 1"><joint/><geom type="box" size="1 0.01 0.01" density="10"/></body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>""",
+    "inertial_forms": """
+<mujoco>
+  <worldbody>
+    <body name="a"><joint/><inertial pos="0.1 0 0" mass="2" quat="0.7 0.1 0.2 0.3" diaginertia="0.3 0.4 0.5"/>
+      <body name="b" pos="0 0 1"><joint/><inertial pos="0 0.1 0" mass="1" fullinertia="0.3 0.4 0.5 0.01 -0.02 0.03"/>
+        <body name="c" pos="0 0 1"><joint/><inertial pos="0 0 0.1" mass="1" euler="10 20 30" diaginertia="0.1 0.1 0.15"/>
+          <geom size="0.5"/></body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>""",
+    "settotalmass": """
+<mujoco><compiler settotalmass="7"/>
+  <worldbody>
+    <body name="a"><joint/><geom size="0.1"/><body name="b" pos="0 0 1"><joint/><geom type="box" size="0.1 0.2 0.3"/></body></body>
+  </worldbody>
+</mujoco>""",
+    "meshes": """
+<mujoco><compiler meshdir="m"/>
+  <asset>
+    <mesh name="cube" file="cube.obj" scale="0.1 0.2 -0.05"/>
+    <mesh name="L_legacy" file="l.obj" scale="0.1 0.1 0.1"/>
+    <mesh name="L_exact" file="l.obj" scale="0.1 0.1 0.1" inertia="exact"/>
+    <mesh name="L_shell" file="l.obj" scale="0.1 0.1 0.1" inertia="shell"/>
+    <mesh name="L_convex" file="l.obj" scale="0.1 0.1 0.1" inertia="convex"/>
+    <mesh name="tet" vertex="0 0 0  1 0 0  0 1 0  0 0 1" face="0 2 1  0 1 3  0 3 2  1 2 3" scale="0.3 0.3 0.3"/>
+  </asset>
+  <worldbody>
+    <body name="a"><joint/><geom type="mesh" mesh="cube" pos="0.1 0 0" euler="0 30 0"/>
+      <body name="b" pos="1 0 0"><joint/><geom type="mesh" mesh="L_legacy"/><geom type="mesh" mesh="tet" pos="0 0 1"/></body>
+      <body name="c" pos="2 0 0"><joint/><geom type="mesh" mesh="L_exact" euler="10 0 0"/></body>
+      <body name="d" pos="3 0 0"><joint/><geom type="mesh" mesh="L_shell" density="3"/></body>
+      <body name="e" pos="4 0 0"><joint/><geom type="mesh" mesh="L_convex" mass="2"/></body>
+    </body>
+  </worldbody>
+</mujoco>""",
+    "include_replicate": """
+<mujoco>
+  <include file="parts.xml"/>
+  <worldbody>
+    <body name="base"><joint/><geom size="0.1"/>
+      <replicate count="3" offset="0.5 0 0" euler="0 0 30" sep="_">
+        <body name="leg" pos="0.2 0 0"><joint name="knee" axis="0 1 0"/><geom class="leg" fromto="0 0 0 0 0 -0.3"/></body>
+      </replicate>
+    </body>
+  </worldbody>
+  <actuator><motor joint="knee"/></actuator>
+</mujoco>""",
+}
+PARTS = """<mujoco><default><default class="leg"><geom type="capsule" size="0.03"/></default></default></mujoco>"""
+
+
+def write_model(tmp_path, name) -> str:
+    d = tmp_path / name
+    (d / "m").mkdir(parents=True)
+    (d / "m" / "cube.obj").write_text(CUBE_OBJ)
+    (d / "m" / "l.obj").write_text(L_OBJ)
+    (d / "parts.xml").write_text(PARTS)
+    p = d / "model.xml"
+    p.write_text(MODELS[name])
+    return str(p)
+
+
+def load(path, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return roboio.load(path, **kw)
+
+
+def parts(obj):
+    """(robots, rigid objects) of a loaded model."""
+    if isinstance(obj, Robot):
+        return [obj], []
+    return list(obj.robots), list(obj.rigid_objects)
+
+
+def body_names(m) -> dict:
+    return {(m.body(b).name or f"body{b}"): b for b in range(1, m.nbody)}
+
+
+def robot_qpos(m, robot, qpos) -> np.ndarray:
+    """The robot's share of MuJoCo's qpos: the joints of its bodies, in MuJoCo's order."""
+    names = body_names(m)
+    ids = sorted({names[l.name] for l in robot.links if l.name in names})
+    out = []
+    for b in ids:
+        for j in range(m.body_jntadr[b], m.body_jntadr[b] + m.body_jntnum[b]):
+            a = m.jnt_qposadr[j]
+            out.extend(qpos[a:a + {0: 7, 1: 4}.get(int(m.jnt_type[j]), 1)])
+    return np.array(out)
+
+
+def random_qpos(m, rng) -> np.ndarray:
+    q = m.qpos0.copy()
+    for j in range(m.njnt):
+        a, t = m.jnt_qposadr[j], m.jnt_type[j]
+        if t == 0:
+            q[a:a + 3] = rng.uniform(-1, 1, 3)
+            v = rng.normal(size=4)
+            q[a + 3:a + 7] = v / np.linalg.norm(v)
+        elif t == 1:
+            v = rng.normal(size=4)
+            q[a:a + 4] = v / np.linalg.norm(v)
+        else:
+            lo, hi = m.jnt_range[j] if m.jnt_limited[j] else (-2.0, 2.0)
+            q[a] = rng.uniform(lo, hi)
+    return q
+
+
+def check_poses(path, obj, samples=4, seed=0):
+    """Every MuJoCo body's pose equals its roboio link's (or rigid object's at qpos0)."""
+    m = mujoco.MjModel.from_xml_path(path)
+    d = mujoco.MjData(m)
+    robots, objects = parts(obj)
+    names = body_names(m)
+    rng = np.random.default_rng(seed)
+    seen = set()
+    for k in range(samples + 1):
+        qpos = m.qpos0.copy() if k == 0 else random_qpos(m, rng)
+        d.qpos[:] = qpos
+        mujoco.mj_kinematics(m, d)
+        for r in robots:
+            T = r.fk(r.config_from_qpos(robot_qpos(m, r, qpos)))
+            for i, l in enumerate(r.links):
+                b = names.get(l.name)
+                if b is None:
+                    continue
+                seen.add(b)
+                assert np.allclose(T[i][:3, 3], d.xpos[b], atol=TOL, rtol=0), (l.name, k)
+                assert np.allclose(T[i][:3, :3], quat_to_matrix(d.xquat[b]), atol=TOL, rtol=0), (l.name, k)
+        if k == 0:
+            for o in objects:
+                b = names[o.name]
+                seen.add(b)
+                assert np.allclose(o.transform[:3, 3], d.xpos[b], atol=TOL, rtol=0)
+                assert np.allclose(o.transform[:3, :3], quat_to_matrix(d.xquat[b]), atol=TOL, rtol=0)
+    moving = {b for b in range(1, m.nbody) if m.body_weldid[b] != 0}
+    assert moving <= seen
+
+
+def check_mass(path, obj):
+    """Masses, centres and full inertia tensors equal MuJoCo's (relative 1e-9)."""
+    m = mujoco.MjModel.from_xml_path(path)
+    robots, objects = parts(obj)
+    names = body_names(m)
+    found = {}
+    for r in robots:
+        for l in r.links:
+            if l.name in names and l.mass:
+                found[names[l.name]] = (l.mass, l.com, l.inertia)
+    for o in objects:
+        found[names[o.name]] = (o.mass, o.com, o.inertia)
+    for b in range(1, m.nbody):
+        if m.body_mass[b] == 0:
+            continue
+        mass, com, I = found[b]
+        R = quat_to_matrix(m.body_iquat[b])
+        Im = R @ np.diag(m.body_inertia[b]) @ R.T
+        scale = np.abs(Im).max()
+        assert mass == pytest.approx(m.body_mass[b], rel=TOL), m.body(b).name
+        assert np.allclose(com, m.body_ipos[b], atol=TOL, rtol=0), m.body(b).name
+        assert np.allclose(I, Im, atol=TOL * scale, rtol=0), m.body(b).name
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_reader_matches_mujoco(name, tmp_path):
+    path = write_model(tmp_path, name)
+    obj = load(path)
+    check_poses(path, obj)
+    check_mass(path, obj)
+
+
+@pytest.mark.parametrize("name", ["arm.xml", "scene.xml"])
+def test_shipped_samples_match_mujoco(name):
+    path = os.path.join(SAMPLES, name)
+    obj = load(path)
+    check_poses(path, obj)
+    check_mass(path, obj)
+
+
+def test_mjcf_written_again_keeps_mujoco_poses(tmp_path):
+    """MJCF -> roboio -> MJCF: MuJoCo compiles the output with the same body poses (by name)
+    at the same joint values, masses included."""
+    src = write_model(tmp_path, "ball_free_multi")
+    m0 = mujoco.MjModel.from_xml_path(src)
+    robot = load(src).robots[0]
+    out = str(tmp_path / "again.xml")
+    roboio.save(robot, out, format="mjcf")
+    m1 = mujoco.MjModel.from_xml_path(out)
+    back = load(out)
+    assert back.link_names == robot.link_names
+    d1 = mujoco.MjData(m1)
+    rng = np.random.default_rng(3)
+    n0, n1 = body_names(m0), body_names(m1)
+    moving = np.array([robot.joint_of_link(i).type != "weld" for i in range(robot.num_links)])
+    for _ in range(5):
+        q = robot.config + moving * rng.uniform(-0.5, 0.5, robot.num_links)
+        d1.qpos[:] = back.qpos_from_config(q)     # (the ball is written as three hinges)
+        mujoco.mj_kinematics(m1, d1)
+        T = robot.fk(q)
+        for i, l in enumerate(robot.links):
+            if l.name in n1:
+                b = n1[l.name]
+                assert np.allclose(d1.xpos[b], T[i][:3, 3], atol=TOL)
+                assert np.allclose(quat_to_matrix(d1.xquat[b]), T[i][:3, :3], atol=TOL)
+    for name, b in n0.items():
+        if name in n1 and m0.body_mass[b] > 0:
+            assert m1.body_mass[n1[name]] == pytest.approx(m0.body_mass[b], rel=TOL)
+
+
+def test_mjcf_to_urdf_in_pinocchio(tmp_path):
+    """MJCF -> URDF: pinocchio's frames of the URDF equal MuJoCo's bodies of the source."""
+    pin = pytest.importorskip("pinocchio")
+    src = os.path.join(SAMPLES, "arm.xml")
+    robot = load(src)
+    out = str(tmp_path / "arm.urdf")
+    roboio.save(robot, out)
+    model = pin.buildModelFromUrdf(out)
+    data = model.createData()
+    m = mujoco.MjModel.from_xml_path(src)
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        qpos = random_qpos(m, rng)
+        qpos[m.jnt_qposadr[m.joint("right").id]] = qpos[m.jnt_qposadr[m.joint("left").id]]
+        d.qpos[:] = qpos
+        mujoco.mj_kinematics(m, d)
+        q = robot.config_from_qpos(qpos)
+        qp = pin.neutral(model)
+        for f in model.frames:      # each joint's child link carries the joint's value
+            if f.type == pin.FrameType.BODY and f.parentJoint > 0 and f.name in robot.link_names:
+                if model.frames[f.previousFrame].type == pin.FrameType.JOINT:
+                    qp[model.joints[f.parentJoint].idx_q] = q[robot.link_index(f.name)]
+        pin.framesForwardKinematics(model, data, qp)
+        for b in range(1, m.nbody):
+            f = model.getFrameId(m.body(b).name, pin.FrameType.BODY)
+            assert np.allclose(data.oMf[f].translation, d.xpos[b], atol=TOL)
+            assert np.allclose(data.oMf[f].rotation, quat_to_matrix(d.xquat[b]), atol=TOL)
+
+
+def test_polynomial_coupling_satisfies_mujocos_equality(tmp_path):
+    """<equality joint polycoef> of degree 2 with refs: roboio's nonlinear driver puts the
+    follower where MuJoCo's constraint is satisfied (its violation efc_pos is 0), in the
+    file and in roboio's MJCF written from it."""
+    p = tmp_path / "poly.xml"
+    p.write_text("""<mujoco><compiler angle="radian"/><worldbody>
+        <body name="a"><joint name="ja" ref="0.2" range="-1 1"/><geom size="0.1"/>
+        <body name="b" pos="1 0 0"><joint name="jb" ref="-0.1"/><geom size="0.1"/></body></body></worldbody>
+      <equality><joint joint1="jb" joint2="ja" polycoef="0.05 1 0.5 -0.2 0"/></equality></mujoco>""")
+    r = load(str(p))
+    m = mujoco.MjModel.from_xml_path(str(p))
+    out = tmp_path / "again.xml"
+    roboio.save(r, str(out))
+    m2 = mujoco.MjModel.from_xml_path(str(out))
+    assert m2.neq == 1
+    for model in (m, m2):            # the written file may shift refs: the same constraint
+        d = mujoco.MjData(model)
+        for ja in (-0.9, 0.2, 0.8):
+            q = r.config_from_drivers([ja])
+            d.qpos[:] = r.qpos_from_config(q)
+            mujoco.mj_forward(model, d)
+            eq = [i for i in range(d.nefc) if d.efc_type[i] == mujoco.mjtConstraint.mjCNSTR_EQUALITY]
+            assert len(eq) == 1 and abs(d.efc_pos[eq[0]]) < 1e-12, d.efc_pos[eq[0]]

@@ -1,0 +1,93 @@
+"""roboio.batch without a cluster: what ``import roboio`` pulls in, the missing-extra hint,
+refusals before any work, the report's resume rules."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, SAMPLES
+from roboio.cli.main import main
+
+ARM = os.path.join(SAMPLES, "planar_arm.rob")
+
+
+def test_import_roboio_imports_no_dask_nor_pyarrow():
+    code = ("import sys, roboio, roboio.batch; from roboio.cli.main import build_parser; build_parser(); "
+            "bad = [m for m in ('dask', 'distributed', 'pyarrow', 'roboio.batch.runner', 'roboio.batch.parquet') "
+            "if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_missing_extra_prints_the_install_hint(tmp_path):
+    code = ("import sys; sys.modules['distributed'] = None; from roboio.cli.main import main; "
+            f"sys.exit(main(['batch', 'validate', {ARM!r}]))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert r.returncode == 2 and "pip install 'roboio[batch]'" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["batch", "convert", SAMPLES, "OUT", "--to", "inventor"], "cannot write 'inventor'"),
+    (["batch", "convert", SAMPLES, ARM, "--to", "urdf"], "is a file"),
+    (["batch", "validate", SAMPLES, "--resume"], "--resume needs --report"),
+    (["batch", "validate", SAMPLES, "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "give one of them"),
+    (["batch", "fk", SAMPLES, "--model", ARM, "--out", "X", "--links", "nowhere"], "no link 'nowhere'"),
+    (["batch", "fk", SAMPLES, "--model", os.path.join(SAMPLES, "crate.obj"), "--out", "X"], "not a robot"),
+    (["batch", "validate", os.path.join(SAMPLES, "*.nothing")], "*.nothing: file not found"),
+])
+def test_refusals_come_before_any_work(argv, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rc = main(argv)
+    err = capsys.readouterr().err
+    assert rc in (1, 2) and message in err and len(err.strip().splitlines()) == 1, err
+    assert os.listdir(tmp_path) == []              # nothing written
+
+
+def test_resume_trusts_only_outputs_still_as_written(tmp_path):
+    from roboio.batch import commands, tasks
+    import shutil
+    src, out = tmp_path / "a.rob", tmp_path / "a.rob.urdf"
+    shutil.copy(ARM, src)
+    shutil.copytree(os.path.join(SAMPLES, "meshes"), tmp_path / "meshes")
+    o = tasks.convert_file(str(src), str(out), None, "urdf", tasks.Options.current(check_meshes=True))
+    assert o.kind == "ok" and o.written[0]["path"] == str(out)
+    assert str(tmp_path / "meshes" / "base.off") in [f["path"] for f in o.input_files]
+    report = tmp_path / "r.json"
+    book = commands._Book("convert", {"to": "urdf"}, str(report))
+    book.add(o)
+    book.save()
+    prior = commands._prior(str(report), "convert", {"to": "urdf"}, True)
+    assert commands._complete(prior[(str(src), str(out))], str(src))
+    assert commands._prior(str(report), "convert", {"to": "mjcf"}, True) == {}   # other parameters
+    data = out.read_bytes()
+    out.write_bytes(data[:-10])                                     # cut short: redo it
+    assert not commands._complete(prior[(str(src), str(out))], str(src))
+    out.write_bytes(data)
+    o.written[0] = tasks.stamp(str(out))
+    assert commands._complete(o, str(src))
+    mesh = tmp_path / "meshes" / "base.off"
+    st = mesh.stat()
+    os.utime(mesh, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))       # a mesh changed: redo it
+    assert not commands._complete(o, str(src))
+    os.utime(mesh, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert commands._complete(o, str(src))
+    os.utime(src, ns=(1, 1))                                        # the input changed: redo it
+    assert not commands._complete(o, str(src))
+    assert json.loads(report.read_text())["files"][0]["kind"] == "ok"
+
+
+def test_a_file_two_inputs_wrote_is_reported_on_the_later(tmp_path):
+    from roboio.batch.tasks import Outcome, note_shared_writes, stamp
+    side = tmp_path / "shared.rob"
+    side.write_text("x")
+    a = Outcome("a.xml", "ok", written=[stamp(str(tmp_path / "a.xml")) or {"path": str(tmp_path / "a.xml")}, stamp(str(side))])
+    b = Outcome("b.xml", "ok", written=[{"path": str(tmp_path / "b.xml")}, stamp(str(side))])
+    writers = {}
+    note_shared_writes(a, writers)
+    note_shared_writes(b, writers)
+    assert a.shared == [] and b.shared == [f"{side} was also written for a.xml: the later write replaced the earlier"]
