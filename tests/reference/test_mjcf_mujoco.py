@@ -258,19 +258,23 @@ def check_couplings(m, d, robot, report):
 
 def _actuated(m, robot):
     """[(driver, link it actuates, a, b)] as docs/mjcf.md states the rule: the driver's
-    leader when MuJoCo has a hinge or slide joint named after it, else its first DOF with one
+    leader when MuJoCo has a hinge or slide joint for it, else its first DOF with one
     (and a nonzero scale); ``qpos = a u + b``."""
+    moving = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+    joints = {link_of_joint(robot, mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j)): j
+              for j in range(m.njnt) if int(m.jnt_type[j]) in moving}
+
     def joint_of(i):
-        j = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, robot.links[i].name)
-        ok = j >= 0 and int(m.jnt_type[j]) in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
-        return j if ok else None
+        return joints.get(i)
     out = []
     for dr in robot.drivers:
-        if dr.type not in ("normal", "affine") or not dr.dofs:
+        if dr.type not in ("normal", "affine", "nonlinear") or not dr.dofs:
             continue
-        scale = dr.scale if dr.type == "affine" else [1.0]
-        offset = dr.offset if dr.type == "affine" else [0.0]
+        scale = dr.scale if dr.type == "affine" else [1.0] * len(dr.dofs)
+        offset = dr.offset if dr.type == "affine" else [0.0] * len(dr.dofs)
         cands = [k for k, i in enumerate(dr.dofs) if joint_of(i) is not None and scale[k] != 0]
+        if dr.type == "nonlinear":          # the value of a polynomial coupling is its leader's
+            cands = [k for k in cands if dr.dofs[k] == dr.leader]
         if not cands:
             continue
         k = dr.dofs.index(dr.leader) if dr.leader in dr.dofs and dr.dofs.index(dr.leader) in cands else cands[0]

@@ -452,6 +452,8 @@ def _gripper():
              Link("b", 0, "revolute", (0, 1, 0), T(t=(0, 0, 1)), mass=1.0, inertia=np.eye(3) * 0.01),
              Link("f1", 1, "prismatic", (2, 0, 0), T(t=(0, 0, 1)), mass=0.1, inertia=np.eye(3) * 1e-4),
              Link("f2", 1, "prismatic", (1, 0, 0), T(t=(0, 0.1, 1)), mass=0.1, inertia=np.eye(3) * 1e-4)]
+    for l in links:
+        l.joint_name = l.name             # (joints named after their links, drivers otherwise)
     r = Robot("g")
     r.set_links(links, qmin=[-1, -1, 0, 0], qmax=[1, 1, 0.05, 0.1], tmax=[5, 5, 3, 3])
     r.joints = [Joint("normal", [i]) for i in range(4)]
@@ -510,5 +512,5 @@ def test_mjcf_is_written_as_xml(tmp_path, capsys):
     shutil.copy(arm, tmp_path / "in" / "arm.rob")
     shutil.copytree(os.path.join(SAMPLES, "meshes"), tmp_path / "in" / "meshes")
     assert main(["convert", str(tmp_path / "in"), str(tmp_path / "out"), "--to", "mjcf"]) == 0
-    assert (tmp_path / "out" / "arm.xml").is_file()
-    assert mujoco.MjSpec.from_file(str(tmp_path / "out" / "arm.xml")).compile().nu == 5
+    assert (tmp_path / "out" / "arm.rob.xml").is_file()        # (the input's whole name + .xml)
+    assert mujoco.MjSpec.from_file(str(tmp_path / "out" / "arm.rob.xml")).compile().nu == 5

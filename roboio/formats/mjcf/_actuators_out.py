@@ -1,11 +1,12 @@
 """MuJoCo actuators for a robot's drivers (``--actuators position|motor|none``; the rules
 are documented for users in ``docs/mjcf.md``).
 
-One actuator per driver that moves a joint (``normal`` and ``affine`` drivers), named after
-the driver, on the joint of the driver's leader (:attr:`roboio.model.Driver.leader`: the
-DOF whose value is the driver's value; the first DOF with a MuJoCo joint and a nonzero scale
-when the leader has none). The other DOFs of a coupled driver follow the actuated one
-through ``<equality><joint>`` (written by the MJCF writer with the same leader).
+One actuator per driver that moves a joint (``normal``, ``affine`` and polynomial
+``nonlinear`` drivers), named after the driver, on the joint of the driver's leader
+(:attr:`roboio.model.Driver.leader`: the DOF whose value is the driver's value; for an
+affine driver whose leader has no MuJoCo joint, the first DOF with one and a nonzero
+scale). The other DOFs of a coupled driver follow the actuated one through
+``<equality><joint>`` (written by the MJCF writer with the same leader).
 
 The actuator works in the joint's MuJoCo coordinate ``qpos = a u + b`` of the driver value
 ``u`` (``a = |axis| scale``, ``b = |axis| offset`` of the leader; ``a = 1, b = 0`` for a
