@@ -109,6 +109,7 @@ class MeshExport:
         self._writes: dict = {}           # dest path -> (vertices, faces)
         self._copy_plan: dict = {}        # dest path -> source path
         self._cache: dict = {}            # key -> list of pieces
+        self._keep_alive: list = []       # meshes without a file, cached by id
         self._f32_error = 0.0
         self._converted_from: dict = {}   # source extension -> source files (or meshes)
         self._done: set = set()           # files written by flush()
@@ -139,6 +140,10 @@ class MeshExport:
             return [self._reference_source(mesh, path, split)]
         key = (os.path.realpath(path) if path else id(mesh), role,
                None if split is not None else M[:3, :3].tobytes())
+        if not path:
+            # an id names this mesh only while it lives: kept alive, so that a later mesh
+            # (a temporary of merge_new, say) cannot take its id and its files
+            self._keep_alive.append(mesh)
         if key in self._cache:
             return [self._placed(p, split, M) for p in self._cache[key]]
         return self._convert(mesh, M, split, path, key, label, role, split_colors)

@@ -282,6 +282,7 @@ class _Writer:
         self.path = path
         self.n = robot.num_links
         self.lost: dict = {}
+        self.unused_vertices: dict = {}      # link name -> mesh vertices no triangle uses
         mem = robot.extras.get("collada") if isinstance(robot.extras.get("collada"), dict) else None
         self.memory = mem or {}
 
@@ -292,6 +293,9 @@ class _Writer:
         for kind, items in self.lost.items():   # every item named: a loss says what it concerns
             for item in items:
                 self.report.lose(kind, item)
+        if self.unused_vertices:
+            self.report.warn("mesh vertices no triangle uses are not written: " + ", ".join(
+                f"{name} ({n})" for name, n in self.unused_vertices.items()))
 
     # -------------------------------------------------------------- model -> COLLADA structure
     def _oe(self, i) -> dict:
@@ -583,6 +587,12 @@ class _Writer:
                 F = np.asarray(g.faces, np.int64)
                 if len(F) == 0:
                     continue
+                used = np.unique(F)
+                if len(used) < len(V):
+                    # COLLADA's readers keep the vertices a triangle uses: written without the
+                    # others, so that what is read back is written the same
+                    self.unused_vertices[l.name] = self.unused_vertices.get(l.name, 0) + len(V) - len(used)
+                    V, F = V[used], np.searchsorted(used, F)
                 Vl = V if _is_identity(T) else transform_points(T, V)
                 if det3(T[:3, :3]) < 0:
                     F = F[:, ::-1]
