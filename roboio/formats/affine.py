@@ -12,7 +12,8 @@ import numpy as np
 
 from ..transforms import compose, det3, symmetric_eigen3, vector_norm
 
-__all__ = ["split_affine", "column_scales", "nearest_rotation", "relative_reference", "ROTATION_TOL"]
+__all__ = ["split_affine", "column_scales", "nearest_rotation", "relative_reference", "ROTATION_TOL",
+           "link_poses"]
 
 # Largest entry of |R^T R - I| accepted as "a rotation" (rounding of well-formed files).
 ROTATION_TOL = 1e-12
@@ -90,3 +91,26 @@ def relative_reference(target: str, referring_file: str) -> str:
     except ValueError:
         return os.path.abspath(target).replace(os.sep, "/")
     return rel.replace(os.sep, "/")
+
+
+def link_poses(robot, q) -> np.ndarray:
+    """World transforms ``(num_links, 4, 4)`` of every link of ``robot`` at configuration
+    ``q``, as :meth:`Robot.fk` gives them but with every product element-wise in one fixed
+    order (:meth:`Link.joint_transform`, :func:`~roboio.transforms.compose`): the same bits
+    on every machine and kinematics backend (the C kernel, or numpy's BLAS), for writers
+    whose file numbers come from link poses."""
+    n = robot.num_links
+    parents = [int(p) for p in robot.parents]
+    T = np.empty((n, 4, 4))
+    done = [False] * n
+    for i in range(n):
+        chain = []
+        k = i
+        while k >= 0 and not done[k]:
+            chain.append(k)
+            k = parents[k]
+        for k in reversed(chain):
+            J = robot.links[k].joint_transform(q[k])
+            T[k] = J if parents[k] < 0 else compose(T[parents[k]], J)
+            done[k] = True
+    return T

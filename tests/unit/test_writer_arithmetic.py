@@ -28,7 +28,8 @@ WRITER_MODULES = sorted(
        "roboio/formats/mjcf/_inertia.py", "roboio/formats/mjcf/_actuators_out.py",
        "roboio/formats/openrave/_math.py", "roboio/formats/mesh_export.py",
        "roboio/formats/meshfile.py", "roboio/formats/affine.py", "roboio/formats/fixed_point.py",
-       "roboio/transforms.py", "roboio/model/geometry.py", "roboio/model/massprops.py"})
+       "roboio/transforms.py", "roboio/model/geometry.py", "roboio/model/massprops.py",
+       "roboio/formats/openrave/collada/robot.py"})
 
 # Exceptions, each with its reason: the inverse of a frame that is not a rotation, which is
 # written as its nearest rotation and reported with the FK change (a rigid one is inverted
@@ -37,6 +38,9 @@ ALLOWED = {("roboio/formats/choreonoid/body/_writer.py", "linalg"),
            ("roboio/formats/openrave/_writer.py", "linalg")}
 
 _PRODUCTS = {"dot", "matmul", "einsum", "tensordot", "inner", "vdot", "multi_dot"}
+# link poses from the kinematics backend (the C kernel, or numpy's matmul) differ in their
+# last bits between backends and BLAS kernels: writers use formats.affine.link_poses
+_BACKEND_FK = {"fk", "fk_batch", "fk_chunks"}
 
 
 def blas_calls(path) -> list:
@@ -47,7 +51,8 @@ def blas_calls(path) -> list:
     for node in ast.walk(tree):
         if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.MatMult):
             out.append((node.lineno, "@"))
-        elif isinstance(node, ast.Attribute) and (node.attr in _PRODUCTS or node.attr == "linalg"):
+        elif isinstance(node, ast.Attribute) and (node.attr in _PRODUCTS | _BACKEND_FK
+                                                  or node.attr == "linalg"):
             out.append((node.lineno, node.attr))
     return out
 
@@ -91,3 +96,25 @@ def test_compose_and_eigen_are_exact_where_they_can_be():
     assert np.allclose(V @ np.diag(w) @ V.T, S, atol=1e-13) and det3(V) > 0
     w, V = symmetric_eigen3(np.diag([3.0, 1.0, 2.0]))
     assert w.tolist() == [1.0, 2.0, 3.0] and np.array_equal(np.abs(V), np.abs(V).round())
+
+
+def test_link_poses_are_fk_element_wise():
+    """formats.affine.link_poses: Robot.fk's poses (to rounding), whatever the link order,
+    and exactly the chain of element-wise joint transforms."""
+    import numpy as np
+    from roboio.formats.affine import link_poses
+    from roboio.model import Link, Robot
+    from roboio.transforms import axis_angle_to_matrix, compose, make_transform
+    rng = np.random.default_rng(1)
+
+    def frame():
+        return make_transform(axis_angle_to_matrix(rng.normal(size=3) / 2, rng.normal()), rng.normal(size=3))
+    links = [Link("c", 2, "revolute", (0, 0, 2), frame()), Link("a", -1, "prismatic", (1, 0, 0), frame()),
+             Link("b", 1, "revolute", (0, 1, 0), frame())]             # a child before its parent
+    r = Robot("r")
+    r.set_links(links)
+    q = rng.normal(size=3)
+    T = link_poses(r, q)
+    assert np.allclose(T, r.fk(q), atol=1e-12)
+    assert np.array_equal(T[1], links[1].joint_transform(q[1]))
+    assert np.array_equal(T[0], compose(compose(T[1], links[2].joint_transform(q[2])), links[0].joint_transform(q[0])))

@@ -53,7 +53,7 @@ from ...errors import OutputError
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
 from ...transforms import (compose, det3, make_transform, matrix_to_quat, symmetric_eigen3,
                            transform_points, vector_norm)
-from ..affine import nearest_rotation
+from ..affine import link_poses, nearest_rotation
 from ..fileio import fmt_float
 from ..fixed_point import stable_params
 from ..fk_change import FK_SAMPLES, fk_change
@@ -357,7 +357,7 @@ class MjcfWriter:
         """Pose of body ``i`` in its parent body (world pose for a free-joint root)."""
         l = r.links[i]
         if i in plan.free_root:
-            T = r.fk(r.config)[i]
+            T = link_poses(r, r.config)[i]
             return make_transform(nearest_rotation(T[:3, :3])[0], T[:3, 3])
         T = np.eye(4)
         for f in plan.extra_joints.get(i, []) + [i]:
@@ -463,7 +463,7 @@ class MjcfWriter:
 
     @staticmethod
     def _free_pose(r: Robot, i: int) -> list:
-        T = r.fk(r.config)[i]
+        T = link_poses(r, r.config)[i]
         R, _ = nearest_rotation(T[:3, :3])
         return [float(x) for x in T[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
 

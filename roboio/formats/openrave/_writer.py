@@ -32,6 +32,7 @@ import numpy as np
 
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, TriangleMesh, World
 from ...transforms import compose, det3, make_transform, transform_points, vector_norm
+from ..affine import link_poses
 from ..fileio import fmt_float
 from ..naming import Namespace, joint_names, no_whitespace, say_unwritten
 from ._math import apply_transform_tag, matrices_from_quats, quat_from_matrix
@@ -161,7 +162,7 @@ class _BodyWriter:
         self.label = label
         self.n = robot.num_links
         self.driven = {k for d in robot.drivers for k in d.dofs}
-        self.T0 = robot.fk(np.zeros(self.n))       # for planning; see name_joints
+        self.T0 = link_poses(robot, np.zeros(self.n))       # for planning; see name_joints
 
     def lose(self, what: str):
         self.report.lose(f"{self.label}: {what}")
@@ -642,7 +643,7 @@ class _BodyWriter:
             for k in moving:
                 q[k] = r.config[k]
         self.q_write = q
-        self.T0 = r.fk(q)
+        self.T0 = link_poses(r, q)
         if self.vroot is not None:
             self.T0 = np.concatenate([self.T0, np.eye(4)[None]], axis=0)
 

@@ -53,7 +53,7 @@ from lxml import etree
 from ....errors import OutputError
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ....transforms import compose, det3, symmetric_eigen3, transform_points, vector_norm
-from ...affine import nearest_rotation
+from ...affine import link_poses, nearest_rotation
 from ....model.coupling import without_clamp
 from ...fileio import fmt_float
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
@@ -1050,7 +1050,7 @@ class _Writer:
 
     def physics(self, root, name):
         r = self.robot
-        T0 = r.fk(np.zeros(self.n))
+        T0 = link_poses(r, np.zeros(self.n))
         pm = root.add("library_physics_models").add("physics_model", id="pmodel1", name=name)
         mem = self.memory.get("links", {})
         bodies = []
