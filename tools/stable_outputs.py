@@ -85,14 +85,13 @@ def worker(out: str, inputs: list, writers: list) -> None:
             try:
                 roboio.save(obj, p1, format=fmt)
                 first = open(p1, "rb").read()
-                if fmt != "mjcf":           # roboio reads no MJCF: rewrite what it reads
-                    roboio.save(roboio.load(p1, format=fmt), p1, format=fmt, overwrite_input=True)
-                    again = open(p1, "rb").read()
-                    res["stable"] = again == first
-                    if again != first:
-                        res["diff"] = _first_diff(first, again)
-                        with open(p1 + ".first", "wb") as f:
-                            f.write(first)
+                roboio.save(roboio.load(p1, format=fmt), p1, format=fmt, overwrite_input=True)
+                again = open(p1, "rb").read()
+                res["stable"] = again == first
+                if again != first:
+                    res["diff"] = _first_diff(first, again)
+                    with open(p1 + ".first", "wb") as f:
+                        f.write(first)
             except Exception as e:  # noqa: BLE001
                 res["error"] = f"{type(e).__name__}: {str(e)[:160]}"
             print(json.dumps(res), flush=True)

@@ -514,3 +514,30 @@ def test_mjcf_is_written_as_xml(tmp_path, capsys):
     assert main(["convert", str(tmp_path / "in"), str(tmp_path / "out"), "--to", "mjcf"]) == 0
     assert (tmp_path / "out" / "arm.rob.xml").is_file()        # (the input's whole name + .xml)
     assert mujoco.MjSpec.from_file(str(tmp_path / "out" / "arm.rob.xml")).compile().nu == 5
+
+
+def test_geom_colours_survive_a_rewrite(tmp_path):
+    """MJCF -> read -> MJCF keeps each geom's colour: a geom of another colour than the
+    link's is read with its own appearance, and MuJoCo's default colour (what a geom that
+    names none is read with) is not written (pumaarm.zae -> MJCF -> MJCF changed colours)."""
+    from roboio.model import Appearance
+    red = (1.0, 0.0, 0.0, 1.0)
+    a = Primitive("Box", {"origin": [-0.1, -0.1, -0.1], "xaxis": [1, 0, 0], "yaxis": [0, 1, 0],
+                          "zaxis": [0, 0, 1], "dims": [0.2, 0.2, 0.2]})
+    b = a.copy()
+    b.transform = T(t=(0, 0, 0.5))
+    b.appearance = Appearance(color=red)
+    r = robot([Link("base", -1, "revolute", (0, 0, 1), T(), mass=1.0, inertia=np.eye(3) * 0.01,
+                    geometry=Group([a, b]))])
+    r.drivers = [Driver("base", "normal", [0], qmin=-1, qmax=1)]
+    out1, _, root = write(r, tmp_path, "one.xml")
+    rgbas = [g.get("rgba") for g in root.iter("geom")]
+    assert rgbas == [None, "1 0 0 1"]                    # the first: MuJoCo's own grey
+    m, _ = compiled(out1)
+    assert np.allclose(m.geom_rgba, [[0.5, 0.5, 0.5, 1], red])
+    back = roboio.load(out1)
+    pieces = back.link("base").geometry.children
+    assert pieces[0].appearance is None and pieces[1].appearance.color == red
+    out2, _, _ = write(back, tmp_path, "two.xml")
+    strip = lambda p: open(p, "rb").read().replace(b"two", b"one")      # (the model's name)
+    assert strip(out1) == strip(out2)

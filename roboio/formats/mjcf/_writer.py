@@ -69,6 +69,7 @@ __all__ = ["MjcfWriter", "mujoco_reads", "MAX_STL_FACES", "FK_SAMPLES"]
 MAX_STL_FACES = 200000     # MuJoCo's STL decoder refuses larger files
 _VIRTUAL = (("prismatic", (1, 0, 0)), ("prismatic", (0, 1, 0)), ("prismatic", (0, 0, 1)),
             ("revolute", (0, 0, 1)), ("revolute", (0, 1, 0)), ("revolute", (1, 0, 0)))
+_MUJOCO_RGBA = (0.5, 0.5, 0.5, 1.0)   # a geom's colour when it names none
 _FLAT_REL = 1e-10          # a mesh thinner than this (relative) has no convex hull for MuJoCo
 
 
@@ -591,8 +592,8 @@ class MjcfWriter:
             el.set("pos", _fmt(pose[:3, 3]))
         if not np.array_equal(pose[:3, :3], np.eye(3)):
             el.set("quat", _quat(pose[:3, :3]))
-        if rgba is not None:
-            el.set("rgba", _fmt(rgba))
+        if rgba is not None and tuple(float(c) for c in rgba) != _MUJOCO_RGBA:
+            el.set("rgba", _fmt(rgba))      # (MuJoCo's own colour not written: it reads back as it)
         return el
 
     def _mesh_asset(self, piece) -> str:
