@@ -541,3 +541,18 @@ def test_geom_colours_survive_a_rewrite(tmp_path):
     out2, _, _ = write(back, tmp_path, "two.xml")
     strip = lambda p: open(p, "rb").read().replace(b"two", b"one")      # (the model's name)
     assert strip(out1) == strip(out2)
+
+
+def test_initial_configuration_reads_back_from_its_keyframe(tmp_path):
+    """robot.config -> <key name="initial"> -> robot.config (a file roboio wrote), so that
+    MJCF -> read -> MJCF keeps the keyframe (pumaarm.zae lost it)."""
+    r = _gripper()
+    r.config = np.array([0.25, -0.5, 0.01, 0.02])
+    out1, _, root = write(r, tmp_path, "one.xml")
+    assert root.find("keyframe/key").get("qpos") == "0.25 -0.5 0.02 0.02"    # f1: |axis| 2
+    back = roboio.load(out1)
+    # (read back with unit axes: f1's coordinate is MuJoCo's, 2 x 0.01)
+    assert np.allclose(back.config[[back.link_index(n) for n in ("a", "b", "f1", "f2")]],
+                       [0.25, -0.5, 0.02, 0.02], rtol=0, atol=1e-15)
+    out2, _, _ = write(back, tmp_path, "two.xml")
+    assert etree.parse(out2).getroot().find("keyframe/key").get("qpos") == "0.25 -0.5 0.02 0.02"

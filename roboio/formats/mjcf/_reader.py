@@ -159,6 +159,8 @@ class Reader:
         if len(groups) == 1 and not objects and not terrains:
             robot = self.robot(groups[0], doc.model)
             self._finish([robot])
+            if self.roboio_written:
+                self._initial_key(robot)
             return robot
         world = World(doc.model)
         for t in terrains:
@@ -170,6 +172,25 @@ class Reader:
         for r in robots:
             world.add(r)
         return world
+
+    def _initial_key(self, robot: Robot) -> None:
+        """roboio's writer keeps a robot's configuration as ``<keyframe><key name="initial"
+        qpos>``: read back as ``robot.config``, so that write -> read -> write is the same."""
+        doc = self.doc
+        for sec in doc.sections.get("keyframe", []):
+            for n in doc.kids(sec, 2):
+                if n.tag != "key" or n.get("name") != "initial" or not n.get("qpos"):
+                    continue
+                try:
+                    qpos = np.array([float(x) for x in n.get("qpos").split()])
+                except ValueError:
+                    raise doc.error(n, "qpos of key 'initial' is not a list of numbers") from None
+                if len(qpos) != len(robot.qpos_from_config()) or not np.all(np.isfinite(qpos)):
+                    doc.warn(n, f"key 'initial' has {len(qpos)} qpos values for a model of "
+                                f"{len(robot.qpos_from_config())}: not read")
+                    return
+                robot.config = robot.config_from_qpos(qpos)
+                return
 
     def _finish(self, robots: list) -> None:
         attach_drivers(self, robots)
