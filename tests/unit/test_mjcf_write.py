@@ -288,6 +288,21 @@ def test_names_are_made_unique(tmp_path):
         ["world_2", "x", "x_2"]
 
 
+def test_mesh_flat_to_float32_precision_collides_as_a_box(tmp_path):
+    """A quad 3e-9 thick for its 0.16 m width (a KUKA KR210 COLLADA mesh): MuJoCo holds
+    vertices as 32-bit floats and finds them coplanar ("cannot compute convex hull"),
+    refusing the whole model; it is written as a thin box (reported) and compiles."""
+    t = 4.6e-10
+    quad = TriangleMesh([[0, 0, 0], [0.16, 0, t], [0.16, 0.09, 0], [0, 0.09, t]],
+                        [[0, 1, 2], [0, 2, 3], [0, 2, 1], [0, 3, 2]])
+    r = robot([Link("a", -1, "revolute", (0, 0, 1), T(), mass=1.0, inertia=np.eye(3) * 0.01,
+                    geometry=quad)])
+    out, rep, _ = write(r, tmp_path)
+    assert "a" in lost(rep, "flat collision meshes")[0]
+    m, _ = compiled(out)
+    assert any(m.geom_type[g] == mujoco.mjtGeom.mjGEOM_BOX for g in range(m.ngeom))
+
+
 def test_world_with_objects_and_flat_terrain(tmp_path):
     floor = TriangleMesh([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], [[0, 1, 2], [0, 2, 3]])
     w = World("w")

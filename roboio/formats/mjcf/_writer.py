@@ -70,7 +70,10 @@ MAX_STL_FACES = 200000     # MuJoCo's STL decoder refuses larger files
 _VIRTUAL = (("prismatic", (1, 0, 0)), ("prismatic", (0, 1, 0)), ("prismatic", (0, 0, 1)),
             ("revolute", (0, 0, 1)), ("revolute", (0, 1, 0)), ("revolute", (1, 0, 0)))
 _MUJOCO_RGBA = (0.5, 0.5, 0.5, 1.0)   # a geom's colour when it names none
-_FLAT_REL = 1e-10          # a mesh thinner than this (relative) has no convex hull for MuJoCo
+# a mesh thinner than this (relative to its width) has no convex hull for MuJoCo: it holds
+# vertices as 32-bit floats and centres them before qhull, which then finds the points
+# coplanar (KUKA KR150/KR210 COLLADA meshes 3e-9 thick refused the whole model)
+_FLAT_REL = 1e-6
 
 
 def mujoco_reads(path: str) -> bool:
