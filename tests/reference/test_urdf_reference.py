@@ -121,7 +121,8 @@ def pinocchio_fk(path, robot, Q, links):
     lnames, joints = urdf_structure(path)
     children = {c for _, _, c, _ in joints.values()}
     root = [l for l in lnames if l not in children][0]
-    free = root != "world"
+    free = root in robot.link_names      # a link of the model; else the added world frame
+                                         # ('world', or '_world' when a link is named so)
     model = (pin.buildModelFromUrdf(os.fspath(path), pin.JointModelFreeFlyer()) if free
              else pin.buildModelFromUrdf(os.fspath(path)))
     data = model.createData()
