@@ -226,6 +226,13 @@ def _joint_coordinates(ra: Robot, rb: Robot, samples: int, seed: int, notes: lis
         order = list(range(len(jb)))
     elif set(ja.names) == set(jb.names) and len(ja) == len(jb):
         order = [jb.names.index(n) for n in ja.names]
+    elif set(ja.names) < set(jb.names) and len(set(jb.names)) == len(jb):
+        # B adds joints (GraspIt!'s DOFs for a floating base, a chain's own coupling): A's
+        # joints by name, B's others held at their values
+        order = [jb.names.index(n) for n in ja.names]
+        extra = [n for n in jb.names if n not in set(ja.names)]
+        notes.append(f"joints only in B held at B's values: {', '.join(extra[:8])}"
+                     + (f", +{len(extra) - 8} more" if len(extra) > 8 else ""))
     elif len(ja) == len(jb) and len(ja):
         order = list(range(len(jb)))
         notes.append("joints matched by position (their names differ)")

@@ -15,6 +15,7 @@ import contextlib
 import logging
 import os
 import time
+import warnings
 from collections import OrderedDict, deque
 from typing import Callable, Optional
 
@@ -49,9 +50,13 @@ def connect(client=None, workers: Optional[int] = None, scheduler: Optional[str]
             c.close()
         return
     n = workers or os.cpu_count() or 1
-    cluster = distributed.LocalCluster(
-        n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None, silence_logs=logging.ERROR, preload=["roboio.batch.worker"])
+    with warnings.catch_warnings():
+        # without a dashboard the scheduler still serves HTTP (health checks) on 8787, or on
+        # a free port when another cluster holds it: nothing the user needs to hear about
+        warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+        cluster = distributed.LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None, silence_logs=logging.ERROR, preload=["roboio.batch.worker"])
     try:
         c = distributed.Client(cluster)
         try:

@@ -17,6 +17,8 @@ import numpy as np
 
 import coal
 
+from .shapes import engine_primitive
+
 NAME = "coal"
 
 
@@ -50,20 +52,10 @@ def shape(part):
             h = _mesh(d["vertices"], d["faces"])
         elif k == "convex":
             h = _convex(d["points"])
-        elif k == "sphere":
-            h = coal.Sphere(d["radius"])
-        elif k == "box":
-            h = coal.Box(*(2 * np.asarray(d["half"], dtype=float)))
-        elif k == "cylinder":
-            h = coal.Cylinder(d["radius"], 2 * d["half_length"])
-        elif k == "capsule":
-            h = coal.Capsule(d["radius"], 2 * d["half_length"])
-        elif k == "cone":
-            h = coal.Cone(d["radius"], 2 * d["half_length"])
-        elif k == "ellipsoid":
-            h = coal.Ellipsoid(*np.asarray(d["radii"], dtype=float))
         else:
-            raise ValueError(f"no coal shape for a {k!r} part")
+            h = engine_primitive(coal, part)
+            if h is None:
+                raise ValueError(f"no coal shape for a {k!r} part")
         part.handles[NAME] = h
     return h
 

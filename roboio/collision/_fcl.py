@@ -14,6 +14,8 @@ import numpy as np
 
 import fcl
 
+from .shapes import engine_primitive
+
 NAME = "fcl"
 
 
@@ -45,20 +47,10 @@ def shape(part):
             flat = np.concatenate([np.full((len(f), 1), 3), f], axis=1).reshape(-1)
             h = fcl.Convex(np.ascontiguousarray(d["points"], dtype=np.float64), len(f),
                            np.ascontiguousarray(flat, dtype=np.int32))
-        elif k == "sphere":
-            h = fcl.Sphere(d["radius"])
-        elif k == "box":
-            h = fcl.Box(*(2 * np.asarray(d["half"], dtype=float)))
-        elif k == "cylinder":
-            h = fcl.Cylinder(d["radius"], 2 * d["half_length"])
-        elif k == "capsule":
-            h = fcl.Capsule(d["radius"], 2 * d["half_length"])
-        elif k == "cone":
-            h = fcl.Cone(d["radius"], 2 * d["half_length"])
-        elif k == "ellipsoid":
-            h = fcl.Ellipsoid(*np.asarray(d["radii"], dtype=float))
         else:
-            raise ValueError(f"no fcl shape for a {k!r} part")
+            h = engine_primitive(fcl, part)
+            if h is None:
+                raise ValueError(f"no fcl shape for a {k!r} part")
         part.handles[NAME] = h
     return h
 

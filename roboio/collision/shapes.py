@@ -29,7 +29,7 @@ from typing import Optional
 
 import numpy as np
 
-__all__ = ["Part", "parts_of", "merge_meshes", "bounding_box", "SHAPE_KINDS"]
+__all__ = ["Part", "parts_of", "merge_meshes", "bounding_box", "engine_primitive", "SHAPE_KINDS"]
 
 SHAPE_KINDS = ("mesh", "points", "convex", "sphere", "box", "cylinder", "capsule", "cone",
                "ellipsoid")
@@ -395,3 +395,19 @@ def _with_bounds(part: Part) -> Part:
         half = np.abs(R[:, 2]) * h + disc
     part.lo, part.hi = t - half, t + half
     return part
+
+
+def engine_primitive(lib, part: Part):
+    """The exact shape of a primitive ``part`` in an FCL-family engine module ``lib`` (coal
+    and python-fcl name their classes alike, sizes as full lengths), or None when the part
+    is a mesh, convex hull or point cloud."""
+    d, k = part.data, part.kind
+    if k == "sphere":
+        return lib.Sphere(d["radius"])
+    if k == "box":
+        return lib.Box(*(2 * np.asarray(d["half"], dtype=float)))
+    if k in ("cylinder", "capsule", "cone"):
+        return getattr(lib, k.capitalize())(d["radius"], 2 * d["half_length"])
+    if k == "ellipsoid":
+        return lib.Ellipsoid(*np.asarray(d["radii"], dtype=float))
+    return None

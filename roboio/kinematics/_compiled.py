@@ -12,6 +12,7 @@ import numpy as np
 from . import _kernel
 
 NAME = "compiled"
+pose_vectors = _kernel.pose_vectors
 
 # joint kinds, as numbered in _kernel.c
 REV_GENERAL, REV_X, REV_Y, REV_Z, PRISMATIC = range(5)

@@ -2080,8 +2080,87 @@ static PyObject *kernel_sincos(PyObject *mod, PyObject *const *args, Py_ssize_t 
     Py_RETURN_NONE;
 }
 
+/* ===================================================================================== */
+/* poses as position and quaternion                                                      */
+
+PyDoc_STRVAR(pose_vectors_doc,
+             "pose_vectors(T, out): out[k] = (x, y, z, qw, qx, qy, qz) of the rigid transform\n"
+             "T[k] ((N, 4, 4) float64, C-contiguous; out (N, 7)): the translation, and the unit\n"
+             "quaternion of the rotation block with qw >= 0, by the arithmetic of\n"
+             "roboio.transforms.matrix_to_quat (Shepperd's method). Releases the GIL.");
+
+/* One rotation (row-major 3x3 with a row stride of 4) to (w, x, y, z): the branch of the
+ * largest of trace, R00, R11, R22 (first on ties, as numpy's argmax), sign so that w >= 0,
+ * then divided by its length: the same operations as matrix_to_quat, in the same order. */
+static void rotation_quat(const double *R, double *q)
+{
+    double r00 = R[0], r01 = R[1], r02 = R[2];
+    double r10 = R[4], r11 = R[5], r12 = R[6];
+    double r20 = R[8], r21 = R[9], r22 = R[10];
+    double tr = r00 + r11 + r22, s;
+    int k = 0;
+    double best = tr;
+    if (r00 > best) { best = r00; k = 1; }
+    if (r11 > best) { best = r11; k = 2; }
+    if (r22 > best) { k = 3; }
+    switch (k) {
+    case 0:
+        s = sqrt(1.0 + tr) * 2;
+        q[0] = 0.25 * s; q[1] = (r21 - r12) / s; q[2] = (r02 - r20) / s; q[3] = (r10 - r01) / s;
+        break;
+    case 1:
+        s = sqrt(1.0 + r00 - r11 - r22) * 2;
+        q[0] = (r21 - r12) / s; q[1] = 0.25 * s; q[2] = (r01 + r10) / s; q[3] = (r02 + r20) / s;
+        break;
+    case 2:
+        s = sqrt(1.0 + r11 - r00 - r22) * 2;
+        q[0] = (r02 - r20) / s; q[1] = (r01 + r10) / s; q[2] = 0.25 * s; q[3] = (r12 + r21) / s;
+        break;
+    default:
+        s = sqrt(1.0 + r22 - r00 - r11) * 2;
+        q[0] = (r10 - r01) / s; q[1] = (r02 + r20) / s; q[2] = (r12 + r21) / s; q[3] = 0.25 * s;
+        break;
+    }
+    if (q[0] < 0) {
+        q[0] = -q[0]; q[1] = -q[1]; q[2] = -q[2]; q[3] = -q[3];
+    }
+    double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    q[0] /= n; q[1] /= n; q[2] /= n; q[3] /= n;
+}
+
+static PyObject *kernel_pose_vectors(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer T, out;
+    Py_ssize_t tdims[3] = {-1, 4, 4}, odims[2] = {-1, 7};
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "pose_vectors(T, out)");
+        return NULL;
+    }
+    if (get_array(args[0], &T, 0, "d", 3, tdims, 1, "T") < 0)
+        return NULL;
+    odims[0] = T.shape[0];
+    if (get_array(args[1], &out, 1, "d", 2, odims, 1, "out") < 0) {
+        PyBuffer_Release(&T);
+        return NULL;
+    }
+    const double *t = T.buf;
+    double *o = out.buf;
+    Py_ssize_t n = T.shape[0];
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t k = 0; k < n; k++, t += 16, o += 7) {
+        o[0] = t[3]; o[1] = t[7]; o[2] = t[11];
+        rotation_quat(t, o + 3);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&T);
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"sincos", (PyCFunction)(void (*)(void))kernel_sincos, METH_FASTCALL, sincos_doc},
+    {"pose_vectors", (PyCFunction)(void (*)(void))kernel_pose_vectors, METH_FASTCALL,
+     pose_vectors_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,6 +13,9 @@ An evaluator offers (the compiled backend's ``_kernel.Model`` has the same metho
 ``jacobian_batch(Q, link, point, out)``
     ``(N, 6, n)`` Jacobians into ``out``; returns None.
 
+and the module a function ``pose_vectors(T, out)`` (the kernel's has the same signature):
+``(N, 4, 4)`` rigid transforms to ``(N, 7)`` rows (x, y, z, qw, qx, qy, qz).
+
 Batches are evaluated in chunks of :data:`CHUNK` configurations so that temporaries stay
 small whatever N is. Within a chunk, arrays are component-major, (n, 3, 3, C) and (n, 3, C):
 each product of a tree level is a handful of multiply-adds over contiguous rows (numpy's
@@ -22,12 +25,21 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..transforms import matrix_to_quat
+
 NAME = "numpy"
 CHUNK = 512
 
 
 def evaluator(model):
     return NumpyEvaluator(model)
+
+
+def pose_vectors(T, out):
+    """``out[k] = (x, y, z, qw, qx, qy, qz)``: translation and unit quaternion (w >= 0,
+    :func:`~roboio.transforms.matrix_to_quat`) of each ``T[k]`` ((N, 4, 4) float64)."""
+    out[:, :3] = T[:, :3, 3]
+    out[:, 3:] = matrix_to_quat(T[:, :3, :3])
 
 
 def _config(q, n):

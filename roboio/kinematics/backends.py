@@ -110,3 +110,32 @@ def available_backends() -> list:
             continue
         out.append(name)
     return out
+
+
+_UNBOUND = object()
+
+
+class PerBackend:
+    """Base of compiled structures that evaluate through the backend in use: the evaluator
+    (``_make_evaluator(backend)``) is made once per backend, and left out of copies and
+    pickles (it holds compiled objects; a copy makes its own when first used)."""
+
+    _ev = None
+    _ev_backend = _UNBOUND      # never the backend in use, even before one is chosen (None)
+
+    def _make_evaluator(self, backend):
+        raise NotImplementedError
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_ev", None)
+        state.pop("_ev_backend", None)
+        return state
+
+    def evaluator(self):
+        """This structure's evaluator for the backend in use (made once per backend)."""
+        b = _active or active()
+        if self._ev_backend is not b:
+            self._ev = self._make_evaluator(b)
+            self._ev_backend = b
+        return self._ev

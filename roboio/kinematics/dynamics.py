@@ -16,13 +16,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import backends
-from .model import _output, _UNBOUND
+from .model import _output
 from .threads import run_rows
 
 _F64 = np.dtype(np.float64)
 
 
-class DynamicModel:
+class DynamicModel(backends.PerBackend):
     """Immutable inertial data over a :class:`KinematicModel` ``kin``: ``masses`` (n,),
     ``coms`` (n, 3), ``inertias`` (n, 3, 3)."""
 
@@ -37,25 +37,13 @@ class DynamicModel:
         # atlas.rob), which Klamp't uses as written (its mass matrix is then not symmetric)
         self.inertias = np.ascontiguousarray(0.5 * (inertia + inertia.transpose(0, 2, 1)))
         self.total_mass = float(self.masses.sum())
-        self._ev = None
-        self._ev_backend = _UNBOUND
 
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state["_ev"], state["_ev_backend"] = None, _UNBOUND
-        return state
-
-    def evaluator(self):
-        """This model's dynamics evaluator for the backend in use (made once per backend)."""
-        b = backends._active or backends.active()
-        if self._ev_backend is not b:
-            if b.NAME == "numpy":
-                from ._numpy_dynamics import dynamics_evaluator
-            else:
-                from ._compiled import dynamics_evaluator
-            self._ev = dynamics_evaluator(self)
-            self._ev_backend = b
-        return self._ev
+    def _make_evaluator(self, backend):
+        if backend.NAME == "numpy":
+            from ._numpy_dynamics import dynamics_evaluator
+        else:
+            from ._compiled import dynamics_evaluator
+        return dynamics_evaluator(self)
 
     # -- single configuration ---------------------------------------------------------------
     def mass_matrix(self, q, out=None) -> np.ndarray:

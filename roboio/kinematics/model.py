@@ -26,7 +26,7 @@ from . import backends
 from .threads import run_rows
 
 
-class KinematicModel:
+class KinematicModel(backends.PerBackend):
     """Immutable compiled tree. Build from ``parents`` (n,), ``parent_transforms``
     (n, 4, 4), ``axes`` (n, 3) and ``prismatic`` (n,) bool."""
 
@@ -67,23 +67,10 @@ class KinematicModel:
                 self._level_slices.append((idx, par))
         self.order = (np.concatenate([idx for idx, _ in self.levels]) if n
                       else np.zeros(0, dtype=np.int64))       # parents before children
-        self._ev = None
-        self._ev_backend = _UNBOUND
-
-    def __getstate__(self):
-        # evaluators hold compiled objects: copies and pickles make their own when used
-        state = self.__dict__.copy()
-        state["_ev"], state["_ev_backend"] = None, _UNBOUND
-        return state
 
     # -- evaluation (through the backend in use, see roboio.kinematics.backends) ----------
-    def evaluator(self):
-        """This model's evaluator for the backend in use (made once per backend)."""
-        b = backends._active or backends.active()
-        if self._ev_backend is not b:
-            self._ev = b.evaluator(self)
-            self._ev_backend = b
-        return self._ev
+    def _make_evaluator(self, backend):
+        return backend.evaluator(self)
 
     def workspace(self) -> "Workspace":
         """Preallocated buffers for repeated single-configuration evaluation without
@@ -237,7 +224,6 @@ class KinematicModel:
 
 
 _CONVERT_CHUNK = 65536
-_UNBOUND = object()
 
 
 def _point(point):

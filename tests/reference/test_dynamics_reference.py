@@ -292,6 +292,14 @@ def test_rotated_inertial_origin_read_as_pinocchio_does(tmp_path):
     _compare_pinocchio(_massless_as_urdfdom(robot, str(urdf)), str(urdf), seed=1)
 
 
+def _link_of_joint(robot, name):
+    """The link a written MuJoCo joint moves: named after the source's joint (its moving link
+    with that joint name), else after the link."""
+    named = [i for i, l in enumerate(robot.links) if l.joint_name == name
+             and robot.joint_of_link(i).type != "weld"]
+    return named[0] if len(named) == 1 else robot.link_index(name)
+
+
 # -- MuJoCo ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("rel", ["klampt/robots/ur5.rob", "openrave/src/robots/barrettwam.robot.xml",
@@ -327,7 +335,7 @@ def test_mujoco_reads_roboio_mjcf_export(rel, tmp_path):
     for j in range(m.njnt):
         name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j)
         assert int(m.jnt_type[j]) in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
-        i = robot.link_index(name)
+        i = _link_of_joint(robot, name)
         cols.append(i)
         dofs.append(m.jnt_dofadr[j])
         qadr.append(m.jnt_qposadr[j])

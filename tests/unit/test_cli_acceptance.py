@@ -416,8 +416,8 @@ def test_progress_of_motion_frames_and_directory_conversion(tmp_path):
     assert rc == 0 and "frames:" in tty and "/21" in tty
     assert len(json.loads(out)["frames"]) == 21
     rc, out, tty = _with_tty_stderr("convert", SAMPLES, tmp_path / "out", "--to", "klampt-rob")
-    assert rc == 0 and "converting to klampt-rob" in tty and "/14 " in tty
-    assert out.count(" -> ") == 11 and "11 of 14 files converted" in out   # lines outside the bar
+    assert rc == 0 and "converting to klampt-rob" in tty and "/15 " in tty
+    assert out.count(" -> ") == 12 and "12 of 15 files converted" in out   # lines outside the bar
 
 
 def test_exit_statuses(tmp_path):

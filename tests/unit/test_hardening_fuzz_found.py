@@ -626,3 +626,15 @@ def test_many_mounts_of_one_gripper_refused_by_their_pairs(tmp_path, host):
     r = roboio.load(p, limits={"max_collision_pairs": 10 ** 8, "max_copies": 10 ** 6})
     mounted = [nm for nm in r.link_names if ":" in nm]
     assert len(mounted) == 3 * n and len(r.self_collision_pairs) > 10 ** 6
+
+
+def test_mjcf_geom_size_whose_inertia_overflows(tmp_path):
+    """A box of size 1e308 (its squared size overflows a double: OverflowError from the mass
+    properties) is a FormatError at the geom's line; MuJoCo itself compiles an infinite
+    inertia, which nothing downstream could use."""
+    path = _write(tmp_path / "big.xml",
+                  '<mujoco>\n<worldbody>\n<body name="a">\n<joint/>\n'
+                  '<geom type="box" size="1e308 0.03 0.03" mass="0.2"/>\n'
+                  '</body>\n</worldbody>\n</mujoco>\n')
+    with pytest.raises(FormatError, match=r"big\.xml:5: .*overflow"):
+        roboio.load(path)

@@ -436,3 +436,55 @@ def test_ci_runs_kinematics_again_without_the_kernel():
     assert "tests/unit/test_kinematics.py" in files and "tests/test_docs.py" in files
     for f in files:
         assert os.path.exists(os.path.join(ROOT, f)), f".ci/run names {f}, which does not exist"
+
+
+# -- pose vectors (position + quaternion rows) ---------------------------------------------------
+def _rotation_about(axis, angle):
+    """Rodrigues' formula, written out: an independent rotation for the expected values."""
+    x, y, z = np.asarray(axis, float) / np.linalg.norm(axis)
+    c, s = math.cos(angle), math.sin(angle)
+    C = 1 - c
+    return np.array([[c + x * x * C, x * y * C - z * s, x * z * C + y * s],
+                     [y * x * C + z * s, c + y * y * C, y * z * C - x * s],
+                     [z * x * C - y * s, z * y * C + x * s, c + z * z * C]])
+
+
+@pytest.mark.usefixtures("kinematics_backend")
+def test_pose_vectors_are_translation_and_half_angle_quaternion():
+    """(x, y, z, qw, qx, qy, qz) = (t, cos(a/2), sin(a/2) u) with qw >= 0, for axis-angle
+    rotations chosen to reach each of Shepperd's four branches (trace, then each diagonal
+    entry largest), half turns and the identity; batch shape kept."""
+    from roboio.kinematics.pose_vectors import pose_vectors
+    rng = np.random.default_rng(4)
+    cases = [((0, 0, 1), 0.0), ((1, 0, 0), math.pi), ((0, 1, 0), math.pi), ((0, 0, 1), math.pi),
+             ((1, 0.1, 0.2), 2.9), ((0.1, 1, 0.2), 3.0), ((0.2, 0.1, 1), 3.1), ((1, 2, 3), 0.4),
+             ((1, 1, 1), -2.0)]
+    T = np.tile(np.eye(4), (len(cases), 1, 1))
+    expected = np.empty((len(cases), 7))
+    for k, (axis, angle) in enumerate(cases):
+        T[k, :3, :3] = _rotation_about(axis, angle)
+        T[k, :3, 3] = rng.normal(size=3)
+        u = np.asarray(axis, float) / np.linalg.norm(axis)
+        q = np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * u])
+        expected[k] = np.concatenate([T[k, :3, 3], q if q[0] >= 0 else -q])
+    got = pose_vectors(T.reshape(3, 3, 4, 4))
+    assert got.shape == (3, 3, 7)
+    assert_close(got.reshape(-1, 7)[:, :3], expected[:, :3], 0.0)
+    assert_close(np.abs(got.reshape(-1, 7)[:, 3:]), np.abs(expected[:, 3:]), 2e-15)
+    half_turn = np.isclose(expected[:, 3], 0.0)         # q and -q: the same rotation
+    assert_close(got.reshape(-1, 7)[~half_turn, 3:], expected[~half_turn, 3:], 2e-15)
+    with pytest.raises(ValueError, match="4, 4"):
+        pose_vectors(np.eye(3))
+
+
+@needs_compiled
+def test_pose_vectors_same_bits_on_both_backends():
+    """The kernel's loop does matrix_to_quat's operations in the same order: identical bits."""
+    from roboio.kinematics.pose_vectors import pose_vectors
+    rng = np.random.default_rng(7)
+    T = np.tile(np.eye(4), (2000, 1, 1))
+    for k in range(len(T)):
+        T[k, :3, :3] = _rotation_about(rng.normal(size=3), rng.uniform(-math.pi, math.pi))
+    T[:, :3, 3] = rng.normal(size=(len(T), 3))
+    a, b = _both(lambda: pose_vectors(T))
+    assert np.array_equal(a, b)

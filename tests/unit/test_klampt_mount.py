@@ -110,3 +110,23 @@ def test_invalid_mounted_sensors_are_dropped_with_a_warning(tmp_path):
     with pytest.warns(RoboioWarning, match="not valid XML"):
         r = roboio.load(tmp_path / "host.rob")
     assert "sensors" not in r.properties
+
+
+def test_mounted_urdf_keeps_its_visual_geometry(tmp_path):
+    """A mounted URDF link whose <visual> differs from its <collision> keeps both (the
+    visual was dropped by the mount): a box visual and a sphere collision, mounted 0.5 m up."""
+    (tmp_path / "tool.urdf").write_text(
+        '<robot name="tool"><link name="t0">'
+        '<visual><geometry><box size="0.1 0.2 0.3"/></geometry></visual>'
+        '<collision><geometry><sphere radius="0.05"/></geometry></collision></link></robot>')
+    (tmp_path / "host.rob").write_text(
+        "links h0\ntparent " + ID + "\n" f"mount 0 tool.urdf {I12}0 0 0.5 as \"tool\"\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RoboioWarning)
+        robot = roboio.load(str(tmp_path / "host.rob"))
+    link = robot.link("tool:t0")
+    assert link.geometry is not None and link.visual_geometry is not None
+    lo, hi = link.visual_geometry.bounds()
+    np.testing.assert_allclose(hi - lo, [0.1, 0.2, 0.3], atol=1e-12)
+    lo, hi = link.geometry.bounds()
+    np.testing.assert_allclose(hi - lo, [0.1, 0.1, 0.1], atol=1e-12)

@@ -64,3 +64,25 @@ def test_the_graspit_hand_couples_four_joints_to_one_dof():
         assert np.allclose(_pos(r, q, f"TwoFinger_chain{chain}_link1"), dist, atol=1e-12)
     masses = sorted(l.mass for l in r.links if l.mass > 0)
     assert masses == pytest.approx([0.025, 0.025, 0.04, 0.04, 0.4])
+
+
+def test_the_gimbal_cart_reads_its_hinge2_and_universal_joints():
+    """Front wheel at (0.25, 0, 0.06), steered about z and spun about the steered y through
+    its own centre; the camera 5 cm above the universal joint's anchor (-0.15, 0, 0.5): a
+    tilt of t about y swings it to (-0.15 + 0.05 sin t, 0, 0.5 + 0.05 cos t); a pan about z alone leaves it
+    where it is (the pan axis passes through it)."""
+    r = roboio.load(os.path.join(SAMPLES, "openrave", "gimbal_cart.robot.xml"))
+    assert r.warnings == []
+    assert [d.name for d in r.drivers] == ["front_wheel", "front_wheel_1", "camera_mount", "camera_mount_1"]
+    q = r.config_from_joints(front_wheel=0.5, front_wheel_1=1.0)
+    assert np.allclose(_pos(r, q, "front_wheel"), [0.25, 0, 0.06], atol=1e-12)
+    R = r.fk(q)[r.link_index("front_wheel"), :3, :3]
+    c, s = np.cos(0.5), np.sin(0.5)
+    Rz = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+    c, s = np.cos(1.0), np.sin(1.0)
+    Ry = np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
+    assert np.allclose(R, Rz @ Ry, atol=1e-12)
+    assert np.allclose(_pos(r, r.config_from_joints(camera_mount=1.2), "camera"), [-0.15, 0, 0.55], atol=1e-12)
+    q = r.config_from_joints(camera_mount_1=0.8)
+    assert np.allclose(_pos(r, q, "camera"), [-0.15 + 0.05 * np.sin(0.8), 0, 0.5 + 0.05 * np.cos(0.8)],
+                       atol=1e-12)

@@ -29,7 +29,7 @@ WRITER_MODULES = sorted(
        "roboio/formats/openrave/_math.py", "roboio/formats/mesh_export.py",
        "roboio/formats/meshfile.py", "roboio/formats/affine.py", "roboio/formats/fixed_point.py",
        "roboio/transforms.py", "roboio/model/geometry.py", "roboio/model/massprops.py",
-       "roboio/formats/openrave/collada/robot.py"})
+       "roboio/formats/openrave/collada/robot.py", "roboio/formats/openrave/_multiaxis.py"})
 
 # Exceptions, each with its reason: the inverse of a frame that is not a rotation, which is
 # written as its nearest rotation and reported with the FK change (a rigid one is inverted

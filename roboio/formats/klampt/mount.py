@@ -181,6 +181,8 @@ def mount_robot(robot: Robot, sub: Robot, link: int, T, prefix: str = "",
                   sl.inertia, _copied(sl.geometry), copy.copy(sl.appearance),
                   joint_name=named(sl.joint_name) if sl.joint_name is not None else None)
         nl.extras = dict(sl.extras)
+        if sl.visual_geometry is not None:
+            nl.visual_geometry = _copied(sl.visual_geometry)
         new.append(nl)
     limits = {a: np.concatenate([getattr(robot, a), getattr(sub, a)]) for a in _LIMITS}
     robot.set_links(list(robot.links) + new, **limits)

@@ -92,7 +92,11 @@ class Reader:
             return None
         else:
             kind = g.type
-        return MP.geom_props(kind, g.size, g.pos, g.quat, g.mass, g.density, g.shell, mesh)
+        try:
+            return MP.geom_props(kind, g.size, g.pos, g.quat, g.mass, g.density, g.shell, mesh)
+        except OverflowError:
+            raise self.doc.error(g.node, f"geom of size {' '.join(map(repr, g.size))}: its "
+                                         "mass properties overflow a double") from None
 
     # -- mass properties --------------------------------------------------------------
     def _mass(self) -> None:

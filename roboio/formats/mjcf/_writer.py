@@ -376,13 +376,13 @@ class MjcfWriter:
         """Link -> name of the MuJoCo joint that moves it: the source's joint names
         (:func:`~roboio.formats.naming.joint_names`), else the link's name."""
         source = joint_names(r)
-        # one source joint over several links (a ball read as three hinges): MuJoCo joints
-        # need names of their own, and the links' names read back as the same links
-        shared = Counter(l.joint_name for l in r.links if l.joint_name)
-        source = [None if r.links[i].joint_name and shared[r.links[i].joint_name] > 1 else n
-                  for i, n in enumerate(source)]
         moving = [i for i, l in enumerate(r.links) if i in plan.free_root
                   or (plan.jtype(i) != "weld" and np.any(np.asarray(l.axis, float)))]
+        # one source joint moving several links (a ball read as three hinges): MuJoCo joints
+        # need names of their own, and the links' names read back as the same links
+        shared = Counter(r.links[i].joint_name for i in moving if r.links[i].joint_name)
+        source = [None if r.links[i].joint_name and shared[r.links[i].joint_name] > 1 else n
+                  for i, n in enumerate(source)]
         virtual = {k for v in plan.free_root.values() for k in v}
         say_unwritten(r, set(moving) | virtual, self.report,
                       "MuJoCo has no fixed joints: a welded link is part of its body")

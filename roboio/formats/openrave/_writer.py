@@ -36,6 +36,7 @@ from ..affine import link_poses
 from ..fileio import fmt_float
 from ..naming import Namespace, joint_names, no_whitespace, say_unwritten
 from ._math import apply_transform_tag, matrices_from_quats, quat_from_matrix
+from ._multiaxis import axis_chains, continues_joint, report_folded_names
 from ._mimic import equation_text
 from ...model.coupling import without_clamp
 
@@ -152,6 +153,22 @@ def _decompose(A):
     return R, s
 
 
+def _passive_type(jtype: str) -> "str | None":
+    """The OpenRAVE XML type of a passive joint read as ``jtype`` (a COLLADA ``RR`` joint is
+    a ``hinge2``), or None when OpenRAVE XML has none (``RP``, ``RRR``, ...)."""
+    if jtype in ("hinge", "slider", "universal", "hinge2", "spherical"):
+        return jtype
+    return {"R": "hinge", "P": "slider", "RR": "hinge2"}.get(jtype)
+
+
+def _xml_kinds(kinds: str, chain) -> "str | None":
+    """Why OpenRAVE XML cannot hold a joint with these axes as one joint (None: it can)."""
+    if kinds == "RR":
+        return None
+    return (f"OpenRAVE XML has no joint with axes {', '.join(kinds)}; universal and hinge2 "
+            "are two revolute axes")
+
+
 class _BodyWriter:
     """Writes one Robot as the children of a ``<KinBody>`` plus robot-level elements."""
 
@@ -173,9 +190,20 @@ class _BodyWriter:
         r = self.r
         links = r.links
         self.fold = {}             # intermediate model link -> model link of its body
+        # multi-axis joints OpenRAVE XML holds (two revolute axes: universal, hinge2)
+        self.multi, refused = axis_chains(r, kinds_ok=_xml_kinds, followers=True)
+        self.axis_of = {}          # model link -> its axis in its multi-axis joint
+        for c in self.multi.values():
+            self.fold.update(zip(c.links[:-1], c.links[1:]))
+            self.axis_of.update((k, a) for a, k in enumerate(c.axes))
+            report_folded_names(r, c, self.report)
+        for jname, why, src_type in refused:
+            if src_type == "spherical":
+                continue     # its drivers' change to Euler angles is reported with them
+            self.lose(f"multi-axis joint {jname!r} written as one joint per axis ({why})")
         for i, l in enumerate(links):
             ext = l.extras.get("openrave", {})
-            if not ext.get("intermediate"):
+            if not ext.get("intermediate") or i in self.fold:
                 continue
             # an intermediate whose only descendant chain ends in its OpenRAVE link
             kids = [k for k in range(self.n) if links[k].parent == i]
@@ -249,18 +277,19 @@ class _BodyWriter:
                                                   [f"link{i}" for i in named])))
 
     def joint_kind(self, seq):
-        """OpenRAVE joint type of a chain of model links ending in a body, or None."""
+        """OpenRAVE joint type of a chain of model links ending in a body, or None. A
+        multi-axis joint keeps the type it was read as (``universal``); other two-revolute
+        joints (``hinge2``, COLLADA ``RR``, models built so) are ``hinge2``, which OpenRAVE
+        moves as the chain does (it does not move ``universal`` joints)."""
         links = self.r.links
         moving = self.moving(seq)
         if len(seq) == 1:
             return "one"
         if len(moving) == 1 and moving[0] == seq[0] and all(self._is_weld(k) for k in seq[1:]):
             return "hinge" if not links[seq[0]].is_prismatic else None
-        if len(moving) == 2 and all(not links[k].is_prismatic for k in moving):
-            jt = links[seq[-1]].extras.get("openrave", {}).get("joint", {}).get("type")
-            if jt in ("universal", "hinge2") and _close(self.T0[moving[0]][:3, 3],
-                                                        self.T0[moving[1]][:3, 3]):
-                return jt
+        c = self.multi.get(seq[-1])
+        if c is not None and c.links == list(seq):
+            return "universal" if c.source_type == "universal" else "hinge2"
         return None
 
     def _is_weld(self, k) -> bool:
@@ -603,6 +632,9 @@ class _BodyWriter:
             # the joint's name: as read from OpenRAVE, else the source's name of the joint
             # (Link.joint_name, or its driver's), else the driver's, else the body's
             name = jd.get("name")
+            if continues_joint(r, seq[0]):
+                name = None          # a further axis (or the welded link) of a joint written
+                #                      one joint per axis: only its first keeps the name
             if name is None:
                 name = next((source[k] for k in moving + seq if source[k] is not None), None)
             if name is None and role[0] in ("active", "static-active") and role[1] < len(r.drivers):
@@ -680,7 +712,13 @@ class _BodyWriter:
             moving = []
         if not moving:
             ext = links[i].extras.get("openrave", {})
-            if ext.get("joint_role") == "passive" and ext.get("passive_frame") and len(seq) == 1:
+            passive_type = _passive_type(jd.get("type", "hinge"))
+            if ext.get("joint_role") == "passive" and ext.get("passive_frame") and len(seq) == 1 \
+                    and passive_type is None:
+                self.lose(f"passive joint {name!r} with axes {', '.join(jd.get('type', ''))} "
+                          "written as a fixed joint (OpenRAVE XML has no such joint; a passive "
+                          "joint holds its value, so the kinematics are the same)")
+            elif ext.get("joint_role") == "passive" and ext.get("passive_frame") and len(seq) == 1:
                 lines = self.passive_joint(i, parent_name, name, jd, ext["passive_frame"], ind)
                 static = not any(jd.get("circular", [])) and all(
                     lo >= hi for lo, hi in zip(jd.get("lower", []), jd.get("upper", [])))
@@ -804,7 +842,7 @@ class _BodyWriter:
         """An OpenRAVE passive joint read as a weld, written back as passive (it holds its
         value, and OpenRAVE counts it as a moving joint for adjacency)."""
         T = self.T0[i]
-        jtype = jd.get("type", "hinge")
+        jtype = _passive_type(jd.get("type", "hinge"))
         attrs = f"name={_attr(name)} type=\"{jtype}\" enable=\"false\""
         if any(jd.get("circular", [])):
             attrs += ' circular="true"'
@@ -856,8 +894,13 @@ class _BodyWriter:
         return 0
 
     def joint_names_master(self, di) -> str:
+        """The name an equation calls driver ``di``'s DOF by: its joint's name, with
+        ``_<k>`` for axis k > 0 of a multi-axis joint (OpenRAVE's ``name_1``)."""
         d = self.r.drivers[di]
-        return self.joint_names.get(d.dofs[self.master_index(d)], d.name)
+        m = d.dofs[self.master_index(d)]
+        name = self.joint_names.get(m, d.name)
+        k = self.axis_of.get(m, 0)
+        return f"{name}_{k}" if k else name
 
     # adjacency ---------------------------------------------------------------------------
     def adjacency(self, ind) -> list:

@@ -58,6 +58,7 @@ from ....model.coupling import without_clamp
 from ...fileio import fmt_float
 from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
 from ...naming import Namespace, joint_names, say_unwritten
+from .._multiaxis import axis_chains, continues_joint, report_folded_names
 
 __all__ = ["dumps", "document", "AUTHORING_TOOL", "fingerprint"]
 
@@ -262,12 +263,14 @@ def _z_to(a) -> np.ndarray:
 class _Joint:
     """One COLLADA joint: ``segs`` model links (DOF segments then possibly the child as a
     weld), ``child`` the model link that is the COLLADA child link, ``parent`` the model
-    index of the COLLADA parent link (-1: the added world root)."""
+    index of the COLLADA parent link (-1: the added world root). ``directions``: for a
+    multi-axis joint, each axis in the joint frame (one axis: the link's own axis)."""
 
-    def __init__(self, child, parent, segs, axes_links, att, own):
+    def __init__(self, child, parent, segs, axes_links, att, own, directions=None):
         self.child, self.parent, self.segs = child, parent, segs
         self.axes_links = axes_links              # model links carrying the axes (in order)
         self.att, self.own = att, own
+        self.directions = directions
         self.name = ""
         self.active = False
         self.static = False
@@ -316,18 +319,32 @@ class _Writer:
             j = joint_of.get(l.index)
             self.group[l.index] = j.type if j is not None else "normal"
         self.rotations_only()
-        # which model links are COLLADA links: all but foldable intermediates
+        # which model links are COLLADA links: all but the links of a multi-axis joint before
+        # its child link, and foldable intermediates
         self.is_clink = [True] * n
+        chains, refused = axis_chains(r, self.frame)
+        in_chain = set()
+        for c in chains.values():
+            in_chain.update(c.links)
+            for k in c.links[:-1]:
+                self.is_clink[k] = False
+            report_folded_names(r, c, self.report)
+        for jname, why, _ in refused:
+            self.lose("multi-axis joints written as one joint per axis", f"{jname} ({why})")
         fold_into = {}
         for i in range(n):
             e = self._oe(i)
-            if not e.get("intermediate"):
+            if not e.get("intermediate") or i in in_chain:
                 continue
             kids = children[i]
             if (len(kids) == 1 and r.links[kids[0]].name == e.get("of_link")
                     and self.group[kids[0]] == "weld" and self.group[i] != "weld"):
                 self.is_clink[i] = False
                 fold_into[kids[0]] = i
+        self.clink_of = list(range(n))        # links come after their parents: children first
+        for i in range(n - 1, -1, -1):
+            if not self.is_clink[i] and children[i]:
+                self.clink_of[i] = self.clink_of[children[i][0]]
         # joints: one per COLLADA link that has a COLLADA parent
         self.joints = []
         self.joint_of_child = {}
@@ -343,7 +360,10 @@ class _Writer:
             if not self.is_clink[i]:
                 continue
             l = r.links[i]
-            if i in fold_into:
+            c = chains.get(i)
+            if c is not None:
+                J = _Joint(i, c.parent, list(c.links), list(c.axes), c.att, c.own, c.directions)
+            elif i in fold_into:
                 x = fold_into[i]
                 p = r.links[x].parent
                 J = _Joint(i, p, [x, i], [x], self.frame(x), self.frame(i))
@@ -437,7 +457,9 @@ class _Writer:
             name = next((source[k] for k in J.axes_links + J.segs if source[k] is not None), None)
             if name is None and drv is not None and drv.name:
                 name = drv.name
-            wanted.append(name or jd.get("name") or None)
+            if name is None and not continues_joint(r, J.segs[0]):
+                name = jd.get("name") or None    # (a further axis keeps its driver's name)
+            wanted.append(name)
         space = Namespace(self.report, "joints", _openrave_name)
         got = space.assign(wanted, [f"{self.lname[J.child]}_joint" for J in self.joints])
         say_unwritten(r, {k for J in self.joints for k in J.segs}, self.report,
@@ -515,17 +537,28 @@ class _Writer:
                                                     [f"link{i}" for i in written])))
 
     # -------------------------------------------------------------- per joint values
-    def kind(self, J) -> str:
-        x = J.axes_links[0]
+    def kind(self, J, k: int = 0) -> str:
+        """``weld``, ``spin`` or ``normal``: the joint's axis ``k`` as written."""
+        x = J.axes_links[k]
         if J.static or J.passive or self.group[x] == "weld":
             return "weld"
         return "spin" if self.group[x] == "spin" else "normal"
 
-    def limits(self, J):
+    def kinds(self, J) -> list:
+        return [self.kind(J, k) for k in range(len(J.axes_links))]
+
+    def axis_direction(self, J, k: int = 0) -> np.ndarray:
+        """Axis ``k`` of joint ``J`` in the joint frame, as the model gives it."""
+        if J.directions is not None:
+            return np.asarray(J.directions[k], float)
+        return np.asarray(self.robot.links[J.axes_links[k]].axis, float)
+
+    def limits(self, J, axis: int = 0):
+        """Hard limits of axis ``axis`` (degrees / metres), None for a circular axis."""
         r = self.robot
-        x = J.axes_links[0]
+        x = J.axes_links[axis]
         l = r.links[x]
-        k = self.kind(J)
+        k = self.kind(J, axis)
         if k == "weld":
             return (0.0, 0.0)
         lo, hi = float(r.qmin[x]), float(r.qmax[x])
@@ -544,7 +577,7 @@ class _Writer:
         mem = self.memory.get("joints", {}).get(self.robot.links[J.child].name)
         if not isinstance(mem, dict) or mem.get("fingerprint") != joint_fingerprint(self.robot, J.segs, self.joint_of):
             return None
-        if mem.get("active") != J.active or mem.get("kind") != self.kind(J):
+        if mem.get("active") != J.active or mem.get("kinds") != self.kinds(J):
             return None
         return mem
 
@@ -777,14 +810,14 @@ class _Writer:
             self.transform_elements(klink, J.own, mem["own"] if mem else None)
             node = vparent.add("node", id=f"v1.node{self.num[c]}", name=self.lname[c], sid=f"node{self.num[c]}")
             self.transform_elements(node, J.att, mem["att"] if mem else None)
-            x = r.links[J.axes_links[0]]
             weld = self.kind(J) == "weld" and not J.static
-            if x.is_prismatic and not weld:
-                node.add("translate", "0 0 0", sid=f"node_{J.sid}_axis0")
-            else:
-                axis = np.array([0.0, 0.0, 1.0]) if weld else np.asarray(x.axis, float)
-                axis_text = _fs(mem["axes"][0] if mem else axis)
-                node.add("rotate", axis_text + " 0", sid=f"node_{J.sid}_axis0")
+            for k, xk in enumerate(J.axes_links):      # the axes in order, each bound to its value
+                if r.links[xk].is_prismatic and not weld:
+                    node.add("translate", "0 0 0", sid=f"node_{J.sid}_axis{k}")
+                else:
+                    axis = np.array([0.0, 0.0, 1.0]) if weld else self.axis_direction(J, k)
+                    axis_text = _fs(mem["axes"][k] if mem else axis)
+                    node.add("rotate", axis_text + " 0", sid=f"node_{J.sid}_axis{k}")
             self.transform_elements(node, J.own, mem["own"] if mem else None)
             self.link_geometry(c, node, geoms, effects, materials)
             stack.extend((g, klink, node) for g in reversed(self.clink_children[c]))
@@ -814,25 +847,28 @@ class _Writer:
         return etree.tostring(root.el, xml_declaration=True, encoding="utf-8", pretty_print=True)
 
     def joint_element(self, ktc, J) -> None:
+        """The kinematics ``<joint>``: one ``<revolute>``/``<prismatic>`` per axis, in order."""
         r = self.robot
         mem = self.mem_of[J]
         j = ktc.add("joint", name=J.name, sid=J.sid)
-        x = r.links[J.axes_links[0]]
         weld = self.kind(J) == "weld" and not J.static
-        ax = j.add("prismatic" if x.is_prismatic and not weld else "revolute", sid="axis0")
-        axis = np.array([0.0, 0.0, 1.0]) if weld else np.asarray(x.axis, float)
-        norm = float(vector_norm(axis))
-        if norm == 0 or abs(norm - 1) > 1e-12:
-            self.lose("joint axes that are not unit vectors (OpenRAVE normalises them: its joint "
-                      "value is |axis| x roboio's)", f"{x.name} (|axis| = {norm:.9g})")
-        ax.add("axis", _fs(mem["axes"][0] if mem else axis))
-        lim = self.limits(J)
-        if lim is not None:
-            if mem and mem.get("limits") is not None and self.kind(J) != "weld":
-                lim = mem["limits"]
-            lm = ax.add("limits")
-            lm.add("min", _f(lim[0]))
-            lm.add("max", _f(lim[1]))
+        for k, xk in enumerate(J.axes_links):
+            x = r.links[xk]
+            ax = j.add("prismatic" if x.is_prismatic and not weld else "revolute", sid=f"axis{k}")
+            axis = np.array([0.0, 0.0, 1.0]) if weld else self.axis_direction(J, k)
+            norm = float(vector_norm(axis))
+            if norm == 0 or abs(norm - 1) > 1e-12:
+                self.lose("joint axes that are not unit vectors (OpenRAVE normalises them: its "
+                          "joint value is |axis| x roboio's)", f"{x.name} (|axis| = {norm:.9g})")
+            ax.add("axis", _fs(mem["axes"][k] if mem else axis))
+            lim = self.limits(J, k)
+            if lim is not None:
+                if mem and mem.get("limits") is not None and mem["limits"][k] is not None \
+                        and self.kind(J, k) != "weld":
+                    lim = mem["limits"][k]
+                lm = ax.add("limits")
+                lm.add("min", _f(lim[0]))
+                lm.add("max", _f(lim[1]))
 
     def formula(self, ktc, J, M, scale, offset):
         f = ktc.add("formula", sid=f"{J.sid}.formula")
@@ -925,32 +961,36 @@ class _Writer:
         k = kin.add("kinematics")
         ikm = k.add("instance_kinematics_model", url="#kmodel1", sid="kmodel1_inst")
         ikm.add("newparam", sid="body1_kinematics_kmodel1_inst").add("SIDREF", "body1_kinematics/kmodel1_inst")
-        self.axis_params = []
+        self.axis_params = []                      # (joint, axis, param name) of every axis
         for J in self.joints:
-            p = f"body1_kinematics_kmodel1_inst_{J.sid}.axis0"
-            ikm.add("newparam", sid=p).add("SIDREF", f"body1_kinematics/kmodel1_inst/{J.sid}/axis0")
-            ikm.add("newparam", sid=p + "_value").add("float", _f(self.stored_value(J)))
-            self.axis_params.append((J, p))
+            for a in range(len(J.axes_links)):
+                p = f"body1_kinematics_kmodel1_inst_{J.sid}.axis{a}"
+                ikm.add("newparam", sid=p).add("SIDREF", f"body1_kinematics/kmodel1_inst/{J.sid}/axis{a}")
+                ikm.add("newparam", sid=p + "_value").add("float", _f(self.stored_value(J, a)))
+                self.axis_params.append((J, a, p))
         ktc = k.add("technique_common")
-        for J in self.joints:
-            ai = ktc.add("axis_info", sid=f"kaxis_info_{J.sid}", axis=f"kmodel1/{J.sid}/axis0")
+        for J, a, _ in self.axis_params:
+            ai = ktc.add("axis_info", sid=f"kaxis_info_{J.sid}{_axis_suffix(a)}",
+                         axis=f"kmodel1/{J.sid}/axis{a}")
             ai.add("active").add("bool", "true" if J.active else "false")
             ai.add("locked").add("bool", "false")
-            if self.limits(J) is None:
+            if self.limits(J, a) is None:
                 ai.add("newparam", sid="circular").add("bool", "true")
         mot = asys.add("articulated_system", id="body1_motion")
         m = mot.add("motion")
         ias = m.add("instance_articulated_system", url="#body1_kinematics")
         ias.add("newparam", sid="body1_motion_kmodel1_inst").add("SIDREF", "body1_kinematics/body1_kinematics_kmodel1_inst")
-        for J, p in self.axis_params:
+        for J, a, p in self.axis_params:
             ias.add("newparam", sid=f"body1_motion_{p}").add("SIDREF", f"body1_kinematics/{p}")
             ias.add("newparam", sid=f"body1_motion_{p}_value").add("SIDREF", f"body1_kinematics/{p}_value")
         mtc = m.add("technique_common")
-        for J in self.joints:
-            ai = mtc.add("axis_info", sid=f"maxis_info_{J.sid}", axis=f"body1_kinematics/kaxis_info_{J.sid}")
-            if self.kind(J) == "weld" and not J.active:
+        for J, ia, _ in self.axis_params:
+            sfx = _axis_suffix(ia)
+            ai = mtc.add("axis_info", sid=f"maxis_info_{J.sid}{sfx}",
+                         axis=f"body1_kinematics/kaxis_info_{J.sid}{sfx}")
+            if self.kind(J, ia) == "weld" and not J.active:
                 continue
-            x = J.axes_links[0]
+            x = J.axes_links[ia]
             mem = self.mem_of[J]
             unit = 1.0 if r.links[x].is_prismatic else RAD2DEG
             v, a = float(r.vmax[x]), float(r.amax[x])
@@ -963,39 +1003,44 @@ class _Writer:
                           "(0.01 m/s)", r.links[x].name)
             elif not J.static and float(r.vmin[x]) != -v:
                 self.lose("asymmetric velocity limits (OpenRAVE keeps one speed)", r.links[x].name)
-            ai.add("speed").add("float", _f(mem["speed"] if mem and mem.get("speed") is not None else v * unit))
+            ms = mem["speed"][ia] if mem else None
+            ai.add("speed").add("float", _f(ms if ms is not None else v * unit))
             if not (math.isfinite(a) and a > 0):
                 a = 50.0
                 self.lose("unlimited (or zero) joint accelerations, written as OpenRAVE's default 50 "
                           "rad/s^2 (m/s^2)", r.links[x].name)
-            ai.add("acceleration").add("float", _f(mem["acceleration"] if mem and mem.get("acceleration")
-                                                   is not None else a * unit))
+            ma = mem["acceleration"][ia] if mem else None
+            ai.add("acceleration").add("float", _f(ma if ma is not None else a * unit))
             if math.isfinite(float(r.tmax[x])):
                 self.lose("joint torque limits", r.links[x].name)
         itf = mot.add("extra", type="interface_type").add("technique", profile="OpenRAVE")
         itf.add("interface", "GenericRobot", type="robot")
-        for d, J in self.dof_joints:
+        actuated = set()
+        for d, J in self.dof_joints:          # one per joint (a multi-axis joint has several DOFs)
+            if id(J) in actuated:
+                continue
+            actuated.add(id(J))
             ex = mot.add("extra", type="attach_actuator", name=d.name or f"motor_{J.sid}")
             ex.add("technique", profile="OpenRAVE").add("bind_actuator", joint=f"kmodel1/{J.sid}")
         self.manipulators(mot)
         self.sensors(mot)
 
-    def stored_value(self, J) -> float:
-        """The joint value stored with the binding: the model's configuration (degrees or
-        metres), or the value read from COLLADA while the configuration is unchanged."""
-        x = J.axes_links[0]
+    def stored_value(self, J, axis: int = 0) -> float:
+        """The value of axis ``axis`` stored with the binding: the model's configuration
+        (degrees or metres), or the value read from COLLADA while the configuration is
+        unchanged."""
+        x = J.axes_links[axis]
         q = float(self.robot.config[x]) if len(self.robot.config) > x else 0.0
         mem = self.memory.get("stored", {}).get(self.robot.links[J.child].name)
+        mem = mem[axis] if isinstance(mem, list) and len(mem) == len(J.axes_links) else None
         if isinstance(mem, (list, tuple)) and len(mem) == 2 and mem[0] == q:
             return mem[1]
         return q * RAD2DEG if not self.robot.links[x].is_prismatic else q
 
     def _clink_of(self, i: int) -> int:
-        """The COLLADA link a model link belongs to (intermediates: their OpenRAVE link)."""
-        if self.is_clink[i]:
-            return i
-        kids = [l.index for l in self.robot.links if l.parent == i]
-        return kids[0] if kids else i
+        """The COLLADA link a model link belongs to (the links of a joint before its child
+        link, and intermediates: the joint's child link)."""
+        return self.clink_of[i]
 
     def manipulators(self, mot):
         r = self.robot
@@ -1097,7 +1142,7 @@ class _Writer:
         ks = root.add("library_kinematics_scenes").add("kinematics_scene", id="kscene", name=name)
         ias = ks.add("instance_articulated_system", sid="body1_motion_inst", url="#body1_motion", name=name)
         ias.add("newparam", sid="kscene_kmodel1_inst").add("SIDREF", "body1_motion/body1_motion_kmodel1_inst")
-        for J, p in self.axis_params:
+        for J, a, p in self.axis_params:
             ias.add("newparam", sid=f"kscene_kmodel1_inst_{p}").add("SIDREF", f"body1_motion/body1_motion_{p}")
             ias.add("newparam", sid=f"kscene_kmodel1_inst_{p}_value").add("SIDREF", f"body1_motion/body1_motion_{p}_value")
         sc = root.add("scene")
@@ -1105,10 +1150,16 @@ class _Writer:
         sc.add("instance_visual_scene", url="#vscene", sid="vscene_inst")
         iks = sc.add("instance_kinematics_scene", url="#kscene", sid="kscene_inst")
         iks.add("bind_kinematics_model", node=f"visual1/{self.root_node}").add("param", "kscene_kmodel1_inst")
-        for J, p in self.axis_params:
-            b = iks.add("bind_joint_axis", target=f"visual1/node_{J.sid}_axis0")
+        for J, a, p in self.axis_params:
+            b = iks.add("bind_joint_axis", target=f"visual1/node_{J.sid}_axis{a}")
             b.add("axis").add("param", f"kscene_kmodel1_inst_{p}")
             b.add("value").add("param", f"kscene_kmodel1_inst_{p}_value")
+
+
+def _axis_suffix(axis: int) -> str:
+    """The suffix of an axis's axis_info sids: none for axis 0 (a one-axis joint's sids name
+    the joint alone), ``_axis<k>`` for the further axes of a multi-axis joint."""
+    return f"_axis{axis}" if axis else ""
 
 
 def document(robot: Robot, report, path: Optional[str] = None) -> bytes:

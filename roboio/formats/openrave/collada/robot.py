@@ -48,9 +48,10 @@ def loads(data: bytes, ctx):
 
 def remember(robot, record: BodyRecord) -> dict:
     """What the writer needs to write the file's numbers again where the model is unchanged
-    (see :mod:`._writer`): per COLLADA joint (by child link name) the transforms, axis, limits,
-    speed and acceleration as written, per link the rigid body as written, and the forced
-    adjacent pairs, each with a fingerprint of the model values they produced."""
+    (see :mod:`._writer`): per COLLADA joint (by child link name) the transforms, and per axis
+    the axis, limits, speed, acceleration and stored value as written, per link the rigid body
+    as written, and the forced adjacent pairs, each with a fingerprint of the model values
+    they produced."""
     from ....report import ConversionReport
     from ._writer import RAD2DEG, _Writer, fingerprint, joint_fingerprint, mass_fingerprint
     import numpy as np
@@ -65,25 +66,35 @@ def remember(robot, record: BodyRecord) -> dict:
         rec, lrec = by_child.get(name), links.get(name)
         memo = (rec.extras.get("collada") or {}).get("memo") if rec is not None else None
         own = ((lrec.extras.get("collada") or {}).get("memo") or {}).get("own") if lrec is not None else None
-        if not memo or memo.get("att") is None or own is None or rec.dof != 1 or len(J.segs) > 2:
+        n = len(J.axes_links)
+        if not memo or memo.get("att") is None or own is None or rec.dof != n or \
+                len(J.segs) > n + 1 or any(len(memo.get(k) or ()) != n for k in
+                                           ("axes", "limits", "speed", "acceleration")):
             continue
         joints[name] = {"fingerprint": joint_fingerprint(robot, J.segs, joint_of), "active": J.active,
-                        "kind": w.kind(J), "att": memo["att"], "own": own, "axes": memo["axes"],
-                        "limits": memo["limits"][0], "speed": memo["speed"][0],
-                        "acceleration": memo["acceleration"][0]}
+                        "kinds": w.kinds(J), "att": memo["att"], "own": own, "axes": memo["axes"],
+                        "limits": list(memo["limits"]), "speed": list(memo["speed"]),
+                        "acceleration": list(memo["acceleration"])}
     stored = {}
     for J in w.joints:
         name = robot.links[J.child].name
         rec = by_child.get(name)
-        if rec is not None and rec.dof == 1:
-            q = float(robot.config[J.axes_links[0]])
-            is_rev = not robot.links[J.axes_links[0]].is_prismatic
-            written = (((rec.extras.get("collada") or {}).get("memo") or {}).get("stored") or [None])[0]
-            if is_rev and written is not None:   # the degrees as written: deg -> rad -> deg drifts
-                stored[name] = (q, written)
+        if rec is None or rec.dof != len(J.axes_links):
+            continue
+        info = rec.extras.get("collada") or {}
+        written = (info.get("memo") or {}).get("stored") or []
+        values = info.get("stored_values") or []
+        per_axis = []
+        for k, x in enumerate(J.axes_links):
+            q = float(robot.config[x])
+            is_rev = not robot.links[x].is_prismatic
+            w_k = written[k] if k < len(written) else None
+            if is_rev and w_k is not None:      # the degrees as written: deg -> rad -> deg drifts
+                per_axis.append((q, w_k))
                 continue
-            value = ((rec.extras.get("collada") or {}).get("stored_values") or [0.0])[0]
-            stored[name] = (q, value * RAD2DEG if is_rev else value)
+            value = values[k] if k < len(values) else 0.0
+            per_axis.append((q, value * RAD2DEG if is_rev else value))
+        stored[name] = per_axis
     T0 = link_poses(robot, np.zeros(robot.num_links))     # (as the writer computes them)
     out_links = {}
     for i, l in enumerate(robot.links):
