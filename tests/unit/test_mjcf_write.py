@@ -571,3 +571,15 @@ def test_initial_configuration_reads_back_from_its_keyframe(tmp_path):
                        [0.25, -0.5, 0.02, 0.02], rtol=0, atol=1e-15)
     out2, _, _ = write(back, tmp_path, "two.xml")
     assert etree.parse(out2).getroot().find("keyframe/key").get("qpos") == "0.25 -0.5 0.02 0.02"
+
+
+def test_torque_limits_read_back_from_actuatorfrcrange(tmp_path):
+    """A link's torque limit tmax is written as the joint's actuatorfrcrange -t t (over the
+    axis length) and read back as tmax, so that MJCF -> read -> MJCF keeps it (HRP4C, WAM)."""
+    out1, _, root = write(_gripper(), tmp_path, "one.xml")
+    got = {j.get("name"): j.get("actuatorfrcrange") for j in root.find("worldbody").iter("joint")}
+    assert got == {"a": "-5 5", "b": "-5 5", "f1": "-1.5 1.5", "f2": "-3 3"}   # f1: |axis| 2
+    back = roboio.load(out1)
+    assert [back.tmax[back.link_index(n)] for n in ("a", "b", "f1", "f2")] == [5, 5, 1.5, 3]
+    out2, _, root2 = write(back, tmp_path, "two.xml")
+    assert {j.get("name"): j.get("actuatorfrcrange") for j in root2.find("worldbody").iter("joint")} == got
