@@ -583,3 +583,16 @@ def test_torque_limits_read_back_from_actuatorfrcrange(tmp_path):
     assert [back.tmax[back.link_index(n)] for n in ("a", "b", "f1", "f2")] == [5, 5, 1.5, 3]
     out2, _, root2 = write(back, tmp_path, "two.xml")
     assert {j.get("name"): j.get("actuatorfrcrange") for j in root2.find("worldbody").iter("joint")} == got
+
+
+def test_rotation_within_rounding_of_identity_writes_no_quat(tmp_path):
+    """A frame within rounding of the identity (diagonal 1 - 2^-53: kawada-hironx.zae) has the
+    quaternion 1 0 0 0, which reads back as no rotation; written without quat from the
+    start, so that a rewrite is the same."""
+    R = np.diag([1.0, 1 - 2.0 ** -53, 1 - 2.0 ** -53])
+    assert not np.array_equal(R, np.eye(3))
+    r = robot([Link("a", -1, "revolute", (0, 0, 1), T(), mass=1.0, inertia=np.eye(3) * 0.01),
+               Link("b", 0, "revolute", (0, 1, 0), T(R, (0, 0, 1)), mass=1.0, inertia=np.eye(3) * 0.01)])
+    _, _, root = write(r, tmp_path)
+    b = root.find(".//body[@name='b']")
+    assert b.get("quat") is None and b.get("pos") == "0 0 1"

@@ -134,6 +134,17 @@ def _quat(R) -> str:
 _QUAT_ULPS = (1, 1, 1, 1)
 
 
+def _set_quat(el, R) -> None:
+    """``quat`` of rotation ``R`` on ``el``, unless it is the identity MuJoCo defaults to
+    (a rotation within rounding of the identity written "1 0 0 0" reads back as no rotation,
+    and would then not be written: kawada-hironx)."""
+    if np.array_equal(R, np.eye(3)):
+        return
+    q = _quat(R)
+    if q != "1 0 0 0":
+        el.set("quat", q)
+
+
 class _Names:
     """Unique names in one MuJoCo namespace (bodies, joints, meshes, ...)."""
 
@@ -345,8 +356,7 @@ class MjcfWriter:
             elements[i] = body
             T = self._body_pose(r, plan, i, approx)
             body.set("pos", _fmt(T[:3, 3]))
-            if not np.array_equal(T[:3, :3], np.eye(3)):
-                body.set("quat", _quat(T[:3, :3]))
+            _set_quat(body, T[:3, :3])
             moving[i] = self._joints(body, r, plan, i, jnames, approx)
         self._mass_rule(r, plan, bodies, moving, elements)
         geo = {}
@@ -593,8 +603,7 @@ class MjcfWriter:
             el.set(k, v)
         if np.any(pose[:3, 3]):
             el.set("pos", _fmt(pose[:3, 3]))
-        if not np.array_equal(pose[:3, :3], np.eye(3)):
-            el.set("quat", _quat(pose[:3, :3]))
+        _set_quat(el, pose[:3, :3])
         if rgba is not None and tuple(float(c) for c in rgba) != _MUJOCO_RGBA:
             el.set("rgba", _fmt(rgba))      # (MuJoCo's own colour not written: it reads back as it)
         return el
@@ -794,8 +803,7 @@ class MjcfWriter:
             self.report.lose("object poses that are not rotations, written as the nearest rotation",
                              f"{o.name} ({err:.1e})")
         body = etree.SubElement(worldbody, "body", name=name, pos=_fmt(o.transform[:3, 3]))
-        if not np.array_equal(R, np.eye(3)):
-            body.set("quat", _quat(R))
+        _set_quat(body, R)
         etree.SubElement(body, "freejoint", name=self.joints.take(o.name, "object", None))
         pose = [float(x) for x in o.transform[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
         self.qpos0 += pose
