@@ -596,3 +596,20 @@ def test_rotation_within_rounding_of_identity_writes_no_quat(tmp_path):
     _, _, root = write(r, tmp_path)
     b = root.find(".//body[@name='b']")
     assert b.get("quat") is None and b.get("pos") == "0 0 1"
+
+
+def test_joint_friction_reads_back_as_driver_friction(tmp_path):
+    """frictionloss / damping come from a one-DOF driver's dry / viscous friction and are read
+    back as them, so that MJCF -> read -> MJCF keeps them (robotiq_3finger lost them)."""
+    r = _gripper()
+    r.drivers[0].dry_friction, r.drivers[0].viscous_friction = 0.25, 4.0
+    out1, _, root = write(r, tmp_path, "one.xml")
+    a = root.find(".//joint[@name='a']")
+    assert (a.get("frictionloss"), a.get("damping")) == ("0.25", "4")
+    back = roboio.load(out1)
+    d = back.driver("a")                    # (read back named after its joint)
+    assert (d.dry_friction, d.viscous_friction) == (0.25, 4.0)
+    assert back.driver("b").dry_friction == 0.0
+    out2, _, root2 = write(back, tmp_path, "two.xml")
+    a2 = root2.find(".//joint[@name='a']")
+    assert (a2.get("frictionloss"), a2.get("damping")) == ("0.25", "4")

@@ -56,6 +56,7 @@ class Reader:
         self.link_of: dict = {}            # body id -> (robot, link index) of its own link
         self.joint_links: dict = {}        # joint name -> (robot, [link indices])
         self.geom_body: dict = {}          # geom name -> body
+        self.friction: dict = {}           # (id(robot), link) -> (frictionloss, damping)
         self._mass()
 
     def names(self, name: Optional[str]) -> list:
@@ -268,6 +269,9 @@ class Reader:
                 qmin.append(s.qmin)
                 qmax.append(s.qmax)
                 tmax.append(_torque_limit(s.joint, self.doc))
+                fr = _friction(s.joint, self.doc)
+                if fr is not None:
+                    self.friction[(id(robot), len(links) - 1)] = fr
                 q0.append(s.q0)
                 key = id(s.joint) if s.joint is not None else ("weld", len(links))
                 group_links.setdefault(key, (s.group, []))[1].append(len(links) - 1)
@@ -301,6 +305,21 @@ class Reader:
         robot.joints = joints
         robot.source = self.doc.path
         return robot
+
+
+def _friction(joint, doc: Document):
+    """``(frictionloss, damping)`` of a joint that has either (its driver's dry and viscous
+    friction, which the MJCF writer writes them from), else None."""
+    if joint is None:
+        return None
+    out = []
+    for key in ("frictionloss", "damping"):
+        text = joint.attrs.get(key)
+        try:
+            out.append(float(text) if text else 0.0)
+        except ValueError:
+            raise doc.error(joint.node, f"{key} {text!r} is not a number in joint") from None
+    return tuple(out) if any(out) else None
 
 
 def _torque_limit(joint, doc: Document) -> float:
