@@ -290,7 +290,10 @@ def check_actuators(m, robot):
     act = _actuated(m, robot)
     assert m.nu == len(act), (m.nu, [a[0].name for a in act])
     names = [a[0].name for a in act]
-    for k, (dr, i, j, a, b) in enumerate(act):
+    on_joint = {int(m.actuator_trnid[k][0]): k for k in range(m.nu)}   # (listed in joint order)
+    assert sorted(on_joint) == [int(m.actuator_trnid[k][0]) for k in range(m.nu)]
+    for dr, i, j, a, b in act:
+        k = on_joint[j]
         if names.count(dr.name) == 1:
             assert mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, k) == dr.name
         assert int(m.actuator_trntype[k]) == int(mujoco.mjtTrn.mjTRN_JOINT) and m.actuator_trnid[k][0] == j

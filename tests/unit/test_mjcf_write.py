@@ -613,3 +613,15 @@ def test_joint_friction_reads_back_as_driver_friction(tmp_path):
     out2, _, root2 = write(back, tmp_path, "two.xml")
     a2 = root2.find(".//joint[@name='a']")
     assert (a2.get("frictionloss"), a2.get("damping")) == ("0.25", "4")
+
+
+def test_actuators_and_couplings_follow_the_joint_order(tmp_path):
+    """Actuators and equalities are listed in the document order of their joints, which a
+    reading keeps (drivers are read one per joint, in that order), not in the drivers'
+    order: MJCF -> read -> MJCF lists them the same (barrettwam's fingers swapped)."""
+    r = _gripper()
+    r.drivers = r.drivers[::-1]                      # grip, lift, turn
+    out1, _, root = write(r, tmp_path, "one.xml")
+    assert [a.get("joint") for a in root.find("actuator")] == ["a", "b", "f2"]
+    out2, _, root2 = write(roboio.load(out1), tmp_path, "two.xml")
+    assert [a.get("joint") for a in root2.find("actuator")] == ["a", "b", "f2"]

@@ -108,12 +108,17 @@ class Actuators:
         el.set(f"{kind}limited", "true")
         el.set(f"{kind}range", _fmt(rng))
 
-    def element(self):
-        """The ``<actuator>`` element, or None when there is nothing in it."""
+    def element(self, joint_order: Optional[dict] = None):
+        """The ``<actuator>`` element, or None when there is nothing in it. ``joint_order``
+        (joint name -> place in the document): actuators in the order of their joints, which
+        a reading of the file keeps (the drivers' own order it does not)."""
         if not self.elements:
             return None
         out = etree.Element("actuator")
-        for el in self.elements:
+        els = self.elements
+        if joint_order is not None:
+            els = sorted(els, key=lambda el: joint_order.get(el.get("joint"), len(joint_order)))
+        for el in els:
             out.append(el)
         return out
 

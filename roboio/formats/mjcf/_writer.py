@@ -308,11 +308,14 @@ class MjcfWriter:
                 etree.SubElement(contact, "pair", geom1=a, geom2=b)
             for a, b in self.excludes:
                 etree.SubElement(contact, "exclude", body1=a, body2=b)
+        # equalities and actuators in the document order of their joints (not the drivers'
+        # order, which a reading of the file does not keep), so that a rewrite lists them so
+        order = {el.get("name"): k for k, el in enumerate(worldbody.iter("joint"))}
         if self.equalities:
             eq = etree.SubElement(root, "equality")
-            for attrs in self.equalities:
+            for attrs in sorted(self.equalities, key=lambda a: order.get(a["joint1"], len(order))):
                 etree.SubElement(eq, "joint", **attrs)
-        act = self.actuators.element()
+        act = self.actuators.element(order)
         if act is not None:
             root.append(act)
         if self.actuators.damped:
