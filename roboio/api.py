@@ -148,7 +148,7 @@ def _klampt_extension_case(path: str, info, ctx) -> None:
     ext = os.path.splitext(path)[1]
     if ext != ext.lower() and info.ecosystem in ("klampt", "urdf") and ext.lower() in info.extensions:
         ctx.warn(f"extension {ext!r} is not lower case: Klamp't refuses the file (it knows "
-                 f"{ext.lower()!r} only); read as {info.name}")
+                 f"{ext.lower()!r} only); read as {info.name}", kind="read differently")
 
 
 def _touch(geom):

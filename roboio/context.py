@@ -137,11 +137,12 @@ class LoadContext:
         """Build (not raise) a FormatError located in this context's file."""
         return FormatError(path if path is not None else self.path, line, column, message)
 
-    def warn(self, message: str, line=None, column=None, path=None, *, severity: str = "warning",
+    def warn(self, message: str, line=None, column=None, path=None, *, severity=None,
              kind=None, hint=None) -> None:
-        """Record a warning (a :class:`~roboio.errors.Diagnostic` of ``severity`` ``"error"``,
-        ``"warning"`` or ``"note"``, with an optional grouping ``kind`` and a ``hint`` naming
-        the option that fixes it); in strict mode raise it as a FormatError instead."""
+        """Record a warning: a :class:`~roboio.errors.Diagnostic` of ``kind`` (one of
+        :data:`roboio.errors.KINDS`, which gives its severity ``"error"``, ``"warning"`` or
+        ``"note"`` unless ``severity`` says otherwise) with a ``hint`` naming the option that
+        fixes it; in strict mode raise it as a FormatError instead."""
         self._record(message, line, column, path, severity, kind, hint)
 
     def note(self, message: str, line=None, column=None, path=None, *, kind=None) -> None:
@@ -156,7 +157,7 @@ class LoadContext:
         text = Diagnostic(str(err), severity, kind, hint)
         self.warnings.append(text)
         # stacklevel 4: the reader that called warn/note
-        warnings.warn(text, RoboioNote if severity == "note" else RoboioWarning, stacklevel=4)
+        warnings.warn(text, RoboioNote if text.severity == "note" else RoboioWarning, stacklevel=4)
 
     # -- resource budget (see roboio.limits) ------------------------------------------
     def limit(self, counter: str) -> int:

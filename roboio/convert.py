@@ -43,7 +43,7 @@ def _couplings_for(obj, fmt: str, report: ConversionReport):
         out, notes = linearized(robot, keep)
         for what, err in notes:
             size = "" if err is None else f" (largest error {err[0]:.3g} {err[1]} over the joint's range)"
-            report.lose(f"{robot.name}: non-affine coupling: {what}{size}")
+            report.lose(f"{robot.name}: non-affine coupling: {what}{size}", kind="approximated")
         return out
     if isinstance(obj, Robot):
         return fix(obj)
@@ -72,16 +72,16 @@ def _adapt(obj, info, report: ConversionReport):
         return motion
     if isinstance(obj, MultiPath) and Trajectory in accepts:
         for item in obj.trajectory_losses():
-            report.lose(item)
+            report.lose(item, kind=getattr(item, "kind", None) or "not written")
         return obj.to_trajectory()
     if isinstance(obj, World) and Robot in accepts and obj.robots:
         if len(obj.robots) > 1:
             for r in obj.robots[1:]:
-                report.lose(f"robot {r.name!r} (the target holds one robot)")
+                report.lose(f"robot {r.name!r} (the target holds one robot)", kind="not written")
         for o in obj.rigid_objects:
-            report.lose(f"rigid object {o.name!r} (the target holds one robot)")
+            report.lose(f"rigid object {o.name!r} (the target holds one robot)", kind="not written")
         for t in obj.terrains:
-            report.lose(f"terrain {t.name!r} (the target holds one robot)")
+            report.lose(f"terrain {t.name!r} (the target holds one robot)", kind="not written")
         return obj.robots[0]
     if isinstance(obj, World) and not obj.robots:
         for cls, items in ((RigidObject, obj.rigid_objects), (Terrain, obj.terrains)):
@@ -98,7 +98,8 @@ def _adapt(obj, info, report: ConversionReport):
         g = obj.geometry.copy()
         g.apply_transform(obj.transform)
         if isinstance(obj, RigidObject):
-            report.lose("mass, inertia and contact parameters of the rigid object (target holds geometry only)")
+            report.lose("mass, inertia and contact parameters of the rigid object (target holds geometry only)",
+                        kind="not written")
         return g
     if Geometry in accepts and isinstance(obj, (Robot, World)):
         from .model.posed import posed_geometry   # robots at their configuration

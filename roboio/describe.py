@@ -11,7 +11,8 @@ import numpy as np
 from .model import Geometry, Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
 from .model.joint_tree import joint_tree
 
-__all__ = ["summary", "geometry_files", "mesh_counts", "geometry_parts", "joint_vector", "tree_summary"]
+__all__ = ["summary", "geometry_files", "mesh_counts", "geometry_parts", "joint_vector", "tree_summary",
+           "holds"]
 
 
 def _walk(g):
@@ -222,3 +223,30 @@ def summary(obj) -> dict:
             out = {"kind": type(obj).__name__}
     out["warnings"] = list(getattr(obj, "warnings", []))
     return out
+
+
+def _count(n, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def holds(s: dict) -> str:
+    """What a :func:`summary` says the object holds, in a few words (a row of ``roboio info
+    DIR``): ``6 links, 5 joints``; ``1 robot, 1 rigid object, 1 terrain``; ``21 frames``."""
+    kind = s.get("kind")
+    if kind == "robot":
+        return f"{_count(s.get('num_links', 0), 'link')}, {_count(s.get('num_joints', 0), 'joint')}"
+    if kind == "world":
+        return ", ".join(_count(len(s.get(k) or []), noun) for k, noun in (
+            ("robots", "robot"), ("rigid_objects", "rigid object"), ("terrains", "terrain")))
+    if kind == "geometry":
+        if "triangles" in s:
+            return _count(s["triangles"], "triangle")
+        if "points" in s:
+            return _count(s["points"], "point")
+        return str(s.get("type", ""))
+    if kind in ("rigid_object", "terrain"):
+        return str(s.get("geometry", ""))
+    for key, noun in (("num_frames", "frame"), ("milestones", "milestone"), ("sections", "section")):
+        if isinstance(s.get(key), int):
+            return _count(s[key], noun)
+    return ""

@@ -80,6 +80,55 @@ class RoboioNote(RoboioWarning):
 #: how much a diagnostic matters, most first
 SEVERITIES = ("error", "warning", "note")
 
+#: The sorts of diagnostics (their ``kind``) and the severity each has. One rule everywhere
+#: (docs/cli.md, "Severity"): a reader or writer says what sort of item it records, and the
+#: severity follows from it, so that the same sort of item has the same severity in every
+#: format. A call site gives a severity of its own only where the size of the item decides
+#: (a rounding beyond tolerance is an error, an FK change below it a note).
+KINDS = {
+    # notes: nothing to act on
+    "ignored": "note",            # ignored by the original program too (an unknown element)
+    "kept as data": "note",       # not part of the model, kept for writing the format back
+    "rounding": "note",           # numbers rounded far below any tolerance
+    "deprecated": "note",         # an old spelling, read as its replacement
+    "side files": "note",         # files a writer converted or copied beside its output
+    "restructured": "note",       # the same content in another structure (a group merged)
+    # errors: the model (or the output) is wrong or incomplete
+    "missing file": "error",      # a referenced file (mesh, include, package) not found
+    "unreadable file": "error",   # a referenced file found but not readable
+    "truncated": "error",         # a file cut short
+    "invalid value": "error",     # NaN, inverted limits, negative masses, a broken structure
+    "fk error": "error",          # link poses change beyond tolerance in a conversion
+    "target refuses": "error",    # the target program refuses (part of) what is written
+    # warnings: roboio or the target guessed, changed or dropped something
+    "guessed": "warning",         # roboio chose a reading or a default the file leaves open
+    "changed": "warning",         # a value read or written differently (clamped, normalised)
+    "dropped": "warning",         # part of the input left out
+    "unsupported": "warning",     # what roboio does not read although the original program does
+    "not written": "warning",     # what the target format cannot hold
+    "approximated": "warning",    # written approximately (the item says by how much)
+    "renamed": "warning",         # a name the target could not keep
+    "target default": "warning",  # the target applies its own default where the model has none
+    "read differently": "warning",  # the original or target program reads it otherwise than roboio
+    "quirk": "warning",           # read as the original program reads it, which the file may not mean
+    "empty": "warning",           # a file or element that holds nothing (no milestones)
+}
+
+#: options that fix an item, as hints name them
+HINT_DATA_PATH = "--data-path DIR"
+HINT_PACKAGE_PATH = "--package-path DIR"
+HINT_FORMAT = "--format NAME"
+
+
+def kind_severity(kind, severity=None) -> str:
+    """``severity`` when given, else the one :data:`KINDS` gives ``kind``, else
+    ``"warning"``."""
+    if severity is not None:
+        if severity not in SEVERITIES:
+            raise ValueError(f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}")
+        return severity
+    return KINDS.get(kind, "warning")
+
 
 class Diagnostic(str):
     """The text of one warning or report item (a ``str``: ``obj.warnings`` and
@@ -88,15 +137,15 @@ class Diagnostic(str):
     * ``severity``: ``"error"`` (the result is wrong or incomplete: a referenced file
       missing, a file cut short), ``"warning"`` (roboio or the target guessed, changed or
       dropped something a user may care about) or ``"note"`` (nothing to act on: ignored by
-      the original program too, kept as data, rounding far below tolerance);
-    * ``kind``: a short label grouping items of the same sort (``"unknown element"``,
-      ``"missing mesh"``) in summaries, or None;
+      the original program too, kept as data, rounding far below tolerance); by default
+      the one :data:`KINDS` gives ``kind``;
+    * ``kind``: one of :data:`KINDS`, grouping items of the same sort (``"ignored"``,
+      ``"missing file"``) in summaries, or None;
     * ``hint``: what fixes it, when an option does (``"--data-path DIR"``), or None.
     """
 
-    def __new__(cls, text, severity: str = "warning", kind=None, hint=None):
-        if severity not in SEVERITIES:
-            raise ValueError(f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}")
+    def __new__(cls, text, severity=None, kind=None, hint=None):
+        severity = kind_severity(kind, severity)
         self = super().__new__(cls, text)
         self.severity = severity
         self.kind = kind
@@ -105,6 +154,14 @@ class Diagnostic(str):
 
     def __reduce__(self):
         return (Diagnostic, (str(self), self.severity, self.kind, self.hint))
+
+    def with_text(self, text) -> "Diagnostic":
+        """The same diagnostic with another text (a prefix added, say)."""
+        return Diagnostic(text, self.severity, self.kind, self.hint)
+
+    def to_dict(self) -> dict:
+        """``{"text", "severity", "kind", "hint"}`` (what ``--json`` prints)."""
+        return {"text": str(self), "severity": self.severity, "kind": self.kind, "hint": self.hint}
 
 
 def severity_of(item) -> str:

@@ -15,7 +15,12 @@ any comparison of two models of one robot) works on.
    trees must have the same shape; roots, then the children of paired links, are paired by
    their poses at the zero configuration relative to their parents (nearest first; welded
    links at their configured value), subtree sizes and joint kinds agreeing. It is used
-   when it pairs more links than the names do.
+   when it pairs more links than the names do;
+4. **place** (with ``place=True``: ``roboio diff``), when the trees differ in shape (a link
+   added as well as one renamed): a link
+   left unpaired whose parent is paired with a B link's parent (or that is a root, as the B
+   link is), of the same joint kind, pairs with that B link when each is the only such link
+   on its side; repeated down the tree.
 
 Names that pair every link win over structure, so a conversion that swaps two names is
 caught: the swapped links are compared with each other and differ.
@@ -195,13 +200,42 @@ def _by_structure(ra, rb) -> Optional[list]:
     return sorted(pairs)
 
 
+def _by_place(ra, rb, pairs: list) -> list:
+    """Pairs of links left unpaired: an A link whose parent is paired with a B link's
+    parent (or both roots), of the same joint kind, when each is the only such link on its
+    side; repeated until nothing more pairs (children of new pairs then pair too)."""
+    of_a = dict(pairs)
+    done_b = set(of_a.values())
+    wa, wb = _welded(ra), _welded(rb)
+    extra = []
+    while True:
+        slots: dict = {}
+        for i, l in enumerate(ra.links):
+            if i in of_a:
+                continue
+            parent = -1 if l.parent < 0 else of_a.get(l.parent)
+            if parent is not None:
+                slots.setdefault((parent, _kind(ra, i, wa)), ([], []))[0].append(i)
+        for j, l in enumerate(rb.links):
+            key = (l.parent, _kind(rb, j, wb))
+            if j not in done_b and key in slots:
+                slots[key][1].append(j)
+        new = [(xs[0], ys[0]) for xs, ys in slots.values() if len(xs) == 1 and len(ys) == 1]
+        if not new:
+            return extra
+        for i, j in new:
+            of_a[i] = j
+            done_b.add(j)
+        extra += new
+
+
 def match_links(ra, rb, link_map: Optional[dict] = None, renamed: Optional[dict] = None,
-                structure: bool = True) -> LinkMatch:
+                structure: bool = True, place: bool = False) -> LinkMatch:
     """The correspondence of ``ra``'s links with ``rb``'s (see the module docstring).
     ``renamed``: ``ConversionReport.renamed`` of the conversion A -> B (its "links" and
     "joints" entries); ``link_map``: the user's map, applied after the renames (the user
     said which link is which: no structure matching then); ``structure=False``: names
-    only."""
+    only; ``place``: also pair links by their place in trees of different shapes."""
     renamed = renamed or {}
     want = expected_names(ra.link_names, renamed.get("links"), link_map)
     pairs = _by_name(want, rb.link_names)
@@ -222,5 +256,12 @@ def match_links(ra, rb, link_map: Optional[dict] = None, renamed: Optional[dict]
         if tree is not None and len(tree) > len(pairs):
             pairs, by = tree, "structure"
             done_a, done_b = {i for i, _ in pairs}, {j for _, j in pairs}
+        elif place:
+            extra = _by_place(ra, rb, pairs)
+            if extra:
+                pairs = sorted(pairs + extra)
+                done_a |= {i for i, _ in extra}
+                done_b |= {j for _, j in extra}
+                by += " and tree structure"
     return LinkMatch(pairs, by, [i for i in range(ra.num_links) if i not in done_a],
                      [j for j in range(rb.num_links) if j not in done_b])

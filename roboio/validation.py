@@ -2,13 +2,24 @@
 
 One implementation for ``roboio validate FILE`` and ``roboio batch validate TREE``: the
 readers' warnings (what the original program ignores or stops at), meshes that are missing
-or do not load, inconsistent limits, NaNs, negative masses, links in no joint.
+or do not load, inconsistent limits, NaNs, negative masses, links in no joint. Each problem
+is a :class:`~roboio.errors.Diagnostic` with its severity (error, warning, note): a file
+*fails* validation when it has an error (:func:`fails`; with ``strict``, a warning too).
 """
 from __future__ import annotations
 
 from contextlib import nullcontext
 
-__all__ = ["problems", "meshes_of"]
+from .errors import Diagnostic, severity_of
+
+__all__ = ["problems", "meshes_of", "fails"]
+
+
+def fails(found, strict: bool = False) -> bool:
+    """Whether problems ``found`` fail validation: any error, or with ``strict`` any warning
+    (notes never do)."""
+    bad = ("error", "warning") if strict else ("error",)
+    return any(severity_of(p) in bad for p in found)
 
 
 def _geoms(obj):
@@ -47,27 +58,29 @@ def _robot_checks(r, where=""):
     out = []
     bad = np.nonzero(r.qmin > r.qmax)[0]
     for i in bad:
-        out.append(f"{where}link {r.link_names[i]!r}: qmin {r.qmin[i]} > qmax {r.qmax[i]}")
+        out.append(Diagnostic(f"{where}link {r.link_names[i]!r}: qmin {r.qmin[i]} > qmax {r.qmax[i]}",
+                              kind="invalid value"))
     for name in Robot.LIMIT_NAMES:
         arr = getattr(r, name)
         for i in np.nonzero(np.isnan(arr))[0]:
-            out.append(f"{where}link {r.link_names[i]!r}: {name} is NaN")
+            out.append(Diagnostic(f"{where}link {r.link_names[i]!r}: {name} is NaN", kind="invalid value"))
     for l in r.links:
         if l.mass < 0:
-            out.append(f"{where}link {l.name!r}: negative mass {l.mass}")
+            out.append(Diagnostic(f"{where}link {l.name!r}: negative mass {l.mass}", kind="invalid value"))
     covered = {i for j in r.joints for i in j.links}
     if r.joints:
         for i in range(r.num_links):
             if i not in covered:
-                out.append(f"{where}link {r.link_names[i]!r} belongs to no joint")
+                out.append(Diagnostic(f"{where}link {r.link_names[i]!r} belongs to no joint",
+                                      kind="guessed"))
     return out
 
 
 def problems(obj, bar=None) -> list:
-    """Every problem of ``obj`` (what :func:`roboio.load` returned), one line each: its
-    warnings, then meshes that fail to load, then each robot's checks. Loads every mesh;
-    ``bar`` (a callable ``bar(total) -> context manager with .update()``, e.g. a progress
-    bar) is told of each mesh loaded."""
+    """Every problem of ``obj`` (what :func:`roboio.load` returned), one
+    :class:`~roboio.errors.Diagnostic` each: its warnings, then meshes that fail to load,
+    then each robot's checks. Loads every mesh; ``bar`` (a callable ``bar(total) -> context
+    manager with .update()``, e.g. a progress bar) is told of each mesh loaded."""
     from .model import Robot, World
     found = list(getattr(obj, "warnings", []))
     meshes = meshes_of(obj)
@@ -76,7 +89,7 @@ def problems(obj, bar=None) -> list:
             try:
                 m.load()
             except (ValueError, OSError) as e:
-                found.append(f"{where}: {e}")
+                found.append(Diagnostic(f"{where}: {e}", kind="unreadable file"))
             if b is not None:
                 b.update()
     robots = [obj] if isinstance(obj, Robot) else (obj.robots if isinstance(obj, World) else [])

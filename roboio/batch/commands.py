@@ -17,7 +17,7 @@ import time
 from typing import Callable, Optional
 
 from . import tasks as T
-from .walk import OutputClash, Source, expand
+from .walk import OutputClash, Source, expand, readable
 
 __all__ = ["Summary", "convert", "validate", "fk", "REPORT_VERSION", "CONVERT_REPORT"]
 
@@ -273,27 +273,6 @@ def convert(src, dst, to: str, *, client=None, workers: Optional[int] = None,
 
 # -- validate -------------------------------------------------------------------------------
 
-def _readable(sources: list, kinds=None) -> list:
-    """``[(Source, reader or None)]`` for the files roboio reads (by extension and content),
-    or whose extension names a format it reads (a broken file: a failure to report);
-    ``kinds`` keeps those whose format holds one of them (``("robot", "world")``)."""
-    from ..errors import FormatError
-    from ..formats.registry import find_reader, formats
-    out = []
-    for s in sources:
-        try:
-            info = find_reader(s.path)
-            reader, fkinds = info.name, set(info.kinds)
-        except (FormatError, OSError):
-            named = [f for f in formats() if f.can_read and f.matches_extension(s.path)]
-            if not named:
-                continue
-            reader, fkinds = None, {k for f in named for k in f.kinds}
-        if kinds is None or fkinds & set(kinds):
-            out.append((s, reader))
-    return out
-
-
 def validate(src, *, client=None, workers: Optional[int] = None, scheduler: Optional[str] = None,
              resume: bool = False, report: Optional[str] = None, timeout: Optional[float] = None,
              kinds=None, progress=None, on_outcome=None, strict: bool = False,
@@ -309,7 +288,7 @@ def validate(src, *, client=None, workers: Optional[int] = None, scheduler: Opti
         raise ValueError("resume needs the report of the earlier run (report=...)")
     options = T.Options.current(strict=strict, search_paths=search_paths,
                                 package_dirs=package_dirs, flavor=flavor, limits=limits)
-    files = _readable(expand(src), kinds)
+    files = readable(expand(src), kinds)
     params = {"kinds": sorted(kinds) if kinds else None, **_reading(options)}
     prior = _prior(report, "validate", params, resume)
     book = _Book("validate", params, os.fspath(report) if report else None, on_outcome)
@@ -469,7 +448,7 @@ def _motion_sources(motions, out: str) -> list:
         if os.path.isfile(m):
             picked += found
         else:
-            picked += [s for s, reader in _readable(found, MOTION_KINDS)]
+            picked += [s for s, reader in readable(found, MOTION_KINDS)]
     seen: dict = {}
     for s in picked:
         if s.rel in seen and os.path.realpath(seen[s.rel].path) != os.path.realpath(s.path):

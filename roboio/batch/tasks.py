@@ -88,7 +88,10 @@ class Outcome:
     report's losses, the reader's warnings, ``validate``'s problems; ``frames``: frames
     computed (``batch fk``), ``frame_range`` ``[start, stop, motion's frames]`` of the chunk;
     ``shared``: files this task wrote that another input of the run wrote too; ``loaded``:
-    files this task loaded (not found in the cache)."""
+    files this task loaded (not found in the cache); ``counts``: the problems (validate) or
+    the report's items (convert) by severity, ``{"error": n, "warning": n, "note": n}``;
+    ``format``, ``object_kind``, ``holds``: the file's format, the kind of object it holds
+    (``robot``, ``world``, ...) and what is in it (validate)."""
     input: str
     kind: str
     message: str = ""
@@ -104,6 +107,10 @@ class Outcome:
     frame_range: Optional[list] = None
     shared: list = field(default_factory=list)
     loaded: list = field(default_factory=list)
+    counts: dict = field(default_factory=dict)
+    format: Optional[str] = None
+    object_kind: str = ""
+    holds: str = ""
 
     @property
     def ok(self) -> bool:
@@ -111,7 +118,7 @@ class Outcome:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        return {k: v for k, v in d.items() if v not in ([], None, 0) or k in ("kind", "seconds")}
+        return {k: v for k, v in d.items() if v not in ([], None, 0, {}, "") or k in ("kind", "seconds")}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Outcome":
@@ -248,9 +255,10 @@ def convert_file(src: str, dst: str, reader: Optional[str], to: str, options: Op
         out.input_files = [st for st in map(stamp, _others(obj, src)) if st is not None]
         files = [dst] + [f for f in report.files if f != dst]
         out.written = [s for s in map(stamp, files) if s is not None]
-        notes = [f"{len(out.lost)} lost" if out.lost else "",
-                 _plural(len(out.warnings), "input warning") if out.warnings else ""]
-        out.message = ", ".join(n for n in notes if n)
+        from ..diagnostics import count_line, counts
+        out.counts = counts(list(report.lost) + list(report.warnings) + out.warnings)
+        # the losses, the writer's remarks and the input's warnings, by severity
+        out.message = count_line(out.counts) if any(out.counts.values()) else ""
     out.seconds = time.perf_counter() - t0
     return out
 
@@ -267,37 +275,55 @@ def _input_stamp(path: str) -> Optional[dict]:
     return None if s is None else {"size": s["size"], "mtime_ns": s["mtime_ns"]}
 
 
-def _plural(n: int, what: str) -> str:
-    return f"{n} {what}" + ("" if n == 1 else "s")
-
-
 # -- validate -------------------------------------------------------------------------------
 
 @_quiet
 def validate_file(path: str, reader: Optional[str], options: Options) -> Outcome:
-    """``roboio validate`` of one file: ``ok`` when it loads with no problem, ``failed``
-    with the problems listed (the message gives their number and the first) otherwise."""
+    """``roboio validate`` of one file: ``failed`` when it does not load or has an error
+    (with ``options.strict`` a warning too; notes never fail it), else ``ok``. ``problems``
+    lists each problem (``{"text", "severity", "kind", "hint"}``, at most
+    :data:`MAX_PROBLEMS`), ``counts`` counts them by severity; ``format`` and ``holds`` say
+    what the file is. The file is read as ``validate`` reads it (never a strict load, whose
+    first note would stop it)."""
     from ..api import load
-    from ..errors import CompanionFile
-    from ..validation import problems
+    from ..describe import holds, summary
+    from ..diagnostics import as_diagnostics, count_line, counts
+    from ..errors import CompanionFile, Diagnostic
+    from ..validation import fails, problems
     t0 = time.perf_counter()
-    out = Outcome(path, "ok", input_stamp=_input_stamp(path))
+    out = Outcome(path, "ok", input_stamp=_input_stamp(path), format=reader)
     try:
-        obj = load(path, reader, **options.load_kwargs())
-        found = problems(obj)
-        out.problems = found[:MAX_PROBLEMS] + ([f"... and {len(found) - MAX_PROBLEMS} more"]
-                                               if len(found) > MAX_PROBLEMS else [])
+        obj = load(path, reader, **dict(options.load_kwargs(), strict=False))
+        found = as_diagnostics(problems(obj))
+        out.object_kind, out.holds = _holds(obj, summary, holds)
     except CompanionFile as e:
         out.kind, out.message = "skipped", " ".join(e.message.split())
     except Exception as e:       # noqa: BLE001 -- one bad file is one failed outcome
         out.kind, out.message = "failed", one_line(e)
+        out.counts = counts([Diagnostic(out.message, "error")])
     else:
-        if out.problems:
+        out.counts = counts(found)
+        out.problems = [d.to_dict() for d in found[:MAX_PROBLEMS]]
+        if len(found) > MAX_PROBLEMS:
+            out.problems.append({"text": f"... and {len(found) - MAX_PROBLEMS} more",
+                                 "severity": "note", "kind": None, "hint": None})
+        out.message = count_line(out.counts) if found else ""
+        if fails(found, options.strict):
             out.kind = "failed"
-            out.message = (f"{_plural(len(found), 'problem')}: "
-                           + " ".join(out.problems[0].split()))
+            worst = next(d for d in found if d.severity in ("error", "warning")
+                         and (options.strict or d.severity == "error"))
+            out.message += ": " + " ".join(worst.split())
     out.seconds = time.perf_counter() - t0
     return out
+
+
+def _holds(obj, summary, holds) -> tuple:
+    """``(kind, what it holds)`` of a loaded object, as ``roboio info`` says them."""
+    try:
+        s = summary(obj)
+    except (ValueError, OSError):      # (a summary that needs a mesh that does not load)
+        return type(obj).__name__, ""
+    return str(s.get("kind", "")), holds(s)
 
 
 # -- fk -------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from typing import Iterable, Optional
 from ..errors import RoboioError
 
 __all__ = ["Source", "ConvertJob", "OutputClash", "files_under", "expand", "output_name",
-           "convert_jobs"]
+           "convert_jobs", "readable"]
 
 
 class OutputClash(RoboioError):
@@ -173,3 +173,25 @@ def check_clashes(jobs, inputs=()) -> None:
                               f"{input_of[key]}; nothing was written (choose another output "
                               f"directory)")
         by_output[key] = job
+
+
+def readable(sources: list, kinds=None) -> list:
+    """``[(Source, reader or None)]`` for the files roboio reads (by extension and content),
+    or whose extension names a format it reads (a broken file: a failure to report);
+    ``kinds`` keeps those whose format holds one of them (``("robot", "world")``). What
+    ``roboio batch validate``, ``validate DIR`` and ``info DIR`` work on."""
+    from ..errors import FormatError
+    from ..formats.registry import find_reader, formats
+    out = []
+    for s in sources:
+        try:
+            info = find_reader(s.path)
+            reader, fkinds = info.name, set(info.kinds)
+        except (FormatError, OSError):
+            named = [f for f in formats() if f.can_read and f.matches_extension(s.path)]
+            if not named:
+                continue
+            reader, fkinds = None, {k for f in named for k in f.kinds}
+        if kinds is None or fkinds & set(kinds):
+            out.append((s, reader))
+    return out

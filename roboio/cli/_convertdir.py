@@ -12,11 +12,12 @@ extension added (``SR1.body`` -> ``SR1.body.urdf``; ``SR1.urdf`` stays ``SR1.urd
 inputs never share an output; when they still would (``a.body`` and ``a.body.urdf``), the
 conversion is refused, naming both, before anything is written. Each file is converted by
 :func:`roboio.batch.tasks.convert_file` (what the batch workers run) and gets one line:
-converted (with the number of losses its report lists), skipped (the target cannot hold what
-it is: a GraspIt! body file among robots into URDF; a file read only with the model that
-names it), or failed (on stderr; the others go on; exit status 1 when any failed). Then a
-summary counting the files converted and the files really written (outputs and side files
-such as meshes). A progress bar counts the files on a terminal.
+converted (with the number of losses its report lists), or failed (on stderr; the others
+go on; exit status 1 when any failed); files skipped (the target cannot hold what they are:
+a GraspIt! body file among robots into URDF; a file read only with the model that names it)
+are counted, with their reasons, in the summary (``--verbose`` lists them). Then a summary
+counting the files converted and the files really written (outputs and side files such as
+meshes). A progress bar counts the files on a terminal.
 """
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ def convert_directory(args) -> int:
     from ..batch.tasks import Options, convert_file, note_shared_writes
     from ..batch.walk import convert_jobs
     from . import _progress
-    from ._common import dump_json
+    from ..diagnostics import hint_lines
+    from ._common import cli_words, dump_json
     if not args.to:
         raise UsageError(f"{args.input} is a directory: name the output format with --to FORMAT")
     if os.path.exists(args.output) and not os.path.isdir(args.output):
@@ -76,11 +78,13 @@ def convert_directory(args) -> int:
             for w in o.shared:
                 bar.write(f"roboio convert: warning: {job.src}: {w}", file=sys.stderr)
             if o.kind == "failed":
-                bar.write(f"roboio convert: {job.src}: {o.message}", file=sys.stderr)
-            elif not args.json:
+                bar.write(f"roboio convert: {job.src}: {cli_words(o.message)}", file=sys.stderr)
+            elif not args.json and (o.kind == "ok" or getattr(args, "verbose", False)):
                 bar.write(f"{job.src}: skipped: {o.message}" if o.kind == "skipped" else
                           f"{job.src} -> {job.dst}" + (f"  ({o.message})" if o.message else ""))
             bar.update()
+    from ._dirtable import reasons
+    why = [o.message for o in outcomes if o.kind == "skipped"]
     converted = sum(o.kind == "ok" for o in outcomes)
     failed = sum(o.kind == "failed" for o in outcomes)
     skipped = sum(o.kind == "skipped" for o in outcomes)
@@ -91,10 +95,14 @@ def convert_directory(args) -> int:
     else:
         print(f"{converted} of {len(jobs)} files converted to {args.to}"
               + f" ({_plural(len(written), 'file')} written)"
-              + (f"; {skipped} skipped" if skipped else "")
+              + (f"; {skipped} skipped ({reasons(why, getattr(args, 'verbose', False))})"
+                 if skipped else "")
               + (f"; {failed} failed" if failed else "")
               + ("; see each file's report with roboio convert IN OUT" if any(
                   r.get("lost") or r.get("warnings") for r in results) else ""))
+        # failures name their option in their message; converted files' items carry hints
+        for line in hint_lines(list(o.lost) + list(o.warnings) for o in outcomes):
+            print(line)
     return 1 if failed else 0
 
 
@@ -105,7 +113,7 @@ def _result(o, job) -> dict:
     if o.kind == "skipped":
         return {"input": job.src, "output": None, "ok": True, "skipped": o.message}
     out = {"input": job.src, "output": job.dst, "ok": True, "lost": o.lost,
-           "warnings": o.warnings, "files": [w["path"] for w in o.written]}
+           "warnings": o.warnings, "counts": o.counts, "files": [w["path"] for w in o.written]}
     if o.shared:
         out["shared"] = o.shared        # files another input wrote too (the later write stands)
     return out

@@ -234,8 +234,10 @@ def _tail(s: dict, indent: str = "") -> list:
     if files:
         out.append(f"{indent}referenced files ({len(files)}):")
         out += [f"{indent}  {f}" for f in files]
-    for w in s.get("warnings") or []:
-        out.append(f"{indent}warning: {cli_words(w)}")
+    # every problem of the load with its severity, errors first (and the hint that fixes it)
+    from ..diagnostics import as_diagnostics, by_severity, fold
+    for line in fold(by_severity(as_diagnostics(s.get("warnings") or [])), verbose=True):
+        out.append(f"{indent}{cli_words(line)}")
     return out
 
 

@@ -109,11 +109,13 @@ def _common(args, command: str) -> dict:
         raise UsageError("--workers sizes a local cluster; --scheduler uses an existing one: "
                          "give one of them")
 
+    from ._common import cli_words
+
     def failed(o):
         for w in o.shared:
             print(f"roboio batch {command}: warning: {o.input}: {w}", file=sys.stderr)
         if o.kind == "failed":
-            print(f"roboio batch {command}: {o.input}: {o.message}", file=sys.stderr)
+            print(f"roboio batch {command}: {o.input}: {cli_words(o.message)}", file=sys.stderr)
     return dict(workers=args.workers, scheduler=args.scheduler, resume=args.resume,
                 report=args.report, timeout=args.timeout, strict=args.strict,
                 progress=lambda n: _progress.bar(n, f"batch {command}", "file"), on_outcome=failed)
@@ -139,10 +141,18 @@ def _finish(args, summary) -> int:
         print(dump_json({"counts": c, "report": summary.report, "failed": summary.failed,
                          "skipped": summary.skipped, "files": [o.to_dict() for o in summary.outcomes]}))
     else:
+        from ..diagnostics import count_line, hint_lines
+        from ._dirtable import reasons, total_counts
         extra = f"; {c['frames']:,} frames" if summary.command == "fk" else ""
-        print(f"{c['ok']} ok, {c['failed']} failed, {c['skipped']} skipped; "
+        if summary.command == "validate":
+            extra += f"; {count_line(total_counts(o.counts for o in summary.outcomes))}"
+        why = f" ({reasons(summary.skipped.values())})" if summary.skipped else ""
+        print(f"{c['ok']} ok, {c['failed']} failed, {c['skipped']} skipped{why}; "
               f"{c['written']} files written{extra}"
               + (f" (report: {summary.report})" if summary.report else ""))
+        for line in hint_lines(list(o.problems) + list(o.lost) + list(o.warnings)
+                               for o in summary.outcomes):
+            print(line)
     return 1 if summary.failed else 0
 
 

@@ -29,7 +29,12 @@ def register(sub):
                    help="input format (default: by IN's extension and content)")
     p.add_argument("--strict", action="store_true", help="treat input warnings as errors")
     p.add_argument("--json", action="store_true",
-                   help="print the report as JSON: path, format, lost, warnings, files, fk_error")
+                   help="print the report as JSON: path, format, lost, warnings, files, fk_error, "
+                        "counts, items (every loss and remark with its severity, kind, hint)")
+    p.add_argument("--verbose", action="store_true",
+                   help="list every name a loss concerns and every remark (by default a group "
+                        "shows its number and first few names); with a directory, every "
+                        "skipped file")
     p.add_argument("--force", action="store_true", help="allow OUT to be an input file (the "
                    "input itself, or a file it was read from); refused otherwise")
     p.add_argument("--meshes", choices=("keep", "copy", "convert"),
@@ -60,7 +65,7 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def run(args):
-    from ..errors import RoboioError
+    from ..errors import RoboioError, severity_of
     from ..formats.registry import UnknownFormat
     from .main import UsageError
     format_option(args.frm, "--from", "read")
@@ -98,8 +103,9 @@ def run(args):
         # the target cannot hold what the input is (a trajectory into URDF, ...): one line, exit 1
         raise RoboioError(f"cannot convert {args.input} to {args.output}: {e}") from None
     for w in getattr(obj, "warnings", []):
-        report.warn(f"input: {w}")
-    print(dump_json(report.to_dict()) if args.json else cli_words(str(report)))
+        report.warn(f"input: {w}", severity=severity_of(w), kind=getattr(w, "kind", None),
+                    hint=getattr(w, "hint", None))
+    print(dump_json(report.to_dict()) if args.json else cli_words(report.render(args.verbose)))
     return 0
 
 

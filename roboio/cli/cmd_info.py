@@ -13,8 +13,11 @@ def register(sub):
         "draws the kinematic tree with the joint types URDF users know (fixed, revolute, "
         "continuous, prismatic, floating, mimic with its leader and ratio).",
         examples=["roboio info ur5.urdf", "roboio info ur5.urdf --tree",
-                  "roboio info Barrett.xml --json | jq '.joints[].name'"])
-    p.add_argument("path", help="file to describe (any format roboio reads)")
+                  "roboio info Barrett.xml --json | jq '.joints[].name'",
+                  "roboio info models/      # a table: one row per file"])
+    p.add_argument("path", help="file to describe (any format roboio reads), or a directory "
+                                "(a table, one row per file: format, kind, what it holds, "
+                                "its warnings by severity)")
     p.add_argument("--tree", action="store_true",
                    help="robots: the kinematic tree (links joined by their joints) instead of "
                         "the link table")
@@ -29,7 +32,10 @@ def register(sub):
 
 
 def run(args):
+    import os
     from ..describe import summary
+    if os.path.isdir(args.path):
+        return _directory(args)
     format_option(args.format, "--format", "read")
     obj = load(args.path, args.format, strict=args.strict)
     s = summary(obj)
@@ -50,3 +56,43 @@ def _format_name(path, fmt):
         return find_reader(path, fmt).name
     except (ValueError, OSError):
         return None
+
+
+def _directory(args) -> int:
+    from ..diagnostics import count_line
+    from . import _dirtable
+    from ._common import cli_words
+    from .main import UsageError
+    if args.format or args.tree:
+        raise UsageError("--format and --tree apply to one file; a directory's files are read "
+                         "by their extension and content")
+    rows = _dirtable.info_rows(args.path, args.strict)
+    if args.json:
+        print(dump_json({"path": args.path, "files": rows}))
+        return 0
+    if not rows:
+        print(f"{args.path}: no file roboio reads")
+        return 0
+    table = []
+    for r in rows:
+        c = r.get("counts") or {}
+        state = "cannot be read" if "error" in r else ("skipped" if "skipped" in r else None)
+        table.append([_dirtable.relative(r["path"], args.path), r.get("format") or "?",
+                      r.get("kind") or "-", state or r.get("holds") or "",
+                      *((str(c.get(s, 0)) for s in ("error", "warning", "note")) if state is None
+                        else ("-", "-", "-"))])
+    for line in _dirtable.table(["file", "format", "kind", "holds", "errors", "warnings",
+                                 "notes"], table):
+        print(cli_words(line))
+    for r in rows:
+        if "error" in r:
+            print(cli_words(f"{_dirtable.relative(r['path'], args.path)}: {r['error']}"))
+    bad = sum("error" in r for r in rows)
+    skipped = [r["skipped"] for r in rows if "skipped" in r]
+    total = _dirtable.total_counts(r.get("counts") for r in rows)
+    print(f"{args.path}: {len(rows) - len(skipped)} files"
+          + (f", {bad} cannot be read" if bad else "")
+          + (f", {len(skipped)} skipped ({_dirtable.reasons(skipped)})" if skipped else "")
+          + f"; warnings of the readers: {count_line(total)} (roboio validate DIR checks more)")
+    return 0
+

@@ -89,9 +89,9 @@ def run_resample(args):
     out.input_files = list(getattr(m, "input_files", []))
     report = save(out, args.output, args.to, overwrite_input=args.force)
     if not loss.lossless:
-        report.lose(f"frames of {args.input}: {loss.describe()}")
+        report.lose(f"frames of {args.input}: {loss.describe()}", kind="approximated")
     for w in m.warnings + out.warnings:
-        report.warn(w)
+        report.warn(w, kind=getattr(w, "kind", None))
     from ..model import Trajectory
     rate = args.rate if isinstance(out, Trajectory) else out.frame_rate
     method = "linear" if isinstance(out, Trajectory) else args.method

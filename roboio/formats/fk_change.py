@@ -10,7 +10,7 @@ import numpy as np
 
 from ..model import Robot
 
-__all__ = ["FK_SAMPLES", "samples", "fk_change", "note_fk_change"]
+__all__ = ["FK_SAMPLES", "FK_TOL", "samples", "fk_change", "note_fk_change", "fk_loss_kind"]
 
 FK_SAMPLES = 32            # configurations used to measure the FK effect of approximations
 
@@ -49,3 +49,15 @@ def note_fk_change(report, pos: float, rot: float) -> None:
     """Raise ``report.fk_error`` to at least ``(pos, rot)``."""
     old = getattr(report, "fk_error", (0.0, 0.0))
     report.fk_error = (max(old[0], pos), max(old[1], rot))
+
+
+#: the largest FK change (metres, rotation-matrix entries) a writer's approximation may cause
+#: and still be a note: ``roboio verify``'s default tolerance
+FK_TOL = 1e-9
+
+
+def fk_loss_kind(pos: float, rot: float) -> str:
+    """The kind of the loss "link frames move by up to ...": ``"rounding"`` (a note) within
+    :data:`FK_TOL`, else ``"fk error"`` (an error: a conversion whose links move beyond
+    ``verify``'s tolerance)."""
+    return "rounding" if max(pos, rot) <= FK_TOL else "fk error"

@@ -228,6 +228,19 @@ def resolve_reference(reference: str, referring_file, ctx: LoadContext, roots=()
     return resolve(reference, referring_file, roots, packages)
 
 
+def missing_file_hint(reference: str):
+    """The option that lets a load find the missing file ``reference``: ``--package-path
+    DIR`` for a ``package://`` reference, ``--data-path DIR`` for a relative one (OpenRAVE
+    data directories, ``$GRASPIT``), None for an absolute path."""
+    from ..errors import HINT_DATA_PATH, HINT_PACKAGE_PATH
+    ref = reference.strip()
+    if ref.startswith("package://"):
+        return HINT_PACKAGE_PATH
+    if ref.startswith("file://") or os.path.isabs(ref):
+        return None
+    return HINT_DATA_PATH
+
+
 def load_geometry_ref(reference: str, referring_file: str, ctx: LoadContext, *, line=None,
                       roots=(), packages=None, format: Optional[str] = None):
     """Load the geometry a file refers to:
@@ -250,10 +263,11 @@ def load_geometry_ref(reference: str, referring_file: str, ctx: LoadContext, *, 
         return g
     res = resolve_reference(ref, referring_file, ctx, roots, packages)
     if not res:
-        ctx.warn(f"geometry file {ref!r} not found (looked for: {res.describe_tried()})", line)
+        ctx.warn(f"geometry file {ref!r} not found (looked for: {res.describe_tried()})", line,
+                 kind="missing file", hint=missing_file_hint(ref))
         return TriangleMesh(source=GeometrySource(reference, None, None), missing=True)
     if res.note:
-        ctx.warn(res.note, line)
+        ctx.warn(res.note, line, kind="guessed")
     g = load_geometry(res.path, ctx, format)
     if g.source is None:
         g.source = GeometrySource(reference, res.path, None)

@@ -39,6 +39,7 @@ from ..model import Group, TriangleMesh
 from ..transforms import det3, make_transform, transform_points
 from .affine import relative_reference, split_affine
 from .fileio import atomic_write, safe_file_stem
+from .meshfile import rounding_kind
 
 __all__ = ["MeshExport", "MeshPiece", "MODES"]
 
@@ -128,7 +129,7 @@ class MeshExport:
         if mesh.missing:
             ref = src.reference if src is not None else "?"
             self.report.lose("mesh files that were not found on reading (nothing is referenced)",
-                             f"{label} ({ref})")
+                             f"{label} ({ref})", kind="missing file")
             return []
         if len(mesh.faces) == 0:        # (programs refuse an empty mesh file: Klamp't, MuJoCo)
             self.report.lose("empty meshes (no triangles; nothing is written)", label)
@@ -179,6 +180,9 @@ class MeshExport:
         return out
 
     def _convert(self, mesh, M, split, path, key, label, role, split_colors=None) -> list:
+        if len(mesh.faces) == 0:
+            self.report.lose("empty meshes (no triangles; nothing is written)", label, kind="not written")
+            return []
         # (element-wise: the written vertices have the same digits on any machine)
         V = mesh.vertices if split is not None else transform_points(make_transform(M[:3, :3]), mesh.vertices)
         F = mesh.faces if split is not None or det3(M[:3, :3]) > 0 else mesh.faces[:, ::-1]
@@ -279,19 +283,19 @@ class MeshExport:
             return [(F, None)]
         fc = mesh.face_colors
         if mesh.vertex_colors is not None:
-            self.report.lose(f"vertex colours of meshes ({self.consumer} meshes carry none)", label)
+            self.report.lose(f"vertex colours of meshes ({self.consumer} meshes carry none)", label, kind="not written")
         if fc is None:
             return [(F, None)]
         fc = np.asarray(fc, float).reshape(-1, 4)
         if not (self.split_colors if split is None else split):
-            self.report.lose("face colours of meshes (converted meshes carry none)", label)
+            self.report.lose("face colours of meshes (converted meshes carry none)", label, kind="not written")
             return [(F, None)]
         colors, inv, counts = np.unique(fc, axis=0, return_inverse=True, return_counts=True)
         inv = inv.reshape(-1)
         if len(colors) > _MAX_COLORS:
             top = int(np.argmax(counts))
             self.report.lose(f"face colours of meshes with more than {_MAX_COLORS} colours (one "
-                             "colour kept, the most used)", label)
+                             "colour kept, the most used)", label, kind="approximated")
             return [(F, tuple(float(c) for c in colors[top]))]
         order = np.argsort([np.min(np.nonzero(inv == c)[0]) for c in range(len(colors))])
         parts = [(F[inv == c], tuple(float(x) for x in colors[c])) for c in order]
@@ -302,10 +306,10 @@ class MeshExport:
             big = max((k for k in range(len(parts)) if k not in small), key=lambda k: len(parts[k][0]))
             merged = np.concatenate([parts[big][0]] + [parts[k][0] for k in small])
             self.report.lose("face colours of mesh parts too small to be meshes of their own "
-                             "(drawn in the colour of the largest part)", label)
+                             "(drawn in the colour of the largest part)", label, kind="approximated")
             parts = [(merged if k == big else f, c) for k, (f, c) in enumerate(parts) if k not in small]
         elif small:
-            self.report.lose("face colours of meshes (one colour kept, the most used)", label)
+            self.report.lose("face colours of meshes (one colour kept, the most used)", label, kind="approximated")
             top = int(np.argmax(counts))
             return [(F, tuple(float(c) for c in colors[top]))]
         return parts
@@ -351,13 +355,14 @@ class MeshExport:
             names = " and ".join({".stl": "binary STL", ".obj": "Wavefront OBJ", ".off": "OFF"}[k]
                                  for k in kinds)
             self.report.warn(f"{len(self._writes)} mesh file(s) converted to {names} in "
-                             f"{os.path.basename(self.folder)}/ (from {srcs})")
+                             f"{os.path.basename(self.folder)}/ (from {srcs})", kind="side files")
             if self._f32_error > 0:
-                self.report.lose("mesh vertices rounded to 32-bit floats (binary STL): largest "
-                                 f"change {self._f32_error:.1e} m")
+                self.report.lose("mesh vertices rounded to 32-bit floats (binary STL)",
+                                 kind=rounding_kind(self._f32_error), largest=self._f32_error,
+                                 unit="m")
         if self._copy_plan:
             self.report.warn(f"{len(self._copy_plan)} mesh file(s) copied into "
-                             f"{os.path.basename(self.folder)}/")
+                             f"{os.path.basename(self.folder)}/", kind="side files")
 
 
 class _Quiet:

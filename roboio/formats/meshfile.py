@@ -21,7 +21,18 @@ from ..transforms import compose, det3, transform_points
 from .fileio import read_bytes
 
 __all__ = ["read_bytes", "check_readable", "lazy_mesh", "parsed_mesh", "charge_mesh", "flatten_for_writing",
-           "MeshData", "fan", "color_bytes"]
+           "MeshData", "fan", "color_bytes", "MESH_ROUNDING_TOL", "rounding_kind"]
+
+
+#: the largest vertex change (metres) a mesh writer's rounding may cause and still be a note
+#: (float32 rounding of a robot-sized mesh moves vertices by about 1e-8 m)
+MESH_ROUNDING_TOL = 1e-6
+
+
+def rounding_kind(change: float) -> str:
+    """The kind of a loss "vertices rounded, largest change ``change`` m": ``"rounding"`` (a
+    note) within :data:`MESH_ROUNDING_TOL`, else ``"approximated"`` (a warning)."""
+    return "rounding" if change <= MESH_ROUNDING_TOL else "approximated"
 
 
 def check_readable(path: str, nbytes: int = 0) -> bytes:
@@ -87,7 +98,7 @@ def _collect(geom: Geometry, T: np.ndarray, out: list, report, target: str):
     T = compose(T, geom.transform)
     if geom.missing:
         ref = geom.source.reference if geom.source else "?"
-        report.lose(f"missing geometry {ref!r} (not loaded, nothing to write)")
+        report.lose(f"missing geometry {ref!r} (not loaded, nothing to write)", kind="missing file")
         return
     if isinstance(geom, TriangleMesh):
         v = _affine(T, geom.vertices)
@@ -103,7 +114,7 @@ def _collect(geom: Geometry, T: np.ndarray, out: list, report, target: str):
         lost = geom.other_fields() if cols is not None else sorted(k for k in geom.fields if k not in ("x", "y", "z"))
         if lost:
             report.lose(f"point cloud properties {lost} ({target} keeps positions"
-                        f"{' and colours' if cols is not None else ''} only)")
+                        f"{' and colours' if cols is not None else ''} only)", kind="not written")
         out.append((_affine(T, geom.points), np.zeros((0, 3), np.int64), None, cols))
     elif isinstance(geom, Primitive):
         from ..model.tessellate import primitive_to_mesh
@@ -111,10 +122,10 @@ def _collect(geom: Geometry, T: np.ndarray, out: list, report, target: str):
         report.lose(f"{geom.primitive} primitive: written to {target} as a triangulated "
                     f"approximation ({len(m.faces)} triangles)" if geom.primitive not in ("AABB", "Box")
                     else f"{geom.primitive} primitive: written to {target} as a triangle mesh (exact shape, "
-                         "but no longer a primitive)")
+                         "but no longer a primitive)", kind="approximated" if geom.primitive not in ("AABB", "Box") else "restructured")
         out.append((_affine(T, m.vertices), m.faces, None, None))
     else:
-        report.lose(f"{type(geom).__name__} geometry ({target} cannot hold it)")
+        report.lose(f"{type(geom).__name__} geometry ({target} cannot hold it)", kind="not written")
 
 
 def flatten_for_writing(geom: Geometry, report, target: str) -> MeshData:
@@ -125,7 +136,7 @@ def flatten_for_writing(geom: Geometry, report, target: str) -> MeshData:
     parts: list = []
     _collect(geom, np.eye(4), parts, report, target)
     if isinstance(geom, Group) and len(parts) > 1:
-        report.lose(f"group structure ({len(parts)} elements merged into one {target} mesh)")
+        report.lose(f"group structure ({len(parts)} elements merged into one {target} mesh)", kind="restructured")
     if not parts:
         return MeshData(np.zeros((0, 3)), np.zeros((0, 3), np.int64))
     verts, faces, fcols, vcols = [], [], [], []
@@ -172,5 +183,5 @@ def color_bytes(colors, what: str, target: str, report) -> np.ndarray:
     c = np.asarray(colors, dtype=np.float64).reshape(-1, 4)
     q = np.clip(np.round(c * 255.0), 0, 255)
     if np.any(q / 255.0 != c):
-        report.lose(f"{what} colours rounded to 1/255 steps ({target} stores 0-255 integers)")
+        report.lose(f"{what} colours rounded to 1/255 steps ({target} stores 0-255 integers)", kind="rounding")
     return q.astype(np.uint8)

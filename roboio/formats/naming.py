@@ -87,8 +87,8 @@ def say_unwritten(robot, written, report, why: str) -> None:
     names = joint_names(robot)
     gone = [f"{n} ({robot.links[i].name})" for i, n in enumerate(names)
             if n is not None and i not in written]
-    if gone:
-        report.warn(f"joint names not written ({why}): " + ", ".join(gone))
+    for name in gone:
+        report.warn(f"joint names not written ({why})", name, kind="not written", noun="joint")
 
 
 class Namespace:

@@ -38,6 +38,9 @@ class UnknownFormat(ValueError):
     """A format name that no entry of the table has, or one that cannot read/write."""
 
 
+#: the hint of a file whose format roboio cannot tell (the CLI drops the Python part)
+_NAME_IT = "name its format with --format NAME, or format= in Python (`roboio formats` lists them)"
+
 def _resolve(entry: Entry):
     if entry is None or callable(entry):
         return entry
@@ -245,8 +248,10 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
     what = f" as {'/'.join(kinds)}" if kinds else ""
     if by_ext:
         names = ", ".join(f.name for f in by_ext)
-        raise FormatError(path, None, None, f"content matches none of the formats for its extension ({names})")
-    raise FormatError(path, None, None, f"unknown file type{what}: no reader for this extension or content")
+        raise FormatError(path, None, None, f"content matches none of the formats for its extension "
+                                            f"({names}); {_NAME_IT}")
+    raise FormatError(path, None, None, f"unknown file type{what}: no reader for this extension or "
+                                        f"content; {_NAME_IT}")
 
 
 def lazy_mesh_reader(path: str, format: Optional[str] = None) -> Optional[FormatInfo]:

@@ -87,7 +87,7 @@ def parse_bytes(data: bytes, path: str, ctx: LoadContext | None = None, recover:
             raise FormatError(path, line, col, f"malformed XML: {msg}") from None
         if ctx is not None:
             ctx.warn(f"malformed XML ({msg}); read what a tolerant parser recovers{recover_note}",
-                     line, col)
+                     line, col, kind="guessed")
     except ValueError as e:  # e.g. unicode strings with an encoding declaration
         raise FormatError(path, None, None, f"malformed XML: {e}") from None
     _check_tree(root, path, ctx if charge_nodes else None, limits, charge_nodes,

@@ -17,6 +17,7 @@ from typing import Optional
 import numpy as np
 
 from .. import transforms as tf
+from ..errors import Diagnostic
 from ..limits import check_alloc
 
 __all__ = ["Seq", "BodyMotion", "PoseSeq", "PoseKey", "IkLink", "ROLES", "resample_hold",
@@ -273,7 +274,8 @@ class BodyMotion:
             r = rate or c.frame_rate or self.frame_rate
             if c.data is None:
                 out.components.append(c.copy())
-                out.warnings.append(f"component {c.type} {c.content} copied without resampling")
+                out.warnings.append(Diagnostic(f"component {c.type} {c.content} copied without "
+                                               "resampling", kind="changed"))
                 continue
             if not r:
                 raise ValueError(f"component {c.type} {c.content}: no frame rate to resample to")

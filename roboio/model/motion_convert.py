@@ -32,28 +32,28 @@ __all__ = ["motion_to_trajectory", "trajectory_to_motion"]
 
 def motion_to_trajectory(motion: BodyMotion, robot: Robot, report=None, joint_map=None) -> Trajectory:
     """Klamp't configurations (F, num_links) of ``robot`` for every frame of ``motion``."""
-    def lose(item):
+    def lose(item, kind="not written"):
         if report is not None:
-            report.lose(item)
+            report.lose(item, kind=kind)
 
     Q = motion.robot_configs(robot, joint_map)
     jd = motion.joint_displacement
     dofs = _joint_dofs(robot, joint_map)
     if jd is not None and jd.shape[1] > len(dofs):
-        lose(f"joint displacement columns {len(dofs)}..{jd.shape[1] - 1} (the model has no such joint ids)")
+        lose(f"joint displacement columns {len(dofs)}..{jd.shape[1] - 1} (the model has no such joint ids)", kind="not written")
     roots = motion.root_transforms()
     if roots is not None:
         chain = floating_base(robot)
         if chain is None:
-            lose("root link poses (LinkPosition): the model's root is not a Klamp't floating base")
+            lose("root link poses (LinkPosition): the model's root is not a Klamp't floating base", kind="not written")
         else:
             set_floating_base(robot, chain, Q, roots)
     lp = motion.link_positions
     if lp is not None and lp.shape[1] > 1:
-        lose(f"poses of {lp.shape[1] - 1} non-root links (LinkPosition parts 1..)")
+        lose(f"poses of {lp.shape[1] - 1} non-root links (LinkPosition parts 1..)", kind="not written")
     for c in motion.components:
         if c.role not in ("joint_displacement", "link_position"):
-            lose(f"component {c.type} {c.content}" + (" (ZMP)" if c.role == "zmp" else ""))
+            lose(f"component {c.type} {c.content}" + (" (ZMP)" if c.role == "zmp" else ""), kind="not written")
     times = motion.times
     if times is None:
         if not motion.frame_rate:
@@ -80,13 +80,13 @@ def trajectory_to_motion(traj, robot: Robot, report=None, joint_map=None,
     """A :class:`BodyMotion` (root LinkPosition + JointDisplacement by joint id) from a
     Klamp't trajectory or MultiPath of ``robot``. ``frame_rate`` forces the rate written
     (frame times are then kept when the trajectory's times are not on that grid)."""
-    def lose(item):
+    def lose(item, kind="not written"):
         if report is not None:
-            report.lose(item)
+            report.lose(item, kind=kind)
 
     if isinstance(traj, MultiPath):
         for item in traj.trajectory_losses():
-            lose(item)
+            lose(item, kind=getattr(item, "kind", None) or "not written")
         traj = traj.to_trajectory()
     Q = np.asarray(traj.milestones, dtype=float)
     if Q.ndim != 2 or Q.shape[1] != robot.num_links:
@@ -99,17 +99,18 @@ def trajectory_to_motion(traj, robot: Robot, report=None, joint_map=None,
     ok = dofs >= 0
     jd[:, ok] = Q[:, dofs[ok]]
     if not ok.all() and report is not None:
-        report.warn(f"joint ids {np.flatnonzero(~ok).tolist()} have no link in the model (written as 0)")
+        report.warn(f"joint ids {np.flatnonzero(~ok).tolist()} have no link in the model (written as 0)",
+                    kind="target default")
     T = robot.fk_batch(Q)[:, _root_index(robot)]
     pose = np.concatenate([T[:, :3, 3], tf.matrix_to_quat(T[:, :3, :3])], axis=1)
     used = set(dofs[ok].tolist()) | set(floating_base(robot) or [])
     moving = [robot.links[i].name for i in range(robot.num_links)
               if i not in used and np.ptp(Q[:, i]) > 0]
     if moving:
-        lose(f"values of links without a joint id: {', '.join(moving)}")
+        lose(f"values of links without a joint id: {', '.join(moving)}", kind="not written")
     times = traj.times if traj.times is not None else np.arange(len(Q), dtype=float)
     if traj.times is None:
-        lose("untimed milestones: timed 0, 1, 2, ... s")
+        lose("untimed milestones: timed 0, 1, 2, ... s", kind="target default")
     rate = _regular_rate(times) if frame_rate is None else float(frame_rate)
     frame_times = None
     if rate is None or (frame_rate is not None and _regular_rate(times) != frame_rate):
@@ -122,9 +123,9 @@ def trajectory_to_motion(traj, robot: Robot, report=None, joint_map=None,
             raise ValueError("negative trajectory times cannot be written as Choreonoid frame times")
         if report is not None:
             report.warn("times are not evenly spaced: written as frame times (hasFrameTime); "
-                        "Choreonoid resamples them at the frame rate")
+                        "Choreonoid resamples them at the frame rate", kind="read differently")
     elif times[0] != 0:
-        lose(f"start time {times[0]!r} s (Choreonoid motions start at 0)")
+        lose(f"start time {times[0]!r} s (Choreonoid motions start at 0)", kind="not written")
     comps = [Seq("MultiSE3Seq", "LinkPosition", pose[:, None, :], frame_rate=rate, times=frame_times,
                  role="link_position", se3_format="XYZQWQXQYQZ"),
              Seq("MultiValueSeq", "JointDisplacement", jd, frame_rate=rate, times=frame_times,

@@ -7,6 +7,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..errors import Diagnostic
 from .trajectory import MilestoneSequence, TimeSpan, Trajectory, milestone_arrays
 
 __all__ = ["MultiPath", "Section"]
@@ -108,7 +109,8 @@ class MultiPath(TimeSpan):
             vel = np.concatenate([s.velocities if k == last else s.velocities[:-1]
                                   for k, s in enumerate(self.sections)])
         traj = Trajectory(self._times(), milestones, vel)
-        traj.warnings = [f"sections {k} and {k + 1} do not meet: the last milestone of section {k} was dropped"
+        traj.warnings = [Diagnostic(f"sections {k} and {k + 1} do not meet: the last milestone of "
+                                    f"section {k} was dropped", kind="dropped")
                          for k in range(last)
                          if self.sections[k].num_milestones and self.sections[k + 1].num_milestones
                          and not np.array_equal(self.sections[k].milestones[-1], self.sections[k + 1].milestones[0])]

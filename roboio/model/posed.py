@@ -280,7 +280,8 @@ def posed_geometry(obj, report=None, *, visual: bool = True) -> Group:
             if isinstance(p, PointPart):
                 if p.properties and report is not None:
                     report.lose(f"{em.kind.replace('_', ' ')} {owner!r}: point cloud properties "
-                                f"{list(p.properties)} (a mesh scene keeps positions and colours)")
+                                f"{list(p.properties)} (a mesh scene keeps positions and colours)",
+                                kind="not written")
                 c = p.rgba()
                 m = PointCloud(_transform_points(em.transform, p.points),
                                {"r": c[:, 0], "g": c[:, 1], "b": c[:, 2], "a": c[:, 3]})
@@ -291,13 +292,16 @@ def posed_geometry(obj, report=None, *, visual: bool = True) -> Group:
             children.append(m)
         if report is not None:
             for s in em.skipped:
-                report.lose(f"{em.kind.replace('_', ' ')} {owner!r}: {s} (not in the mesh scene)")
+                report.lose(f"{em.kind.replace('_', ' ')} {owner!r}: {s} (not in the mesh scene)",
+                            kind="not written")
     if report is not None:
         for robot in world.robots:
             report.lose(f"robot {robot.name!r}: kinematics (links, joints, limits, drivers, masses) "
-                        "- written as one posed mesh at its configuration")
+                        "- written as one posed mesh at its configuration", kind="not written")
             if visual and any(l.visual_geometry is not None for l in robot.links):
-                report.lose(f"robot {robot.name!r}: collision geometry (the visual geometry is written)")
+                report.lose(f"robot {robot.name!r}: collision geometry (the visual geometry is written)",
+                            kind="not written")
         for o in world.rigid_objects:
-            report.lose(f"rigid object {o.name!r}: mass, inertia and contact parameters (geometry only)")
+            report.lose(f"rigid object {o.name!r}: mass, inertia and contact parameters (geometry only)",
+                        kind="not written")
     return Group(children)

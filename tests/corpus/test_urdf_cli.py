@@ -41,8 +41,13 @@ def test_cli_on_corpus_urdf(entry, capsys):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", roboio.RoboioWarning)
         expected = roboio.load(path).warnings
-    code = main(["validate", path])
+    code = main(["validate", "--verbose", path])
     out = capsys.readouterr().out
-    assert code == (1 if expected else 0)
-    assert all(w in out for w in expected)
-    assert out.rstrip().endswith("OK" if not expected else f"{len(expected)} problem(s)")
+    errors = [w for w in expected if w.severity == "error"]
+    assert code == (1 if errors else 0)         # notes and warnings do not fail a file
+    assert all(f"{w.severity}: {w}" in out for w in expected)
+    n = {s: sum(w.severity == s for w in expected) for s in ("error", "warning", "note")}
+    summary = (f"{n['error']} error{'s' * (n['error'] != 1)}, {n['warning']} warning"
+               f"{'s' * (n['warning'] != 1)}, {n['note']} note{'s' * (n['note'] != 1)}")
+    assert out.rstrip().endswith("OK" if not expected else
+                                 f"{summary} ({'FAILED' if errors else 'OK'})"), out

@@ -81,8 +81,9 @@ def test_stated_loss_is_not_ok_without_its_statement(tmp_path):
 
 def test_directory_of_corpus_robots(tmp_path, capsys):
     """``roboio convert DIR OUT --to FORMAT`` over a GraspIt! robot folder: the robot is
-    converted, its body, eigengrasp and virtual-contact files are skipped with a reason, one
-    line each; the converted robot verifies against its source."""
+    converted, its body, eigengrasp and virtual-contact files are skipped with a reason
+    (counted by reason; one line each with --verbose); the converted robot verifies against
+    its source."""
     src = os.path.join(CORPUS, "graspit/models/robots/Barrett")
     if not os.path.isdir(src):
         pytest.skip("corpus absent")
@@ -98,9 +99,15 @@ def test_directory_of_corpus_robots(tmp_path, capsys):
     assert (res["converted"], res["skipped"], res["failed"]) == (1, len(files) - 1, 0)
     a = conversion_matrix.load(os.path.join(src, "Barrett.xml"))
     assert verify(a, conversion_matrix.load(str(out / "Barrett.xml.rob")), 20).exact   # whole name kept
-    # the text form: one line per file, then the counts
+    # the text form: a line per converted file, then the counts, skips counted by reason
+    # (--verbose: a line per file)
     assert main(["--quiet", "convert", src, str(tmp_path / "out2"), "--to", "klampt-rob"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(files) + 1 and sum("skipped:" in ln for ln in lines) == len(files) - 1
+    assert len(lines) == 2 and not any("skipped:" in ln for ln in lines)
     assert lines[-1].startswith(f"1 of {len(files)} files converted to klampt-rob (")
-    assert f"files written); {len(files) - 1} skipped" in lines[-1]
+    assert f"files written); {len(files) - 1} skipped (" in lines[-1]
+    assert f"{len(bodies)}: format 'klampt-rob' cannot hold a RigidObject" in lines[-1]
+    assert main(["--quiet", "convert", "--verbose", src, str(tmp_path / "out3"), "--to",
+                 "klampt-rob"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(files) + 1 and sum("skipped:" in ln for ln in lines) == len(files) - 1

@@ -498,8 +498,11 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
         return json.loads(out)
     urdf = tmp_path / "arm.urdf"
     rep = js("convert", ARM, urdf)
-    assert set(rep) == {"path", "format", "lost", "warnings", "files", "fk_error", "renamed"}
+    assert set(rep) == {"path", "format", "lost", "warnings", "files", "fk_error", "renamed",
+                        "counts", "items"}
     assert rep["renamed"] == {"links": {}, "joints": {}}
+    assert set(rep["counts"]) == {"error", "warning", "note"}
+    assert all({"type", "text", "severity", "kind", "hint"} <= set(x) for x in rep["items"])
     assert (rep["path"], rep["format"]) == (str(urdf), "urdf") and str(urdf) in rep["files"]
     assert set(rep["fk_error"]) == {"position", "rotation"}
     v = js("verify", ARM, urdf, "--samples", "20")
@@ -512,11 +515,14 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
         "base", "shoulder", "elbow", "wrist", "finger_left", "finger_right"}
     # the .rob's affine driver says "-0.1 0.1" for the finger's velocity; the URDF derives it
     d = js("diff", ARM, urdf, status=1)
-    assert set(d) == {"same", "matched_links", "differences"} and d["same"] is False
-    assert all(set(x) <= {"what", "name", "field", "a", "b", "note"} for x in d["differences"])
-    assert {"what": "driver", "name": "finger_left", "field": "vmin", "a": -0.1, "b": 0.1} \
-        in d["differences"]
-    assert js("validate", ARM) == {"path": ARM, "ok": True, "problems": []}
+    assert set(d) == {"same", "matched_links", "matched_by", "focus", "counts", "differences"}
+    assert d["same"] is False
+    assert all(set(x) == {"kind", "what", "name", "field", "a", "b", "size", "unit", "note"}
+               for x in d["differences"])
+    assert {"kind": "kinematics", "what": "driver", "name": "finger_left", "field": "vmin", "a": -0.1,
+            "b": 0.1, "size": pytest.approx(0.2), "unit": "", "note": ""} in d["differences"]
+    assert js("validate", ARM) == {"path": ARM, "ok": True, "problems": [],
+                                   "counts": {"error": 0, "warning": 0, "note": 0}}
     fs = js("formats")
     assert all(set(f) == {"name", "ecosystem", "extensions", "kinds", "read", "write",
                           "description", "module"} for f in fs)
@@ -536,10 +542,12 @@ def test_json_schemas_of_every_command(tmp_path, mixed):
     files = {os.path.basename(f["input"]): f for f in dj["files"]}
     assert files["mixed.urdf"]["ok"] is True and files["broken.urdf"]["ok"] is False
     assert files["mixed.urdf"]["warnings"] == [] and "malformed XML" in files["recovered.urdf"]["warnings"][0]
+    assert files["recovered.urdf"]["counts"] == {"error": 0, "warning": 1, "note": 0}
     assert "broken.urdf" in files["broken.urdf"]["error"]
     rc, out, err = roboio("convert", src, tmp_path / "out2", "--to", "klampt-rob")
     assert rc == 1 and err.count("\n") == 1 and "broken.urdf" in err
-    assert "recovered.urdf.rob  (1 input warning)" in out and "2 of 3 files converted" in out
+    assert "recovered.urdf.rob  (0 errors, 1 warning, 0 notes)" in out
+    assert "2 of 3 files converted" in out
 
 
 def test_a_command_runs_with_only_its_own_parser():

@@ -153,7 +153,10 @@ def test_ctrl_c_is_one_line_and_130(capsys, monkeypatch):
 
 def test_missing_and_directory_inputs(capsys, tmp_path):
     one_line(capsys, 1, r"nope\.rob: file not found", "info", str(tmp_path / "nope.rob"))
-    one_line(capsys, 1, r"is a directory", "info", str(tmp_path))
+    # a directory is described file by file (issue 25); one that holds nothing readable says so
+    rc, out, err = run(capsys, "info", str(tmp_path))
+    assert rc == 0 and not err and out.strip() == f"{tmp_path}: no file roboio reads"
+    one_line(capsys, 1, r"is a directory", "fk", str(tmp_path))
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads unreadable files")

@@ -638,3 +638,14 @@ def test_mjcf_geom_size_whose_inertia_overflows(tmp_path):
                   '</body>\n</worldbody>\n</mujoco>\n')
     with pytest.raises(FormatError, match=r"big\.xml:5: .*overflow"):
         roboio.load(path)
+
+
+def test_choreonoid_rotation_angle_overflowing_in_radians(tmp_path):
+    """rotation [1, 0, 0, 1e308] in degrees is inf in radians (the frame NaN, and the body
+    writer's nearest rotation 'SVD did not converge'): a FormatError at its line."""
+    path = _write(tmp_path / "r.body",
+                  "format: ChoreonoidBody\nformatVersion: 1.0\nangleUnit: degree\nname: r\n"
+                  "links:\n  - name: a\n    jointType: fixed\n  - name: b\n    parent: a\n"
+                  "    jointType: revolute\n    jointAxis: Z\n    rotation: [ 1, 0, 0, 1e308 ]\n")
+    with pytest.raises(FormatError, match=r"r\.body:12: .*out of range"):
+        roboio.load(path)

@@ -14,7 +14,7 @@ Layers, top to bottom (a module may import its own layer and the layers below it
                                        model class, no file: geometry read by duck typing)
     roboio.kinematics                  compiled kinematic structure (knows no model, no file)
     roboio.transforms                  rotations and transforms
-    roboio.errors, .limits, .context, .resolve, .report   foundations every layer may use
+    roboio.errors, .limits, .context, .resolve, .report, .diagnostics   foundations every layer may use
 
 Besides the order: no import cycle between modules (function-level imports count too);
 formats never import kinematics; the registry, the loading helpers and the shared format
@@ -35,7 +35,7 @@ PACKAGE = os.path.join(ROOT, "roboio")
 
 LAYERS = [
     ("foundation", ("roboio.errors", "roboio.limits", "roboio.context", "roboio.resolve",
-                    "roboio.report")),
+                    "roboio.report", "roboio.diagnostics")),
     ("transforms", ("roboio.transforms",)),
     ("kinematics", ("roboio.kinematics",)),
     ("collision", ("roboio.collision",)),

@@ -625,3 +625,25 @@ def test_actuators_and_couplings_follow_the_joint_order(tmp_path):
     assert [a.get("joint") for a in root.find("actuator")] == ["a", "b", "f2"]
     out2, _, root2 = write(roboio.load(out1), tmp_path, "two.xml")
     assert [a.get("joint") for a in root2.find("actuator")] == ["a", "b", "f2"]
+
+
+def test_world_written_reads_back_with_its_configuration_and_terrain_names(tmp_path):
+    """The sample world (a robot at a configuration off its zero, a crate, a floor) through
+    MJCF: the robot's configuration comes back from the 'initial' key (after the crate's free
+    joint in qpos), the floor keeps its name; a lone robot's configuration too."""
+    world = roboio.load(os.path.join(SAMPLES, "world.xml"))
+    assert np.any(world.robots[0].config != 0)
+    out = str(tmp_path / "world.xml")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        roboio.save(world, out, format="mjcf")
+        back = roboio.load(out)
+    np.testing.assert_allclose(back.robots[0].config, world.robots[0].config, atol=1e-15)
+    assert [t.name for t in back.terrains] == [t.name for t in world.terrains]
+    robot = world.robots[0]
+    out = str(tmp_path / "arm.xml")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        roboio.save(robot, out, format="mjcf")
+        back = roboio.load(out)
+    np.testing.assert_allclose(back.config, robot.config, atol=1e-15)

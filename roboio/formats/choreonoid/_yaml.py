@@ -395,7 +395,7 @@ def _fail(path, node, what):
 
 def to_float(node, path=None, what="value", warn=None) -> float:
     """A number the way Choreonoid reads one (strtod; trailing characters ignored, with a
-    warning through ``warn(msg, line)`` when given)."""
+    warning through ``warn(msg, line, kind=...)`` when given)."""
     if not isinstance(node, str):
         raise _fail(path, node, f"{what} must be a number, got a {_kind(node)}")
     r = strtod(node)
@@ -404,7 +404,7 @@ def to_float(node, path=None, what="value", warn=None) -> float:
     v, end = r
     if warn is not None and node[end:].strip():
         warn(f"{what}: trailing characters {node[end:].strip()!r} after the number ignored "
-             "(as Choreonoid does)", line_of(node))
+             "(as Choreonoid does)", line_of(node), kind="ignored")
     return v
 
 
@@ -417,7 +417,7 @@ def to_int(node, path=None, what="value", warn=None) -> int:
         raise _fail(path, node, f"{what} must be an integer, got {str(node)!r}")
     if warn is not None and node[m.end():].strip():
         warn(f"{what}: trailing characters {node[m.end():].strip()!r} after the integer ignored",
-             line_of(node))
+             line_of(node), kind="ignored")
     digits = m.group(1).strip().lstrip("+-").lstrip("0")
     value = int(digits or "0") if len(digits) <= 19 else 2 ** 64   # (int() refuses 4,300+ digits)
     value = -value if m.group(1).strip().startswith("-") else value

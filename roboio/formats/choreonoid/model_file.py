@@ -80,7 +80,7 @@ def _apply(robot: Robot, top, ref: str, path, ctx: LoadContext) -> None:
                 link = robot.link(str(name))
             except KeyError:
                 ctx.warn(f"linkInfo: the model has no link {str(name)!r}; ignored",
-                         Y.line_of(value, Y.line_of(node)))
+                         Y.line_of(value, Y.line_of(node)), kind="invalid value")
                 continue
             ext = link.extras.setdefault("choreonoid", {})
             ext.setdefault("info", {}).update(value)

@@ -33,8 +33,8 @@ class _Reader:
     def __init__(self, path, ctx):
         self.path, self.ctx = path, ctx
 
-    def warn(self, msg, node=None):
-        self.ctx.warn(msg, Y.line_of(node))
+    def warn(self, msg, node=None, **kind):
+        self.ctx.warn(msg, Y.line_of(node), **kind)
 
     def f(self, node, what):
         return Y.to_float(node, self.path, what, self.warn)
@@ -101,7 +101,7 @@ class _Reader:
     def ik_link(self, m):
         name = str(m.get("name", ""))
         if "translation" not in m or "rotation" not in m:
-            self.warn(f"IK link {name!r} without translation and rotation dropped (as Choreonoid does)", m)
+            self.warn(f"IK link {name!r} without translation and rotation dropped (as Choreonoid does)", m, kind="dropped")
             return None
         lk = IkLink(name, Y.to_int(m["index"], self.path, "index") if "index" in m else -1)
         lk.translation = self.floats(m["translation"], "translation", 3)

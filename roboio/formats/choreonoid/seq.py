@@ -139,8 +139,8 @@ class _SeqReader:
     def err(self, node, msg, line=None):
         return FormatError(self.path, line if line is not None else Y.line_of(node), None, msg)
 
-    def warn(self, msg, line=None):
-        self.ctx.warn(msg, line)
+    def warn(self, msg, line=None, **kind):
+        self.ctx.warn(msg, line, **kind)
 
     # which cut-out frame blocks belong to components whose data we convert ourselves
     def unclaimed_blocks(self, top) -> set:
@@ -197,11 +197,11 @@ class _SeqReader:
         lp, jd = m.component("link_position"), m.component("joint_displacement")
         if lp is None and jd is None:
             self.warn("the motion has neither LinkPosition nor JointDisplacement components "
-                      "(Choreonoid cannot load it); read as extra components only")
+                      "(Choreonoid cannot load it); read as extra components only", kind="read differently")
         elif lp is not None and jd is not None and lp.num_frames != jd.num_frames:
             self.warn(f"LinkPosition has {lp.num_frames} frames but JointDisplacement has "
                       f"{jd.num_frames}; the shorter one is padded with its last frame when applied",
-                      jd.line)
+                      jd.line, kind="guessed")
 
     # -- one component ---------------------------------------------------------------------
     def component(self, c, top, v: int) -> Seq:
@@ -222,7 +222,7 @@ class _SeqReader:
         kind = _SE3_TYPES.get(typ, typ) if v == 1 else typ
         if kind not in _KNOWN_TYPES:
             self.warn(f"component type {typ!r} is not one Choreonoid reads (it reports "
-                      "'Unknown type'); kept verbatim", own.line)
+                      "'Unknown type'); kept verbatim", own.line, kind="ignored")
             raw = {k: (Y.convert(x, self.path) if isinstance(x, yaml.Node) else x) for k, x in own.items()}
             return Seq(typ, content, None, extra=extra, raw=raw, line=own.line)
         role = self.role(kind, content, v, own)
@@ -280,7 +280,7 @@ class _SeqReader:
                 if content in names and vv != v and _ROLE_TYPE[role] == kind:
                     self.warn(f"content {content!r} belongs to format version {vv}, not to this "
                               f"file's version {v}; kept as an extra component as Choreonoid does",
-                              node.line)
+                              node.line, kind="ignored")
                     return None
         return None
 
@@ -320,7 +320,7 @@ class _SeqReader:
             i = int(back[0]) + 1
             self.warn(f"frame times decrease at frame {i} ({fmt_float(times[i - 1])} -> "
                       f"{fmt_float(times[i])}); Choreonoid's import lets the later sample "
-                      "overwrite the earlier frame", self.frame_line(own, i))
+                      "overwrite the earlier frame", self.frame_line(own, i), kind="invalid value")
 
     def frame_line(self, own, i):
         """Line of frame ``i`` of component ``own`` (one frame per line in fast blocks)."""
@@ -387,7 +387,7 @@ class _SeqReader:
         v, end = r
         if text[end:].strip():
             self.warn(f"frame {frame}: trailing characters {text[end:].strip()!r} after the "
-                      "number ignored (as Choreonoid does)", line)
+                      "number ignored (as Choreonoid does)", line, kind="ignored")
         return v
 
     def generic_frames(self, node, own, kind, parts, width, has_time, per_frame, offset, key_line):
@@ -526,7 +526,7 @@ def _component_text(c: Seq, version, K, rate, report) -> str:
         lines.append(f"{pad}{K['num_parts']}: {P}\n")
         lines.append(f"{pad}SE3Format: XYZQWQXQYQZ\n")
         if c.se3_format not in (None, "XYZQWQXQYQZ") and report is not None:
-            report.warn(f"link positions read as {c.se3_format} are written as XYZQWQXQYQZ")
+            report.warn(f"link positions read as {c.se3_format} are written as XYZQWQXQYQZ", kind="restructured")
         values = c.data.reshape(F, P * 7)
         seps = [", [ "] if timed else []
         for p in range(P):

@@ -140,7 +140,7 @@ def body_data(rec: BodyRec, geometry, ctx: LoadContext, *, dynamic: bool, path: 
                     "centroid more than 500 mm from the origin)")
                 ctx.warn(f"no <inertia_matrix> and GraspIt! cannot compute one ({what}): GraspIt! "
                          "uses an invalid matrix; roboio uses 1 mm^2 per unit mass on each axis",
-                         rec.line, path=path)
+                         rec.line, path=path, kind="guessed")
                 inertia_mm2 = np.eye(3)
                 extras["inertia_unknown"] = True
     if cog_mm is None:
@@ -366,7 +366,7 @@ def build_robot(rec: RobotRec, name: str, palm: BodyData, link_bodies: list, ctx
         mine = [i for i in joints if i.dof == k]
         dof_unit.append(MM if (mine and mine[0].prismatic) else 1.0)
         if not mine:
-            ctx.warn(f"DOF {k} is used by no joint (GraspIt! leaves it uninitialised)", dof.line, path=path)
+            ctx.warn(f"DOF {k} is used by no joint (GraspIt! leaves it uninitialised)", dof.line, path=path, kind="guessed")
     defaults = []
     for k, dof in enumerate(rec.dofs):
         v = math.radians(dof.default_value.value) if dof.default_value is not None else 0.0
@@ -378,7 +378,7 @@ def build_robot(rec: RobotRec, name: str, palm: BodyData, link_bodies: list, ctx
                 v = lo
             if lo > hi:
                 ctx.warn(f"DOF {k}: the limits of its joints leave no common range "
-                         f"({lo:g} > {hi:g})", dof.line, path=path)
+                         f"({lo:g} > {hi:g})", dof.line, path=path, kind="invalid value")
         defaults.append(v)
 
     joint_link = []
@@ -397,7 +397,7 @@ def build_robot(rec: RobotRec, name: str, palm: BodyData, link_bodies: list, ctx
             jline = rec.chains[i.chain].joints[i.index].line
             if i.lo > i.hi:
                 ctx.warn(f"joint {i.index} of chain {i.chain}: minValue > maxValue; the limits are "
-                         "read as the interval they span", jline, path=path)
+                         "read as the interval they span", jline, path=path, kind="invalid value")
             q0 = i.ratio * defaults[i.dof] * (MM if i.prismatic else 1.0)
             robot.add_link(link, qmin=lo, qmax=hi, q=q0 if math.isfinite(q0) else 0.0)
             robot.joints.append(Joint("normal", [link.index]))
@@ -460,14 +460,14 @@ def _collision_pairs(rec: RobotRec, link_index: dict, ctx) -> set:
                         skip.add(tuple(sorted((me, bodies[(ch, tl)]))))
                     except (ValueError, KeyError):
                         ctx.warn(f"<link collisionRule=\"OverlappingPair\">: no link targetChain="
-                                 f"{lr.target_chain!r} targetLink={lr.target_link!r}", lr.line, path=rec.path)
+                                 f"{lr.target_chain!r} targetLink={lr.target_link!r}", lr.line, path=rec.path, kind="invalid value")
     for l1, c1, l2, c2, line in rec.disable_collisions:
         try:
             a = 0 if c1 < 0 else bodies[(c1, l1)]
             b = 0 if c2 < 0 else bodies[(c2, l2)]
         except KeyError:
             ctx.warn("<disableCollision> names a link that does not exist; GraspIt! skips it", line,
-                     path=rec.path)
+                     path=rec.path, kind="invalid value")
             continue
         skip.add(tuple(sorted((a, b))))
     all_links = sorted(set(bodies.values()) - off)

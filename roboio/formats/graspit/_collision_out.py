@@ -83,5 +83,5 @@ def disable_collision_lines(robot, spec, rec, report) -> list:
         if a in present and b in present and (a, b) not in checked and geometric(a) and geometric(b):
             report.lose(f"{robot.name}: self-collision pairs GraspIt! never checks (links of one "
                         "chain, a chain's first link and the palm)",
-                        f"({robot.links[a].name}, {robot.links[b].name})")
+                        f"({robot.links[a].name}, {robot.links[b].name})", kind="read differently", noun="pair")
     return lines

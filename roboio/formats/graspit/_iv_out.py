@@ -108,7 +108,7 @@ def _primitive(p: Primitive, T, out: list, indent: str, report, what: str):
         _mesh(TriangleMesh(pts, faces), T, out, indent)
         return
     else:
-        report.lose(f"{what}: {k} primitive (no surface; Inventor has no triangles for it)")
+        report.lose(f"{what}: {k} primitive (no surface; Inventor has no triangles for it)", kind="not written")
         return
     for F, node in shapes:
         out.append(f"{indent}Separator {{")
@@ -121,7 +121,7 @@ def _walk(g, T, out: list, indent: str, report, what: str):
     T = compose(T, g.transform)
     if isinstance(g, TriangleMesh):
         if g.missing:
-            report.lose(f"{what}: geometry {g.source.reference if g.source else ''!r} was missing when read")
+            report.lose(f"{what}: geometry {g.source.reference if g.source else ''!r} was missing when read", kind="missing file")
             return
         out.append(f"{indent}Separator {{")
         _mesh(g, T, out, indent + "  ")
@@ -132,9 +132,9 @@ def _walk(g, T, out: list, indent: str, report, what: str):
         for c in g.children:
             _walk(c, T, out, indent, report, what)
     elif isinstance(g, PointCloud):
-        report.lose(f"{what}: point cloud geometry (GraspIt! bodies are surfaces)")
+        report.lose(f"{what}: point cloud geometry (GraspIt! bodies are surfaces)", kind="not written")
     else:
-        report.lose(f"{what}: {type(g).__name__} geometry")
+        report.lose(f"{what}: {type(g).__name__} geometry", kind="not written")
 
 
 def inventor_text(geometry, T_mm, report, what: str) -> str:

@@ -21,7 +21,7 @@ import numpy as np
 from lxml import etree
 
 from ...context import LoadContext
-from ...errors import CompanionFile, FormatError
+from ...errors import HINT_DATA_PATH, CompanionFile, FormatError
 from ...model import GeometrySource, TriangleMesh, World
 from ...resolve import resolve
 from .. import loading, xmlutil
@@ -66,7 +66,7 @@ def _find(ref: str, bases: list, ctx: LoadContext, line, path) -> Optional[str]:
         res = resolve(c)
         if res:
             if res.note:
-                ctx.warn(res.note, line, path=path)
+                ctx.warn(res.note, line, path=path, kind="guessed")
             return res.path
     return None
 
@@ -102,7 +102,7 @@ def _geometry(rec, base_dir: str, ctx: LoadContext, path: str):
     if found is None:
         tried = ref if os.path.isabs(ref) else os.path.normpath(os.path.join(base_dir, ref))
         ctx.warn(f"geometry file {ref!r} not found (looked for {tried}); the body has no geometry",
-                 rec.geometry_line, path=path)
+                 rec.geometry_line, path=path, kind="missing file", hint=HINT_DATA_PATH)
         return TriangleMesh(source=GeometrySource(ref, None, None), missing=True)
     ext = found.lower().rsplit(".", 1)[-1] if "." in os.path.basename(found) else ""
     if gtype == "Inventor":
@@ -122,7 +122,7 @@ def _boilerplate_root(ctx: LoadContext, near: Optional[str], line, path):
             with _Opened(p, ctx, line, path):
                 return parse_xml(read_bytes(p, ctx), p, ctx.child(p)), p
     ctx.warn("models/objects/default.xml not found in the GraspIt! root; bare geometry files are "
-             "read with its usual content (<geometryScaling>1000</geometryScaling>)", line, path=path)
+             "read with its usual content (<geometryScaling>1000</geometryScaling>)", line, path=path, kind="guessed")
     return etree.fromstring(b"<root><geometryScaling>1000</geometryScaling></root>"), None
 
 
@@ -141,7 +141,7 @@ def load_body(path: str, ctx: LoadContext, *, dynamic: bool, line=None, referrer
             el.set("type", ext)
         rec = parse_body(root, default_path, ctx, where_path=default_path or referrer)
         if not os.path.isfile(path):
-            ctx.warn(f"geometry file {path} not found; the body has no geometry", line, path=referrer)
+            ctx.warn(f"geometry file {path} not found; the body has no geometry", line, path=referrer, kind="missing file", hint=HINT_DATA_PATH)
             geom = TriangleMesh(source=GeometrySource(path, None, None), missing=True)
         else:
             geom = _geometry(rec, os.path.dirname(path), ctx, referrer)
@@ -163,7 +163,7 @@ def load_body(path: str, ctx: LoadContext, *, dynamic: bool, line=None, referrer
 
 def _missing_body(ref_path: str, ctx, line, referrer, dynamic):
     ctx.warn(f"body file {ref_path} not found; the link has no geometry and default mass", line,
-             path=referrer)
+             path=referrer, kind="missing file", hint=HINT_DATA_PATH)
     from ._records import BodyRec
     rec = BodyRec(path=ref_path, geometry_file=None)
     data = body_data(rec, None, ctx, dynamic=False, path=referrer)
@@ -188,7 +188,7 @@ def _data_file(robot_dir, ref, what, ctx, line, referrer):
     p = _find(ref, [robot_dir], ctx, line, referrer)
     if p is None:
         ctx.warn(f"{what} file {ref!r} not found next to the robot; GraspIt! goes on without it",
-                 line, path=referrer)
+                 line, path=referrer, kind="missing file", hint=HINT_DATA_PATH)
         return None, None
     with _Opened(p, ctx, line, referrer):
         data = read_bytes(p, ctx)
@@ -197,7 +197,7 @@ def _data_file(robot_dir, ref, what, ctx, line, referrer):
             # fail to parse them, log it and load the robot without them
             ctx.warn(f"{what} file {ref!r} is not XML (GraspIt! 0.9's text format?): GraspIt! "
                      f"logs 'Failed to load {what.replace('-', ' ')}s' and goes on without it",
-                     line, path=referrer)
+                     line, path=referrer, kind="dropped")
             return None, None
         try:
             return parse_xml(data, p, ctx.child(p)), p
@@ -205,7 +205,7 @@ def _data_file(robot_dir, ref, what, ctx, line, referrer):
             if "malformed XML" not in str(e):
                 raise
             ctx.warn(f"{what} file {ref!r} cannot be read ({e}); GraspIt! goes on without it",
-                     line, path=referrer)
+                     line, path=referrer, kind="unreadable file")
             return None, None
 
 
@@ -230,7 +230,7 @@ def load_robot(root, path: str, ctx: LoadContext):
         gx["eigengrasps"] = None
         if not rec.eigengrasps.endswith(".xml"):
             ctx.warn(f"eigengrasp file {rec.eigengrasps!r} is not .xml: GraspIt! uses identity "
-                     "eigengrasps", path=path)
+                     "eigengrasps", path=path, kind="dropped")
         else:
             eroot, epath = _data_file(robot_dir, rec.eigengrasps, "eigengrasp", ctx, None, path)
             if eroot is not None:
@@ -238,10 +238,10 @@ def load_robot(root, path: str, ctx: LoadContext):
                     eg = parse_eigengrasps(eroot)
                     if eg.dimensions != len(rec.dofs):
                         ctx.warn(f"eigengrasp file has dimensions={eg.dimensions} but the robot has "
-                                 f"{len(rec.dofs)} DOFs", path=epath)
+                                 f"{len(rec.dofs)} DOFs", path=epath, kind="invalid value")
                     gx["eigengrasps"] = eg
                 except DataFileError as e:
-                    ctx.warn(f"{e}; GraspIt! uses identity eigengrasps", e.line, path=epath)
+                    ctx.warn(f"{e}; GraspIt! uses identity eigengrasps", e.line, path=epath, kind="unreadable file")
     if rec.virtual_contacts:
         vroot, vpath = _data_file(robot_dir, rec.virtual_contacts, "virtual-contact", ctx, None, path)
         gx["virtual_contacts"] = None
@@ -259,7 +259,7 @@ def load_robot(root, path: str, ctx: LoadContext):
         p = _find(rec.cyberglove, [robot_dir], ctx, None, path)
         if p is None:
             ctx.warn(f"CyberGlove calibration file {rec.cyberglove!r} not found; GraspIt! goes on "
-                     "without it", path=path)
+                     "without it", path=path, kind="missing file", hint=HINT_DATA_PATH)
             gx["cyberglove"] = None
         else:
             with _Opened(p, ctx, None, path):
@@ -327,10 +327,10 @@ def _dof_values(robot, text: str, ctx, line, path):
     if not complete:
         ctx.warn(f"<dofValues> {text.strip()!r} stops before DOF {len(values) - (0 if pos >= len(tokens) else 1)} "
                  f"of {len(rec.dofs)} is complete: GraspIt! then leaves every joint at its default "
-                 "value", line, path=path)
+                 "value", line, path=path, kind="invalid value")
         return
     if pos < len(tokens):
-        ctx.warn(f"<dofValues>: {len(tokens) - pos} numbers after the last DOF are ignored", line, path=path)
+        ctx.warn(f"<dofValues>: {len(tokens) - pos} numbers after the last DOF are ignored", line, path=path, kind="ignored")
     units = gx["dof_units"]
     q = np.array(robot.config, float)
     seen = {}
@@ -408,7 +408,7 @@ def load_world(root, path: str, ctx: LoadContext) -> World:
                 bad = f"parent robot has no chain {item.parent_chain}"
             if bad:
                 ctx.warn(f"<connection>: {bad}; GraspIt! stops reading the world here (the rest "
-                         "of the file is dropped)", item.line, path=path)
+                         "of the file is dropped)", item.line, path=path, kind="invalid value")
                 break
             child = robots[item.child_robot]
             con = {"parent": item.parent_robot, "chain": item.parent_chain, "child": item.child_robot,

@@ -68,15 +68,15 @@ class _Reader:
         return self.ctx.error(msg, line if line is not None else (_where(el) if el is not None else None),
                               path=self.path)
 
-    def warn(self, msg, el=None, line=None):
+    def warn(self, msg, el=None, line=None, **kind):
         self.ctx.warn(msg, line if line is not None else (_where(el) if el is not None else None),
-                      path=self.path)
+                      path=self.path, **kind)
 
     def scalar(self, el, what: str) -> Number:
         """A ``getDouble`` field: unparsable text reads as 0 (GraspIt!) with a warning."""
         n = number(text_of(el))
         if not n.ok:
-            self.warn(f"<{what}> {n.text!r} is not a number; GraspIt! reads it as 0", el)
+            self.warn(f"<{what}> {n.text!r} is not a number; GraspIt! reads it as 0", el, kind="invalid value")
         return n
 
     def opt_scalar(self, parent, name: str) -> Optional[Number]:
@@ -102,7 +102,7 @@ class _Reader:
             if not ok:
                 if strict_numbers:
                     raise self.error(f"<{what}>: {t!r} is not a number", el)
-                self.warn(f"<{what}>: {t!r} is not a number; GraspIt! reads it as 0", el)
+                self.warn(f"<{what}>: {t!r} is not a number; GraspIt! reads it as 0", el, kind="invalid value")
             out.append(Number(t, v, ok))
         return tuple(out)
 
@@ -147,7 +147,7 @@ def _full_transform(r: _Reader, el) -> tuple:
         num()
     c4 = char()
     if (c1, c2, c3, c4) != ("(", ")", "[", "]"):
-        r.warn(f"<fullTransform>: unusual brackets {c1}{c2}{c3}{c4!r}; read as '(w x y z)[x y z]'", el)
+        r.warn(f"<fullTransform>: unusual brackets {c1}{c2}{c3}{c4!r}; read as '(w x y z)[x y z]'", el, kind="guessed")
     if not any(vals[:4]):
         raise r.error("<fullTransform>: the quaternion is zero", el)
     if not all(math.isfinite(v) for v in vals) or not math.isfinite(math.hypot(*vals[:4])):
@@ -192,12 +192,12 @@ def parse_transform(el, path: str, ctx: LoadContext, r: Optional[_Reader] = None
             if change > 1e-5:
                 r.warn(f"<rotationMatrix> is not a rotation matrix; GraspIt! turns it into a "
                        f"normalised quaternion, which moves its entries by up to {change:.2g} "
-                       "(roboio does the same)", c)
+                       "(roboio does the same)", c, kind="changed")
             rec.parts.append(TransformPart("rotationMatrix", v, line=line))
         elif name == "fullTransform":
             rec.parts.append(TransformPart("fullTransform", _full_transform(r, c), line=line))
         else:
-            r.warn(f"<transform> child <{name}> is not a transform; GraspIt! ignores it", c)
+            r.warn(f"<transform> child <{name}> is not a transform; GraspIt! ignores it", c, kind="ignored")
             rec.parts.append(TransformPart("other", (), name=name, line=line))
     return rec
 
@@ -296,7 +296,7 @@ def _dof(r: _Reader, el) -> DofRec:
     if t == "b":
         rec.breakaway_torque = r.opt_scalar(el, "breakAwayTorque")
         if rec.breakaway_torque is None or rec.breakaway_torque.value < 0:
-            r.warn("breakaway DOF without a valid <breakAwayTorque>: GraspIt! uses 0", el)
+            r.warn("breakaway DOF without a valid <breakAwayTorque>: GraspIt! uses 0", el, kind="invalid value")
     return rec
 
 
@@ -316,10 +316,10 @@ def _joint(r: _Reader, el) -> JointRec:
                f"d{expr.dof}" + (f"*{expr.ratio_text}" if expr.ratio_text else "")
                + (f"+{expr.offset_text}" if expr.offset_text else "")
                + (" (a negative offset must be written '+-x')" if expr.ignored.startswith("-") else ""),
-               sel)
+               sel, kind="quirk")
     if expr.text[:1] != "d":
         r.warn(f"<{slot}>{expr.text}</{slot}>: GraspIt! skips the first character "
-               f"{expr.text[:1]!r} whatever it is (normally 'd')", sel)
+               f"{expr.text[:1]!r} whatever it is (normally 'd')", sel, kind="quirk")
     other = "d" if t == "Revolute" else "theta"
     fixed = r.req_scalar(el, other, what)
     a = r.req_scalar(el, "a", what)
@@ -382,7 +382,7 @@ def _chain(r: _Reader, el, path, ctx) -> ChainRec:
                           "takes " + str(link.joints_consumed) + ")", line=link.line)
     if consumed < len(joints):
         r.warn(f"<chain>: the last {len(joints) - consumed} of its {len(joints)} joints carry no "
-               "link (they still move with their DOFs)", el)
+               "link (they still move with their DOFs)", el, kind="quirk")
     return rec
 
 
@@ -462,7 +462,7 @@ def parse_robot(root, path: str, ctx: LoadContext) -> RobotRec:
                 break
         if vals is None:
             r.warn("<disableCollision> needs integer body1_link, body1_chain, body2_link, "
-                   "body2_chain; GraspIt! skips it", el)
+                   "body2_chain; GraspIt! skips it", el, kind="invalid value")
             continue
         rec.disable_collisions.append(tuple(vals) + (_where(el),))
     for name in ("filter", "tendon", "tendonWrapper"):
@@ -498,7 +498,7 @@ def parse_world(root, path: str, ctx: LoadContext) -> WorldRec:
             if fn is not None:
                 item.filename = (text_of(fn) or "").strip()
                 if first(el, "body") is not None and kind != "robot":
-                    r.warn(f"<{kind}> has both <filename> and <body>: GraspIt! loads the file", el)
+                    r.warn(f"<{kind}> has both <filename> and <body>: GraspIt! loads the file", el, kind="ignored")
             elif kind == "robot":
                 raise r.error("<robot> without <filename>", el)
             else:
@@ -526,7 +526,7 @@ def parse_world(root, path: str, ctx: LoadContext) -> WorldRec:
                 con.transform = last_transform
                 con.stale_transform = True
                 r.warn("<connection> without <transform>: GraspIt! reuses the transform read "
-                       "last in the file" + ("" if last_transform is not None else " (none: identity)"), el)
+                       "last in the file" + ("" if last_transform is not None else " (none: identity)"), el, kind="quirk")
             mf = first(el, "mountFilename")
             if mf is not None and (text_of(mf) or "").strip():
                 con.mount_filename = text_of(mf).strip()

@@ -30,7 +30,7 @@ import numpy as np
 
 from ...transforms import compose, inverse_transform, vector_norm
 from ..affine import nearest_rotation
-from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
+from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind, note_fk_change
 from ._build import MM
 from ._robot_spec import DOF_DEFAULTS, ChainOut, DofOut, JointOut, LinkOut, RobotOut, body_of, tail_from_extras
 from ._text import num, plain
@@ -134,7 +134,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         report.lose(f"{robot.name}: link frames that are not rotations ("
                     + ", ".join(robot.links[i].name for i in nearest) + f") written as their nearest rotations: "
                     f"links move by up to {pos:.1e} m (rotation matrix entries by {rot:.1e}) over "
-                    f"{FK_SAMPLES} sampled configurations")
+                    f"{FK_SAMPLES} sampled configurations", kind=fk_loss_kind(pos, rot))
 
     def frame(i):
         F = nearest.get(i)
@@ -149,7 +149,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         if p < 0 or p in dropped:
             if p < 0:
                 report.lose(f"{robot.name}: link {robot.links[i].name!r} is a second root (a GraspIt! "
-                            "robot has one base); it and its subtree are not written")
+                            "robot has one base); it and its subtree are not written", kind="not written")
             dropped.add(i)
             continue
         children.setdefault(p, []).append(i)
@@ -157,11 +157,11 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
     if not welded(0):
         report.lose(f"{robot.name}: the DOF of the root link {palm.name!r} (a GraspIt! palm does not "
                     f"move; range [{robot.qmin[0]:.4g}, {robot.qmax[0]:.4g}] lost, held at "
-                    f"{robot.config[0]:.4g})")
+                    f"{robot.config[0]:.4g})", kind="not written")
     for g in robot.joints:
         if g.type not in ("normal", "weld") and any(i in keep for i in g.links):
             report.lose(f"{robot.name}: {g.type} joint over {[robot.links[i].name for i in g.links]} "
-                        "(written as its one-DOF links)")
+                        "(written as its one-DOF links)", kind="changed")
 
     # paths from the palm's children to the leaves (depth first, in link order)
     paths = []
@@ -184,7 +184,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
     dof_src = []
     for d in robot.drivers:
         if d.type not in ("normal", "affine"):
-            report.lose(f"{robot.name}: {d.type} driver {d.name!r} (GraspIt! DOFs drive joints)")
+            report.lose(f"{robot.name}: {d.type} driver {d.name!r} (GraspIt! DOFs drive joints)", kind="not written")
             continue
         k = len(dof_src)
         dof_src.append(d)
@@ -193,20 +193,20 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
                 continue
             if li in dof_of:
                 report.lose(f"{robot.name}: link {robot.links[li].name!r} is moved by several drivers "
-                            "(a GraspIt! joint follows one DOF; the first is kept)")
+                            "(a GraspIt! joint follows one DOF; the first is kept)", kind="not written")
                 continue
             s = d.scale[m] if d.type == "affine" else 1.0
             o = d.offset[m] if d.type == "affine" else 0.0
             if s == 0:
                 report.lose(f"{robot.name}: link {robot.links[li].name!r} has a zero driver scale "
-                            "(written as a joint of its own DOF)")
+                            "(written as a joint of its own DOF)", kind="changed")
                 continue
             dof_of[li] = (k, s, o)
     own_dof_name = {}               # DOF index -> the undriven link it moves (named after it)
     taken = {d.name for d in robot.drivers}
     for li in moving:
         if li not in dof_of:
-            report.warn(f"{robot.name}: link {robot.links[li].name!r} has no driver; it gets a DOF of its own")
+            report.warn(f"{robot.name}: link {robot.links[li].name!r} has no driver; it gets a DOF of its own", kind="changed")
             dof_of[li] = (len(dof_src), 1.0, 0.0)
             name = robot.links[li].name
             if name and name not in taken:
@@ -255,7 +255,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         ax = np.asarray(link.axis, float)
         norm = float(vector_norm(ax))
         if norm == 0:
-            report.lose(f"{robot.name}: link {link.name!r} has a zero axis (written welded)")
+            report.lose(f"{robot.name}: link {link.name!r} has a zero axis (written welded)", kind="changed")
             return weld_joints(i, first_in_chain)
         u = ax / norm
         w = compose(P[:3, :3], u.reshape(3, 1))[:, 0]
@@ -275,14 +275,14 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         if o != 0:
             report.lose(f"{robot.name}: link {link.name!r} reads back with joint values shifted by "
                         f"{-o:g} (its driver's offset moves into GraspIt!'s DH offset; equal driver "
-                        "values give equal frames)")
+                        "values give equal frames)", kind="changed")
         unit_j = MM if link.is_prismatic else 1.0
         ratio = s * norm * dof_units[k] / unit_j
         lo, hi = robot.qmin[i], robot.qmax[i]
         jlo, jhi = norm * (lo - o), norm * (hi - o)
         if not (math.isfinite(jlo) and math.isfinite(jhi)):
             report.lose(f"{robot.name}: infinite limits of {link.name!r} (GraspIt! joints need limits; "
-                        "written as +-1e9)")
+                        "written as +-1e9)", kind="rounding")
             jlo = jlo if math.isfinite(jlo) else -1e9 * unit_j
             jhi = jhi if math.isfinite(jhi) else 1e9 * unit_j
         expr_ratio = "" if ratio == 1 else f"*{plain(ratio)}"
@@ -295,7 +295,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
             j = JointOut("Revolute", f"d{k}{expr_ratio}+{_signed(off)}", num(delta / MM), "0",
                          num(math.degrees(alpha)), num(math.degrees(jlo)), num(math.degrees(jhi)))
         if "e" in expr_ratio.lower():
-            report.lose(f"{robot.name}: ratio of {link.name!r} cannot be written without an exponent")
+            report.lose(f"{robot.name}: ratio of {link.name!r} cannot be written without an exponent", kind="approximated")
         out.append(j)
         dof_joints[k].append((i, s, link.is_prismatic))
         if abs(theta2) > 1e-15:
@@ -308,7 +308,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
     copies = {}
     if not paths:
         report.lose(f"{robot.name}: a GraspIt! robot needs a chain; one massless link without geometry "
-                    f"({robot.name}_dummy) is added")
+                    f"({robot.name}_dummy) is added", kind="changed")
         body = {"geometry": None, "mass": 1e-6, "com": np.zeros(3), "inertia": np.zeros((3, 3)),
                 "gx": {}, "what": f"{robot.name}_dummy"}
         chains.append(ChainOut(parts_for(np.eye(4)), [const_joint(_Const())],
@@ -333,12 +333,12 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
                 body = {"geometry": None, "mass": 1e-6, "com": np.zeros(3), "inertia": np.zeros((3, 3)),
                         "gx": {}, "what": name}
                 report.lose(f"{robot.name}: GraspIt! chains do not branch; chain {ci} repeats link "
-                            f"{link.name!r} as a massless copy without geometry ({name!r})")
+                            f"{link.name!r} as a massless copy without geometry ({name!r})", kind="changed")
             louts.append(LinkOut(dyn, f"{_file_stem(name)}.xml", body, [], name))
         chains.append(ChainOut(parts_for(_to_mm(chain_T)), jouts, louts))
     for i in keep:
         if i != 0 and i not in dropped and i not in owner:
-            report.lose(f"{robot.name}: link {robot.links[i].name!r} is not written")
+            report.lose(f"{robot.name}: link {robot.links[i].name!r} is not written", kind="not written")
 
     # DOFs
     dofs = []
@@ -351,7 +351,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
             if dtype == "c":
                 dtype = "r"
                 report.lose(f"{robot.name}: compliant DOF {d.name!r} written as a rigid DOF with its "
-                            "static coupling ratios (GraspIt!'s compliance formula would change them)")
+                            "static coupling ratios (GraspIt!'s compliance formula would change them)", kind="changed")
         else:
             fields = list(DOF_DEFAULTS)
             dtype = "r"
@@ -374,7 +374,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
                      for li, s, _ in joints_k)
             if not (np.isclose(lo, d.qmin) and np.isclose(hi, d.qmax)):
                 report.lose(f"{robot.name}: limits of driver {d.name!r} (GraspIt! derives a DOF's range "
-                            "from its joints' limits)")
+                            "from its joints' limits)", kind="not written")
         scale = [(li, s, pr) for li, s, pr in joints_k]
         # the driver's name (roboio's attribute; the reader names a DOF dof<k> without it)
         dname = d.name if d is not None and d.name and d.name != f"dof{k}" else own_dof_name.get(k)

@@ -143,7 +143,7 @@ def spec_from_record(writer, robot, world: bool, stem: str) -> RobotOut:
                 tmin, tmax = num(back(lo)), num(back(hi))
             e = jr.expr
             if e.ignored:
-                report.warn(f"DOF expression {e.text!r} written as {_expr(e)!r} (what GraspIt! reads)")
+                report.warn(f"DOF expression {e.text!r} written as {_expr(e)!r} (what GraspIt! reads)", kind="changed")
             extra = []
             for tag, attr in (("viscousFriction", "viscous_friction"), ("CoulombFriction", "coulomb_friction"),
                               ("springStiffness", "spring_stiffness"), ("restValue", "rest_value")):
@@ -207,7 +207,7 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
     else:
         if gx.get("record") is not None:
             report.warn(f"robot {robot.name!r} no longer matches its GraspIt! file ({why}); written "
-                        "from the model")
+                        "from the model", kind="changed")
         spec = spec_from_model(writer, robot, exclude, world)
     spec.tail += disable_collision_lines(robot, spec, gx.get("record"), report)
     if robot.name and stem != robot.name:
@@ -218,7 +218,7 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
         turn = math.acos(max(-1.0, min(1.0, (float(np.trace(T[:3, :3])) - 1) / 2)))
         report.lose(f"{robot.name}: base pose of {robot.links[0].name!r} (a GraspIt! robot file has "
                     f"none; worlds place robots): {float(vector_norm(T[:3, 3])):.3g} m, "
-                    f"{turn:.3g} rad")
+                    f"{turn:.3g} rad", kind="not written")
     rdir = os.path.dirname(path)
     iv = os.path.join(rdir, "iv")
     bodies = [(spec.palm_file, spec.palm_body, "palm")] + [
@@ -257,24 +257,25 @@ def _report_model_losses(robot, report, exclude):
     for name in ("vmax", "amax", "pmax"):
         arr = getattr(robot, name)
         if len(arr) == n and np.any(np.isfinite(arr[idx])):
-            report.lose(f"{robot.name}: {name} limits (GraspIt! joints have none)")
+            report.lose(f"{robot.name}: {name} limits (GraspIt! joints have none)", kind="not written")
     if len(robot.tmax) == n and np.any(np.isfinite(robot.tmax[idx])):
-        report.lose(f"{robot.name}: per-joint torque limits (GraspIt! has one maxEffort per DOF)")
+        report.lose(f"{robot.name}: per-joint torque limits (GraspIt! has one maxEffort per DOF)", kind="not written")
     if np.any(robot.velocity != 0):
-        report.lose(f"{robot.name}: initial velocity")
+        report.lose(f"{robot.name}: initial velocity", kind="not written")
     if robot.manipulators:
-        report.lose(f"{robot.name}: manipulators ({len(robot.manipulators)})")
+        report.lose(f"{robot.name}: manipulators ({len(robot.manipulators)})", kind="not written")
     if robot.sensors:
-        report.lose(f"{robot.name}: sensors ({len(robot.sensors)})")
+        report.lose(f"{robot.name}: sensors ({len(robot.sensors)})", kind="not written")
     if robot.properties:
-        report.lose(f"{robot.name}: robot properties ({', '.join(sorted(robot.properties))})")
+        report.lose(f"{robot.name}: robot properties ({', '.join(sorted(robot.properties))})", kind="not written")
     for key in sorted(k for k in robot.extras if k != "graspit"):
-        report.lose(f"{robot.name}: data of another format ({key})")
+        report.lose(f"{robot.name}: data of another format ({key})", kind="kept as data")
     for l in robot.links:
         if l.visual_geometry is not None:
-            report.lose(f"{l.name}: separate visual geometry (GraspIt! bodies have one geometry)")
+            report.lose("separate visual geometry (GraspIt! bodies have one geometry)", l.name,
+                        kind="not written", noun="link")
         for key in sorted(k for k in l.extras if k != "graspit"):
-            report.lose(f"{l.name}: data of another format ({key})")
+            report.lose("link data of another format", f"{l.name} ({key})", kind="kept as data", noun="link")
 
 
 def dof_values_text(robot, info: dict) -> str:

@@ -96,7 +96,7 @@ def tail_from_extras(out: RobotOut, robot, rec, gx, report):
             out.side_files.append((ref, text_of(data)))
         elif ref:
             report.warn(f"<{tag}>{ref}</{tag}> kept: the file could not be read when the robot was "
-                        "loaded, so it is not written")
+                        "loaded, so it is not written", kind="missing file")
         if ref:
             t.append(f"    <{tag}>{esc(ref)}</{tag}>")
     if rec is not None and rec.flock is not None:

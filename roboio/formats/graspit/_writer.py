@@ -82,7 +82,7 @@ class GraspitWriter:
             names = self.zero_mass
             self.report.lose(f"zero mass of {len(names)} link(s)/bod(ies) ({', '.join(names[:5])}"
                              f"{', ...' if len(names) > 5 else ''}): GraspIt! needs a positive mass, "
-                             "1e-6 kg is written")
+                             "1e-6 kg is written", kind="target default")
 
     def flush(self, main: str):
         for p, text in self.files.items():
@@ -135,7 +135,7 @@ class GraspitWriter:
         gx = obj.extras.get("graspit", {})
         dynamic = isinstance(obj, RigidObject)
         if not np.array_equal(obj.transform, np.eye(4)):
-            self.report.lose(f"{obj.name}: pose (a GraspIt! body file has none; worlds place bodies)")
+            self.report.lose(f"{obj.name}: pose (a GraspIt! body file has none; worlds place bodies)", kind="not written")
         if dynamic:
             self._lose_object_fields(obj)
         return self.body_text(obj.geometry, getattr(obj, "mass", None), getattr(obj, "com", None),
@@ -143,10 +143,10 @@ class GraspitWriter:
 
     def _lose_object_fields(self, o):
         if np.any(o.velocity != 0) or np.any(o.angular_velocity != 0):
-            self.report.lose(f"{o.name}: initial velocity")
+            self.report.lose(f"{o.name}: initial velocity", kind="not written")
         if "graspit" not in o.extras and (o.kFriction != 0.5 or o.kRestitution != 0.5
                                           or np.isfinite(o.kStiffness) or np.isfinite(o.kDamping)):
-            self.report.lose(f"{o.name}: contact parameters (GraspIt! derives friction from materials)")
+            self.report.lose(f"{o.name}: contact parameters (GraspIt! derives friction from materials)", kind="not written")
 
     def body_text(self, geometry, mass, com, inertia, gx: dict, path: str, what: str, dynamic: bool) -> str:
         """The body XML for a body at ``path`` (its geometry file is placed next to it)."""
@@ -237,7 +237,7 @@ class GraspitWriter:
                 return _rel(src.path, base), lines, False
         if geometry is not None and getattr(geometry, "missing", False):
             self.report.lose(f"{what}: geometry {src.reference if src else ''!r} was missing when read "
-                             "(an empty Inventor file is written)")
+                             "(an empty Inventor file is written)", kind="missing file")
         text = inventor_text(None if geometry is None or getattr(geometry, "missing", False) else geometry,
                              np.diag([1 / MM, 1 / MM, 1 / MM, 1.0]), self.report, what)
         stem = os.path.splitext(os.path.basename(body_path))[0]
@@ -302,18 +302,18 @@ class GraspitWriter:
                       f"        <focalDistance>{esc(cam.focal_distance.text)}</focalDistance>", "    </camera>"]
         lines.append("</world>")
         for key in sorted(k for k in world.extras if k != "graspit"):
-            self.report.lose(f"world data of another format: {key}")
+            self.report.lose(f"world data of another format: {key}", kind="kept as data")
         return "\n".join(lines) + "\n"
 
     def _connection(self, world, con, dofmaps, root) -> list:
         n = len(world.robots)
         p, c, ch = con.get("parent"), con.get("child"), con.get("chain")
         if not (isinstance(p, int) and isinstance(c, int) and 0 <= p < n and 0 <= c < n):
-            self.report.lose(f"connection {con!r}: robot index out of range")
+            self.report.lose(f"connection {con!r}: robot index out of range", kind="not written")
             return []
         chains = dofmaps[p].get("chains", 0)
         if not 0 <= ch < chains:
-            self.report.lose(f"connection of robot {world.robots[c].name!r}: parent chain {ch} does not exist")
+            self.report.lose(f"connection of robot {world.robots[c].name!r}: parent chain {ch} does not exist", kind="not written")
             return []
         out = ["    <connection>", f"        <parentRobot>{p}</parentRobot>",
                f"        <parentChain>{ch}</parentChain>", f"        <childRobot>{c}</childRobot>"]

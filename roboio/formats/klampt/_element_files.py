@@ -22,7 +22,7 @@ def apply_automass(obj, surface_fraction: float, about=None, ctx=None, line=None
     g = obj.geometry
     if g is None or g.missing:
         if ctx is not None:
-            ctx.warn(f"automass of {obj.name!r} skipped: its geometry is missing", line)
+            ctx.warn(f"automass of {obj.name!r} skipped: its geometry is missing", line, kind="dropped")
         return
     c, C = geometry_moments(g, surface_fraction, about=about)
     if about is None:
@@ -53,8 +53,8 @@ def _lose_world_only(element, what: str, report, margin_home: str) -> None:
     any extras."""
     if element.geometry is not None and element.geometry.margin:
         report.lose(f"{what}: collision margin {element.geometry.margin} (only a world's "
-                    f"{margin_home} holds it)")
+                    f"{margin_home} holds it)", kind="not written")
     if not element.appearance.is_default():
-        report.lose(f"{what}: appearance (only a world's <display> holds it)")
+        report.lose(f"{what}: appearance (only a world's <display> holds it)", kind="not written")
     for k in sorted(element.extras):
-        report.lose(f"{what}: {k}")
+        report.lose(f"{what}: {k}", kind="kept as data")

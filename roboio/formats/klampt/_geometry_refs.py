@@ -149,8 +149,8 @@ class GeometryWriter:
             chord = float(geom.params["radius"]) * (1 - np.cos(np.pi / SEGMENTS))
             self.report.lose(f"{geom.primitive} primitives written as {SEGMENTS}-sided triangle "
                              "meshes (Klamp't has no capsule or cone, and Klamp't 0.10.1 never "
-                             "collides a cylinder): the surface moves by up to",
-                             f"{chord:.2g} m ({what})")
+                             "collides a cylinder)", f"{chord:.2g} m ({what})",
+                             kind="approximated", largest=chord, unit="m")
             return mesh
         if isinstance(geom, Group) and any(isinstance(g, Primitive) and g.primitive in
                                            UNCOLLIDED_PRIMITIVES for g in walk_geometry(geom)):
@@ -173,8 +173,8 @@ class GeometryWriter:
             return src.reference
         if geom.missing:
             ref = src.reference if src is not None else ""
-            self.report.lose(f"{what}: geometry file {ref!r} was missing when read; "
-                             "its reference is written unchanged")
+            self.report.lose("geometry files missing when read (their references are written "
+                             "unchanged)", f"{what} ({ref})", kind="missing file")
             return ref
         path = src.path if src is not None and src.path and os.path.isfile(src.path) else None
         if path is not None and isinstance(geom, TriangleMesh):
@@ -197,13 +197,14 @@ class GeometryWriter:
         """Write ``geom`` with the affine ``M`` (instead of its own transform) applied to its
         data into a new file and return its reference."""
         if geom.missing:
-            self.report.lose(f"{what}: transform {np.asarray(M).tolist()} of missing geometry")
+            self.report.lose(f"{what}: transform {np.asarray(M).tolist()} of missing geometry",
+                             kind="missing file")
             return self.data_reference(geom, referring_file, what)
         g = self.collidable(geom, what).copy()
         g.transform = np.asarray(M, float)
         g.margin = 0.0
         self.report.warn(f"{what}: geometry transform cannot be written as Klamp't attributes; "
-                         "the transformed data are written instead")
+                         "the transformed data are written instead", kind="restructured")
         if isinstance(g, (TriangleMesh, PointCloud)):
             baked = g.baked()
             baked.margin = 0.0

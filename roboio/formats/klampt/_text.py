@@ -37,9 +37,9 @@ class Where:
         inner = f" line {text_line}" if text_line is not None and text_line > 1 else ""
         return FormatError(self.path, self.line, None, f"{self.label}{inner}: {message}")
 
-    def warn(self, ctx, message, text_line=None, column=None):
+    def warn(self, ctx, message, text_line=None, column=None, **kind):
         err = self.error(message, text_line, column)
-        ctx.warn(err.message, err.line, err.column, err.path)
+        ctx.warn(err.message, err.line, err.column, err.path, **kind)
 
 
 class Tokens:

@@ -164,7 +164,7 @@ def mount_robot(robot: Robot, sub: Robot, link: int, T, prefix: str = "",
     and get prefixed names.
     Self-collision: the sub-robot's pairs, renumbered, plus every new link against every
     earlier one, both with geometry (:func:`has_geometry`), except a sub-root with ``L``.
-    Sensors: see :func:`_mount_sensors`. ``warn(msg)`` reports what Klamp't drops."""
+    Sensors: see :func:`_mount_sensors`. ``warn(msg, kind=...)`` reports what Klamp't drops."""
     n0 = robot.num_links
     T = np.asarray(T, dtype=float)
 
@@ -212,10 +212,10 @@ def mount_robot(robot: Robot, sub: Robot, link: int, T, prefix: str = "",
             pairs.update((i, j) for i in range(n0) if geo[i] and not (sl.parent < 0 and i == link))
     robot.self_collision_pairs = pairs
 
-    say = warn or (lambda msg: None)
+    say = warn or (lambda msg, **kind: None)
     if "controller" in sub.properties:
         say(f"mount: the controller property of the mounted robot {sub.name!r} is dropped, "
-            "as Klamp't does")
+            "as Klamp't does", kind="dropped")
     if "sensors" in sub.properties:
         _mount_sensors(robot, sub, n0, link, T, prefix, say)
 
@@ -233,7 +233,7 @@ def _mount_sensors(robot: Robot, sub: Robot, n0: int, L: int, T, prefix: str, sa
         mine = parse_bytes(sub.properties["sensors"].encode("utf-8"), sub.source or "")
     except ValueError as e:
         say(f"mount: the sensors of the mounted robot {sub.name!r} are not valid XML ({e}); "
-            "dropped, as Klamp't does")
+            "dropped, as Klamp't does", kind="dropped")
         return
     for el in mine:
         if not isinstance(el.tag, str):
@@ -262,7 +262,7 @@ def _mount_sensors(robot: Robot, sub: Robot, n0: int, L: int, T, prefix: str, sa
         root = parse_bytes(own.encode("utf-8"), robot.source or "")
     except ValueError:
         say("mount: the robot's own sensors property is not valid XML; the mounted robot's "
-            "sensors are dropped, as Klamp't does")
+            "sensors are dropped, as Klamp't does", kind="dropped")
         return
     for el in list(mine):
         root.append(el)
@@ -284,7 +284,7 @@ def _place_in_mount_frame(el, T, say) -> None:
         toks = text.split()[:12]
         if len(toks) < 12 or not all(_STREAM_NUMBER.match(t) for t in toks):
             say(f"mount: sensor {el.get('name') or el.tag!r}: Tsensor {text!r} is not 12 numbers; "
-                "the mount transform is not applied to it")
+                "the mount transform is not applied to it", kind="dropped")
             return
         v = [float(t) for t in toks]
         Ts[:3, :3] = np.reshape(v[:9], (3, 3))

@@ -54,7 +54,7 @@ def _checked_items(entries: list, path: str, ctx) -> dict:
             out.append(e)
         elif name.lower() in _BY_LOWER:
             ctx.warn(f"item {name!r} is ignored (Klamp't accepts it but only reads the exact "
-                     f"spelling {_BY_LOWER[name.lower()]!r})", e.line)
+                     f"spelling {_BY_LOWER[name.lower()]!r})", e.line, kind="ignored")
         else:
             raise FormatError(path, e.line, None,
                               f"unknown item {name!r} in a Klamp't rigid object file (allowed: "
@@ -157,7 +157,7 @@ def object_items(obj: RigidObject, path: str, report, geometry_writer: GeometryW
         items.append(("geomtranslate", list(t)))
     T = np.asarray(obj.transform, float)
     if np.any(T[3] != (0, 0, 0, 1)):
-        report.lose(f"{what}: non-rigid bottom row of the pose {T[3].tolist()}")
+        report.lose(f"{what}: non-rigid bottom row of the pose {T[3].tolist()}", kind="not written")
     items.append(("T", list(T[:3, :3].reshape(9)) + list(T[:3, 3])))
     if np.any(obj.velocity != 0):
         items.append(("velocity", list(obj.velocity)))

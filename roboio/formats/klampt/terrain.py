@@ -50,7 +50,7 @@ def loads(data, ctx) -> Terrain:
     t.source = ctx.path
     for name, e in entries.items():
         if name not in ("mesh", "kFriction"):
-            ctx.warn(f"item {name!r} is ignored (a terrain file has 'mesh' and 'kFriction')", e.line)
+            ctx.warn(f"item {name!r} is ignored (a terrain file has 'mesh' and 'kFriction')", e.line, kind="ignored")
     if "mesh" not in entries:
         raise FormatError(path, None, None, "a terrain file needs a 'mesh' item")
     mesh = entries["mesh"]
@@ -67,7 +67,7 @@ def loads(data, ctx) -> Terrain:
             t.kFriction = vals[0]
         else:
             if t.geometry.missing:
-                ctx.warn(f"kFriction: {len(vals)} values kept unchecked: the geometry is missing", e.line)
+                ctx.warn(f"kFriction: {len(vals)} values kept unchecked: the geometry is missing", e.line, kind="kept as data")
             else:
                 n = element_count(t.geometry)
                 if len(vals) != n:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...model import Geometry, Group, PointCloud, TriangleMesh
 from ...transforms import transform_points
-from ..meshfile import flatten_for_writing
+from ..meshfile import flatten_for_writing, rounding_kind
 
 __all__ = ["gltf_bytes"]
 
@@ -54,7 +54,7 @@ def _visual(mesh: TriangleMesh, report):
     cols = np.asarray(cols, float).reshape(-1, 4)
     q = np.clip(np.round(cols * 255), 0, 255)
     if np.any(q / 255 != cols):
-        report.lose("colours rounded to 1/255 steps (glTF stores them as bytes here)")
+        report.lose("colours rounded to 1/255 steps (glTF stores them as bytes here)", kind="rounding")
     q = q.astype(np.uint8)
     if len(q) and np.all(q == q[0]):
         mat = trimesh.visual.material.PBRMaterial(baseColorFactor=q[0], metallicFactor=0.0,
@@ -75,7 +75,7 @@ def _scene(geom: Geometry, report):
         f = np.asarray(mesh.faces, np.int64)
         if len(f) == 0:
             if len(v):
-                report.lose(f"{name}: {len(v)} vertices without triangles (glTF meshes are triangles here)")
+                report.lose(f"{name}: {len(v)} vertices without triangles (glTF meshes are triangles here)", kind="not written")
             continue
         visual, vcols = _visual(mesh, report)
         if vcols is not None and mesh.vertex_colors is None:     # face colours: unshare vertices
@@ -97,8 +97,8 @@ def _add(scene, used: set, name: str, geometry, v, report) -> None:
     scene.add_geometry(geometry, node_name=key, geom_name=key)
     if np.any(v.astype(np.float32).astype(float) != v):
         err = float(np.abs(v.astype(np.float32).astype(float) - v).max())
-        report.lose(f"vertex coordinates rounded to 32-bit floats (glTF stores float32): largest "
-                    f"change {err:.1e}")
+        report.lose("vertex coordinates rounded to 32-bit floats (glTF stores float32)", name,
+                    kind=rounding_kind(err), largest=err, unit="m", noun="mesh")
 
 
 def _points(cloud: PointCloud, v, report):
@@ -107,12 +107,12 @@ def _points(cloud: PointCloud, v, report):
     cols = cloud.colors()
     other = cloud.other_fields()
     if other:
-        report.lose(f"point cloud properties {other} (glTF keeps positions and colours)")
+        report.lose(f"point cloud properties {other} (glTF keeps positions and colours)", kind="not written")
     if cols is None:
         return trimesh.PointCloud(v)
     q = np.clip(np.round(cols * 255), 0, 255)
     if np.any(q / 255 != cols):
-        report.lose("colours rounded to 1/255 steps (glTF stores them as bytes here)")
+        report.lose("colours rounded to 1/255 steps (glTF stores them as bytes here)", kind="rounding")
     return trimesh.PointCloud(v, colors=q.astype(np.uint8))
 
 

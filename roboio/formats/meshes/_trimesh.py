@@ -66,7 +66,7 @@ def load(path: str, data: bytes, loader, what: str, warn, **kwargs) -> dict:
     finally:
         log.removeHandler(collect)
     for message in dict.fromkeys(collect.messages):
-        warn(f"trimesh: {message}")
+        warn(f"trimesh: {message}", kind="guessed")
     if not isinstance(result, dict):
         raise FormatError(path, None, None, f"trimesh read nothing from this {what} file")
     return result
@@ -122,7 +122,7 @@ def flatten(scene: dict, path: str, what: str, warn, shared_vertices: bool = Fal
             starts.update(at[at < count].tolist())
         else:
             warn(f"the faces make {count} triangles, trimesh read {ntris}: object and group "
-                 "boundaries are not recorded as parts")
+                 "boundaries are not recorded as parts", kind="dropped")
     if shared_vertices:
         vertices, faces = longest, np.concatenate([p[1] for p in parts])
         vcols = next((p[3] for p in parts if len(p[0]) == len(longest)), None)
@@ -149,7 +149,7 @@ def _placed(scene: dict, path, what, warn):
         graph.update(**edge)
     nodes = graph.nodes_geometry
     if not nodes and geometry:
-        warn("the file places no mesh in a scene: every mesh is read once, without node transforms")
+        warn("the file places no mesh in a scene: every mesh is read once, without node transforms", kind="guessed")
         return [(None, kw) for kw in geometry.values()]
     out = []
     for node in nodes:

@@ -56,7 +56,7 @@ def _check(root, path: str, warn) -> None:
             except ValueError:
                 meter = 1.0
             if meter != 1.0:
-                warn(f"<unit meter=\"{unit.get('meter')}\"> is not applied (Klamp't ignores it too)", where(unit))
+                warn(f"<unit meter=\"{unit.get('meter')}\"> is not applied (Klamp't ignores it too)", where(unit), kind="ignored")
     for p in root.iter("{*}p"):
         if "-" in (p.text or ""):
             raise FormatError(path, where(p), None, "<p>: negative index")
@@ -114,7 +114,7 @@ def _drop_broken_samplers(root, warn) -> bool:
             if source is not None and (source.text or "").strip() not in sids:
                 warn(f"<sampler2D> '{p.get('sid')}' of effect '{effect.get('id')}' names a surface "
                      f"'{(source.text or '').strip()}' the effect does not declare: texture ignored "
-                     "(as Assimp does)", where(p))
+                     "(as Assimp does)", where(p), kind="ignored")
                 p.getparent().remove(p)
                 changed = True
     return changed

@@ -74,7 +74,7 @@ def _check(doc: dict, path: str, warn) -> None:
                 skipped.setdefault(kind, []).append(f"meshes[{i}].primitives[{j}]")
     for kind, where in skipped.items():
         more = f" and {len(where) - 5} more" if len(where) > 5 else ""
-        warn(f"{kind} primitives not read (roboio reads triangles only): {', '.join(where[:5])}{more}")
+        warn(f"{kind} primitives not read (roboio reads triangles only): {', '.join(where[:5])}{more}", kind="unsupported")
 
 
 def parse_gltf_bytes(data: bytes, path, warn=None) -> dict:

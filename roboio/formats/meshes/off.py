@@ -179,14 +179,14 @@ def dumps(geom: Geometry, report, path=None) -> str:
     f = m.faces.ravel().tolist()
     if m.face_colors is not None:
         if np.any(np.asarray(m.face_colors, float).reshape(-1, 4)[:, 3] != 1.0):
-            report.lose("face colour alpha (OFF stores r g b only)")
+            report.lose("face colour alpha (OFF stores r g b only)", kind="not written")
         rgb = color_bytes(m.face_colors, "face", "OFF", report).tolist()
         parts.extend(f"3  {f[3 * i]} {f[3 * i + 1]} {f[3 * i + 2]}   {rgb[i][0]} {rgb[i][1]} {rgb[i][2]}"
                      for i in range(nf))
     else:
         parts.extend(f"3  {f[3 * i]} {f[3 * i + 1]} {f[3 * i + 2]}" for i in range(nf))
     if m.vertex_colors is not None:
-        report.lose("per-vertex colours (OFF as Klamp't reads it has face colours only)")
+        report.lose("per-vertex colours (OFF as Klamp't reads it has face colours only)", kind="not written")
     return "\n".join(parts) + "\n"
 
 

@@ -94,7 +94,7 @@ def _read_header(data: bytes, path: str, start: int, warn):
             elif key == "VERSION":
                 value = text.split(None, 1)[1].strip() if rest else ""
                 if value not in ("0.7", ".7"):
-                    warn(f"PCD version 0.7 expected, found {value!r}", lineno)
+                    warn(f"PCD version 0.7 expected, found {value!r}", lineno, kind="guessed")
                 h.settings["version"] = value
             else:
                 h.settings[key.lower()] = text.split(None, 1)[1].strip() if rest else ""
@@ -131,7 +131,7 @@ def _expanded(h: _Header, path: str, warn):
                               f"{key} has {len(lst)} entries but FIELDS names {n} fields")
     types = h.types or ["F"] * n
     if not h.types and n:
-        warn("no TYPE line: every field is read as a float", h.lines.get("FIELDS"))
+        warn("no TYPE line: every field is read as a float", h.lines.get("FIELDS"), kind="guessed")
     sizes = h.sizes or [None] * n
     counts = h.counts or [1] * n
     if sum(counts) > MAX_VALUES:
@@ -204,7 +204,7 @@ def _ascii_values(data: bytes, path: str, start: int, npoints: int, nfields: int
 def parse_pcd_bytes(data: bytes, path: str, warn=None, start: int = 0):
     """Parse a PCD file (or a PCD block starting at byte ``start`` of a geometry stream).
     Returns ``(PointCloud, end_offset)``."""
-    warn = warn or (lambda msg, line=None: None)
+    warn = warn or (lambda msg, line=None, **kind: None)
     h, kind, offset, data_line = _read_header(data, path, start, warn)
     names, types, sizes = _expanded(h, path, warn)
     n = h.points
@@ -224,7 +224,7 @@ def parse_pcd_bytes(data: bytes, path: str, warn=None, start: int = 0):
                               f"byte {len(data)}: truncated binary PCD data: POINTS {n} x {dt.itemsize} bytes "
                               f"= {need} bytes needed after byte {offset}, {have} present")
         if have > need and start == 0:
-            warn(f"{have - need} bytes after the binary point data ignored", None)
+            warn(f"{have - need} bytes after the binary point data ignored", None, kind="ignored")
         rec = np.frombuffer(data, dtype=dt, count=n, offset=offset)
         columns = [rec[f"f{i}"].astype(np.float64) for i in range(len(names))]
         end = offset + need
@@ -237,7 +237,7 @@ def parse_pcd_bytes(data: bytes, path: str, warn=None, start: int = 0):
     if all(k in fields for k in ("x", "y", "z")):
         points = np.stack([fields["x"], fields["y"], fields["z"]], axis=1)
     else:
-        warn("no x, y, z fields: the point cloud has no points", h.lines.get("FIELDS"))
+        warn("no x, y, z fields: the point cloud has no points", h.lines.get("FIELDS"), kind="empty")
         points = np.zeros((0, 3))
     if names == ["x", "y", "z"]:
         fields = {}
@@ -246,7 +246,7 @@ def parse_pcd_bytes(data: bytes, path: str, warn=None, start: int = 0):
 
 def loads(data, ctx) -> PointCloud:
     """The point cloud of PCD data (ascii or binary)."""
-    pc, _ = parse_pcd_bytes(as_bytes(data), ctx.path, lambda m, line=None: ctx.warn(m, line))
+    pc, _ = parse_pcd_bytes(as_bytes(data), ctx.path, lambda m, line=None, **kind: ctx.warn(m, line, **kind))
     return pc
 
 
@@ -273,7 +273,7 @@ def baked_cloud(geom: Geometry, report) -> PointCloud:
                 fields[k] = col
             else:   # a PCD without x, y, z keeps its fields but has no points (Klamp't's reading)
                 report.lose(f"point fields without a point each (PCD holds one value per point; "
-                            f"{len(pts)} points)", f"{k} ({len(col)} values)")
+                            f"{len(pts)} points)", f"{k} ({len(col)} values)", kind="not written")
         if not np.allclose(T, np.eye(4), rtol=0, atol=0):
             names = [k for k in ("normal_x", "normal_y", "normal_z") if k in fields]
             if len(names) == 3:
@@ -282,12 +282,12 @@ def baked_cloud(geom: Geometry, report) -> PointCloud:
                 for i, k in enumerate(names):
                     fields[k] = n[:, i]
             elif any(k.startswith("normal") for k in fields):
-                report.lose("normals are not transformed with the points (no normal_x/y/z triple)")
+                report.lose("normals are not transformed with the points (no normal_x/y/z triple)", kind="changed")
         return PointCloud(pts, fields, geom.settings)
     if isinstance(geom, (TriangleMesh, Group)):
         m = flatten_for_writing(geom, report, "PCD")
         if len(m.faces):
-            report.lose("triangles (PCD keeps the vertices only)")
+            report.lose("triangles (PCD keeps the vertices only)", kind="not written")
         return PointCloud(m.vertices)
     raise OutputError(None, f"PCD holds point clouds, not a {type(geom).__name__}")
 
@@ -335,7 +335,7 @@ def dumps(geom: Geometry, report, path=None) -> str:
     """ASCII PCD of ``geom`` as a point cloud (see :func:`baked_cloud`)."""
     pc = baked_cloud(geom, report)
     if any(k.lower() in ("points", "data", "fields", "size", "type", "count") for k in pc.settings):
-        report.lose("settings named like PCD header keywords")
+        report.lose("settings named like PCD header keywords", kind="not written")
     return pcd_text(pc)
 
 

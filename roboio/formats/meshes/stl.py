@@ -25,7 +25,7 @@ import numpy as np
 from ...errors import FormatError
 from ...model import Geometry, TriangleMesh
 from ..fileio import as_bytes, atomic_write, line_of
-from ..meshfile import check_readable, flatten_for_writing, lazy_mesh, parsed_mesh, read_bytes
+from ..meshfile import check_readable, flatten_for_writing, lazy_mesh, parsed_mesh, read_bytes, rounding_kind
 from ..numeric_text import NUMBER_RE
 from ._sniff import sniff_stl as sniff
 from ._sniff import stl_looks_ascii as _looks_ascii
@@ -61,7 +61,7 @@ def _binary(data: bytes, path: str, warn) -> dict:
     n = _check_size(data[:84], len(data), path)
     need = 84 + 50 * n
     if len(data) > need and warn is not None:
-        warn(f"{len(data) - need} bytes after the last of the {n} triangles ignored")
+        warn(f"{len(data) - need} bytes after the last of the {n} triangles ignored", kind="ignored")
     rec = np.frombuffer(data, dtype=_RECORD, count=n, offset=84)
     vertices = rec["v"].reshape(-1, 3).astype(np.float64)
     return {"vertices": vertices, "faces": np.arange(3 * n, dtype=np.int64).reshape(n, 3)}
@@ -180,7 +180,7 @@ def read(path: str, ctx) -> TriangleMesh:
     size = os.path.getsize(path)
     if stl_kind(head, size) == "binary":
         _check_size(head, size, path)
-    return lazy_mesh(path, lambda p: parse_stl_bytes(read_bytes(p, ctx, document=False), p, lambda m: ctx.warn(m)), "stl",
+    return lazy_mesh(path, lambda p: parse_stl_bytes(read_bytes(p, ctx, document=False), p, lambda m, **kind: ctx.warn(m, **kind)), "stl",
                      ctx=ctx)
 
 
@@ -199,15 +199,15 @@ def dumps(geom: Geometry, report, path=None) -> bytes:
     rec["normal"] = _normals(tri)
     if np.any(rec["v"].astype(np.float64) != tri):
         err = float(np.abs(rec["v"].astype(np.float64) - tri).max())
-        report.lose(f"vertex coordinates rounded to 32-bit floats (STL stores float32): largest "
-                    f"change {err:.1e}")
+        report.lose("vertex coordinates rounded to 32-bit floats (STL stores float32)",
+                    kind=rounding_kind(err), largest=err, unit="m")
     if len(m.faces) and len(m.vertices) != 3 * len(m.faces):
-        report.warn("STL stores three corners per triangle: shared vertices are written once per triangle")
+        report.warn("STL stores three corners per triangle: shared vertices are written once per triangle", kind="restructured")
     unused = len(m.vertices) - (len(np.unique(m.faces)) if len(m.faces) else 0)
     if unused:      # e.g. the points of a point cloud
-        report.lose(f"{unused} vertices without triangles (STL holds triangles only)")
+        report.lose(f"{unused} vertices without triangles (STL holds triangles only)", kind="not written")
     if m.face_colors is not None or m.vertex_colors is not None:
-        report.lose("colours (binary STL is written without colours)")
+        report.lose("colours (binary STL is written without colours)", kind="not written")
     header = b"roboio binary STL".ljust(80, b" ")
     return header + struct.pack("<I", len(tri)) + rec.tobytes()
 

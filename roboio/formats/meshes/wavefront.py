@@ -110,10 +110,10 @@ def _check_material_library(data: bytes, path: str, warn) -> None:
     name = libs[0].group(1).strip().decode("utf-8", "replace")
     line = _line(data, libs[0].start())
     if not os.path.isfile(os.path.join(os.path.dirname(path or ""), name)):
-        warn(f"material library {name!r} not found: no face colours from it", line)
+        warn(f"material library {name!r} not found: no face colours from it", line, kind="missing file")
     for extra in libs[1:]:
         warn(f"material library {extra.group(1).strip().decode('utf-8', 'replace')!r} ignored "
-             "(only the first mtllib is read)", _line(data, extra.start()))
+             "(only the first mtllib is read)", _line(data, extra.start()), kind="unsupported")
 
 
 # fewest tokens (keyword included) of a complete statement
@@ -192,7 +192,7 @@ def dumps(geom: Geometry, report, path=None) -> str:
     if m.vertex_colors is not None:
         c = np.asarray(m.vertex_colors, float).reshape(-1, 4)
         if np.any(c[:, 3] != 1.0):
-            report.lose("vertex colour alpha (written as r g b)")
+            report.lose("vertex colour alpha (written as r g b)", kind="not written")
         cs = fmt_float_list(c[:, :3])
         out += [f"v {v[3 * i]} {v[3 * i + 1]} {v[3 * i + 2]} {cs[3 * i]} {cs[3 * i + 1]} {cs[3 * i + 2]}"
                 for i in range(len(m.vertices))]
@@ -201,7 +201,7 @@ def dumps(geom: Geometry, report, path=None) -> str:
     f = (m.faces + 1).ravel().tolist()
     out += [f"f {f[i]} {f[i + 1]} {f[i + 2]}" for i in range(0, len(f), 3)]
     if m.face_colors is not None:
-        report.lose("face colours (the OBJ writer emits v and f lines only)")
+        report.lose("face colours (the OBJ writer emits v and f lines only)", kind="not written")
     return "\n".join(out) + "\n"
 
 

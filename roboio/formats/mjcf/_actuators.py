@@ -67,7 +67,7 @@ def _actuators(reader, drivers_of: dict) -> None:
                 other = next((t for t in ("tendon", "site", "body", "cranksite") if a.text(t)), None)
                 reader.ctx.warn(f"actuator {info.get('name', k)!r} drives a {other or 'nothing'} "
                                 "(kept as data of the robot: roboio drivers move joints)", n.line,
-                                path=n.path)
+                                path=n.path, kind="unsupported")
                 _robot_actuators(reader, n, info)
                 continue
             for name in reader.names(target):
@@ -133,7 +133,7 @@ def _equalities(reader, robots: list, drivers_of: dict) -> None:
             elif n.tag in ("connect", "weld", "tendon", "flex", "flexvert", "flexstrain"):
                 kept.append({"type": n.tag, **_plain(a.own)})
                 doc.warn(n, f"<equality><{n.tag}> {a.text('name') or ''!r} kept as data (closed loops are "
-                            "not enforced by roboio's kinematics)")
+                            "not enforced by roboio's kinematics)", kind="unsupported")
             else:
                 raise doc.error(n, f"unrecognized equality element '{n.tag}'")
     if kept:
@@ -177,14 +177,14 @@ def _joint_coupling(reader, n, a, drivers_of: dict, kept: list, j1, j2) -> None:
     if follower is None or (j2 is not None and leader is None):
         kept.append(record)
         doc.warn(n, f"<equality><joint> coupling {j1!r} to {j2!r} kept as data (not between hinge or "
-                    "slide joints of one robot)")
+                    "slide joints of one robot)", kind="unsupported")
         return
     robot, fd = follower
     if j2 is None:
         fd.extras.setdefault("mjcf", {})["polycoef"] = {"joint2": None, "coef": coef}
         kept.append(record)
         doc.warn(n, f"<equality><joint> {j1!r} held at a constant: kept as data on its driver "
-                    "(roboio's drivers do not fix a joint)")
+                    "(roboio's drivers do not fix a joint)", kind="unsupported")
         return
     _, ld = leader
     if ld is fd:
@@ -196,7 +196,7 @@ def _joint_coupling(reader, n, a, drivers_of: dict, kept: list, j1, j2) -> None:
             fd.extras.setdefault("mjcf", {})["polycoef"] = {"joint2": j2, "coef": coef}
             kept.append(record)
             doc.warn(n, f"<equality><joint> {j1!r} = a polynomial of {j2!r}, while other joints "
-                        f"follow {j1!r}: kept as data on its driver (not composed)")
+                        f"follow {j1!r}: kept as data on its driver (not composed)", kind="unsupported")
             return
         _polynomial_coupling(robot, fd, ld, coef, ref1, ref2)
     else:

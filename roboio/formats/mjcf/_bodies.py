@@ -143,7 +143,7 @@ def geom_geometry(g: GeomRec, reader) -> Optional[object]:
     k = g.type
     if g.mesh is not None and k not in ("mesh", "sdf"):
         reader.doc.warn(g.node, f"geom {g.name or ''!r} of type {k} fitted to mesh {g.mesh!r}: "
-                                "read as the mesh itself")
+                                "read as the mesh itself", kind="guessed")
         k = "mesh"
     if k == "sphere":
         geo = Primitive("Sphere", {"center": [0.0, 0.0, 0.0], "radius": s[0]})
@@ -161,7 +161,7 @@ def geom_geometry(g: GeomRec, reader) -> Optional[object]:
         hx, hy = s[0], s[1]
         if hx <= 0 or hy <= 0:
             reader.doc.warn(g.node, f"infinite plane {g.name or ''!r} read as a square of "
-                                    f"{2 * INFINITE_PLANE:g} m")
+                                    f"{2 * INFINITE_PLANE:g} m", kind="changed")
             hx = hx if hx > 0 else INFINITE_PLANE
             hy = hy if hy > 0 else INFINITE_PLANE
         geo = TriangleMesh([[-hx, -hy, 0.0], [hx, -hy, 0.0], [hx, hy, 0.0], [-hx, hy, 0.0]],
@@ -174,7 +174,7 @@ def geom_geometry(g: GeomRec, reader) -> Optional[object]:
             return None
         geo = asset.geometry(reader.doc)
     else:
-        reader.doc.warn(g.node, f"{k} geom {g.name or ''!r} is not read by roboio (no such geometry)")
+        reader.doc.warn(g.node, f"{k} geom {g.name or ''!r} is not read by roboio (no such geometry)", kind="unsupported")
         return None
     geo.transform = T @ geo.transform
     info = {"type": g.type, "group": g.group, "contype": g.contype, "conaffinity": g.conaffinity}

@@ -105,11 +105,11 @@ class Document:
             return self.ctx.error(message)
         return self.ctx.error(message, node.line, path=node.path)
 
-    def warn(self, node: Optional[Node], message: str) -> None:
+    def warn(self, node: Optional[Node], message: str, **kind) -> None:
         if node is None:
-            self.ctx.warn(message)
+            self.ctx.warn(message, **kind)
         else:
-            self.ctx.warn(message, node.line, path=node.path)
+            self.ctx.warn(message, node.line, path=node.path, **kind)
 
     def kids(self, node: Node, depth: int):
         """Child elements of ``node`` with every ``<include>`` replaced by the children of

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...model import GeometrySource, TriangleMesh
 from ..fileio import read_bytes
-from ..loading import load_geometry
+from ..loading import load_geometry, missing_file_hint
 from ._document import Document, Node
 from ._massprops import MeshProps, mesh_props
 
@@ -56,7 +56,7 @@ class MeshAsset:
             V, F = self._inline(doc)
             g = TriangleMesh(V, F, source=GeometrySource(f"<mesh name={self.name!r}>", None, "mjcf"))
         elif not os.path.isfile(self.path):
-            doc.warn(self.node, f"mesh file {self.reference!r} not found (looked for {self.path})")
+            doc.warn(self.node, f"mesh file {self.reference!r} not found (looked for {self.path})", kind="missing file", hint=missing_file_hint(self.reference))
             return TriangleMesh(source=GeometrySource(self.reference, None, None), missing=True)
         elif self.path.lower().endswith(".msh"):
             path = self.path
@@ -110,7 +110,7 @@ class MeshAsset:
                 H = _hull(V)
                 if H is None:
                     doc.warn(self.node, f"mesh {self.name!r}: inertia=\"convex\" needs scipy for the "
-                                        "convex hull; computed as \"legacy\"")
+                                        "convex hull; computed as \"legacy\"", kind="guessed")
                     mode = "legacy"
                 else:
                     F = H
@@ -199,7 +199,7 @@ def _mesh(doc: Document, n: Node) -> MeshAsset:
                                                   else None)
         if made:
             doc.warn(n, f"mesh {name!r} is made by MuJoCo ({made}): not read by roboio (its geoms are "
-                        "left out)")
+                        "left out)", kind="unsupported")
             return MeshAsset(name, None, None, scale, inertia, n, plugin=True)
         raise doc.error(n, f"mesh {name!r}: needs a file or vertices")
     if vertex is not None and (len(vertex) % 3 or len(vertex) < 12):
@@ -207,7 +207,7 @@ def _mesh(doc: Document, n: Node) -> MeshAsset:
     if face is not None and len(face) % 3:
         raise doc.error(n, f"mesh {name!r}: face data must be a multiple of 3")
     if any(k in a for k in ("refpos", "refquat")):
-        doc.warn(n, f"mesh {name!r}: refpos/refquat are not applied by roboio")
+        doc.warn(n, f"mesh {name!r}: refpos/refquat are not applied by roboio", kind="unsupported")
     path = doc.asset_path(file) if file else None
     if file and not file.lower().endswith((".stl", ".obj", ".msh")):
         raise doc.error(n, f"mesh {name!r}: file {file!r} is not STL, OBJ or MSH (what MuJoCo reads)")

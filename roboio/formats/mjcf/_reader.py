@@ -117,7 +117,7 @@ class Reader:
         for b in bodies:
             if b.joints and not self._holds_mass(b):
                 self.doc.warn(b.node, f"body {b.label!r}: mass and inertia of moving bodies must be "
-                                      "larger than mjMINVAL (MuJoCo refuses this model)")
+                                      "larger than mjMINVAL (MuJoCo refuses this model)", kind="invalid value")
 
     def _bounded(self, b: Body, p: MP.MassProps) -> MP.MassProps:
         """``boundmass``, ``boundinertia``, ``balanceinertia`` and MuJoCo's checks, on the
@@ -164,8 +164,7 @@ class Reader:
         if len(groups) == 1 and not objects and not terrains:
             robot = self.robot(groups[0], doc.model)
             self._finish([robot])
-            if self.roboio_written:
-                self._initial_key(robot)
+            self._initial_key(robot)
             return robot
         world = World(doc.model)
         for t in terrains:
@@ -174,27 +173,31 @@ class Reader:
             world.add(self.rigid_object(o))
         robots = [self.robot(g, g[0].label if len(groups) > 1 else doc.model) for g in groups]
         self._finish(robots)
+        if len(robots) == 1:
+            # qpos follows the bodies' order: free objects before the robot's bodies come first
+            at = [k for k, b in enumerate(tops) if any(b is r for r in groups[0])]
+            between = [o for o in objects if at[0] < next(k for k, b in enumerate(tops) if b is o) < at[-1]]
+            if not between:
+                self._initial_key(robots[0], 7 * sum(1 for k, b in enumerate(tops) if k < at[0]
+                                                     and any(b is o for o in objects)))
         for r in robots:
             world.add(r)
         return world
 
-    def _initial_key(self, robot: Robot) -> None:
-        """roboio's writer keeps a robot's configuration as ``<keyframe><key name="initial"
-        qpos>``: read back as ``robot.config``, so that write -> read -> write is the same."""
-        doc = self.doc
-        for sec in doc.sections.get("keyframe", []):
-            for n in doc.kids(sec, 2):
-                if n.tag != "key" or n.get("name") != "initial" or not n.get("qpos"):
+    def _initial_key(self, robot, start: int = 0) -> None:
+        """The robot's configuration from the ``initial`` keyframe of a file roboio wrote
+        (where its writer puts ``robot.config``; the robot's qpos from index ``start``).
+        MuJoCo itself starts from qpos0 (joint refs), which is the configuration otherwise."""
+        if not self.roboio_written:
+            return
+        for sec in self.doc.sections.get("keyframe", []):
+            for n in self.doc.kids(sec, 2):
+                if n.tag != "key" or n.get("name") != "initial" or n.get("qpos") is None:
                     continue
-                try:
-                    qpos = np.array([float(x) for x in n.get("qpos").split()])
-                except ValueError:
-                    raise doc.error(n, "qpos of key 'initial' is not a list of numbers") from None
-                if len(qpos) != len(robot.qpos_from_config()) or not np.all(np.isfinite(qpos)):
-                    doc.warn(n, f"key 'initial' has {len(qpos)} qpos values for a model of "
-                                f"{len(robot.qpos_from_config())}: not read")
-                    return
-                robot.config = robot.config_from_qpos(qpos)
+                qpos = np.asarray(self.doc.floats(n, "qpos"), dtype=float)
+                nq = len(robot.qpos_from_config(robot.config))
+                if len(qpos) >= start + nq:
+                    robot.config = robot.config_from_qpos(qpos[start:start + nq])
                 return
 
     def _finish(self, robots: list) -> None:

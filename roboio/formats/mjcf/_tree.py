@@ -193,7 +193,7 @@ class _Walker:
             elif tag == "replicate":
                 self.replicate(n, body, frame, cls, depth)
             elif tag in ("composite", "flexcomp", "attach", "plugin"):
-                doc.warn(n, f"<{tag}> is not read by roboio (its elements are missing from the model)")
+                doc.warn(n, f"<{tag}> is not read by roboio (its elements are missing from the model)", kind="unsupported")
             else:
                 raise doc.error(n, f"unrecognized model element '{tag}'")
 

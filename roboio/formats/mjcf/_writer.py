@@ -56,7 +56,7 @@ from ...transforms import (compose, det3, make_transform, matrix_to_quat, symmet
 from ..affine import link_poses, nearest_rotation
 from ..fileio import fmt_float
 from ..fixed_point import stable_params
-from ..fk_change import FK_SAMPLES, fk_change
+from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind
 from ..mesh_export import MeshExport
 from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
@@ -159,7 +159,7 @@ class _Names:
             k += 1
         if nm != name:
             report.lose(f"{what} names made unique or filled in (MuJoCo names must be unique)",
-                        f"{name!r} -> {nm!r}")
+                        f"{name!r} -> {nm!r}", kind="renamed")
         self.used.add(nm)
         return nm
 
@@ -329,7 +329,7 @@ class MjcfWriter:
             etree.SubElement(kf, "key", name="initial", qpos=_fmt(self.qpos_init))
         if self.mass_added:
             self.report.warn(f"total mass changed by +{self.mass_added:.3g} kg (moving bodies "
-                             "MuJoCo refuses without mass were given the minimum)")
+                             "MuJoCo refuses without mass were given the minimum)", kind="changed")
         old = getattr(self.report, "fk_error", (0.0, 0.0))
         self.report.fk_error = (max(old[0], self.fk_error[0]), max(old[1], self.fk_error[1]))
         return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="utf-8")
@@ -348,7 +348,7 @@ class MjcfWriter:
             if err > 0:
                 approx[i] = make_transform(R, l.parent_transform[:3, 3])
                 rep.lose("link transforms that are not rotations, written as the nearest rotation "
-                         "(largest entry change)", f"{l.name} ({err:.1e})")
+                         "(largest entry change)", f"{l.name} ({err:.1e})", kind="approximated", noun="link")
         self._measure_fk(r, approx)
         self._report_robot(r, plan)
         self.driver_of = {d.dofs[0]: d for d in r.drivers if d.type == "normal" and len(d.dofs) == 1}
@@ -382,7 +382,7 @@ class MjcfWriter:
         if plan.jtype(i) == "weld" and r.config[i] != 0:
             T = compose(T, _joint_motion(l, r.config[i]))
             self.report.warn(f"welded link {l.name!r} is at q = {fmt_float(r.config[i])}; that "
-                             "pose is built into its body")
+                             "pose is built into its body", kind="changed")
         return T
 
     def _joint_names(self, r: Robot, plan: _RobotPlan) -> dict:
@@ -432,7 +432,7 @@ class MjcfWriter:
         axis = np.asarray(l.axis, float)
         k = float(vector_norm(axis))
         if k == 0:
-            self.report.lose("joints with a zero axis (they cannot move; written without a joint)", l.name)
+            self.report.lose("joints with a zero axis (they cannot move; written without a joint)", l.name, kind="changed", noun="link")
             return False
         nm = self.jname_of[i]
         jnames[i] = nm
@@ -446,12 +446,12 @@ class MjcfWriter:
         el.set("axis", _fmt(u))
         if abs(k - 1) > 1e-15:
             self.report.lose("joint axes that are not unit length (MuJoCo normalises them: its "
-                             "coordinate is |axis| x roboio's)", f"{l.name} (|axis| = {fmt_float(k)})")
+                             "coordinate is |axis| x roboio's)", f"{l.name} (|axis| = {fmt_float(k)})", kind="changed", noun="link")
         lo, hi = r.qmin[i] * k, r.qmax[i] * k
         if jt == "spin":
             el.set("limited", "false")
             if np.isfinite(r.qmin[i]) or np.isfinite(r.qmax[i]):
-                self.report.lose("position limits of spin (continuous) joints", l.name)
+                self.report.lose("position limits of spin (continuous) joints", l.name, kind="not written", noun="link")
         elif np.isfinite(lo) and np.isfinite(hi) and lo < hi:
             el.set("limited", "true")
             el.set("range", _fmt((lo, hi)))
@@ -460,7 +460,7 @@ class MjcfWriter:
             if np.isfinite(lo) or np.isfinite(hi):
                 self.report.lose("position limits MuJoCo cannot hold (one-sided, or an empty or "
                                  "zero-width range; the joint is written unlimited)",
-                                 f"{l.name} [{fmt_float(r.qmin[i])}, {fmt_float(r.qmax[i])}]")
+                                 f"{l.name} [{fmt_float(r.qmin[i])}, {fmt_float(r.qmax[i])}]", kind="not written", noun="link")
         t = r.tmax[i]
         if np.isfinite(t) and t > 0:
             el.set("actuatorfrclimited", "true")
@@ -473,7 +473,7 @@ class MjcfWriter:
             if d.viscous_friction:
                 el.set("damping", fmt_float(d.viscous_friction / (k * k)))
         if jt not in ("normal", "spin"):
-            self.report.lose(f"{jt} joints written as their one-DOF joints", l.name)
+            self.report.lose(f"{jt} joints written as their one-DOF joints", l.name, kind="changed", noun="link")
         self.qpos0.append(0.0)
         self.qpos_init.append(float(r.config[i]) * k)
         return True
@@ -505,7 +505,7 @@ class MjcfWriter:
         for k, b in enumerate(bodies):
             if its[k] is not None:
                 for c in its[k].changes:
-                    self.report.lose("mass properties changed for MuJoCo", f"{r.links[b].name}: {c}")
+                    self.report.lose("mass properties changed for MuJoCo", f"{r.links[b].name}: {c}", kind="changed")
                 elements[b].append(_inertial_element(its[k]))
 
     def _floor(self, it, name: str):
@@ -514,7 +514,7 @@ class MjcfWriter:
         self.mass_added += it.mass - before
         self.report.lose(f"moving bodies without the mass or inertia MuJoCo requires (raised to "
                          f"{_inertia.MASS_FLOOR:g} kg and {_inertia.INERTIA_FLOOR:g} kg m^2)",
-                         f"{name} ({note})")
+                         f"{name} ({note})", kind="changed")
 
     # -- geometry -------------------------------------------------------------------------
     def _geoms(self, parent, collision, visual, color, label) -> bool:
@@ -543,10 +543,10 @@ class MjcfWriter:
             rgba = tuple(color) + (1.0,) * (4 - len(color))
         if g.missing:
             ref = g.source.reference if g.source else "?"
-            self.report.lose("geometry whose file was not found on reading", f"{label} ({ref})")
+            self.report.lose("geometry whose file was not found on reading", f"{label} ({ref})", kind="missing file")
             return False
         if isinstance(g, PointCloud):
-            self.report.lose("point-cloud geometry", label)
+            self.report.lose("point-cloud geometry", label, kind="not written")
             return False
         if isinstance(g, Primitive):
             spec = primitive_geom(g, M)
@@ -555,26 +555,26 @@ class MjcfWriter:
                 made.append(self._geom_element(parent, cls, rgba, pose, type=kind, size=_fmt(size)))
                 return cls != "visual"
             if g.primitive in ("Point", "Segment"):
-                self.report.lose("primitives without surface (points, segments)", label)
+                self.report.lose("primitives without surface (points, segments)", label, kind="not written")
                 return False
             from ...model.tessellate import primitive_to_mesh
             if g.primitive not in ("AABB", "Box", "Triangle", "Polygon"):
                 self.report.lose("primitives MuJoCo has no geom for, written as triangle meshes "
-                                 "(approximations)", f"{label} ({g.primitive})")
+                                 "(approximations)", f"{label} ({g.primitive})", kind="approximated")
             g = primitive_to_mesh(g)
         if not isinstance(g, TriangleMesh):
-            self.report.lose(f"{type(g).__name__} geometry", label)
+            self.report.lose(f"{type(g).__name__} geometry", label, kind="not written")
             return False
         collides = False
         for piece in self.meshes.export(g, M, f"{label}_{role}" if cls else label, role):
             if len(np.unique(piece.faces)) < 4:
-                self.report.lose("meshes with fewer than 4 vertices (MuJoCo needs 4)", label)
+                self.report.lose("meshes with fewer than 4 vertices (MuJoCo needs 4)", label, kind="not written")
                 continue
             pts = piece.vertices * piece.scale
             tri = pts[piece.faces]
             area = 0.5 * vector_norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])).sum()
             if not area > _inertia.MJ_MINVAL:
-                self.report.lose("meshes whose area MuJoCo finds too small (below 1e-15 m^2)", label)
+                self.report.lose("meshes whose area MuJoCo finds too small (below 1e-15 m^2)", label, kind="not written")
                 continue
             piece_cls = cls
             if cls != "visual" and _flat(pts[np.unique(piece.faces)]):
@@ -583,7 +583,7 @@ class MjcfWriter:
                 box = _slab(pts, piece.faces)
                 rect = "" if box[3] else ", larger than the mesh: its bounding rectangle"
                 self.report.lose("flat collision meshes, colliding as a thin box below their "
-                                 f"surface (MuJoCo needs a volume{rect})", label)
+                                 f"surface (MuJoCo needs a volume{rect})", label, kind="approximated")
                 size, pose = box[0], compose(piece.pose, box[1])
                 made.append(self._geom_element(parent, "collision", None, pose, type="box",
                                                size=_fmt(size)))
@@ -592,7 +592,7 @@ class MjcfWriter:
             elif cls != "visual":
                 collides = True
                 self.report.lose("collision meshes (MuJoCo collides their convex hulls: exact for "
-                                 "convex meshes only)", label)
+                                 "convex meshes only)", label, kind="read differently")
             made.append(self._geom_element(parent, piece_cls, piece.rgba or rgba, piece.pose,
                                            type="mesh", mesh=self._mesh_asset(piece)))
         return collides
@@ -657,7 +657,7 @@ class MjcfWriter:
         for a, b in sorted(pairs):
             if not (geo.get(a) and geo.get(b)):
                 self.report.lose("self-collision pairs of links without collision geometry",
-                                 f"({r.links[a].name}, {r.links[b].name})")
+                                 f"({r.links[a].name}, {r.links[b].name})", kind="not written", noun="pair")
 
     def _collision_geoms(self, body, label: str) -> list:
         """Names of the colliding geoms of ``body`` (named here when they have no name)."""
@@ -678,10 +678,10 @@ class MjcfWriter:
         actuated = [d for d in r.drivers if d.type in ("normal", "affine", "nonlinear")]
         if actuated and self.actuators.mode == "none":
             rep.lose(f"drivers ({len(actuated)}): MJCF is written without actuators (servo gains "
-                     "and driver limits are not kept)")
+                     "and driver limits are not kept)", kind="not written")
         for d in r.drivers:
             if d.type in ("translation", "rotation"):
-                rep.lose("translation/rotation drivers", d.name)
+                rep.lose("translation/rotation drivers", d.name, kind="not written", noun="driver")
                 continue
             if not d.dofs:
                 continue
@@ -693,7 +693,7 @@ class MjcfWriter:
                 lead = lead_index(d, has_joint)
             if lead is None:
                 rep.lose("drivers without a MuJoCo hinge or slide joint to move (no actuator, "
-                         "no coupling)", d.name)
+                         "no coupling)", d.name, kind="not written", noun="driver")
                 continue
             il = d.dofs[lead]
             sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
@@ -708,7 +708,7 @@ class MjcfWriter:
                 if k == lead:
                     continue
                 if not has_joint[k]:
-                    rep.lose("coupled DOFs without a MuJoCo hinge or slide joint", f"{d.name}: {r.links[i].name}")
+                    rep.lose("coupled DOFs without a MuJoCo hinge or slide joint", f"{d.name}: {r.links[i].name}", kind="not written")
                     continue
                 s, o = d.scale[k], d.offset[k]
                 kf = float(vector_norm(r.links[i].axis))
@@ -728,18 +728,21 @@ class MjcfWriter:
         rep = self.report
         lead = d.leader
         if lead is None or lead not in jnames or lead in plan.free_root:
-            rep.lose("nonlinear drivers without a moving DOF to follow", d.name)
+            rep.lose("nonlinear drivers without a moving DOF to follow", d.name, kind="not written",
+                     noun="driver")
             return
         kl = float(vector_norm(r.links[lead].axis))
         for fn, i in zip(d.coupling.functions, d.dofs):
             if i == lead:
                 continue
             if i not in jnames or i in plan.free_root:
-                rep.lose("coupled DOFs without a MuJoCo hinge or slide joint", f"{d.name}: {r.links[i].name}")
+                rep.lose("coupled DOFs without a MuJoCo hinge or slide joint", f"{d.name}: {r.links[i].name}",
+                         kind="not written")
                 continue
             p = polynomial_in_range(fn, d.qmin, d.qmax)
             if p is None:
-                rep.lose("couplings that are not polynomials of degree <= 4", f"{d.name}: {r.links[i].name}")
+                rep.lose("couplings that are not polynomials of degree <= 4", f"{d.name}: {r.links[i].name}",
+                         kind="not written")
                 continue
             coef = list(p[1]) + [0.0] * (5 - len(p[1]))
             kf = float(vector_norm(r.links[i].axis))
@@ -757,36 +760,36 @@ class MjcfWriter:
             for i in virtual + [root]:
                 l = r.links[i]
                 if np.isfinite(r.qmin[i]) or np.isfinite(r.qmax[i]):
-                    rep.lose("position limits of floating-base DOFs (a free joint has none)", l.name)
+                    rep.lose("position limits of floating-base DOFs (a free joint has none)", l.name, kind="not written", noun="link")
                 if i != root and (l.mass != 0 or np.any(l.inertia)):
-                    rep.lose("mass of virtual floating-base links", l.name)
+                    rep.lose("mass of virtual floating-base links", l.name, kind="not written", noun="link")
             rep.warn(f"floating base {', '.join(r.links[i].name for i in virtual + [root])} written "
-                     f"as the free joint {r.links[root].name!r}")
+                     f"as the free joint {r.links[root].name!r}", kind="changed")
         for i in range(r.num_links):
             if plan.body_of[i] is None or i in plan.free_root or plan.jtype(i) == "weld":
                 continue
             for kind, lo, hi in (("velocity", r.vmin[i], r.vmax[i]), ("acceleration", -r.amax[i], r.amax[i]),
                                  ("power", -r.pmax[i], r.pmax[i])):
                 if np.isfinite(lo) or np.isfinite(hi):
-                    rep.lose(f"{kind} limits (MuJoCo joints have none)", r.links[i].name)
+                    rep.lose(f"{kind} limits (MuJoCo joints have none)", r.links[i].name, kind="not written", noun="link")
         if np.any(np.asarray(r.velocity) != 0):
-            rep.lose("the initial velocity")
+            rep.lose("the initial velocity", kind="not written")
         for d in r.drivers:
             if (d.dry_friction or d.viscous_friction) and not (d.type == "normal" and len(d.dofs) == 1):
-                rep.lose("friction of drivers that are not one-DOF drivers", d.name)
+                rep.lose("friction of drivers that are not one-DOF drivers", d.name, kind="not written", noun="driver")
         keys = sorted(k for k in r.extras if k != "klampt")
         if keys:
-            rep.lose("format-specific robot data", ", ".join(keys))
+            rep.lose("format-specific robot data", ", ".join(keys), kind="kept as data")
         if r.properties:
-            rep.lose("robot properties (sensors, controller, ...)", ", ".join(sorted(r.properties)))
+            rep.lose("robot properties (sensors, controller, ...)", ", ".join(sorted(r.properties)), kind="not written")
         from ...model import Appearance
         for l in r.links:
             keys = sorted(l.extras)
             if keys:
-                rep.lose("format-specific link data", f"{l.name} ({', '.join(keys)})")
+                rep.lose("format-specific link data", f"{l.name} ({', '.join(keys)})", kind="kept as data", noun="link")
             ap = l.appearance
             if ap is not None and not Appearance(**{**ap.__dict__, "color": None}).is_default():
-                rep.lose("appearance other than the colour", l.name)
+                rep.lose("appearance other than the colour", l.name, kind="not written", noun="link")
 
     def _measure_fk(self, r: Robot, approx: dict):
         """FK change caused by writing nearest rotations, measured over sampled configurations."""
@@ -796,7 +799,7 @@ class MjcfWriter:
         self.fk_error = (max(self.fk_error[0], pos), max(self.fk_error[1], rot))
         self.report.lose(f"robot {r.name!r}: link frames move by up to {pos:.1e} m (rotation matrix "
                          f"entries by {rot:.1e}) over {FK_SAMPLES} sampled configurations (nearest "
-                         "rotations written)")
+                         "rotations written)", kind=fk_loss_kind(pos, rot))
 
     # -- other world elements -------------------------------------------------------------
     def rigid_object(self, worldbody, o: RigidObject):
@@ -804,7 +807,7 @@ class MjcfWriter:
         R, err = nearest_rotation(o.transform[:3, :3])
         if err > 0:
             self.report.lose("object poses that are not rotations, written as the nearest rotation",
-                             f"{o.name} ({err:.1e})")
+                             f"{o.name} ({err:.1e})", kind="approximated")
         body = etree.SubElement(worldbody, "body", name=name, pos=_fmt(o.transform[:3, 3]))
         _set_quat(body, R)
         etree.SubElement(body, "freejoint", name=self.joints.take(o.name, "object", None))
@@ -815,7 +818,7 @@ class MjcfWriter:
         if not it.valid_for_motion:
             self._floor(it, o.name)
         for c in it.changes:
-            self.report.lose("mass properties changed for MuJoCo", f"{o.name}: {c}")
+            self.report.lose("mass properties changed for MuJoCo", f"{o.name}: {c}", kind="changed")
         body.append(_inertial_element(it))
         color = o.appearance.color if o.appearance is not None else None
         self._geoms(body, o.geometry, None, color, name)
@@ -823,9 +826,9 @@ class MjcfWriter:
         extra = [k for k, d in (("kRestitution", 0.5), ("kStiffness", np.inf), ("kDamping", np.inf))
                  if getattr(o, k) != d]
         if extra:
-            self.report.lose("contact parameters MJCF does not hold as such", f"{o.name} ({', '.join(extra)})")
+            self.report.lose("contact parameters MJCF does not hold as such", f"{o.name} ({', '.join(extra)})", kind="not written")
         if np.any(o.velocity) or np.any(o.angular_velocity):
-            self.report.lose("initial velocities of rigid objects", o.name)
+            self.report.lose("initial velocities of rigid objects", o.name, kind="not written")
 
     def terrain(self, worldbody, t: Terrain):
         color = t.appearance.color if t.appearance is not None else None
@@ -834,12 +837,15 @@ class MjcfWriter:
             geom = Group([geom], transform=t.transform)
         start = len(worldbody)
         self._geoms(worldbody, geom, None, color, t.name or "terrain")
-        self._friction(list(worldbody)[start:], t.kFriction, t.name)
+        made = list(worldbody)[start:]
+        if len(made) == 1:          # the reader names a terrain of one geom after the geom
+            made[0].set("name", self.geom_names.take(t.name, "terrain", self.report, "terrain"))
+        self._friction(made, t.kFriction, t.name)
 
     def _friction(self, geoms, kf, name):
         v = np.atleast_1d(np.asarray(kf, float))
         if len(v) != 1:
-            self.report.lose("per-element friction coefficients (the first is written for all)", name)
+            self.report.lose("per-element friction coefficients (the first is written for all)", name, kind="not written")
         for el in geoms:
             if el.get("class") != "visual":
                 el.set("friction", _fmt((v[0], 0.005, 0.0001)))

@@ -126,13 +126,13 @@ def _link_mass(link: Link, rec: LinkRecord, ctx):
     m = rec.mass
     if not np.isfinite(m.mass):
         ctx.warn(f"link {rec.name!r}: OpenRAVE's mass is NaN (mimicgeom with <total> over mesh "
-                 "geometries only); mass 0 used", rec.source.line, path=rec.source.path)
+                 "geometries only); mass 0 used", rec.source.line, path=rec.source.path, kind="invalid value")
         link.mass, link.com, link.inertia = 0.0, np.zeros(3), np.zeros((3, 3))
         return
     I = np.asarray(m.inertia, dtype=float)
     if not np.allclose(I, I.T, rtol=0, atol=1e-12 * max(1.0, float(np.abs(I).max()))):
         ctx.warn(f"link {rec.name!r}: the inertia matrix is not symmetric; kept as written",
-                 m.source.line, path=m.source.path)
+                 m.source.line, path=m.source.path, kind="invalid value")
     link.mass, link.com, link.inertia = float(m.mass), m.com, I
 
 
@@ -182,7 +182,7 @@ def build_robot(body: BodyRecord, ctx, path: str, jointvalues=None) -> Robot:
             raise _error(ctx, e.joint, str(e)) from None
         raise _error(ctx, body, str(e)) from None
     for note in h.notes:
-        ctx.warn(note)
+        ctx.warn(note, kind=getattr(note, "kind", None))
     links = body.links
     n = len(links)
 
@@ -376,7 +376,7 @@ def _drivers(h, seg_index, robot, ctx) -> list:
                 d.extras["openrave"]["static"] = True
             elif li is None:
                 ctx.warn(f"joint {r.name!r} is not used by OpenRAVE's forward kinematics "
-                         "(it closes a loop); its DOF moves nothing")
+                         "(it closes a loop); its DOF moves nothing", kind="quirk")
                 d.type, d.scale, d.offset = "affine", [], []
             else:
                 d.dofs, d.leader = [li], li        # the DOF's own joint is the actuated one
@@ -406,7 +406,7 @@ def _drivers(h, seg_index, robot, ctx) -> list:
                 ctx.warn(f"mimic joint {j.name!r}: equation {src.pos!r} {why}; the equation is "
                          "kept as data (link "
                          f"{robot.links[li].name!r} holds its load value {h.values[j.index][k]:g})",
-                         **where)
+                         **where, kind="unsupported")
                 continue
             c, coeffs = lin
             (dof, a), = coeffs.items()
@@ -427,7 +427,7 @@ def _drivers(h, seg_index, robot, ctx) -> list:
             if img[0] < lo - 1e-9 or img[1] > hi + 1e-9:
                 ctx.warn(f"mimic joint {j.name!r}: {src.pos!r} leaves its limits [{lo:g}, {hi:g}] "
                          f"over the range of {d.name!r}; OpenRAVE clamps it there, roboio's "
-                         "affine driver does not", **where)
+                         "affine driver does not", **where, kind="read differently")
     return drivers
 
 
@@ -582,7 +582,7 @@ def _manipulators(body, robot, h, seg_index, last_index, ctx) -> list:
         if m.base not in index or m.effector not in index:
             missing = m.base if m.base not in index else m.effector
             ctx.warn(f"manipulator {m.name!r}: no link named {missing!r}; the manipulator is "
-                     "kept as data only", **where)
+                     "kept as data only", **where, kind="invalid value")
             robot.extras.setdefault("openrave_manipulators_unresolved", []).append(m.name)
             continue
         base, eff = index[m.base], index[m.effector]
@@ -590,7 +590,7 @@ def _manipulators(body, robot, h, seg_index, last_index, ctx) -> list:
         arm = []
         if chain is None:
             ctx.warn(f"manipulator {m.name!r}: {m.base!r} is not above {m.effector!r} in the "
-                     "tree; no arm joints", **where)
+                     "tree; no arm joints", **where, kind="invalid value")
         else:
             for k in chain:
                 if robot.joints[k].type == "weld" or k not in master:
@@ -603,7 +603,7 @@ def _manipulators(body, robot, h, seg_index, last_index, ctx) -> list:
                                [0] * len(m.gripper_joints)):
             lis = joint_links.get(gname)
             if lis is None:
-                ctx.warn(f"manipulator {m.name!r}: no joint named {gname!r}", **where)
+                ctx.warn(f"manipulator {m.name!r}: no joint named {gname!r}", **where, kind="invalid value")
                 continue
             for li in lis:
                 if li in arm:
@@ -641,7 +641,7 @@ def _sensors(body, robot, last_index, ctx) -> list:
         if li is None:
             if s.link:
                 ctx.warn(f"attached sensor {s.name!r}: link {s.link!r} not found; attached to "
-                         "the first link, as OpenRAVE does", s.source.line, path=s.source.path)
+                         "the first link, as OpenRAVE does", s.source.line, path=s.source.path, kind="invalid value")
             li = 0
         extras = {"params": list(s.params), "file": s.file}
         if s.attrib.get("raw_pose"):

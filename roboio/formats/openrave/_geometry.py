@@ -41,17 +41,17 @@ def load_mesh(name: str, scale, ctx, current_file: str, roots: list, modelsdir: 
         tried += res.tried
         path = res.path
         if res and res.note:
-            ctx.warn(res.note, line)
+            ctx.warn(res.note, line, kind="guessed")
     if path is None:
         res = loading.resolve_reference(name, current_file, ctx, roots)
         tried += res.tried
         path = res.path
         if res and res.note:
-            ctx.warn(res.note, line)
+            ctx.warn(res.note, line, kind="guessed")
     S = np.diag(list(np.asarray(scale, dtype=float)) + [1.0])
     if path is None:
         ctx.warn(f"mesh file {name!r} not found (looked for: {', '.join(dict.fromkeys(tried))});"
-                 " OpenRAVE keeps an empty geometry", line)
+                 " OpenRAVE keeps an empty geometry", line, kind="missing file", hint=loading.missing_file_hint(name))
         g = TriangleMesh(source=GeometrySource(name, None, None), missing=True)
         g.transform = S
         return g, False

@@ -29,6 +29,7 @@ from typing import Optional
 
 import numpy as np
 
+from ...errors import Diagnostic
 from ._math import axis_angle, inv, quat_from_matrix, rotate_direction
 from ._mimic import MimicSyntaxError, parse_equation, search_and_replace
 from ._records import BodyRecord, JointRecord
@@ -320,8 +321,8 @@ def compute(body: BodyRecord, jointvalues=None, budget=None) -> Hierarchy:
                 raise HierarchyError(f"joint {rec.name!r}: {what} value {bad[0]!r} is not finite",
                                      rec)
         if initial and len(initial) != rec.dof:
-            notes.append(f"joint {rec.name!r}: <initial> has {len(initial)} values for "
-                         f"{rec.dof} axes; the first {rec.dof} used")
+            notes.append(Diagnostic(f"joint {rec.name!r}: <initial> has {len(initial)} values for "
+                                    f"{rec.dof} axes; the first {rec.dof} used", kind="invalid value"))
             initial = (initial + [0.0] * rec.dof)[:rec.dof]
         a0, a1, axes, tl, tr, tlm, trm = _internal(
             rec.type, rec.link0, rec.link1, rec.anchor, rec.axes, rec.trel, initial,
@@ -383,9 +384,10 @@ def compute(body: BodyRecord, jointvalues=None, budget=None) -> Hierarchy:
     same = [x[1] for x in notes if isinstance(x, tuple) and x[0] == "same-depth"]
     notes[:] = [x for x in notes if not isinstance(x, tuple)]
     if same:
-        notes.append(f"joints {', '.join(repr(x) for x in same)} join links that are not connected "
-                     "to link 0 (OpenRAVE: 'incomplete kinematics'); each keeps its declared "
-                     "parent, and the links move with these joints from where they were declared")
+        notes.append(Diagnostic(f"joints {', '.join(repr(x) for x in same)} join links that are not "
+                                "connected to link 0 (OpenRAVE: 'incomplete kinematics'); each keeps "
+                                "its declared parent, and the links move with these joints from where "
+                                "they were declared", kind="read differently"))
 
     # 5. load state
     poses = [np.array(l.transform, dtype=float) for l in links]
@@ -396,8 +398,8 @@ def compute(body: BodyRecord, jointvalues=None, budget=None) -> Hierarchy:
     values, poses, effective, unused = _forward(ordered, order, dof_values, poses, notes)
     if jointvalues is not None:
         if len(jointvalues) != len(dof_values):
-            notes.append(f"<jointvalues> has {len(jointvalues)} values, the body has "
-                         f"{len(dof_values)} DOFs; ignored, as OpenRAVE does")
+            notes.append(Diagnostic(f"<jointvalues> has {len(jointvalues)} values, the body has "
+                                    f"{len(dof_values)} DOFs; ignored, as OpenRAVE does", kind="invalid value"))
         else:
             dof_values = _clamp_dofs(active, list(jointvalues))
             values, poses, effective, unused = _forward(ordered, order, dof_values, poses, notes)
@@ -466,8 +468,8 @@ def _check_derivatives(j, what, text, pairs, eq, notes):
         part = part.strip()
         var, _, expr = part.partition(" ")
         if not expr.strip():
-            notes.append(f"joint {j.name!r}: {what} term {part!r} has no expression (OpenRAVE "
-                         "reads 0)")
+            notes.append(Diagnostic(f"joint {j.name!r}: {what} term {part!r} has no expression (OpenRAVE "
+                                    "reads 0)", kind="invalid value"))
             expr = "0"
         if var not in names:
             raise HierarchyError(f"joint {j.name!r}: {what} names {var!r}, which its mimic_pos "
@@ -581,9 +583,9 @@ def _topological(ordered, depth, static, notes) -> list:
         k = start if flat[start] == mx else flat.size - 1 - int(np.argmax(flat[::-1]))
         first, second = divmod(k, m)
         if flat[k] <= 2:
-            notes.append(f"OpenRAVE cannot sort joints {ordered[first].name!r} and "
-                         f"{ordered[second].name!r} topologically; its forward kinematics "
-                         "might differ from roboio's")
+            notes.append(Diagnostic(f"OpenRAVE cannot sort joints {ordered[first].name!r} and "
+                                    f"{ordered[second].name!r} topologically; its forward kinematics "
+                                    "might differ from roboio's", kind="read differently"))
         A[first, second] = 0
         incoming[second] -= 1
         if incoming[second] == 0:
@@ -774,9 +776,9 @@ def _forward(ordered, order, dof_values, poses, notes):
                     args[(ji, ax)] = (values[ji] or [0.0] * src.dof)[ax]
                 r = eq.evaluate(args)
                 if r is None:
-                    notes.append(f"mimic joint {j.name!r}: roboio cannot evaluate {eq.text!r} "
-                                 "(multi-valued function); the value measured from the file is "
-                                 "kept")
+                    notes.append(Diagnostic(f"mimic joint {j.name!r}: roboio cannot evaluate {eq.text!r} "
+                                            "(multi-valued function); the value measured from the file is "
+                                            "kept", kind="unsupported"))
                     r = measure(j, poses[j.a0], poses[j.a1])[i]
                 if not (j.type == "spherical" or j.circular[i]):
                     r = min(max(r, j.lower[i]), j.upper[i])
@@ -792,8 +794,9 @@ def _forward(ordered, order, dof_values, poses, notes):
         effective[j.a1] = gi
     for gi, parent in early:
         if effective[parent] is not None:      # placed later: OpenRAVE used its old pose
-            notes.append(f"joint {ordered[gi].name!r}: OpenRAVE moves its link before its parent "
-                         "link is placed (its FK order); roboio uses the tree order")
+            notes.append(Diagnostic(f"joint {ordered[gi].name!r}: OpenRAVE moves its link before "
+                                    "its parent link is placed (its FK order); roboio uses the "
+                                    "tree order", kind="read differently"))
     return values, poses, effective, unused
 
 

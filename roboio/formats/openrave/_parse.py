@@ -91,8 +91,8 @@ class Scope:
     def error(self, el, message):
         return self.ctx.error(message, el.line if el is not None else None)
 
-    def warn(self, el, message):
-        self.ctx.warn(message, el.line if el is not None else None)
+    def warn(self, el, message, **kind):
+        self.ctx.warn(message, el.line if el is not None else None, **kind)
 
 
 class _KinBodyState:
@@ -166,9 +166,9 @@ class Reader:
                 raise scope.error(el, f"<{el.tag}>: {stop.split()[0]!r} is not a number")
             if text.strip() or defaults is None:
                 scope.warn(el, f"<{el.tag}> expects {count} numbers, got {len(values)}; "
-                               "the others keep their defaults, as in OpenRAVE")
+                               "the others keep their defaults, as in OpenRAVE", kind="invalid value")
         elif stop:
-            scope.warn(el, f"<{el.tag}>: text after the {count} numbers ignored: {stop[:40]!r}")
+            scope.warn(el, f"<{el.tag}>: text after the {count} numbers ignored: {stop[:40]!r}", kind="ignored")
         out = list(defaults) if defaults is not None else [0.0] * count
         out[:len(values)] = values
         return out
@@ -190,7 +190,7 @@ class Reader:
             raise scope.error(el, f"<{el.tag}>: a number out of range (inf or nan; OpenRAVE's "
                                   "stream reading fails on it)")
         if el.tag == "quat" and not any(values):
-            scope.warn(el, "<quat> is zero (OpenRAVE normalises it to NaN); identity used")
+            scope.warn(el, "<quat> is zero (OpenRAVE normalises it to NaN); identity used", kind="invalid value")
         if raw is not None:
             raw.append((el.tag, list(values)))
         return apply_transform_tag(T, el.tag, np.array(values))
@@ -201,7 +201,7 @@ class Reader:
 
     def unknown(self, scope, el, owner: str, store: list):
         scope.warn(el, f"unknown element <{el.tag}> in <{owner}> skipped (OpenRAVE ignores it); "
-                       "kept as data")
+                       "kept as data", kind="ignored")
         store.append(_xmldata(el))
 
     # -- includes --------------------------------------------------------------------
@@ -215,7 +215,7 @@ class Reader:
                                   "data directory with --data-path DIR (Python: "
                                   "search_paths=[DIR]) or $OPENRAVE_DATA")
         if res.note:
-            scope.warn(el, res.note)
+            scope.warn(el, res.note, kind="guessed")
         return res.path
 
     def open_file(self, scope, el, path):
@@ -349,7 +349,7 @@ class Reader:
             else:
                 if tag in ("bkgndcol", "probleminstance"):
                     scope.warn(c, f"<{tag}> is not recognised by OpenRAVE (old name) and is "
-                                  "ignored")
+                                  "ignored", kind="ignored")
                     env.unknown.append(_xmldata(c))
                 else:
                     self.unknown(scope, c, "environment", env.unknown)
@@ -412,11 +412,11 @@ class Reader:
             elif k == "scalegeometry":
                 if any(float(x) != 1.0 for x in scan_numbers(v)[0] or [1.0]):
                     scope.warn(el, "scalegeometry is not supported by roboio (OpenRAVE does not "
-                                   "scale joint anchors either); ignored")
+                                   "scale joint anchors either); ignored", kind="unsupported")
             elif k == "type":
                 body.interface_type = v
             elif k != "file":
-                scope.warn(el, f"unknown kinbody attribute {k!r} ignored")
+                scope.warn(el, f"unknown kinbody attribute {k!r} ignored", kind="ignored")
         body.make_joined_links_adjacent = getattr(st, "mjla", True)
         rootoffset = len(body.links)
         rootjoint = len(body.joints)
@@ -445,7 +445,7 @@ class Reader:
             elif tag in ("diffusecolor", "ambientcolor"):
                 self.nums(scope, c, 3, [0.0, 0.0, 0.0])
                 scope.warn(c, f"KinBody-level <{tag}> has no effect in OpenRAVE (set colours per "
-                              "<Geom>); ignored")
+                              "<Geom>); ignored", kind="ignored")
                 body.unknown.append(_xmldata(c))
             else:
                 self.unknown(scope, c, "kinbody", body.unknown)
@@ -495,7 +495,7 @@ class Reader:
             elif c.tag == "extents" and box_at_start and st.masstype == "box":
                 st.massextents = np.array(self.nums(scope, c, 3, list(st.massextents)))
             else:
-                scope.warn(c, f"<{c.tag}> in a KinBody-level <mass> is ignored by OpenRAVE")
+                scope.warn(c, f"<{c.tag}> in a KinBody-level <mass> is ignored by OpenRAVE", kind="ignored")
 
     def adjacent(self, el, body, scope):
         parts = el.text.split()
@@ -505,7 +505,7 @@ class Reader:
         if l0 is None or l1 is None:
             missing = names[0] if l0 is None else names[1]
             scope.warn(el, f"<adjacent>: no link named {missing!r} (yet); ignored, as OpenRAVE "
-                           "does")
+                           "does", kind="invalid value")
             return
         body.forced_adjacent.append((l0.index, l1.index))
 
@@ -533,7 +533,7 @@ class Reader:
                 enabled = not is_false(v)
             elif k == "scalegeometry":
                 if any(float(x) != 1.0 for x in scan_numbers(v)[0] or [1.0]):
-                    scope.warn(el, "scalegeometry is not supported by roboio; ignored")
+                    scope.warn(el, "scalegeometry is not supported by roboio; ignored", kind="unsupported")
         new = link is None
         if new:
             link = LinkRecord(name=name, index=-1, declared_name=name, source=scope.src(el))
@@ -567,7 +567,7 @@ class Reader:
                 offsetfrom = body.link(ref)
                 if offsetfrom is None:
                     scope.warn(c, f"<offsetfrom>: no link named {ref!r} (yet); the pose stays "
-                                  "relative to the KinBody, as in OpenRAVE")
+                                  "relative to the KinBody, as in OpenRAVE", kind="invalid value")
             elif tag == "mass":
                 masstype, density, total, extents, custom = self.link_mass(
                     c, scope, depth + 1, density, total, extents, custom)
@@ -639,16 +639,16 @@ class Reader:
                 extents[0] = self.nums(scope, c, 1, [extents[0]])[0]
             elif tag == "extents" and masstype in ("box", "boxmass"):
                 scope.warn(c, "<extents> of a Body-level <mass type=\"box\"> is ignored by "
-                              "OpenRAVE's reader (half extents 1 1 1 are used)")
+                              "OpenRAVE's reader (half extents 1 1 1 are used)", kind="quirk")
             elif tag == "com" and masstype == "custom":
                 custom["com"] = self.nums(scope, c, 3, [0.0] * 3)
             elif tag == "inertia" and masstype == "custom":
                 custom["inertia"] = self.nums(scope, c, 9, [0.0] * 9)
             elif tag in ("com", "inertia", "extents"):
                 scope.warn(c, f"<{tag}> is read only for <mass type=\"custom\">; ignored, as in "
-                              "OpenRAVE")
+                              "OpenRAVE", kind="ignored")
             else:
-                scope.warn(c, f"<{tag}> in <mass> is ignored by OpenRAVE")
+                scope.warn(c, f"<{tag}> in <mass> is ignored by OpenRAVE", kind="ignored")
         return masstype, density, total, extents, custom
 
     def compute_mass(self, link, masstype, density, total, extents, custom, src):
@@ -704,7 +704,7 @@ class Reader:
         if low not in ("none", "box", "sphere", "cylinder", "trimesh", "container", "cage",
                        "prism", "capsule"):
             scope.warn(el, f"geometry type {gtype!r} is not supported by OpenRAVE (the geometry "
-                           "has no shape)")
+                           "has no shape)", kind="ignored")
             low = "none"
         rec.type = low
         T = np.eye(4)
@@ -736,7 +736,7 @@ class Reader:
                 values = self.all_nums(scope, c)
                 if len(values) % 9:
                     scope.warn(c, f"<vertices> holds {len(values)} numbers, not a multiple of 9; "
-                                  "ignored, as in OpenRAVE")
+                                  "ignored, as in OpenRAVE", kind="invalid value")
                 else:
                     scope.ctx.check_claim("vertices", len(values) // 3, c.line)
                     rec.vertices = np.array(values).reshape(-1, 3)
@@ -766,7 +766,7 @@ class Reader:
             elif tag in ("extents", "halfextents", "fullextents", "radius", "height", "data",
                          "collision", "vertices", "crosssection"):
                 scope.warn(c, f"<{tag}> does not apply to a {low} geometry; ignored, as in "
-                              "OpenRAVE")
+                              "OpenRAVE", kind="ignored")
             else:
                 self.unknown(scope, c, "geom", rec.params.setdefault("unknown", []))
         rec.transform = T
@@ -779,7 +779,7 @@ class Reader:
                         v.append((pts[i], pts[i + 1], z))
                 rec.vertices = np.array(v)
         if low in ("container", "cage"):
-            scope.warn(el, f"{low} geometry is kept as data; roboio has no shape for it")
+            scope.warn(el, f"{low} geometry is kept as data; roboio has no shape for it", kind="unsupported")
         self.load_geom_meshes(rec, scope, modelsdir, el)
         return rec
 
@@ -790,7 +790,7 @@ class Reader:
             return "", np.ones(3)
         values, stop = scan_numbers(" ".join(parts[1:]), 3)
         if stop and len(values) < 3 and len(values) not in (1,):
-            scope.warn(el, f"<{el.tag}>: {stop!r} after the file name is not a scale; ignored")
+            scope.warn(el, f"<{el.tag}>: {stop!r} after the file name is not a scale; ignored", kind="ignored")
         scale = np.ones(3)
         if values:
             scale[:] = values[0]
@@ -818,7 +818,7 @@ class Reader:
                 found = True
             if coll is None:
                 scope.warn(el, "trimesh geometry without <data>, <render> or <vertices>; "
-                               "OpenRAVE keeps an empty mesh")
+                               "OpenRAVE keeps an empty mesh", kind="empty")
                 from ...model import TriangleMesh
                 coll, found = TriangleMesh(), True
             coll.apply_transform(rec.transform)
@@ -863,14 +863,14 @@ class Reader:
                 active = not is_false(v)
             elif k == "mimic":
                 scope.warn(el, "the mimic attribute is deprecated; read as "
-                               "mimic_pos=\"J*a+b\"")
+                               "mimic_pos=\"J*a+b\"", kind="deprecated")
                 parts = v.split()
                 jname = parts[0] if parts else ""
                 ab = scan_numbers(" ".join(parts[1:]), 2)[0]
                 a = ab[0] if len(ab) > 0 else 1.0
                 b = ab[1] if len(ab) > 1 else 0.0
                 if len(ab) < 2:
-                    scope.warn(el, f"mimic=\"{v}\": expected 'joint a b'")
+                    scope.warn(el, f"mimic=\"{v}\": expected 'joint a b'", kind="invalid value")
                 mimic = mimic or MimicRecord(source=src)
                 mimic.pos = "%s*%f+%f" % (jname, a, b)
                 mimic.vel = "|%s %f" % (jname, a)
@@ -932,7 +932,7 @@ class Reader:
                 offsetfrom = body.link(ref)
                 if offsetfrom is None:
                     scope.warn(c, f"<offsetfrom>: no link named {ref!r}; the joint is given in "
-                                  "KinBody coordinates, as OpenRAVE does")
+                                  "KinBody coordinates, as OpenRAVE does", kind="invalid value")
             elif tag in ("limits", "limitsrad", "limitsdeg"):
                 if negate:
                     raise scope.error(c, "cannot combine <limits> with <lostop>/<histop> "
@@ -946,13 +946,13 @@ class Reader:
                     limits_given = True
                 else:
                     scope.warn(c, f"<{tag}> has {len(values)} values, expected {2 * ndof}; "
-                                  "ignored, as in OpenRAVE")
+                                  "ignored, as in OpenRAVE", kind="invalid value")
             elif tag in ("lostop", "histop"):
                 if limits_given:
                     raise scope.error(c, "cannot combine <lostop>/<histop> with <limits> "
                                          "(OpenRAVE refuses it)")
                 negate = True
-                scope.warn(c, f"<{tag}> is deprecated (degrees, and it negates the joint axes)")
+                scope.warn(c, f"<{tag}> is deprecated (degrees, and it negates the joint axes)", kind="deprecated")
                 target = lower if tag == "lostop" else upper
                 values = self.nums(scope, c, ndof, [v / ratio for v in target])
                 target[:] = [v * ratio for v in values]
@@ -986,7 +986,7 @@ class Reader:
                     axes[0] = normalize3(axes[0]) if np.any(axes[0]) else axes[0]
             elif tag in ("axis", "axis1", "axis2"):
                 scope.warn(c, f"<{tag}> does not apply to a {jtype} joint; ignored, as in "
-                              "OpenRAVE")
+                              "OpenRAVE", kind="ignored")
             elif tag == "actuator":
                 j.extras["actuator"] = _xmldata(c)
             elif tag in ("mode", "axis3", "maxforce"):
@@ -1052,7 +1052,7 @@ class Reader:
                 body.interface_type = v
             elif k == "scalegeometry":
                 if any(float(x) != 1.0 for x in scan_numbers(v)[0] or [1.0]):
-                    scope.warn(el, "scalegeometry is not supported by roboio; ignored")
+                    scope.warn(el, "scalegeometry is not supported by roboio; ignored", kind="unsupported")
         rootoffset = len(body.links)
         rootjoint = len(body.joints)
         initial_manips = {id(m) for m in body.manipulators}
@@ -1129,7 +1129,7 @@ class Reader:
             if tag in ("effector", "base"):
                 ref = first_token(c.text)
                 if body.link(ref) is None:
-                    scope.warn(c, f"manipulator {m.name!r}: no link named {ref!r}")
+                    scope.warn(c, f"manipulator {m.name!r}: no link named {ref!r}", kind="invalid value")
                 if tag == "effector":
                     m.effector = ref
                 else:
@@ -1138,15 +1138,15 @@ class Reader:
                 m.gripper_joints = c.text.split()
             elif tag == "armjoints":
                 scope.warn(c, "<armjoints> is not used by OpenRAVE (arm joints are the joints "
-                              "between base and effector); ignored")
+                              "between base and effector); ignored", kind="ignored")
                 m.extras["armjoints"] = c.text.split()
             elif tag in ("direction", "palmdirection"):
                 if tag == "palmdirection":
-                    scope.warn(c, "<palmdirection> is deprecated; read as <direction>")
+                    scope.warn(c, "<palmdirection> is deprecated; read as <direction>", kind="deprecated")
                 d = np.array(self.nums(scope, c, 3, list(m.direction)))
                 n = float(d @ d)
                 if n == 0:
-                    scope.warn(c, "manipulator direction is zero; (0, 0, 1) used, as in OpenRAVE")
+                    scope.warn(c, "manipulator direction is zero; (0, 0, 1) used, as in OpenRAVE", kind="invalid value")
                     d = np.array([0.0, 0.0, 1.0])
                 else:
                     d = d / math.sqrt(n)
@@ -1158,7 +1158,7 @@ class Reader:
             elif tag in TRANSFORM_TAGS:
                 m.tool = self.transform_tag(scope, c, m.tool, m.extras.setdefault("raw_tool", []))
             elif tag == "ikchainend":
-                scope.warn(c, "<ikchainend> is ignored by OpenRAVE's XML reader; kept as data")
+                scope.warn(c, "<ikchainend> is ignored by OpenRAVE's XML reader; kept as data", kind="ignored")
                 m.ik_chain_end = first_token(c.text)
                 m.extras["ikchainend_ignored"] = True
             else:
@@ -1186,7 +1186,7 @@ class Reader:
                 found = body.link(ref)
                 sensor.attrib["link_index"] = found.index if found is not None else None
                 if found is None:
-                    scope.warn(c, f"attached sensor {name!r}: no link named {ref!r}")
+                    scope.warn(c, f"attached sensor {name!r}: no link named {ref!r}", kind="invalid value")
             elif tag in TRANSFORM_TAGS:
                 sensor.transform = self.transform_tag(scope, c, sensor.transform,
                                                       sensor.attrib.setdefault("raw_pose", []))
@@ -1209,7 +1209,7 @@ class Reader:
         if el.get("type"):
             sensor.type = el.get("type")
         if el.get("args") is not None:
-            scope.warn(el, "sensor args has been deprecated")
+            scope.warn(el, "sensor args has been deprecated", kind="deprecated")
         if standalone and el.get("name"):
             sensor.name = el.get("name")
         for c in el.children:

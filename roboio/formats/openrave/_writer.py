@@ -181,8 +181,8 @@ class _BodyWriter:
         self.driven = {k for d in robot.drivers for k in d.dofs}
         self.T0 = link_poses(robot, np.zeros(self.n))       # for planning; see name_joints
 
-    def lose(self, what: str):
-        self.report.lose(f"{self.label}: {what}")
+    def lose(self, what: str, concerning=None, **kind):
+        self.report.lose(f"{self.label}: {what}", concerning, **kind)
 
     # -- structure -----------------------------------------------------------------------
     def plan(self):
@@ -200,7 +200,8 @@ class _BodyWriter:
         for jname, why, src_type in refused:
             if src_type == "spherical":
                 continue     # its drivers' change to Euler angles is reported with them
-            self.lose(f"multi-axis joint {jname!r} written as one joint per axis ({why})")
+            self.lose("multi-axis joints written as one joint per axis", f"{jname} ({why})",
+                      kind="changed", noun="joint")
         for i, l in enumerate(links):
             ext = l.extras.get("openrave", {})
             if not ext.get("intermediate") or i in self.fold:
@@ -257,7 +258,7 @@ class _BodyWriter:
             self.names[self.vroot] = vname
             used.add(vname)
             self.lose(f"a fixed link {vname!r} is added as OpenRAVE's first link (the base link "
-                      f"{links[moving_roots[0]].name!r} moves relative to the world)")
+                      f"{links[moving_roots[0]].name!r} moves relative to the world)", kind="changed")
         referenced = set()
         for i, (p, seq) in chains.items():
             if p >= 0:
@@ -311,7 +312,7 @@ class _BodyWriter:
                 # the leader link is the DOF; each other link a mimic joint with the formula
                 if d.leader in self.role:
                     self.lose(f"driver {d.name!r} moves link {r.links[d.leader].name!r}, "
-                              "already moved by another driver")
+                              "already moved by another driver", kind="not written")
                     continue
                 self.role[d.leader] = ("active", di)
                 for pos, li in enumerate(d.dofs):
@@ -319,8 +320,8 @@ class _BodyWriter:
                         self.role[li] = ("formula", di, pos)
                 continue
             if d.type not in ("normal", "affine") or not d.dofs:
-                self.lose(f"driver {d.name!r} ({d.type}, {len(d.dofs)} DOFs): no OpenRAVE DOF "
-                          "written for it")
+                self.lose("drivers with no OpenRAVE DOF written for them",
+                          f"{d.name} ({d.type}, {len(d.dofs)} DOFs)", kind="not written", noun="driver")
                 continue
             k0 = self.master_index(d)
             m = d.dofs[k0]
@@ -328,25 +329,26 @@ class _BodyWriter:
             o0 = d.offset[k0] if d.type == "affine" else 0.0
             if m in self.role:
                 self.lose(f"driver {d.name!r} moves link {r.links[m].name!r}, already moved by "
-                          "another driver")
+                          "another driver", kind="not written")
                 continue
             if s0 == 0:
                 self.role[m] = ("active", di)       # a static joint keeping its DOF slot
             else:
                 if (s0, o0) != (1.0, 0.0):
                     self.lose(f"driver {d.name!r}: its value becomes link "
-                              f"{r.links[m].name!r}'s value (scale {s0:g}, offset {o0:g})")
+                              f"{r.links[m].name!r}'s value (scale {s0:g}, offset {o0:g})", kind="changed")
                 self.role[m] = ("active", di)
             for k in range(len(d.dofs)):
                 if k == k0:
                     continue
                 li = d.dofs[k]
                 if li in self.role:
-                    self.lose(f"driver {d.name!r}: link {r.links[li].name!r} moved by two drivers")
+                    self.lose(f"driver {d.name!r}: link {r.links[li].name!r} moved by two drivers",
+                              kind="not written")
                     continue
                 if s0 == 0:
                     self.lose(f"driver {d.name!r}: link {r.links[li].name!r} follows a joint "
-                              "that does not move")
+                              "that does not move", kind="not written")
                     continue
                 a = d.scale[k] / s0
                 b = d.offset[k] - d.scale[k] * o0 / s0
@@ -358,8 +360,8 @@ class _BodyWriter:
             if ext.get("joint_role") in ("mimic", "passive") or ext.get("intermediate"):
                 continue                 # an OpenRAVE passive/mimic joint stays passive
             self.role[k] = ("free",)
-            self.lose(f"link {r.links[k].name!r} has no driver: written as an active OpenRAVE "
-                      "joint (an extra DOF after the drivers')")
+            self.lose("links without a driver, written as active OpenRAVE joints (extra DOFs after "
+                      "the drivers')", r.links[k].name, kind="changed", noun="link")
 
     # -- writing -------------------------------------------------------------------------
     def write_kinbody(self, ind: str) -> list:
@@ -380,7 +382,7 @@ class _BodyWriter:
         not orthonormal is written as the nearest rotation (the FK change is measured into
         ``report.fk_error``)."""
         from ..affine import nearest_rotation
-        from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
+        from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind, note_fk_change
         approx = {}
         for l in self.r.links:
             R = np.asarray(l.parent_transform)[:3, :3]
@@ -391,21 +393,23 @@ class _BodyWriter:
                 T[:3, :3] = Rn
                 approx[l.index] = T
             if dev > 1e-12:
-                self.lose(f"link {l.name!r}: its parent transform's rotation is not orthonormal "
-                          f"(|R^T R - I| = {dev:.1e}); OpenRAVE stores a unit quaternion")
+                self.lose("parent transforms whose rotation is not orthonormal (|R^T R - I|; "
+                          "OpenRAVE stores a unit quaternion)", l.name, kind="approximated",
+                          noun="link", largest=dev)
         if approx and self.report is not None:
             pos, rot = fk_change(self.r, approx)
             note_fk_change(self.report, pos, rot)
             if pos > 0 or rot > 0:
                 self.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by "
                           f"{rot:.1e}) over {FK_SAMPLES} sampled configurations (nearest rotations "
-                          "written)")
+                          "written)", kind=fk_loss_kind(pos, rot))
         for l in self.r.links:
             a = np.asarray(l.axis, dtype=float)
             n = float(vector_norm(a))
             if n > 0 and abs(n - 1) > 1e-12 and not self._is_weld(l.index):
-                self.lose(f"link {l.name!r}: axis of length {n:.9g} (Klamp't turns by q times "
-                          "the length; OpenRAVE normalises the axis)")
+                self.lose("axes that are not unit length (Klamp't turns by q times the length; "
+                          "OpenRAVE normalises the axis)", f"{l.name} (|axis| = {n:.9g})",
+                          kind="changed", noun="link")
 
     def body(self, i, ind) -> list:
         if i == self.vroot:
@@ -453,8 +457,8 @@ class _BodyWriter:
                     if g.extras.get("openrave", {}).get("render_file") and isinstance(g, TriangleMesh):
                         renders[id(g)] = (g, T)
             elif visuals:
-                self.lose(f"link {l.name!r}: visual geometry separate from the collision "
-                          "geometry (OpenRAVE draws the collision geometry)")
+                self.lose("visual geometry separate from the collision geometry (OpenRAVE draws "
+                          "the collision geometry)", l.name, kind="not written", noun="link")
         rlist = list(renders.values())
         for k, (g, T) in enumerate(leaves):
             ext = g.extras.get("openrave", {}) if own else {}
@@ -478,10 +482,10 @@ class _BodyWriter:
                 return []
             gtype, frame, params = m
         elif isinstance(g, PointCloud):
-            self.lose(f"link {name!r}: point-cloud geometry")
+            self.lose("point-cloud geometry", name, kind="not written", noun="link")
             return []
         else:
-            self.lose(f"link {name!r}: {g.kind} geometry")
+            self.lose(f"{g.kind} geometry", name, kind="not written", noun="link")
             return []
         attrs = f'type="{gtype}"'
         if ext.get("visible") is False:
@@ -520,7 +524,8 @@ class _BodyWriter:
         p, k = g.params, g.primitive
         dec = _decompose(T[:3, :3])
         if dec is None or np.ptp(dec[1]) > 1e-12 * dec[1].max():
-            self.lose(f"link {name!r}: {k} primitive under a non-rigid transform")
+            self.lose(f"{k} primitives under a non-rigid transform", name, kind="not written",
+                      noun="link")
             return None
         R, s = dec
         s = 1.0 if abs(s[0] - 1.0) <= 1e-12 else s[0]      # a rotation's rounding, not a scale
@@ -533,7 +538,7 @@ class _BodyWriter:
         if k == "Box":
             B = np.stack([p["xaxis"], p["yaxis"], p["zaxis"]], axis=1)
             if np.abs(compose(B.T, B) - np.eye(3)).max() > 1e-9 or det3(B) < 0:
-                self.lose(f"link {name!r}: box with skewed axes")
+                self.lose("boxes with skewed axes", name, kind="not written", noun="link")
                 return None
             dims = np.asarray(p["dims"], dtype=float)
             c = np.asarray(p["origin"], dtype=float) + compose(B, (dims / 2).reshape(3, 1))[:, 0]
@@ -551,7 +556,8 @@ class _BodyWriter:
             Ra = np.eye(3) if np.array_equal(a, ref) else _rotation_onto(ref, a)
             return k.lower(), frame(mid, Ra), [f"<radius>{fmt_float(p['radius'] * s)}</radius>",
                                                f"<height>{fmt_float(p['height'] * s)}</height>"]
-        self.lose(f"link {name!r}: {k} primitive (OpenRAVE has box, sphere, cylinder, capsule)")
+        self.lose(f"{k} primitives (OpenRAVE has box, sphere, cylinder, capsule)", name,
+                  kind="not written", noun="link")
         return None
 
     def mesh_path(self, g):
@@ -564,8 +570,8 @@ class _BodyWriter:
     def mesh(self, g, T, name, ext):
         ref = self.mesh_path(g)
         if g.missing:
-            self.lose(f"link {name!r}: mesh {g.source.reference if g.source else '?'} was not "
-                      "found on reading; its reference is written as it was")
+            self.lose("meshes not found on reading (their references are written as they were)",
+                      f"{name} ({g.source.reference if g.source else '?'})", kind="missing file")
         raw_scale = ext.get("collision_scale")
         if ref is not None and raw_scale is not None:
             Fr = np.eye(4)
@@ -589,9 +595,9 @@ class _BodyWriter:
         mesh.transform = T
         b = mesh.baked()
         tri = b.vertices[b.faces].reshape(-1)
-        self.report.warn(f"{self.label}: mesh of link {name!r} written inline as <vertices>"
-                         + ("" if ref is None else " (its file transform is not rotation x "
-                                                   "scale)"))
+        self.report.warn(f"{self.label}: meshes written inline as <vertices>"
+                         + ("" if ref is None else " (their file transform is not rotation x "
+                                                   "scale)"), name, kind="restructured", noun="link")
         return "trimesh", np.eye(4), [f"<vertices>{_f(tri)}</vertices>"]
 
     @staticmethod
@@ -717,7 +723,8 @@ class _BodyWriter:
                     and passive_type is None:
                 self.lose(f"passive joint {name!r} with axes {', '.join(jd.get('type', ''))} "
                           "written as a fixed joint (OpenRAVE XML has no such joint; a passive "
-                          "joint holds its value, so the kinematics are the same)")
+                          "joint holds its value, so the kinematics are the same)",
+                          kind="restructured")
             elif ext.get("joint_role") == "passive" and ext.get("passive_frame") and len(seq) == 1:
                 lines = self.passive_joint(i, parent_name, name, jd, ext["passive_frame"], ind)
                 static = not any(jd.get("circular", [])) and all(
@@ -747,8 +754,8 @@ class _BodyWriter:
         if kind == "passive":
             attrs += ' enable="false"'
             if not (jd.get("mimic") and (jd["mimic"][0] or {}).get("pos")):
-                self.lose(f"link {links[first].name!r} has no driver: written as a passive "
-                          "OpenRAVE joint, which holds its value (rigid)")
+                self.lose("links without a driver, written as passive OpenRAVE joints, which hold "
+                          "their value (rigid)", links[first].name, kind="changed", noun="link")
         if kind == "formula":
             _, di, pos = role
             d = r.drivers[di]
@@ -766,7 +773,8 @@ class _BodyWriter:
             m = jd["mimic"][0] or {}
             if m.get("pos") and not self.names_known(m["pos"]):
                 self.lose(f"joint {name!r}: mimic equation {m['pos']!r} names joints that are "
-                          "not written (closed-loop joints); written as a passive joint")
+                          "not written (closed-loop joints); written as a passive joint",
+                          kind="not written")
             elif m.get("pos"):
                 attrs += f" mimic_pos={_attr(m['pos'])}"
                 if m.get("vel"):
@@ -774,7 +782,8 @@ class _BodyWriter:
                 if m.get("accel"):
                     attrs += f" mimic_accel={_attr(m['accel'])}"
                 self.report.warn(f"{self.label}: joint {name!r} keeps its mimic equation "
-                                 f"{m['pos']!r} as read (roboio drivers cannot express it)")
+                                 f"{m['pos']!r} as read (roboio drivers cannot express it)",
+                                 kind="kept as data")
         body += [f"{ind}  <Body>{escape(parent_name)}</Body>",
                  f"{ind}  <Body>{escape(self.names[i])}</Body>"]
         Ts = [self.T0[k] for k in moving]
@@ -802,7 +811,8 @@ class _BodyWriter:
                 if not (np.isfinite(r.qmin[k]) or np.isfinite(r.qmax[k])):
                     pass
                 else:
-                    self.lose(f"joint {name!r}: a one-sided limit written as circular")
+                    self.lose("one-sided limits written as circular", name, kind="changed",
+                              noun="joint")
             else:
                 lo, hi = r.qmin[k], r.qmax[k]
             lims += [lo, hi]
@@ -817,15 +827,17 @@ class _BodyWriter:
                 d = r.drivers[role[1]]
                 vals = [{"maxvel": d.vmax, "maxaccel": d.amax, "maxtorque": d.tmax}[field]]
             if field == "maxtorque" and any(v == 0 for v in vals):
-                self.lose(f"joint {name!r}: torque limit 0 (OpenRAVE reads 0 as 'no limit')")
+                self.lose("torque limits 0 (OpenRAVE reads 0 as 'no limit')", name,
+                          kind="read differently", noun="joint")
                 continue
             default = {"maxvel": 10.0, "maxaccel": 50.0, "maxtorque": None}[field]
             if all(np.isfinite(v) for v in vals):
                 if not all(v == default for v in vals):
                     body.append(f"{ind}  <{field}>{_f(vals)}</{field}>")
             elif field != "maxtorque":
-                self.lose(f"joint {name!r}: unbounded {field} (OpenRAVE applies its default "
-                          f"{'10' if field == 'maxvel' else '50'})")
+                self.lose(f"unbounded {field} (OpenRAVE applies its default "
+                          f"{'10' if field == 'maxvel' else '50'})", name, kind="target default",
+                          noun="joint")
         for field in ("weight", "hardmaxvel", "maxinertia"):
             vals = jd.get(field)
             default = 1.0 if field == "weight" else 0.0
@@ -980,7 +992,8 @@ class _BodyWriter:
         lost = sum(1 for a, b in wanted if enabled[a] and enabled[b] and not checked(a, b))
         if lost:
             self.lose(f"{lost} self-collision pairs OpenRAVE never checks (joined links, links "
-                      "with at most one moving joint between them, links without geometry)")
+                      "with at most one moving joint between them, links without geometry)",
+                      kind="read differently")
         return out
 
     # robot-level -------------------------------------------------------------------------
@@ -1001,8 +1014,9 @@ class _BodyWriter:
                 _, di, a, b = role
                 m = r.drivers[di].dofs[0]
                 if abs(q[k] - (a * q[m] + b)) > 1e-12 * max(1.0, abs(q[k])):
-                    self.lose(f"initial value of link {r.links[k].name!r}, which does not follow "
-                              f"its driver {r.drivers[di].name!r}")
+                    self.lose("initial values of links that do not follow their driver",
+                              f"{r.links[k].name} ({r.drivers[di].name})", kind="not written",
+                              noun="link")
         return out
 
     def manipulator(self, m, ind) -> list:
@@ -1018,7 +1032,8 @@ class _BodyWriter:
         for li, c in zip(m.gripper_links, list(m.closing_direction) + [0] * len(m.gripper_links)):
             jn = self.joint_names.get(li)
             if jn is None:
-                self.lose(f"manipulator {m.name!r}: gripper link {r.links[li].name!r} has no joint")
+                self.lose(f"manipulator {m.name!r}: gripper link {r.links[li].name!r} has no joint",
+                          kind="not written")
                 continue
             if jn not in gj:
                 gj.append(jn)
@@ -1053,7 +1068,7 @@ class _BodyWriter:
             for k, v in s.params.items():
                 for item in (v if isinstance(v, list) else [v]):
                     if isinstance(item, dict):
-                        self.lose(f"sensor {s.name!r}: structured parameter {k!r}")
+                        self.lose(f"sensor {s.name!r}: structured parameter {k!r}", kind="not written")
                         continue
                     out.append(f"{ind}    <{k}>{escape(str(item))}</{k}>")
         out.append(f"{ind}  </sensor>")
@@ -1103,13 +1118,14 @@ def _robot(robot: Robot, report, out_dir, ind="") -> list:
     for key in ("loop_joints",):
         if ext.get(key):
             report.lose(f"robot {robot.name!r}: OpenRAVE {key.replace('_', ' ')} kept as data "
-                        f"on reading ({len(ext[key])}) are not written")
+                        f"on reading ({len(ext[key])}) are not written", kind="not written")
     if robot.properties:
         report.lose(f"robot {robot.name!r}: Klamp't robot properties "
-                    f"({', '.join(sorted(robot.properties))})")
+                    f"({', '.join(sorted(robot.properties))})", kind="not written")
     for d in robot.drivers:
         if d.servo_p or d.servo_i or d.servo_d or d.dry_friction or d.viscous_friction:
-            report.lose(f"robot {robot.name!r}: driver gains and friction (OpenRAVE XML has none)")
+            report.lose(f"robot {robot.name!r}: driver gains and friction (OpenRAVE XML has none)",
+                        kind="not written")
             break
     return lines
 
@@ -1147,9 +1163,10 @@ def _element_body(obj, report, out_dir, ind, static: bool) -> list:
         changed = [k for k in ("kFriction", "kRestitution", "kStiffness", "kDamping")
                    if getattr(obj, k) != getattr(default, k)]
         if changed:
-            report.lose(f"object {obj.name!r}: contact parameters ({', '.join(changed)})")
+            report.lose(f"object {obj.name!r}: contact parameters ({', '.join(changed)})",
+                        kind="not written")
         if np.any(obj.velocity) or np.any(obj.angular_velocity):
-            report.lose(f"object {obj.name!r}: initial velocity")
+            report.lose(f"object {obj.name!r}: initial velocity", kind="not written")
     return lines
 
 
@@ -1176,7 +1193,8 @@ def dumps(obj, report, path=None) -> str:
         names = set()
         for el in list(obj.robots) + list(obj.rigid_objects) + list(obj.terrains):
             if el.name in names:
-                report.lose(f"element name {el.name!r} used twice (OpenRAVE refuses the second)")
+                report.lose(f"element name {el.name!r} used twice (OpenRAVE refuses the second)",
+                            kind="target refuses")
             names.add(el.name)
         for r in obj.robots:
             lines += _robot(r, report, out_dir, "  ")
@@ -1186,10 +1204,12 @@ def dumps(obj, report, path=None) -> str:
             lines += _element_body(t, report, out_dir, "  ", True)
         for key in ("sensors", "interfaces", "unknown", "plugins"):
             if ext.get(key):
-                report.lose(f"environment {key} ({len(ext[key])})")
+                report.lose(f"environment {key} ({len(ext[key])})",
+                            kind="kept as data" if key == "unknown" else "not written")
         klampt = [k for k in obj.extras if k != "openrave"]
         if klampt:
-            report.lose(f"world settings OpenRAVE XML cannot hold ({', '.join(sorted(klampt))})")
+            report.lose(f"world settings OpenRAVE XML cannot hold ({', '.join(sorted(klampt))})",
+                        kind="kept as data")
         lines.append("</Environment>")
         return "\n".join(lines) + "\n"
     raise TypeError(f"cannot write a {type(obj).__name__} as OpenRAVE XML")

@@ -48,7 +48,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from ...errors import FormatError
+from ...errors import HINT_PACKAGE_PATH, FormatError
 from ...transforms import UNIT_TOL, unit_vector
 from ...context import LoadContext
 from ...model import (Appearance, Driver, GeometrySource, Group, Joint, Link, Primitive, Robot,
@@ -327,7 +327,8 @@ class _Builder:
                     if v.material_name:
                         if rgba is None:
                             self.ctx.warn(f"link {name!r}: material {v.material_name!r} is not "
-                                          "defined (Klamp't shows it black)", v.geometry.line)
+                                          "defined (urdfdom refuses the model; Klamp't shows it "
+                                          "black)", v.geometry.line, kind="invalid value")
                         self.materials[v.material_name] = rgba
                 colors.append(tuple(rgba) if rgba is not None else (0.0, 0.0, 0.0, 1.0))
             if any(c is not None for c in colors):
@@ -392,14 +393,14 @@ class _Builder:
         if found is None:
             if cands is not None:          # the package was found, the file in it was not
                 self.ctx.warn(f"mesh {filename!r} of link {link_name!r} not found (looked for: "
-                              f"{', '.join(cands)})", line)
+                              f"{', '.join(cands)})", line, kind="missing file", hint=loading.missing_file_hint(filename))
             return TriangleMesh(source=GeometrySource(filename, None, None), missing=True)
         try:
             geom = loading.load_geometry(found, self.ctx)
         except FormatError as e:
             if self.ctx.strict:
                 raise
-            self.ctx.warn(f"mesh {filename!r} of link {link_name!r} cannot be loaded: {e}", line)
+            self.ctx.warn(f"mesh {filename!r} of link {link_name!r} cannot be loaded: {e}", line, kind="unreadable file")
             return TriangleMesh(source=GeometrySource(filename, found, None), missing=True)
         fmt = geom.source.format if geom.source is not None else None
         geom.source = GeometrySource(filename, found, fmt)
@@ -514,10 +515,10 @@ class _Builder:
                 self.ctx.warn(f"package {name!r} not found (looked in: {where}); the meshes of "
                               f"{len(links)} link(s) are missing: {', '.join(links)}. Give its "
                               "directory with package_dirs= / --package-path, ROS_PACKAGE_PATH or "
-                              "AMENT_PREFIX_PATH")
+                              "AMENT_PREFIX_PATH", kind="missing file", hint=HINT_PACKAGE_PATH)
             else:
                 self.ctx.warn(f"package {name!r} found at {d} for the meshes of {len(links)} "
-                              "link(s); Klamp't itself needs <klampt package_root=...> to find them")
+                              "link(s); Klamp't itself needs <klampt package_root=...> to find them", kind="read differently")
 
     # -- drivers --------------------------------------------------------------------------
     def normal_driver(self, li: int, joint, name: str):
@@ -545,7 +546,7 @@ class _Builder:
         if tl is None:
             why = ("no joint of that name" if target not in self.model.joints else
                    "it comes later in link order, and Klamp't only honours mimics of earlier joints")
-            self.ctx.warn(f"joint {joint.name!r}: <mimic joint={target!r}> ignored ({why})", line)
+            self.ctx.warn(f"joint {joint.name!r}: <mimic joint={target!r}> ignored ({why})", line, kind="dropped" if why.startswith("it comes later") else "invalid value")
             return False
         d = next((d for d in self.drivers if tl in d.dofs), None)
         if d is None:
@@ -560,7 +561,7 @@ class _Builder:
         self.held[li] = float(value)
         self.ctx.warn(f"joint {joint.name!r} mimics the fixed joint {target!r}: held at its "
                       f"constant value {value:g} (offset + multiplier * 0), with no driver",
-                      joint.mimic[3])
+                      joint.mimic[3], kind="guessed")
 
     def _follow(self, d: Driver, tl: int, li: int, m: float, o: float):
         """Link ``li`` joins driver ``d`` with ``q_li = o + m * q_tl`` (``tl`` one of its DOFs)."""
@@ -599,7 +600,7 @@ class _Builder:
                 continue
             if why is not None:
                 self.ctx.warn(f"joint {joint.name!r}: <mimic joint={joint.mimic[0]!r}> ignored ({why}); "
-                              "it keeps its own driver", joint.mimic[3])
+                              "it keeps its own driver", joint.mimic[3], kind="invalid value")
                 if jtype in ("normal", "spin"):
                     self.normal_driver(li, joint, name)
                 continue
@@ -608,17 +609,17 @@ class _Builder:
             self._follow(d, tl, li, m, o)
         if later:
             self.ctx.warn(f"mimic joints of later joints kept: {', '.join(later)} (Klamp't's "
-                          "importer ignores a mimic of a joint that comes later in its link order)")
+                          "importer ignores a mimic of a joint that comes later in its link order)", kind="read differently")
 
     def reading_notes(self):
         """Where the standard reading differs from Klamp't's, said once each."""
         if self.scaled_axes:
             self.ctx.warn("joint axes normalised as the URDF specification says: "
                           f"{', '.join(self.scaled_axes)} (Klamp't keeps them and turns these "
-                          "joints at q |axis|)")
+                          "joints at q |axis|)", kind="read differently")
         if self.rotated_inertia:
             self.ctx.warn("rotated <inertial> of " + ", ".join(self.rotated_inertia) + " read as "
-                          "R I Rᵀ (Klamp't computes Rᵀ I R)")
+                          "R I Rᵀ (Klamp't computes Rᵀ I R)", kind="read differently")
 
     def _affine_limits(self, d: Driver):
         (d.qmin, d.qmax, d.vmin, d.vmax, d.tmin, d.tmax, d.amin, d.amax) = \
@@ -640,7 +641,7 @@ class _Builder:
                 or set(names) & set(self.model.links)):
             self.ctx.warn("<roboio><virtual_link> names ignored (five unique names that are not "
                           "URDF links are needed); the floating base links are base0..base4",
-                          where(els[0]))
+                          where(els[0]), kind="guessed")
             return default
         return names
 
@@ -678,7 +679,7 @@ class _Builder:
         self.joints.append(Joint("floating", list(range(li - 5, li + 1)), parent))
         if joint.mimic is not None:
             self.ctx.warn(f"floating joint {joint.name!r}: <mimic> ignored (it mimics one value "
-                          "and a floating joint has six)", joint.mimic[3])
+                          "and a floating joint has six)", joint.mimic[3], kind="dropped")
         done[joint.name] = li
         return li
 
@@ -686,7 +687,8 @@ class _Builder:
         if joint.type == "floating":
             if self.klampt:
                 self.ctx.warn(f"joint {joint.name!r} is floating: Klamp't cannot load URDF "
-                              "floating joints; read as its floating joint (six links)", joint.line)
+                              "floating joints; read as its floating joint (six links)", joint.line,
+                              kind="read differently")
             return self.floating_joint(name, joint, parent, done)
         if joint.type == "planar":
             raise FormatError(self.path, joint.line, None, f"joint {joint.name!r} is planar: "
@@ -715,7 +717,7 @@ class _Builder:
         if joint.mimic is not None and jtype == "weld" and not self.klampt:
             self.ctx.warn(f"fixed joint {joint.name!r}: <mimic joint={joint.mimic[0]!r}> ignored "
                           "(a fixed joint does not move; pinocchio, yourdfpy and MuJoCo ignore it "
-                          "too)", joint.mimic[3])
+                          "too)", joint.mimic[3], kind="ignored")
         elif joint.mimic is not None and not self.klampt:
             self.deferred.append((li, joint, name, jtype))   # every mimic, after every joint
         else:
@@ -739,7 +741,7 @@ class _Builder:
         for name in self.s.links:
             if name not in self.model.links:
                 self.ctx.warn(f"<klampt><link name={name!r}>: no such link; ignored",
-                              self.s.links[name]["line"])
+                              self.s.links[name]["line"], kind="invalid value")
         robot = Robot(self.model.name)
         robot.set_links(self.links, **self.lim)
         for li, value in self.held.items():
@@ -776,7 +778,7 @@ class _Builder:
             else:
                 if li < 0:
                     self.ctx.warn("<mount link=\"-1\">: mounting on the world; Klamp't 0.10.1 "
-                                  "rejects this", line)
+                                  "rejects this", line, kind="read differently")
                 mounts.append((li, res.path, file, T, prefix, line))
         pending_on = self.s.selfcollision
         pairs = set()
@@ -792,7 +794,8 @@ class _Builder:
         for li, fn, file, T, prefix, line in mounts:
             sub = read_mounted_robot(fn, file, self.ctx, line)
             charge_mount(self.ctx, robot, sub, file, line)
-            mount_robot(robot, sub, li, T, prefix, warn=lambda m, l=line: self.ctx.warn(m, l))
+            mount_robot(robot, sub, li, T, prefix,
+                        warn=lambda m, l=line, **kind: self.ctx.warn(m, l, **kind))
         pairs = set(robot.self_collision_pairs)
         self._apply_pairs(robot, pairs, pending_on, enable=True, final=True)
         self._apply_pairs(robot, pairs, pending_off, enable=False, final=True)

@@ -122,7 +122,7 @@ def _pairs(el, path, ctx, what):
     if el.get("group1") is not None and el.get("group2") is not None:
         g1, g2 = split_qstrings(el.get("group1")), split_qstrings(el.get("group2"))
         return [(a, b, line) for a in g1 for b in g2]
-    ctx.warn(f"<{what}> has neither 'pairs' nor 'group1' and 'group2'; ignored", line)
+    ctx.warn(f"<{what}> has neither 'pairs' nor 'group1' and 'group2'; ignored", line, kind="ignored")
     return []
 
 
@@ -149,7 +149,7 @@ def _property(el, prop, path, ctx) -> Optional[str]:
                               f"<klampt {prop}=\"{value}\">: file not found (looked for {fn})")
         return read_text(fn)
     ctx.warn(f"<klampt {prop}=...> should name an .xml file; the value is kept as the "
-             f"{prop} property as written", where(el))
+             f"{prop} property as written", where(el), kind="guessed")
     return value
 
 
@@ -160,7 +160,7 @@ def _number_attr(el, name, integer, ctx, path):
     v = _stream(text, integer)
     if v is None:
         ctx.warn(f"<{local_name(el)} {name}=\"{text}\">: not {'an integer' if integer else 'a number'}; "
-                 f"ignored (as Klamp't does)", where(el))
+                 f"ignored (as Klamp't does)", where(el), kind="invalid value")
     return v
 
 
@@ -174,7 +174,7 @@ def parse_klampt(robot_el, path: str, ctx: LoadContext) -> KlamptSettings:
     s.present = True
     for a in k.attrib:
         if a not in _TOP_ATTRIBUTES and not a.startswith("{"):
-            ctx.warn(f"<klampt> attribute {a!r} is not a Klamp't setting; ignored", where(k))
+            ctx.warn(f"<klampt> attribute {a!r} is not a Klamp't setting; ignored", where(k), kind="ignored")
     for name in ("use_vis_geom", "flip_yz", "freeze_root_link"):
         v = _number_attr(k, name, True, ctx, path)
         if v is not None:
@@ -201,7 +201,7 @@ def parse_klampt(robot_el, path: str, ctx: LoadContext) -> KlamptSettings:
         elif m1 is not None:
             s.default_inertia = np.eye(3) * m1
         else:
-            ctx.warn(f"<klampt default_inertia=\"{text}\">: not 1, 3 or 9 numbers; ignored", where(k))
+            ctx.warn(f"<klampt default_inertia=\"{text}\">: not 1, 3 or 9 numbers; ignored", where(k), kind="invalid value")
         if m9 is not None or m3 is not None or m1 is not None:
             s.explicit.add("default_inertia")
     for prop in ("sensors", "controller"):
@@ -217,19 +217,19 @@ def parse_klampt(robot_el, path: str, ctx: LoadContext) -> KlamptSettings:
         elif tag == "mount":
             s.mounts.append(_mount(c, path))
         elif tag not in ("sensors", "controller"):
-            ctx.warn(f"<{tag}> in <klampt> ignored", where(c))
+            ctx.warn(f"<{tag}> in <klampt> ignored", where(c), kind="ignored")
     return s
 
 
 def _link_settings(el, s: KlamptSettings, path, ctx):
     name = el.get("name")
     if name is None:
-        ctx.warn("<klampt><link> without a 'name' attribute; ignored", where(el))
+        ctx.warn("<klampt><link> without a 'name' attribute; ignored", where(el), kind="invalid value")
         return
     entry = s.links.setdefault(name, {"line": where(el)})
     for a in el.attrib:
         if a != "name" and a not in LINK_ATTRIBUTES:
-            ctx.warn(f"<klampt><link {a}=...> is not a Klamp't link setting; ignored", where(el))
+            ctx.warn(f"<klampt><link {a}=...> is not a Klamp't link setting; ignored", where(el), kind="ignored")
     for a, integer in LINK_ATTRIBUTES.items():
         v = _number_attr(el, a, integer, ctx, path)
         if v is not None:

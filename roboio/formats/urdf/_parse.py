@@ -266,10 +266,10 @@ class _Reader:
             # urdfdom gives up on the rest of the link here and Klamp't keeps the link
             self.ctx.warn(f"link {rec.name!r}: <material> without a name; like Klamp't, the "
                           "<visual> holding it and every later <visual>/<collision> of the link "
-                          "are ignored", where(e.args[0]))
+                          "are ignored (urdfdom refuses the model)", where(e.args[0]), kind="invalid value")
         for t, c in kids:
             if t not in _LINK_CHILDREN:
-                self.ctx.warn(f"<{t}> in link {rec.name!r} ignored", where(c))
+                self.ctx.warn(f"<{t}> in link {rec.name!r} ignored", where(c), kind="ignored")
         return rec
 
     def joint(self, el) -> JointRec:
@@ -328,7 +328,7 @@ class _Reader:
                          self.number(m, "offset", default=0.0), where(m))
         for t, c in kids:
             if t not in _JOINT_CHILDREN:
-                self.ctx.warn(f"<{t}> in joint {name!r} ignored", where(c))
+                self.ctx.warn(f"<{t}> in joint {name!r} ignored", where(c), kind="ignored")
         return rec
 
 
@@ -357,7 +357,7 @@ def parse_model(root, path: str, ctx: LoadContext) -> UrdfModel:
                                    f"{table[rec.name].line})")
             table[rec.name] = rec
         elif tag not in _IGNORED_TOP:
-            ctx.warn(f"<{tag}> in <robot> ignored", where(el))
+            ctx.warn(f"<{tag}> in <robot> ignored", where(el), kind="ignored")
     if not links:
         raise rd.error(root, "the robot has no <link> elements")
     return UrdfModel(name, links, joints, materials, root)

@@ -40,7 +40,7 @@ from ...transforms import (UNIT_TOL, compose, det3, make_transform, rpy_to_matri
 from ..affine import column_scales, nearest_rotation
 from ..fileio import fmt_float
 from ..fixed_point import stable_params
-from ..fk_change import FK_SAMPLES, fk_change, note_fk_change
+from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind, note_fk_change
 from ._build import affine_driver_limits
 from ..klampt.mount import default_pairs
 from ..mesh_export import MeshExport
@@ -175,7 +175,6 @@ class _Writer:
         self.report = report
         self.dir = os.path.dirname(os.path.abspath(path))
         self.stem = os.path.splitext(os.path.basename(path))[0]
-        self.lost = defaultdict(dict)        # kind of loss -> items (an ordered set)
         self.several_collisions = []           # links whose collision pieces Klamp't cuts to one
         n = robot.num_links
         self.n = n
@@ -196,8 +195,9 @@ class _Writer:
             for i in j.links:
                 self.group[i] = j
 
-    def lose(self, kind: str, item: str = "") -> None:
-        self.lost[kind][item] = None
+    def lose(self, item: str, concerning: str = "", **kind) -> None:
+        """``report.lose``: ``item`` (grouped by it when it ``concerning`` names what)."""
+        self.report.lose(item, concerning or None, **kind)
 
     # -- structure ----------------------------------------------------------------------
     def floating_base(self):
@@ -232,11 +232,11 @@ class _Writer:
             return "fixed"
         if jt == "spin":
             if l.joint_type == "prismatic":
-                self.lose("spin joints on prismatic links written as prismatic joints", l.name)
+                self.lose("spin joints on prismatic links written as prismatic joints", l.name, kind="changed", noun="link")
                 return "prismatic"
             return "continuous"
         if jt != "normal":
-            self.lose(f"{jt} joints written as their one-DOF joints", l.name)
+            self.lose(f"{jt} joints written as their one-DOF joints", l.name, kind="changed", noun="link")
         if l.joint_type == "revolute" and self.r.qmin[i] == -np.inf and self.r.qmax[i] == np.inf:
             return "continuous"     # URDF's unbounded revolute joint (Klamp't reads it as spin)
         return l.joint_type
@@ -301,7 +301,7 @@ class _Writer:
         R, err = nearest_rotation(T[:3, :3])
         if err > 0:
             self.lose("transforms that are not rigid (written as the nearest rotation; largest "
-                      "matrix entry change)", f"{what} ({err:.1e})")
+                      "matrix entry change)", f"{what} ({err:.1e})", kind="approximated")
         if scale is not None and np.all(scale > 0) and not np.array_equal(scale, np.ones(3)):
             rpy = stable_scaled_rpy(R, np.asarray(scale, float))
         else:
@@ -313,9 +313,9 @@ class _Writer:
         if np.isfinite(v):
             return v
         if np.isnan(v):
-            self.lose(f"undefined (NaN) {kind} written as {fmt_float(DBL_MAX)}", name)
+            self.lose(f"undefined (NaN) {kind} written as {fmt_float(DBL_MAX)}", name, kind="changed", noun="link")
             return DBL_MAX
-        self.lose(f"infinite {kind} written as ±{fmt_float(DBL_MAX)} (URDF numbers are finite)", name)
+        self.lose(f"infinite {kind} written as ±{fmt_float(DBL_MAX)} (URDF numbers are finite)", name, kind="rounding", noun="link")
         return DBL_MAX if v > 0 else -DBL_MAX
 
     def inertial(self, el, i: int):
@@ -324,7 +324,7 @@ class _Writer:
         if np.abs(I - I.T).max() > 1e-12 * np.abs(I).max():
             # the symmetric part: what the dynamics of the model are (roboio's, and Klamp't's
             # mass matrix symmetrised); the upper triangle alone would change them
-            self.lose("non-symmetric inertia matrices (written as their symmetric part)", l.name)
+            self.lose("non-symmetric inertia matrices (written as their symmetric part)", l.name, kind="approximated", noun="link")
             I = 0.5 * (I + I.T)
         self.check_inertia(l.name, I)
         ine = etree.SubElement(el, "inertial")
@@ -358,7 +358,8 @@ class _Writer:
             if items:
                 self.report.warn(f"inertias MuJoCo refuses, written as they are (pinocchio and "
                                  f"Klamp't read them; MuJoCo's balanceinertia or roboio's MJCF "
-                                 f"output fixes them): {what[kind]}: {', '.join(items)}")
+                                 f"output fixes them): {what[kind]}: {', '.join(items)}",
+                                 kind="read differently")
 
     def link_element(self, root_el, i: int, name: str) -> bool:
         """``<link>`` with inertial, visuals and collisions; True if it has collision
@@ -394,15 +395,15 @@ class _Writer:
         if len(cols) > 1:
             self.several_collisions.append(l.name)
         if l.geometry is not None and l.geometry.margin:
-            self.lose("geometry margins", l.name)
+            self.lose("geometry margins", l.name, kind="not written", noun="link")
         ap = l.appearance
         if ap is not None and ap.color is not None and len(ap.color) not in (3, 4):
-            self.lose("malformed colours", l.name)
+            self.lose("malformed colours", l.name, kind="not written", noun="link")
         if ap is not None:
             from ...model import Appearance
             rest = Appearance(**{**ap.__dict__, "color": None})
             if not rest.is_default():
-                self.lose("appearance other than the face colour", l.name)
+                self.lose("appearance other than the face colour", l.name, kind="not written", noun="link")
         return bool(cols)
 
     def material_color(self, rgba, link_name: str) -> tuple:
@@ -412,7 +413,8 @@ class _Writer:
         if c != rgba:
             change = max(abs(a - b) if a == a else 1.0 for a, b in zip(rgba, c))
             self.lose("colour components outside [0, 1] clamped (urdfdom refuses them; "
-                      "largest change)", f"{link_name} ({_fmt(rgba)} -> {_fmt(c)}: {change:.3g})")
+                      "largest change)", f"{link_name} ({_fmt(rgba)} -> {_fmt(c)}: {change:.3g})",
+                      kind="changed")
         return c
 
     def shapes(self, i: int, geom, role: str) -> list:
@@ -428,7 +430,7 @@ class _Writer:
             label = f"{l.name}" + (f"_{k}" if len(leaves) > 1 else "")
             if g.missing:
                 ref = g.source.reference if g.source else "?"
-                self.lose("geometry whose file was not found on reading", f"{l.name} ({ref})")
+                self.lose("geometry whose file was not found on reading", f"{l.name} ({ref})", kind="missing file")
                 continue
             if isinstance(g, Primitive):
                 shape = self.primitive(g, T, l.name)
@@ -437,10 +439,10 @@ class _Writer:
                     continue
                 from ...model.tessellate import primitive_to_mesh
                 if g.primitive in ("Point", "Segment"):
-                    self.lose("primitives without surface (points, segments)", l.name)
+                    self.lose("primitives without surface (points, segments)", l.name, kind="not written", noun="link")
                     continue
                 self.lose("primitives URDF cannot express, written as triangle meshes",
-                          f"{l.name} ({g.primitive})")
+                          f"{l.name} ({g.primitive})", kind="approximated")
                 g = primitive_to_mesh(g)
                 T = np.eye(4)
             if isinstance(g, TriangleMesh):
@@ -451,16 +453,16 @@ class _Writer:
                     self.has_mesh = True
                     out.append((piece.pose, shape, piece.rgba, piece.scale, own))
             elif isinstance(g, PointCloud):
-                self.lose("point-cloud geometry", l.name)
+                self.lose("point-cloud geometry", l.name, kind="not written", noun="link")
             else:
-                self.lose(f"{g.kind} geometry", l.name)
+                self.lose(f"{g.kind} geometry", l.name, kind="not written", noun="link")
         return out
 
     def primitive(self, g: Primitive, T, name: str):
         dec = _decompose(T[:3, :3])
         p, k = g.params, g.primitive
         if dec is None:
-            self.lose("primitives whose transform is not rotation x scale", name)
+            self.lose("primitives whose transform is not rotation x scale", name, kind="not written", noun="link")
             return None
         R, s = dec
         s = np.abs(s)
@@ -491,7 +493,7 @@ class _Writer:
                 Ra = _z_to(a)
                 return at(mid, Ra), etree.Element("cylinder", radius=fmt_float(p["radius"] * s[0]),
                                                   length=fmt_float(p["height"] * (s[0] if uniform else s[2])))
-        self.lose("primitives URDF cannot express (box, cylinder, sphere only)", f"{name} ({k})")
+        self.lose("primitives URDF cannot express (box, cylinder, sphere only)", f"{name} ({k})", kind="not written")
         return None
 
     # -- joints and drivers -------------------------------------------------------------
@@ -522,7 +524,7 @@ class _Writer:
             t = d.dofs.index(target)
             st, ot = d.scale[t], d.offset[t]
             if st == 0 or types.get(target) not in ("revolute", "prismatic", "continuous"):
-                self.lose("affine drivers that cannot be written as <mimic>", d.name)
+                self.lose("affine drivers that cannot be written as <mimic>", d.name, kind="not written", noun="driver")
                 continue
             for k in range(len(d.dofs)):
                 if k == t:
@@ -535,11 +537,12 @@ class _Writer:
                     later.append(f"{jnames.get(d.dofs[k])} (mimics {jnames.get(target)})")
             if st != 1 or ot != 0:
                 self.lose("affine drivers re-parameterised (their value becomes the first joint's "
-                          "value)", d.name)
+                          "value)", d.name, kind="changed", noun="driver")
         if later:
             self.report.warn("mimic joints that come before the joint they mimic in link order: "
                              f"{', '.join(later)} (Klamp't's URDF importer ignores such a mimic; "
-                             "roboio, ROS, pinocchio and MuJoCo keep it)")
+                             "roboio, ROS, pinocchio and MuJoCo keep it)",
+                             kind="read differently")
         return out
 
     def check_drivers(self, types, mimics, readback, jnames):
@@ -554,7 +557,7 @@ class _Writer:
         drivers_of = {}
         for d in r.drivers:
             if d.type in ("translation", "rotation"):
-                self.lose("translation/rotation drivers", d.name)
+                self.lose("translation/rotation drivers", d.name, kind="not written", noun="driver")
                 continue
             for i in d.dofs:
                 drivers_of[i] = d
@@ -575,15 +578,15 @@ class _Writer:
             have = (d.qmin, d.qmax, d.vmin, d.vmax, d.tmin, d.tmax, d.amin, d.amax)
             if not np.allclose(have, want, rtol=1e-12, atol=0, equal_nan=True):
                 self.lose("driver limits that differ from the limits Klamp't derives from the links",
-                          d.name)
+                          d.name, kind="not written", noun="driver")
         for i, t in types.items():
             if t in ("revolute", "prismatic", "continuous") and i not in drivers_of and i not in mimics:
                 self.lose("undriven joints (Klamp't adds a driver for every moving joint)",
-                          r.links[i].name)
+                          r.links[i].name, kind="read differently", noun="link")
         want_order = sorted((d for d in r.drivers if d.type in ("normal", "affine")),
                             key=lambda d: pos.get(self.target[id(d)], self.target[id(d)]))
         if [d.name for d in want_order] != [d.name for d in r.drivers if d.type in ("normal", "affine")]:
-            self.lose("driver order (Klamp't orders drivers by link)")
+            self.lose("driver order (Klamp't orders drivers by link)", kind="read differently")
 
     def axis_scale(self, i: int) -> float:
         """|axis| of link ``i`` where it is written normalised (the URDF coordinate is then
@@ -595,18 +598,18 @@ class _Writer:
         r, name = self.r, self.r.links[i].name
         k = self.axis_scale(i)
         if r.vmin[i] != -r.vmax[i]:
-            self.lose("asymmetric velocity limits (URDF has one velocity)", name)
+            self.lose("asymmetric velocity limits (URDF has one velocity)", name, kind="not written", noun="link")
         if utype == "fixed":
             nonzero = any(getattr(r, k)[i] != 0 for k in ("qmin", "qmax", "vmin", "vmax", "amax"))
             if nonzero:
-                self.lose("limits of welded links (Klamp't reads fixed joints with zero limits)", name)
+                self.lose("limits of welded links (Klamp't reads fixed joints with zero limits)", name, kind="not written", noun="link")
             if np.isfinite(r.tmax[i]):
                 etree.SubElement(el, "limit", lower="0", upper="0", effort=fmt_float(r.tmax[i]),
                                  velocity="0")
             return
         if utype == "continuous":
             if np.isfinite(r.qmin[i]) or np.isfinite(r.qmax[i]):
-                self.lose("position limits of continuous joints", name)
+                self.lose("position limits of continuous joints", name, kind="not written", noun="link")
             if not (np.isfinite(r.tmax[i]) or np.isfinite(r.vmax[i])):
                 return                      # no <limit>: Klamp't reads both as infinite
         eff = self.finite(r.tmax[i] / k, "effort limits", name)
@@ -634,8 +637,10 @@ class _Writer:
         kept = set(emitted)
         emitted = [i for i in readback if i in kept]
         if readback != list(range(self.n)):
-            self.lose("link order (Klamp't numbers URDF links depth-first, by joint name)",
-                      " ".join(r.links[i].name for i in readback))
+            for i in readback:
+                self.lose("link order (Klamp't numbers URDF links depth-first, by joint name; "
+                          "read back in this order)", r.links[i].name or f"link{i}",
+                          kind="read differently", noun="link")
         types = {i: self.urdf_type(i) for i in emitted if i != self.urdf_root}
         # the joint each driver actuates (the others <mimic> it), where its driver is written
         self.target = {id(d): self.mimic_target(d, types, readback) for d in r.drivers
@@ -672,14 +677,12 @@ class _Writer:
             pos, rot = fk_change(r, self.approx)
             note_fk_change(self.report, pos, rot)
             self.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by {rot:.1e}) "
-                      f"over {FK_SAMPLES} sampled configurations (nearest rotations written)")
-        for kind, items in self.lost.items():
-            items = [x for x in items if x]
-            self.report.lose(f"{kind}: {', '.join(items)}" if items else kind)
+                      f"over {FK_SAMPLES} sampled configurations (nearest rotations written)",
+                      kind=fk_loss_kind(pos, rot))
         self.inertia_warnings()
-        if self.several_collisions:       # URDF holds them all: a remark on one reader, no loss
+        for name in self.several_collisions:   # URDF holds them all: a remark on one reader, no loss
             self.report.warn("links with several <collision> elements (Klamp't's URDF importer "
-                             f"reads only the first): {', '.join(self.several_collisions)}")
+                             "reads only the first)", name, kind="read differently", noun="link")
         return etree.tostring(root_el, pretty_print=True, xml_declaration=True, encoding="utf-8")
 
     def joint_element(self, root_el, i, utype, lnames, jnames, world, mimics):
@@ -690,7 +693,7 @@ class _Writer:
             # a welded link sits at its configured value; URDF fixed joints sit at 0
             T = l.joint_transform(self.r.config[i])
             self.report.warn(f"welded link {l.name!r} is at q = {fmt_float(self.r.config[i])}; "
-                             "that pose is built into its fixed joint")
+                             "that pose is built into its fixed joint", kind="changed")
         self.origin(el, T, f"joint of link {l.name!r}")
         Rn, err = nearest_rotation(l.parent_transform[:3, :3])
         if err > 0:
@@ -700,12 +703,12 @@ class _Writer:
         if utype != "fixed":
             ax, n = unit_vector(l.axis)       # (as it is when a unit vector to rounding)
             if n == 0:
-                self.lose("zero joint axes (Klamp't reads them as z)", l.name)
+                self.lose("zero joint axes (Klamp't reads them as z)", l.name, kind="changed", noun="link")
             elif abs(n - 1) > UNIT_TOL:
                 # URDF readers normalise axes: write the unit axis, the coordinate scaled by |axis|
                 self.lose("joint axes that are not unit length, written normalised (the URDF "
                           "joint coordinate is |axis| x roboio's; limits scaled to match)",
-                          f"{l.name} (|axis| = {fmt_float(n)})")
+                          f"{l.name} (|axis| = {fmt_float(n)})", kind="changed")
             etree.SubElement(el, "axis", xyz=_fmt(ax))
         self.limit_element(el, i, utype)
         d = self.lead.get(i)
@@ -742,7 +745,7 @@ class _Writer:
         bare = sorted(p for p in pairs if not (has_geo.get(p[0]) and has_geo.get(p[1])))
         if bare:
             self.lose("self-collision pairs of links without written geometry",
-                      " ".join(f"({r.links[a].name}, {r.links[b].name})" for a, b in bare))
+                      " ".join(f"({r.links[a].name}, {r.links[b].name})" for a, b in bare), kind="not written")
         pairs -= set(bare)
         rb = {i: k for k, i in enumerate(readback)}
         counts = defaultdict(int)
@@ -770,14 +773,14 @@ class _Writer:
     def properties(self, kl):
         for key, text in self.r.properties.items():
             if key not in ("sensors", "controller"):
-                self.lose("robot properties other than sensors and controller", key)
+                self.lose("robot properties other than sensors and controller", key, kind="not written")
                 continue
             try:
                 el = etree.fromstring(text.encode())
             except etree.XMLSyntaxError:
                 el = None
             if el is None or el.tag != key:
-                self.lose(f"the {key} property (not a <{key}> XML element)")
+                self.lose(f"the {key} property (not a <{key}> XML element)", kind="not written")
                 continue
             kl.append(el)
 
@@ -792,13 +795,13 @@ class _Writer:
         taken = {lnames[i] for i in lnames}
         if len(set(names)) < 5 or taken & set(names) or not all(names):
             self.lose("floating base: names of its virtual links (not unique; read back as "
-                      "base0..base4)", ", ".join(names))
+                      "base0..base4)", ", ".join(names), kind="renamed")
             return
         el = etree.SubElement(root_el, "roboio")
         for nm in names:
             etree.SubElement(el, "virtual_link", name=nm)
         self.report.warn("floating base: the names of its virtual links are kept in a <roboio> "
-                         "element (Klamp't reads them as base0..base4)")
+                         "element (Klamp't reads them as base0..base4)", kind="read differently")
 
     def check_floating_base(self):
         r, fb = self.r, self.fb
@@ -820,7 +823,7 @@ class _Writer:
             if any(i in fb for i in d.dofs):
                 carried.append(f"driver {d.name}")
         if carried:
-            self.lose("floating base: what its virtual links carried", ", ".join(carried))
+            self.lose("floating base: what its virtual links carried", ", ".join(carried), kind="not written")
 
     def misc(self):
         r = self.r
@@ -828,22 +831,22 @@ class _Writer:
                   and getattr(self.group.get(i), "type", None) != "weld"]
         if moving:
             self.lose("the initial configuration (URDF starts at 0)",
-                      ", ".join(r.links[i].name for i in moving))
+                      ", ".join(r.links[i].name for i in moving), kind="not written")
         if np.any(getattr(r, "velocity", np.zeros(0)) != 0):
-            self.lose("the initial velocity")
+            self.lose("the initial velocity", kind="not written")
         fb5 = set(self.fb[5:]) if self.fb else set()
         for i in range(self.n):
             if np.isfinite(r.pmax[i]) and i not in fb5:
-                self.lose("power limits", r.links[i].name)
+                self.lose("power limits", r.links[i].name, kind="not written", noun="link")
         # extras["klampt"] records how a Klamp't file was laid out (mounts, automass);
         # its effects are in the model, which is written
         keys = sorted(k for k in r.extras if k != "klampt")
         if keys:
-            self.lose("format-specific robot data", ", ".join(keys))
+            self.lose("format-specific robot data", ", ".join(keys), kind="kept as data")
         for l in r.links:
             keys = sorted(l.extras)
             if keys:
-                self.lose("format-specific link data", f"{l.name} ({', '.join(keys)})")
+                self.lose("format-specific link data", f"{l.name} ({', '.join(keys)})", kind="kept as data", noun="link")
 
 
 def _z_to(a) -> np.ndarray:

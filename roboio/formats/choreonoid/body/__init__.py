@@ -51,7 +51,7 @@ def loads(data, ctx: LoadContext) -> Robot:
     cut = cut_inside_block(text)
     if cut is not None:
         ctx.warn("the file ends without a newline inside an indented block (truncated?): links "
-                 "or elements after it would be missing", cut)
+                 "or elements after it would be missing", cut, kind="truncated")
     robot = robot_from_records(parse_records(text, ctx), ctx)
     robot.source = ctx.path
     return robot

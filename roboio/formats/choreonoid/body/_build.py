@@ -60,7 +60,7 @@ def _virtual_names(r, names: set, ctx: LoadContext):
     ok = isinstance(v, list) and len(v) == 5 and all(isinstance(x, str) and x for x in v)
     if not ok or len(set(v)) != 5 or set(v) & names:
         ctx.warn(f"link {r.name!r}: {VIRTUAL_KEY} ignored (five unique names that are not "
-                 "links are needed)", r.line)
+                 "links are needed)", r.line, kind="guessed")
         return None
     return list(v)
 
@@ -130,7 +130,7 @@ def robot_from_records(b: BodyRecords, ctx: LoadContext) -> Robot:
             joints.append(Joint("weld", [i], parent))
             if r is root and r.joint_type in ("revolute", "prismatic"):
                 ctx.warn(f"root link {r.name!r}: joint type {r.joint_type} does not move the root "
-                         "in Choreonoid's kinematics; made a weld", r.line)
+                         "in Choreonoid's kinematics; made a weld", r.line, kind="quirk")
         if free and r is root:
             rpy = tf.matrix_to_rpy(root.rotation)
             lim["config"][i - 5:i + 1] = [*root.translation, rpy[2], rpy[1], rpy[0]]
@@ -170,7 +170,7 @@ def _joint_table(order, index_of, b: BodyRecords, ctx) -> list:
             continue
         if r.joint_id in ids:
             ctx.warn(f"joint id {r.joint_id} of {r.name!r} is duplicated (kept for "
-                     f"{ids[r.joint_id].name!r})", r.line)
+                     f"{ids[r.joint_id].name!r})", r.line, kind="invalid value")
             continue
         ids[r.joint_id] = r
     n = max(ids, default=-1) + 1
@@ -179,7 +179,7 @@ def _joint_table(order, index_of, b: BodyRecords, ctx) -> list:
                         what=f"joint id {n - 1} (the id table has an entry per id)")
     missing = [j for j in range(n) if j not in ids]
     if missing:
-        ctx.warn(f"joint ids {missing} are not specified by any link")
+        ctx.warn(f"joint ids {missing} are not specified by any link", kind="guessed")
     return [index_of[ids[j].name] if j in ids else -1 for j in range(n)]
 
 

@@ -53,7 +53,10 @@ def read_rotation(node, path, to_radian, what="rotation") -> np.ndarray:
     n = float(np.sqrt(np.sum(axis * axis)))      # Eigen's norm(): sqrt of the sum of squares
     if n < 1e-6:
         raise FormatError(path, Y.line_of(node), None, f"{what}: the rotation axis is the zero vector")
-    return tf.axis_angle_to_matrix(axis / n, to_radian(v[3]))
+    angle = to_radian(v[3])
+    if not math.isfinite(angle):                 # 1e308 degrees overflows in radians
+        raise FormatError(path, Y.line_of(node), None, f"{what}: the angle {v[3]!r} is out of range")
+    return tf.axis_angle_to_matrix(axis / n, angle)
 
 
 def read_translation(node, path, what="translation") -> np.ndarray:
@@ -75,8 +78,8 @@ class ElementReader:
     def err(self, node, msg):
         return FormatError(self.path, Y.line_of(node), None, msg)
 
-    def warn(self, msg, node=None):
-        self.ctx.warn(msg, Y.line_of(node))
+    def warn(self, msg, node=None, **kind):
+        self.ctx.warn(msg, Y.line_of(node), **kind)
 
     # -- traversal -----------------------------------------------------------------------
     def read(self, elements, out: LinkShapes, T=None, mode="both"):
@@ -136,7 +139,7 @@ class ElementReader:
         else:
             if typ not in DEVICE_TYPES:
                 self.warn(f"element type {typ!r} is not a Choreonoid node roboio knows "
-                          "(a plugin device?); kept as a device record", e)
+                          "(a plugin device?); kept as a device record", e, kind="kept as data")
             T2 = self.own_transform(e, T)
             out.devices.append(self.device(e, typ, T2))
             if "elements" in e:
@@ -178,7 +181,7 @@ class ElementReader:
     def shape(self, e, out, T, mode):
         g = e.get("geometry")
         if g is None:
-            self.warn("Shape without geometry ignored", e)
+            self.warn("Shape without geometry ignored", e, kind="empty")
             return
         g = Y.to_map(g, self.path, "geometry")
         geom = self.geometry(g)
@@ -218,7 +221,7 @@ class ElementReader:
         elif t == "Resource":
             return self.resource_geometry(g)
         else:
-            self.warn(f"geometry type {t!r} is not supported; shape ignored", g)
+            self.warn(f"geometry type {t!r} is not supported; shape ignored", g, kind="unsupported")
             return None
         if "division_number" in g or "divisionNumber" in g:
             p.extras["division_number"] = Y.get(g, "division_number", "divisionNumber")
@@ -286,13 +289,13 @@ class ElementReader:
         ext = os.path.splitext(uri.lower())[1]
         if ext in (".yaml", ".yml", ".body", ".scen"):
             self.warn(f"resource {uri!r}: scene files as resources are not read by roboio; "
-                      "its shapes are missing", node)
+                      "its shapes are missing", node, kind="unsupported")
             return None
         if fragment is None:
             return loading.load_geometry_ref(uri, self.path, self.ctx, line=line)
         res = resolve(uri, self.path)
         if not res:
-            self.ctx.warn(f"geometry file {uri!r} not found (looked for: {res.describe_tried()})", line)
+            self.ctx.warn(f"geometry file {uri!r} not found (looked for: {res.describe_tried()})", line, kind="missing file", hint=loading.missing_file_hint(uri))
             return TriangleMesh(source=GeometrySource(uri, None, None), missing=True)
         from ...meshes.inventor import node_mesh
         try:

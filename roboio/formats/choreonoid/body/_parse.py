@@ -39,8 +39,8 @@ class _Reader:
     def err(self, node, msg, line=None):
         return FormatError(self.path, line if line is not None else Y.line_of(node), None, msg)
 
-    def warn(self, msg, node=None):
-        self.ctx.warn(msg, Y.line_of(node))
+    def warn(self, msg, node=None, **kind):
+        self.ctx.warn(msg, Y.line_of(node), **kind)
 
     def rad(self, a: float) -> float:
         return a * math.pi / 180.0 if self.degree else a
@@ -185,7 +185,7 @@ class _Reader:
                 rec.axis = np.array(_AXES[s], dtype=float)
             n = float(np.linalg.norm(rec.axis))
             if abs(n - 1.0) > 1e-9:
-                self.warn(f"link {rec.name!r}: joint_axis has length {n:g}, not 1 (kept as given)", ax)
+                self.warn(f"link {rec.name!r}: joint_axis has length {n:g}, not 1 (kept as given)", ax, kind="quirk")
         revolute = rec.joint_type == "revolute"
         ang = Y.get(node, "joint_angle", "jointAngle")
         if ang is not None:

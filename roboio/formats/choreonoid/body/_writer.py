@@ -28,7 +28,7 @@ from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
 from ...affine import ROTATION_TOL
 from ...fileio import fmt_float
 from ...fixed_point import stable_params
-from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
+from ...fk_change import FK_SAMPLES, fk_change, fk_loss_kind, note_fk_change
 from .. import _yaml as Y
 from ...naming import Namespace, joint_names
 from ._build import FLOATING_NAMES
@@ -60,9 +60,9 @@ class _Writer:
         self.lines: list[str] = []
         self.approx: dict = {}          # link -> its frame with the nearest rotation
 
-    def lose(self, item):
+    def lose(self, item, concerning=None, **kind):
         if self.report is not None:
-            self.report.lose(item)
+            self.report.lose(item, concerning, **kind)
 
     def ang(self, a: float) -> float:
         """``a`` (radians) in file units. In degrees, the shortest value a few last-place
@@ -162,7 +162,8 @@ class _Writer:
             group = group_of.get(i)
             weld = group is not None and group.type == "weld"
             if group is not None and group.type not in ("normal", "spin", "weld"):
-                self.lose(f"joint group {group.type!r} of link {link.name!r} (written as separate 1-DOF links)")
+                self.lose(f"{group.type} joint groups (written as separate 1-DOF links)", link.name,
+                          kind="changed", noun="link")
             kind = "fixed" if weld else link.joint_type
             out.append((i, kind, np.asarray(link.parent_transform, float), parent))
         return self.one_root(out)
@@ -183,7 +184,7 @@ class _Writer:
             return out
         if kind0 == "free":
             self.lose("roots after the first move with the first root, which floats (a body has "
-                      "one root): " + ", ".join(self.r.links[b[0]].name for b in later))
+                      "one root): " + ", ".join(self.r.links[b[0]].name for b in later), kind="changed")
         inv = _inverse_affine(T0)
         return [out[0]] + [(i, kind, tf.compose(inv, T), i0) if parent < 0 else (i, kind, T, parent)
                            for i, kind, T, parent in out[1:]]
@@ -232,7 +233,7 @@ class _Writer:
             note_fk_change(self.report, pos, rot)
             self.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by "
                       f"{rot:.1e}) over {FK_SAMPLES} sampled configurations (nearest rotations "
-                      "written)")
+                      "written)", kind=fk_loss_kind(pos, rot))
         extra = self.collision_rules(bodies, self.info.get("info") or {})
         if extra:
             out.append("\n" + Y.emit(extra))
@@ -243,16 +244,18 @@ class _Writer:
     def check_lost(self):
         r = self.r
         if any(d.type != "normal" for d in r.drivers):
-            self.lose("coupled (affine) drivers: Choreonoid bodies have one independent value per joint")
+            self.lose("coupled (affine) drivers: Choreonoid bodies have one independent value per joint",
+                      kind="not written")
         for name in ("amax", "pmax"):
             if np.any(np.isfinite(getattr(r, name))):
-                self.lose(f"{name} limits")
+                self.lose(f"{name} limits", kind="not written")
         if r.properties:
-            self.lose("Klamp't robot properties: " + ", ".join(sorted(r.properties)))
+            self.lose("Klamp't robot properties: " + ", ".join(sorted(r.properties)), kind="not written")
         gains = [d.name for d in r.drivers if any((d.servo_p, d.servo_i, d.servo_d, d.dry_friction,
                                                    d.viscous_friction))]
         if gains:
-            self.lose("driver servo gains and friction (a body model has none): " + ", ".join(gains))
+            self.lose("driver servo gains and friction (a body model has none): " + ", ".join(gains),
+                      kind="not written")
         for j in r.joints:
             if j.type == "floating" and len(j.links) == 6:
                 off = [k for k in j.links if not np.array_equal(r.links[k].parent_transform, np.eye(4))]
@@ -263,12 +266,12 @@ class _Writer:
                     self.lose("frame offsets inside a floating base (a free link has one pose: they "
                               "become part of its configuration, so the same joint values place "
                               "the robot elsewhere): " + ", ".join(r.links[k].name for k in off)
-                              + f" (largest offset {move:.3g} m, {turn:.3g} rad)")
+                              + f" (largest offset {move:.3g} m, {turn:.3g} rad)", kind="changed")
                 lim = [k for k in j.links if any(np.isfinite(getattr(r, a)[k])
                                                  for a in ("qmin", "qmax", "vmin", "vmax"))]
                 if lim:
                     self.lose("position and velocity limits of floating-base DOFs (a free joint has "
-                              "none): " + ", ".join(r.links[k].name for k in lim))
+                              "none): " + ", ".join(r.links[k].name for k in lim), kind="not written")
 
     def collision_rules(self, bodies, info: dict) -> dict:
         """``info`` whose collision rules give the robot's self-collision pairs: as read when
@@ -313,7 +316,8 @@ class _Writer:
             Rn, err = nearest_rotation(R)
             if err > 0 and self.report is not None:
                 self.report.lose("link frames that are not rotations, written as the nearest "
-                                 "rotation (largest matrix entry change)", f"{link.name} ({err:.1e})")
+                                 "rotation (largest matrix entry change)", f"{link.name} ({err:.1e})",
+                                 kind="approximated", noun="link")
                 self.approx[i] = tf.make_transform(Rn, offset[:3, 3]) if kind != "free" else None
             value = self.rotation_value(Rn)
             if value[3] != 0:         # (an angle of 0 is no rotation: the reader's identity)
@@ -366,7 +370,7 @@ class _Writer:
             if math.isfinite(vlo) and math.isfinite(vhi):
                 out.append(f"{p}jointVelocityRange: [ {fmt_float(conv(vlo))}, {fmt_float(conv(vhi))} ]\n")
             else:
-                self.lose(f"one-sided velocity limit of {r.links[i].name!r}")
+                self.lose("one-sided velocity limits", r.links[i].name, kind="not written", noun="link")
         if math.isfinite(float(r.tmax[i])):
             out.append(f"{p}max_joint_effort: {fmt_float(r.tmax[i])}\n")
         q0 = float(r.config[i])
@@ -447,8 +451,9 @@ class _Writer:
             from ...affine import nearest_rotation
             Rn, _ = nearest_rotation(R)
             err = float(np.abs(Rn * s - A).max())
-            self.lose(f"sheared geometry transform on link {name!r} (written as its nearest rotation "
-                      f"and scale: matrix entries change by up to {err:.1e})")
+            self.lose("sheared geometry transforms (written as their nearest rotation and scale; "
+                      "largest matrix entry change)", name, kind="approximated", noun="link",
+                      largest=err)
         if not np.allclose(R, np.eye(3), atol=0):
             scaled = not np.allclose(s, 1.0, atol=0) and np.all(s > 0)
             value = self.rotation_value(R, s if scaled else None)
@@ -485,10 +490,10 @@ class _Writer:
                                 if f in g.extras)
                 return (f"{{ type: {k}, radius: {fmt_float(q['radius'])}, height: {fmt_float(h)}{flags} }}",
                         tf.make_transform(R, center))
-            self.lose(f"{k} primitive on link {name!r} (no Choreonoid shape)")
+            self.lose(f"{k} primitives (no Choreonoid shape)", name, kind="not written", noun="link")
             return None, I
         if isinstance(g, PointCloud):
-            self.lose(f"point cloud on link {name!r}")
+            self.lose("point clouds", name, kind="not written", noun="link")
             return None, I
         if isinstance(g, TriangleMesh):
             src = g.source
@@ -500,7 +505,7 @@ class _Writer:
             v, f = g.vertices, g.faces
             return (f"{{ type: TriangleMesh, vertices: {_vec(v)}, faces: [ "
                     + ", ".join(str(int(x)) for x in f.reshape(-1)) + " ] }", I)
-        self.lose(f"{type(g).__name__} geometry on link {name!r}")
+        self.lose(f"{type(g).__name__} geometry", name, kind="not written", noun="link")
         return None, I
 
     def device(self, d) -> str:

@@ -57,7 +57,7 @@ def loads(data, ctx: LoadContext) -> Robot:
     for j in records.extra_joints:
         ctx.warn(f"ExtraJoint {j['name'] or ''!r} ({j['jointType']}) closes a loop between links "
                  f"{j['link1Name']!r} and {j['link2Name']!r}: kept as data, the robot's tree "
-                 "does not close it")
+                 "does not close it", kind="unsupported")
     return robot
 
 

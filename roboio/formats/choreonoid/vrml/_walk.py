@@ -104,13 +104,13 @@ class _Reader:
         line, col = self.where(node, field)
         return FormatError(node.source.path, line, col, message)
 
-    def warn(self, node, message, field=None, once=None):
+    def warn(self, node, message, field=None, once=None, **kind):
         if once is not None:
             if once in self.warned:
                 return
             self.warned.add(once)
         line, col = self.where(node, field)
-        self.ctx.warn(message, line, col, path=node.source.path)
+        self.ctx.warn(message, line, col, path=node.source.path, **kind)
 
     # -- fields --------------------------------------------------------------------------------
     def check_proto(self, node, role):
@@ -186,13 +186,13 @@ class _Reader:
         self.ctx.charge("links", 1, line, what="Joint nodes (links)")
         name = node.name or f"JOINT{len(self.recs)}"
         if not node.name:
-            self.warn(node, f"a Joint without a DEF name is named {name!r}")
+            self.warn(node, f"a Joint without a DEF name is named {name!r}", kind="guessed")
         if name in self.names:
             new = name
             while new in self.names:
                 new += "_"
             self.warn(node, f"link name {name!r} is used by an earlier Joint (a second DEF or a "
-                            f"USE); this one is named {new!r}")
+                            f"USE); this one is named {new!r}", kind="changed")
             name = new
         self.names.add(name)
         jt_text = str(self.get(node, "jointType", ""))
@@ -202,7 +202,7 @@ class _Reader:
         if jt_text == "crawler":
             self.warn(node, f"Joint {name!r}: jointType crawler (OpenHRP) is read as Choreonoid's "
                             "pseudoContinuousTrack: a weld whose track motion is not modelled",
-                      "jointType")
+                      "jointType", kind="quirk")
         rec = LinkRec(name, parent, line, joint_name=node.name, joint_type=JOINT_TYPES[jt_text])
         rec.given.update({"joint_type", "translation", "rotation"})
         T = self.pose(node)
@@ -210,7 +210,7 @@ class _Reader:
         for field, default in (("center", (0, 0, 0)), ("scale", (1, 1, 1))):
             if field in node.fields and not np.allclose(self.vec3(node, field, default), default):
                 self.warn(node, f"{field} of a Joint is not used by Choreonoid's kinematics "
-                                "(ignored)", field, once="joint-" + field)
+                                "(ignored)", field, once="joint-" + field, kind="ignored")
         rec.joint_id = int(self.get(node, "jointId", -1))
         if rec.joint_type in ("revolute", "prismatic", "pseudo_continuous_track"):
             rec.axis = self.axis(node, name)
@@ -244,7 +244,7 @@ class _Reader:
             raise self.err(node, f"Joint {name!r}: jointAxis is the zero vector", "jointAxis")
         if abs(n - 1.0) > 1e-9:
             self.warn(node, f"Joint {name!r}: jointAxis has length {n:g}, not 1 (kept as given)",
-                      "jointAxis")
+                      "jointAxis", kind="quirk")
         return v
 
     def mass(self, rec, bodies):
@@ -274,13 +274,13 @@ class _Reader:
                     pass                      # inside a Segment: its shapes are the Segment's
                 else:
                     self.warn(child, f"{child.type} node outside any Segment: ignored, as "
-                                     "Choreonoid ignores it", once="outside:" + child.type)
+                                     "Choreonoid ignores it", once="outside:" + child.type, kind="ignored")
                 continue
             role = _role(child.proto.name)
             if role is None:
                 self.warn(child, f"instance of PROTO {child.proto.name}: prototypes other than "
                                  "OpenHRP's are not expanded; its contents are ignored",
-                          once="proto:" + child.proto.name)
+                          once="proto:" + child.proto.name, kind="unsupported")
                 continue
             if role not in accept:
                 raise self.err(child, f"{child.proto.name} node is not in a correct place")
@@ -310,7 +310,7 @@ class _Reader:
         if len(inertia) < 9:
             inertia = np.zeros(9)       # Choreonoid keeps a zero matrix for fewer than 9 values
             self.warn(node, "momentsOfInertia has fewer than 9 numbers; a zero inertia is used",
-                      "momentsOfInertia")
+                      "momentsOfInertia", kind="invalid value")
         if not (math.isfinite(m) and np.all(np.isfinite(inertia[:9]))):
             raise self.err(node, "mass or momentsOfInertia of a Segment is not finite")
         R = T[:3, :3]
@@ -347,7 +347,7 @@ class _Reader:
                 d[key] = _plain(value)
         if typ == "PressureSensor":
             self.warn(node, "PressureSensor is not a device Choreonoid supports; kept as a "
-                            "device record", once="pressure")
+                            "device record", once="pressure", kind="ignored")
         rec.shapes.devices.append(d)
         self.sensors.append((rec.name, typ, d))
         kids = [n for n in self.get(node, "children", []) or [] if n.proto is None]
@@ -404,7 +404,7 @@ def records_from_scene(scene, ctx):
     r.humanoid(humanoid)
     for node in others:
         r.warn(node, f"top-level {node.type} node beside the Humanoid: ignored, as Choreonoid "
-                     "ignores it", once="top:" + node.type)
+                     "ignores it", once="top:" + node.type, kind="ignored")
     extra = [r.extra_joint(n) for n in extra_nodes]
     name = humanoid.name or stem
     info_text = r.get(humanoid, "info", [])

@@ -69,7 +69,7 @@ def loads(data, ctx) -> Grasp:
                                            _floats_attr(c, "kFriction", path, 1)[0]))
             g.forces.append(_floats_attr(c, "force", path, 3))
         else:
-            ctx.warn(f"unknown element <{name}> in <Grasp> ignored", line)
+            ctx.warn(f"unknown element <{name}> in <Grasp> ignored", line, kind="ignored")
     return g
 
 

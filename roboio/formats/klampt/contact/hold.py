@@ -105,7 +105,7 @@ class _Scanner:
         tok = self.token()
         if tok is not None:
             line, col = self.at(tok[2])
-            self.where.warn(ctx, f"text after {what} ignored (from {tok[1]!r})", line, col)
+            self.where.warn(ctx, f"text after {what} ignored (from {tok[1]!r})", line, col, kind="ignored")
 
 
 # --------------------------------------------------------------------------- holds
@@ -123,7 +123,7 @@ def _rhs_numbers(rhs: str, count, item: str, line: int, where: Where, ctx):
     if len(toks) < count:
         raise where.error(f"{item}: expected {count} numbers, got {len(toks)}", line)
     if len(toks) > count:
-        where.warn(ctx, f"{item}: {len(toks) - count} values after the first {count} ignored", line)
+        where.warn(ctx, f"{item}: {len(toks) - count} values after the first {count} ignored", line, kind="ignored")
     return np.array(toks[:count], dtype=float)
 
 
@@ -136,7 +136,7 @@ def _assign(item: str, rhs: str, line: int, where: Where, ctx, h: dict) -> None:
         if value is None:
             raise where.error(f"{item}: expected an integer link index, got {rhs.strip()!r}", line)
         if len(toks) > 1:
-            where.warn(ctx, f"{item}: values after {toks[0]} ignored", line)
+            where.warn(ctx, f"{item}: values after {toks[0]} ignored", line, kind="ignored")
         h[item] = value
     elif item == "contacts":
         vals = _rhs_numbers(rhs, None, item, line, where, ctx)
@@ -160,7 +160,7 @@ def _build_hold(h: dict, end_line: int, where: Where, ctx) -> Hold:
     if h["position"] is None:
         raise where.error("hold without 'position' (Klamp't requires a position constraint)", end_line)
     if not h["contacts"]:
-        where.warn(ctx, "hold with no contacts", end_line)
+        where.warn(ctx, "hold with no contacts", end_line, kind="empty")
     kw = {}
     if h["rotation"] is not None:
         kind, r = h["rotation"]
@@ -178,7 +178,7 @@ def _read_hold_body(sc: _Scanner, ctx, begin_pos: int) -> Hold:
                        tok[2] if tok else None)
     extra = sc.rest_of_line().split("#", 1)[0].strip()
     if extra:
-        sc.where.warn(ctx, f"text after 'begin hold' ignored: {extra!r}", sc.at(tok[2])[0])
+        sc.where.warn(ctx, f"text after 'begin hold' ignored: {extra!r}", sc.at(tok[2])[0], kind="ignored")
     h = {"link": -1, "destLink": -1, "contacts": [], "position": None, "rotation": None}
     while True:
         tok = sc.token()
@@ -233,7 +233,7 @@ def parse_stance_text(text: str, where: Where, ctx) -> Stance:
         hold = _read_hold_body(sc, ctx, tok[2])
         if stance.add(hold) is not None:
             where.warn(ctx, f"a second hold on link {hold.link} replaces the first (a stance keeps one "
-                            f"hold per link)", sc.at(tok[2])[0])
+                            f"hold per link)", sc.at(tok[2])[0], kind="dropped")
     sc.trailing(ctx, "the stance's 'end'")
     return stance
 
@@ -248,12 +248,12 @@ def hold_text(hold: Hold, report=None) -> str:
     if report is not None:
         if ik.link != hold.link:
             report.lose(f"IK constraint link {ik.link} of the hold on link {hold.link} "
-                        f"(hold files constrain the hold's own link)")
+                        f"(hold files constrain the hold's own link)", kind="not written")
         if ik.rot_constraint == "twoaxis":
-            report.lose(f"two-axis rotation constraint of the hold on link {hold.link}")
+            report.lose(f"two-axis rotation constraint of the hold on link {hold.link}", kind="not written")
         if ik.dest_link >= 0 or ik.rot_constraint == "axis":
             report.warn("holds with destLink or an axis constraint are read by Klamp't's C++ "
-                        "reader only (not by Python loader.read_Hold)")
+                        "reader only (not by Python loader.read_Hold)", kind="read differently")
     lines = ["begin hold", f"link = {hold.link}"]
     if ik.dest_link >= 0:
         lines.append(f"destLink = {ik.dest_link}")
@@ -273,7 +273,8 @@ def stance_holds(stance: Stance, report=None) -> list:
     by_link = {}
     for h in stance.holds:
         if h.link in by_link and report is not None:
-            report.lose(f"an earlier hold on link {h.link} (a stance keeps one hold per link)")
+            report.lose(f"an earlier hold on link {h.link} (a stance keeps one hold per link)",
+                        kind="not written")
         by_link[h.link] = h
     return [by_link[k] for k in sorted(by_link)]
 

@@ -44,7 +44,7 @@ def parse_ik_text(text: str, where: Where, ctx) -> IKObjective:
     tokens = Tokens(text, where)
     ik = read_ik_tokens(tokens)
     if not tokens.at_end:
-        where.warn(ctx, f"text after the IK objective ignored (from {tokens.peek()!r})", *tokens.position())
+        where.warn(ctx, f"text after the IK objective ignored (from {tokens.peek()!r})", *tokens.position(), kind="ignored")
     return ik
 
 
@@ -52,7 +52,7 @@ def ik_text(ik: IKObjective, report=None) -> str:
     """Klamp't's IK objective layout: ``LINK DEST`` / position line / rotation line."""
     if report is not None and (ik.rot_constraint == "twoaxis" or ik.pos_constraint == "planar"):
         report.warn("planar position or two-axis rotation constraint: Klamp't's C++ reader accepts "
-                    "it, its Python read_IKObjective fails on it")
+                    "it, its Python read_IKObjective fails on it", kind="read differently")
     pos = _POS_CODES[ik.pos_constraint]
     if ik.pos_constraint != "free":
         pos += f" {fmt_vec3(ik.local_position)}   {fmt_vec3(ik.end_position)}"

@@ -188,7 +188,7 @@ def _mesh(cur: _Cursor) -> TriangleMesh:
 def _cloud(cur: _Cursor, ctx) -> PointCloud:
     from ...meshes.pcd import parse_pcd_bytes
     data = cur.text.encode("latin-1", "replace")
-    warn = (lambda m, line=None: ctx.warn(m, line)) if ctx is not None else None
+    warn = (lambda m, line=None, **kind: ctx.warn(m, line, **kind)) if ctx is not None else None
     try:
         pc, end = parse_pcd_bytes(data, _sub_path(cur), warn, start=cur.pos)
     except FormatError as e:
@@ -239,7 +239,7 @@ def parse_primitive_file(text: str, ctx) -> Primitive:
     p = _primitive(cur)
     tok, at = cur.peek()
     if tok is not None:
-        ctx.warn(f"text after the primitive ignored: {tok!r}...", cur.where(at)[0])
+        ctx.warn(f"text after the primitive ignored: {tok!r}...", cur.where(at)[0], kind="ignored")
     return p
 
 
@@ -251,7 +251,7 @@ def parse_group_file(text: str, ctx) -> Group:
         g = _group_payload(cur, ctx, 0)
     tok, at = cur.peek()
     if tok is not None:
-        ctx.warn(f"text after the last group element ignored: {tok!r}...", cur.where(at)[0])
+        ctx.warn(f"text after the last group element ignored: {tok!r}...", cur.where(at)[0], kind="ignored")
     return g
 
 
@@ -353,8 +353,9 @@ def stream_text(geom: Geometry, report, T=None) -> str:
         return "PointCloud\n" + pcd_text(baked_cloud(placed, report))
     m = flatten_for_writing(placed, report, "a geometry stream")
     if m.face_colors is not None or m.vertex_colors is not None:
-        report.lose("mesh colours (a geometry stream mesh is written as a .tri block)")
+        report.lose("mesh colours (a geometry stream mesh is written as a .tri block)", kind="not written")
     if len(m.vertices) == 0 or len(m.faces) == 0:
-        report.lose("an empty triangle mesh (Klamp't's .tri block needs a vertex and a triangle)")
+        report.lose("an empty triangle mesh (Klamp't's .tri block needs a vertex and a triangle)",
+                    kind="not written")
         return "Group\n0\n"
     return "TriangleMesh\n" + tri_text(m.vertices, m.faces)

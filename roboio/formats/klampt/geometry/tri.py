@@ -91,7 +91,7 @@ def dumps(geom: Geometry, report, path=None) -> str:
     if len(m.vertices) == 0 or len(m.faces) == 0:
         raise OutputError(None, ".tri needs at least one vertex and one triangle (Klamp't rejects empty blocks)")
     if m.face_colors is not None or m.vertex_colors is not None:
-        report.lose("colours (.tri holds vertices and triangles only)")
+        report.lose("colours (.tri holds vertices and triangles only)", kind="not written")
     return tri_text(m.vertices, m.faces)
 
 

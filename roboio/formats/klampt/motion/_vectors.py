@@ -45,11 +45,11 @@ def read_vectors(tokens: Tokens, label):
 def report_nonfinite(values, report) -> None:
     if values is not None and np.size(values) and not np.all(np.isfinite(values)):
         report.warn("non-finite values written as inf/nan: Klamp't's Python readers accept them, "
-                    "its C++ readers do not")
+                    "its C++ readers do not", kind="read differently")
 
 
 def lose_times_velocities(traj: Trajectory, report, keep_velocities=False) -> None:
     if traj.times is not None:
-        report.lose("times (the target holds untimed configurations)")
+        report.lose("times (the target holds untimed configurations)", kind="not written")
     if traj.velocities is not None and not keep_velocities:
-        report.lose("velocities")
+        report.lose("velocities", kind="not written")

@@ -42,7 +42,8 @@ def dumps(traj: Trajectory, report, path=None) -> str:
     if traj.num_milestones == 0:
         raise OutputError(None, "an empty trajectory has no configuration to write to a .config")
     if traj.num_milestones > 1:
-        report.lose(f"milestones 2-{traj.num_milestones} (a .config holds one configuration)")
+        report.lose(f"milestones 2-{traj.num_milestones} (a .config holds one configuration)",
+                    kind="not written")
     lose_times_velocities(traj, report)
     report_nonfinite(traj.milestones[0], report)
     return fmt_vector(traj.milestones[0]) + "\n"

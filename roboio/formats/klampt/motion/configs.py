@@ -27,7 +27,7 @@ def loads(data, ctx) -> Trajectory:
     tokens = config_tokens(data, ctx, "configuration list")
     vectors, starts = read_vectors(tokens, lambda k: f"configuration {k + 1}")
     if not vectors:
-        ctx.warn("no configurations in the file", 1)
+        ctx.warn("no configurations in the file", 1, kind="empty")
     traj = Trajectory(None, stack_vectors(vectors, starts, tokens, "configuration"))
     traj.source = ctx.path
     return traj

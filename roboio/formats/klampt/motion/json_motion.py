@@ -145,7 +145,7 @@ def _stance(obj, ctx) -> Stance:
     for i, h in enumerate(obj["holds"]):
         hold = _cpp_hold(h, f"holds[{i}]")
         if stance.add(hold) is not None and ctx is not None:
-            ctx.warn(f"a second hold on link {hold.link} replaces the first")
+            ctx.warn(f"a second hold on link {hold.link} replaces the first", kind="dropped")
     return stance
 
 
@@ -244,7 +244,7 @@ def _contact_json(c: ContactPoint) -> dict:
 def _cpp_hold_json(h: Hold, report) -> dict:
     ik = h.ik_constraint if h.ik_constraint is not None else IKObjective(h.link)
     if ik.link != h.link:
-        report.lose(f"IK constraint link {ik.link} of the hold on link {h.link}")
+        report.lose(f"IK constraint link {ik.link} of the hold on link {h.link}", kind="not written")
         ik = IKObjective(h.link, ik.dest_link, ik.pos_constraint, ik.local_position, ik.end_position,
                          ik.direction, ik.rot_constraint, ik.local_axis, ik.end_rotation)
     d = _ik_json(ik)
@@ -260,7 +260,7 @@ def _trajectory_json(obj: Trajectory, report):
     if times is None:
         times = np.arange(len(m), dtype=float)
         report.lose("untimed: written with times 0, 1, ..., N-1 (Klamp't's JSON form for "
-                    "milestones with velocities is a timed HermiteTrajectory)")
+                    "milestones with velocities is a timed HermiteTrajectory)", kind="target default")
     if obj.velocities is not None:
         return {"type": "HermiteTrajectory", "times": times.tolist(),
                 "milestones": np.hstack([m, obj.velocities]).tolist()}
@@ -273,7 +273,8 @@ def _trajectory_json(obj: Trajectory, report):
 def _grasp_json(g: Grasp, report) -> dict:
     forces = [f for f in g.forces if f is not None]
     if forces and len(forces) != len(g.contacts):
-        report.lose("which contacts the forces belong to (only some contacts have a force)")
+        report.lose("which contacts the forces belong to (only some contacts have a force)",
+                    kind="not written")
     return {"objectIndex": int(g.object_index), "robotIndex": int(g.robot_index),
             "constraints": [{k: v for k, v in _ik_json(c).items() if k != "type"} for c in g.constraints],
             "fixedValues": [float(v) for v in g.fixed_values],
@@ -290,7 +291,7 @@ def to_json(obj, report):
     if isinstance(obj, IKObjective):
         if obj.pos_constraint in ("planar", "linear") or obj.rot_constraint == "twoaxis":
             report.warn("planar/linear position or two-axis rotation constraints are read by "
-                        "Klamp't's C++ JSON reader only")
+                        "Klamp't's C++ JSON reader only", kind="read differently")
         return _ik_json(obj)
     if isinstance(obj, ContactPoint):
         return _contact_json(obj)
@@ -308,7 +309,7 @@ def dumps(obj, report, path=None) -> str:
     text = json.dumps(value)
     if "Infinity" in text or "NaN" in text:
         report.warn("non-finite values written as Infinity/NaN (Python's json reads them; strict "
-                    "JSON parsers do not)")
+                    "JSON parsers do not)", kind="read differently")
     return text + "\n"
 
 

@@ -33,7 +33,7 @@ def loads(data, ctx) -> Trajectory:
         raise tokens.error(f"milestone {len(vectors) // 2 + 1} has a configuration but no velocity "
                            f"(a .milestones file holds pairs 'N q...  N dq...')", starts[-1])
     if not vectors:
-        ctx.warn("no milestones in the file", 1)
+        ctx.warn("no milestones in the file", 1, kind="empty")
     q = stack_vectors(vectors[0::2], starts[0::2], tokens, "configuration")
     dq = stack_vectors(vectors[1::2], starts[1::2], tokens, "velocity")
     if q.shape != dq.shape:
@@ -49,7 +49,7 @@ def dumps(traj: Trajectory, report, path=None) -> str:
     if vel is None:
         vel = np.zeros_like(traj.milestones)
         if traj.num_milestones:
-            report.warn("no velocities: written as zeros")
+            report.warn("no velocities: written as zeros", kind="target default")
     report_nonfinite(traj.milestones, report)
     report_nonfinite(vel, report)
     return "".join(f"{fmt_vector(q)}\t{fmt_vector(v)}\n" for q, v in zip(traj.milestones, vel))

@@ -153,12 +153,12 @@ def _read_section(el, k: int, path: str, ctx, holds: list) -> Section:
             vels.append(_milestone_attr(c, "velocity", path, _vector))
             rows.append(line)
         else:
-            ctx.warn(f"unknown element <{name}> in <section> ignored", line)
+            ctx.warn(f"unknown element <{name}> in <section> ignored", line, kind="ignored")
     if len(configs) < 2:
-        ctx.warn(f"section {k + 1} has {len(configs)} milestone(s); Klamp't needs at least 2", xmlutil.where(el))
+        ctx.warn(f"section {k + 1} has {len(configs)} milestone(s); Klamp't needs at least 2", xmlutil.where(el), kind="invalid value")
     m, t, v = _milestone_arrays(k, configs, times, vels, rows, ctx)
     if t is not None and np.any(np.diff(t) < 0):
-        ctx.warn(f"section {k + 1}: times decrease", xmlutil.where(el))
+        ctx.warn(f"section {k + 1}: times decrease", xmlutil.where(el), kind="invalid value")
     return Section(m, t, v, sec_holds, refs, ik_goals, dict(el.attrib))
 
 
@@ -177,7 +177,7 @@ def loads(data, ctx) -> MultiPath:
             hold.name = el.get("name")
             holds.append(hold)
         else:
-            ctx.warn(f"unknown element <{name}> in <multipath> ignored", xmlutil.where(el))
+            ctx.warn(f"unknown element <{name}> in <multipath> ignored", xmlutil.where(el), kind="ignored")
     sections = [_read_section(el, k, path, ctx, holds) for k, el in enumerate(section_els)]
     dims = [s.dimension for s in sections if s.num_milestones]
     for s, el in zip(sections, section_els):
@@ -186,7 +186,7 @@ def loads(data, ctx) -> MultiPath:
                             f"{dims[0]}", xmlutil.where(el))
     timed = {s.times is not None for s in sections}
     if len(timed) > 1:
-        ctx.warn("some sections are timed and some are not")
+        ctx.warn("some sections are timed and some are not", kind="guessed")
     return MultiPath(sections, holds, dict(root.attrib), source=path)
 
 
@@ -201,7 +201,7 @@ def _attrs(settings: dict, report, where: str) -> str:
     out = []
     for k, v in settings.items():
         if not _XML_NAME.match(str(k)):
-            report.lose(f"{where} setting {k!r} (not a valid XML attribute name)")
+            report.lose(f"{where} setting {k!r} (not a valid XML attribute name)", kind="not written")
             continue
         out.append(f' {k}="{xml_escape(str(v))}"')
     return "".join(out)
@@ -222,7 +222,7 @@ def multipath_xml(mp: MultiPath, report) -> str:
             else:
                 if ref is not None:
                     report.warn(f"section {k + 1}: hold reference {ref!r} does not match the global "
-                                f"holds; the hold is written inline")
+                                f"holds; the hold is written inline", kind="changed")
                 out.append(f"    <hold>{xml_escape(hold_text(h, report))}</hold>")
         for j, q in enumerate(s.milestones):
             attrs = "" if s.times is None else f' time="{fmt_float(s.times[j])}"'

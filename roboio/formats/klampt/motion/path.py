@@ -33,12 +33,12 @@ def loads(data, ctx) -> Trajectory:
         times.append(tokens.next_float(f"the time of milestone {k}"))
         milestones.append(tokens.vector(f"milestone {k}"))
     if not times:
-        ctx.warn("no milestones in the file", 1)
+        ctx.warn("no milestones in the file", 1, kind="empty")
     t = np.array(times, dtype=float)
     back = np.nonzero(np.diff(t) < 0)[0]
     if len(back):
         k = back[0] + 1
-        ctx.warn(f"times decrease ({times[k - 1]!r} then {times[k]!r})", tokens.line(starts[k]))
+        ctx.warn(f"times decrease ({times[k - 1]!r} then {times[k]!r})", tokens.line(starts[k]), kind="invalid value")
     traj = Trajectory(t, stack_vectors(milestones, starts, tokens, "milestone"))
     traj.source = ctx.path
     return traj
@@ -53,9 +53,10 @@ def dumps(traj: Trajectory, report, path=None) -> str:
     if times is None:
         times = np.arange(traj.num_milestones, dtype=float)
         if traj.num_milestones:
-            report.lose("untimed: written with times 0, 1, ..., N-1 (a .path needs times)")
+            report.lose("untimed: written with times 0, 1, ..., N-1 (a .path needs times)",
+                        kind="target default")
     if traj.velocities is not None:
-        report.lose("velocities (a .path is piecewise linear)")
+        report.lose("velocities (a .path is piecewise linear)", kind="not written")
     report_nonfinite(traj.milestones, report)
     report_nonfinite(times, report)
     return "".join(f"{fmt_float(t)}\t{fmt_vector(q)}\n" for t, q in zip(times.tolist(), traj.milestones))

@@ -117,8 +117,8 @@ class _Builder:
     def err(self, message: str, line=None) -> FormatError:
         return self.ctx.error(message, line)
 
-    def warn(self, message: str, line=None) -> None:
-        self.ctx.warn(message, line)
+    def warn(self, message: str, line=None, **kind) -> None:
+        self.ctx.warn(message, line, **kind)
 
     # -- 1. link count ------------------------------------------------------------------
     def vote(self) -> int:
@@ -179,22 +179,22 @@ class _Builder:
         if links == list(range(len(links))) and len(links) < n:
             self.warn(f"the file ends without a newline after joint lines for links 0..{len(links) - 1} "
                       f"of {n} (truncated?); links {len(links)}..{n - 1} are read as normal joints, "
-                      "as Klamp't does", rec.open_end_line)
+                      "as Klamp't does", rec.open_end_line, kind="truncated")
 
     def warn_dropped(self, r: ListRecord) -> None:
         for o in r.occurrences:
             if o.leftover:
                 self.warn(f"{o.spelled}: {o.leftover} trailing number(s) do not make a whole "
                           f"group of {r.group} and are ignored, as Klamp't does",
-                          o.stop_line or o.line)
+                          o.stop_line or o.line, kind="invalid value")
             elif o.stopped_at and is_keyword(o.stopped_at) and o.stop_line != o.line:
                 self.warn(f"{o.spelled} (line {o.line}) runs on into {o.stopped_at!r}: the line "
                           f"before ends with a backslash, so Klamp't reads {o.stopped_at!r} as "
                           f"part of {o.spelled} and ignores it and the rest of that line",
-                          o.stop_line)
+                          o.stop_line, kind="invalid value")
             elif o.stopped_at:
                 self.warn(f"{o.spelled}: {o.stopped_at!r} is not a {r.unit}; it and the rest of "
-                          f"the line are ignored, as Klamp't does", o.stop_line or o.line)
+                          f"the line are ignored, as Klamp't does", o.stop_line or o.line, kind="invalid value")
 
     # -- 2-4. defaults and kinematics ---------------------------------------------------
     def links_and_limits(self, n: int) -> None:
@@ -224,7 +224,7 @@ class _Builder:
             # Klamp't derives accmax from torquemax with link data not yet set: NaN
             asm.amax = [math.nan] * n
             self.warn(f"{rec.lists['torquemax'].spelled} without accmax: Klamp't computes NaN "
-                      f"acceleration limits (write accmax explicitly)", rec.lists["torquemax"].line)
+                      f"acceleration limits (write accmax explicitly)", rec.lists["torquemax"].line, kind="invalid value")
         else:
             asm.amax = [math.inf] * n
 
@@ -315,7 +315,7 @@ class _Builder:
         uncovered = [i for i in range(n) if i not in owner]
         if uncovered:
             self.warn(f"links {uncovered} belong to no joint (Klamp't warns and goes on)",
-                      rec.joints[0].line)
+                      rec.joints[0].line, kind="guessed")
         asm.joints = joints
 
     def warn_joint_index_drivers(self) -> None:
@@ -325,7 +325,7 @@ class _Builder:
         self.warn("no driver lines, and the joint lines are not one per link in link order: "
                   "roboio gives each normal/spin joint a driver on its link, but Klamp't 0.10.1 "
                   "puts the driver of the i-th joint line on link i; add driver lines to make "
-                  "the file unambiguous", self.rec.joints[0].line)
+                  "the file unambiguous", self.rec.joints[0].line, kind="guessed")
 
     def _link_limits(self, L: int) -> dict:
         a = self.asm
@@ -464,7 +464,8 @@ class _Builder:
             sub = read_mounted_robot(res.path, m.file, self.ctx, m.line)
             charge_mount(self.ctx, self.robot, sub, m.file, m.line, missing_counts=True)
             mount_robot(self.robot, sub, L, m.transform, m.name,
-                        warn=lambda msg, line=m.line: self.warn(msg, line), missing_counts=True)
+                        warn=lambda msg, line=m.line, **kind: self.warn(msg, line, **kind),
+                        missing_counts=True)
 
     def deferred_pairs(self, deferred: list) -> None:
         for kw, pr in deferred:

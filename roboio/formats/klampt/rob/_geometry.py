@@ -47,7 +47,7 @@ def load_link_geometry(b, n: int) -> None:
             raise b.err(f"geomtransform: the matrix must end with 1 (bottom row 0 0 0 1), "
                         f"got {M[3, 3]!r}", gt.line)
         if np.any(M[3, :3] != 0):
-            b.warn("geomtransform: bottom row entries other than 0 0 0 1 are ignored", gt.line)
+            b.warn("geomtransform: bottom row entries other than 0 0 0 1 are ignored", gt.line, kind="ignored")
             M[3, :3] = 0
         g = asm.geoms[gt.index]
         if g is not None:

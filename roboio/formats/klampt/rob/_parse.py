@@ -69,9 +69,9 @@ class _LineParser:
         line = self.ll.line if pos is None else self.ll.line_at(pos)
         return self.ctx.error(message, line)
 
-    def warn(self, message: str, pos: Optional[int] = None):
+    def warn(self, message: str, pos: Optional[int] = None, **kind):
         line = self.ll.line if pos is None else self.ll.line_at(pos)
-        self.ctx.warn(message, line)
+        self.ctx.warn(message, line, **kind)
 
     def warn_trailing(self, spelled: str, what: str = "ignored"):
         """Warn about text left on the line after the values Klamp't reads."""
@@ -80,7 +80,8 @@ class _LineParser:
         rest = self.sc.remainder()
         if rest:
             pos = self.sc.fail_pos if self.sc.fail_pos is not None else self.sc.pos
-            self.warn(f"{spelled}: text {_clip(rest)!r} after the values is {what}, as Klamp't does", pos)
+            self.warn(f"{spelled}: text {_clip(rest)!r} after the values is {what}, as Klamp't does", pos,
+                      kind="ignored")
 
     # -- dispatch -----------------------------------------------------------------------
     def parse(self) -> None:
@@ -215,7 +216,7 @@ class _LineParser:
                 break
             b = self.sc.qstring()
             if b is None:
-                self.warn(f"{spelled}: odd trailing item {a!r} ignored (items come in pairs)")
+                self.warn(f"{spelled}: odd trailing item {a!r} ignored (items come in pairs)", kind="invalid value")
                 break
             out.append(PairRec(a, b, self.ll.line))
 
@@ -238,13 +239,13 @@ class _LineParser:
     def kw_joint(self, spelled: str) -> None:
         t = self.sc.word()
         if t is None:
-            self.warn(f"{spelled}: line without a joint type ignored, as Klamp't does")
+            self.warn(f"{spelled}: line without a joint type ignored, as Klamp't does", kind="invalid value")
             return
         t = t.lower()
         if t in ("normal", "weld", "spin"):
             link = self.sc.int_()
             if link is None:
-                self.warn(f"{spelled} {t}: no link index; line ignored, as Klamp't does")
+                self.warn(f"{spelled} {t}: no link index; line ignored, as Klamp't does", kind="invalid value")
                 return
             base = -1
         elif t in ("floating", "floatingplanar", "ballandsocket"):
@@ -320,7 +321,7 @@ class _LineParser:
         else:
             if nums:
                 self.warn(f"{spelled}: transform has {len(nums)} numbers, not 12; Klamp't "
-                          f"uses the identity", sc.fail_pos)
+                          f"uses the identity", sc.fail_pos, kind="invalid value")
             sc.failed = False           # Klamp't clears the stream and reads on
             sc.pos = sc.fail_pos if sc.fail_pos is not None else sc.pos
             sc.fail_pos = None
@@ -331,7 +332,7 @@ class _LineParser:
             if op == "as":
                 n = sc.qstring()
                 if n is None:
-                    self.warn(f"{spelled}: 'as' without a name ignored")
+                    self.warn(f"{spelled}: 'as' without a name ignored", kind="invalid value")
                 else:
                     name = n
             else:

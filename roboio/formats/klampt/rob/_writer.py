@@ -91,18 +91,20 @@ class _Writer:
         self.properties()
         for l in r.links:
             if not l.appearance.is_default():
-                self.report.lose(f"link {l.name!r}: appearance (a .rob has no colours)")
+                self.report.lose("appearance (a .rob has no colours)", l.name, kind="not written",
+                                 noun="link")
             if l.visual_geometry is not None:
-                self.report.lose(f"link {l.name!r}: separate visual geometry (a .rob has one "
-                                 "geometry per link, the collision geometry)")
+                self.report.lose("separate visual geometry (a .rob has one geometry per link, the "
+                                 "collision geometry)", l.name, kind="not written", noun="link")
         # a .rob names links and drivers: a moving joint's name lives on as its driver's,
         # the others (fixed joints, mimic followers; addressed by their link names) are said
         kept = {d.name for d in r.drivers}
         gone = [f"{l.joint_name} ({l.name})" for l in r.links
                 if l.joint_name and l.joint_name not in kept and l.joint_name != l.name]
-        if gone:
+        for name in gone:
             self.report.warn("joint names a .rob cannot hold (it names links and drivers; these "
-                             "joints are addressed by their links' names): " + ", ".join(gone))
+                             "joints are addressed by their links' names)", name,
+                             kind="not written", noun="joint")
         self.geom_writer.finish()
         return "\n".join(self.out) + "\n"
 
@@ -153,7 +155,7 @@ class _Writer:
                 ref, T = self._reference(g, T, f"link {l.name!r} geometry")
                 if ref and ("#" in ref or '"' in ref or "\n" in ref):
                     self.report.lose(f"link {l.name!r}: geometry reference {ref!r} cannot be "
-                                     "written in a .rob ('#', '\"' or a line break)")
+                                     "written in a .rob ('#', '\"' or a line break)", kind="not written")
                     continue
                 if ref:
                     written.append((ref.replace("\n", " "), T))
@@ -166,7 +168,7 @@ class _Writer:
             (ref0, T0), rest = written[0], written[1:]
             if file_extension(ref0) in ("rob", "urdf") and not ref0.startswith("{"):
                 self.report.lose(f"link {l.name!r}: geometry file {ref0!r} has a robot "
-                                 "extension Klamp't would not load as geometry")
+                                 "extension Klamp't would not load as geometry", kind="read differently")
             refs.append(f'"{ref0}"')
             s = T0[0, 0]
             if np.array_equal(T0, np.diag([s, s, s, 1.0])):
@@ -176,11 +178,12 @@ class _Writer:
             for ref, T in rest:
                 if not _is_rigid(T):
                     self.report.lose(f"link {l.name!r}: a merged geometry part {ref!r} is "
-                                     "scaled or sheared; a .rob mount takes a rigid transform")
+                                     "scaled or sheared; a .rob mount takes a rigid transform",
+                                     kind="not written")
                     continue
                 if file_extension(ref) in ("rob", "urdf"):
                     self.report.lose(f"link {l.name!r}: merged geometry {ref!r} cannot be "
-                                     "mounted (its extension makes it a robot mount)")
+                                     "mounted (its extension makes it a robot mount)", kind="not written")
                     continue
                 mounts.append((l.index, ref, T))
         self.emit_list("geometry", refs, 1)
@@ -215,7 +218,7 @@ class _Writer:
             ref = src.reference if src is not None else "?"
             self.report.lose("geometry whose file was not found on reading (written without "
                              "geometry; Klamp't refuses a robot file naming a missing mesh)",
-                             f"{what} ({ref})")
+                             f"{what} ({ref})", kind="missing file")
             return "", T
         return self.geom_writer.data_reference(g, self.path, what, allow_none=True), T
 
@@ -239,7 +242,7 @@ class _Writer:
         r = self.r
         if not r.joints:
             self.report.warn("the robot has no joint groups; Klamp't will give every link a "
-                             "default one (weld or normal)")
+                             "default one (weld or normal)", kind="target default")
             return
         parents = r.parents
         for j in r.joints:
@@ -250,7 +253,8 @@ class _Writer:
                     k = int(parents[k])
                 if chain[::-1] != list(j.links) or k != j.base or len(chain) != MULTI_DOF[j.type]:
                     self.report.lose(f"{j.type} joint over links {j.links} (a .rob needs the "
-                                     f"{MULTI_DOF[j.type]} links from the base down a chain)")
+                                     f"{MULTI_DOF[j.type]} links from the base down a chain)",
+                                     kind="not written")
                     continue
                 self.out.append(f"joint {j.type} {j.links[-1]} {j.base}")
             else:
@@ -262,7 +266,7 @@ class _Writer:
         if not r.drivers:
             if any(j.type in ("normal", "spin") for j in r.joints) or not r.joints:
                 self.report.warn("the robot has no drivers; Klamp't will create one per "
-                                 "normal or spin joint")
+                                 "normal or spin joint", kind="target default")
             return
         self.emit_list("drivers", self.names([d.name for d in r.drivers], "joints"))
         for d in r.drivers:
@@ -274,7 +278,7 @@ class _Writer:
                 v = float(getattr(d, attr))
                 if not (math.isfinite(v) and v >= 0):
                     self.report.lose(f"driver {d.name!r}: {attr} {v!r} (Klamp't needs a finite "
-                                     "value >= 0); written as 0")
+                                     "value >= 0); written as 0", kind="changed")
                     v = 0.0
                 vals.append(fmt_float(v))
             self.emit_list(kw, vals)
@@ -288,7 +292,7 @@ class _Writer:
             amin, amax = affine_acc_limits(scale, [r.amax[i] for i in d.dofs])
             if not (_same(d.amin, amin) and _same(d.amax, amax)):
                 self.report.lose(f"driver {d.name!r}: acceleration limits [{d.amin}, {d.amax}] "
-                                 "(Klamp't derives them from the links' accmax)")
+                                 "(Klamp't derives them from the links' accmax)", kind="not written")
             return (f"driver affine {k}\t{_ints(d.dofs)}\t{' '.join(map(fmt_float, scale))}\t"
                     f"{' '.join(map(fmt_float, offset))}\t" + " ".join(
                         fmt_float(v) for v in (d.qmin, d.qmax, d.vmin, d.vmax, d.tmin, d.tmax)))
@@ -298,10 +302,10 @@ class _Writer:
         differ = [k for k, v in link.items() if not _same(getattr(d, k), v)]
         if differ:
             self.report.lose(f"driver {d.name!r}: limits {', '.join(differ)} differ from link "
-                             f"{L}'s (a .rob {d.type} driver takes the link's limits)")
+                             f"{L}'s (a .rob {d.type} driver takes the link's limits)", kind="not written")
         if d.type == "normal":
             if len(d.dofs) > 1:
-                self.report.lose(f"driver {d.name!r}: a normal driver moves one link only")
+                self.report.lose(f"driver {d.name!r}: a normal driver moves one link only", kind="not written")
             return f"driver normal {L}"
         if d.force_link < 0:
             raise OutputError(None, f"driver {d.name!r}: a {d.type} driver needs the link that "
@@ -327,8 +331,9 @@ class _Writer:
             if has[i] and has[j]:
                 wanted.add((i, j))
             else:
-                self.report.lose(f"self-collision pair ({r.link_names[i]!r}, "
-                                 f"{r.link_names[j]!r}): a link without geometry")
+                self.report.lose("self-collision pairs of a link without geometry",
+                                 f"({r.link_names[i]!r}, {r.link_names[j]!r})", kind="not written",
+                                 noun="pair")
         if wanted == default:
             return
         if wanted <= default:
@@ -349,12 +354,13 @@ class _Writer:
             name = str(name)
             value = "" if value is None else str(value)
             if not name or any(c in name for c in ' \t"#\n\r\\'):
-                self.report.lose(f"property {name!r}: the name cannot be written in a .rob")
+                self.report.lose(f"property {name!r}: the name cannot be written in a .rob", kind="not written")
                 continue
             text = _escape_value(value.strip())
             first = text.split(None, 1)[0] if text.split() else ""
             if name in ("sensors", "controller") and file_extension(first) == "xml":
-                self.report.lose(f"property {name!r}: its value would be read as an XML file name")
+                self.report.lose(f"property {name!r}: its value would be read as an XML file name",
+                                 kind="not written")
                 continue
             self.out.append(f"property {name} {text}")
 

@@ -53,7 +53,7 @@ def vector(ctx, el, name: str, count: int) -> np.ndarray | None:
     if len(vals) < count:
         raise _bad(ctx, el, name, f"{count} numbers, got {len(vals)}")
     if len(vals) > count:
-        ctx.warn(f"<{local_name(el)} {name}>: {len(vals) - count} extra number(s) ignored", where(el))
+        ctx.warn(f"<{local_name(el)} {name}>: {len(vals) - count} extra number(s) ignored", where(el), kind="ignored")
     return np.array(vals[:count])
 
 
@@ -114,9 +114,9 @@ def transform(ctx, el, scale: bool = False) -> np.ndarray | None:
     line = where(el)
     tag = local_name(el)
     if el.get("translate") is not None:
-        ctx.warn(f"<{tag} translate>: ignored (Klamp't does not read it; use translation)", line)
+        ctx.warn(f"<{tag} translate>: ignored (Klamp't does not read it; use translation)", line, kind="ignored")
     if not scale and el.get("scale") is not None:
-        ctx.warn(f"<{tag} scale>: ignored (only <terrain> and <geometry> can scale)", line)
+        ctx.warn(f"<{tag} scale>: ignored (only <terrain> and <geometry> can scale)", line, kind="ignored")
     if not has_transform(el, scale):
         return None
     t = vector(ctx, el, "translation", 3)
@@ -124,13 +124,13 @@ def transform(ctx, el, scale: bool = False) -> np.ndarray | None:
     if t is None:
         t = pos if pos is not None else np.zeros(3)
     elif pos is not None:
-        ctx.warn(f"<{tag} position>: ignored because translation is given", line)
+        ctx.warn(f"<{tag} position>: ignored because translation is given", line, kind="ignored")
     R0 = np.eye(3)
     rpy = vector(ctx, el, "rotateRPY", 3)
     moment = vector(ctx, el, "rotateMoment", 3)
     if moment is not None:
         if rpy is not None:
-            ctx.warn(f"<{tag} rotateRPY>: ignored because rotateMoment is given", line)
+            ctx.warn(f"<{tag} rotateRPY>: ignored because rotateMoment is given", line, kind="ignored")
         R0 = moment_to_matrix(moment)
     elif rpy is not None:
         R0 = rpy_to_matrix(rpy)
@@ -148,9 +148,9 @@ def transform(ctx, el, scale: bool = False) -> np.ndarray | None:
             if not s:
                 raise _bad(ctx, el, "scale", "1 or 3 numbers")
             if len(s) > 3:
-                ctx.warn(f"<{tag} scale>: {len(s) - 3} extra number(s) ignored", line)
+                ctx.warn(f"<{tag} scale>: {len(s) - 3} extra number(s) ignored", line, kind="ignored")
             elif len(s) == 2:
-                ctx.warn(f"<{tag} scale>: 2 numbers; Klamp't scales all axes by the first", line)
+                ctx.warn(f"<{tag} scale>: 2 numbers; Klamp't scales all axes by the first", line, kind="quirk")
             s = s[:3] if len(s) >= 3 else [s[0]] * 3
             T[:3, :3] = R * np.asarray(s, float)
     return T

@@ -54,7 +54,7 @@ def _rgba(ctx, el, name):
     if len(vals) < 3:
         raise ctx.error(f"<{local_name(el)} {name}>: expected r g b [a], got {len(vals)} number(s)", where(el))
     if len(vals) > 4:
-        ctx.warn(f"<{local_name(el)} {name}>: {len(vals) - 4} extra number(s) ignored", where(el))
+        ctx.warn(f"<{local_name(el)} {name}>: {len(vals) - 4} extra number(s) ignored", where(el), kind="ignored")
     return tuple(vals[:4]) if len(vals) >= 4 else tuple(vals) + (1.0,)
 
 
@@ -109,19 +109,19 @@ def apply_display(ctx, el, app: Appearance, world_path: str, skip=()) -> None:
         else:
             if os.path.isabs(tex):
                 ctx.warn(f"<{local_name(el)} texture>: absolute file name; Klamp't prepends the "
-                         "world file's directory to it", line)
+                         "world file's directory to it", line, kind="quirk")
             app.texture = os.path.normpath(os.path.join(os.path.dirname(world_path), tex))
         proj = el.get("texture_projection")
         if proj is not None:
             if proj not in _PROJECTIONS:
-                ctx.warn(f"<{local_name(el)} texture_projection=\"{proj}\">: unknown, Klamp't uses xy", line)
+                ctx.warn(f"<{local_name(el)} texture_projection=\"{proj}\">: unknown, Klamp't uses xy", line, kind="ignored")
                 proj = "xy"
             app.texture_projection = proj
     elif el.get("texture_projection") is not None:
-        ctx.warn(f"<{local_name(el)} texture_projection>: ignored without texture", line)
+        ctx.warn(f"<{local_name(el)} texture_projection>: ignored without texture", line, kind="ignored")
     unknown = {k: v for k, v in el.attrib.items() if k not in DISPLAY_ATTRS and k not in skip}
     if unknown:
-        ctx.warn(f"<{local_name(el)}>: attribute(s) {', '.join(unknown)} ignored by Klamp't", line)
+        ctx.warn(f"<{local_name(el)}>: attribute(s) {', '.join(unknown)} ignored by Klamp't", line, kind="ignored")
         app.extras.setdefault(EXTRAS_KEY, {}).update(unknown)
 
 

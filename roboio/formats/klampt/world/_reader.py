@@ -47,11 +47,11 @@ def _keep_unknown(ctx, el, known_attrs, extras, known_children=()):
     tag = local_name(el)
     attrs = {k: v for k, v in el.attrib.items() if k not in known_attrs}
     if attrs:
-        ctx.warn(f"<{tag}>: attribute(s) {', '.join(attrs)} ignored by Klamp't", where(el))
+        ctx.warn(f"<{tag}>: attribute(s) {', '.join(attrs)} ignored by Klamp't", where(el), kind="ignored")
         extras.setdefault(ATTRS_KEY, {}).update(attrs)
     for c in children(el):
         if local_name(c) not in known_children:
-            ctx.warn(f"<{tag}>: <{local_name(c)}> ignored by Klamp't", where(c))
+            ctx.warn(f"<{tag}>: <{local_name(c)}> ignored by Klamp't", where(c), kind="ignored")
             extras.setdefault(XML_KEY, []).append(XmlNode.from_element(c))
 
 
@@ -78,7 +78,7 @@ def _resolve_element_file(ctx, path, el, attr="file"):
         raise ctx.error(f"<{local_name(el)} {attr}=\"{ref}\">: file not found (looked for: "
                         f"{res.describe_tried()})", where(el))
     if res.note:
-        ctx.warn(res.note, where(el))
+        ctx.warn(res.note, where(el), kind="guessed")
     return res.path
 
 
@@ -106,7 +106,7 @@ def _config(ctx, el, text, n_links, what):
     if n != n_links:
         raise ctx.error(f"<robot {what}>: {n} values for a robot with {n_links} links", where(el))
     if len(vals) > n + 1:
-        ctx.warn(f"<robot {what}>: {len(vals) - n - 1} extra value(s) ignored", where(el))
+        ctx.warn(f"<robot {what}>: {len(vals) - n - 1} extra value(s) ignored", where(el), kind="ignored")
     return np.array([float(v) for v in q])
 
 
@@ -128,7 +128,7 @@ def _robot_displays(ctx, el, robot, path):
     for c in kids[:first]:
         if local_name(c) == "appearance":
             ctx.warn("<appearance> ignored: Klamp't reads robot appearances only from the first "
-                     "<display> child onwards", where(c))
+                     "<display> child onwards", where(c), kind="ignored")
     if first is None:
         return
     for c in kids[first:]:
@@ -138,7 +138,7 @@ def _robot_displays(ctx, el, robot, path):
             if not given:
                 continue
             ctx.warn(f"<{tag}> after a <display>: Klamp't applies its display attribute(s) "
-                     f"{', '.join(given)} to the robot, and so does roboio", where(c))
+                     f"{', '.join(given)} to the robot, and so does roboio", where(c), kind="quirk")
             c = _display_part(c)
         key = c.get("link")
         if key is None:
@@ -146,7 +146,7 @@ def _robot_displays(ctx, el, robot, path):
         else:
             i = _link_index(robot, key)
             if i is None:
-                ctx.warn(f"<{tag} link=\"{key}\">: no such link; element skipped", where(c))
+                ctx.warn(f"<{tag} link=\"{key}\">: no such link; element skipped", where(c), kind="invalid value")
                 continue
             targets = [robot.links[i]]
         apply_display(ctx, c, Appearance(), path, skip=("link",))     # check and warn once
@@ -169,7 +169,7 @@ def _read_robot(ctx, path, el):
     if ext not in ("rob", "urdf"):
         if ext.lower() in ("rob", "urdf"):
             ctx.warn(f"<robot file=\"{ref}\">: Klamp't only recognises the lower-case "
-                     f"extension .{ext.lower()}", where(el))
+                     f"extension .{ext.lower()}", where(el), kind="read differently")
         else:
             raise ctx.error(f"<robot file=\"{ref}\">: a robot file must be .rob or .urdf", where(el))
     robot = _robot_file(ctx, fpath, where(el))
@@ -215,7 +215,7 @@ def _read_object(ctx, path, el):
     if geo is not None:
         ref = geo.get("file") if geo.get("file") is not None else geo.get("mesh")
         if geo.get("file") is not None and geo.get("mesh") is not None:
-            ctx.warn("<geometry>: both file and mesh given; file is used", where(geo))
+            ctx.warn("<geometry>: both file and mesh given; file is used", where(geo), kind="ignored")
         if ref is not None:
             obj.geometry = loading.load_geometry_ref(ref, path, ctx, line=where(geo))
         M = A.transform(ctx, geo, scale=True)
@@ -232,7 +232,7 @@ def _read_object(ctx, path, el):
     if T is not None:
         obj.transform = T
     if el.get("margin") is not None:
-        ctx.warn("<rigidObject margin>: ignored by Klamp't (use <geometry margin>)", where(el))
+        ctx.warn("<rigidObject margin>: ignored by Klamp't (use <geometry margin>)", where(el), kind="ignored")
     phys = _first(el, "physics")
     if phys is not None:
         _read_physics(ctx, phys, obj)
@@ -375,7 +375,7 @@ def _read_world_children(ctx, path, root, world):
     if root.attrib:
         ctx.warn(f"<world>: attribute(s) {', '.join(root.attrib)} ignored by Klamp't"
                  + (" (background is read from the first <display>)" if "background" in root.attrib else ""),
-                 where(root))
+                 where(root), kind="ignored")
         world.extras[ATTRS_KEY] = dict(root.attrib)
     display_seen = False
     for el in children(root):
@@ -392,7 +392,7 @@ def _read_world_children(ctx, path, root, world):
                 world.extras["background"] = tuple(bg)
             rest = {k: v for k, v in el.attrib.items() if k != "background"}
             if rest:
-                ctx.warn(f"<{tag}>: only background is read on the world's display", where(el))
+                ctx.warn(f"<{tag}>: only background is read on the world's display", where(el), kind="ignored")
                 world.extras["klampt_world_display"] = rest
             continue
         if tag == "goal":
@@ -401,12 +401,12 @@ def _read_world_children(ctx, path, root, world):
                 raise ctx.error("<goal> needs a position", where(el))
             world.extras.setdefault("goals", []).append(pos)
             if len(world.extras["goals"]) == 11:
-                ctx.warn("more than 10 <goal> elements: Klamp't keeps the first 10", where(el))
+                ctx.warn("more than 10 <goal> elements: Klamp't keeps the first 10", where(el), kind="dropped")
             continue
         if tag == "simulation" and "klampt_simulation" not in world.extras:
             sim = SimulationSettings(XmlNode.from_element(el))
             world.extras["klampt_simulation"] = sim
             check_simulation(ctx, sim, world)
             continue
-        ctx.warn(f"<{tag}> ignored by Klamp't (kept for writing back)", where(el))
+        ctx.warn(f"<{tag}> ignored by Klamp't (kept for writing back)", where(el), kind="ignored")
         world.extras.setdefault(XML_KEY, []).append(XmlNode.from_element(el))

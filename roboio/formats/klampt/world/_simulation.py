@@ -206,21 +206,21 @@ class SimulationSettings:
 def _check_ref(ctx, ref: BodyRef, counts: dict, names: dict, robot_links: list, line):
     kind = ref.kind
     if ref.index is None and ref.name is None:
-        ctx.warn(f"simulation: <{kind}> names no {kind} (index or name)", line)
+        ctx.warn(f"simulation: <{kind}> names no {kind} (index or name)", line, kind="invalid value")
         return
     if ref.index is not None and not 0 <= ref.index < counts[kind]:
-        ctx.warn(f"simulation: {kind} index {ref.index} out of range (world has {counts[kind]})", line)
+        ctx.warn(f"simulation: {kind} index {ref.index} out of range (world has {counts[kind]})", line, kind="invalid value")
         return
     if ref.index is None and ref.name not in names[kind]:
-        ctx.warn(f"simulation: no {kind} named {ref.name!r}", line)
+        ctx.warn(f"simulation: no {kind} named {ref.name!r}", line, kind="invalid value")
         return
     if kind == "robot":
         i = ref.index if ref.index is not None else names["robot"].index(ref.name)
         if ref.body is None or ref.body == -1:
             ctx.warn("simulation: <robot> without a valid body; Klamp't requires a link index "
-                     "here (and stops reading the settings), roboio reads it as all links", line)
+                     "here (and stops reading the settings), roboio reads it as all links", line, kind="dropped")
         elif not 0 <= ref.body < robot_links[i]:
-            ctx.warn(f"simulation: robot body {ref.body} out of range ({robot_links[i]} links)", line)
+            ctx.warn(f"simulation: robot body {ref.body} out of range ({robot_links[i]} links)", line, kind="invalid value")
 
 
 def check_simulation(ctx, sim: SimulationSettings, world) -> None:
@@ -236,11 +236,11 @@ def check_simulation(ctx, sim: SimulationSettings, world) -> None:
         if n.tag == "globals":
             for k, v in n.attrib.items():
                 if k not in GLOBAL_DEFAULTS:
-                    ctx.warn(f"simulation: <globals {k}> is not a Klamp't setting (ignored)", n.line)
+                    ctx.warn(f"simulation: <globals {k}> is not a Klamp't setting (ignored)", n.line, kind="ignored")
                 elif (k == "gravity" and (_floats(v) is None or len(_floats(v)) != 3)) or \
                         (k in _INT_GLOBALS and _int(v) is None) or \
                         (k not in _INT_GLOBALS and k != "gravity" and _num(v) is None):
-                    ctx.warn(f"simulation: <globals {k}=\"{v}\"> is not a valid value", n.line)
+                    ctx.warn(f"simulation: <globals {k}=\"{v}\"> is not a valid value", n.line, kind="invalid value")
         elif n.tag in _BODY_TAGS:
             _check_ref(ctx, BodyRef.from_node(n), counts, names, links, n.line)
             for c in n.children:
@@ -248,28 +248,28 @@ def check_simulation(ctx, sim: SimulationSettings, world) -> None:
                     for k, v in c.attrib.items():
                         if k == "preshink":
                             ctx.warn("simulation: <geometry preshink> is ignored by Klamp't "
-                                     "(misspelling of preshrink)", c.line)
+                                     "(misspelling of preshrink)", c.line, kind="ignored")
                         elif k not in _GEOMETRY_ATTRS:
                             hint = f" (it reads k{k[0].upper()}{k[1:]})" if f"k{k[0].upper()}{k[1:]}" \
                                 in _GEOMETRY_ATTRS else ""
-                            ctx.warn(f"simulation: <geometry {k}> is ignored by Klamp't{hint}", c.line)
+                            ctx.warn(f"simulation: <geometry {k}> is ignored by Klamp't{hint}", c.line, kind="ignored")
                         elif _num(v) is None or (k == "preshrink" and _int(v) is None):
-                            ctx.warn(f"simulation: <geometry {k}=\"{v}\"> is not a number", c.line)
+                            ctx.warn(f"simulation: <geometry {k}=\"{v}\"> is not a number", c.line, kind="invalid value")
                 elif c.tag == "velocity" and n.tag == "robot":
-                    ctx.warn("simulation: <velocity> applies to rigid objects only", c.line)
+                    ctx.warn("simulation: <velocity> applies to rigid objects only", c.line, kind="ignored")
                 elif c.tag not in ("geometry", "velocity", "controller", "sensors"):
-                    ctx.warn(f"simulation: <{c.tag}> inside <{n.tag}> is ignored", c.line)
+                    ctx.warn(f"simulation: <{c.tag}> inside <{n.tag}> is ignored", c.line, kind="ignored")
         elif n.tag == "joint":
             j = _joint(n)
             if j.type not in ("fixed", "hinge", "slider"):
-                ctx.warn(f"simulation: joint type {j.type!r} (expected fixed, hinge or slider)", n.line)
+                ctx.warn(f"simulation: joint type {j.type!r} (expected fixed, hinge or slider)", n.line, kind="invalid value")
             if not 1 <= len(j.bodies) <= 2:
-                ctx.warn(f"simulation: a joint connects 1 or 2 bodies, got {len(j.bodies)}", n.line)
+                ctx.warn(f"simulation: a joint connects 1 or 2 bodies, got {len(j.bodies)}", n.line, kind="invalid value")
             if j.type == "hinge" and (j.axis is None or j.point is None):
-                ctx.warn("simulation: a hinge joint needs axis and point", n.line)
+                ctx.warn("simulation: a hinge joint needs axis and point", n.line, kind="invalid value")
             if j.type == "slider" and j.axis is None:
-                ctx.warn("simulation: a slider joint needs an axis", n.line)
+                ctx.warn("simulation: a slider joint needs an axis", n.line, kind="invalid value")
             for b in j.bodies:
                 _check_ref(ctx, b, counts, names, links, b.line)
         elif n.tag != "state":
-            ctx.warn(f"simulation: <{n.tag}> is not a Klamp't simulation element (ignored)", n.line)
+            ctx.warn(f"simulation: <{n.tag}> is not a Klamp't simulation element (ignored)", n.line, kind="ignored")

@@ -74,7 +74,8 @@ def _add_display(parent, app: Appearance, path, report, what, extra=None):
         el.set(k, v)
     lost = lost_fields(app, read_back(attrs, path))
     if lost:
-        report.lose(f"{what}: appearance field(s) {', '.join(lost)} cannot be written exactly")
+        report.lose(f"{what}: appearance field(s) {', '.join(lost)} cannot be written exactly",
+                    kind="approximated")
 
 
 def _add_kept(el, extras):
@@ -162,7 +163,7 @@ def _write_terrain(root, t, path, elem_dir, gw, report):
 def _lose_other_extras(extras, what, report):
     for k in sorted(extras):
         if k not in _WORLD_KEYS:
-            report.lose(f"{what}: {k}")
+            report.lose(f"{what}: {k}", kind="kept as data")
 
 
 def world_xml(world, path: str, report) -> bytes:
@@ -198,6 +199,6 @@ def world_xml(world, path: str, report) -> bytes:
         node.to_element(root)
     for k in sorted(world.extras):
         if k not in _KNOWN_WORLD_EXTRAS:
-            report.lose(f"world {world.name!r}: {k}")
+            report.lose(f"world {world.name!r}: {k}", kind="kept as data")
     gw.finish()
     return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="UTF-8")

@@ -32,6 +32,7 @@ from ....context import LoadContext
 from ....model import GeometrySource, TriangleMesh
 from ....resolve import resolve
 from ...fileio import as_bytes, decode_text, read_bytes
+from ...loading import missing_file_hint
 from ...meshfile import parsed_mesh
 from .._sniff import VRML_EXTENSIONS, inventor_header_of
 from .._sniff import sniff_inventor as sniff
@@ -91,19 +92,19 @@ class _Includes:
         self.chain = [root_path]
         self.warned: set = set()
 
-    def warn(self, message: str, node):
+    def warn(self, message: str, node, **kind):
         line, col = node.source.where(node.offset)
         key = (node.source.path, message)
         if key not in self.warned:
             self.warned.add(key)
-            self.ctx.warn(message, line, col, path=node.source.path)
+            self.ctx.warn(message, line, col, path=node.source.path, **kind)
 
     def __call__(self, reference, node, field: str, visit):
         refs = [reference] if isinstance(reference, str) else list(reference)
         line, col = node.source.where(node.field_offsets.get(field, node.offset))
         if not any(r.strip() for r in refs):
             self.ctx.warn(f"{node.type} without a file name; nothing included", line, col,
-                          path=node.source.path)
+                          path=node.source.path, kind="empty")
             return
         tried = []
         for ref in refs:
@@ -116,7 +117,7 @@ class _Includes:
                 tried.extend(res.tried)
                 continue
             if res.note:
-                self.ctx.warn(res.note, line, col, path=node.source.path)
+                self.ctx.warn(res.note, line, col, path=node.source.path, kind="guessed")
             real = os.path.realpath(res.path)
             if real in self.stack:
                 cycle = " -> ".join(self.chain + [res.path])
@@ -133,7 +134,7 @@ class _Includes:
                 self.chain.pop()
             return
         self.ctx.warn(f"{node.type} {' '.join(refs)!r}: file not found (tried {', '.join(tried)}); "
-                      "its geometry is missing", line, col, path=node.source.path)
+                      "its geometry is missing", line, col, path=node.source.path, kind="missing file", hint=missing_file_hint(refs[0]))
 
 
 _INCLUDES = {"File": "name", "WWWInline": "name", "Inline": "url"}

@@ -104,7 +104,7 @@ def palette_colors(palette: np.ndarray, idx: np.ndarray, warn) -> np.ndarray:
         return None
     if idx.size and (idx.min() < 0 or idx.max() >= len(palette)):
         warn(f"colour index {int(idx.max() if idx.max() >= len(palette) else idx.min())} outside "
-             f"the {len(palette)} colours given; clamped")
+             f"the {len(palette)} colours given; clamped", kind="changed")
         idx = np.clip(idx, 0, len(palette) - 1)
     c = palette[idx]
     return c.mean(axis=1) if c.ndim == 3 else c
@@ -146,7 +146,7 @@ def _take(index, pos: np.ndarray, warn) -> np.ndarray:
     need = int(pos.max()) + 1 if pos.size else 0
     if need > len(index):
         warn(f"colour/material index list has {len(index)} entries, {need} needed; "
-             "the last one is repeated")
+             "the last one is repeated", kind="changed")
         pos = np.minimum(pos, len(index) - 1)
     return index[pos]
 

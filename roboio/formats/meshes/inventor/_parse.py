@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ....errors import FormatError
+from ....errors import Diagnostic, FormatError
 from ....limits import describe as over_limit
 from ....context import LoadContext
 from ...fileio import line_of
@@ -127,7 +127,7 @@ class Scene:
     header: Header
     roots: list
     source: Source
-    notes: list = field(default_factory=list)   # (message, offset) warnings, reported once
+    notes: list = field(default_factory=list)   # (Diagnostic, offset) warnings, reported once
     protos: dict = field(default_factory=dict)
 
 
@@ -137,25 +137,29 @@ class Notes:
     def __init__(self):
         self.items: dict = {}
 
-    def add(self, key: str, message: str, offset):
+    def add(self, key: str, message: str, offset, kind: str):
+        """Note ``message`` (a diagnostic of ``kind``, see :data:`roboio.errors.KINDS`) once
+        per ``key``, counting repeats."""
         if key in self.items:
             self.items[key][1] += 1
         else:
-            self.items[key] = [message, 1, offset]
+            self.items[key] = [message, 1, offset, kind]
 
     def skipped(self, type_: str, spec, offset, proto: bool = False):
         """Note a node that is stepped over: unknown, a PROTO instance, or known to make
         geometry this reader does not build (``spec.warn``)."""
         if spec is None:
             what = "instance of PROTO" if proto else "unknown node type"
-            self.add("unknown:" + type_, f"{what} {type_} skipped", offset)
+            self.add("unknown:" + type_, f"{what} {type_} skipped", offset, "unsupported")
         elif spec.warn:
-            self.add("warn:" + type_, f"{type_} skipped: {spec.warn}", offset)
+            self.add("warn:" + type_, f"{type_} skipped: {spec.warn}", offset, "unsupported")
 
     def as_list(self):
+        """``[(Diagnostic, offset)]``: each note once, with its count."""
         out = []
-        for message, count, offset in self.items.values():
-            out.append((message + (f" ({count} times)" if count > 1 else ""), offset))
+        for message, count, offset, kind in self.items.values():
+            out.append((Diagnostic(message + (f" ({count} times)" if count > 1 else ""), kind=kind),
+                        offset))
         return out
 
 
@@ -249,7 +253,7 @@ class _Parser:
                 # Coin reads the scene and reports the surplus ("Extra characters found in
                 # input"); GraspIt ships files ending with an extra '}' and loads them.
                 self.notes.add("extra", f"extra '{value}' after the last node; the rest of the "
-                                        "file is ignored", off)
+                                        "file is ignored", off, "ignored")
                 return roots
             node = self.statement()
             if node is not None and not node.skipped:
@@ -277,7 +281,7 @@ class _Parser:
                 k, v, o = lex.next()
                 if k != WORD:
                     raise lex.error(f"expected the {what}, found {describe((k, v, o))}", o)
-            self.notes.add("ROUTE", "ROUTE statements ignored (animation only)", off)
+            self.notes.add("ROUTE", "ROUTE statements ignored (animation only)", off, "ignored")
             return None
         name = None
         if value == "DEF":
@@ -289,7 +293,7 @@ class _Parser:
                 # "DEF Transform {" (Choreonoid's tank.wrl): Choreonoid reads the name as
                 # both the DEF name and the node type
                 self.notes.add("defnotype", f"'DEF {name} {{' has no node type; read as a {name} "
-                                            f"node named {name} (as Choreonoid does)", off)
+                                            f"node named {name} (as Choreonoid does)", off, "quirk")
                 value = name
             else:
                 lex.next()
@@ -320,7 +324,7 @@ class _Parser:
         else:
             self.field_value("MFString", f"url of EXTERNPROTO {name}", o)
         self.notes.add("proto", f"{keyword} {name}: prototypes are not expanded; their "
-                                "instances are skipped", off)
+                                "instances are skipped", off, "unsupported")
 
     def read_proto(self, keyword: str, off: int):
         """A PROTO/EXTERNPROTO declaration: its interface is kept (``self.declared``), a PROTO
@@ -401,7 +405,7 @@ class _Parser:
             inventor_style = spec is not None
             if spec is not None and not spec.skip:
                 self.notes.add("mixed:" + type_, f"Inventor node {type_} in a VRML 2.0 file "
-                                                 "(read as Coin does)", off)
+                                                 "(read as Coin does)", off, "quirk")
         open_off = lex.expect("{", f"after node type {type_}")
         if spec is None or spec.skip:
             inner = set()
@@ -560,4 +564,4 @@ def report_notes(scene: Scene, ctx: LoadContext):
     """Pass the parse warnings of ``scene`` to ``ctx`` (each once, with its location)."""
     for message, offset in scene.notes:
         line, col = scene.source.where(offset)
-        ctx.warn(message, line, col, path=scene.source.path)
+        ctx.warn(message, line, col, path=scene.source.path, kind=getattr(message, "kind", None))

@@ -344,7 +344,7 @@ class _InventorWalk:
     def _color_and_emit(self, node, st, points, shape, palette, binding, colored, index):
         rgba = None
         if colored and len(shape.faces):
-            warn = lambda m: self.w.warn(m, node)    # noqa: E731
+            warn = lambda m, **kind: self.w.warn(m, node, **kind)    # noqa: E731
             rgba = palette_colors(palette, shape.color_indices(binding, index, warn), warn)
         self._emit(st, points, shape.faces, rgba, node)
 
@@ -419,7 +419,7 @@ class _Vrml2Walk:
             return
         handler = getattr(self, "g_" + geom.type, None)
         if handler is None:
-            self.w.warn(f"{geom.type} is not a geometry node; shape skipped", geom)
+            self.w.warn(f"{geom.type} is not a geometry node; shape skipped", geom, kind="invalid value")
             return
         rgba = None
         app = node.get("appearance")
@@ -467,7 +467,7 @@ class _Vrml2Walk:
             alpha = 1.0 if rgba is None else rgba[0, 3]
             palette = to_rgba(color.get("color", np.zeros((0, 3))), 1.0 - alpha)
             per_vertex = node.get("colorPerVertex", True)
-            warn = lambda m: self.w.warn(m, node)    # noqa: E731
+            warn = lambda m, **kind: self.w.warn(m, node, **kind)    # noqa: E731
             idx = shape.color_indices("PER_VERTEX_INDEXED" if per_vertex else "PER_FACE_INDEXED",
                                       node.get("colorIndex"), warn)
             colors = palette_colors(palette, idx, warn)
@@ -495,7 +495,7 @@ class _Vrml2Walk:
         scale = g("scale", np.ones((1, 2)))
         orientation = g("orientation", np.array([[0.0, 0.0, 1.0, 0.0]]))
         if len(scale) == 0 or len(orientation) == 0:
-            self.w.warn("Extrusion with an empty scale or orientation: shape skipped", node)
+            self.w.warn("Extrusion with an empty scale or orientation: shape skipped", node, kind="invalid value")
             return
         sink = self.w.sink
         n = tess.extrusion_triangles(len(spine), len(cross))

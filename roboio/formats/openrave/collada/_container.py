@@ -131,5 +131,5 @@ def read_document_bytes(data: bytes, ctx) -> tuple[bytes, str]:
                                 + ", ".join(sorted(i.filename for i in daes)) + "): which one is the root is unknown")
             info = daes[0]
             ctx.warn(f"the archive has no manifest.xml; reading its only document {info.filename} "
-                     "(OpenRAVE's collada-dom would refuse this archive)")
+                     "(OpenRAVE's collada-dom would refuse this archive)", kind="read differently")
         return _read_member(zf, info, path, ctx), member_path(path, info.filename)

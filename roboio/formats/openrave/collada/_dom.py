@@ -130,10 +130,10 @@ class Document:
             message = f"{message} (at {elpath(el)})"
         return FormatError(self.path, where(el) if el is not None else None, None, message)
 
-    def warn(self, message: str, el=None) -> None:
+    def warn(self, message: str, el=None, **kind) -> None:
         if el is not None:
             message = f"{message} (at {elpath(el)})"
-        self.ctx.warn(message, where(el) if el is not None else None, path=self.path)
+        self.ctx.warn(message, where(el) if el is not None else None, path=self.path, **kind)
 
     # -- numbers ------------------------------------------------------------------------
     def floats(self, el, count: Optional[int] = None, minimum: Optional[int] = None) -> list:
@@ -433,7 +433,7 @@ class Document:
             eye, target, up = v[0:3] * u, v[3:6] * u, v[6:9]
             T = _lookat(eye, target, up)
         elif name == "skew":
-            self.warn("<skew> transforms are not supported (identity used, as OpenRAVE does)", el)
+            self.warn("<skew> transforms are not supported (identity used, as OpenRAVE does)", el, kind="dropped")
         with np.errstate(all="ignore"):
             finite = bool(np.all(np.isfinite(T)))
         if not finite:

@@ -172,7 +172,7 @@ def _primitive(doc, tec, frame, name):
             if found:
                 geom = CGeometry(name, "cage", frame.copy(), params, line=where(c))
         elif k in ("capsule", "plane"):
-            doc.warn(f"OpenRAVE geometry_info <{k}> is not supported (OpenRAVE ignores it too)", c)
+            doc.warn(f"OpenRAVE geometry_info <{k}> is not supported (OpenRAVE ignores it too)", c, kind="ignored")
         elif k == "visible":
             b = child(c, "bool")
             if b is not None:
@@ -290,7 +290,7 @@ def _faces(doc, prim, kind, nverts):
         n = min(count, len(v) // 3)
         if n < count:
             doc.warn(f"<triangles count=\"{count}\"> but <p> holds {len(v) // 3} complete triangles "
-                     "(the rest is dropped, as OpenRAVE does)", prim)
+                     "(the rest is dropped, as OpenRAVE does)", prim, kind="invalid value")
         return v[:3 * n].reshape(-1, 3)
     if kind in ("trifans", "tristrips"):
         ps = kids(prim, "p")
@@ -319,7 +319,7 @@ def _faces(doc, prim, kind, nverts):
     # polygons: each <p> one polygon; <ph> (with holes) ignored
     out = []
     for ph in kids(prim, "ph"):
-        doc.warn("<polygons><ph>: polygons with holes are not read", ph)
+        doc.warn("<polygons><ph>: polygons with holes are not read", ph, kind="unsupported")
     for p in kids(prim, "p"):
         v = _indices(doc, p, nverts, voff, stride)
         out.append(_fan_polygons(doc, prim, v, np.array([len(v)])))
@@ -341,7 +341,7 @@ def _fan_polygons(doc, prim, v, counts):
         k += c
     if k > len(v):
         doc.warn(f"<{ln(prim)}>: vertex counts need {k} indices, <p> holds {len(v)} "
-                 "(incomplete polygons dropped, as OpenRAVE does)", prim)
+                 "(incomplete polygons dropped, as OpenRAVE does)", prim, kind="invalid value")
     return np.array(tris, dtype=np.int64).reshape(-1, 3)
 
 
@@ -378,7 +378,7 @@ def extract_geometry(doc, geom_el, materials: dict) -> list:
             for prim in kids(mesh, kind):
                 if kind == "polygons":
                     doc.warn("<polygons> read by roboio; OpenRAVE skips them (\"openrave does not "
-                             "support collada polygons\")", prim)
+                             "support collada polygons\")", prim, kind="read differently")
                 if pts is None:
                     pts = _positions(doc, mesh)
                 faces = _faces(doc, prim, kind, len(pts))

@@ -47,7 +47,7 @@ def _openrave_name(doc, name: str, counter: list, el=None) -> str:
         return n
     new = "".join("_" if ord(ch) < 33 else ch for ch in name)
     if new != name:
-        doc.warn(f"name {name!r} is not a valid OpenRAVE name, converted to {new!r}", el)
+        doc.warn(f"name {name!r} is not a valid OpenRAVE name, converted to {new!r}", el, kind="changed")
     return new
 
 
@@ -205,7 +205,7 @@ class ColladaReader:
         body.up_axis = self.up_axis
         if self.up_axis != "Z_UP":
             doc.warn(f"<up_axis>{self.up_axis}</up_axis>: kept as is (OpenRAVE does not rotate "
-                     "anything for it either)")
+                     "anything for it either)", kind="ignored")
         self._scene_gravity(body)
         if self.opts.prefix:
             if as_robot:
@@ -213,7 +213,7 @@ class ColladaReader:
                                  initial_grippers)
             else:
                 doc.warn(f"prefix={self.opts.prefix!r} is not applied: OpenRAVE ignores it when a "
-                         "COLLADA file is included as a KinBody")
+                         "COLLADA file is included as a KinBody", kind="ignored")
         return body
 
     def _visual_body(self, body):
@@ -303,7 +303,7 @@ class ColladaReader:
                             return doc.resolve_sid(text(s), target)
                     if child(np_, "float") is not None or child(np_, "int") is not None:
                         return np_
-                    doc.warn(f"newparam sid={ref!r} has no SIDREF", np_)
+                    doc.warn(f"newparam sid={ref!r} has no SIDREF", np_, kind="invalid value")
             if name == "instance_articulated_system" and target is not None:
                 return self._search_binding(ref, target, scope, depth + 1)
         return None
@@ -335,7 +335,7 @@ class ColladaReader:
         for bkm in kids(kis, "bind_kinematics_model"):
             node_ref = bkm.get("node")
             if not node_ref:
-                doc.warn("<bind_kinematics_model> without node= is not supported", bkm)
+                doc.warn("<bind_kinematics_model> without node= is not supported", bkm, kind="unsupported")
                 continue
             node = doc.resolve_sid(node_ref, vs) if vs is not None else None
             if node is None or ln(node) != "node":
@@ -352,7 +352,7 @@ class ColladaReader:
             target_ref = bja.get("target") or ""
             target = doc.resolve_sid(target_ref, vs) if vs is not None else None
             if target is None:
-                doc.warn(f"<bind_joint_axis target=\"{target_ref}\">: target not found in the visual scene", bja)
+                doc.warn(f"<bind_joint_axis target=\"{target_ref}\">: target not found in the visual scene", bja, kind="invalid value")
             axis_el = child(bja, "axis")
             scope = []
             axis = self._search_common(axis_el, kscene, scope) if axis_el is not None else None
@@ -375,7 +375,7 @@ class ColladaReader:
                     e = e.getparent()
                 visual = e
                 if visual is None:
-                    doc.warn(f"<bind_joint_axis target=\"{target_ref}\">: target is not inside a <node>", bja)
+                    doc.warn(f"<bind_joint_axis target=\"{target_ref}\">: target is not inside a <node>", bja, kind="invalid value")
             b.axes.append(_AxisBinding(target, axis, value, visual))
         return b
 
@@ -408,7 +408,7 @@ class ColladaReader:
                     mb.ipmodel = ipm
                 elif offset is not None:
                     doc.warn(f"<instance_physics_model parent=\"{ipm.get('parent')}\"> is bound to no "
-                             "kinematics model", ipm)
+                             "kinematics model", ipm, kind="invalid value")
                 for irb in kids(ipm, "instance_rigid_body"):
                     lb = _LinkBinding()
                     lb.ipmodel = ipm
@@ -422,7 +422,7 @@ class ColladaReader:
                     if lb.rigidbody is not None and ln(lb.rigidbody) == "rigid_body":
                         b.links.append(lb)
                     else:
-                        doc.warn(f"<instance_rigid_body body=\"{irb.get('body')}\">: no rigid body with that SID", irb)
+                        doc.warn(f"<instance_rigid_body body=\"{irb.get('body')}\">: no rigid body with that SID", irb, kind="invalid value")
 
     @staticmethod
     def _same_node(a, b) -> bool:
@@ -466,9 +466,9 @@ class ColladaReader:
                         ab.motion_axis_info = mai
                     return True
             doc.warn(f"<axis_info axis=\"{kai.get('axis')}\">: the axis has no <bind_joint_axis>; "
-                     "its limits and flags are ignored (as OpenRAVE does)", kai)
+                     "its limits and flags are ignored (as OpenRAVE does)", kai, kind="dropped")
             return False
-        doc.warn(f"<axis_info axis=\"{kai.get('axis')}\">: no joint axis has that SID path", kai)
+        doc.warn(f"<axis_info axis=\"{kai.get('axis')}\">: no joint axis has that SID path", kai, kind="invalid value")
         return False
 
     @staticmethod
@@ -512,7 +512,7 @@ class ColladaReader:
                 elif it[0] in ("", "robot"):
                     body = CBody(is_robot=True, interface=it[1] or "GenericRobot")
                 else:
-                    doc.warn(f"unknown interface type {it[0]!r}", asys)
+                    doc.warn(f"unknown interface type {it[0]!r}", asys, kind="unsupported")
                     return None
         name = parent_name or ias.get("name") or ias.get("sid") or asys.get("name") or asys.get("id") or ""
         if body is not None:
@@ -521,20 +521,20 @@ class ColladaReader:
         if motion is not None:
             ias_new = child(motion, "instance_articulated_system")
             if ias_new is None:
-                doc.warn("<motion> without <instance_articulated_system>", motion)
+                doc.warn("<motion> without <instance_articulated_system>", motion, kind="invalid value")
                 return None
             inner = doc.url(ias_new, "url")
             tc = child(motion, "technique_common")
             for mai in (kids(tc, "axis_info") if tc is not None else []):
                 kai = doc.resolve_sid(mai.get("axis"), inner)
                 if kai is None or ln(kai) != "axis_info":
-                    doc.warn(f"<axis_info axis=\"{mai.get('axis')}\">: no kinematics axis_info has that SID path", mai)
+                    doc.warn(f"<axis_info axis=\"{mai.get('axis')}\">: no kinematics axis_info has that SID path", mai, kind="invalid value")
                     continue
                 kin = kai.getparent()
                 while kin is not None and ln(kin) != "kinematics":
                     kin = kin.getparent()
                 if kin is None:
-                    doc.warn("motion axis_info does not point into a <kinematics>", mai)
+                    doc.warn("motion axis_info does not point into a <kinematics>", mai, kind="invalid value")
                     continue
                 self._add_axis_info(b, kids(kin, "instance_kinematics_model"), kai, mai)
             if body is not None and not body.id:
@@ -546,7 +546,7 @@ class ColladaReader:
         else:
             kin = child(asys, "kinematics")
             if kin is None:
-                doc.warn("<articulated_system> has neither <motion> nor <kinematics>", asys)
+                doc.warn("<articulated_system> has neither <motion> nor <kinematics>", asys, kind="invalid value")
                 return body
             tc = child(kin, "technique_common")
             ikms = kids(kin, "instance_kinematics_model")
@@ -559,7 +559,7 @@ class ColladaReader:
             for ikm in ikms:
                 got = self._kinematics_model(body, ikm, b, scope + [ias])
                 if got is None:
-                    doc.warn("failed to extract the kinematics model", ikm)
+                    doc.warn("failed to extract the kinematics model", ikm, kind="invalid value")
         if body.is_robot:
             self._manipulators(body, asys, asys, b)
             self._manipulators(body, ias, asys, b)
@@ -616,7 +616,7 @@ class ColladaReader:
                     break
         if visual is None:
             doc.warn("no <bind_kinematics_model> binds this kinematics model to a visual node; "
-                     "it is read without geometry", ikm)
+                     "it is read without geometry", ikm, kind="dropped")
         if not body.name:
             body.name = ikm.get("name") or ikm.get("id") or ""
         self._extract_model(body, kmodel, visual, b)
@@ -661,7 +661,7 @@ class ColladaReader:
         doc = self.doc
         self.ctx.check_depth(depth, where(dlink), what="COLLADA <link> nesting")
         if not (dlink.get("name") or dlink.get("id")):
-            doc.warn("<link> has neither name nor id", dlink)
+            doc.warn("<link> has neither name nor id", dlink, kind="guessed")
         name = self._link_name(dlink)
         link = body.link(name)
         if link is None:
@@ -706,7 +706,8 @@ class ColladaReader:
                 doc.warn(f"closed kinematic loop: <{ln(el)} joint=\"{el.get('joint')}\"> of link "
                          f"{link.name!r} is not part of the tree; the tree is loaded and the loop "
                          "constraint is not enforced (OpenRAVE ignores it too, with a warning); it "
-                         "is kept as data (extras['collada']['files'][...]['closed_loops'])", el)
+                         "is kept as data (extras['collada']['files'][...]['closed_loops'])", el,
+                         kind="ignored")
         return link
 
     def _rigid_body(self, body, link, rigid, offset_T, dnode) -> None:
@@ -714,7 +715,7 @@ class ColladaReader:
         tc = child(rigid, "technique_common") if rigid is not None else None
         if tc is None:
             what = f" (node {dnode.get('id')!r})" if dnode is not None and dnode.get("id") else ""
-            doc.warn(f"no rigid_body for link {link.name!r}{what}: mass 1e-10 kg, inertia 1e-7")
+            doc.warn(f"no rigid_body for link {link.name!r}{what}: mass 1e-10 kg, inertia 1e-7", kind="guessed")
             return
         trigid = offset_T if offset_T is not None else body.links[0].transform
         link.has_rigid_body = True
@@ -760,7 +761,7 @@ class ColladaReader:
         else:
             doc.warn(f"geometry of node {node.get('id') or node.get('name')!r} sits at a non-identity "
                      f"offset from link {link.name!r}'s frame; roboio applies it (standard COLLADA), "
-                     "OpenRAVE would ignore it for meshes", node)
+                     "OpenRAVE would ignore it for meshes", node, kind="read differently")
         s = doc.unit(node)
         for g in geoms:
             g.transform = rel @ g.transform
@@ -772,7 +773,7 @@ class ColladaReader:
         doc = self.doc
         ref = att.get("joint")
         if not ref:
-            doc.warn(f"<attachment_full> without joint= in link {link.name!r}: skipped", att)
+            doc.warn(f"<attachment_full> without joint= in link {link.name!r}: skipped", att, kind="invalid value")
             return
         tatt = doc.transform(att)
         jel = doc.resolve_sid(ref, att)
@@ -791,12 +792,12 @@ class ColladaReader:
             sidref = ref
         dchild = child(att, "link")
         if dchild is None:
-            doc.warn(f"joint {sidref} needs to be attached to a valid link: attachment skipped", att)
+            doc.warn(f"joint {sidref} needs to be attached to a valid link: attachment skipped", att, kind="invalid value")
             return
         axes_el = [c for c in kids(jel) if ln(c) in _AXIS_TYPES]
         others = [c for c in kids(jel) if ln(c) not in _AXIS_TYPES and ln(c) not in ("extra", "asset")]
         for o in others:
-            doc.warn(f"unsupported joint type <{ln(o)}>", o)
+            doc.warn(f"unsupported joint type <{ln(o)}>", o, kind="unsupported")
         if not axes_el:
             raise doc.error(f"joint {jel.get('name') or jel.get('sid')!r} has no <revolute>/<prismatic> axis", jel)
         if len(axes_el) > 3:
@@ -872,7 +873,7 @@ class ColladaReader:
         if nv > 0:
             v = v / nv
         else:
-            doc.warn(f"joint {joint.name!r}: zero <axis>, using (0, 0, 1) as OpenRAVE does", ax_el)
+            doc.warn(f"joint {joint.name!r}: zero <axis>, using (0, 0, 1) as OpenRAVE does", ax_el, kind="invalid value")
             v = np.array([0.0, 0.0, 1.0])
         revolute = joint.is_revolute(i)
         if revolute:
@@ -927,17 +928,17 @@ class ColladaReader:
                     elif it is not None:
                         circular = int(self._common_float(np_, 0.0)) != 0
                     else:
-                        doc.warn("axis_info newparam 'circular' holds no bool/int", np_)
+                        doc.warn("axis_info newparam 'circular' holds no bool/int", np_, kind="invalid value")
                 elif sid in ("planning_weight", "discretization_resolution"):
                     f = child(np_, "float")
                     if f is None:
-                        doc.warn(f"axis_info newparam {sid!r} holds no float", np_)
+                        doc.warn(f"axis_info newparam {sid!r} holds no float", np_, kind="invalid value")
                         continue
                     val = doc.float1(f)
                     if val > 0:
                         (joint.weights if sid == "planning_weight" else joint.resolutions)[i] = val
                     else:
-                        doc.warn(f"axis_info {sid} {val} is not positive: ignored", np_)
+                        doc.warn(f"axis_info {sid} {val} is not positive: ignored", np_, kind="invalid value")
         lim = child(a, "limits")
         if not locked and lim is not None:
             has_hard = True
@@ -986,7 +987,7 @@ class ColladaReader:
             return convert(lit)
         p = child(el, "param")
         if p is None:
-            doc.warn(f"<{ln(el)}>: no value and no param; {default_text} used", el)
+            doc.warn(f"<{ln(el)}>: no value and no param; {default_text} used", el, kind="invalid value")
             return default
         ref = text(p).strip()
         for np_ in kids(holder, "newparam"):
@@ -1064,13 +1065,13 @@ class ColladaReader:
         doc = self.doc
         tgt = child(child(formula, "target"), "param")
         if tgt is None:
-            doc.warn("<formula> has no <target><param>", formula)
+            doc.warn("<formula> has no <target><param>", formula, kind="invalid value")
             return
         joint, _ = self._joint_from_ref(text(tgt).strip(), formula, body, b)
         if joint is None:
             raise doc.error(f"<formula> target {text(tgt).strip()!r}: no joint of this body has that SID path", tgt)
         if joint.dof > 1:
-            doc.warn(f"formula for joint {joint.name!r} with {joint.dof} axes: only axis 0 is driven", formula)
+            doc.warn(f"formula for joint {joint.name!r} with {joint.dof} axes: only axis 0 is driven", formula, kind="unsupported")
         target_unit = self._joint_units.get(id(joint), [1.0])[0]
 
         def joint_of(ref, el):
@@ -1078,7 +1079,7 @@ class ColladaReader:
             if j is None:
                 raise doc.error(f"MathML csymbol {ref!r}: no joint of this body has that SID path", el)
             if j.dof > 1:
-                doc.warn(f"formulas do not support joints with more than one axis ({j.name})", el)
+                doc.warn(f"formulas do not support joints with more than one axis ({j.name})", el, kind="unsupported")
             return _mathml.JointRef(j.name, self._joint_units.get(id(j), [1.0])[0])
 
         expr = None
@@ -1089,10 +1090,10 @@ class ColladaReader:
                 etype = eq.get("type")
                 inner = kids(eq)
                 if etype is None:
-                    doc.warn("<equation> without type=: ignored", eq)
+                    doc.warn("<equation> without type=: ignored", eq, kind="invalid value")
                     continue
                 if len(inner) != 1:
-                    doc.warn("<equation> needs exactly one child: ignored", eq)
+                    doc.warn("<equation> needs exactly one child: ignored", eq, kind="invalid value")
                     continue
                 e = _mathml.parse(inner[0], doc, joint_of)
                 if e is None:
@@ -1103,7 +1104,7 @@ class ColladaReader:
                     t = eq.get("target")
                     pj = self._joint_from_ref(t, formula, body, b)[0] if t else None
                     if pj is None:
-                        doc.warn(f"{etype} equation needs a valid target=: ignored", eq)
+                        doc.warn(f"{etype} equation needs a valid target=: ignored", eq, kind="invalid value")
                         continue
                     s = _mathml.to_equation(e)
                     if target_unit != 1:
@@ -1114,7 +1115,7 @@ class ColladaReader:
                     else:
                         acceleration += part
                 else:
-                    doc.warn(f"unknown equation type {etype!r}", eq)
+                    doc.warn(f"unknown equation type {etype!r}", eq, kind="unsupported")
         else:
             tcf = child(formula, "technique_common")
             for c in (kids(tcf) if tcf is not None else []):
@@ -1157,13 +1158,13 @@ class ColladaReader:
                     l0 = self._link_from_ref(el.get("link0") or "", ref_el, body, b)
                     l1 = self._link_from_ref(el.get("link1") or "", ref_el, body, b)
                     if l0 is None or l1 is None:
-                        doc.warn(f"ignore_link_pair {el.get('link0')!r} {el.get('link1')!r}: link not found", el)
+                        doc.warn(f"ignore_link_pair {el.get('link0')!r} {el.get('link1')!r}: link not found", el, kind="invalid value")
                         continue
                     body.adjacent.append((l0, l1))
                 elif name == "link_collision_state":
                     l = self._link_from_ref(el.get("link") or "", ref_el, body, b)
                     if l is None:
-                        doc.warn(f"link_collision_state: link {el.get('link')!r} not found", el)
+                        doc.warn(f"link_collision_state: link {el.get('link')!r} not found", el, kind="invalid value")
                         continue
                     bl = child(el, "bool")
                     if bl is not None:
@@ -1172,13 +1173,13 @@ class ColladaReader:
                 elif name == "bind_instance_geometry":
                     l = self._link_from_ref(el.get("link") or "", ref_el, body, b)
                     if l is None:
-                        doc.warn(f"bind_instance_geometry: link {el.get('link')!r} not found", el)
+                        doc.warn(f"bind_instance_geometry: link {el.get('link')!r} not found", el, kind="invalid value")
                         continue
                     group = el.get("type") or ""
                     if self.opts.read_geometry_groups:
                         g_el = doc.url_or_none(el, "url")
                         if g_el is None or ln(g_el) != "geometry":
-                            doc.warn(f"bind_instance_geometry url {el.get('url')!r}: no geometry", el)
+                            doc.warn(f"bind_instance_geometry url {el.get('url')!r}: no geometry", el, kind="invalid value")
                             continue
                         mat = doc.url_or_none(el, "material")
                         geoms = extract_geometry(doc, g_el, {"mat0": mat} if mat is not None else {})
@@ -1198,7 +1199,7 @@ class ColladaReader:
             for el in kids(tec, "link_visible_state"):
                 l = self._link_from_ref(el.get("link") or "", ref_el, body, b)
                 if l is None:
-                    doc.warn(f"link_visible_state: link {el.get('link')!r} not found", el)
+                    doc.warn(f"link_visible_state: link {el.get('link')!r} not found", el, kind="invalid value")
                     continue
                 bl = child(el, "bool")
                 if bl is not None:
@@ -1228,7 +1229,7 @@ class ColladaReader:
         ref = ex.get("name") or ""
         link = self._link_from_ref(ref, kmodel, body, b)
         if link is None:
-            doc.warn(f"link_info {ref!r}: link not found", ex)
+            doc.warn(f"link_info {ref!r}: link not found", ex, kind="invalid value")
             return
         self._named_params(ex, link)
 
@@ -1254,7 +1255,7 @@ class ColladaReader:
         ref = ex.get("name") or ""
         joint, dom = self._joint_from_ref(ref, kmodel, body, b)
         if joint is None:
-            doc.warn(f"joint_info {ref!r}: joint not found", ex)
+            doc.warn(f"joint_info {ref!r}: joint not found", ex, kind="invalid value")
             return
         self._named_params(ex, joint)
         tec = _technique(ex)
@@ -1278,7 +1279,7 @@ class ColladaReader:
                 counter[0] += 1
             tec = _technique(ex)
             if tec is None:
-                self.doc.warn(f"{kind} {name!r} has no OpenRAVE technique: ignored", ex)
+                self.doc.warn(f"{kind} {name!r} has no OpenRAVE technique: ignored", ex, kind="ignored")
                 continue
             yield ex, name, tec
 
@@ -1290,14 +1291,14 @@ class ColladaReader:
             if fo is not None:
                 l = self._link_from_ref(fo.get("link") or "", asys, body, b)
                 if l is None:
-                    doc.warn(f"manipulator {name!r}: frame_origin link {fo.get('link')!r} not found; dropped", fo)
+                    doc.warn(f"manipulator {name!r}: frame_origin link {fo.get('link')!r} not found; dropped", fo, kind="invalid value")
                     continue
                 m.base = l.name
             gn = child(tec, "grippername")
             if gn is None:
                 gn = child(tec, "gripperid")
                 if gn is not None:
-                    doc.warn("manipulator uses the old <gripperid>", gn)
+                    doc.warn("manipulator uses the old <gripperid>", gn, kind="deprecated")
             m.gripper_name = text(gn) if gn is not None else ""
             m.tool_changer_connected_body_tool_name = text(child(tec, "toolChangerConnectedBodyToolName"))
             m.tool_changer_link_name = text(child(tec, "toolChangerLinkName"))
@@ -1309,7 +1310,7 @@ class ColladaReader:
             if ft is not None:
                 l = self._link_from_ref(ft.get("link") or "", asys, body, b)
                 if l is None:
-                    doc.warn(f"manipulator {name!r}: frame_tip link {ft.get('link')!r} not found; dropped", ft)
+                    doc.warn(f"manipulator {name!r}: frame_tip link {ft.get('link')!r} not found; dropped", ft, kind="invalid value")
                     continue
                 m.effector = l.name
                 m.tool_transform = doc.transform(ft)
@@ -1320,13 +1321,13 @@ class ColladaReader:
                     if n2 > 1e-12:
                         m.direction = v / math.sqrt(n2)
                     else:
-                        doc.warn(f"manipulator {name!r}: zero direction, using (0, 0, 1)", d)
+                        doc.warn(f"manipulator {name!r}: zero direction, using (0, 0, 1)", d, kind="invalid value")
             for c in kids(tec):
                 k = ln(c)
                 if k == "gripper_joint":
                     j, dom = self._joint_from_ref(c.get("joint") or "", asys, body, b)
                     if j is None or dom is None:
-                        doc.warn(f"manipulator {name!r}: gripper joint {c.get('joint')!r} not found", c)
+                        doc.warn(f"manipulator {name!r}: gripper joint {c.get('joint')!r} not found", c, kind="invalid value")
                         continue
                     m.gripper_joints.append(j.name)
                     for cc in kids(c):
@@ -1334,7 +1335,7 @@ class ColladaReader:
                             ax = doc.resolve_sid(cc.get("axis") or "", dom)
                             val = 0.0
                             if ax is None or ln(ax) not in _AXIS_TYPES:
-                                doc.warn(f"gripper joint {c.get('joint')!r}: axis {cc.get('axis')!r} not found", cc)
+                                doc.warn(f"gripper joint {c.get('joint')!r}: axis {cc.get('axis')!r} not found", cc, kind="invalid value")
                             else:
                                 val = self._common_float(cc, 0.0)
                             m.chucking_direction.append(val)
@@ -1350,12 +1351,12 @@ class ColladaReader:
                         if it[0] in ("", "iksolver"):
                             m.ik_solver = it[1]
                         else:
-                            doc.warn(f"iksolver interface type {it[0]!r} is not 'iksolver'", c)
+                            doc.warn(f"iksolver interface type {it[0]!r} is not 'iksolver'", c, kind="invalid value")
                 elif k == "restrict_graspset_name":
                     m.restrict_graspset_names.append(text(c))
                 elif k not in ("frame_origin", "frame_endlink", "frame_tip", "grippername", "gripperid",
                                "toolChangerConnectedBodyToolName", "toolChangerLinkName"):
-                    doc.warn(f"unrecognized tag <{k}> in manipulator {name!r}", c)
+                    doc.warn(f"unrecognized tag <{k}> in manipulator {name!r}", c, kind="ignored")
             for i, old in enumerate(body.manipulators):
                 if old.name == m.name:
                     body.manipulators[i] = m
@@ -1372,7 +1373,7 @@ class ColladaReader:
                 el = doc.resolve_sid(fo.get("link") or "", asys)
                 l = body.link(self._link_name(el)) if el is not None and ln(el) == "link" else None
                 if l is None:
-                    doc.warn(f"attached sensor {name!r}: link {fo.get('link')!r} not found; dropped", fo)
+                    doc.warn(f"attached sensor {name!r}: link {fo.get('link')!r} not found; dropped", fo, kind="invalid value")
                     continue
                 s.link = l.name
                 s.transform = doc.transform(fo)
@@ -1380,7 +1381,7 @@ class ColladaReader:
             if inst is not None:
                 sensor = doc.url_or_none(inst, "url")
                 if sensor is None:
-                    doc.warn(f"instance_sensor url {inst.get('url')!r}: no sensor with that id", inst)
+                    doc.warn(f"instance_sensor url {inst.get('url')!r}: no sensor with that id", inst, kind="invalid value")
                 else:
                     s.type = sensor.get("type") or ""
                     for c in kids(sensor):
@@ -1414,17 +1415,17 @@ class ColladaReader:
                 continue
             tec = _technique(ex)
             if tec is None:
-                doc.warn(f"attached actuator {ex.get('name')!r} has no OpenRAVE technique", ex)
+                doc.warn(f"attached actuator {ex.get('name')!r} has no OpenRAVE technique", ex, kind="ignored")
                 continue
             joint = None
             for c in kids(tec, "bind_actuator"):
                 j, dom = self._joint_from_ref(c.get("joint") or "", asys, body, b)
                 if j is None or dom is None:
-                    doc.warn(f"actuator {ex.get('name')!r}: joint {c.get('joint')!r} not found", c)
+                    doc.warn(f"actuator {ex.get('name')!r}: joint {c.get('joint')!r} not found", c, kind="invalid value")
                     continue
                 joint = j
                 if any(o is j for o in ordered):
-                    doc.warn(f"joint {j.name!r} bound to several actuators: listed once", c)
+                    doc.warn(f"joint {j.name!r} bound to several actuators: listed once", c, kind="dropped")
                 elif not any(p is j for p in body.passive_joints):
                     ordered.append(j)
             if joint is not None:
@@ -1456,7 +1457,7 @@ class ColladaReader:
     def _connected_bodies(self, body, asys, ias) -> None:
         for ex in list(kids(asys, "extra")) + list(kids(ias, "extra")):
             if ex.get("type") == "connect_body":
-                self.doc.warn(f"connected body {ex.get('name')!r} (extra connect_body) is not supported: ignored", ex)
+                self.doc.warn(f"connected body {ex.get('name')!r} (extra connect_body) is not supported: ignored", ex, kind="unsupported")
                 body.unsupported.append(f"connected body {ex.get('name')!r}")
 
     # ----------------------------------------------------------------------- prefix

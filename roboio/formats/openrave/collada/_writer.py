@@ -56,7 +56,7 @@ from ....transforms import compose, det3, symmetric_eigen3, transform_points, ve
 from ...affine import link_poses, nearest_rotation
 from ....model.coupling import without_clamp
 from ...fileio import fmt_float
-from ...fk_change import FK_SAMPLES, fk_change, note_fk_change
+from ...fk_change import FK_SAMPLES, fk_change, fk_loss_kind, note_fk_change
 from ...naming import Namespace, joint_names, say_unwritten
 from .._multiaxis import axis_chains, continues_joint, report_folded_names
 
@@ -289,13 +289,13 @@ class _Writer:
         mem = robot.extras.get("collada") if isinstance(robot.extras.get("collada"), dict) else None
         self.memory = mem or {}
 
-    def lose(self, kind: str, item: str) -> None:
-        self.lost.setdefault(kind, []).append(item)
+    def lose(self, what: str, item: str, **kind) -> None:
+        self.lost.setdefault(what, []).append((item, kind))
 
     def flush_lost(self) -> None:
-        for kind, items in self.lost.items():   # every item named: a loss says what it concerns
-            for item in items:
-                self.report.lose(kind, item)
+        for what, items in self.lost.items():   # every item named: a loss says what it concerns
+            for item, kind in items:
+                self.report.lose(what, item, **kind)
         if self.unused_vertices:
             self.report.warn("mesh vertices no triangle uses are not written: " + ", ".join(
                 f"{name} ({n})" for name, n in self.unused_vertices.items()))
@@ -330,7 +330,8 @@ class _Writer:
                 self.is_clink[k] = False
             report_folded_names(r, c, self.report)
         for jname, why, _ in refused:
-            self.lose("multi-axis joints written as one joint per axis", f"{jname} ({why})")
+            self.lose("multi-axis joints written as one joint per axis", f"{jname} ({why})",
+                      kind="changed", noun="joint")
         fold_into = {}
         for i in range(n):
             e = self._oe(i)
@@ -355,7 +356,8 @@ class _Writer:
             names = set(r.link_names)
             self.world_root = "world" if "world" not in names else "__world__"
             self.report.lose("the robot's root moves relative to the world (or it has several "
-                             f"roots): written with an added fixed root link {self.world_root!r}")
+                             f"roots): written with an added fixed root link {self.world_root!r}",
+                             kind="changed")
         for i in range(n):
             if not self.is_clink[i]:
                 continue
@@ -391,7 +393,8 @@ class _Writer:
             if d.type == "nonlinear" and d.leader in d.dofs:
                 J = axis_owner.get(d.leader) or self.joint_of_child.get(d.leader)
                 if J is None:
-                    self.lose("drivers of the root link (OpenRAVE's root does not move)", d.name)
+                    self.lose("drivers of the root link (OpenRAVE's root does not move)", d.name,
+                              kind="not written", noun="driver")
                     continue
                 J.active = True
                 self.dof_joints.append((d, J))
@@ -400,12 +403,14 @@ class _Writer:
                     if dof == d.leader:
                         continue
                     if F is None or F is J:
-                        self.lose("coupling terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}")
+                        self.lose("coupling terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}",
+                                  kind="not written")
                         continue
                     self.formulas[F] = (d, k)
                 continue
             if d.type not in ("normal", "affine") or not d.dofs:
-                self.lose("drivers that are forces or moments, or move nothing", d.name)
+                self.lose("drivers that are forces or moments, or move nothing", d.name,
+                          kind="not written", noun="driver")
                 continue
             if d.type == "normal":
                 mk = 0
@@ -420,7 +425,8 @@ class _Writer:
             if J is None:
                 J = self.joint_of_child.get(m)
             if J is None:
-                self.lose("drivers of the root link (OpenRAVE's root does not move)", d.name)
+                self.lose("drivers of the root link (OpenRAVE's root does not move)", d.name,
+                          kind="not written", noun="driver")
                 continue
             sm = d.scale[mk] if d.type == "affine" else 1.0
             om = d.offset[mk] if d.type == "affine" else 0.0
@@ -428,7 +434,8 @@ class _Writer:
                 J.static = True
             elif not (sm == 1 and om == 0):
                 self.lose("affine drivers whose value is not a joint value (OpenRAVE's DOF is the "
-                          "master joint's value)", f"{d.name} (scale {sm:g}, offset {om:g})")
+                          "master joint's value)", f"{d.name} (scale {sm:g}, offset {om:g})",
+                          kind="changed", noun="driver")
             J.active = True
             self.dof_joints.append((d, J))
             if d.type != "affine" or sm == 0:
@@ -438,7 +445,8 @@ class _Writer:
                     continue
                 F = axis_owner.get(dof) or self.joint_of_child.get(dof)
                 if F is None or F is J:
-                    self.lose("affine driver terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}")
+                    self.lose("affine driver terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}",
+                              kind="not written")
                     continue
                 if all(r.qmin[x] >= r.qmax[x] for x in F.axes_links):
                     # a coupled joint without range never moves: written rigid, as read back
@@ -474,8 +482,8 @@ class _Writer:
                 J.passive = True
                 c = J.child
                 self.lose("joints no driver moves (written rigid: OpenRAVE holds a passive joint "
-                          "at 0; axis and range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, "
-                          f"{r.qmax[c]:.4g}])")
+                          "at 0; axis and range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])",
+                          kind="changed", noun="link")
 
     def number_links(self) -> None:
         """``self.num``: the number in the sids and ids of each COLLADA link (and ``None``:
@@ -511,13 +519,14 @@ class _Writer:
                 F[:3, :3], F[:3, 3] = R, T[:3, 3]
                 self.frames[l.index] = F
                 self.lose("parent transforms that are not rotations (written as the nearest "
-                          "rotation; OpenRAVE keeps a unit quaternion)", f"{l.name} ({err:.1e})")
+                          "rotation; OpenRAVE keeps a unit quaternion)", f"{l.name} ({err:.1e})",
+                          kind="approximated", noun="link")
         if self.frames:
             pos, rot = fk_change(self.robot, self.frames)
             note_fk_change(self.report, pos, rot)
             self.report.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by "
                              f"{rot:.1e}) over {FK_SAMPLES} sampled configurations (nearest "
-                             "rotations written)")
+                             "rotations written)", kind=fk_loss_kind(pos, rot))
 
     def frame(self, i: int) -> np.ndarray:
         """The parent transform of link ``i`` as written (a rotation and a translation)."""
@@ -564,7 +573,8 @@ class _Writer:
         lo, hi = float(r.qmin[x]), float(r.qmax[x])
         if l.is_prismatic:
             if not (math.isfinite(lo) and math.isfinite(hi)):
-                self.lose("unlimited prismatic joints (OpenRAVE limits them to +-1e6 m)", l.name)
+                self.lose("unlimited prismatic joints (OpenRAVE limits them to +-1e6 m)", l.name,
+                          kind="target default", noun="link")
                 lo = lo if math.isfinite(lo) else -1e6
                 hi = hi if math.isfinite(hi) else 1e6
             return (lo, hi)
@@ -592,7 +602,7 @@ class _Writer:
             vis_leaves = _leaves(l.visual_geometry, np.eye(4))
             if len(vis_leaves) != len(visible):
                 self.lose("separate visual geometry (COLLADA links have one geometry set; the "
-                          "collision geometry is written)", l.name)
+                          "collision geometry is written)", l.name, kind="not written", noun="link")
         app = l.appearance
         link_color = app.color if app is not None else None
         for g, T in leaves:
@@ -605,10 +615,11 @@ class _Writer:
                 diffuse, transparency = tuple(link_color[:3]), 1.0 - link_color[3]
             visible = bool(ex.get("visible", True))
             if g.missing:
-                self.lose("missing mesh files", f"{l.name}: {g.source.reference if g.source else '?'}")
+                self.lose("missing mesh files", f"{l.name}: {g.source.reference if g.source else '?'}",
+                          kind="missing file")
                 continue
             if isinstance(g, PointCloud):
-                self.lose("point clouds", l.name)
+                self.lose("point clouds", l.name, kind="not written", noun="link")
                 continue
             if isinstance(g, Primitive):
                 prim = self.primitive(g, T, l.name)
@@ -630,14 +641,15 @@ class _Writer:
                 if det3(T[:3, :3]) < 0:
                     F = F[:, ::-1]
                 if g.face_colors is not None or g.vertex_colors is not None:
-                    self.lose("per-face/per-vertex mesh colours", l.name)
+                    self.lose("per-face/per-vertex mesh colours", l.name, kind="not written", noun="link")
                 out.append(("trimesh", {}, np.eye(4), Vl, F, diffuse, transparency, visible))
         return out
 
     def primitive(self, g: Primitive, T, link: str):
         p, k = g.params, g.primitive
         if not _rigid(T):
-            self.lose("primitives under a scaling transform (not written)", f"{link}: {k}")
+            self.lose("primitives under a scaling transform (not written)", f"{link}: {k}",
+                      kind="not written")
             return None
         if k in ("Box", "AABB"):
             if k == "AABB":
@@ -647,7 +659,8 @@ class _Writer:
                 B = np.stack([np.asarray(p[a], float) for a in ("xaxis", "yaxis", "zaxis")], 1)
                 origin, dims = np.asarray(p["origin"], float), np.asarray(p["dims"], float)
                 if not np.allclose(compose(B.T, B), np.eye(3), atol=1e-12) or det3(B) < 0:
-                    self.lose("boxes with non-orthonormal axes (not written)", link)
+                    self.lose("boxes with non-orthonormal axes (not written)", link, kind="not written",
+                              noun="link")
                     return None
             h = dims / 2
             F = compose(T, _frame(B, origin + compose(B, h.reshape(3, 1))[:, 0]))
@@ -661,7 +674,7 @@ class _Writer:
             a = np.asarray(p["axis"], float)
             n = float(vector_norm(a))
             if n == 0:
-                self.lose("cylinders with a zero axis (not written)", link)
+                self.lose("cylinders with a zero axis (not written)", link, kind="not written", noun="link")
                 return None
             a = a / n
             h = float(p["height"])
@@ -678,20 +691,21 @@ class _Writer:
                 F = _frame(_z_to(a), np.asarray(p["center"], float))
                 v = transform_points(F, v)
                 self.lose(f"{k.lower()}s (OpenRAVE COLLADA has no such primitive; written as a "
-                          f"{_SEG}-sided triangle mesh)", link)
+                          f"{_SEG}-sided triangle mesh)", link, kind="approximated", noun="link")
                 return ("trimesh", {}, np.eye(4), transform_points(T, v), f)
         if k == "Ellipsoid":
             axes = np.stack([np.asarray(p[a_], float) for a_ in ("xaxis", "yaxis", "zaxis")], 1)
             v, f = _sphere_mesh(1.0)
             v = transform_points(_frame(axes, np.asarray(p["center"], float)), v * np.asarray(p["dims"], float))
-            self.lose("ellipsoids (written as a triangle mesh)", link)
+            self.lose("ellipsoids (written as a triangle mesh)", link, kind="approximated", noun="link")
             return ("trimesh", {}, np.eye(4), transform_points(T, v), f)
         if k in ("Triangle", "Polygon"):
             v = np.stack([p["a"], p["b"], p["c"]]) if k == "Triangle" else np.asarray(p["vertices"], float).reshape(-1, 3)
             if len(v) >= 3:
                 f = np.array([[0, i - 1, i] for i in range(2, len(v))])
                 return ("trimesh", {}, np.eye(4), transform_points(T, v), f)
-        self.lose(f"{k} primitives (no surface OpenRAVE COLLADA can hold; not written)", link)
+        self.lose(f"{k} primitives (no surface OpenRAVE COLLADA can hold; not written)", link,
+                  kind="not written", noun="link")
         return None
 
     def link_geometry(self, i, node, geoms, effects, materials):
@@ -824,14 +838,16 @@ class _Writer:
         clinks = [i for i in range(self.n) if self.is_clink[i]]
         if order != clinks:
             self.report.warn("link order changes when read back (OpenRAVE orders links depth first): "
-                             + ", ".join(r.links[i].name for i in order[:6]) + ", ...")
+                             + ", ".join(r.links[i].name for i in order[:6]) + ", ...",
+                             kind="read differently")
         for J, (M, s, o) in sorted(self.mimic.items(), key=lambda kv: self.num[kv[0].child]):
             self.formula(ktc, J, M, s, o)
         joint_of_driver = {id(d): K for d, K in self.dof_joints}
         for J, (d, k) in self.formulas.items():
             inputs = [joint_of_driver.get(id(r.drivers[i])) for i in d.coupling.inputs]
             if None in inputs:
-                self.lose("couplings reading drivers that are not written", f"{d.name}: {J.name}")
+                self.lose("couplings reading drivers that are not written", f"{d.name}: {J.name}",
+                          kind="not written")
                 continue
             li = d.dofs[k]
             fn = without_clamp(d.coupling.functions[k], r.qmin[li], r.qmax[li])
@@ -859,7 +875,8 @@ class _Writer:
             norm = float(vector_norm(axis))
             if norm == 0 or abs(norm - 1) > 1e-12:
                 self.lose("joint axes that are not unit vectors (OpenRAVE normalises them: its "
-                          "joint value is |axis| x roboio's)", f"{x.name} (|axis| = {norm:.9g})")
+                          "joint value is |axis| x roboio's)", f"{x.name} (|axis| = {norm:.9g})",
+                          kind="changed", noun="link")
             ax.add("axis", _fs(mem["axes"][k] if mem else axis))
             lim = self.limits(J, k)
             if lim is not None:
@@ -923,7 +940,8 @@ class _Writer:
             if self.never_checked(x, y):
                 self.lose("self-collision pairs OpenRAVE never checks (links written without "
                           "geometry, joined links, links with at most one moving joint between "
-                          "them)", f"({r.links[x].name}, {r.links[y].name})")
+                          "them)", f"({r.links[x].name}, {r.links[y].name})", kind="read differently",
+                          noun="pair")
         for i in range(self.n):
             if self.is_clink[i] and self._oe(i).get("enabled") is False:
                 s = tec.add("link_collision_state", link=f"kmodel1/link{self.num[i]}")
@@ -1000,19 +1018,20 @@ class _Writer:
             if not (math.isfinite(v) and v > 0):
                 v = 0.01 if r.links[x].is_prismatic else 0.5
                 self.lose("unlimited (or zero) joint speeds, written as OpenRAVE's default 0.5 rad/s "
-                          "(0.01 m/s)", r.links[x].name)
+                          "(0.01 m/s)", r.links[x].name, kind="target default", noun="link")
             elif not J.static and float(r.vmin[x]) != -v:
-                self.lose("asymmetric velocity limits (OpenRAVE keeps one speed)", r.links[x].name)
+                self.lose("asymmetric velocity limits (OpenRAVE keeps one speed)", r.links[x].name,
+                          kind="not written", noun="link")
             ms = mem["speed"][ia] if mem else None
             ai.add("speed").add("float", _f(ms if ms is not None else v * unit))
             if not (math.isfinite(a) and a > 0):
                 a = 50.0
                 self.lose("unlimited (or zero) joint accelerations, written as OpenRAVE's default 50 "
-                          "rad/s^2 (m/s^2)", r.links[x].name)
+                          "rad/s^2 (m/s^2)", r.links[x].name, kind="target default", noun="link")
             ma = mem["acceleration"][ia] if mem else None
             ai.add("acceleration").add("float", _f(ma if ma is not None else a * unit))
             if math.isfinite(float(r.tmax[x])):
-                self.lose("joint torque limits", r.links[x].name)
+                self.lose("joint torque limits", r.links[x].name, kind="not written", noun="link")
         itf = mot.add("extra", type="interface_type").add("technique", profile="OpenRAVE")
         itf.add("interface", "GenericRobot", type="robot")
         actuated = set()
@@ -1072,7 +1091,7 @@ class _Writer:
             ex = mot.add("extra", type="attach_sensor", name=s.name)
             tec = ex.add("technique", profile="OpenRAVE")
             if s.link < 0:
-                self.lose("sensors not attached to a link", s.name)
+                self.lose("sensors not attached to a link", s.name, kind="not written", noun="sensor")
                 continue
             fo = tec.add("frame_origin", link=f"kmodel1/link{self.num[self._clink_of(s.link)]}")
             T = np.asarray(s.transform, float)
@@ -1091,7 +1110,7 @@ class _Writer:
                 if isinstance(v, str):
                     se.add(k, v)
                 else:
-                    self.lose("sensor parameters that are not text", f"{s.name}.{k}")
+                    self.lose("sensor parameters that are not text", f"{s.name}.{k}", kind="not written")
 
     def physics(self, root, name):
         r = self.robot
@@ -1110,7 +1129,7 @@ class _Writer:
             l = r.links[i]
             if not self.is_clink[i]:
                 if l.mass != 0:
-                    self.lose("mass of intermediate links", l.name)
+                    self.lose("mass of intermediate links", l.name, kind="not written", noun="link")
                 continue
             bodies.append(i)
             rb = pm.add("rigid_body", sid=f"rigid{self.num[i]}", name=self.lname[i])
