@@ -23,7 +23,7 @@ from typing import Callable, Optional
 import numpy as np
 
 __all__ = ["Geometry", "TriangleMesh", "PointCloud", "Primitive", "Group", "Appearance",
-           "GeometrySource", "PRIMITIVE_KINDS", "piece_appearance"]
+           "GeometrySource", "PRIMITIVE_KINDS", "piece_appearance", "leaf_appearances"]
 
 
 _ATOMIC = (bool, int, float, str)
@@ -431,3 +431,15 @@ def piece_appearance(owner: Optional[Appearance], *path) -> Optional[Appearance]
         if own is not None:
             return own
     return owner
+
+
+def leaf_appearances(geom, owner: Optional[Appearance] = None) -> list:
+    """The appearance each non-group piece of ``geom`` is drawn with (:func:`piece_appearance`),
+    in the order a depth-first walk meets the pieces (children in order): for writers that
+    list the pieces and give each its colour."""
+    if geom is None:
+        return []
+    own = geom.appearance if getattr(geom, "appearance", None) is not None else owner
+    if isinstance(geom, Group):
+        return [a for c in geom.children for a in leaf_appearances(c, own)]
+    return [own]

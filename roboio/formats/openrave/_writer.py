@@ -31,6 +31,7 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, TriangleMesh, World
+from ...model.geometry import leaf_appearances
 from ...transforms import compose, det3, make_transform, transform_points, vector_norm
 from ..affine import link_poses
 from ..fileio import fmt_float
@@ -460,15 +461,18 @@ class _BodyWriter:
                 self.lose("visual geometry separate from the collision geometry (OpenRAVE draws "
                           "the collision geometry)", l.name, kind="not written", noun="link")
         rlist = list(renders.values())
+        apps = leaf_appearances(l.geometry, l.appearance)      # (a piece's own colour)
         for k, (g, T) in enumerate(leaves):
             ext = g.extras.get("openrave", {}) if own else {}
             render = None
             if ext.get("render_file") and rlist:
                 render = rlist.pop(0)
-            out += self.geom(l, g, T, ext, render, ind)
+            out += self.geom(l, g, T, ext, render, ind, apps[k])
         return out
 
-    def geom(self, l, g, T, ext, render, ind) -> list:
+    def geom(self, l, g, T, ext, render, ind, appearance=None) -> list:
+        """``<Geom>`` lines of piece ``g`` of link ``l``; ``appearance``: the piece's (its own,
+        else the link's), whose colour is the Geom's unless the piece keeps OpenRAVE's own."""
         name = l.name
         body = []
         if isinstance(g, Primitive):
@@ -503,17 +507,17 @@ class _BodyWriter:
             scale = ext.get("render_scale", [1.0, 1.0, 1.0])
             if ref is not None:
                 body.append(f"{ind}  <Render>{escape(ref)} {_f(scale)}</Render>")
+        rgba = (appearance or l.appearance).color
         color = ext.get("diffuse")
-        if color is None and l.appearance.color is not None:
-            color = l.appearance.color[:3]
+        if color is None and rgba is not None:
+            color = rgba[:3]
         if color is not None:
             body.append(f"{ind}  <diffuseColor>{_f(color)}</diffuseColor>")
         if ext.get("ambient") is not None:
             body.append(f"{ind}  <ambientColor>{_f(ext['ambient'])}</ambientColor>")
         tr = ext.get("transparency")
-        if tr is None and l.appearance.color is not None and len(l.appearance.color) > 3 \
-                and l.appearance.color[3] < 1:
-            tr = 1.0 - l.appearance.color[3]
+        if tr is None and rgba is not None and len(rgba) > 3 and rgba[3] < 1:
+            tr = 1.0 - rgba[3]
         if tr is not None:
             body.append(f"{ind}  <transparency>{fmt_float(tr)}</transparency>")
         body += _kept(ext, ind + "  ")

@@ -52,6 +52,7 @@ from lxml import etree
 
 from ....errors import OutputError
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
+from ....model.geometry import leaf_appearances
 from ....transforms import compose, det3, symmetric_eigen3, transform_points, vector_norm
 from ...affine import link_poses, nearest_rotation
 from ....model.coupling import without_clamp
@@ -481,8 +482,8 @@ class _Writer:
                 # as one, so that what is read back is written the same
                 J.passive = True
                 c = J.child
-                self.lose("joints no driver moves (written rigid: OpenRAVE holds a passive joint "
-                          "at 0; axis and range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])",
+                self.lose("joints no driver moves (written passive, as rigid joints: OpenRAVE holds "
+                          "a passive joint at 0; axis and range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])",
                           kind="changed", noun="link")
 
     def number_links(self) -> None:
@@ -603,9 +604,9 @@ class _Writer:
             if len(vis_leaves) != len(visible):
                 self.lose("separate visual geometry (COLLADA links have one geometry set; the "
                           "collision geometry is written)", l.name, kind="not written", noun="link")
-        app = l.appearance
-        link_color = app.color if app is not None else None
-        for g, T in leaves:
+        apps = leaf_appearances(l.geometry, l.appearance)      # (a piece's own colour)
+        for (g, T), app in zip(leaves, apps):
+            link_color = app.color if app is not None else None
             ex = g.extras.get("openrave") or {}
             diffuse, transparency = link_color, None
             if ex.get("diffuse") is not None:
