@@ -24,7 +24,7 @@ from typing import Iterable, Optional
 from ..errors import RoboioError
 
 __all__ = ["Source", "ConvertJob", "OutputClash", "files_under", "expand", "output_name",
-           "convert_jobs", "readable"]
+           "convert_jobs", "readable", "recognised", "claimed_by_extension"]
 
 
 class OutputClash(RoboioError):
@@ -129,18 +129,46 @@ def output_name(rel: str, target) -> str:
     return rel + target.extensions[0]
 
 
+# extensions many kinds of files have (ROS package.xml, launch files, README.txt, config.yaml):
+# a file under one of these that no reader recognises is not a broken roboio file
+_GENERIC = (".txt", ".xml", ".json", ".yaml", ".yml")
+
+
+def claimed_by_extension(path: str, kinds=None) -> list:
+    """Readable formats whose specific extension ``path`` has (``.urdf``, ``.rob``,
+    ``.robot.xml``; not a generic one such as ``.xml`` or ``.txt``), holding one of ``kinds``
+    (None: any): a file of theirs that no reader recognises is a broken file to report."""
+    from ..formats.registry import formats
+    low = path.lower()
+    return [f for f in formats() if f.can_read and (kinds is None or set(f.kinds) & set(kinds))
+            and any(low.endswith(e.lower()) and e.lower() not in _GENERIC for e in f.extensions)]
+
+
+def recognised(path: str):
+    """The format that reads ``path``, or None when no reader recognises it: neither its
+    content nor a specific extension (a ``README.txt`` or ROS ``package.xml`` is not a
+    broken Klamp't path or world). Raises FormatError/OSError for a file whose specific
+    extension names formats that do not recognise its content (a broken ``.urdf``)."""
+    from ..formats.registry import find_reader, recognises
+    info = find_reader(path)
+    low = path.lower()
+    ext = max((e.lower() for e in info.extensions if low.endswith(e.lower())), key=len, default="")
+    if ext in _GENERIC and not recognises(info, path):
+        return None
+    return info
+
+
 def _reader_for(path: str, target):
     """``(reader name or None, convert?)`` for one file: converted when a reader recognises
     it and its kinds meet the target's, or when its extension is one of such a reader's but
     no reader recognises its content (a broken ``.urdf``: a failure to report)."""
     from ..errors import FormatError
-    from ..formats.registry import find_reader, formats
     try:
-        reader = find_reader(path)
+        reader = recognised(path)
     except (FormatError, OSError):
-        named = [f for f in formats() if f.can_read and f.matches_extension(path)
-                 and set(f.kinds) & set(target.kinds)]
-        return None, bool(named)
+        return None, bool(claimed_by_extension(path, target.kinds))
+    if reader is None:
+        return None, False
     return reader.name, bool(set(reader.kinds) & set(target.kinds))
 
 
@@ -181,14 +209,15 @@ def readable(sources: list, kinds=None) -> list:
     ``kinds`` keeps those whose format holds one of them (``("robot", "world")``). What
     ``roboio batch validate``, ``validate DIR`` and ``info DIR`` work on."""
     from ..errors import FormatError
-    from ..formats.registry import find_reader, formats
     out = []
     for s in sources:
         try:
-            info = find_reader(s.path)
+            info = recognised(s.path)
+            if info is None:
+                continue
             reader, fkinds = info.name, set(info.kinds)
         except (FormatError, OSError):
-            named = [f for f in formats() if f.can_read and f.matches_extension(s.path)]
+            named = claimed_by_extension(s.path)
             if not named:
                 continue
             reader, fkinds = None, {k for f in named for k in f.kinds}

@@ -254,6 +254,13 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
                                         f"content; {_NAME_IT}")
 
 
+def recognises(info: FormatInfo, path: str) -> bool:
+    """Whether ``info``'s sniffer accepts the content of ``path`` (True for a format without
+    one). :func:`find_reader` falls back to the extension when none does; directory walks
+    use this to tell a file of a format from any file that merely shares its extension."""
+    return not info.has_sniff or bool(info.sniff(_head(path), path))
+
+
 def lazy_mesh_reader(path: str, format: Optional[str] = None) -> Optional[FormatInfo]:
     """The format that reads the mesh file ``path`` lazily (see :attr:`FormatInfo.lazy`)
     when its name decides it without reading the content (``format``, else the only geometry

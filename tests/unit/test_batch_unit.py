@@ -2,6 +2,7 @@
 refusals before any work, the report's resume rules."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -91,3 +92,26 @@ def test_a_file_two_inputs_wrote_is_reported_on_the_later(tmp_path):
     note_shared_writes(a, writers)
     note_shared_writes(b, writers)
     assert a.shared == [] and b.shared == [f"{side} was also written for a.xml: the later write replaced the earlier"]
+
+
+def test_walks_skip_files_that_only_share_a_generic_extension(tmp_path, capsys):
+    """A README.txt or a ROS package.xml is not a broken Klamp't path or world: validate DIR
+    and convert DIR leave them out; a broken .rob or .urdf (specific extensions) still fails."""
+    import shutil
+    from roboio.batch.walk import convert_jobs, expand, readable
+    from roboio.formats.registry import get
+    shutil.copy(os.path.join(SAMPLES, "planar_arm.rob"), tmp_path / "arm.rob")
+    shutil.copytree(os.path.join(SAMPLES, "meshes"), tmp_path / "meshes")
+    (tmp_path / "LICENSE.txt").write_text("Permission is hereby granted\n")
+    (tmp_path / "package.xml").write_text("<package><name>x</name></package>\n")
+    (tmp_path / "broken.rob").write_text("links x\n")
+    (tmp_path / "bad.urdf").write_text("<robot\n")
+    found = sorted(os.path.basename(s.path) for s, _ in readable(expand(str(tmp_path)))
+                   if "meshes" not in s.path)
+    assert found == ["arm.rob", "bad.urdf", "broken.rob"]
+    jobs = convert_jobs(str(tmp_path), str(tmp_path / "out"), get("klampt-rob"))
+    assert sorted(os.path.basename(j.src) for j in jobs) == ["arm.rob", "bad.urdf", "broken.rob"]
+    assert main(["validate", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "LICENSE.txt" not in out and "package.xml" not in out
+    assert re.search(r": 10 files, 2 failed", out), out

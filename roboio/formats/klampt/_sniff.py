@@ -69,8 +69,11 @@ _GRASPIT = (b"<graspableBody", b"<obstacle", b"<filename>")
 
 
 def sniff_world(head: bytes, path: str) -> bool:
-    """Root element ``<world>`` and no GraspIt!-only content in the first bytes."""
+    """Root element ``<world>`` and no GraspIt!-only content in the first bytes; or a robot's
+    ``<sensors>`` file (the reader refuses it, saying it is read with the robot)."""
     root = root_element(head)
+    if root is not None and root[0] == b"sensors":
+        return True
     if root is None or root[0] != b"world":
         return False
     return not any(g in head for g in _GRASPIT)

@@ -450,7 +450,8 @@ class _Builder:
             dirs = dirs if isinstance(dirs, list) else dirs.all()
             existing = [d for d in dirs if os.path.isdir(d)]
             if not existing:
-                self.packages.setdefault(name, (None, dirs or klampt_cands))
+                # (Klamp't's reading: the places Klamp't looks; else the directories tried)
+                self.packages.setdefault(name, (None, (dirs or klampt_cands) if self.klampt else dirs))
                 return None, None, ("missing", name)
             return None, [os.path.join(d, sub) for d in existing], None
         self.packages.setdefault(name, (hit, dirs))
@@ -511,8 +512,10 @@ class _Builder:
             d, tried = self.packages[name]
             links = sorted(set(links))
             if kind == "missing":
-                where = ", ".join(tried) if tried else "no package directories given"
-                self.ctx.warn(f"package {name!r} not found (looked in: {where}); the meshes of "
+                where = (f"looked in: {', '.join(tried)}" if tried else
+                         f"no package directory given holds it, nor is there a directory {name!r} "
+                         "at or above the file")
+                self.ctx.warn(f"package {name!r} not found ({where}); the meshes of "
                               f"{len(links)} link(s) are missing: {', '.join(links)}. Give its "
                               "directory with package_dirs= / --package-path, ROS_PACKAGE_PATH or "
                               "AMENT_PREFIX_PATH", kind="missing file", hint=HINT_PACKAGE_PATH)
