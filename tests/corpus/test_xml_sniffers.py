@@ -36,11 +36,13 @@ def expected(path):
         return "graspit"
     if tag == "multipath":
         return "klampt-multipath"
+    if tag == "sensors" and os.sep + "klampt" + os.sep in path:
+        return "klampt-world"    # a robot's sensors file: the world reader names it a companion
     if tag.lower() in ("robot", "kinbody", "environment", "sensor") and os.sep + "openrave" + os.sep in path:
         return "openrave"
     if tag == "robot" and path.endswith(".urdf"):
         return "urdf"
-    return None                  # Klamp't <sensors> files, a Gazebo SDF: no reader
+    return None                  # a Gazebo SDF: no reader
 
 
 XML_FORMATS = [f for f in registry.formats() if f.has_sniff and (".xml" in f.extensions or ".urdf" in f.extensions)]
