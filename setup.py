@@ -39,8 +39,11 @@ class optional_build_ext(build_ext):
 def _compile_args():
     if os.name == "nt":
         return ["/O2"]
-    # -O3 lets GCC vectorise the sin/cos loop; -fno-math-errno keeps libm calls inline-able.
-    return ["-O3", "-fno-math-errno"]
+    # -O3 lets GCC vectorise the sin/cos loop; -fno-math-errno keeps libm calls inline-able;
+    # -ffp-contract=off: no fused multiply-adds where the target has them (aarch64 does by
+    # default), so that link poses, and the files written from them, have the same bits on
+    # every machine.
+    return ["-O3", "-fno-math-errno", "-ffp-contract=off"]
 
 
 setup(

@@ -244,7 +244,8 @@ def _source_format(obj, path):
     return info.name if best and info.matches_extension(path) == best else None
 
 
-def save(obj, path, format=None, *, meshes=None, overwrite_input: bool = False) -> ConversionReport:
+def save(obj, path, format=None, *, meshes=None, package=None, actuators=None,
+         overwrite_input: bool = False) -> ConversionReport:
     """Write ``obj`` to ``path`` (format by name, else by extension). Returns the
     :class:`ConversionReport` listing everything the target format could not hold.
 
@@ -252,9 +253,18 @@ def save(obj, path, format=None, *, meshes=None, overwrite_input: bool = False) 
     wins when it is one of them; otherwise the registry's priorities decide (pass ``format``
     to choose).
 
-    ``meshes``: how writers that convert meshes for their target (URDF, MJCF) treat mesh files:
+    ``meshes``: how writers that convert meshes for their target (URDF, MJCF, Klamp't) treat mesh files:
     ``"keep"`` (reference readable sources where they are), ``"copy"`` (copy them beside the
     output) or ``"convert"`` (write every mesh anew); None: the format's default.
+
+    ``package``: a ROS package name for a URDF output: mesh references become
+    ``package://NAME/...`` URIs of files inside the package (its root: the output's nearest
+    directory named NAME or holding a ``package.xml`` naming it, else the output's
+    directory), and a minimal ``package.xml`` is written at the root (see ``docs/urdf.md``).
+
+    ``actuators``: the actuators of an MJCF output, one per driver: ``"position"`` (the
+    default: position servos with the drivers' gains and limits), ``"motor"`` (force
+    actuators) or ``"none"`` (see ``docs/mjcf.md``).
 
     The files ``obj`` was read from (``obj.input_files`` set by :func:`load`, the sources
     of its elements and geometries) are not overwritten, neither as ``path`` nor as a side
@@ -274,6 +284,16 @@ def save(obj, path, format=None, *, meshes=None, overwrite_input: bool = False) 
     report = ConversionReport(path, info.name)
     if meshes is not None:
         report.options["meshes"] = meshes
+    if actuators is not None:
+        if info.name != "mjcf":
+            raise ValueError(f"actuators= (--actuators) applies to MJCF outputs, not {info.name}")
+        if actuators not in ("position", "motor", "none"):
+            raise ValueError(f"actuators must be one of position, motor, none, not {actuators!r}")
+        report.options["actuators"] = actuators
+    if package is not None:
+        if info.name != "urdf":
+            raise ValueError(f"package= (--package) applies to URDF outputs, not {info.name}")
+        report.options["package"] = package      # (the URDF writer checks the name)
     with protect_inputs(input_paths(obj), allow=overwrite_input):
         write_target(path)          # refuse a device or an input before converting anything
         try:

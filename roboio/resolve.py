@@ -11,7 +11,7 @@ import os
 from typing import Iterable, Mapping, Optional
 
 __all__ = ["Resolution", "resolve", "base_dir", "split_url", "package_candidates",
-           "iter_package_candidates", "LazyCandidates"]
+           "iter_package_candidates", "LazyCandidates", "package_xml_name"]
 
 
 class Resolution:
@@ -86,7 +86,8 @@ def package_candidates(name: str, referring_file=None, packages=None, environ=No
        itself when it is named NAME);
     2. ``ROS_PACKAGE_PATH`` entries (``ENTRY/NAME``, ``ENTRY`` itself, ``ENTRY/*/NAME``);
     3. ``AMENT_PREFIX_PATH`` prefixes (``PREFIX/share/NAME``);
-    4. the referring file's ancestors: a directory named NAME, or holding one.
+    4. the referring file's ancestors: a directory named NAME, or holding one, or holding a
+       ``package.xml`` whose ``<name>`` is NAME (as ROS finds a package).
     """
     return list(iter_package_candidates(name, referring_file, packages, environ))
 
@@ -138,7 +139,7 @@ def iter_package_candidates(name: str, referring_file=None, packages=None, envir
     if referring_file:
         d = os.path.dirname(os.path.abspath(os.fspath(referring_file)))
         while True:
-            if os.path.basename(d) == name:
+            if os.path.basename(d) == name or package_xml_name(d) == name:
                 p = new(d)
                 if p is not None:
                     yield p
@@ -150,6 +151,19 @@ def iter_package_candidates(name: str, referring_file=None, packages=None, envir
             if parent == d:
                 break
             d = parent
+
+
+def package_xml_name(directory: str) -> Optional[str]:
+    """The ``<name>`` of the ROS ``package.xml`` in ``directory``, or None (no file, or no
+    name in its first 64 KiB)."""
+    import re
+    try:
+        with open(os.path.join(directory, "package.xml"), "rb") as f:
+            head = f.read(65536)
+    except OSError:
+        return None
+    m = re.search(rb"<name>\s*([^<\s]+)\s*</name>", head)
+    return m.group(1).decode("utf-8", "replace") if m else None
 
 
 class LazyCandidates:

@@ -20,8 +20,97 @@ __all__ = [
     "moment_to_matrix", "matrix_to_moment", "quat_to_matrix", "matrix_to_quat", "slerp",
     "make_transform", "inverse_transform", "transform_points", "rows12_to_transform",
     "transform_to_rows12", "dh_modified", "skew", "translation", "rotation_between",
-    "rpy_rows", "rpy_xyz_transform",
+    "rpy_rows", "rpy_xyz_transform", "compose", "vector_norm", "UNIT_TOL", "unit_vector", "det3",
+    "symmetric_eigen3",
 ]
+
+# A vector whose length differs from 1 by no more than this is a unit vector as far as
+# rounding can tell: readers keep it as written and writers write it as it is, so that
+# normalising never drifts in the last digit from one write -> read -> write to the next.
+UNIT_TOL = 1e-15
+
+
+def compose(A, B) -> np.ndarray:
+    """Matrix product ``A @ B`` of small matrices (``(..., n, k)`` by ``(..., k, m)``, batch
+    dimensions broadcast) in a fixed order of element-wise multiplications and additions:
+    the same bits on every machine, whatever BLAS kernel numpy's ``@`` would use (writers
+    whose output digits come from a product use this, so that their files do not depend on
+    the CPU)."""
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    out = A[..., :, 0:1] * B[..., 0:1, :]
+    for k in range(1, A.shape[-1]):
+        out = out + A[..., :, k:k + 1] * B[..., k:k + 1, :]
+    return out
+
+
+def vector_norm(v) -> np.ndarray:
+    """Euclidean length of ``(..., n)`` vectors, summed element-wise in a fixed order (no
+    BLAS dot product: the same bits on every machine)."""
+    v = np.asarray(v, dtype=float)
+    s = v[..., 0] * v[..., 0]
+    for k in range(1, v.shape[-1]):
+        s = s + v[..., k] * v[..., k]
+    return np.sqrt(s)
+
+
+def det3(A) -> float:
+    """Determinant of a 3x3 matrix by cofactors, in a fixed order (no LAPACK)."""
+    a = [[float(x) for x in row] for row in np.asarray(A, dtype=float)]
+    return (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
+            - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+            + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
+
+
+def symmetric_eigen3(S) -> tuple:
+    """``(w, V)``: eigenvalues (ascending) and eigenvectors (columns, a rotation: det +1) of
+    the symmetric 3x3 matrix ``S`` (its upper triangle), by cyclic Jacobi rotations in scalar
+    arithmetic: the same bits on every machine, where LAPACK's ``eigh`` depends on the
+    BLAS kernel. A diagonal ``S`` gives its diagonal exactly."""
+    S = np.asarray(S, dtype=float)
+    a = [[float(S[i][j]) if i <= j else float(S[j][i]) for j in range(3)] for i in range(3)]
+    v = [[1.0 if i == j else 0.0 for j in range(3)] for i in range(3)]
+    for _ in range(64):
+        off = a[0][1] * a[0][1] + a[0][2] * a[0][2] + a[1][2] * a[1][2]
+        if off == 0.0:
+            break
+        for p, q in ((0, 1), (0, 2), (1, 2)):
+            apq = a[p][q]
+            if apq == 0.0:
+                continue
+            theta = (a[q][q] - a[p][p]) / (2.0 * apq)
+            t = 1.0 / (abs(theta) + math.sqrt(theta * theta + 1.0))
+            if theta < 0:
+                t = -t
+            c = 1.0 / math.sqrt(t * t + 1.0)
+            s_ = t * c
+            for k in range(3):              # columns p, q of A J
+                akp, akq = a[k][p], a[k][q]
+                a[k][p], a[k][q] = c * akp - s_ * akq, s_ * akp + c * akq
+            for k in range(3):              # rows p, q of J^T (A J)
+                apk, aqk = a[p][k], a[q][k]
+                a[p][k], a[q][k] = c * apk - s_ * aqk, s_ * apk + c * aqk
+            a[p][q] = a[q][p] = 0.0
+            for k in range(3):
+                vkp, vkq = v[k][p], v[k][q]
+                v[k][p], v[k][q] = c * vkp - s_ * vkq, s_ * vkp + c * vkq
+    order = sorted(range(3), key=lambda i: (a[i][i], i))
+    w = np.array([a[i][i] for i in order])
+    V = np.array([[v[k][i] for i in order] for k in range(3)])
+    if det3(V) < 0:
+        V[:, 0] = -V[:, 0]
+    return w, V
+
+
+def unit_vector(v) -> tuple:
+    """``(u, n)``: the direction of the 1-D vector ``v`` and its length ``n``; ``u`` is
+    ``v`` itself when its length is 1 to rounding (:data:`UNIT_TOL`), so that a unit vector
+    written and read back is not divided again (and ``u`` is ``v`` for a zero vector)."""
+    v = np.asarray(v, dtype=float)
+    n = float(vector_norm(v))
+    if n == 0 or abs(n - 1.0) <= UNIT_TOL:
+        return v, n
+    return v / n, n
 
 
 def _angles(a):
@@ -131,12 +220,12 @@ def axis_angle_to_matrix(axis, angle) -> np.ndarray:
     """Rotation by ``angle`` about ``axis`` (normalised here; a zero axis gives identity)."""
     axis = np.asarray(axis, dtype=float)
     angle = np.asarray(angle, dtype=float)
-    n = np.linalg.norm(axis, axis=-1, keepdims=True)
+    n = vector_norm(axis)[..., None]
     u = np.divide(axis, n, out=np.zeros_like(axis), where=n > 0)
     K = skew(u)
     s = np.sin(angle)[..., None, None]
     c = np.cos(angle)[..., None, None]
-    return np.eye(3) + s * K + (1.0 - c) * (K @ K)
+    return np.eye(3) + s * K + (1.0 - c) * compose(K, K)
 
 
 def rotation_between(a, b) -> np.ndarray:
@@ -149,29 +238,34 @@ def rotation_between(a, b) -> np.ndarray:
     directions."""
     a = np.asarray(a, dtype=float).reshape(3)
     b = np.asarray(b, dtype=float).reshape(3)
-    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    na, nb = float(vector_norm(a)), float(vector_norm(b))
     if na == 0 or nb == 0:
         return np.eye(3)
     a, b = a / na, b / nb
-    if a @ b >= 0:
+    if _dot3(a, b) >= 0:
         return _acute_rotation(a, b)
     p = np.cross(a, b)
     if not p.any():
         p = np.cross(a, np.eye(3)[np.argmin(np.abs(a))])
-    p -= (p @ a) * a
-    return _acute_rotation(-a, b) @ axis_angle_to_matrix(p, np.pi)
+    p -= _dot3(p, a) * a
+    return compose(_acute_rotation(-a, b), axis_angle_to_matrix(p, np.pi))
+
+
+def _dot3(a, b) -> float:
+    """``a . b`` of 3-vectors in a fixed order (no BLAS dot product)."""
+    return float(a[0] * b[0] + a[1] * b[1] + a[2] * b[2])
 
 
 def _acute_rotation(a, b) -> np.ndarray:
     """Rotation about ``a x b`` by the angle between unit vectors at most 90 degrees apart."""
     axis = np.cross(a, b)
-    return axis_angle_to_matrix(axis, np.arctan2(np.linalg.norm(axis), a @ b))
+    return axis_angle_to_matrix(axis, np.arctan2(float(vector_norm(axis)), _dot3(a, b)))
 
 
 def moment_to_matrix(m) -> np.ndarray:
     """Exponential map: rotation by ``|m|`` about ``m / |m|``."""
     m = np.asarray(m, dtype=float)
-    return axis_angle_to_matrix(m, np.linalg.norm(m, axis=-1))
+    return axis_angle_to_matrix(m, vector_norm(m))
 
 
 def matrix_to_moment(R) -> np.ndarray:
@@ -184,7 +278,7 @@ def quat_to_moment(q) -> np.ndarray:
     q = np.asarray(q, dtype=float)
     q = q * np.where(q[..., :1] < 0, -1.0, 1.0)
     v = q[..., 1:]
-    s = np.linalg.norm(v, axis=-1)
+    s = vector_norm(v)
     angle = 2.0 * np.arctan2(s, q[..., 0])
     scale = np.divide(angle, s, out=np.full_like(s, 2.0), where=s > 1e-300)
     return v * scale[..., None]
@@ -193,7 +287,7 @@ def quat_to_moment(q) -> np.ndarray:
 def quat_to_matrix(q) -> np.ndarray:
     """Rotation matrix from a ``(w, x, y, z)`` quaternion (normalised first)."""
     q = np.asarray(q, dtype=float)
-    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    q = q / vector_norm(q)[..., None]
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     out = np.stack([
         1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
@@ -233,7 +327,7 @@ def matrix_to_quat(R) -> np.ndarray:
             q[idx] = np.stack([(m[:, 1, 0] - m[:, 0, 1]) / s, (m[:, 0, 2] + m[:, 2, 0]) / s,
                                (m[:, 1, 2] + m[:, 2, 1]) / s, 0.25 * s], 1)
     q *= np.where(q[:, :1] < 0, -1.0, 1.0)
-    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    q /= vector_norm(q)[:, None]
     return q.reshape(shape + (4,))
 
 
@@ -255,7 +349,7 @@ def slerp(q0, q1, u) -> np.ndarray:
     w0 = np.where(near, 1.0 - u, np.sin((1.0 - u) * theta) / safe)
     w1 = np.where(near, u, np.sin(u * theta) / safe)
     out = w0 * q0 + w1 * q1
-    return out / np.linalg.norm(out, axis=-1, keepdims=True)
+    return out / vector_norm(out)[..., None]
 
 
 def make_transform(R=None, t=None) -> np.ndarray:
@@ -278,14 +372,16 @@ def inverse_transform(T) -> np.ndarray:
     """Inverse of a rigid transform (rotation part assumed orthonormal)."""
     T = np.asarray(T, dtype=float)
     Rt = np.swapaxes(T[..., :3, :3], -1, -2)
-    return make_transform(Rt, -(Rt @ T[..., :3, 3:4])[..., 0])
+    return make_transform(Rt, -compose(Rt, T[..., :3, 3:4])[..., 0])
 
 
 def transform_points(T, points) -> np.ndarray:
     """Apply a 4x4 (affine) transform to ``(..., 3)`` points."""
     T = np.asarray(T, dtype=float)
     p = np.asarray(points, dtype=float)
-    return p @ T[:3, :3].T + T[:3, 3]
+    out = p[..., 0:1] * T[:3, 0] + p[..., 1:2] * T[:3, 1]     # element-wise: no BLAS
+    out = out + p[..., 2:3] * T[:3, 2]
+    return out + T[:3, 3]
 
 
 def rows12_to_transform(values) -> np.ndarray:
@@ -304,6 +400,6 @@ def transform_to_rows12(T) -> list:
 def dh_modified(alpha, a, theta, d) -> np.ndarray:
     """Modified (Craig) Denavit-Hartenberg: ``Rx(alpha) Tx(a) Rz(theta) Tz(d)``."""
     alpha, a, theta, d = (np.asarray(x, dtype=float) for x in (alpha, a, theta, d))
-    R = rot_x(alpha) @ rot_z(theta)
+    R = compose(rot_x(alpha), rot_z(theta))
     t = np.stack([a, -np.sin(alpha) * d, np.cos(alpha) * d], axis=-1)
     return make_transform(R, t)

@@ -31,7 +31,8 @@ class Options:
     to worker processes: ``strict``, ``search_paths`` (``--data-path``), ``package_dirs``
     (``--package-path``), ``flavor``, ``check_meshes``, ``limits`` (a
     :class:`roboio.limits.Limits`: the budget of each file's load), ``meshes`` (how writers
-    treat mesh files)."""
+    treat mesh files), ``package`` (a URDF output's ROS package), ``actuators`` (an MJCF
+    output's actuators; see :func:`roboio.save`)."""
     strict: bool = False
     search_paths: tuple = ()
     package_dirs: Optional[tuple] = None
@@ -39,10 +40,13 @@ class Options:
     check_meshes: bool = True
     limits: object = None
     meshes: Optional[str] = None
+    package: Optional[str] = None
+    actuators: Optional[str] = None
 
     @classmethod
     def current(cls, *, strict=False, search_paths=None, package_dirs=None, flavor=None,
-                limits=None, meshes=None, check_meshes=None) -> "Options":
+                limits=None, meshes=None, check_meshes=None, package=None,
+                actuators=None) -> "Options":
         """The given options, each missing one taken from the defaults in force in this
         process (the command line's ``--data-path``, ``--package-path``, ``--flavor``,
         ``--limit`` blocks; see :func:`roboio.api.load_defaults`)."""
@@ -59,7 +63,8 @@ class Options:
                                                               else d["search_paths"])),
                    package_dirs=pd, flavor=flavor if flavor is not None else d["flavor"],
                    check_meshes=bool(d["check_meshes"] if check_meshes is None else check_meshes),
-                   limits=as_limits(limits), meshes=meshes)
+                   limits=as_limits(limits), meshes=meshes, package=package,
+                   actuators=actuators)
 
     def load_kwargs(self) -> dict:
         pd = self.package_dirs
@@ -234,7 +239,8 @@ def convert_file(src: str, dst: str, reader: Optional[str], to: str, options: Op
         why = cannot_hold(obj, get(to))
         if why is None:
             os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
-            report = save(obj, dst, to, meshes=options.meshes)
+            report = save(obj, dst, to, meshes=options.meshes, package=options.package,
+                          actuators=options.actuators)
     except CompanionFile as e:
         why = e.message          # read with the model that names it: not a model
     except Exception as e:       # noqa: BLE001 -- one bad file is one failed outcome

@@ -65,7 +65,9 @@ def convert_directory(args) -> int:
     if not jobs:
         print(f"{args.input}: no file that {args.to} can hold ({', '.join(target.kinds)})")
         return 0
-    options = Options.current(strict=args.strict, meshes=getattr(args, "meshes", None))
+    options = Options.current(strict=args.strict, meshes=getattr(args, "meshes", None),
+                              package=getattr(args, "package", None),
+                              actuators=getattr(args, "actuators", None))
     results, outcomes, writers = [], [], {}
     with _progress.bar(len(jobs), f"converting to {args.to}", "file") as bar:
         for job in jobs:

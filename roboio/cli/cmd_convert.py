@@ -41,9 +41,18 @@ def register(sub):
     p.add_argument("--force", action="store_true", help="allow OUT to be an input file (the "
                    "input itself, or a file it was read from); refused otherwise")
     p.add_argument("--meshes", choices=("keep", "copy", "convert"),
-                   help="mesh files of targets that need converted meshes (URDF, MJCF): keep "
-                   "readable sources where they are, copy them beside the output, or convert "
-                   "every mesh (default: the format's own, keep for URDF, copy for MJCF)")
+                   help="mesh files of targets whose programs read only some mesh formats "
+                   "(URDF, MJCF, Klamp't .rob and worlds): keep readable sources where they are, "
+                   "copy them beside the output, or convert every mesh; the others are converted "
+                   "in every mode (default: the format's own, keep for URDF and Klamp't, copy "
+                   "for MJCF)")
+    p.add_argument("--package", metavar="NAME", help="URDF output as a file of ROS package NAME: "
+                   "mesh references as package://NAME/... URIs (meshes outside the package are "
+                   "copied in) and a minimal package.xml at the package root (the nearest "
+                   "directory named NAME, else OUT's directory)")
+    p.add_argument("--actuators", choices=("position", "motor", "none"),
+                   help="MJCF output: one actuator per driver, a position servo with the "
+                   "driver's gains and limits (default), a motor (force), or none")
     p.add_argument("--body", metavar="MODEL", help="body model for motion conversions (Choreonoid "
                    ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
     p.add_argument("--config", metavar="Q", help="pose of the (first) robot for a posed mesh "
@@ -91,7 +100,8 @@ def run(args):
             obj.input_files = list(getattr(obj, "input_files", [])) + list(body.input_files)
         from ._outformat import output_format
         to = output_format(obj, args.output, args.to, _input_format(args))
-        report = save(obj, args.output, to, meshes=args.meshes, overwrite_input=args.force)
+        report = save(obj, args.output, to, meshes=args.meshes, package=args.package,
+                      actuators=args.actuators, overwrite_input=args.force)
         for item in left_out:
             report.lose(item, kind="not written")
     except UnknownFormat as e:

@@ -10,7 +10,10 @@ import os
 
 import numpy as np
 
-__all__ = ["split_affine", "column_scales", "nearest_rotation", "relative_reference", "ROTATION_TOL"]
+from ..transforms import compose, det3, symmetric_eigen3, vector_norm
+
+__all__ = ["split_affine", "column_scales", "nearest_rotation", "relative_reference", "ROTATION_TOL",
+           "link_poses"]
 
 # Largest entry of |R^T R - I| accepted as "a rotation" (rounding of well-formed files).
 ROTATION_TOL = 1e-12
@@ -34,16 +37,16 @@ def split_affine(M, tol: float = ROTATION_TOL):
     if np.any(M[3] != (0, 0, 0, 1)):
         return None
     A = M[:3, :3]
-    s = np.linalg.norm(A, axis=0)
+    s = vector_norm(A.T)
     if np.any(s == 0) or not np.all(np.isfinite(s)):
         return None
     # a column of a rotation has length 1 to rounding: that is not a scale (written as one,
     # it would shrink by an ulp at every write -> read -> write: icub's meshes)
     s = column_scales(s)
     R = A / s
-    if np.abs(R.T @ R - np.eye(3)).max() > tol:
+    if np.abs(compose(R.T, R) - np.eye(3)).max() > tol:
         return None
-    if np.linalg.det(R) < 0:
+    if det3(R) < 0:
         s[0] = -s[0]
         R[:, 0] = -R[:, 0]
     return s, R, M[:3, 3].copy()
@@ -52,14 +55,31 @@ def split_affine(M, tol: float = ROTATION_TOL):
 def nearest_rotation(A) -> tuple:
     """``(R, err)``: the rotation nearest to the 3x3 matrix ``A`` (polar decomposition; a
     mirror's nearest proper rotation) and the largest entry of ``|R - A|``. ``A`` itself
-    (err 0) when it already is a rotation to rounding (``|A^T A - I| <= ROTATION_TOL``)."""
+    (err 0) when it already is a rotation to rounding (``|A^T A - I| <= ROTATION_TOL``).
+
+    Computed in a fixed order of scalar operations (the singular vectors from
+    :func:`roboio.transforms.symmetric_eigen3` of ``A^T A``), so that a writer's digits do
+    not depend on the machine's BLAS/LAPACK kernel."""
     A = np.asarray(A, float)
-    if np.abs(A.T @ A - np.eye(3)).max() <= ROTATION_TOL and np.linalg.det(A) > 0:
+    if _is_rotation(A):
         return A.copy(), 0.0
-    U, _, Vt = np.linalg.svd(A)
-    D = np.diag([1.0, 1.0, np.sign(np.linalg.det(U @ Vt)) or 1.0])
-    R = U @ D @ Vt
+    w, V = symmetric_eigen3(compose(A.T, A))       # A^T A = V diag(s^2) V^T
+    s = np.sqrt(np.maximum(w, 0.0))
+    AV = compose(A, V)
+    if s[2] == 0 or not np.all(np.isfinite(AV)):
+        return np.eye(3), float(np.abs(np.eye(3) - A).max())
+    u2 = AV[:, 2] / s[2]                            # the two largest singular directions
+    c = AV[:, 1]
+    u1 = c - (u2[0] * c[0] + u2[1] * c[1] + u2[2] * c[2]) * u2 if s[1] > 0 else np.cross(u2, V[:, 0])
+    u1 = u1 / vector_norm(u1)
+    U = np.stack([np.cross(u1, u2), u1, u2], axis=1)   # right-handed: the proper rotation
+    R = compose(U, V.T)
     return R, float(np.abs(R - A).max())
+
+
+def _is_rotation(A) -> bool:
+    """``|A^T A - I| <= ROTATION_TOL`` and ``det A > 0`` (element-wise arithmetic)."""
+    return bool(np.abs(compose(A.T, A) - np.eye(3)).max() <= ROTATION_TOL and det3(A) > 0)
 
 
 def relative_reference(target: str, referring_file: str) -> str:
@@ -71,3 +91,26 @@ def relative_reference(target: str, referring_file: str) -> str:
     except ValueError:
         return os.path.abspath(target).replace(os.sep, "/")
     return rel.replace(os.sep, "/")
+
+
+def link_poses(robot, q) -> np.ndarray:
+    """World transforms ``(num_links, 4, 4)`` of every link of ``robot`` at configuration
+    ``q``, as :meth:`Robot.fk` gives them but with every product element-wise in one fixed
+    order (:meth:`Link.joint_transform`, :func:`~roboio.transforms.compose`): the same bits
+    on every machine and kinematics backend (the C kernel, or numpy's BLAS), for writers
+    whose file numbers come from link poses."""
+    n = robot.num_links
+    parents = [int(p) for p in robot.parents]
+    T = np.empty((n, 4, 4))
+    done = [False] * n
+    for i in range(n):
+        chain = []
+        k = i
+        while k >= 0 and not done[k]:
+            chain.append(k)
+            k = parents[k]
+        for k in reversed(chain):
+            J = robot.links[k].joint_transform(q[k])
+            T[k] = J if parents[k] < 0 else compose(T[parents[k]], J)
+            done[k] = True
+    return T

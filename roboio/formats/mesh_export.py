@@ -6,8 +6,8 @@ A writer asks :class:`MeshExport` for each triangle mesh of the model it writes
 (:meth:`MeshExport.export`) and gets back :class:`MeshPiece` objects: the reference to write
 (relative to the output file, ``/`` separators), the rigid pose and per-axis scale of the
 file's data in the owner frame, and a colour when the source mesh had face colours split
-into one file per colour. Nothing is written until :meth:`MeshExport.write_files`, so that
-``dumps`` can plan references without touching the disk.
+into one file per colour. Nothing is written until :meth:`MeshExport.write_files` (or
+:meth:`MeshExport.flush`), so that ``dumps`` can plan references without touching the disk.
 
 Modes (``--meshes`` on the command line, ``meshes=`` of :func:`roboio.save`):
 
@@ -36,7 +36,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from ..model import Group, TriangleMesh
-from ..transforms import make_transform
+from ..transforms import det3, make_transform, transform_points
 from .affine import relative_reference, split_affine
 from .fileio import atomic_write, safe_file_stem
 from .meshfile import rounding_kind
@@ -73,17 +73,21 @@ class MeshExport:
 
     ``readable(path) -> bool``: whether the target's consumer reads a source file as it is.
     ``extensions``: file extension per role (``collision``, ``visual``) for converted
-    meshes: ``.stl`` (binary STL, 32-bit floats) or ``.obj`` (Wavefront OBJ, full
-    precision). ``max_faces``: split converted
+    meshes: ``.stl`` (binary STL, 32-bit floats), ``.obj`` (Wavefront OBJ, full
+    precision) or ``.off`` (OFF, full precision; Klamp't's writers). ``max_faces``: split converted
     meshes into files of at most this many triangles (MuJoCo's STL limit). ``split_colors``:
     write a mesh with face colours as one file per colour (for targets with one colour per
     geometry, such as MJCF), keeping no part with fewer than ``min_vertices`` corners.
+    ``package``: ``(root directory, "package://NAME/")`` when the output is a ROS package's
+    file: every reference is then the URI of a file inside the root, and readable sources
+    outside it are copied into the mesh folder even with ``keep``.
     """
 
     def __init__(self, output_path: Optional[str], report, *, mode: str = "keep",
                  readable: Callable[[str], bool] = lambda p: False, consumer: str = "the target",
                  extensions: Optional[dict] = None, max_faces: Optional[int] = None,
-                 split_colors: bool = False, min_vertices: int = 1, uri_schemes: tuple = ()):
+                 split_colors: bool = False, min_vertices: int = 1, uri_schemes: tuple = (),
+                 package: Optional[tuple] = None):
         if mode not in MODES:
             raise ValueError(f"meshes mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.report = report
@@ -95,6 +99,9 @@ class MeshExport:
         self.split_colors = split_colors
         self.min_vertices = min_vertices
         self.uri_schemes = tuple(uri_schemes)
+        # (package root directory, URI prefix "package://NAME/"): every reference is a URI
+        # of a file inside the root; readable sources outside it are copied in
+        self.package = None if package is None else (os.path.abspath(package[0]), package[1])
         out = os.path.abspath(output_path if output_path else "output")
         self.output = out
         self.folder = os.path.splitext(out)[0] + "_meshes"
@@ -103,9 +110,10 @@ class MeshExport:
         self._writes: dict = {}           # dest path -> (vertices, faces)
         self._copy_plan: dict = {}        # dest path -> source path
         self._cache: dict = {}            # key -> list of pieces
-        self._alive: list = []            # file-less meshes the cache names by id()
+        self._keep_alive: list = []       # meshes without a file, cached by id
         self._f32_error = 0.0
         self._converted_from: dict = {}   # source extension -> source files (or meshes)
+        self._done: set = set()           # files written by flush()
 
     # -- planning -----------------------------------------------------------------------
     def export(self, mesh: TriangleMesh, M, label: str, role: str = "collision",
@@ -123,6 +131,9 @@ class MeshExport:
             self.report.lose("mesh files that were not found on reading (nothing is referenced)",
                              f"{label} ({ref})", kind="missing file")
             return []
+        if len(mesh.faces) == 0:        # (programs refuse an empty mesh file: Klamp't, MuJoCo)
+            self.report.lose("empty meshes (no triangles; nothing is written)", label)
+            return []
         M = np.asarray(M, float)
         split = split_affine(M)
         path = src.path if src is not None and src.path and os.path.isfile(src.path) else None
@@ -130,15 +141,13 @@ class MeshExport:
             return [self._reference_source(mesh, path, split)]
         key = (os.path.realpath(path) if path else id(mesh), role,
                None if split is not None else M[:3, :3].tobytes())
+        if not path:
+            # an id names this mesh only while it lives: kept alive, so that a later mesh
+            # (a temporary of merge_new, say) cannot take its id and its files
+            self._keep_alive.append(mesh)
         if key in self._cache:
             return [self._placed(p, split, M) for p in self._cache[key]]
         return self._convert(mesh, M, split, path, key, label, role, split_colors)
-
-    def _keep_alive(self, mesh) -> None:
-        """Hold a file-less mesh for as long as the cache may name it by ``id``: a mesh
-        made on the fly (a tessellated primitive) would otherwise be freed, and the next one
-        could get its id and be written as its file."""
-        self._alive.append(mesh)
 
     def references_source(self, mesh: TriangleMesh, M) -> bool:
         """Whether :meth:`export` would reference ``mesh``'s own file (placed by ``M``)
@@ -174,8 +183,9 @@ class MeshExport:
         if len(mesh.faces) == 0:
             self.report.lose("empty meshes (no triangles; nothing is written)", label, kind="not written")
             return []
-        V = mesh.vertices if split is not None else mesh.vertices @ M[:3, :3].T
-        F = mesh.faces if split is not None or np.linalg.det(M[:3, :3]) > 0 else mesh.faces[:, ::-1]
+        # (element-wise: the written vertices have the same digits on any machine)
+        V = mesh.vertices if split is not None else transform_points(make_transform(M[:3, :3]), mesh.vertices)
+        F = mesh.faces if split is not None or det3(M[:3, :3]) > 0 else mesh.faces[:, ::-1]
         pieces = []
         stem = safe_file_stem(os.path.splitext(os.path.basename(path))[0] if path else label, "mesh", ".")
         for k, (Fi, rgba) in enumerate(self._color_parts(mesh, F, label, split_colors)):
@@ -185,15 +195,13 @@ class MeshExport:
                 suffix = (f"_{k}" if k else "") + (f"_part{j}" if j else "")
                 dest = self._new_name(f"{stem}{suffix}{self.extensions[role]}")
                 self._writes[dest] = (Vc, Fc)
-                piece = MeshPiece(relative_reference(dest, self.output), dest, np.eye(4),
+                piece = MeshPiece(self._reference(dest), dest, np.eye(4),
                                   np.ones(3), rgba, Vc, Fc, converted=True)
                 if dest.lower().endswith(".stl"):      # binary STL holds 32-bit floats
                     piece.f32_error = float(np.abs(Vc - Vc.astype(np.float32)).max(initial=0.0))
                 pieces.append(piece)
         ext = os.path.splitext(path)[1].lower() if path else "(no file)"
         self._converted_from.setdefault(ext, set()).add(key[0])   # a file once, whatever its roles
-        if path is None:
-            self._keep_alive(mesh)
         self._cache[key] = pieces
         return [self._placed(p, split, M) for p in pieces]
 
@@ -214,25 +222,46 @@ class MeshExport:
 
     def _reference_source(self, mesh: TriangleMesh, path: str, split) -> MeshPiece:
         s, R, t = split
-        dest = path
-        if self.mode == "copy":
-            real = os.path.realpath(path)
-            if real not in self._copies:
-                name = os.path.basename(path)
-                target = os.path.join(self.folder, name)
-                if os.path.realpath(target) == real:
-                    self._copies[real] = path
-                else:
-                    self._copies[real] = self._new_name(name)
-                    self._copy_plan[self._copies[real]] = path
-            dest = self._copies[real]
-        return MeshPiece(self._kept_uri(mesh) or relative_reference(dest, self.output), dest,
+        dest = self.source_file(path)
+        return MeshPiece(self._kept_uri(mesh) or self._reference(dest), dest,
                          make_transform(R, t), s, None, mesh.vertices, mesh.faces)
+
+    def _reference(self, dest: str) -> str:
+        """What the output writes for the file ``dest``: its path relative to the output,
+        or its ``package://`` URI."""
+        if self.package is None:
+            return relative_reference(dest, self.output)
+        root, prefix = self.package
+        return prefix + os.path.relpath(os.path.abspath(dest), root).replace(os.sep, "/")
+
+    def _in_package(self, path: str) -> bool:
+        root = self.package[0]
+        try:
+            return os.path.commonpath([root, os.path.abspath(path)]) == root
+        except ValueError:          # another drive
+            return False
+
+    def source_file(self, path: str) -> str:
+        """The file the output references for the readable source file ``path``: ``path``
+        itself (``keep``), or its copy in the mesh folder (``copy``, or ``keep`` of a file
+        outside the package being written; planned once per file)."""
+        if self.mode != "copy" and (self.package is None or self._in_package(path)):
+            return path
+        real = os.path.realpath(path)
+        if real not in self._copies:
+            name = os.path.basename(path)
+            target = os.path.join(self.folder, name)
+            if os.path.realpath(target) == real:
+                self._copies[real] = path
+            else:
+                self._copies[real] = self._new_name(name)
+                self._copy_plan[self._copies[real]] = path
+        return self._copies[real]
 
     def _kept_uri(self, mesh: TriangleMesh) -> Optional[str]:
         """The source's own reference when ``keep`` mode writes it unchanged, else None."""
         ref = mesh.source.reference if self.mode == "keep" and mesh.source is not None else None
-        if not ref or not ref.startswith(self.uri_schemes) or not self.uri_schemes:
+        if not ref or not ref.startswith(self.uri_schemes) or not self.uri_schemes or self.package:
             return None
         if ref.startswith("package:///"):
             ref = "package://" + ref[len("package:///"):]
@@ -294,25 +323,37 @@ class MeshExport:
     def write_files(self) -> None:
         """Write every planned file (atomically), list each in ``report.files`` and report
         what converting changed."""
+        self.flush()
+        self.summarise()
+
+    def flush(self) -> None:
+        """Write the planned files not written yet (for writers that write their side files
+        as they go); each is listed in ``report.files``."""
         from . import registry
         from ..report import ConversionReport
-        writers = {".stl": registry.get("stl"), ".obj": registry.get("wavefront-obj")}
+        writers = {".stl": "stl", ".obj": "wavefront-obj", ".off": "off"}
         for dest, (V, F) in self._writes.items():
-            info = writers[os.path.splitext(dest)[1].lower()]
+            if dest in self._done:
+                continue
+            info = registry.get(writers[os.path.splitext(dest)[1].lower()])
             info.write(TriangleMesh(V, F), dest, ConversionReport(dest, info.name))
+            self._done.add(dest)
             self.report.files.append(dest)
         for dest, src in self._copy_plan.items():
+            if dest in self._done:
+                continue
             with open(src, "rb") as f:
                 atomic_write(dest, f.read())
+            self._done.add(dest)
             self.report.files.append(dest)
-        self.summarise()
 
     def summarise(self) -> None:
         """Report conversions (also when only planned, as by ``dumps``)."""
         if self._writes:
             srcs = ", ".join(f"{len(n)} {e}" for e, n in sorted(self._converted_from.items()))
             kinds = sorted({os.path.splitext(d)[1].lower() for d in self._writes})
-            names = " and ".join({".stl": "binary STL", ".obj": "Wavefront OBJ"}[k] for k in kinds)
+            names = " and ".join({".stl": "binary STL", ".obj": "Wavefront OBJ", ".off": "OFF"}[k]
+                                 for k in kinds)
             self.report.warn(f"{len(self._writes)} mesh file(s) converted to {names} in "
                              f"{os.path.basename(self.folder)}/ (from {srcs})", kind="side files")
             if self._f32_error > 0:

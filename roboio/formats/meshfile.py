@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import FormatError, OutputError
 from ..model import Geometry, GeometrySource, Group, PointCloud, Primitive, TriangleMesh
+from ..transforms import compose, det3, transform_points
 
 from .fileio import read_bytes
 
@@ -90,11 +91,11 @@ class MeshData:
 
 
 def _affine(T, pts):
-    return pts @ T[:3, :3].T + T[:3, 3]
+    return transform_points(T, pts)      # (element-wise: the same bits on any machine)
 
 
 def _collect(geom: Geometry, T: np.ndarray, out: list, report, target: str):
-    T = T @ geom.transform
+    T = compose(T, geom.transform)
     if geom.missing:
         ref = geom.source.reference if geom.source else "?"
         report.lose(f"missing geometry {ref!r} (not loaded, nothing to write)", kind="missing file")
@@ -102,7 +103,7 @@ def _collect(geom: Geometry, T: np.ndarray, out: list, report, target: str):
     if isinstance(geom, TriangleMesh):
         v = _affine(T, geom.vertices)
         f = geom.faces
-        if np.linalg.det(T[:3, :3]) < 0:      # a mirror flips the winding
+        if det3(T[:3, :3]) < 0:      # a mirror flips the winding
             f = f[:, ::-1]
         out.append((v, f, geom.face_colors, geom.vertex_colors))
     elif isinstance(geom, Group):

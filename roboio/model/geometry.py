@@ -8,6 +8,11 @@ original file. :meth:`Geometry.baked` gives a copy with the transform applied.
 
 Meshes load lazily: a :class:`TriangleMesh` built with a ``loader`` parses its file the first
 time ``vertices`` or ``faces`` is read (``is_loaded`` tells whether that has happened).
+
+An owner (link, rigid object, terrain) has one :class:`Appearance`; a piece of its geometry
+may have its own in ``appearance`` (a URDF ``<visual>`` with its own material: the pieces
+of a link drawn in different colours). None means the owner's (or the enclosing group's);
+:func:`piece_appearance` resolves it.
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ from typing import Callable, Optional
 import numpy as np
 
 __all__ = ["Geometry", "TriangleMesh", "PointCloud", "Primitive", "Group", "Appearance",
-           "GeometrySource", "PRIMITIVE_KINDS"]
+           "GeometrySource", "PRIMITIVE_KINDS", "piece_appearance", "leaf_appearances"]
 
 
 _ATOMIC = (bool, int, float, str)
@@ -35,16 +40,18 @@ class GeometrySource:
 
 
 class Geometry:
-    """Base class. ``transform`` (4x4 affine, data -> owner frame), ``margin`` (m)."""
+    """Base class. ``transform`` (4x4 affine, data -> owner frame), ``margin`` (m),
+    ``appearance`` (this piece's own :class:`Appearance`, or None: its owner's)."""
 
     kind = "Geometry"
 
     def __init__(self, transform=None, margin: float = 0.0, source: Optional[GeometrySource] = None,
-                 missing: bool = False):
+                 missing: bool = False, appearance: Optional["Appearance"] = None):
         self.transform = _EYE4.copy() if transform is None else np.array(transform, dtype=float)
         self.margin = float(margin)
         self.source = source
         self.missing = missing
+        self.appearance = appearance
         self.extras: dict = {}
 
     # -- generic helpers --------------------------------------------------------------
@@ -53,7 +60,8 @@ class Geometry:
 
     def apply_transform(self, T) -> "Geometry":
         """Pre-multiply ``T`` (4x4 affine) onto the geometry transform; returns self."""
-        self.transform = np.asarray(T, dtype=float) @ self.transform
+        from ..transforms import compose      # (element-wise: the same bits on any machine)
+        self.transform = compose(np.asarray(T, dtype=float), self.transform)
         return self
 
     @property
@@ -82,7 +90,14 @@ class Geometry:
 
 
 def _apply(T, pts):
-    return pts @ T[:3, :3].T + T[:3, 3]
+    """Points ``(N, 3)`` mapped by the affine ``T``, element-wise in a fixed order (no BLAS:
+    baked meshes written to files have the same digits on any machine)."""
+    pts = np.asarray(pts, dtype=float)
+    R = np.asarray(T, dtype=float)
+    out = pts[:, 0:1] * R[:3, 0] + pts[:, 1:2] * R[:3, 1]
+    out += pts[:, 2:3] * R[:3, 2]
+    out += R[:3, 3]
+    return out
 
 
 class TriangleMesh(Geometry):
@@ -183,7 +198,8 @@ class TriangleMesh(Geometry):
     def baked(self) -> "TriangleMesh":
         out = TriangleMesh(self.world_vertices(), self.faces.copy(), face_colors=self.face_colors,
                            vertex_colors=self.vertex_colors, margin=self.margin)
-        if np.linalg.det(self.transform[:3, :3]) < 0:   # a mirror flips the winding
+        from ..transforms import det3
+        if det3(self.transform[:3, :3]) < 0:   # a mirror flips the winding
             out._faces = out._faces[:, ::-1].copy()
         return out
 
@@ -330,9 +346,11 @@ class Primitive(Geometry):
                 base = p["center"]
             else:
                 base = p["origin"]
-            pts = base + (corners * d) @ axes.T
+            pts = base + (corners * d)[:, 0:1] * axes[:, 0] + (corners * d)[:, 1:2] * axes[:, 1] \
+                + (corners * d)[:, 2:3] * axes[:, 2]
         else:   # Cylinder, Capsule, Cone: bound by a box around the axis
-            a = p["axis"] / max(np.linalg.norm(p["axis"]), 1e-300)
+            ax = np.asarray(p["axis"], float)
+            a = ax / max(float(np.sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2])), 1e-300)
             r, h = p["radius"], p["height"]
             ends = [p["center"], p["center"] + a * h]
             if k == "Capsule":
@@ -401,3 +419,27 @@ class Appearance:
 
     def is_default(self) -> bool:
         return self == Appearance()
+
+
+def piece_appearance(owner: Optional[Appearance], *path) -> Optional[Appearance]:
+    """The appearance a piece of geometry is drawn with: the own ``appearance`` of the
+    innermost geometry of ``path`` (the groups from the owner's geometry down to the
+    piece, then the piece) that has one, else ``owner`` (the link's, object's or
+    terrain's)."""
+    for g in reversed(path):
+        own = getattr(g, "appearance", None)
+        if own is not None:
+            return own
+    return owner
+
+
+def leaf_appearances(geom, owner: Optional[Appearance] = None) -> list:
+    """The appearance each non-group piece of ``geom`` is drawn with (:func:`piece_appearance`),
+    in the order a depth-first walk meets the pieces (children in order): for writers that
+    list the pieces and give each its colour."""
+    if geom is None:
+        return []
+    own = geom.appearance if getattr(geom, "appearance", None) is not None else owner
+    if isinstance(geom, Group):
+        return [a for c in geom.children for a in leaf_appearances(c, own)]
+    return [own]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..transforms import compose, transform_points, vector_norm
 from .geometry import Geometry, Group, PointCloud, Primitive, TriangleMesh
 
 __all__ = ["geometry_moments", "inertia_from_moments", "mass_properties",
@@ -74,18 +75,18 @@ def mesh_center(V: np.ndarray, F: np.ndarray, f: float = 1.0) -> np.ndarray:
     a, b, c = _corners(V, F)
     center = np.zeros(3)
     if f != 0:
-        area = 0.5 * np.linalg.norm(np.cross(b - a, c - a), axis=1)
+        area = 0.5 * vector_norm(np.cross(b - a, c - a))
         total = area.sum()
         if total == 0:
             return V[np.unique(F)].mean(axis=0)
-        center += f * (area @ (a + b + c)) / (3.0 * total)
+        center += f * _weighted_sum(area, a + b + c) / (3.0 * total)
     if f != 1:
         centroid = V.mean(axis=0)
-        vol = np.einsum("ij,ij->i", a - centroid, np.cross(b - centroid, c - centroid)) / 6.0
+        vol = _rowdot(a - centroid, np.cross(b - centroid, c - centroid)) / 6.0
         total = vol.sum()
         if total == 0:
             return V[np.unique(F)].mean(axis=0)
-        center += (1.0 - f) * (vol @ (a + b + c + centroid)) / (4.0 * total)
+        center += (1.0 - f) * _weighted_sum(vol, a + b + c + centroid) / (4.0 * total)
     return center
 
 
@@ -99,24 +100,22 @@ def mesh_second_moment(V: np.ndarray, F: np.ndarray, p, f: float = 1.0) -> np.nd
         return C
     a, b, c = (x - np.asarray(p, float) for x in _corners(V, F))
     if f != 0:
-        area = 0.5 * np.linalg.norm(np.cross(b - a, c - a), axis=1)
+        area = 0.5 * vector_norm(np.cross(b - a, c - a))
         total = area.sum()
         if total > 0:
             # exact: integral of x x^T over a triangle = area/12 (sum vi vi^T + s s^T), s = a+b+c
             s = a + b + c
             w = area / 12.0
-            S = (np.einsum("n,ni,nj->ij", w, a, a) + np.einsum("n,ni,nj->ij", w, b, b)
-                 + np.einsum("n,ni,nj->ij", w, c, c) + np.einsum("n,ni,nj->ij", w, s, s))
+            S = _outer_sum(w, a) + _outer_sum(w, b) + _outer_sum(w, c) + _outer_sum(w, s)
             C += f * S / total
     if f != 1:
-        vol = np.einsum("ij,ij->i", a, np.cross(b, c)) / 6.0
+        vol = _rowdot(a, np.cross(b, c)) / 6.0
         total = vol.sum()
         if total != 0:
             # tetrahedron (0, a, b, c): integral of x x^T = vol/20 (sum vi vi^T + s s^T)
             s = a + b + c
             w = vol / 20.0
-            S = (np.einsum("n,ni,nj->ij", w, a, a) + np.einsum("n,ni,nj->ij", w, b, b)
-                 + np.einsum("n,ni,nj->ij", w, c, c) + np.einsum("n,ni,nj->ij", w, s, s))
+            S = _outer_sum(w, a) + _outer_sum(w, b) + _outer_sum(w, c) + _outer_sum(w, s)
             C += (1.0 - f) * S / total
     return C
 
@@ -140,7 +139,7 @@ def _part_vertices(V, F):
 
 def _unit(v):
     v = np.asarray(v, float)
-    n = np.linalg.norm(v)
+    n = float(vector_norm(v))
     return v / n if n > 0 else v
 
 
@@ -149,11 +148,11 @@ def _disc_halfwidths(A: np.ndarray, axis, r: float) -> np.ndarray:
     ``axis`` (for a rotation this is Klamp't's ``r * sqrt(1 - n_i^2)``)."""
     n = _unit(axis)
     u = np.cross(n, [1.0, 0.0, 0.0])
-    if np.linalg.norm(u) < 1e-6:
+    if vector_norm(u) < 1e-6:
         u = np.cross(n, [0.0, 1.0, 0.0])
     u = _unit(u)
     w = np.cross(n, u)
-    return r * np.sqrt((A @ u) ** 2 + (A @ w) ** 2)
+    return r * np.sqrt(_apply(A, u) ** 2 + _apply(A, w) ** 2)
 
 
 def primitive_aabb(p: Primitive, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -162,23 +161,23 @@ def primitive_aabb(p: Primitive, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     A, t = T[:3, :3], T[:3, 3]
     q, k = p.params, p.primitive
     if k == "Sphere":
-        c = A @ q["center"] + t
-        h = q["radius"] * np.linalg.norm(A, axis=1)
+        c = _apply(A, q["center"]) + t
+        h = q["radius"] * vector_norm(A)
         return c - h, c + h
     if k == "Ellipsoid":
         axes = np.stack([q["xaxis"], q["yaxis"], q["zaxis"]], axis=1) * q["dims"]
-        M = A @ axes
-        c = A @ q["center"] + t
-        h = np.linalg.norm(M, axis=1)
+        M = compose(A, axes)
+        c = _apply(A, q["center"]) + t
+        h = vector_norm(M)
         return c - h, c + h
     if k in ("Cylinder", "Cone", "Capsule"):
         r, hgt = q["radius"], q["height"]
         n = _unit(q["axis"])
-        base = A @ q["center"] + t
-        top = base + A @ (n * hgt)
+        base = _apply(A, q["center"]) + t
+        top = base + _apply(A, n * hgt)
         hw = _disc_halfwidths(A, n, r)
         if k == "Capsule":    # hemispherical caps of radius r around both ends
-            hw = r * np.linalg.norm(A, axis=1)
+            hw = r * vector_norm(A)
         lo = np.minimum(base, top) - hw
         hi = np.maximum(base, top) + hw
         if k == "Cone":       # apex has no width
@@ -188,18 +187,45 @@ def primitive_aabb(p: Primitive, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     pts = p.copy()
     pts.transform = np.eye(4)
     corners = pts.sample_points()
-    world = corners @ A.T + t
+    world = transform_points(T, corners)
     return world.min(axis=0), world.max(axis=0)
 
 
 # -- dispatch -----------------------------------------------------------------------------
 
 def _affine(T, pts):
-    return np.asarray(pts, float) @ T[:3, :3].T + T[:3, 3]
+    return transform_points(T, np.asarray(pts, float))
+
+
+def _apply(A, v) -> np.ndarray:
+    """``A @ v`` for a 3x3 ``A`` and a 3-vector, element-wise."""
+    return compose(A, np.asarray(v, float).reshape(3, 1))[:, 0]
+
+
+def _rowdot(x, y) -> np.ndarray:
+    """Row-wise dot products of two ``(N, 3)`` arrays (fixed order: no einsum/BLAS)."""
+    return x[:, 0] * y[:, 0] + x[:, 1] * y[:, 1] + x[:, 2] * y[:, 2]
+
+
+def _weighted_sum(w, X) -> np.ndarray:
+    """``sum_n w_n X_n`` of ``(N,)`` weights and ``(N, 3)`` rows (no BLAS: the same bits on
+    any machine; numpy's pairwise summation of contiguous columns)."""
+    return np.array([np.sum(w * X[:, k]) for k in range(3)])
+
+
+def _outer_sum(w, X) -> np.ndarray:
+    """``sum_n w_n X_n X_n^T`` (3x3) without einsum or BLAS."""
+    cols = [np.ascontiguousarray(X[:, k]) for k in range(3)]
+    out = np.empty((3, 3))
+    for i in range(3):
+        wi = w * cols[i]
+        for j in range(i, 3):
+            out[i, j] = out[j, i] = np.sum(wi * cols[j])
+    return out
 
 
 def _center(g: Geometry, T: np.ndarray, f: float) -> np.ndarray:
-    T = T @ g.transform
+    T = compose(T, g.transform)
     if g.missing:
         return np.zeros(3)
     if isinstance(g, TriangleMesh):
@@ -223,7 +249,7 @@ def _center(g: Geometry, T: np.ndarray, f: float) -> np.ndarray:
 
 def _moment(g: Geometry, T: np.ndarray, p: np.ndarray, f: float) -> np.ndarray:
     """Klamp't's ``Covariance(geometry, center=p)``."""
-    T = T @ g.transform
+    T = compose(T, g.transform)
     if g.missing:
         return np.zeros((3, 3))
     if isinstance(g, TriangleMesh):
@@ -234,7 +260,7 @@ def _moment(g: Geometry, T: np.ndarray, p: np.ndarray, f: float) -> np.ndarray:
         return sum(mesh_second_moment(*_part_vertices(V, F[a:b]), p, f) for a, b in parts)
     if isinstance(g, PointCloud):
         d = _affine(T, g.points) - p
-        return d.T @ d / len(d) if len(d) else np.zeros((3, 3))
+        return _outer_sum(np.ones(len(d)), d) / len(d) if len(d) else np.zeros((3, 3))
     if isinstance(g, Primitive):
         lo, hi = primitive_aabb(g, T)
         return np.diag((hi - lo) ** 2 / 12.0)

@@ -7,8 +7,9 @@ link, a rigid object, a terrain): the geometry transform (which may scale) is ap
 groups are flattened in order, primitives are tessellated (spheres, cylinders, cones and
 capsules approximately; boxes exactly), missing meshes are left out and listed in
 :attr:`ElementMeshes.skipped`. Colours: the mesh's own vertex or face colours when its file
-has them, else the element's ``appearance.color``, else a default grey (robots), blue-grey
-(rigid objects) or brown (terrains).
+has them, else the piece's own ``appearance.color`` (a URDF visual's material; see
+:func:`roboio.model.geometry.piece_appearance`), else the element's ``appearance.color``,
+else a default grey (robots), blue-grey (rigid objects) or brown (terrains).
 
 A :class:`PointPart` is one point cloud in its owner's frame: a
 :class:`~roboio.model.PointCloud`, or a mesh file with vertices and no triangles (a PLY
@@ -161,6 +162,9 @@ def _point_part(pts, T, colors, color, skipped, points, what, properties=()) -> 
 
 def _collect(geom: Geometry, T: np.ndarray, color, out: list, skipped: list, points=None) -> None:
     T = T @ geom.transform
+    own = _rgba(getattr(geom.appearance, "color", None)) if geom.appearance is not None else None
+    if own is not None:             # the piece's own colour (a URDF visual's material)
+        color = own
     if geom.missing:
         skipped.append(f"missing geometry {geom.source.reference if geom.source else '?'!r}")
         return

@@ -102,15 +102,16 @@ class Link:
         ``axis`` (revolute; the axis is not normalised, as in Klamp't) or a translation by
         ``q * axis`` (prismatic). One link's step of :meth:`Robot.fk`, for code that needs a
         single link or a short chain without compiling the robot."""
-        from ..transforms import axis_angle_to_matrix, make_transform
+        from ..transforms import axis_angle_to_matrix, compose, make_transform, vector_norm
         w = np.asarray(self.axis, float)
         if self.joint_type == "prismatic":
             motion = make_transform(np.eye(3), float(q) * w)
         else:
-            n = float(np.linalg.norm(w))
+            n = float(vector_norm(w))
             motion = make_transform(axis_angle_to_matrix(w / n, float(q) * n) if n else np.eye(3),
                                     np.zeros(3))
-        return np.asarray(self.parent_transform, float) @ motion
+        # (element-wise product: writers build file numbers from it, the same on any machine)
+        return compose(np.asarray(self.parent_transform, float), motion)
 
     def __repr__(self):
         return f"<Link {self.index} {self.name!r} parent={self.parent} {self.joint_type}>"

@@ -38,6 +38,8 @@ def expected(path):
         return "klampt-world"    # a robot's sensors file: recognised, refused as a companion
     if tag == "multipath":
         return "klampt-multipath"
+    if tag == "sensors" and os.sep + "klampt" + os.sep in path:
+        return "klampt-world"    # a robot's sensors file: the world reader names it a companion
     if tag.lower() in ("robot", "kinbody", "environment", "sensor") and os.sep + "openrave" + os.sep in path:
         return "openrave"
     if tag == "robot" and path.endswith(".urdf"):

@@ -153,6 +153,7 @@ def check_model(robot, path, report, nsamples=4, seed=0):
     total = sum(l.mass for l in robot.links)
     assert m.body_mass.sum() == pytest.approx(total + added, rel=1e-12, abs=1e-12)
     check_couplings(m, d, robot, report)
+    check_actuators(m, robot)
     meshes = sum(1 for l in robot.links if isinstance(l.geometry, roboio.model.TriangleMesh)
                  and not l.geometry.missing and l.visual_geometry is None
                  and len(np.unique(l.geometry.faces)) >= 4)
@@ -255,6 +256,60 @@ def check_couplings(m, d, robot, report):
         assert y == pytest.approx(sum(a[n] * x ** n for n in range(5)), abs=1e-12)
 
 
+def _actuated(m, robot):
+    """[(driver, link it actuates, a, b)] as docs/mjcf.md states the rule: the driver's
+    leader when MuJoCo has a hinge or slide joint for it, else its first DOF with one
+    (and a nonzero scale); ``qpos = a u + b``."""
+    moving = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+    joints = {link_of_joint(robot, mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j)): j
+              for j in range(m.njnt) if int(m.jnt_type[j]) in moving}
+
+    def joint_of(i):
+        return joints.get(i)
+    out = []
+    for dr in robot.drivers:
+        if dr.type not in ("normal", "affine", "nonlinear") or not dr.dofs:
+            continue
+        scale = dr.scale if dr.type == "affine" else [1.0] * len(dr.dofs)
+        offset = dr.offset if dr.type == "affine" else [0.0] * len(dr.dofs)
+        cands = [k for k, i in enumerate(dr.dofs) if joint_of(i) is not None and scale[k] != 0]
+        if dr.type == "nonlinear":          # the value of a polynomial coupling is its leader's
+            cands = [k for k in cands if dr.dofs[k] == dr.leader]
+        if not cands:
+            continue
+        k = dr.dofs.index(dr.leader) if dr.leader in dr.dofs and dr.dofs.index(dr.leader) in cands else cands[0]
+        i = dr.dofs[k]
+        n = np.linalg.norm(robot.links[i].axis)
+        out.append((dr, i, joint_of(i), n * scale[k], n * offset[k]))
+    return out
+
+
+def check_actuators(m, robot):
+    """One position actuator per driver that moves a joint: on its leader's joint, named
+    after it, ranges and gains from the driver's limits and servo gains (docs/mjcf.md)."""
+    act = _actuated(m, robot)
+    assert m.nu == len(act), (m.nu, [a[0].name for a in act])
+    names = [a[0].name for a in act]
+    on_joint = {int(m.actuator_trnid[k][0]): k for k in range(m.nu)}   # (listed in joint order)
+    assert sorted(on_joint) == [int(m.actuator_trnid[k][0]) for k in range(m.nu)]
+    for dr, i, j, a, b in act:
+        k = on_joint[j]
+        if names.count(dr.name) == 1:
+            assert mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, k) == dr.name
+        assert int(m.actuator_trntype[k]) == int(mujoco.mjtTrn.mjTRN_JOINT) and m.actuator_trnid[k][0] == j
+        lo, hi = sorted((a * dr.qmin + b, a * dr.qmax + b))
+        limited = bool(np.isfinite(lo) and np.isfinite(hi) and lo < hi)
+        assert bool(m.actuator_ctrllimited[k]) == limited, dr.name
+        if limited:
+            assert np.allclose(m.actuator_ctrlrange[k], (lo, hi), rtol=1e-12, atol=1e-300), dr.name
+        flo, fhi = sorted((dr.tmin / a, dr.tmax / a))
+        if np.isfinite(flo) and np.isfinite(fhi) and flo < fhi:
+            assert np.allclose(m.actuator_forcerange[k], (flo, fhi), rtol=1e-12), dr.name
+        assert m.actuator_gainprm[k][0] == pytest.approx(dr.servo_p / a ** 2, rel=1e-12, abs=1e-300)
+        assert m.actuator_biasprm[k][1] == pytest.approx(-dr.servo_p / a ** 2, rel=1e-12, abs=1e-300)
+        assert m.actuator_biasprm[k][2] == pytest.approx(-dr.servo_d / a ** 2, rel=1e-12, abs=1e-300)
+
+
 def check_collisions(m, robot):
     """MuJoCo collides exactly roboio's self-collision pairs (for links with collision
     geometry): its filters (same weld body; parent/child weld bodies), ``<exclude>`` and
@@ -290,3 +345,33 @@ def test_corpus_robot_in_mujoco(path, tmp_path, monkeypatch):
     report = roboio.save(robot, out, format="mjcf", meshes="convert")
     m = check_model(robot, out, report)
     check_collisions(m, robot)
+
+
+@pytest.mark.parametrize("rel", ["klampt/robots/ur5.rob", "klampt/robots/robotiq_85.rob",
+                                 "klampt/robots/robotiq_140.urdf"])
+def test_position_actuators_hold_their_targets(rel, tmp_path, monkeypatch):
+    """Each driver's position actuator, commanded to a target inside its range, holds its
+    joint there in a short simulation (no gravity, no contacts: the servo alone), and the
+    coupled DOFs follow through their equalities."""
+    path = os.path.join(CORPUS, rel)
+    if not os.path.isfile(path):
+        pytest.skip("corpus absent")
+    monkeypatch.chdir(tmp_path)
+    robot = load_robot(path)
+    out = str(tmp_path / "model.xml")
+    roboio.save(robot, out, format="mjcf", meshes="convert")
+    m = mujoco.MjModel.from_xml_path(out)
+    act = _actuated(m, robot)
+    assert m.nu == len(act) > 0
+    m.opt.gravity[:] = 0
+    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT
+    d = mujoco.MjData(m)
+    lo, hi = m.actuator_ctrlrange[:, 0], m.actuator_ctrlrange[:, 1]
+    target = np.where(m.actuator_ctrllimited, lo + 0.3 * (hi - lo), 0.2)
+    d.ctrl[:] = target
+    for _ in range(int(3.0 / m.opt.timestep)):
+        mujoco.mj_step(m, d)
+    for k, (dr, i, j, a, b) in enumerate(act):
+        got = d.qpos[m.jnt_qposadr[j]]
+        span = max(hi[k] - lo[k], 1.0) if m.actuator_ctrllimited[k] else 1.0
+        assert abs(got - target[k]) <= 2e-3 * span, (dr.name, got, target[k])

@@ -297,3 +297,29 @@ def test_rob_mounting_a_urdf_matches_klampt(tmp_path):
         warnings.simplefilter("ignore", RoboioWarning)
         r = roboio.load(path)
     compare(k, r, np.random.default_rng(0), "top.rob mounting arm.urdf")
+
+
+@pytest.mark.parametrize("mode", ["keep", "copy", "convert"])
+def test_written_meshes_open_in_klampt(tmp_path, mode):
+    """A robot whose meshes Klamp't cannot all open as they are (VRML, an OBJ whose material
+    library is missing, a header-less .geom, an empty mesh) written as .rob: klampt loads the
+    whole robot, with roboio's link poses and every written mesh's triangles."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "unit"))
+    from test_rob_write import _arm_with_meshes
+    arm = _arm_with_meshes(tmp_path)
+    out = tmp_path / "deep" / "er" / mode / "arm.rob"       # references climb directories
+    roboio.save(arm, str(out), meshes=mode)
+    k = load_klampt(str(out))
+    assert k.numLinks() == arm.num_links
+    q = [0.0, 0.3, -0.6, 0.3, 0.01, 0.01]
+    k.setConfig(q)
+    T = arm.fk(np.array(q))
+    for i in range(arm.num_links):
+        assert close(klampt_T(k.link(i)), T[i])
+    for name in ("wrist", "finger_left", "shoulder"):
+        g = k.link(arm.link(name).index).geometry()
+        tris = g.getTriangleMesh() if g.type() == "TriangleMesh" else None
+        assert tris is not None and len(tris.indices) == len(arm.link(name).geometry.faces), name
+    assert k.link(arm.link("finger_right").index).geometry().type() == "GeometricPrimitive"
+    assert k.link(0).geometry().empty()

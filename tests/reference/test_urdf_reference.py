@@ -121,7 +121,8 @@ def pinocchio_fk(path, robot, Q, links):
     lnames, joints = urdf_structure(path)
     children = {c for _, _, c, _ in joints.values()}
     root = [l for l in lnames if l not in children][0]
-    free = root != "world"
+    free = root in robot.link_names      # a link of the model; else the added world frame
+                                         # ('world', or '_world' when a link is named so)
     model = (pin.buildModelFromUrdf(os.fspath(path), pin.JointModelFreeFlyer()) if free
              else pin.buildModelFromUrdf(os.fspath(path)))
     data = model.createData()
@@ -430,3 +431,65 @@ def test_corpus_urdf_geometry_colours_and_collisions_as_klampt(entry):
     if not os.path.exists(path):
         pytest.skip("corpus not present")
     compare_with_klampt(path, colours=entry is None)
+
+
+# -- what other programs refuse ----------------------------------------------------------------
+def test_clamped_colours_and_per_visual_materials_in_yourdfpy_and_pinocchio(tmp_path):
+    """A colour outside [0, 1] (hironx's rgba 0 2 2 1) makes yourdfpy fail and urdfdom
+    (pinocchio's parser) drop the material; roboio's output is read by both, with each
+    visual's own colour."""
+    yourdfpy = pytest.importorskip("yourdfpy")
+    pin = pytest.importorskip("pinocchio")
+    src = tmp_path / "bad.urdf"
+    src.write_text('<robot name="r"><link name="world"/><link name="a">'
+                   '<visual><geometry><box size="0.1 0.1 0.1"/></geometry>'
+                   '<material name="cyan"><color rgba="0 2 2 1"/></material></visual>'
+                   '<visual><origin xyz="0 0 0.2"/><geometry><sphere radius="0.05"/></geometry>'
+                   '<material name="green"><color rgba="0 1 0 1"/></material></visual></link>'
+                   '<joint name="j" type="continuous"><parent link="world"/><child link="a"/>'
+                   '<axis xyz="0 0 1"/></joint></robot>')
+    with pytest.raises(Exception):
+        yourdfpy.URDF.load(str(src))
+    out = tmp_path / "out.urdf"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", roboio.RoboioWarning)
+        rep = roboio.save(roboio.load(str(src)), str(out))
+    assert any("clamped" in x for x in rep.lost)
+    u = yourdfpy.URDF.load(str(out))
+    colors = [v.material.color.rgba.tolist() for v in u.link_map["a"].visuals]
+    assert colors == [[0.0, 1.0, 1.0, 1.0], [0.0, 1.0, 0.0, 1.0]]
+    _, _, vgeom = pin.buildModelsFromUrdf(str(out))
+    assert [list(g.meshColor) for g in vgeom.geometryObjects] == colors
+
+
+def _mujoco_refuses(path) -> str:
+    mujoco = pytest.importorskip("mujoco")
+    try:
+        mujoco.MjModel.from_xml_path(os.fspath(path))
+    except ValueError as e:
+        return str(e)
+    return ""
+
+
+@pytest.mark.parametrize("moments, refused", [
+    ((2.5e-05, 6.9e-05, 4.59e-04), "A + B >= C"), ((0.0, 1e-3, 1e-3), "positive eigenvalues"),
+    ((1e-3, 2e-3, 3e-3), ""), ((1e-3, 1e-3, 1.5e-3), "")])
+def test_inertia_warning_exactly_when_mujoco_refuses(tmp_path, moments, refused):
+    """The URDF writer warns about an inertia exactly when MuJoCo's compiler refuses it
+    (principal moments from a rotated full inertia too)."""
+    from roboio.model import Driver, Joint, Link, Robot
+    from roboio.transforms import rpy_to_matrix
+    R = rpy_to_matrix((0.3, -0.2, 0.7))
+    links = [Link("a", -1, "revolute", (0, 0, 1), np.eye(4), mass=1.0,
+                  inertia=R @ np.diag(moments) @ R.T if moments[0] else np.diag(moments))]
+    r = Robot("m")
+    r.set_links(links, qmin=[-1.0], qmax=[1.0], vmax=[1.0], tmax=[1.0])
+    r.joints = [Joint("normal", [0])]
+    r.drivers = [Driver("a", "normal", [0], qmin=-1, qmax=1, vmin=-1, vmax=1, tmin=-1, tmax=1)]
+    out = tmp_path / "m.urdf"
+    rep = roboio.save(r, str(out))
+    warned = [w for w in rep.warnings if "MuJoCo refuses" in w]
+    error = _mujoco_refuses(out)
+    assert bool(warned) == bool(error), (warned, error)
+    if refused:
+        assert refused in error and refused in warned[0]

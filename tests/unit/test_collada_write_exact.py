@@ -96,3 +96,20 @@ def test_stored_degrees_do_not_drift(tmp_path):
         texts.append(out.read_bytes())
     assert texts[1] == texts[2]
     assert f"<float>{deg!r}</float>".encode() in texts[2]
+
+
+def test_mesh_vertices_no_triangle_uses_are_left_out(tmp_path):
+    """COLLADA readers keep the vertices a triangle uses: a vertex written but unused would
+    be gone when read back, and the next write would differ (barrettwam -> .dae)."""
+    from roboio.model import TriangleMesh
+    a = two_links()
+    V = np.array([[0.0, 0, 0], [9, 9, 9], [1, 0, 0], [0, 1, 0]])      # vertex 1: unused
+    a.links[1].geometry = TriangleMesh(V, np.array([[0, 2, 3]]))
+    rep = roboio.save(a, tmp_path / "a.dae")
+    assert any("vertices no triangle uses" in w and f"{a.links[1].name} (1)" in w for w in rep.warnings)
+    b = reread(tmp_path / "a.dae")
+    g = b.link(a.links[1].name).geometry
+    got = g.baked() if hasattr(g, "baked") else g
+    assert np.allclose(np.sort(got.vertices, axis=0), np.sort(V[[0, 2, 3]], axis=0), atol=1e-12)
+    roboio.save(b, tmp_path / "b.dae")
+    assert (tmp_path / "a.dae").read_bytes() == (tmp_path / "b.dae").read_bytes()

@@ -288,6 +288,21 @@ def test_names_are_made_unique(tmp_path):
         ["world_2", "x", "x_2"]
 
 
+def test_mesh_flat_to_float32_precision_collides_as_a_box(tmp_path):
+    """A quad 3e-9 thick for its 0.16 m width (a KUKA KR210 COLLADA mesh): MuJoCo holds
+    vertices as 32-bit floats and finds them coplanar ("cannot compute convex hull"),
+    refusing the whole model; it is written as a thin box (reported) and compiles."""
+    t = 4.6e-10
+    quad = TriangleMesh([[0, 0, 0], [0.16, 0, t], [0.16, 0.09, 0], [0, 0.09, t]],
+                        [[0, 1, 2], [0, 2, 3], [0, 2, 1], [0, 3, 2]])
+    r = robot([Link("a", -1, "revolute", (0, 0, 1), T(), mass=1.0, inertia=np.eye(3) * 0.01,
+                    geometry=quad)])
+    out, rep, _ = write(r, tmp_path)
+    assert "a" in lost(rep, "flat collision meshes")[0]
+    m, _ = compiled(out)
+    assert any(m.geom_type[g] == mujoco.mjtGeom.mjGEOM_BOX for g in range(m.ngeom))
+
+
 def test_world_with_objects_and_flat_terrain(tmp_path):
     floor = TriangleMesh([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], [[0, 1, 2], [0, 2, 3]])
     w = World("w")
@@ -442,6 +457,174 @@ def test_obj_naming_a_normal_beyond_the_file_is_refused_when_used(tmp_path):
     r = roboio.load(str(src))
     with pytest.raises(roboio.FormatError, match=r"t\.obj:6: normal index 2 out of range"):
         roboio.save(r, tmp_path / "o.xml", format="mjcf")
+
+
+# -- actuators, extension -----------------------------------------------------------------
+def _gripper():
+    """Two revolute links and a coupled pair whose driver value is the second finger's
+    (leader 3: not the driver's first DOF), on an axis of length 2 for one finger."""
+    links = [Link("a", -1, "revolute", (0, 0, 1), T(), mass=1.0, inertia=np.eye(3) * 0.01),
+             Link("b", 0, "revolute", (0, 1, 0), T(t=(0, 0, 1)), mass=1.0, inertia=np.eye(3) * 0.01),
+             Link("f1", 1, "prismatic", (2, 0, 0), T(t=(0, 0, 1)), mass=0.1, inertia=np.eye(3) * 1e-4),
+             Link("f2", 1, "prismatic", (1, 0, 0), T(t=(0, 0.1, 1)), mass=0.1, inertia=np.eye(3) * 1e-4)]
+    for l in links:
+        l.joint_name = l.name             # (joints named after their links, drivers otherwise)
+    r = Robot("g")
+    r.set_links(links, qmin=[-1, -1, 0, 0], qmax=[1, 1, 0.05, 0.1], tmax=[5, 5, 3, 3])
+    r.joints = [Joint("normal", [i]) for i in range(4)]
+    r.drivers = [Driver("turn", "normal", [0], qmin=-1, qmax=1, tmin=-5, tmax=5, servo_p=100, servo_d=5),
+                 Driver("lift", "normal", [1], qmin=-1, qmax=1, servo_p=50, servo_i=2),
+                 Driver("grip", "affine", [2, 3], scale=[0.5, 1.0], offset=[0.0, 0.0], qmin=0, qmax=0.1,
+                        tmin=-3, tmax=3, servo_p=20, servo_d=1, leader=3)]
+    return r
+
+
+def test_position_actuators(tmp_path):
+    out = tmp_path / "g.xml"
+    rep = roboio.save(_gripper(), str(out), format="mjcf")
+    acts = etree.parse(str(out)).find("actuator")
+    got = [(a.tag, a.get("name"), a.get("joint"), a.get("kp"), a.get("kv"), a.get("ctrlrange"),
+            a.get("forcerange")) for a in acts]
+    assert got == [("position", "turn", "a", "100", "5", "-1 1", "-5 5"),
+                   ("position", "lift", "b", "50", "0", "-1 1", None),
+                   ("position", "grip", "f2", "20", "1", "0 0.1", "-3 3")]
+    eq = etree.parse(str(out)).find("equality/joint")
+    assert (eq.get("joint1"), eq.get("joint2")) == ("f1", "f2")   # f1 follows the actuated f2
+    # f1 = 0.5 u with qpos_f1 = 2 q_f1 = u: polycoef 0 1
+    assert eq.get("polycoef") == "0 1 0 0 0"
+    assert etree.parse(str(out)).find("option").get("integrator") == "implicitfast"
+    assert any("integral gains" in x and "lift (2)" in x for x in rep.lost)
+    m = mujoco.MjModel.from_xml_path(str(out))
+    assert m.nu == 3
+
+
+def test_actuator_leader_coordinates_and_other_modes(tmp_path):
+    r = _gripper()
+    r.drivers[2].leader = 2                  # the driver value is not f1's coordinate: qpos = 2 * 0.5 u
+    r.drivers[2].scale = [0.25, 1.0]
+    rep = roboio.save(r, str(tmp_path / "l.xml"), format="mjcf")
+    grip = etree.parse(str(tmp_path / "l.xml")).find("actuator/position[@name='grip']")
+    assert grip.get("joint") == "f1" and grip.get("ctrlrange") == "0 0.05"   # a = 2 * 0.25
+    assert grip.get("kp") == "80" and grip.get("forcerange") == "-6 6"        # 20 / a^2, 3 / a
+    assert any("'grip' works in joint 'f1'" in w and "qpos = 0.5 u + 0" in w for w in rep.warnings)
+    roboio.save(_gripper(), str(tmp_path / "m.xml"), format="mjcf", actuators="motor")
+    motors = etree.parse(str(tmp_path / "m.xml")).find("actuator")
+    assert [(a.tag, a.get("ctrlrange")) for a in motors] == [("motor", "-5 5"), ("motor", None), ("motor", "-3 3")]
+    rep = roboio.save(_gripper(), str(tmp_path / "n.xml"), format="mjcf", actuators="none")
+    assert etree.parse(str(tmp_path / "n.xml")).find("actuator") is None
+    assert any(x.startswith("drivers (3): MJCF is written without actuators") for x in rep.lost)
+    with pytest.raises(ValueError, match="applies to MJCF"):
+        roboio.save(_gripper(), str(tmp_path / "x.urdf"), actuators="motor")
+
+
+def test_mjcf_is_written_as_xml(tmp_path, capsys):
+    arm = os.path.join(SAMPLES, "planar_arm.rob")
+    assert main(["convert", arm, str(tmp_path / "arm.xml"), "--to", "mjcf", "--actuators", "motor"]) == 0
+    assert "extension is not one of" not in capsys.readouterr().err
+    assert etree.parse(str(tmp_path / "arm.xml")).find("actuator/motor") is not None
+    (tmp_path / "in").mkdir()
+    import shutil
+    shutil.copy(arm, tmp_path / "in" / "arm.rob")
+    shutil.copytree(os.path.join(SAMPLES, "meshes"), tmp_path / "in" / "meshes")
+    assert main(["convert", str(tmp_path / "in"), str(tmp_path / "out"), "--to", "mjcf"]) == 0
+    assert (tmp_path / "out" / "arm.rob.xml").is_file()        # (the input's whole name + .xml)
+    assert mujoco.MjSpec.from_file(str(tmp_path / "out" / "arm.rob.xml")).compile().nu == 5
+
+
+def test_geom_colours_survive_a_rewrite(tmp_path):
+    """MJCF -> read -> MJCF keeps each geom's colour: a geom of another colour than the
+    link's is read with its own appearance, and MuJoCo's default colour (what a geom that
+    names none is read with) is not written (pumaarm.zae -> MJCF -> MJCF changed colours)."""
+    from roboio.model import Appearance
+    red = (1.0, 0.0, 0.0, 1.0)
+    a = Primitive("Box", {"origin": [-0.1, -0.1, -0.1], "xaxis": [1, 0, 0], "yaxis": [0, 1, 0],
+                          "zaxis": [0, 0, 1], "dims": [0.2, 0.2, 0.2]})
+    b = a.copy()
+    b.transform = T(t=(0, 0, 0.5))
+    b.appearance = Appearance(color=red)
+    r = robot([Link("base", -1, "revolute", (0, 0, 1), T(), mass=1.0, inertia=np.eye(3) * 0.01,
+                    geometry=Group([a, b]))])
+    r.drivers = [Driver("base", "normal", [0], qmin=-1, qmax=1)]
+    out1, _, root = write(r, tmp_path, "one.xml")
+    rgbas = [g.get("rgba") for g in root.iter("geom")]
+    assert rgbas == [None, "1 0 0 1"]                    # the first: MuJoCo's own grey
+    m, _ = compiled(out1)
+    assert np.allclose(m.geom_rgba, [[0.5, 0.5, 0.5, 1], red])
+    back = roboio.load(out1)
+    pieces = back.link("base").geometry.children
+    assert pieces[0].appearance is None and pieces[1].appearance.color == red
+    out2, _, _ = write(back, tmp_path, "two.xml")
+    strip = lambda p: open(p, "rb").read().replace(b"two", b"one")      # (the model's name)
+    assert strip(out1) == strip(out2)
+
+
+def test_initial_configuration_reads_back_from_its_keyframe(tmp_path):
+    """robot.config -> <key name="initial"> -> robot.config (a file roboio wrote), so that
+    MJCF -> read -> MJCF keeps the keyframe (pumaarm.zae lost it)."""
+    r = _gripper()
+    r.config = np.array([0.25, -0.5, 0.01, 0.02])
+    out1, _, root = write(r, tmp_path, "one.xml")
+    assert root.find("keyframe/key").get("qpos") == "0.25 -0.5 0.02 0.02"    # f1: |axis| 2
+    back = roboio.load(out1)
+    # (read back with unit axes: f1's coordinate is MuJoCo's, 2 x 0.01)
+    assert np.allclose(back.config[[back.link_index(n) for n in ("a", "b", "f1", "f2")]],
+                       [0.25, -0.5, 0.02, 0.02], rtol=0, atol=1e-15)
+    out2, _, _ = write(back, tmp_path, "two.xml")
+    assert etree.parse(out2).getroot().find("keyframe/key").get("qpos") == "0.25 -0.5 0.02 0.02"
+
+
+def test_torque_limits_read_back_from_actuatorfrcrange(tmp_path):
+    """A link's torque limit tmax is written as the joint's actuatorfrcrange -t t (over the
+    axis length) and read back as tmax, so that MJCF -> read -> MJCF keeps it (HRP4C, WAM)."""
+    out1, _, root = write(_gripper(), tmp_path, "one.xml")
+    got = {j.get("name"): j.get("actuatorfrcrange") for j in root.find("worldbody").iter("joint")}
+    assert got == {"a": "-5 5", "b": "-5 5", "f1": "-1.5 1.5", "f2": "-3 3"}   # f1: |axis| 2
+    back = roboio.load(out1)
+    assert [back.tmax[back.link_index(n)] for n in ("a", "b", "f1", "f2")] == [5, 5, 1.5, 3]
+    out2, _, root2 = write(back, tmp_path, "two.xml")
+    assert {j.get("name"): j.get("actuatorfrcrange") for j in root2.find("worldbody").iter("joint")} == got
+
+
+def test_rotation_within_rounding_of_identity_writes_no_quat(tmp_path):
+    """A frame within rounding of the identity (diagonal 1 - 2^-53: kawada-hironx.zae) has the
+    quaternion 1 0 0 0, which reads back as no rotation; written without quat from the
+    start, so that a rewrite is the same."""
+    R = np.diag([1.0, 1 - 2.0 ** -53, 1 - 2.0 ** -53])
+    assert not np.array_equal(R, np.eye(3))
+    r = robot([Link("a", -1, "revolute", (0, 0, 1), T(), mass=1.0, inertia=np.eye(3) * 0.01),
+               Link("b", 0, "revolute", (0, 1, 0), T(R, (0, 0, 1)), mass=1.0, inertia=np.eye(3) * 0.01)])
+    _, _, root = write(r, tmp_path)
+    b = root.find(".//body[@name='b']")
+    assert b.get("quat") is None and b.get("pos") == "0 0 1"
+
+
+def test_joint_friction_reads_back_as_driver_friction(tmp_path):
+    """frictionloss / damping come from a one-DOF driver's dry / viscous friction and are read
+    back as them, so that MJCF -> read -> MJCF keeps them (robotiq_3finger lost them)."""
+    r = _gripper()
+    r.drivers[0].dry_friction, r.drivers[0].viscous_friction = 0.25, 4.0
+    out1, _, root = write(r, tmp_path, "one.xml")
+    a = root.find(".//joint[@name='a']")
+    assert (a.get("frictionloss"), a.get("damping")) == ("0.25", "4")
+    back = roboio.load(out1)
+    d = back.driver("a")                    # (read back named after its joint)
+    assert (d.dry_friction, d.viscous_friction) == (0.25, 4.0)
+    assert back.driver("b").dry_friction == 0.0
+    out2, _, root2 = write(back, tmp_path, "two.xml")
+    a2 = root2.find(".//joint[@name='a']")
+    assert (a2.get("frictionloss"), a2.get("damping")) == ("0.25", "4")
+
+
+def test_actuators_and_couplings_follow_the_joint_order(tmp_path):
+    """Actuators and equalities are listed in the document order of their joints, which a
+    reading keeps (drivers are read one per joint, in that order), not in the drivers'
+    order: MJCF -> read -> MJCF lists them the same (barrettwam's fingers swapped)."""
+    r = _gripper()
+    r.drivers = r.drivers[::-1]                      # grip, lift, turn
+    out1, _, root = write(r, tmp_path, "one.xml")
+    assert [a.get("joint") for a in root.find("actuator")] == ["a", "b", "f2"]
+    out2, _, root2 = write(roboio.load(out1), tmp_path, "two.xml")
+    assert [a.get("joint") for a in root2.find("actuator")] == ["a", "b", "f2"]
 
 
 def test_world_written_reads_back_with_its_configuration_and_terrain_names(tmp_path):

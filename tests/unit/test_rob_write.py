@@ -184,3 +184,87 @@ def test_sample_planar_arm_round_trip(tmp_path):
 def test_loads_from_text(tmp_path):
     r = loads("links a\ntparent 1 0 0 0 1 0 0 0 1 0 0 0\n", LoadContext(str(tmp_path / "t.rob")))
     assert r.link_names == ["a"] and r.name == "t"
+
+
+# -- mesh files Klamp't opens ------------------------------------------------------------------
+SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                       "roboio", "data", "samples")
+
+
+def _arm_with_meshes(tmp_path):
+    """The sample arm with a VRML bracket, an OBJ whose material library is missing, a
+    header-less .geom and an empty mesh on its links."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RoboioWarning)
+        arm = roboio.load(os.path.join(SAMPLES, "planar_arm.rob"))
+        arm.link("wrist").geometry = roboio.load(os.path.join(SAMPLES, "meshes", "bracket.wrl"))
+        src = tmp_path / "src"
+        src.mkdir()
+        (src / "part.obj").write_text("mtllib gone.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+        arm.link("finger_left").geometry = roboio.load(str(src / "part.obj"))
+        (src / "ball.geom").write_text("Sphere 0 0 0 0.25\n")
+        arm.link("finger_right").geometry = roboio.load(str(src / "ball.geom"))
+        (src / "empty.off").write_text("OFF\n3 0 0\n0 0 0\n1 0 0\n0 1 0\n")
+        arm.link("base").geometry = roboio.load(str(src / "empty.off"))
+    return arm
+
+
+def _geometry_refs(path):
+    import re
+    lines = open(path).read().split("\n")
+    k = next(i for i, line in enumerate(lines) if line.startswith("geometry\t"))
+    block = [lines[k]]
+    while block[-1].endswith("\\"):
+        k += 1
+        block.append(lines[k])
+    return re.findall(r'"([^"]*)"', "\n".join(block))
+
+
+@pytest.mark.parametrize("mode", ["keep", "copy", "convert"])
+def test_meshes_klampt_cannot_open_are_converted(tmp_path, mode):
+    arm = _arm_with_meshes(tmp_path)
+    out = tmp_path / mode / "arm.rob"
+    report = roboio.save(arm, str(out), meshes=mode)
+    refs = _geometry_refs(out)
+    # base (empty mesh) has none; the bracket, the OBJ and the .geom are written as OFF files
+    assert refs[0] == ""
+    assert refs[arm.link("wrist").index] == "arm_meshes/bracket.off"
+    assert refs[arm.link("finger_left").index] == "arm_meshes/part.off"
+    assert refs[arm.link("finger_right").index].startswith("{Primitive Sphere") or \
+        refs[arm.link("finger_right").index].endswith(".off")
+    shoulder = refs[arm.link("shoulder").index]
+    if mode == "keep":
+        assert os.path.normpath(os.path.join(out.parent, shoulder)) == \
+            os.path.normpath(os.path.join(SAMPLES, "meshes", "upper_arm.off"))
+    else:
+        assert shoulder == "arm_meshes/upper_arm.off" and (out.parent / shoulder).is_file()
+    assert any("empty meshes" in x and "link 'base'" in x for x in report.lost), report.lost
+    assert any("converted to OFF in arm_meshes/" in w for w in report.warnings), report.warnings
+    for ref in refs:
+        if ref and not ref.startswith("{"):
+            assert os.path.join(str(out.parent), ref) in report.files or mode == "keep"
+    # what roboio reads back: the same vertices (OFF keeps every digit)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RoboioWarning)
+        again = roboio.load(str(out))
+    for name in ("wrist", "finger_left"):
+        a, b = arm.link(name).geometry, again.link(name).geometry
+        assert np.array_equal(a.vertices, b.vertices) and np.array_equal(a.faces, b.faces)
+    assert again.link("base").geometry is None
+    # write -> read -> write: the same text and no new mesh files
+    again_report = roboio.save(again, str(out), meshes=mode, overwrite_input=True)
+    assert _geometry_refs(out) == refs
+    assert all(f == str(out) or f.endswith(".off") for f in again_report.files)
+
+
+def test_klampt_reads_rule(tmp_path):
+    from roboio.formats.klampt._geometry_refs import klampt_reads
+    (tmp_path / "a.obj").write_text("mtllib a.mtl\nv 0 0 0\n")
+    assert not klampt_reads(str(tmp_path / "a.obj"))
+    (tmp_path / "a.mtl").write_text("newmtl x\nKd 1 0 0\n")
+    assert klampt_reads(str(tmp_path / "a.obj"))
+    (tmp_path / "p.geom").write_text("Primitive\nSphere 0 0 0 1\n")
+    (tmp_path / "q.geom").write_text("Sphere 0 0 0 1\n")
+    assert klampt_reads(str(tmp_path / "p.geom")) and not klampt_reads(str(tmp_path / "q.geom"))
+    for name, ok in (("m.wrl", False), ("m.iv", False), ("m.STL", True), ("m.dae", True), ("m.off", True)):
+        assert klampt_reads(str(tmp_path / name)) is ok, name

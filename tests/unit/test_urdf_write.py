@@ -281,3 +281,138 @@ def test_mesh_origin_rotation_is_not_a_scale(tmp_path):
     assert b'scale="1 0.001 1"' in first
     roboio.save(reread(out), out, overwrite_input=True)
     assert out.read_bytes() == first
+
+
+# -- outputs other programs open: colours, continuous joints, visuals, inertias, packages --------
+def test_colour_components_outside_0_1_are_clamped_and_reported(tmp_path):
+    from roboio.model import Appearance
+    r = chain([("a", -1, "revolute", (0, 0, 1), (0, 0, 0))])
+    r.links[0].geometry = Primitive("Sphere", {"center": [0, 0, 0], "radius": 0.1})
+    r.links[0].appearance = Appearance(color=(0.0, 2.0, 2.0, 1.0))       # hironx's rgba 0 2 2 1
+    out = tmp_path / "c.urdf"
+    rep = roboio.save(r, str(out))
+    rgba = etree.parse(str(out)).find("link/visual/material/color").get("rgba")
+    assert rgba == "0 1 1 1"
+    assert any("outside [0, 1] clamped" in x and "a (0 2 2 1 -> 0 1 1 1: 1)" in x for x in rep.lost), rep.lost
+    again = reread(str(out))
+    assert again.links[0].appearance.color == (0.0, 1.0, 1.0, 1.0)
+
+
+def test_unbounded_revolute_joints_are_continuous(tmp_path):
+    r = chain([("a", -1, "revolute", (0, 0, 1), (0, 0, 0)), ("b", 0, "prismatic", (1, 0, 0), (1, 0, 0))])
+    r.qmin[:] = -np.inf
+    r.qmax[:] = np.inf
+    r.drivers[0].qmin, r.drivers[0].qmax = -np.inf, np.inf
+    out = tmp_path / "u.urdf"
+    rep = roboio.save(r, str(out))
+    joints = {j.get("name"): j for j in etree.parse(str(out)).findall("joint")}
+    assert joints["a_joint"].get("type") == "continuous"
+    assert joints["a_joint"].find("limit").get("lower") is None
+    assert joints["b_joint"].get("type") == "prismatic"          # URDF has no unbounded prismatic
+    assert not any("position limits" in x and "a" in x.split(": ")[-1].split(", ") for x in rep.lost)
+    again = reread(str(out))
+    assert again.qmin[0] == -np.inf and again.qmax[0] == np.inf
+    assert again.joint_of_link(0).type == "spin"
+    q = np.array([2.5, 0.3])
+    assert np.allclose(again.fk(q), r.fk(q), atol=1e-12)
+
+
+TWO_COLOURS = """<robot name="ring">
+  <material name="pink"><color rgba="1 0.5 0.5 1"/></material>
+  <link name="world"/>
+  <link name="elbow">
+    <visual><geometry><box size="0.1 0.1 0.1"/></geometry><material name="pink"/></visual>
+    <visual><origin xyz="0 0 0.1"/><geometry><cylinder radius="0.05" length="0.01"/></geometry>
+      <material name="green"><color rgba="0 1 0 1"/></material></visual>
+    <visual><origin xyz="0 0 0.2"/><geometry><sphere radius="0.02"/></geometry></visual>
+    <collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
+  </link>
+  <joint name="j" type="revolute"><parent link="world"/><child link="elbow"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>
+"""
+
+
+def test_visuals_keep_their_own_colours(tmp_path):
+    """A link with several visuals of different colours (the WAM's green elbow ring) keeps
+    each colour on read, on write and in what the viewer draws."""
+    from roboio.model.posed import scene_elements
+    src = tmp_path / "ring.urdf"
+    src.write_text(TWO_COLOURS)
+    r = reread(str(src))
+    link = r.link("elbow")
+    assert link.appearance.color == (1.0, 0.5, 0.5, 1.0)                 # the first visual's
+    pieces = link.visual_geometry.children
+    assert [p.appearance.color for p in pieces] == [(1.0, 0.5, 0.5, 1.0), (0.0, 1.0, 0.0, 1.0), None]
+    out = tmp_path / "out.urdf"
+    roboio.save(r, str(out))
+    vis = etree.parse(str(out)).findall("link[@name='elbow']/visual")
+    assert [v.find("material/color").get("rgba") if v.find("material") is not None else None
+            for v in vis] == ["1 0.5 0.5 1", "0 1 0 1", None]
+    again = reread(str(out))
+    assert [p.appearance.color for p in again.link("elbow").visual_geometry.children] == \
+        [p.appearance.color for p in pieces]
+    text = out.read_bytes()
+    roboio.save(again, str(out), overwrite_input=True)
+    assert out.read_bytes() == text
+    elbow = [e for e in scene_elements(again) if e.name == "elbow"][0]
+    assert [p.color for p in elbow.visual][:2] == [(1.0, 0.5, 0.5, 1.0), (0.0, 1.0, 0.0, 1.0)]
+
+
+def test_inertias_mujoco_refuses_are_reported(tmp_path):
+    r = chain([("a", -1, "revolute", (0, 0, 1), (0, 0, 0)), ("b", 0, "revolute", (0, 0, 1), (1, 0, 0)),
+               ("c", 1, "revolute", (0, 0, 1), (1, 0, 0))])
+    r.links[0].inertia = np.diag([2.5e-05, 6.9e-05, 4.59e-04])         # the WAM finger's
+    r.links[1].inertia = np.diag([0.0, 1e-3, 1e-3])                     # a rod: not positive
+    r.links[2].inertia = np.diag([1e-3, 2e-3, 3e-3])                    # A + B == C: accepted
+    rep = roboio.save(r, str(tmp_path / "i.urdf"))
+    text = "\n".join(rep.warnings)
+    assert "A + B >= C" in text and "a (2.5e-05 + 6.9e-05 < 0.000459 kg m^2, short by 0.00036)" in text
+    assert "positive eigenvalues" in text and "b (smallest 0 kg m^2)" in text
+    assert "c (" not in text
+    assert not rep.lost or not any("inertia" in x for x in rep.lost)    # the URDF holds them as they are
+
+
+def test_package_uris_and_package_xml(tmp_path):
+    arm = reread(os.path.join(SAMPLES, "planar_arm.rob"))
+    out = tmp_path / "ws" / "arm_pkg" / "urdf" / "arm.urdf"
+    rep = roboio.save(arm, str(out), package="arm_pkg")
+    root = tmp_path / "ws" / "arm_pkg"
+    assert (root / "package.xml").is_file() and str(root / "package.xml") in rep.files
+    assert "<name>arm_pkg</name>" in (root / "package.xml").read_text()
+    assert any(w.startswith(f"package 'arm_pkg': root {root}") for w in rep.warnings)
+    names = [m.get("filename") for m in etree.parse(str(out)).iter("mesh")]
+    assert names and all(n.startswith("package://arm_pkg/urdf/arm_meshes/") for n in names)
+    for n in names:
+        assert (root / n[len("package://arm_pkg/"):]).is_file()
+    again = reread(str(out))                       # found through the ancestor named arm_pkg
+    assert not any(l.geometry is not None and l.geometry.missing for l in again.links)
+    text = out.read_bytes()
+    roboio.save(again, str(out), package="arm_pkg", overwrite_input=True)
+    assert out.read_bytes() == text                # write -> read -> write
+    # keep: a readable mesh outside the package is copied in
+    off = tmp_path / "src" / "tri.stl"
+    off.parent.mkdir()
+    roboio.save(TriangleMesh([[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]]), str(off))
+    arm.link("wrist").geometry = reread(str(off))
+    elsewhere = tmp_path / "plain" / "arm.urdf"
+    rep = roboio.save(arm, str(elsewhere), package="arm_pkg")
+    assert (tmp_path / "plain" / "package.xml").is_file()
+    assert any("not named 'arm_pkg'" in w for w in rep.warnings)
+    assert 'filename="package://arm_pkg/arm_meshes/tri.stl"' in elsewhere.read_text()
+    assert (tmp_path / "plain" / "arm_meshes" / "tri.stl").is_file()
+    again = reread(str(elsewhere))                 # found through package.xml's <name>
+    assert np.array_equal(again.link("wrist").geometry.vertices, arm.link("wrist").geometry.vertices)
+
+
+def test_package_refusals(tmp_path):
+    from roboio.errors import OutputError
+    arm = reread(os.path.join(SAMPLES, "planar_arm.rob"))
+    with pytest.raises(ValueError, match="not a ROS package name"):
+        roboio.save(arm, str(tmp_path / "a.urdf"), package="Bad-Name")
+    (tmp_path / "package.xml").write_text("<package><name>other_pkg</name></package>")
+    with pytest.raises(OutputError, match="another package"):
+        roboio.save(arm, str(tmp_path / "a.urdf"), package="arm_pkg")
+    assert "other_pkg" in (tmp_path / "package.xml").read_text()
+    with pytest.raises(ValueError, match="applies to URDF"):
+        roboio.save(arm, str(tmp_path / "a.rob"), package="arm_pkg")

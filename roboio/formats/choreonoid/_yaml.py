@@ -526,7 +526,7 @@ def _emit_value(v, indent, out, quote, top=False):
     pad = " " * indent
     if isinstance(v, dict):
         if not v:
-            out.append("{ }\n" if not top else "")
+            out.append(" { }\n" if not top else "")     # (after "key:": "key: { }")
             return
         if not top:
             out.append("\n")

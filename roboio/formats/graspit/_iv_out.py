@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import Group, PointCloud, Primitive, TriangleMesh
+from ...transforms import compose, transform_points, vector_norm
 from ..fileio import fmt_float
 
 __all__ = ["inventor_text"]
@@ -32,9 +33,9 @@ def _frame(z_axis, center) -> np.ndarray:
     """A rigid frame at ``center`` whose y axis is ``z_axis`` (Inventor's cylinders and
     cones stand on y)."""
     y = np.asarray(z_axis, float)
-    y = y / np.linalg.norm(y)
+    y = y / vector_norm(y)
     x = np.cross(y, [0.0, 0.0, 1.0]) if abs(y[2]) < 0.9 else np.cross(y, [1.0, 0.0, 0.0])
-    x /= np.linalg.norm(x)
+    x /= vector_norm(x)
     z = np.cross(x, y)
     T = np.eye(4)
     T[:3, 0], T[:3, 1], T[:3, 2], T[:3, 3] = x, y, z, center
@@ -42,7 +43,7 @@ def _frame(z_axis, center) -> np.ndarray:
 
 
 def _mesh(m: TriangleMesh, T, out: list, indent: str):
-    v = m.vertices @ T[:3, :3].T + T[:3, 3]
+    v = transform_points(T, m.vertices)
     f = m.faces
     if m.face_colors is not None and len(f):
         fc = np.asarray(m.face_colors, float).reshape(-1, 4)
@@ -79,15 +80,15 @@ def _primitive(p: Primitive, T, out: list, indent: str, report, what: str):
         F = np.eye(4)
         F[:3, :3] = axes
         if k == "Box":
-            F[:3, 3] = q["origin"] + axes @ (d / 2)
+            F[:3, 3] = q["origin"] + compose(axes, (d / 2).reshape(3, 1))[:, 0]
             shapes.append((F, f"Cube {{ width {fmt_float(d[0])} height {fmt_float(d[1])} depth {fmt_float(d[2])} }}"))
         else:
             F[:3, 3] = q["center"]
-            F[:3, :3] = axes @ np.diag(d)
+            F[:3, :3] = axes * d
             shapes.append((F, "Sphere { radius 1 }"))
     elif k in ("Cylinder", "Cone", "Capsule"):
         a = np.asarray(q["axis"], float)
-        a = a / np.linalg.norm(a)
+        a = a / vector_norm(a)
         r, h = q["radius"], q["height"]
         c = np.asarray(q["center"], float)
         F = _frame(a, c + a * h / 2)
@@ -111,13 +112,13 @@ def _primitive(p: Primitive, T, out: list, indent: str, report, what: str):
         return
     for F, node in shapes:
         out.append(f"{indent}Separator {{")
-        out.append(f"{indent}  {_matrix(T @ F)}")
+        out.append(f"{indent}  {_matrix(compose(T, F))}")
         out.append(f"{indent}  {node}")
         out.append(f"{indent}}}")
 
 
 def _walk(g, T, out: list, indent: str, report, what: str):
-    T = T @ g.transform
+    T = compose(T, g.transform)
     if isinstance(g, TriangleMesh):
         if g.missing:
             report.lose(f"{what}: geometry {g.source.reference if g.source else ''!r} was missing when read", kind="missing file")

@@ -28,6 +28,7 @@ import math
 
 import numpy as np
 
+from ...transforms import compose, inverse_transform, vector_norm
 from ..affine import nearest_rotation
 from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind, note_fk_change
 from ._build import MM
@@ -54,10 +55,10 @@ def line_joint(o, w):
     the common normal), and that frame."""
     o = np.asarray(o, float)
     w = np.asarray(w, float)
-    w = w / np.linalg.norm(w)
+    w = w / float(vector_norm(w))
     z = np.array([0.0, 0.0, 1.0])
     cr = np.cross(z, w)
-    sn = np.linalg.norm(cr)
+    sn = float(vector_norm(cr))
     if sn < _EPS:
         alpha = 0.0 if w[2] > 0 else math.pi
         a = math.hypot(o[0], o[1])
@@ -70,16 +71,16 @@ def line_joint(o, w):
         # and alex's frames, 3e-7 to 4e-6 rad off) those moved the links by up to 0.2 mm
         b = w[2]
         n = cr / sn
-        on = float(o @ n)
+        on = float(o[0] * n[0] + o[1] * n[1] + o[2] * n[2])
         s = o[2] - b * (w[0] * o[0] + w[1] * o[1]) / (sn * sn)
         a = abs(on)
-        if a < 1e-15 * max(1.0, float(np.linalg.norm(o))):
+        if a < 1e-15 * max(1.0, float(vector_norm(o))):
             x1, a = n, 0.0                # the lines meet
         else:
             x1 = n if on > 0 else -n
         theta = math.atan2(x1[1], x1[0])
         d = s
-        alpha = math.atan2(float(cr @ x1), b)
+        alpha = math.atan2(float(cr[0] * x1[0] + cr[1] * x1[1] + cr[2] * x1[2]), b)
     return (theta, d, a, alpha), _dh(theta, d, a, alpha)
 
 
@@ -238,7 +239,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
             p, K = line_joint(P[:3, 3], P[:3, 2])
             if not _is_identity_dh(p):
                 out.append(const_joint(_Const(*p)))
-            X = np.linalg.inv(K) @ P
+            X = compose(inverse_transform(K), P)
             psi = math.atan2(X[1, 0], X[0, 0])
             out.append(const_joint(_Const(psi, X[2, 3])))
         return chain_T, out, ("Revolute" if len(out) == 1 else "Universal")
@@ -252,12 +253,12 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
         out = []
         chain_T = None
         ax = np.asarray(link.axis, float)
-        norm = float(np.linalg.norm(ax))
+        norm = float(vector_norm(ax))
         if norm == 0:
             report.lose(f"{robot.name}: link {link.name!r} has a zero axis (written welded)", kind="changed")
             return weld_joints(i, first_in_chain)
         u = ax / norm
-        w = P[:3, :3] @ u
+        w = compose(P[:3, :3], u.reshape(3, 1))[:, 0]
         if first_in_chain:
             K = np.eye(4)
             K[:3, :3] = _frame_z(w)
@@ -267,7 +268,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
             p, K = line_joint(P[:3, 3], w)
             if not _is_identity_dh(p):
                 out.append(const_joint(_Const(*p)))
-        X = np.linalg.inv(K) @ P
+        X = compose(inverse_transform(K), P)
         delta = X[2, 3]
         c, alpha, theta2 = zxz(X[:3, :3])
         k, s, o = dof_of[i]
@@ -404,9 +405,9 @@ def _frame_z(w) -> np.ndarray:
     """A rotation whose z axis is the unit ``w`` (x as close to the parent's x as possible)."""
     w = np.asarray(w, float)
     x = np.array([1.0, 0.0, 0.0]) - w[0] * w
-    if np.linalg.norm(x) < 1e-6:
+    if vector_norm(x) < 1e-6:
         x = np.array([0.0, 1.0, 0.0]) - w[1] * w
-    x /= np.linalg.norm(x)
+    x /= vector_norm(x)
     y = np.cross(w, x)
     return np.stack([x, y, w], axis=1)
 

@@ -19,6 +19,7 @@ from typing import Optional
 import numpy as np
 
 from ...errors import OutputError
+from ...transforms import vector_norm
 from ._build import MM, dh_structure, joint_infos
 from ._collision_out import disable_collision_lines
 from ._robot_generic import spec_from_model
@@ -216,7 +217,7 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
         T = np.asarray(robot.links[0].parent_transform, float)
         turn = math.acos(max(-1.0, min(1.0, (float(np.trace(T[:3, :3])) - 1) / 2)))
         report.lose(f"{robot.name}: base pose of {robot.links[0].name!r} (a GraspIt! robot file has "
-                    f"none; worlds place robots): {float(np.linalg.norm(T[:3, 3])):.3g} m, "
+                    f"none; worlds place robots): {float(vector_norm(T[:3, 3])):.3g} m, "
                     f"{turn:.3g} rad", kind="not written")
     rdir = os.path.dirname(path)
     iv = os.path.join(rdir, "iv")

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ...transforms import compose, det3
 from ._records import TransformPart, TransformRec
 
 __all__ = ["matrix_mm", "part_matrix", "rotation_from_columns", "quat_wxyz_to_matrix",
@@ -80,8 +81,8 @@ def eigen_quaternion_from_matrix(m) -> tuple:
 
 def is_rotation(R, tol: float = 1e-9) -> bool:
     R = np.asarray(R, float)
-    return bool(np.all(np.isfinite(R)) and np.abs(R.T @ R - np.eye(3)).max() <= tol
-                and np.linalg.det(R) > 0)
+    return bool(np.all(np.isfinite(R)) and np.abs(compose(R.T, R) - np.eye(3)).max() <= tol
+                and det3(R) > 0)
 
 
 def rotation_from_columns(values) -> tuple[np.ndarray, float]:
@@ -118,7 +119,7 @@ def matrix_mm(rec) -> np.ndarray:
         return T
     for part in rec.parts:
         if part.kind != "other":
-            T = T @ part_matrix(part)
+            T = compose(T, part_matrix(part))
     return T
 
 

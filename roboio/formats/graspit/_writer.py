@@ -24,6 +24,7 @@ import os
 import numpy as np
 
 from ...model import RigidObject, Robot, Terrain, TriangleMesh, World
+from ...transforms import compose, vector_norm
 from ..fileio import atomic_write, safe_file_stem
 from ._build import GRAMS, MM, com_m, geometry_transform_si, inertia_si, mass_kg
 from ._iv_out import inventor_text
@@ -339,7 +340,7 @@ def _split(M):
     if np.any(M[3] != (0, 0, 0, 1)):
         return None
     A = M[:3, :3] / MM
-    s = np.linalg.norm(A, axis=0)
+    s = vector_norm(A.T)
     if np.any(s == 0) or not np.all(np.isfinite(s)):
         return None
     R = A / s
@@ -348,7 +349,7 @@ def _split(M):
     T = np.eye(4)
     T[:3, :3] = R
     T[:3, 3] = M[:3, 3] / MM
-    back = np.diag([MM, MM, MM, 1.0]) @ T @ np.diag([s[0], s[1], s[2], 1.0])
+    back = compose(compose(np.diag([MM, MM, MM, 1.0]), T), np.diag([s[0], s[1], s[2], 1.0]))
     if not same(back, M):
         return None
     return s, T

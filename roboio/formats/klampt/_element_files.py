@@ -42,6 +42,7 @@ def element_file_text(element, path: str, report, geometry_writer, what: str, ma
     gw = geometry_writer or GeometryWriter(report)
     entries = items(gw)
     if geometry_writer is None:
+        gw.finish()
         _lose_world_only(element, what, report, margin_home)
     return _simplefile.format_entries(entries)
 

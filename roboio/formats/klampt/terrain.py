@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import FormatError
 from ...model import Group, PointCloud, Terrain, TriangleMesh
+from ...transforms import compose
 from ..fileio import as_text, atomic_write, read_bytes
 from ..loading import load_geometry_ref
 from . import _simplefile
@@ -92,7 +93,7 @@ def terrain_items(t: Terrain, path: str, report, geometry_writer: GeometryWriter
     g = t.geometry
     if g is None:
         raise FormatError(path, None, None, f"{what} has no geometry; Klamp't terrains need one")
-    M = np.asarray(t.transform, float) @ g.transform
+    M = compose(np.asarray(t.transform, float), g.transform)
     if placed or np.array_equal(M, np.eye(4)):
         ref = geometry_writer.data_reference(g, path, what)
     else:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import Geometry, Group, PointCloud, TriangleMesh
+from ...transforms import transform_points
 from ..meshfile import flatten_for_writing, rounding_kind
 
 __all__ = ["gltf_bytes"]
@@ -30,12 +31,12 @@ def _parts(geom: Geometry, report) -> list:
         for c in geom.children:
             if isinstance(c, PointCloud):
                 b = c.baked()
-                b.points = b.points @ geom.transform[:3, :3].T + geom.transform[:3, 3]
+                b.points = transform_points(geom.transform, b.points)
                 out.append((str(c.extras["name"]), b))
                 continue
             b = c.baked()
             b = b if np.allclose(geom.transform, np.eye(4)) else TriangleMesh(
-                b.vertices @ geom.transform[:3, :3].T + geom.transform[:3, 3], b.faces,
+                transform_points(geom.transform, b.vertices), b.faces,
                 vertex_colors=b.vertex_colors, face_colors=b.face_colors)
             out.append((str(c.extras["name"]), b))
         return out

@@ -7,7 +7,7 @@ from ._sniff import sniff_mjcf
 DECLARES_FORMATS = True
 
 register(FormatInfo(
-    name="mjcf", extensions=(".mjcf", ".mjcf.xml", ".xml"), kinds=("robot", "world"), ecosystem="mjcf",
+    name="mjcf", extensions=(".xml", ".mjcf.xml", ".mjcf"), kinds=("robot", "world"), ecosystem="mjcf",
     description="MuJoCo MJCF model (read as MuJoCo compiles it; written with robots, rigid objects "
                 "and terrains in one model)",
     sniff=sniff_mjcf, read="roboio.formats.mjcf.mjcf:read",

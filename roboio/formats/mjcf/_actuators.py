@@ -28,6 +28,7 @@ def attach_drivers(reader, robots: list) -> None:
             i = j.links[0]
             l = r.links[i]
             d = Driver(l.joint_name or l.name, "normal", [i], qmin=r.qmin[i], qmax=r.qmax[i], leader=i)
+            d.dry_friction, d.viscous_friction = reader.friction.get((id(r), i), (0.0, 0.0))
             r.drivers.append(d)
             drivers_of[(id(r), i)] = (r, d)
     _actuators(reader, drivers_of)

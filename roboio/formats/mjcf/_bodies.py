@@ -24,7 +24,7 @@ from typing import Optional
 
 import numpy as np
 
-from ...model import Group, Link, Primitive, TriangleMesh
+from ...model import Appearance, Group, Link, Primitive, TriangleMesh
 from ...transforms import axis_angle_to_matrix, make_transform, matrix_to_rpy
 from . import _massprops as MP
 from ._orient import inertia_matrix, quat_to_mat
@@ -200,7 +200,8 @@ def body_geometry(geoms: list, reader) -> tuple:
     """``(collision geometry, visual geometry or None, colour)`` of a body's geoms: geoms
     that can collide (``contype`` or ``conaffinity`` non-zero) are the collision geometry;
     the geoms MuJoCo draws by default (groups 0-2) the visual one, given separately only
-    when it differs; the colour of the first drawn geom."""
+    when it differs; the colour of the first drawn geom (a geom of another colour has it as
+    its own ``appearance``)."""
     made = []
     for g in geoms:
         geo = geom_geometry(g, reader)
@@ -209,6 +210,10 @@ def body_geometry(geoms: list, reader) -> tuple:
     coll = [geo for g, geo in made if not g.visual]
     vis = [geo for g, geo in made if g.group in VISIBLE_GROUPS]
     color = next((reader.color(g) for g, _ in made if g.group in VISIBLE_GROUPS), None)
+    for g, geo in made:         # a geom of another colour keeps it as its own appearance
+        rgba = tuple(float(c) for c in reader.color(g))
+        if color is not None and rgba != tuple(color):
+            geo.appearance = Appearance(color=rgba)
     if [id(x) for x in vis] == [id(x) for x in coll] or not vis:
         return _one(coll), None, color
     return _one(coll), _one([v.copy() if any(v is c for c in coll) else v for v in vis]), color

@@ -16,7 +16,7 @@ from typing import Optional
 import numpy as np
 
 from ...model import Primitive
-from ...transforms import make_transform, rotation_between
+from ...transforms import compose, det3, make_transform, rotation_between, transform_points, vector_norm
 
 __all__ = ["primitive_geom"]
 
@@ -41,10 +41,10 @@ def _shape(p: Primitive):
     if k == "Box":
         B = np.stack([q["xaxis"], q["yaxis"], q["zaxis"]], axis=1)
         d = np.asarray(q["dims"], float)
-        return B, np.asarray(q["origin"], float) + B @ (d / 2), d / 2
+        return B, np.asarray(q["origin"], float) + compose(B, (d / 2).reshape(3, 1))[:, 0], d / 2
     if k in ("Cylinder", "Capsule"):
         axis = np.asarray(q["axis"], float)
-        n = np.linalg.norm(axis)
+        n = float(vector_norm(axis))
         if n == 0:
             return None
         a = axis / n
@@ -63,20 +63,20 @@ def primitive_geom(p: Primitive, M) -> Optional[tuple]:
         return None
     F, c, half = shape
     M = np.asarray(M, float)
-    N = M[:3, :3] @ F
-    k = np.linalg.norm(N, axis=0)
+    N = compose(M[:3, :3], F)
+    k = vector_norm(N.T)
     if np.any(k == 0) or not np.all(np.isfinite(N)):
         return None
     k[np.abs(k - 1) <= _REL] = 1.0      # a rotation's columns: unit to rounding, no scale
     R = N / k
-    if np.abs(R.T @ R - np.eye(3)).max() > _REL * 10:
+    if np.abs(compose(R.T, R) - np.eye(3)).max() > _REL * 10:
         return None
-    if np.linalg.det(R) < 0:            # shapes here are mirror-symmetric about their x axis
+    if det3(R) < 0:            # shapes here are mirror-symmetric about their x axis
         R[:, 0] = -R[:, 0]
     size = np.abs(half) * k
     if np.any(size <= 0) or not np.all(np.isfinite(size)):
         return None
-    pose = make_transform(R, M[:3, :3] @ c + M[:3, 3])
+    pose = make_transform(R, transform_points(M, np.asarray(c, float)))
     kind = p.primitive
     if kind == "Sphere":
         if _same(size[0], size[1]) and _same(size[0], size[2]):

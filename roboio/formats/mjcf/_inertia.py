@@ -22,6 +22,8 @@ from typing import Optional
 
 import numpy as np
 
+from ...transforms import compose, symmetric_eigen3
+
 __all__ = ["Inertial", "MASS_FLOOR", "INERTIA_FLOOR", "MJ_MINVAL", "MJ_EPS", "prepare",
            "refused_by_mujoco", "floor"]
 
@@ -55,10 +57,9 @@ class Inertial:
 
 
 def _principal(I) -> tuple:
-    w, V = np.linalg.eigh(I)
-    if np.linalg.det(V) < 0:
-        V[:, 0] = -V[:, 0]
-    return w, V
+    """Principal moments (ascending) and axes (a rotation), element-wise: the same digits
+    on every machine (LAPACK's eigh depends on the BLAS kernel)."""
+    return symmetric_eigen3(I)
 
 
 def prepare(mass: float, com, inertia) -> Inertial:
@@ -94,7 +95,7 @@ def prepare(mass: float, com, inertia) -> Inertial:
             changes.append(f"negative principal inertia raised to 0 (by {neg:.1e} kg m^2)")
     fixed = _triangle(fixed, changes)
     if np.any(fixed != w):
-        I = np.diag(fixed) if np.array_equal(V, np.eye(3)) else V @ np.diag(fixed) @ V.T
+        I = np.diag(fixed) if np.array_equal(V, np.eye(3)) else compose(V * fixed, V.T)
     return Inertial(mass, com, I, fixed, V, changes, original)
 
 
@@ -130,7 +131,7 @@ def floor(inertial: Inertial) -> Optional[str]:
         w = _triangle(w, [])
         inertial.moments = w
         inertial.inertia = (np.diag(w) if np.array_equal(inertial.axes, np.eye(3))
-                             else inertial.axes @ np.diag(w) @ inertial.axes.T)
+                             else compose(inertial.axes * w, inertial.axes.T))
     return ", ".join(notes) or None
 
 

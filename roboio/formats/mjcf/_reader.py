@@ -56,6 +56,7 @@ class Reader:
         self.link_of: dict = {}            # body id -> (robot, link index) of its own link
         self.joint_links: dict = {}        # joint name -> (robot, [link indices])
         self.geom_body: dict = {}          # geom name -> body
+        self.friction: dict = {}           # (id(robot), link) -> (frictionloss, damping)
         self._mass()
 
     def names(self, name: Optional[str]) -> list:
@@ -252,7 +253,7 @@ class Reader:
         ctx = self.ctx
         robot = Robot(name)
         names = _Names()
-        links, qmin, qmax, q0 = [], [], [], []
+        links, qmin, qmax, q0, tmax = [], [], [], [], []
         joints = []
         stack = [(b, -1) for b in reversed(roots)]
         while stack:
@@ -270,6 +271,10 @@ class Reader:
                 links.append(link)
                 qmin.append(s.qmin)
                 qmax.append(s.qmax)
+                tmax.append(_torque_limit(s.joint, self.doc))
+                fr = _friction(s.joint, self.doc)
+                if fr is not None:
+                    self.friction[(id(robot), len(links) - 1)] = fr
                 q0.append(s.q0)
                 key = id(s.joint) if s.joint is not None else ("weld", len(links))
                 group_links.setdefault(key, (s.group, []))[1].append(len(links) - 1)
@@ -299,10 +304,41 @@ class Reader:
                     self.geom_body[g.name] = b
             for c in reversed(b.children):
                 stack.append((c, own))
-        robot.set_links(links, qmin=qmin, qmax=qmax, config=q0)
+        robot.set_links(links, qmin=qmin, qmax=qmax, config=q0, tmax=tmax)
         robot.joints = joints
         robot.source = self.doc.path
         return robot
+
+
+def _friction(joint, doc: Document):
+    """``(frictionloss, damping)`` of a joint that has either (its driver's dry and viscous
+    friction, which the MJCF writer writes them from), else None."""
+    if joint is None:
+        return None
+    out = []
+    for key in ("frictionloss", "damping"):
+        text = joint.attrs.get(key)
+        try:
+            out.append(float(text) if text else 0.0)
+        except ValueError:
+            raise doc.error(joint.node, f"{key} {text!r} is not a number in joint") from None
+    return tuple(out) if any(out) else None
+
+
+def _torque_limit(joint, doc: Document) -> float:
+    """A joint's ``actuatorfrcrange`` when it is symmetric, ``-t t`` (Klamp't's torque limit
+    ``tmax``, which the MJCF writer writes so), else inf (the attribute stays data)."""
+    text = joint.attrs.get("actuatorfrcrange") if joint is not None else None
+    if not text:
+        return np.inf
+    limited = joint.attrs.get("actuatorfrclimited", "auto")
+    if limited == "false" or (limited == "auto" and not doc.compiler.autolimits):
+        return np.inf
+    try:
+        lo, hi = (float(x) for x in text.split())
+    except ValueError:
+        raise doc.error(joint.node, f"actuatorfrcrange {text!r} is not two numbers in joint") from None
+    return hi if lo == -hi and hi > 0 else np.inf
 
 
 def _unique_names(doc: Document, bodies: list) -> None:

@@ -17,9 +17,11 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   virtual links have no body. Other multi-link joint groups (``floatingplanar``,
   ``ballandsocket``, floating chains not at the root) keep one joint per link; their
   massless intermediate links are folded into the last link's body as extra joints.
-* Affine drivers coupling several DOFs -> ``<equality><joint polycoef>`` (follower =
-  offset + ratio x leader, in MuJoCo coordinates; the leader is the driver's actuated
-  joint, ``Driver.leader``).
+* Drivers -> one actuator each on the joint of the driver's leader (``position``, the
+  default, ``motor`` or none: :mod:`._actuators_out`); affine drivers coupling several DOFs ->
+  ``<equality><joint polycoef>`` (follower = offset + ratio x the actuated DOF, in MuJoCo
+  coordinates; the leader is the driver's actuated joint, ``Driver.leader``); polynomial
+  couplings likewise, with their polynomial.
 * Mass, COM and inertia -> ``<inertial>`` (``fullinertia``, or ``diaginertia`` + ``quat``
   where MuJoCo's own eigen-decomposition could misjudge it); see :mod:`._inertia` for what
   is changed so that MuJoCo accepts it.
@@ -38,6 +40,7 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections import Counter, defaultdict
@@ -48,14 +51,16 @@ from lxml import etree
 
 from ...errors import OutputError
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
-from ...transforms import make_transform, matrix_to_quat
-from ..affine import nearest_rotation
+from ...transforms import (compose, det3, make_transform, matrix_to_quat, symmetric_eigen3,
+                           transform_points, vector_norm)
+from ..affine import link_poses, nearest_rotation
 from ..fileio import fmt_float
 from ..fixed_point import stable_params
 from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind
 from ..mesh_export import MeshExport
 from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
+from ._actuators_out import DEFAULT as DEFAULT_ACTUATORS, Actuators, lead_index
 from ._geoms import primitive_geom
 from ._orient import inertia_matrix, quat_matrix
 
@@ -64,7 +69,11 @@ __all__ = ["MjcfWriter", "mujoco_reads", "MAX_STL_FACES", "FK_SAMPLES"]
 MAX_STL_FACES = 200000     # MuJoCo's STL decoder refuses larger files
 _VIRTUAL = (("prismatic", (1, 0, 0)), ("prismatic", (0, 1, 0)), ("prismatic", (0, 0, 1)),
             ("revolute", (0, 0, 1)), ("revolute", (0, 1, 0)), ("revolute", (1, 0, 0)))
-_FLAT_REL = 1e-10          # a mesh thinner than this (relative) has no convex hull for MuJoCo
+_MUJOCO_RGBA = (0.5, 0.5, 0.5, 1.0)   # a geom's colour when it names none
+# a mesh thinner than this (relative to its width) has no convex hull for MuJoCo: it holds
+# vertices as 32-bit floats and centres them before qhull, which then finds the points
+# coplanar (KUKA KR150/KR210 COLLADA meshes 3e-9 thick refused the whole model)
+_FLAT_REL = 1e-6
 
 
 def mujoco_reads(path: str) -> bool:
@@ -123,6 +132,17 @@ def _quat(R) -> str:
 
 
 _QUAT_ULPS = (1, 1, 1, 1)
+
+
+def _set_quat(el, R) -> None:
+    """``quat`` of rotation ``R`` on ``el``, unless it is the identity MuJoCo defaults to
+    (a rotation within rounding of the identity written "1 0 0 0" reads back as no rotation,
+    and would then not be written: kawada-hironx)."""
+    if np.array_equal(R, np.eye(3)):
+        return
+    q = _quat(R)
+    if q != "1 0 0 0":
+        el.set("quat", q)
 
 
 class _Names:
@@ -222,7 +242,7 @@ class MjcfWriter:
     """Builds the MJCF document of a World or Robot: :meth:`document` returns its bytes;
     :attr:`meshes` (a :class:`MeshExport`) holds the mesh files it references."""
 
-    def __init__(self, obj, path, report, meshes: str = "copy"):
+    def __init__(self, obj, path, report, meshes: str = "copy", actuators: str = DEFAULT_ACTUATORS):
         if isinstance(obj, Robot):
             world = World(obj.name)
             world.robots.append(obj)
@@ -242,6 +262,7 @@ class MjcfWriter:
         self.joints = Namespace(report, "joints")
         self.mesh_names = _Names()
         self.eq_names = _Names()
+        self.actuators = Actuators(actuators, report, _Names())
         self.assets = {}                 # (reference, scale text) -> mesh name
         self.asset_el = None
         self.classes_used = set()
@@ -262,6 +283,7 @@ class MjcfWriter:
                          inertiafromgeom="false", boundmass="0", boundinertia="0",
                          balanceinertia="false", fusestatic="false", discardvisual="false",
                          alignfree="false")
+        option = etree.SubElement(root, "option")
         default = etree.SubElement(root, "default")
         etree.SubElement(default, "joint", armature="0", damping="0", frictionloss="0")
         self.asset_el = etree.SubElement(root, "asset")
@@ -286,10 +308,22 @@ class MjcfWriter:
                 etree.SubElement(contact, "pair", geom1=a, geom2=b)
             for a, b in self.excludes:
                 etree.SubElement(contact, "exclude", body1=a, body2=b)
+        # equalities and actuators in the document order of their joints (not the drivers'
+        # order, which a reading of the file does not keep), so that a rewrite lists them so
+        order = {el.get("name"): k for k, el in enumerate(worldbody.iter("joint"))}
         if self.equalities:
             eq = etree.SubElement(root, "equality")
-            for attrs in self.equalities:
+            for attrs in sorted(self.equalities, key=lambda a: order.get(a["joint1"], len(order))):
                 etree.SubElement(eq, "joint", **attrs)
+        act = self.actuators.element(order)
+        if act is not None:
+            root.append(act)
+        if self.actuators.damped:
+            # velocity gains integrated implicitly: MuJoCo's Euler integrator is unstable once
+            # kv / inertia exceeds 2 / timestep (a light wrist servo does)
+            option.set("integrator", "implicitfast")
+        else:
+            root.remove(option)
         if self.qpos_init != self.qpos0:
             kf = etree.SubElement(root, "keyframe")
             etree.SubElement(kf, "key", name="initial", qpos=_fmt(self.qpos_init))
@@ -325,8 +359,7 @@ class MjcfWriter:
             elements[i] = body
             T = self._body_pose(r, plan, i, approx)
             body.set("pos", _fmt(T[:3, 3]))
-            if not np.array_equal(T[:3, :3], np.eye(3)):
-                body.set("quat", _quat(T[:3, :3]))
+            _set_quat(body, T[:3, :3])
             moving[i] = self._joints(body, r, plan, i, jnames, approx)
         self._mass_rule(r, plan, bodies, moving, elements)
         geo = {}
@@ -341,13 +374,13 @@ class MjcfWriter:
         """Pose of body ``i`` in its parent body (world pose for a free-joint root)."""
         l = r.links[i]
         if i in plan.free_root:
-            T = r.fk(r.config)[i]
+            T = link_poses(r, r.config)[i]
             return make_transform(nearest_rotation(T[:3, :3])[0], T[:3, 3])
         T = np.eye(4)
         for f in plan.extra_joints.get(i, []) + [i]:
-            T = T @ approx.get(f, r.links[f].parent_transform)
+            T = compose(T, approx.get(f, r.links[f].parent_transform))
         if plan.jtype(i) == "weld" and r.config[i] != 0:
-            T = T @ _joint_motion(l, r.config[i])
+            T = compose(T, _joint_motion(l, r.config[i]))
             self.report.warn(f"welded link {l.name!r} is at q = {fmt_float(r.config[i])}; that "
                              "pose is built into its body", kind="changed")
         return T
@@ -384,7 +417,7 @@ class MjcfWriter:
         # S: pose of this body in a folded link's frame at q = 0 (see the module docstring)
         S, in_frame = np.eye(4), {}
         for f in reversed(chain[1:] + [i]):
-            S = approx.get(f, r.links[f].parent_transform) @ S
+            S = compose(approx.get(f, r.links[f].parent_transform), S)
             in_frame[r.links[f].parent] = S.copy()
         moves = False
         for f in chain + [i]:
@@ -397,7 +430,7 @@ class MjcfWriter:
         if jt == "weld":
             return False
         axis = np.asarray(l.axis, float)
-        k = float(np.linalg.norm(axis))
+        k = float(vector_norm(axis))
         if k == 0:
             self.report.lose("joints with a zero axis (they cannot move; written without a joint)", l.name, kind="changed", noun="link")
             return False
@@ -408,8 +441,8 @@ class MjcfWriter:
         if S is not None:
             R, p = S[:3, :3], S[:3, 3]
             if np.any(p):
-                el.set("pos", _fmt(-(R.T @ p)))
-            u = R.T @ u
+                el.set("pos", _fmt(-compose(R.T, p.reshape(3, 1))[:, 0]))
+            u = compose(R.T, u.reshape(3, 1))[:, 0]
         el.set("axis", _fmt(u))
         if abs(k - 1) > 1e-15:
             self.report.lose("joint axes that are not unit length (MuJoCo normalises them: its "
@@ -447,7 +480,7 @@ class MjcfWriter:
 
     @staticmethod
     def _free_pose(r: Robot, i: int) -> list:
-        T = r.fk(r.config)[i]
+        T = link_poses(r, r.config)[i]
         R, _ = nearest_rotation(T[:3, :3])
         return [float(x) for x in T[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
 
@@ -503,6 +536,8 @@ class MjcfWriter:
 
     def _geom(self, parent, g, M, color, label, cls, made) -> bool:
         role = cls or "collision"
+        if g.appearance is not None and g.appearance.color is not None:
+            color = g.appearance.color        # the piece's own colour (a URDF visual's material)
         rgba = None
         if color is not None and len(color) in (3, 4):
             rgba = tuple(color) + (1.0,) * (4 - len(color))
@@ -537,7 +572,7 @@ class MjcfWriter:
                 continue
             pts = piece.vertices * piece.scale
             tri = pts[piece.faces]
-            area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
+            area = 0.5 * vector_norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])).sum()
             if not area > _inertia.MJ_MINVAL:
                 self.report.lose("meshes whose area MuJoCo finds too small (below 1e-15 m^2)", label, kind="not written")
                 continue
@@ -549,7 +584,7 @@ class MjcfWriter:
                 rect = "" if box[3] else ", larger than the mesh: its bounding rectangle"
                 self.report.lose("flat collision meshes, colliding as a thin box below their "
                                  f"surface (MuJoCo needs a volume{rect})", label, kind="approximated")
-                size, pose = box[0], piece.pose @ box[1]
+                size, pose = box[0], compose(piece.pose, box[1])
                 made.append(self._geom_element(parent, "collision", None, pose, type="box",
                                                size=_fmt(size)))
                 piece_cls = "visual"
@@ -571,10 +606,9 @@ class MjcfWriter:
             el.set(k, v)
         if np.any(pose[:3, 3]):
             el.set("pos", _fmt(pose[:3, 3]))
-        if not np.array_equal(pose[:3, :3], np.eye(3)):
-            el.set("quat", _quat(pose[:3, :3]))
-        if rgba is not None:
-            el.set("rgba", _fmt(rgba))
+        _set_quat(el, pose[:3, :3])
+        if rgba is not None and tuple(float(c) for c in rgba) != _MUJOCO_RGBA:
+            el.set("rgba", _fmt(rgba))      # (MuJoCo's own colour not written: it reads back as it)
         return el
 
     def _mesh_asset(self, piece) -> str:
@@ -636,33 +670,40 @@ class MjcfWriter:
         return out
 
     def _equalities(self, r: Robot, plan: _RobotPlan, jnames: dict):
-        """``<equality><joint>`` for every DOF an affine driver couples to its first DOF:
-        ``q_j = o_j + s_j u`` gives, in MuJoCo coordinates (``qpos = |axis| q``),
-        ``qpos_j = a0 + a1 qpos_lead``."""
+        """An actuator per driver (:mod:`._actuators_out`) and ``<equality><joint>`` for every
+        DOF an affine driver couples to the DOF it actuates: ``q_j = o_j + s_j u`` gives, in
+        MuJoCo coordinates (``qpos = |axis| q``), ``qpos_j = a0 + a1 qpos_lead``; polynomial
+        couplings follow their leader (:meth:`_polynomial_couplings`)."""
         rep = self.report
         actuated = [d for d in r.drivers if d.type in ("normal", "affine", "nonlinear")]
-        if actuated:
+        if actuated and self.actuators.mode == "none":
             rep.lose(f"drivers ({len(actuated)}): MJCF is written without actuators (servo gains "
                      "and driver limits are not kept)", kind="not written")
         for d in r.drivers:
             if d.type in ("translation", "rotation"):
                 rep.lose("translation/rotation drivers", d.name, kind="not written", noun="driver")
                 continue
+            if not d.dofs:
+                continue
+            has_joint = [i in jnames and i not in plan.free_root for i in d.dofs]
+            if d.type == "nonlinear":      # the driver's value is its leader's
+                k = d.dofs.index(d.leader) if d.leader in d.dofs else None
+                lead = k if k is not None and has_joint[k] else None
+            else:
+                lead = lead_index(d, has_joint)
+            if lead is None:
+                rep.lose("drivers without a MuJoCo hinge or slide joint to move (no actuator, "
+                         "no coupling)", d.name, kind="not written", noun="driver")
+                continue
+            il = d.dofs[lead]
+            sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
+            kl = float(vector_norm(r.links[il].axis))
+            self.actuators.add(d, jnames[il], kl * sl, kl * ol)
             if d.type == "nonlinear":
                 self._polynomial_couplings(r, plan, jnames, d)
                 continue
-            if d.type != "affine" or len(d.dofs) < 2:
+            if d.type != "affine":
                 continue
-            has_joint = [i in jnames and i not in plan.free_root for i in d.dofs]
-            leads = [k for k, i in enumerate(d.dofs) if d.scale[k] != 0 and has_joint[k]]
-            if not leads:
-                rep.lose("affine drivers without a moving DOF to follow", d.name, kind="not written", noun="driver")
-                continue
-            # the actuated joint leads (Driver.leader), where it has a joint to follow
-            lead = d.dofs.index(d.leader) if d.leader in d.dofs and d.dofs.index(d.leader) in leads \
-                else leads[0]
-            il, sl, ol = d.dofs[lead], d.scale[lead], d.offset[lead]
-            kl = float(np.linalg.norm(r.links[il].axis))
             for k, i in enumerate(d.dofs):
                 if k == lead:
                     continue
@@ -670,7 +711,7 @@ class MjcfWriter:
                     rep.lose("coupled DOFs without a MuJoCo hinge or slide joint", f"{d.name}: {r.links[i].name}", kind="not written")
                     continue
                 s, o = d.scale[k], d.offset[k]
-                kf = float(np.linalg.norm(r.links[i].axis))
+                kf = float(vector_norm(r.links[i].axis))
                 attrs = {"name": self.eq_names.take(f"{d.name}:{jnames[i]}", "coupling", _Quiet(), ""),
                          "joint1": jnames[i]}
                 if s != 0:
@@ -690,7 +731,7 @@ class MjcfWriter:
             rep.lose("nonlinear drivers without a moving DOF to follow", d.name, kind="not written",
                      noun="driver")
             return
-        kl = float(np.linalg.norm(r.links[lead].axis))
+        kl = float(vector_norm(r.links[lead].axis))
         for fn, i in zip(d.coupling.functions, d.dofs):
             if i == lead:
                 continue
@@ -704,7 +745,7 @@ class MjcfWriter:
                          kind="not written")
                 continue
             coef = list(p[1]) + [0.0] * (5 - len(p[1]))
-            kf = float(np.linalg.norm(r.links[i].axis))
+            kf = float(vector_norm(r.links[i].axis))
             attrs = {"name": self.eq_names.take(f"{d.name}:{jnames[i]}", "coupling", _Quiet(), ""),
                      "joint1": jnames[i]}
             if any(coef[1:]):
@@ -768,8 +809,7 @@ class MjcfWriter:
             self.report.lose("object poses that are not rotations, written as the nearest rotation",
                              f"{o.name} ({err:.1e})", kind="approximated")
         body = etree.SubElement(worldbody, "body", name=name, pos=_fmt(o.transform[:3, 3]))
-        if not np.array_equal(R, np.eye(3)):
-            body.set("quat", _quat(R))
+        _set_quat(body, R)
         etree.SubElement(body, "freejoint", name=self.joints.take(o.name, "object", None))
         pose = [float(x) for x in o.transform[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
         self.qpos0 += pose
@@ -839,9 +879,7 @@ def _principal_params(it):
     def derive(M):
         if np.array_equal(M, it.inertia):
             return np.concatenate([matrix_to_quat(it.axes), it.moments])
-        w, V = np.linalg.eigh((M + M.T) / 2)
-        if np.linalg.det(V) < 0:
-            V[:, 0] = -V[:, 0]
+        w, V = symmetric_eigen3((M + M.T) / 2)      # (no LAPACK: same digits on any machine)
         return np.concatenate([matrix_to_quat(V), w])
     return derive
 
@@ -868,7 +906,7 @@ def _leaves(g, T=None):
     """(geometry, 4x4 transform to the owner frame) of every non-group piece of ``g``."""
     if g is None:
         return
-    M = (np.eye(4) if T is None else T) @ g.transform
+    M = compose(np.eye(4) if T is None else T, g.transform)
     if isinstance(g, Group):
         for c in g.children:
             yield from _leaves(c, M)
@@ -876,12 +914,20 @@ def _leaves(g, T=None):
         yield g, M
 
 
+def _scatter_axes(points) -> tuple:
+    """``(w, V)``: eigenvalues (ascending) and axes of the scatter matrix of ``points``
+    about their mean (the squared singular values and right singular vectors of the
+    centred points), computed element-wise (no LAPACK: the same on any machine)."""
+    d = np.asarray(points, float) - np.asarray(points, float).mean(axis=0)
+    S = np.array([[float(np.sum(d[:, i] * d[:, j])) for j in range(3)] for i in range(3)])
+    return symmetric_eigen3(S)
+
+
 def _flat(points) -> bool:
     if len(points) < 4:
         return True
-    c = points - points.mean(axis=0)
-    s = np.linalg.svd(c, compute_uv=False)
-    return s[-1] <= _FLAT_REL * s[0]
+    w = _scatter_axes(points)[0]            # squared singular values, ascending
+    return math.sqrt(max(w[0], 0.0)) <= _FLAT_REL * math.sqrt(max(w[2], 0.0))
 
 
 def _slab(pts, faces) -> tuple:
@@ -889,21 +935,20 @@ def _slab(pts, faces) -> tuple:
     ``(half sizes, pose 4x4 in the mesh frame, thickness, exact)``; ``exact`` when the mesh
     fills its bounding rectangle (so the box top is the mesh surface)."""
     c = pts.mean(axis=0)
-    _, _, Vt = np.linalg.svd(pts - c)
-    R = Vt.T.copy()                      # columns: in-plane axes, then the normal
+    R = _scatter_axes(pts)[1][:, ::-1].copy()   # columns: in-plane axes, then the normal
     tri = pts[faces]
     n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]).sum(axis=0)
-    if n @ R[:, 2] < 0:
+    if n[0] * R[0, 2] + n[1] * R[1, 2] + n[2] * R[2, 2] < 0:
         R[:, 2] = -R[:, 2]
-    if np.linalg.det(R) < 0:
+    if det3(R) < 0:
         R[:, 0] = -R[:, 0]
-    local = (pts - c) @ R
+    local = transform_points(make_transform(R.T), pts - c)
     lo, hi = local.min(axis=0), local.max(axis=0)
     half = (hi - lo) / 2
     t = max(half[0], half[1]) * 1e-2
-    area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1).sum()
+    area = 0.5 * vector_norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])).sum()
     exact = abs(area - 4 * half[0] * half[1]) <= 1e-9 * area
-    center = c + R @ np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, -t])
+    center = c + transform_points(make_transform(R), np.array([(lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, -t]))
     return np.array([half[0], half[1], t]), make_transform(R, center), t, exact
 
 
@@ -912,7 +957,7 @@ def _joint_motion(link, q) -> np.ndarray:
     w = np.asarray(link.axis, float)
     if link.joint_type == "prismatic":
         return make_transform(np.eye(3), q * w)
-    n = np.linalg.norm(w)
+    n = float(vector_norm(w))
     return make_transform(axis_angle_to_matrix(w / n, q * n) if n else np.eye(3), np.zeros(3))
 
 

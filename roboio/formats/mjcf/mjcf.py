@@ -11,6 +11,7 @@ from __future__ import annotations
 from ...context import LoadContext
 from ..fileio import atomic_write, read_bytes
 from ._sniff import sniff_mjcf as sniff
+from ._actuators_out import DEFAULT as DEFAULT_ACTUATORS
 from ._writer import MjcfWriter
 
 __all__ = ["sniff", "loads", "read", "dumps", "write", "DEFAULT_MESHES"]
@@ -36,10 +37,14 @@ def _mode(report) -> str:
     return (getattr(report, "options", None) or {}).get("meshes") or DEFAULT_MESHES
 
 
+def _actuators(report) -> str:
+    return (getattr(report, "options", None) or {}).get("actuators") or DEFAULT_ACTUATORS
+
+
 def dumps(obj, report, path=None) -> bytes:
     """The MJCF text of ``obj`` (Robot, World, RigidObject or Terrain). Mesh references are
     planned relative to ``path`` but no mesh file is written (see :func:`write`)."""
-    w = MjcfWriter(obj, path, report, _mode(report))
+    w = MjcfWriter(obj, path, report, _mode(report), _actuators(report))
     data = w.document()
     w.meshes.summarise()
     return data
@@ -47,7 +52,7 @@ def dumps(obj, report, path=None) -> bytes:
 
 def write(obj, path: str, report) -> None:
     """Write ``obj`` as MJCF to ``path`` (atomically) and its mesh files beside it."""
-    w = MjcfWriter(obj, path, report, _mode(report))
+    w = MjcfWriter(obj, path, report, _mode(report), _actuators(report))
     data = w.document()
     w.meshes.write_files()
     atomic_write(path, data)

@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from ...model import Group, Primitive, TriangleMesh, GeometrySource
+from ...model import Appearance, Group, Primitive, TriangleMesh, GeometrySource
 from .. import loading
 from ._records import GeomRecord
 
@@ -128,30 +128,46 @@ def geom_extras(rec: GeomRecord) -> dict:
 
 def link_geometries(geoms: list):
     """``(collision, visual)`` roboio geometries of a link's "self" geometries: one geometry,
-    a Group, or None. ``visual`` is None when it would equal ``collision``."""
+    a Group, or None. ``visual`` is None when it would equal ``collision``. When the
+    ``<Geom>`` colours of the link differ, each geometry gets its own ``appearance`` (the
+    link's colour is its first coloured geometry's)."""
     coll, vis = [], []
+    colours = {}            # id(geometry) -> its <Geom>'s colour
     same = True
     for rec in geoms:
         g = model_geometry(rec)
         extras = geom_extras(rec)
+        colour = _colour(rec)
         if g is not None:
             g.extras.setdefault("openrave", {}).update(extras)
             coll.append(g)
+            colours[id(g)] = colour
         if rec.render is not None:
             if rec.visible:
                 r = rec.render
                 r.extras.setdefault("openrave", {}).update(extras)
                 vis.append(r)
+                colours[id(r)] = colour
             same = False
         elif g is not None and rec.visible:
             vis.append(g)       # copied below if the visual geometry is kept separately
         if not rec.visible and g is not None:
             same = False
+    if len({_colour(rec) for rec in geoms}) > 1:
+        for g in coll + vis:
+            g.appearance = Appearance(color=colours.get(id(g)))
     collision = _one(coll)
     if same:
         return collision, None
     vis = [v.copy() if any(v is c for c in coll) else v for v in vis]
     return collision, (_one(vis) if vis else Group([]))
+
+
+def _colour(rec: GeomRecord):
+    """RGBA of a ``<Geom>``'s ``<diffuseColor>`` and ``<transparency>``, or None."""
+    if rec.diffuse is None:
+        return None
+    return tuple(float(x) for x in rec.diffuse) + (1.0 - (rec.transparency or 0.0),)
 
 
 def _one(items):

@@ -12,7 +12,9 @@ import math
 
 import numpy as np
 
-__all__ = ["quat_from_matrix", "matrix_from_quat", "axis_angle", "rows_to_rotation",
+from ...transforms import compose
+
+__all__ = ["quat_from_matrix", "matrix_from_quat", "matrices_from_quats", "axis_angle", "rows_to_rotation",
            "quat_rotation", "rotate_direction", "TRANSFORM_TAGS", "apply_transform_tag",
            "inv", "normalize3"]
 
@@ -39,8 +41,24 @@ def quat_from_matrix(m) -> np.ndarray:
     else:
         q[1] = (m[0, 0] - (m[1, 1] + m[2, 2])) + 1
         q[2], q[3], q[0] = m[0, 1] + m[1, 0], m[2, 0] + m[0, 2], m[2, 1] - m[1, 2]
-    n = math.sqrt(q @ q)
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])   # (no BLAS dot)
     return q / n if n > 0 else np.array([1.0, 0.0, 0.0, 0.0])
+
+
+def matrices_from_quats(Q) -> np.ndarray:
+    """:func:`matrix_from_quat` of ``(..., 4)`` quaternions at once, with the same operations
+    in the same order (the same bits)."""
+    Q = np.asarray(Q, dtype=float)
+    w, x, y, z = Q[..., 0], Q[..., 1], Q[..., 2], Q[..., 3]
+    n2 = w * w + x * x + y * y + z * z
+    zero = n2 == 0
+    s = 2.0 / np.where(zero, 1.0, n2)
+    M = np.stack([
+        1 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y),
+        s * (x * y + w * z), 1 - s * (x * x + z * z), s * (y * z - w * x),
+        s * (x * z - w * y), s * (y * z + w * x), 1 - s * (x * x + y * y)], axis=-1)
+    M = M.reshape(Q.shape[:-1] + (3, 3))
+    return np.where(zero[..., None, None], np.eye(3), M)
 
 
 def matrix_from_quat(q) -> np.ndarray:
@@ -60,7 +78,7 @@ def axis_angle(axis, angle: float) -> np.ndarray:
     """Rotation by ``angle`` (radians) about ``axis`` (OpenRAVE's ``quatFromAxisAngle``: the
     axis is normalised, a zero axis gives identity)."""
     a = np.asarray(axis, dtype=float).reshape(3)
-    n = math.sqrt(a @ a)
+    n = math.sqrt(_dot(a, a))
     if n == 0:
         return np.eye(3)
     half = 0.5 * angle
@@ -84,23 +102,28 @@ def rotate_direction(src, dst) -> np.ndarray:
     src = np.asarray(src, dtype=float)
     dst = np.asarray(dst, dtype=float)
     cross = np.cross(src, dst)
-    fsin = math.sqrt(cross @ cross)
-    fcos = float(src @ dst)
+    fsin = math.sqrt(_dot(cross, cross))
+    fcos = _dot(src, dst)
     if fsin > 0:
         return axis_angle(cross / fsin, math.atan2(fsin, fcos))
     if fcos < 0:
         r = np.array([1.0, 0.0, 0.0]) - src * src[0]
-        if r @ r < 1e-8:
+        if _dot(r, r) < 1e-8:
             r = np.array([0.0, 0.0, 1.0]) - src * src[2]
-        return axis_angle(r / math.sqrt(r @ r), math.atan2(fsin, fcos))
+        return axis_angle(r / math.sqrt(_dot(r, r)), math.atan2(fsin, fcos))
     return np.eye(3)
+
+
+def _dot(a, b) -> float:
+    """``a . b`` of 3-vectors in a fixed order (no BLAS: the same bits on any machine)."""
+    return float(a[0] * b[0] + a[1] * b[1] + a[2] * b[2])
 
 
 def normalize3(v) -> np.ndarray:
     """``v / |v|`` (OpenRAVE's ``normalize3``; a zero vector gives NaN as in OpenRAVE, the
     caller reports it)."""
     v = np.asarray(v, dtype=float)
-    n = math.sqrt(v @ v)
+    n = math.sqrt(_dot(v, v))
     with np.errstate(invalid="ignore", divide="ignore"):
         return v / n
 
@@ -113,11 +136,11 @@ def apply_transform_tag(T: np.ndarray, tag: str, values) -> np.ndarray:
     if tag == "translation":
         T[:3, 3] += values[:3]
     elif tag == "rotationaxis":
-        T[:3, :3] = axis_angle(values[:3], values[3] * math.pi / 180.0) @ T[:3, :3]
+        T[:3, :3] = compose(axis_angle(values[:3], values[3] * math.pi / 180.0), T[:3, :3])
     elif tag == "rotationmat":
-        T[:3, :3] = rows_to_rotation(values[:9]) @ T[:3, :3]
+        T[:3, :3] = compose(rows_to_rotation(values[:9]), T[:3, :3])
     elif tag == "quat":
-        T[:3, :3] = quat_rotation(values[:4]) @ T[:3, :3]
+        T[:3, :3] = compose(quat_rotation(values[:4]), T[:3, :3])
     else:
         raise ValueError(tag)
     return T
@@ -129,5 +152,5 @@ def inv(T) -> np.ndarray:
     out = np.eye(4)
     Rt = T[:3, :3].T
     out[:3, :3] = Rt
-    out[:3, 3] = -Rt @ T[:3, 3]
+    out[:3, 3] = -compose(Rt, T[:3, 3:4])[:, 0]
     return out

@@ -34,6 +34,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from ...transforms import compose
+
 __all__ = ["AxisChain", "axis_chains", "continues_joint", "report_folded_names", "ANCHOR_TOL", "MAX_AXES"]
 
 ANCHOR_TOL = 1e-12      # metres, as the OpenRAVE builder decides an axis passes through an origin
@@ -223,7 +225,7 @@ def _chain(robot, run, moving, frame, group, children, referenced, followers):
     directions, offset = [], 0.0
     for n_, k in enumerate(moving):
         if n_ > 0:
-            P = P @ np.asarray(frame(k), float)
+            P = compose(P, np.asarray(frame(k), float))     # (element-wise: file numbers)
             t = float(np.abs(P[:3, 3]).max())
             if kinds[n_] == "R":
                 if t > ANCHOR_TOL:
@@ -231,8 +233,8 @@ def _chain(robot, run, moving, frame, group, children, referenced, followers):
                                   "joint's first axis (the axes do not meet)")
                 offset = max(offset, t)
         a = np.asarray(links[k].axis, float)
-        directions.append(P[:3, :3] @ a if n_ > 0 else a.copy())
-    own = P @ np.asarray(frame(run[-1]), float) if run[-1] not in moving else P
+        directions.append(compose(P[:3, :3], a.reshape(3, 1))[:, 0] if n_ > 0 else a.copy())
+    own = compose(P, np.asarray(frame(run[-1]), float)) if run[-1] not in moving else P
     body = run[-1]
     src = _openrave(links[body]).get("joint", {})
     return AxisChain(links=list(run), axes=list(moving), body=body, parent=links[run[0]].parent,

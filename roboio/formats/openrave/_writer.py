@@ -31,9 +31,12 @@ from xml.sax.saxutils import escape, quoteattr
 import numpy as np
 
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, TriangleMesh, World
+from ...model.geometry import leaf_appearances
+from ...transforms import compose, det3, make_transform, transform_points, vector_norm
+from ..affine import link_poses
 from ..fileio import fmt_float
 from ..naming import Namespace, joint_names, no_whitespace, say_unwritten
-from ._math import apply_transform_tag, matrix_from_quat, quat_from_matrix
+from ._math import apply_transform_tag, matrices_from_quats, quat_from_matrix
 from ._multiaxis import axis_chains, continues_joint, report_folded_names
 from ._mimic import equation_text
 from ...model.coupling import without_clamp
@@ -83,19 +86,18 @@ def _pose_lines(T, raw, ind: str) -> list:
 
 
 def _stable_quat(R) -> np.ndarray:
-    """The quaternion of ``R``, chosen so that reading it back and writing again gives the
-    same numbers (a fixed point of OpenRAVE's quaternion -> matrix -> quaternion). A matrix
+    """The quaternion of ``R`` whose matrix, as OpenRAVE's reader builds it, is exactly
+    the matrix it stands for where some quaternion a few units in the last place away is
+    (:func:`roboio.formats.fixed_point.stable_params`): reading it back and writing again
+    gives the same numbers on any machine (every step is element-wise arithmetic). A matrix
     that is not a rotation is taken as its nearest rotation (polar decomposition)."""
     from ..affine import nearest_rotation
-    q = quat_from_matrix(nearest_rotation(R)[0])
-    seen = [tuple(q)]
-    for _ in range(16):
-        q = quat_from_matrix(matrix_from_quat(q))
-        t = tuple(q)
-        if t in seen:                       # a fixed point or a cycle: its smallest member
-            return np.array(min(seen[seen.index(t):]))
-        seen.append(t)
-    return q
+    from ..fixed_point import stable_params
+    return np.array(stable_params(nearest_rotation(R)[0], quat_from_matrix, matrices_from_quats,
+                                  _QUAT_ULPS))
+
+
+_QUAT_ULPS = (2, 2, 2, 2)
 
 
 _TAGNAMES = {"translation": "Translation", "rotationaxis": "RotationAxis",
@@ -109,7 +111,7 @@ def _tagname(t: str) -> str:
 def _leaves(g, T=None):
     """(geometry, 4x4 to the link frame) of every non-group piece of ``g``."""
     T = np.eye(4) if T is None else T
-    M = T @ g.transform
+    M = compose(T, g.transform)
     if isinstance(g, Group):
         for c in g.children:
             yield from _leaves(c, M)
@@ -125,17 +127,29 @@ def _rotation_onto(src, dst):
 
 def _unit(v):
     v = np.asarray(v, dtype=float)
-    n = float(np.linalg.norm(v))
+    n = float(vector_norm(v))
     return v / n if n > 0 else v
+
+
+def _inverse(M) -> np.ndarray:
+    """Inverse of a 4x4 affine map (a file transform: a scale, a rotation): element-wise
+    when its columns are orthogonal (the usual case), else by LAPACK."""
+    M = np.asarray(M, float)
+    A = M[:3, :3]
+    G = compose(A.T, A)
+    if np.array_equal(G, np.diag(np.diag(G))) and np.all(np.diag(G) > 0):
+        Ainv = A.T / np.diag(G)[:, None]            # (orthogonal columns: A^-1 = D^-1 A^T)
+        return make_transform(Ainv, -compose(Ainv, M[:3, 3:4])[:, 0])
+    return np.linalg.inv(M)
 
 
 def _decompose(A):
     """``A`` = R @ diag(s) with R a rotation and s > 0, or None."""
-    s = np.linalg.norm(A, axis=0)
+    s = vector_norm(np.asarray(A, float).T)
     if np.any(s == 0):
         return None
     R = A / s
-    if np.linalg.det(R) < 0 or np.abs(R.T @ R - np.eye(3)).max() > 1e-9:
+    if det3(R) < 0 or np.abs(compose(R.T, R) - np.eye(3)).max() > 1e-9:
         return None
     return R, s
 
@@ -166,7 +180,7 @@ class _BodyWriter:
         self.label = label
         self.n = robot.num_links
         self.driven = {k for d in robot.drivers for k in d.dofs}
-        self.T0 = robot.fk(np.zeros(self.n))       # for planning; see name_joints
+        self.T0 = link_poses(robot, np.zeros(self.n))       # for planning; see name_joints
 
     def lose(self, what: str, concerning=None, **kind):
         self.report.lose(f"{self.label}: {what}", concerning, **kind)
@@ -373,7 +387,7 @@ class _BodyWriter:
         approx = {}
         for l in self.r.links:
             R = np.asarray(l.parent_transform)[:3, :3]
-            dev = float(np.abs(R.T @ R - np.eye(3)).max())
+            dev = float(np.abs(compose(R.T, R) - np.eye(3)).max())
             Rn, err = nearest_rotation(R)
             if err > 0:
                 T = np.array(l.parent_transform, float)
@@ -392,7 +406,7 @@ class _BodyWriter:
                           "written)", kind=fk_loss_kind(pos, rot))
         for l in self.r.links:
             a = np.asarray(l.axis, dtype=float)
-            n = float(np.linalg.norm(a))
+            n = float(vector_norm(a))
             if n > 0 and abs(n - 1) > 1e-12 and not self._is_weld(l.index):
                 self.lose("axes that are not unit length (Klamp't turns by q times the length; "
                           "OpenRAVE normalises the axis)", f"{l.name} (|axis| = {n:.9g})",
@@ -447,15 +461,18 @@ class _BodyWriter:
                 self.lose("visual geometry separate from the collision geometry (OpenRAVE draws "
                           "the collision geometry)", l.name, kind="not written", noun="link")
         rlist = list(renders.values())
+        apps = leaf_appearances(l.geometry, l.appearance)      # (a piece's own colour)
         for k, (g, T) in enumerate(leaves):
             ext = g.extras.get("openrave", {}) if own else {}
             render = None
             if ext.get("render_file") and rlist:
                 render = rlist.pop(0)
-            out += self.geom(l, g, T, ext, render, ind)
+            out += self.geom(l, g, T, ext, render, ind, apps[k])
         return out
 
-    def geom(self, l, g, T, ext, render, ind) -> list:
+    def geom(self, l, g, T, ext, render, ind, appearance=None) -> list:
+        """``<Geom>`` lines of piece ``g`` of link ``l``; ``appearance``: the piece's (its own,
+        else the link's), whose colour is the Geom's unless the piece keeps OpenRAVE's own."""
         name = l.name
         body = []
         if isinstance(g, Primitive):
@@ -490,17 +507,17 @@ class _BodyWriter:
             scale = ext.get("render_scale", [1.0, 1.0, 1.0])
             if ref is not None:
                 body.append(f"{ind}  <Render>{escape(ref)} {_f(scale)}</Render>")
+        rgba = (appearance or l.appearance).color
         color = ext.get("diffuse")
-        if color is None and l.appearance.color is not None:
-            color = l.appearance.color[:3]
+        if color is None and rgba is not None:
+            color = rgba[:3]
         if color is not None:
             body.append(f"{ind}  <diffuseColor>{_f(color)}</diffuseColor>")
         if ext.get("ambient") is not None:
             body.append(f"{ind}  <ambientColor>{_f(ext['ambient'])}</ambientColor>")
         tr = ext.get("transparency")
-        if tr is None and l.appearance.color is not None and len(l.appearance.color) > 3 \
-                and l.appearance.color[3] < 1:
-            tr = 1.0 - l.appearance.color[3]
+        if tr is None and rgba is not None and len(rgba) > 3 and rgba[3] < 1:
+            tr = 1.0 - rgba[3]
         if tr is not None:
             body.append(f"{ind}  <transparency>{fmt_float(tr)}</transparency>")
         body += _kept(ext, ind + "  ")
@@ -519,16 +536,16 @@ class _BodyWriter:
 
         def frame(center, Rl=np.eye(3)):
             F = np.eye(4)
-            F[:3, :3] = R @ Rl
-            F[:3, 3] = T[:3, :3] @ np.asarray(center, dtype=float) + T[:3, 3]
+            F[:3, :3] = compose(R, Rl)
+            F[:3, 3] = transform_points(T, np.asarray(center, dtype=float))
             return F
         if k == "Box":
             B = np.stack([p["xaxis"], p["yaxis"], p["zaxis"]], axis=1)
-            if np.abs(B.T @ B - np.eye(3)).max() > 1e-9 or np.linalg.det(B) < 0:
+            if np.abs(compose(B.T, B) - np.eye(3)).max() > 1e-9 or det3(B) < 0:
                 self.lose("boxes with skewed axes", name, kind="not written", noun="link")
                 return None
             dims = np.asarray(p["dims"], dtype=float)
-            c = np.asarray(p["origin"], dtype=float) + B @ (dims / 2)
+            c = np.asarray(p["origin"], dtype=float) + compose(B, (dims / 2).reshape(3, 1))[:, 0]
             return "box", frame(c, B), [f"<extents>{_f(dims / 2 * s)}</extents>"]
         if k == "AABB":
             lo, hi = np.asarray(p["bmin"], dtype=float), np.asarray(p["bmax"], dtype=float)
@@ -537,7 +554,7 @@ class _BodyWriter:
             return "sphere", frame(p["center"]), [f"<radius>{fmt_float(p['radius'] * s)}</radius>"]
         if k in ("Cylinder", "Capsule"):
             a = np.asarray(p["axis"], dtype=float)
-            a = a / np.linalg.norm(a)
+            a = a / vector_norm(a)
             mid = np.asarray(p["center"], dtype=float) + a * p["height"] / 2
             ref = np.array([0.0, 1.0, 0.0]) if k == "Cylinder" else np.array([0.0, 0.0, 1.0])
             Ra = np.eye(3) if np.array_equal(a, ref) else _rotation_onto(ref, a)
@@ -565,10 +582,10 @@ class _BodyWriter:
             for tag, values in ext.get("raw_pose", []):
                 Fr = apply_transform_tag(Fr, tag, np.array(values, dtype=float))
             S = np.diag(list(raw_scale) + [1.0])
-            if _close(Fr @ S @ self._file_transform(g), T):
+            if _close(compose(compose(Fr, S), self._file_transform(g)), T):
                 return "trimesh", Fr, [f"<data>{escape(ref)} {_f(raw_scale)}</data>"]
         if ref is not None:
-            A = T @ np.linalg.inv(self._file_transform(g))
+            A = compose(T, _inverse(self._file_transform(g)))
             dec = _decompose(A[:3, :3])
             if dec is not None:
                 R, s = dec
@@ -668,7 +685,7 @@ class _BodyWriter:
             for k in moving:
                 q[k] = r.config[k]
         self.q_write = q
-        self.T0 = r.fk(q)
+        self.T0 = link_poses(r, q)
         if self.vroot is not None:
             self.T0 = np.concatenate([self.T0, np.eye(4)[None]], axis=0)
 
@@ -697,6 +714,12 @@ class _BodyWriter:
         parent_name = self.names[p]
         attrs = f"name={_attr(name)}"
         body = []
+        if moving and kind == "mimic" and all(r.qmin[k] >= r.qmax[k] for k in moving):
+            # OpenRAVE reads a mimic joint without range as a rigid one (it never moves):
+            # written as such, so that what is read back is written the same
+            self.lose(f"link {links[moving[0]].name!r}: coupling of a joint without range "
+                      "(written rigid, as OpenRAVE reads it)")
+            moving = []
         if not moving:
             ext = links[i].extras.get("openrave", {})
             passive_type = _passive_type(jd.get("type", "hinge"))
@@ -768,8 +791,8 @@ class _BodyWriter:
         body += [f"{ind}  <Body>{escape(parent_name)}</Body>",
                  f"{ind}  <Body>{escape(self.names[i])}</Body>"]
         Ts = [self.T0[k] for k in moving]
-        axes = [Ts[n][:3, :3] @ np.asarray(links[k].axis, dtype=float) / np.linalg.norm(links[k].axis)
-                for n, k in enumerate(moving)]
+        axes = [transform_points(make_transform(Ts[n][:3, :3]), np.asarray(links[k].axis, dtype=float))
+                / vector_norm(links[k].axis) for n, k in enumerate(moving)]
         raw_axes = jd.get("raw_axes")
         if raw_axes and len(raw_axes) == len(axes) and all(_close(_unit(a), b) for a, b in
                                                             zip(raw_axes, axes)):
@@ -842,12 +865,12 @@ class _BodyWriter:
         out = [f"{ind}<Joint {attrs}>", f"{ind}  <Body>{escape(parent_name)}</Body>",
                f"{ind}  <Body>{escape(self.names[i])}</Body>"]
         if jtype != "slider":
-            anchor = T[:3, :3] @ frame["anchor"] + T[:3, 3]
+            anchor = transform_points(T, np.asarray(frame["anchor"], dtype=float))
             raw = jd.get("raw_anchor")
             if raw is not None and _close(raw, anchor):
                 anchor = np.asarray(raw)
             out.append(f"{ind}  <anchor>{_f(anchor)}</anchor>")
-        axes = [T[:3, :3] @ np.asarray(a, dtype=float) for a in frame["axes"]]
+        axes = [transform_points(make_transform(T[:3, :3]), np.asarray(a, dtype=float)) for a in frame["axes"]]
         raw_axes = jd.get("raw_axes")
         if raw_axes and len(raw_axes) == len(axes) and all(_close(_unit(a), b) for a, b in
                                                             zip(raw_axes, axes)):

@@ -49,6 +49,7 @@ from collections import defaultdict
 import numpy as np
 
 from ...errors import HINT_PACKAGE_PATH, FormatError
+from ...transforms import UNIT_TOL, unit_vector
 from ...context import LoadContext
 from ...model import (Appearance, Driver, GeometrySource, Group, Joint, Link, Primitive, Robot,
                       TriangleMesh)
@@ -306,25 +307,32 @@ class _Builder:
         return 0.0, _FROZEN_ZERO3, _FROZEN_ZERO33
 
     def _link_colors(self) -> dict:
-        """Face colour per link from its first visual's material, resolved the way urdfdom
-        does in document order (a material defined inline in one visual becomes visible
-        by name to later links; an undefined name gives opaque black)."""
+        """Colour of every default-group ``<visual>`` per link (None where a visual has no
+        ``<material>``), resolved the way urdfdom does in document order (a material
+        defined inline in a visual becomes visible by name to later visuals and links; an
+        undefined name gives opaque black)."""
         out = {}
         for name, rec in self.model.links.items():
-            vis = [v for v in rec.visuals if v.group == "default"]
-            if not vis or vis[0].material_name is None:
-                continue
-            v = vis[0]
-            if v.material_name and v.material_name in self.materials:
-                rgba = self.materials[v.material_name]
-            else:
-                rgba = v.color
-                if v.material_name:
-                    if rgba is None:
-                        self.ctx.warn(f"link {name!r}: material {v.material_name!r} is not "
-                                      "defined (urdfdom refuses the model; Klamp't shows it black)", v.geometry.line, kind="invalid value")
-                    self.materials[v.material_name] = rgba
-            out[name] = tuple(rgba) if rgba is not None else (0.0, 0.0, 0.0, 1.0)
+            colors = []
+            for v in rec.visuals:
+                if v.group != "default":
+                    continue
+                if v.material_name is None:
+                    colors.append(None)
+                    continue
+                if v.material_name and v.material_name in self.materials:
+                    rgba = self.materials[v.material_name]
+                else:
+                    rgba = v.color
+                    if v.material_name:
+                        if rgba is None:
+                            self.ctx.warn(f"link {name!r}: material {v.material_name!r} is not "
+                                          "defined (urdfdom refuses the model; Klamp't shows it "
+                                          "black)", v.geometry.line, kind="invalid value")
+                        self.materials[v.material_name] = rgba
+                colors.append(tuple(rgba) if rgba is not None else (0.0, 0.0, 0.0, 1.0))
+            if any(c is not None for c in colors):
+                out[name] = colors
         return out
 
     def geometry(self, link: Link, name: str):
@@ -332,7 +340,9 @@ class _Builder:
         reading, visual geometry. Klamp't keeps the first element of the default group
         only; the standard reading keeps every element (several become a Group) and fills
         ``visual_geometry`` with the ``<visual>`` elements where they differ from the
-        collision ones."""
+        collision ones. The link's colour is its first visual's (as Klamp't draws it); in
+        the standard reading, visuals of different colours keep each its own
+        (``appearance`` of each visual piece)."""
         rec = self.model.links[name]
         cols = [e for e in rec.collisions if e.group == "default"]
         vis = [e for e in rec.visuals if e.group == "default"]
@@ -343,8 +353,15 @@ class _Builder:
             link.geometry = self._pieces(main, name)
         if not self.klampt and vis and not self.s.use_vis_geom and not _same_geometry(vis, cols):
             link.visual_geometry = self._pieces(vis, name)
-        if name in self.colors and (link.geometry is not None or link.visual_geometry is not None):
-            link.appearance = Appearance(color=self.colors[name])
+        colors = self.colors.get(name)
+        if colors and (link.geometry is not None or link.visual_geometry is not None):
+            if colors[0] is not None:
+                link.appearance = Appearance(color=colors[0])
+            if not self.klampt and len(set(colors)) > 1:
+                drawn = link.visual_geometry if link.visual_geometry is not None else link.geometry
+                pieces = drawn.children if isinstance(drawn, Group) and len(vis) > 1 else [drawn]
+                for piece, rgba in zip(pieces, colors):
+                    piece.appearance = Appearance(color=rgba)      # color None: no material
 
     def _pieces(self, els, name: str):
         pieces = [self._piece(e.geometry, name) for e in els]
@@ -682,11 +699,9 @@ class _Builder:
                               "prismatic and revolute joints)")
         axis = _FROZEN_AXES[2] if joint.axis is None or not joint.axis.any() else joint.axis
         if joint.type != "fixed" and not self.klampt and not _unit_along_frame(axis):
-            n = float(np.linalg.norm(axis))
-            if n != 1.0:
-                axis = np.asarray(axis, float) / n
-                if abs(n - 1.0) > 4e-16:
-                    self.scaled_axes.append(f"{name} (|axis| = {n!r})")
+            axis, n = unit_vector(axis)       # (a unit vector to rounding is kept as written)
+            if abs(n - 1.0) > UNIT_TOL:
+                self.scaled_axes.append(f"{name} (|axis| = {n!r})")
         link = Link(name, parent, "prismatic" if joint.type == "prismatic" else "revolute", axis,
                     joint.origin, *self.mass(name), joint_name=joint.name)
         lim = joint.limit or {}

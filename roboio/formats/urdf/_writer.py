@@ -5,8 +5,8 @@
   x, y, z, yaw, pitch, roll chain at the root with identity frames), whose sixth link then
   becomes the URDF root and whose five virtual links are left out.
 * Joints: weld -> fixed, spin -> continuous, normal -> revolute/prismatic with
-  ``<limit>``; other Klamp't joint groups become their 1-DOF joints. Names are the
-  source's (:mod:`roboio.formats.naming`: ``Link.joint_name``, else the name of the driver
+  ``<limit>`` (a revolute joint without position limits -> continuous); other Klamp't
+  joint groups become their 1-DOF joints. Names are the source's (:mod:`roboio.formats.naming`: ``Link.joint_name``, else the name of the driver
   a link is the actuated joint of), made unique where they clash (``report.renamed``);
   joints the source does not name are ``<link>_joint``, chosen so that Klamp't's
   depth-first, by-joint-name link order reproduces roboio's order (a source's own names
@@ -35,7 +35,8 @@ import numpy as np
 from lxml import etree
 
 from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
-from ...transforms import make_transform, rpy_to_matrix
+from ...transforms import (UNIT_TOL, compose, det3, make_transform, rpy_to_matrix, symmetric_eigen3,
+                           unit_vector, vector_norm)
 from ..affine import column_scales, nearest_rotation
 from ..fileio import fmt_float
 from ..fixed_point import stable_params
@@ -78,7 +79,7 @@ def rpy_of(R) -> tuple:
     c = math.hypot(R[0, 0], R[1, 0])
     p = math.atan2(-R[2, 0], c)
     y = math.atan2(R[1, 0], R[0, 0]) if c > 0 else math.atan2(-R[0, 1], R[1, 1])
-    M = _rpy_matrix(0.0, p, y).T @ R
+    M = compose(_rpy_matrix(0.0, p, y).T, R)
     r = math.atan2(M[2, 1], M[2, 2])
     return (r, p, y), float(np.abs(_rpy_matrix(r, p, y) - R).max())
 
@@ -101,10 +102,17 @@ def stable_scaled_rpy(R, scale) -> tuple:
     that this split gives back the same scale and the same rotation."""
     def split(P):
         A = rpy_to_matrix(P) * scale                     # columns scaled, as origin @ S
-        n = column_scales(np.linalg.norm(A, axis=-2, keepdims=True))     # as split_affine
+        n = column_scales(vector_norm(np.swapaxes(A, -1, -2))[..., None, :])   # as split_affine
         return np.concatenate([(A / n).reshape(A.shape[:-2] + (9,)), n.reshape(A.shape[:-2] + (3,))], -1)
     target = np.concatenate([np.asarray(R, float).reshape(9), scale])
     return stable_params(target, lambda X: rpy_of(np.asarray(X)[:9].reshape(3, 3))[0], split, _ULPS)
+
+
+def _rgba(color):
+    """An RGBA tuple of floats from a colour of 3 or 4 components (alpha 1), else None."""
+    if color is None or len(color) not in (3, 4):
+        return None
+    return tuple(float(x) for x in color) + (1.0,) * (4 - len(color))
 
 
 def _fmt(values) -> str:
@@ -119,31 +127,49 @@ def _qstring(s: str) -> str:
 
 def _decompose(A):
     """``A`` (3x3) as ``R @ diag(s)`` with R a rotation, or None."""
-    s = np.linalg.norm(A, axis=0)
+    s = vector_norm(np.asarray(A, float).T)
     if np.any(s == 0):
         return None
     R = A / s
-    if np.linalg.det(R) < 0:
+    if det3(R) < 0:
         R[:, 0] = -R[:, 0]
         s = s.copy()
         s[0] = -s[0]
-    if np.abs(R.T @ R - np.eye(3)).max() > _ROT_TOL:
+    if np.abs(compose(R.T, R) - np.eye(3)).max() > _ROT_TOL:
         return None
     return R, s
 
 
-def _leaves(g, T=np.eye(4)):
-    """(geometry, 4x4 transform to the link frame) of every non-group piece of ``g``."""
-    M = T @ g.transform
+def _leaves(g, T=np.eye(4), own=None):
+    """(geometry, 4x4 transform to the link frame, its own appearance or None) of every
+    non-group piece of ``g`` (a group's own appearance passes to its pieces)."""
+    M = compose(T, g.transform)
+    own = g.appearance if g.appearance is not None else own
     if isinstance(g, Group):
         for c in g.children:
-            yield from _leaves(c, M)
+            yield from _leaves(c, M, own)
     else:
-        yield g, M
+        yield g, M, own
+
+
+def _merged_by_appearance(meshes, leaves: list) -> list:
+    """``leaves`` (from :func:`_leaves`) with each run of consecutive pieces of the same own
+    appearance merged by :meth:`MeshExport.merge_new` (one new mesh file per run, not one per
+    triangle group), so that pieces of different colours keep their own materials."""
+    out, k = [], 0
+    while k < len(leaves):
+        own = leaves[k][2]
+        j = k
+        while j < len(leaves) and leaves[j][2] == own:
+            j += 1
+        out += [(g, T, own) for g, T in meshes.merge_new([(g, T) for g, T, _ in leaves[k:j]])]
+        k = j
+    return out
 
 
 class _Writer:
-    def __init__(self, robot: Robot, path: str, report, meshes: str = "keep"):
+    def __init__(self, robot: Robot, path: str, report, meshes: str = "keep",
+                 package: tuple = None):
         self.r = robot
         self.path = path
         self.report = report
@@ -161,8 +187,9 @@ class _Writer:
         self.lead = {}                         # link -> the driver Klamp't creates there
         self.meshes = MeshExport(path, report, mode=meshes, readable=urdf_reads,
                                  consumer="ROS tools", extensions={"visual": ".obj"},
-                                 uri_schemes=("package://",))
+                                 uri_schemes=("package://",), package=package)
         self.approx = {}                       # link -> its frame with the nearest rotation
+        self.bad_inertia = {"positive": [], "triangle": []}   # see check_inertia
         self.group = {}
         for j in robot.joints:
             for i in j.links:
@@ -210,6 +237,8 @@ class _Writer:
             return "continuous"
         if jt != "normal":
             self.lose(f"{jt} joints written as their one-DOF joints", l.name, kind="changed", noun="link")
+        if l.joint_type == "revolute" and self.r.qmin[i] == -np.inf and self.r.qmax[i] == np.inf:
+            return "continuous"     # URDF's unbounded revolute joint (Klamp't reads it as spin)
         return l.joint_type
 
     def names(self, emitted):
@@ -297,12 +326,40 @@ class _Writer:
             # mass matrix symmetrised); the upper triangle alone would change them
             self.lose("non-symmetric inertia matrices (written as their symmetric part)", l.name, kind="approximated", noun="link")
             I = 0.5 * (I + I.T)
+        self.check_inertia(l.name, I)
         ine = etree.SubElement(el, "inertial")
         etree.SubElement(ine, "origin", xyz=_fmt(l.com), rpy="0 0 0")
         etree.SubElement(ine, "mass", value=fmt_float(l.mass))
         etree.SubElement(ine, "inertia", ixx=fmt_float(I[0, 0]), ixy=fmt_float(I[0, 1]),
                          ixz=fmt_float(I[0, 2]), iyy=fmt_float(I[1, 1]), iyz=fmt_float(I[1, 2]),
                          izz=fmt_float(I[2, 2]))
+
+    def check_inertia(self, name: str, I) -> None:
+        """Note an inertia MuJoCo's compiler refuses (a URDF holds it, pinocchio and Klamp't
+        read it): a non-zero inertia whose smallest principal moment is below 1e-14
+        (``mjEPS``: "inertia must have positive eigenvalues"), or principal moments
+        ``A <= B <= C`` with ``A + B < C`` ("inertia must satisfy A + B >= C")."""
+        if not np.all(np.isfinite(I)) or not np.any(I):
+            return
+        w = np.sort(np.diag(I)) if np.all(I == np.diag(np.diag(I))) else symmetric_eigen3(I)[0]
+        if w[0] < 1e-14:
+            self.bad_inertia["positive"].append(f"{name} (smallest {w[0]:.3g} kg m^2)")
+        elif w[0] + w[1] < w[2]:
+            self.bad_inertia["triangle"].append(
+                f"{name} ({w[0]:.3g} + {w[1]:.3g} < {w[2]:.3g} kg m^2, short by "
+                f"{w[2] - w[0] - w[1]:.2g})")
+
+    def inertia_warnings(self) -> None:
+        what = {"positive": "principal moments not all above 1e-14 kg m^2 ('inertia must have "
+                            "positive eigenvalues')",
+                "triangle": "principal moments violate A + B >= C ('inertia must satisfy A + B "
+                            ">= C')"}
+        for kind, items in self.bad_inertia.items():
+            if items:
+                self.report.warn(f"inertias MuJoCo refuses, written as they are (pinocchio and "
+                                 f"Klamp't read them; MuJoCo's balanceinertia or roboio's MJCF "
+                                 f"output fixes them): {what[kind]}: {', '.join(items)}",
+                                 kind="read differently")
 
     def link_element(self, root_el, i: int, name: str) -> bool:
         """``<link>`` with inertial, visuals and collisions; True if it has collision
@@ -311,29 +368,27 @@ class _Writer:
         l = self.r.links[i]
         el = etree.SubElement(root_el, "link", name=name)
         self.inertial(el, i)
-        color = l.appearance.color if l.appearance is not None else None
-        if color is not None and len(color) in (3, 4):
-            color = tuple(color) + (1.0,) * (4 - len(color))
-        else:
-            color = None
+        color = _rgba(l.appearance.color if l.appearance is not None else None)
         cols = self.shapes(i, l.geometry, "collision")
         vis_src = l.visual_geometry if l.visual_geometry is not None else l.geometry
         vis = self.shapes(i, vis_src, "visual") if l.visual_geometry is not None else None
         if vis is None:                     # the same shapes (visual meshes may be other files)
             vis = self.shapes(i, l.geometry, "visual") if l.geometry is not None else []
         colors = []
-        for T, shape, rgba, sc in vis:
+        for T, shape, rgba, sc, own in vis:
             v = etree.SubElement(el, "visual")
             self.origin(v, T, f"geometry of link {l.name!r}", sc)
             etree.SubElement(v, "geometry").append(shape)
-            rgba = rgba or color
+            if rgba is None:        # the piece's own colour (None: no material), else the link's
+                rgba = _rgba(own.color) if own is not None else color
             if rgba is not None:
+                rgba = self.material_color(rgba, l.name)
                 if rgba not in colors:
                     colors.append(rgba)
                 k = colors.index(rgba)
                 mat = etree.SubElement(v, "material", name=f"{name}_color" + (f"{k}" if k else ""))
                 etree.SubElement(mat, "color", rgba=_fmt(rgba))
-        for T, shape, _, sc in cols:
+        for T, shape, _, sc, _ in cols:
             c = etree.SubElement(el, "collision")
             self.origin(c, T, f"geometry of link {l.name!r}", sc)
             etree.SubElement(c, "geometry").append(shape)
@@ -351,15 +406,27 @@ class _Writer:
                 self.lose("appearance other than the face colour", l.name, kind="not written", noun="link")
         return bool(cols)
 
+    def material_color(self, rgba, link_name: str) -> tuple:
+        """``rgba`` with each component clamped into [0, 1] (urdfdom refuses a colour
+        outside it and drops the whole robot); a change is reported with its size."""
+        c = tuple(min(1.0, max(0.0, x)) if x == x else 0.0 for x in rgba)
+        if c != rgba:
+            change = max(abs(a - b) if a == a else 1.0 for a, b in zip(rgba, c))
+            self.lose("colour components outside [0, 1] clamped (urdfdom refuses them; "
+                      "largest change)", f"{link_name} ({_fmt(rgba)} -> {_fmt(c)}: {change:.3g})",
+                      kind="changed")
+        return c
+
     def shapes(self, i: int, geom, role: str) -> list:
-        """[(4x4 origin, shape element, rgba or None)] for ``geom`` of link ``i`` in
-        ``role`` (collision or visual)."""
+        """[(4x4 origin, shape element, rgba or None, mesh scale or None, the piece's own
+        appearance or None)] for ``geom`` of link ``i`` in ``role`` (collision or visual);
+        rgba: the colour of a mesh part split by face colour."""
         l = self.r.links[i]
         out = []
         if geom is None:
             return out
-        leaves = self.meshes.merge_new(list(_leaves(geom)))
-        for k, (g, T) in enumerate(leaves):
+        leaves = _merged_by_appearance(self.meshes, list(_leaves(geom)))
+        for k, (g, T, own) in enumerate(leaves):
             label = f"{l.name}" + (f"_{k}" if len(leaves) > 1 else "")
             if g.missing:
                 ref = g.source.reference if g.source else "?"
@@ -368,7 +435,7 @@ class _Writer:
             if isinstance(g, Primitive):
                 shape = self.primitive(g, T, l.name)
                 if shape is not None:
-                    out.append((*shape, None, None))
+                    out.append((*shape, None, None, own))
                     continue
                 from ...model.tessellate import primitive_to_mesh
                 if g.primitive in ("Point", "Segment"):
@@ -384,7 +451,7 @@ class _Writer:
                     if not np.array_equal(piece.scale, np.ones(3)):
                         shape.set("scale", _fmt(piece.scale))
                     self.has_mesh = True
-                    out.append((piece.pose, shape, piece.rgba, piece.scale))
+                    out.append((piece.pose, shape, piece.rgba, piece.scale, own))
             elif isinstance(g, PointCloud):
                 self.lose("point-cloud geometry", l.name, kind="not written", noun="link")
             else:
@@ -399,27 +466,28 @@ class _Writer:
             return None
         R, s = dec
         s = np.abs(s)
-        if np.abs(s - 1).max() <= 1e-12 and np.linalg.det(T[:3, :3]) > 0:
+        if np.abs(s - 1).max() <= 1e-12 and det3(T[:3, :3]) > 0:
             # a rotation's rounding, not a scale: dividing by it would change the sizes in
             # the last digit at every round trip
             R, s = np.array(T[:3, :3], float), np.ones(3)
         uniform = np.ptp(s) <= 1e-12 * s.max()
 
         def at(center, Rl=np.eye(3)):
-            return make_transform(R @ Rl, T[:3, :3] @ np.asarray(center, float) + T[:3, 3])
+            c = compose(T[:3, :3], np.asarray(center, float).reshape(3, 1))[:, 0]
+            return make_transform(compose(R, Rl), c + T[:3, 3])
         if k == "AABB":
             lo, hi = np.asarray(p["bmin"]), np.asarray(p["bmax"])
             return at((lo + hi) / 2), etree.Element("box", size=_fmt((hi - lo) * s))
         if k == "Box" and uniform:
             B = np.stack([p["xaxis"], p["yaxis"], p["zaxis"]], axis=1)
-            if np.abs(B.T @ B - np.eye(3)).max() <= _ROT_TOL and np.linalg.det(B) > 0:
-                c = np.asarray(p["origin"]) + B @ (np.asarray(p["dims"]) / 2)
+            if np.abs(compose(B.T, B) - np.eye(3)).max() <= _ROT_TOL and det3(B) > 0:
+                c = np.asarray(p["origin"]) + compose(B, (np.asarray(p["dims"]) / 2).reshape(3, 1))[:, 0]
                 return at(c, B), etree.Element("box", size=_fmt(np.asarray(p["dims"]) * s[0]))
         if k == "Sphere" and uniform:
             return at(p["center"]), etree.Element("sphere", radius=fmt_float(p["radius"] * s[0]))
         if k == "Cylinder":
             a = np.asarray(p["axis"], float)
-            a = a / np.linalg.norm(a)
+            a = a / vector_norm(a)
             mid = np.asarray(p["center"]) + a * p["height"] / 2
             if uniform or (abs(abs(a[2]) - 1) < 1e-15 and abs(s[0] - s[1]) <= 1e-12 * s.max()):
                 Ra = _z_to(a)
@@ -523,8 +591,8 @@ class _Writer:
     def axis_scale(self, i: int) -> float:
         """|axis| of link ``i`` where it is written normalised (the URDF coordinate is then
         |axis| q), else 1."""
-        n = float(np.linalg.norm(self.r.links[i].axis))
-        return n if n > 0 and abs(n - 1) > 1e-15 else 1.0
+        n = unit_vector(self.r.links[i].axis)[1]
+        return n if n > 0 and abs(n - 1) > UNIT_TOL else 1.0
 
     def limit_element(self, el, i: int, utype: str):
         r, name = self.r, self.r.links[i].name
@@ -564,6 +632,10 @@ class _Writer:
             self.check_floating_base()
         lnames, world, jnames = self.names(emitted)
         readback = self.readback_order(emitted, jnames)
+        # elements in the order roboio and Klamp't number the links they read: what is read
+        # back is then written in the same order (write -> read -> write is a fixed point)
+        kept = set(emitted)
+        emitted = [i for i in readback if i in kept]
         if readback != list(range(self.n)):
             for i in readback:
                 self.lose("link order (Klamp't numbers URDF links depth-first, by joint name; "
@@ -607,6 +679,7 @@ class _Writer:
             self.lose(f"link frames move by up to {pos:.1e} m (rotation matrix entries by {rot:.1e}) "
                       f"over {FK_SAMPLES} sampled configurations (nearest rotations written)",
                       kind=fk_loss_kind(pos, rot))
+        self.inertia_warnings()
         for name in self.several_collisions:   # URDF holds them all: a remark on one reader, no loss
             self.report.warn("links with several <collision> elements (Klamp't's URDF importer "
                              "reads only the first)", name, kind="read differently", noun="link")
@@ -628,16 +701,14 @@ class _Writer:
         etree.SubElement(el, "parent", link=lnames[l.parent] if l.parent >= 0 else world)
         etree.SubElement(el, "child", link=lnames[i])
         if utype != "fixed":
-            ax = np.asarray(l.axis, float)
-            n = np.linalg.norm(ax)
+            ax, n = unit_vector(l.axis)       # (as it is when a unit vector to rounding)
             if n == 0:
                 self.lose("zero joint axes (Klamp't reads them as z)", l.name, kind="changed", noun="link")
-            elif abs(n - 1) > 1e-15:
+            elif abs(n - 1) > UNIT_TOL:
                 # URDF readers normalise axes: write the unit axis, the coordinate scaled by |axis|
                 self.lose("joint axes that are not unit length, written normalised (the URDF "
                           "joint coordinate is |axis| x roboio's; limits scaled to match)",
                           f"{l.name} (|axis| = {fmt_float(n)})", kind="changed")
-                ax = ax / n
             etree.SubElement(el, "axis", xyz=_fmt(ax))
         self.limit_element(el, i, utype)
         d = self.lead.get(i)
@@ -655,6 +726,12 @@ class _Writer:
             if i != self.urdf_root and types[i] != "fixed" and r.amax[i] != _DEFAULT_ACC_MAX:
                 attrs["accMax"] = fmt_float(self.finite(r.amax[i], "acceleration limits", r.links[i].name))
             d = self.lead.get(i)
+            if d is not None and (i == self.urdf_root or types[i] == "fixed"):
+                if any(v != _SERVO_DEFAULTS[k] for k, v in (("servoP", d.servo_p), ("servoI", d.servo_i),
+                                                            ("servoD", d.servo_d))):
+                    self.lose("servo gains of drivers on fixed joints (Klamp't gives a fixed joint "
+                              "no driver)", d.name)
+                d = None
             if d is not None:
                 for key, v in (("servoP", d.servo_p), ("servoI", d.servo_i), ("servoD", d.servo_d)):
                     if v != _SERVO_DEFAULTS[key]:
@@ -678,15 +755,20 @@ class _Writer:
         def item(i):
             nm = lnames[i]
             return nm if not _INTEGER.match(nm) else str(rb[i])
+
+        def read_back(ps):      # the pairs in the numbering of the links read back, sorted
+            return sorted((tuple(sorted((a, b), key=rb.get)) for a, b in ps),
+                          key=lambda p: (rb[p[0]], rb[p[1]]))
         default = default_pairs(self.par, [bool(has_geo.get(k)) for k in range(self.n)])
         if pairs <= default:
-            off = sorted(default - pairs)
+            off = read_back(default - pairs)
             if off:
                 etree.SubElement(kl, "noselfcollision",
                                  pairs=" ".join(f"{_qstring(item(a))} {_qstring(item(b))}" for a, b in off))
         else:
             etree.SubElement(kl, "selfcollision",
-                             pairs=" ".join(f"{_qstring(item(a))} {_qstring(item(b))}" for a, b in sorted(pairs)))
+                             pairs=" ".join(f"{_qstring(item(a))} {_qstring(item(b))}"
+                                            for a, b in read_back(pairs)))
 
     def properties(self, kl):
         for key, text in self.r.properties.items():
@@ -771,11 +853,12 @@ def _z_to(a) -> np.ndarray:
     """A rotation taking +z to the unit vector ``a``."""
     z = np.array([0.0, 0.0, 1.0])
     v = np.cross(z, a)
-    c = float(a @ z)
-    if np.linalg.norm(v) < 1e-15:
+    c = float(a[2])                     # a . z
+    n = float(vector_norm(v))
+    if n < 1e-15:
         return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
     from ...transforms import axis_angle_to_matrix
-    return axis_angle_to_matrix(v / np.linalg.norm(v), np.arctan2(np.linalg.norm(v), c))
+    return axis_angle_to_matrix(v / n, np.arctan2(n, c))
 
 
 def urdf_reads(path: str) -> bool:
@@ -784,9 +867,10 @@ def urdf_reads(path: str) -> bool:
     return path.lower().endswith(_MESH_EXTS)
 
 
-def urdf_xml(robot: Robot, path, report, meshes: str = "keep"):
+def urdf_xml(robot: Robot, path, report, meshes: str = "keep", package: tuple = None):
     """``(document bytes, MeshExport)``: the URDF document of ``robot`` to be stored at
-    ``path`` (mesh references relative to it; the export holds the mesh files to write
-    beside it); losses go to ``report``."""
-    w = _Writer(robot, path, report, meshes)
+    ``path`` (mesh references relative to it, or ``package``: ``(root directory,
+    "package://NAME/")``, URIs of files in that package; the export holds the mesh files to
+    write beside it); losses go to ``report``."""
+    w = _Writer(robot, path, report, meshes, package)
     return w.document(), w.meshes

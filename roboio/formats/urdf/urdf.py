@@ -15,6 +15,7 @@ from ._build import build_robot
 from ._klampt_ext import parse_klampt
 from ._parse import parse_model
 from ._sniff import sniff_urdf as sniff
+from ._package import check_package_name, package_root, write_package_xml
 from ._writer import urdf_xml
 
 __all__ = ["sniff", "loads", "read", "dumps", "write", "DEFAULT_MESHES"]
@@ -39,16 +40,25 @@ def read(path: str, ctx: LoadContext) -> Robot:
 DEFAULT_MESHES = "keep"     # meshes ROS tools read stay where they are; others are converted
 
 
-def _mode(report) -> str:
-    return (getattr(report, "options", None) or {}).get("meshes") or DEFAULT_MESHES
+def _options(report, path) -> tuple:
+    """(meshes mode, package (root, "package://NAME/") or None) of ``report.options``."""
+    opts = getattr(report, "options", None) or {}
+    name = opts.get("package")
+    package = None
+    if name:
+        check_package_name(name)
+        package = (package_root(path, name), f"package://{name}/")
+    return opts.get("meshes") or DEFAULT_MESHES, package
 
 
 def dumps(robot: Robot, report, path=None) -> bytes:
     """Standard URDF (plus a ``<klampt>`` element other readers ignore); meshes are
-    referenced relative to ``path``. Meshes ROS tools cannot read (``.off``, ``.iv``,
+    referenced relative to ``path`` (or as ``package://NAME/...`` with
+    ``report.options["package"]``). Meshes ROS tools cannot read (``.off``, ``.iv``,
     ``.wrl``, ``.tri``, ...) are planned as converted files beside ``path`` but only
-    :func:`write` writes them."""
-    data, meshes = urdf_xml(robot, path or "robot.urdf", report, _mode(report))
+    :func:`write` writes them (and the package's ``package.xml``)."""
+    mode, package = _options(report, path or "robot.urdf")
+    data, meshes = urdf_xml(robot, path or "robot.urdf", report, mode, package)
     meshes.summarise()
     return data
 
@@ -56,7 +66,12 @@ def dumps(robot: Robot, report, path=None) -> bytes:
 def write(robot: Robot, path: str, report) -> None:
     """Write ``robot`` as URDF to ``path`` (atomically) and the converted or copied meshes
     into ``<stem>_meshes/`` beside it (``report.options["meshes"]``: keep, copy or
-    convert; default keep)."""
-    data, meshes = urdf_xml(robot, path, report, _mode(report))
+    convert; default keep). With ``report.options["package"]`` (a ROS package name), mesh
+    references are ``package://NAME/...`` and the package root gets a minimal
+    ``package.xml`` (:mod:`._package`)."""
+    mode, package = _options(report, path)
+    data, meshes = urdf_xml(robot, path, report, mode, package)
+    if package is not None:
+        write_package_xml(package[0], package[1][len("package://"):-1], report)
     meshes.write_files()
     atomic_write(path, data)

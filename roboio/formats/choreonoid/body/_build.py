@@ -26,20 +26,29 @@ def _geometry(items):
     return items[0] if len(items) == 1 else Group(list(items))
 
 
+def _shape_colour(g):
+    """RGBA of a shape's ``appearance: material: diffuse`` (and transparency), or None."""
+    app = g.extras.get("choreonoid_appearance")
+    mat = app.get("material") if isinstance(app, dict) else None
+    if not isinstance(mat, dict):
+        return None
+    d = mat.get("diffuse", mat.get("diffuseColor"))
+    try:
+        rgb = [float(str(x).strip()) for x in d][:3] if isinstance(d, list) else None
+        alpha = 1.0 - float(str(mat.get("transparency", "0")))
+    except ValueError:
+        return None
+    return (*rgb, alpha) if rgb and len(rgb) == 3 else None
+
+
 def _appearance(shapes) -> Appearance:
-    for g, _ in shapes:
-        app = g.extras.get("choreonoid_appearance")
-        mat = app.get("material") if isinstance(app, dict) else None
-        if isinstance(mat, dict):
-            d = mat.get("diffuse", mat.get("diffuseColor"))
-            try:
-                rgb = [float(str(x).strip()) for x in d][:3] if isinstance(d, list) else None
-                alpha = 1.0 - float(str(mat.get("transparency", "0")))
-            except ValueError:
-                continue
-            if rgb and len(rgb) == 3:
-                return Appearance(color=(*rgb, alpha))
-    return Appearance()
+    """The link's colour: its first coloured shape's. Shapes of different colours also get
+    each its own ``appearance`` (a shape without one: colour None)."""
+    colours = [_shape_colour(g) for g, _ in shapes]
+    if len(set(colours)) > 1:
+        for (g, _), c in zip(shapes, colours):
+            g.appearance = Appearance(color=c)
+    return Appearance(color=next((c for c in colours if c is not None), None))
 
 
 def _virtual_names(r, names: set, ctx: LoadContext):

@@ -157,9 +157,9 @@ class ElementReader:
         if "rotation" in e:
             M[:3, :3] = read_rotation(e["rotation"], self.path, self.to_radian)
         if "scale" in e:
-            M[:3, :3] = M[:3, :3] @ np.diag(_finite(Y.to_floats(e["scale"], self.path, "scale", 3),
-                                                   e["scale"], self.path, "scale"))
-        return T @ M
+            M[:3, :3] = M[:3, :3] * np.asarray(_finite(Y.to_floats(e["scale"], self.path, "scale", 3),
+                                                       e["scale"], self.path, "scale"), float)
+        return tf.compose(T, M)      # (element-wise: the same bits on any machine)
 
     # -- leaves --------------------------------------------------------------------------
     def rigid_body(self, e, out, T):
@@ -168,7 +168,7 @@ class ElementReader:
         mass = Y.to_float(e["mass"], self.path, "mass") if "mass" in e else 0.0
         inertia = read_inertia(e["inertia"], self.path) if "inertia" in e else np.zeros((3, 3))
         R = T[:3, :3]
-        out.rigid_bodies.append((mass, R @ com + T[:3, 3], R @ inertia @ R.T))
+        out.rigid_bodies.append((mass, tf.transform_points(T, com), tf.compose(tf.compose(R, inertia), R.T)))
 
     def device(self, e, typ, T) -> dict:
         d = {"type": typ, "transform": T}

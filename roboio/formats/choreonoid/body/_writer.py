@@ -37,7 +37,7 @@ __all__ = ["body_text"]
 
 
 def _vec(v) -> str:
-    return "[ " + ", ".join(fmt_float(x) for x in np.asarray(v, float).reshape(-1)) + " ]"
+    return "[ " + ", ".join(fmt_float(x + 0.0) for x in np.asarray(v, float).reshape(-1)) + " ]"   # (no "-0")
 
 
 def _pose_in_ancestor(robot: Robot, q, link: int, ancestor: int) -> np.ndarray:
@@ -46,7 +46,7 @@ def _pose_in_ancestor(robot: Robot, q, link: int, ancestor: int) -> np.ndarray:
     T = np.eye(4)
     k = link
     while k != ancestor:
-        T = robot.links[k].joint_transform(q[k]) @ T
+        T = tf.compose(robot.links[k].joint_transform(q[k]), T)
         k = robot.links[k].parent
     return T
 
@@ -65,7 +65,19 @@ class _Writer:
             self.report.lose(item, concerning, **kind)
 
     def ang(self, a: float) -> float:
-        return math.degrees(a) if self.degree else a
+        """``a`` (radians) in file units. In degrees, the shortest value a few last-place
+        units around ``math.degrees(a)`` that the reader turns back (``d * pi / 180``) into
+        exactly ``a``, where one does: the next write then writes the same digits (a
+        limit read from degrees drifts in its last digit otherwise)."""
+        if not self.degree or not math.isfinite(a):
+            return a
+        d = math.degrees(a)
+        cands, lo, hi = [d], d, d
+        for _ in range(4):
+            lo, hi = math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
+            cands += [lo, hi]
+        exact = [c for c in cands if c * math.pi / 180.0 == a]
+        return min(exact, key=lambda c: (len(fmt_float(c)), abs(c - d))) if exact else d
 
     def fixed_angle(self, axis, angle: float, R) -> float:
         """The written angle (file units) of rotation ``R`` about unit ``axis``: among the
@@ -88,15 +100,18 @@ class _Writer:
             return w
         return min(exact, key=lambda c: (len(fmt_float(c)), abs(c - w)))
 
-    def rotation_value(self, R) -> list:
+    def rotation_value(self, R, scale=None) -> list:
         """``[ax, ay, az, angle]`` (angle in file units) to write for rotation ``R``: among
         the values a few last-place units around the derived ones, one that the reader
         turns into exactly the matrix it stands for, so that write -> read -> write is a
         fixed point (near some rotations the axis derived from a matrix otherwise wanders
-        in the last digits at every round trip)."""
+        in the last digits at every round trip). With ``scale`` (written beside it), the
+        reader builds ``R diag(scale)`` and the next write splits that into column lengths
+        and a rotation again: the values are chosen so that this split gives back the same
+        rotation and scale."""
         def derive(M):
             m = tf.matrix_to_moment(M)
-            angle = float(np.linalg.norm(m))
+            angle = float(tf.vector_norm(m))
             axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
             return [*axis, self.fixed_angle(axis, angle, M)]
 
@@ -105,7 +120,17 @@ class _Writer:
             a = P[..., :3]
             return tf.axis_angle_to_matrix(a / np.sqrt(np.sum(a * a, axis=-1, keepdims=True)),
                                            P[..., 3] * np.pi / 180.0 if self.degree else P[..., 3])
-        return list(stable_params(R, derive, build, (3, 3, 3, 2)))
+        if scale is None:
+            return list(stable_params(R, derive, build, (3, 3, 3, 2)))
+        s = np.asarray(scale, float)
+
+        def split(P):                 # as transform_keys splits what the reader built
+            A = build(P) * s
+            n = tf.vector_norm(np.swapaxes(A, -1, -2))[..., None, :]
+            return np.concatenate([(A / n).reshape(A.shape[:-2] + (9,)), n.reshape(A.shape[:-2] + (3,))], -1)
+        target = np.concatenate([np.asarray(R, float).reshape(9), s])
+        return list(stable_params(target, lambda X: derive(np.asarray(X)[:9].reshape(3, 3)), split,
+                                  (3, 3, 3, 2)))
 
     # -- structure -------------------------------------------------------------------------
     def bodies(self):
@@ -148,14 +173,20 @@ class _Writer:
         they are (exact while the first root does not move: Choreonoid's kinematics never
         moves a fixed root; a free one carries them along, which is reported)."""
         i0, kind0, T0, _ = out[0]
+        if kind0 in ("revolute", "prismatic"):
+            # Choreonoid's root moves only as a free link: its joint would be read as fixed
+            self.lose(f"the joint of the root link {self.r.links[i0].name!r} ({kind0}; a Choreonoid "
+                      "root link does not move by a joint: written as fixed, at q = 0)")
+            kind0 = "fixed"
+            out[0] = (i0, kind0, T0, out[0][3])
         later = [b for b in out[1:] if b[3] < 0]
         if not later:
             return out
         if kind0 == "free":
             self.lose("roots after the first move with the first root, which floats (a body has "
                       "one root): " + ", ".join(self.r.links[b[0]].name for b in later), kind="changed")
-        inv = np.linalg.inv(T0)
-        return [out[0]] + [(i, kind, inv @ T, i0) if parent < 0 else (i, kind, T, parent)
+        inv = _inverse_affine(T0)
+        return [out[0]] + [(i, kind, tf.compose(inv, T), i0) if parent < 0 else (i, kind, T, parent)
                            for i, kind, T, parent in out[1:]]
 
     def names(self, written) -> None:
@@ -187,6 +218,7 @@ class _Writer:
         r = self.r
         bodies = self.bodies()
         ids = self.joint_ids(bodies)
+        bodies = _depth_first(bodies)
         self.names([b[0] for b in bodies])
         out = ["format: ChoreonoidBody\n", "formatVersion: 1.0\n",
                f"angleUnit: {'degree' if self.degree else 'radian'}\n",
@@ -229,7 +261,7 @@ class _Writer:
                 off = [k for k in j.links if not np.array_equal(r.links[k].parent_transform, np.eye(4))]
                 if off:
                     T = [np.asarray(r.links[k].parent_transform, float) for k in off]
-                    move = max(float(np.linalg.norm(M[:3, 3])) for M in T)
+                    move = max(float(tf.vector_norm(M[:3, 3])) for M in T)
                     turn = max(math.acos(max(-1.0, min(1.0, (np.trace(M[:3, :3]) - 1) / 2))) for M in T)
                     self.lose("frame offsets inside a floating base (a free link has one pose: they "
                               "become part of its configuration, so the same joint values place "
@@ -287,7 +319,9 @@ class _Writer:
                                  "rotation (largest matrix entry change)", f"{link.name} ({err:.1e})",
                                  kind="approximated", noun="link")
                 self.approx[i] = tf.make_transform(Rn, offset[:3, 3]) if kind != "free" else None
-            out.append(f"{p}rotation: {_vec(self.rotation_value(Rn))}\n")
+            value = self.rotation_value(Rn)
+            if value[3] != 0:         # (an angle of 0 is no rotation: the reader's identity)
+                out.append(f"{p}rotation: {_vec(value)}\n")
         jtype = ext.get("joint_type") if kind == "fixed" and ext.get("joint_type") == "pseudo_continuous_track" else kind
         out.append(f"{p}jointType: {jtype}\n")
         if kind == "free":
@@ -378,16 +412,20 @@ class _Writer:
         geom, local = self.shape_geometry(g, name)
         if geom is None:
             return []
-        M = np.asarray(g.transform, float) @ local
+        M = tf.compose(np.asarray(g.transform, float), local)
         text = f"{pad}-\n{pad}  type: Shape\n" + self.transform_keys(M, pad + "  ", name)
         text += f"{pad}  geometry: {geom}\n"
         app = g.extras.get("choreonoid_appearance")
+        if g.appearance is not None:        # the piece's own (a URDF visual's material)
+            appearance = g.appearance
+        if not (isinstance(app, dict) and app) and appearance is not None and appearance.color is not None:
+            c = [float(x) for x in appearance.color]
+            app = {"material": {"diffuse": c[:3]}}
+            if len(c) > 3 and c[3] < 1:
+                app["material"]["transparency"] = 1 - c[3]
         if isinstance(app, dict) and app:
+            # block style, as the appearance read back from this file is written again
             text += f"{pad}  appearance:" + Y.emit(app, indent=ind + 4).rstrip("\n").join(["\n", "\n"])
-        elif appearance is not None and appearance.color is not None:
-            c = appearance.color
-            text += f"{pad}  appearance: {{ material: {{ diffuse: {_vec(c[:3])}"
-            text += f", transparency: {fmt_float(1 - c[3])} }} }}\n" if len(c) > 3 and c[3] < 1 else " } }\n"
         return [text]
 
     def transform_keys(self, M, pad, name) -> str:
@@ -398,18 +436,18 @@ class _Writer:
             out += f"{pad}translation: {_vec(t)}\n"
         if np.array_equal(A, np.eye(3)):
             return out
-        if np.abs(A.T @ A - np.eye(3)).max() <= ROTATION_TOL and np.linalg.det(A) > 0:
+        if np.abs(tf.compose(A.T, A) - np.eye(3)).max() <= ROTATION_TOL and tf.det3(A) > 0:
             # a rotation as read (no scale): written as it is, not divided by its columns'
             # lengths (1 to rounding), which would move it at every write -> read -> write
             R, s = A, np.ones(3)
         else:
             # A = R diag(s) with R a rotation: columns' lengths are the scales
-            s = np.linalg.norm(A, axis=0)
+            s = tf.vector_norm(A.T)
             R = A / np.where(s > 0, s, 1.0)
-            if np.linalg.det(R) < 0:
+            if tf.det3(R) < 0:
                 R[:, 0] *= -1
                 s[0] *= -1
-        if not np.allclose(R.T @ R, np.eye(3), atol=1e-9):
+        if not np.allclose(tf.compose(R.T, R), np.eye(3), atol=1e-9):
             from ...affine import nearest_rotation
             Rn, _ = nearest_rotation(R)
             err = float(np.abs(Rn * s - A).max())
@@ -417,7 +455,10 @@ class _Writer:
                       "largest matrix entry change)", name, kind="approximated", noun="link",
                       largest=err)
         if not np.allclose(R, np.eye(3), atol=0):
-            out += f"{pad}rotation: {_vec(self.rotation_value(R))}\n"
+            scaled = not np.allclose(s, 1.0, atol=0) and np.all(s > 0)
+            value = self.rotation_value(R, s if scaled else None)
+            if value[3] != 0:
+                out += f"{pad}rotation: {_vec(value)}\n"
         if not np.allclose(s, 1.0, atol=0):
             out += f"{pad}scale: {_vec(s)}\n"
         return out
@@ -435,13 +476,13 @@ class _Writer:
                 else:
                     axes = np.stack([q["xaxis"], q["yaxis"], q["zaxis"]], axis=1)
                     origin, dims = q["origin"], q["dims"]
-                n = np.linalg.norm(axes, axis=0)
+                n = tf.vector_norm(axes.T)
                 R = axes / np.where(n > 0, n, 1)
-                center = origin + axes @ (dims / 2)
+                center = origin + tf.compose(axes, (np.asarray(dims) / 2).reshape(3, 1))[:, 0]
                 return f"{{ type: Box, size: {_vec(dims * n)} }}", tf.make_transform(R, center)
             if k in ("Cylinder", "Capsule", "Cone"):
                 a = np.asarray(q["axis"], float)
-                a = a / np.linalg.norm(a)
+                a = a / tf.vector_norm(a)
                 h = q["height"]
                 R = _y_to(a)
                 center = q["center"] + a * h / 2
@@ -480,6 +521,32 @@ class _Writer:
         return text
 
 
+def _depth_first(bodies) -> list:
+    """``bodies`` (link, kind, offset, parent) in the order Choreonoid numbers the links it
+    reads (depth first from the root, children in the order listed), so that a model read
+    back from the file is written in the same order (write -> read -> write is a fixed
+    point)."""
+    kids: dict = {}
+    for b in bodies[1:]:
+        kids.setdefault(b[3], []).append(b)
+    out, stack = [], [bodies[0]]
+    while stack:
+        b = stack.pop()
+        out.append(b)
+        stack.extend(reversed(kids.get(b[0], [])))
+    listed = {id(b) for b in out}
+    return out + [b for b in bodies if id(b) not in listed]     # (unreachable: kept last)
+
+
+def _inverse_affine(T) -> np.ndarray:
+    """Inverse of a 4x4 transform: element-wise for a rigid one (no LAPACK); a frame that is
+    not a rotation (written as its nearest rotation anyway, and reported) by LAPACK."""
+    T = np.asarray(T, float)
+    if np.abs(tf.compose(T[:3, :3].T, T[:3, :3]) - np.eye(3)).max() <= ROTATION_TOL:
+        return tf.inverse_transform(T)
+    return np.linalg.inv(T)
+
+
 def _collidable(g) -> bool:
     """Whether the link's collision geometry is written as shapes (a group counts when one
     of its children does)."""
@@ -494,7 +561,7 @@ def _y_to(a) -> np.ndarray:
     """Rotation taking +y onto the unit vector ``a``."""
     y = np.array([0.0, 1.0, 0.0])
     axis = np.cross(y, a)
-    s, c = float(np.linalg.norm(axis)), float(np.dot(y, a))
+    s, c = float(tf.vector_norm(axis)), float(a[1])      # |y x a|, y . a
     if s < 1e-15:
         return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
     return tf.axis_angle_to_matrix(axis / s, math.atan2(s, c))

@@ -26,6 +26,8 @@ import re
 
 import numpy as np
 
+from ....transforms import compose, transform_points, vector_norm
+
 from ....limits import current, describe as over_limit, recursion_room
 from ....errors import FormatError, OutputError
 from ....context import LoadContext
@@ -282,11 +284,11 @@ def primitive_text(p: Primitive) -> str:
 
 def _similarity(A):
     """(s, Q) with A = s Q, Q orthogonal and s > 0, or None."""
-    s = float(np.linalg.norm(A[:, 0]))
+    s = float(vector_norm(A[:, 0]))
     if s == 0:
         return None
     Q = A / s
-    if not np.allclose(Q @ Q.T, np.eye(3), rtol=0, atol=1e-12):
+    if not np.allclose(compose(Q, Q.T), np.eye(3), rtol=0, atol=1e-12):
         return None
     return s, Q
 
@@ -299,11 +301,13 @@ def bake_primitive(p: Primitive, T) -> Primitive | None:
     if np.array_equal(T, np.eye(4)):
         return Primitive(p.primitive, p.params)
     q, k = p.params, p.primitive
-    pt = lambda x: A @ np.asarray(x, float) + t
+    # (element-wise products: the written numbers are the same on any machine)
+    pt = lambda x: transform_points(T, np.asarray(x, float))
+    rot = lambda x: compose(Q, np.asarray(x, float).reshape(3, 1))[:, 0]
     if k in ("Point", "Segment", "Triangle"):
         return Primitive(k, {n: pt(v) for n, v in q.items()})
     if k == "Polygon":
-        return Primitive(k, {"vertices": np.asarray(q["vertices"]).reshape(-1, 3) @ A.T + t})
+        return Primitive(k, {"vertices": transform_points(T, np.asarray(q["vertices"]).reshape(-1, 3))})
     if k == "AABB":
         d = np.diag(A)
         if np.count_nonzero(A - np.diag(d)) == 0 and np.all(d > 0):
@@ -318,12 +322,12 @@ def bake_primitive(p: Primitive, T) -> Primitive | None:
     if k == "Sphere":
         return Primitive(k, {"center": pt(q["center"]), "radius": q["radius"] * s})
     if k == "Cylinder":
-        return Primitive(k, {"center": pt(q["center"]), "axis": Q @ q["axis"],
+        return Primitive(k, {"center": pt(q["center"]), "axis": rot(q["axis"]),
                              "radius": q["radius"] * s, "height": q["height"] * s})
     if k in ("Box", "Ellipsoid"):
         base = "origin" if k == "Box" else "center"
-        return Primitive(k, {base: pt(q[base]), "xaxis": Q @ q["xaxis"], "yaxis": Q @ q["yaxis"],
-                             "zaxis": Q @ q["zaxis"], "dims": np.asarray(q["dims"]) * s})
+        return Primitive(k, {base: pt(q[base]), "xaxis": rot(q["xaxis"]), "yaxis": rot(q["yaxis"]),
+                             "zaxis": rot(q["zaxis"]), "dims": np.asarray(q["dims"]) * s})
     return None
 
 
@@ -335,7 +339,7 @@ def stream_text(geom: Geometry, report, T=None) -> str:
     from ...meshfile import flatten_for_writing
     from ...meshes.pcd import baked_cloud, pcd_text
     from .tri import tri_text
-    M = (np.eye(4) if T is None else np.asarray(T, float)) @ geom.transform
+    M = compose(np.eye(4) if T is None else np.asarray(T, float), geom.transform)
     if isinstance(geom, Group):
         parts = [stream_text(c, report, M) for c in geom.children]
         return f"Group\n{len(parts)}\n" + "".join(parts)

@@ -18,6 +18,7 @@ import numpy as np
 from ....errors import OutputError
 from ....limits import check_alloc
 from ....model import Group, Primitive, Robot
+from ....transforms import compose, det3
 from ...fileio import fmt_float
 from ...naming import Namespace
 from .._geometry_refs import GeometryWriter
@@ -77,7 +78,9 @@ class _Writer:
         r = self.r
         if r.num_links == 0:
             raise OutputError(None, "cannot write a robot without links to a .rob file")
-        self.out.append(f"# Klamp't robot {r.name!r}, written by roboio")
+        # (no robot name: a .rob holds none, Klamp't names the robot after the file, and a
+        # rewrite of what is read back must give the same text)
+        self.out.append("# Klamp't robot, written by roboio")
         self.structure()
         self.limits()
         self.masses()
@@ -102,6 +105,7 @@ class _Writer:
             self.report.warn("joint names a .rob cannot hold (it names links and drivers; these "
                              "joints are addressed by their links' names)", name,
                              kind="not written", noun="joint")
+        self.geom_writer.finish()
         return "\n".join(self.out) + "\n"
 
     def structure(self) -> None:
@@ -216,7 +220,7 @@ class _Writer:
                              "geometry; Klamp't refuses a robot file naming a missing mesh)",
                              f"{what} ({ref})", kind="missing file")
             return "", T
-        return self.geom_writer.data_reference(g, self.path, what), T
+        return self.geom_writer.data_reference(g, self.path, what, allow_none=True), T
 
     def _parts(self, g, T, what: str) -> list:
         """(geometry, data->link transform) of every part written for ``g``: the geometry
@@ -224,7 +228,7 @@ class _Writer:
         the parts of a group."""
         if g is None:
             return []
-        M = T @ np.asarray(g.transform, dtype=float)
+        M = compose(T, np.asarray(g.transform, dtype=float))
         if isinstance(g, Group) and (g.source is None or not g.source.path):
             out = []
             for c in g.children:
@@ -385,5 +389,5 @@ def _same(a, b) -> bool:
 def _is_rigid(T, tol: float = 1e-12) -> bool:
     T = np.asarray(T, dtype=float)
     R = T[:3, :3]
-    return (np.all(T[3] == (0, 0, 0, 1)) and np.abs(R.T @ R - np.eye(3)).max() <= tol
-            and np.linalg.det(R) > 0)
+    return (np.all(T[3] == (0, 0, 0, 1)) and np.abs(compose(R.T, R) - np.eye(3)).max() <= tol
+            and det3(R) > 0)

@@ -23,9 +23,10 @@ from lxml import etree
 
 from ....errors import FormatError
 from ....model import Appearance
-from ....transforms import matrix_to_moment
+from ....transforms import compose, matrix_to_moment, moment_to_matrix
 from ... import registry
 from ...fileio import fmt_float, fmt_floats, safe_file_stem
+from ...fixed_point import stable_params
 from .._geometry_refs import (GeometryWriter, relative_reference, split_affine, split_scale_translate,
                             walk_geometry)
 from ._display import display_attrs, lost_fields, read_back
@@ -57,7 +58,8 @@ def _placement_attrs(M) -> dict | None:
     if np.any(s != 1):
         out["scale"] = fmt_floats(s)
     if not np.array_equal(R, np.eye(3)):
-        out["rotateMoment"] = fmt_floats(matrix_to_moment(R))
+        # a moment whose matrix, read back, gives the same moment (write -> read -> write)
+        out["rotateMoment"] = fmt_floats(stable_params(R, matrix_to_moment, moment_to_matrix, (2, 2, 2)))
     if np.any(t != 0):
         out["translation"] = fmt_floats(t)
     return out
@@ -145,7 +147,7 @@ def _write_terrain(root, t, path, elem_dir, gw, report):
     tpath = gw.new_path(elem_dir, safe_file_stem(t.name), ".env")
     placed = None
     if t.geometry is not None:
-        placed = _placement_attrs(np.asarray(t.transform, float) @ t.geometry.transform)
+        placed = _placement_attrs(compose(np.asarray(t.transform, float), t.geometry.transform))
     write_terrain(t, tpath, report, gw, placed=placed is not None)
     report.files.append(tpath)
     el = etree.SubElement(root, "terrain", name=t.name, file=relative_reference(tpath, path))
@@ -198,4 +200,5 @@ def world_xml(world, path: str, report) -> bytes:
     for k in sorted(world.extras):
         if k not in _KNOWN_WORLD_EXTRAS:
             report.lose(f"world {world.name!r}: {k}", kind="kept as data")
+    gw.finish()
     return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="UTF-8")

@@ -13,9 +13,10 @@ relative to the world (Klamp't floating bases), or several roots, get an added f
 link (reported).
 
 Joints. ``revolute``/``prismatic`` with hard ``<limits>`` (degrees / metres; no finite limits
-on a revolute joint: circular); ``axis_info`` ``active`` for DOFs only (welds, mimic joints
-and joints no driver moves are passive; a driver that moves a weld with scale 0 is OpenRAVE's
-active static joint, limits 0..0); speeds and accelerations in deg/s, deg/s^2 (motion
+on a revolute joint: circular); ``axis_info`` ``active`` for DOFs only (welds and mimic
+joints are passive; joints no driver moves are written as welds, since OpenRAVE holds a
+passive joint at 0; a driver that moves a weld with scale 0 is OpenRAVE's active static
+joint, limits 0..0); speeds and accelerations in deg/s, deg/s^2 (motion
 system). The DOF order is the drivers' order: one ``attach_actuator`` per DOF in order.
 Affine drivers become mimic ``<formula>``s ``q = offset + scale * master`` (MathML, with
 OpenRAVE's technique and correct partial derivatives).
@@ -51,7 +52,9 @@ from lxml import etree
 
 from ....errors import OutputError
 from ....model import Group, PointCloud, Primitive, Robot, TriangleMesh
-from ...affine import nearest_rotation
+from ....model.geometry import leaf_appearances
+from ....transforms import compose, det3, symmetric_eigen3, transform_points, vector_norm
+from ...affine import link_poses, nearest_rotation
 from ....model.coupling import without_clamp
 from ...fileio import fmt_float
 from ...fk_change import FK_SAMPLES, fk_change, fk_loss_kind, note_fk_change
@@ -223,7 +226,7 @@ def _leaves(g, T):
     """(geometry, transform to the link frame) of every non-group geometry of ``g``."""
     if g is None:
         return []
-    T = T @ np.asarray(g.transform, float)
+    T = compose(T, np.asarray(g.transform, float))
     if isinstance(g, Group):
         out = []
         for c in g.children:
@@ -234,7 +237,7 @@ def _leaves(g, T):
 
 def _rigid(T, tol=1e-9) -> bool:
     R = T[:3, :3]
-    return (np.allclose(R.T @ R, np.eye(3), atol=tol) and np.linalg.det(R) > 0
+    return (np.allclose(compose(R.T, R), np.eye(3), atol=tol) and det3(R) > 0
             and np.allclose(T[3], [0, 0, 0, 1]))
 
 
@@ -253,9 +256,9 @@ def _z_to(a) -> np.ndarray:
     if a[0] == 0 and a[2] == 0:
         return _XML_TO_Z.copy()
     v = np.cross([0.0, 0.0, 1.0], a)
-    s, c = np.linalg.norm(v), float(a[2])
+    s, c = float(vector_norm(v)), float(a[2])
     K = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-    return np.eye(3) + K + K @ K * ((1 - c) / (s * s))
+    return np.eye(3) + K + compose(K, K) * ((1 - c) / (s * s))
 
 
 class _Joint:
@@ -272,6 +275,7 @@ class _Joint:
         self.name = ""
         self.active = False
         self.static = False
+        self.passive = False          # no driver moves it: written rigid (see name_joints)
         self.sid = ""
 
 
@@ -282,6 +286,7 @@ class _Writer:
         self.path = path
         self.n = robot.num_links
         self.lost: dict = {}
+        self.unused_vertices: dict = {}      # link name -> mesh vertices no triangle uses
         mem = robot.extras.get("collada") if isinstance(robot.extras.get("collada"), dict) else None
         self.memory = mem or {}
 
@@ -292,6 +297,9 @@ class _Writer:
         for what, items in self.lost.items():   # every item named: a loss says what it concerns
             for item, kind in items:
                 self.report.lose(what, item, **kind)
+        if self.unused_vertices:
+            self.report.warn("mesh vertices no triangle uses are not written: " + ", ".join(
+                f"{name} ({n})" for name, n in self.unused_vertices.items()))
 
     # -------------------------------------------------------------- model -> COLLADA structure
     def _oe(self, i) -> dict:
@@ -372,6 +380,8 @@ class _Writer:
         self.clink_children = {i: [] for i in range(-1, n)}
         for J in self.joints:
             self.clink_children[J.parent].append(J.child)
+        self.number_links()
+        self.joints.sort(key=lambda J: self.num[J.child])     # (in the order they are read back)
         # DOFs from the drivers, mimic joints
         self.dof_joints = []                # (driver, _Joint) in driver order
         self.mimic = {}                     # _Joint -> (master _Joint, scale, offset)
@@ -439,6 +449,11 @@ class _Writer:
                     self.lose("affine driver terms OpenRAVE cannot express", f"{d.name}: {r.links[dof].name}",
                               kind="not written")
                     continue
+                if all(r.qmin[x] >= r.qmax[x] for x in F.axes_links):
+                    # a coupled joint without range never moves: written rigid, as read back
+                    self.lose("couplings of joints without range (written rigid)",
+                              f"{d.name}: {r.links[dof].name}")
+                    continue
                 self.mimic[F] = (J, d.scale[k] / sm, d.offset[k] - d.scale[k] * om / sm)
         # names and roles: the source's joint name (OpenRAVE names a DOF after its joint),
         # else the driver's, else the OpenRAVE joint's it was read from, else <link>_joint
@@ -460,13 +475,36 @@ class _Writer:
                       "OpenRAVE's root link has no joint")
         for J, name in zip(self.joints, got):
             J.name = name
-            J.sid = f"joint{J.child}"
+            J.sid = f"joint{self.num[J.child]}"
             if not J.active and J not in self.mimic and J not in self.formulas and \
                     self.group[J.axes_links[0]] != "weld":
+                # OpenRAVE holds a passive joint at 0, and roboio reads it as a weld: written
+                # as one, so that what is read back is written the same
+                J.passive = True
                 c = J.child
-                self.lose("joints no driver moves (written passive: OpenRAVE holds them at 0; "
-                          "range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])",
+                self.lose("joints no driver moves (written passive, as rigid joints: OpenRAVE holds "
+                          "a passive joint at 0; axis and range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])",
                           kind="changed", noun="link")
+
+    def number_links(self) -> None:
+        """``self.num``: the number in the sids and ids of each COLLADA link (and ``None``:
+        the added world root), in the order the document lists them (depth first, the world
+        root first), which is the order a reader numbers the links it reads: a model read
+        back from the file is written with the same sids (write -> read -> write is a fixed
+        point), whatever the source's link numbering was."""
+        if self.world_root:
+            order, stack = [None], list(reversed(self.clink_children[-1]))
+        else:
+            first = [i for i in range(self.n) if self.robot.links[i].parent < 0][0]
+            order, stack = [], [first]
+        while stack:
+            c = stack.pop()
+            order.append(c)
+            stack.extend(reversed(self.clink_children[c]))
+        self.num = {c: k for k, c in enumerate(order)}
+        for i in range(self.n):                 # (links the document does not reach)
+            if self.is_clink[i] and i not in self.num:
+                self.num[i] = len(self.num)
 
     def rotations_only(self) -> None:
         """OpenRAVE keeps a link transform as a unit quaternion and a translation: a parent
@@ -512,7 +550,7 @@ class _Writer:
     def kind(self, J, k: int = 0) -> str:
         """``weld``, ``spin`` or ``normal``: the joint's axis ``k`` as written."""
         x = J.axes_links[k]
-        if J.static or self.group[x] == "weld":
+        if J.static or J.passive or self.group[x] == "weld":
             return "weld"
         return "spin" if self.group[x] == "spin" else "normal"
 
@@ -566,9 +604,9 @@ class _Writer:
             if len(vis_leaves) != len(visible):
                 self.lose("separate visual geometry (COLLADA links have one geometry set; the "
                           "collision geometry is written)", l.name, kind="not written", noun="link")
-        app = l.appearance
-        link_color = app.color if app is not None else None
-        for g, T in leaves:
+        apps = leaf_appearances(l.geometry, l.appearance)      # (a piece's own colour)
+        for (g, T), app in zip(leaves, apps):
+            link_color = app.color if app is not None else None
             ex = g.extras.get("openrave") or {}
             diffuse, transparency = link_color, None
             if ex.get("diffuse") is not None:
@@ -594,8 +632,14 @@ class _Writer:
                 F = np.asarray(g.faces, np.int64)
                 if len(F) == 0:
                     continue
-                Vl = V if _is_identity(T) else V @ T[:3, :3].T + T[:3, 3]
-                if np.linalg.det(T[:3, :3]) < 0:
+                used = np.unique(F)
+                if len(used) < len(V):
+                    # COLLADA's readers keep the vertices a triangle uses: written without the
+                    # others, so that what is read back is written the same
+                    self.unused_vertices[l.name] = self.unused_vertices.get(l.name, 0) + len(V) - len(used)
+                    V, F = V[used], np.searchsorted(used, F)
+                Vl = V if _is_identity(T) else transform_points(T, V)
+                if det3(T[:3, :3]) < 0:
                     F = F[:, ::-1]
                 if g.face_colors is not None or g.vertex_colors is not None:
                     self.lose("per-face/per-vertex mesh colours", l.name, kind="not written", noun="link")
@@ -615,52 +659,52 @@ class _Writer:
             else:
                 B = np.stack([np.asarray(p[a], float) for a in ("xaxis", "yaxis", "zaxis")], 1)
                 origin, dims = np.asarray(p["origin"], float), np.asarray(p["dims"], float)
-                if not np.allclose(B.T @ B, np.eye(3), atol=1e-12) or np.linalg.det(B) < 0:
+                if not np.allclose(compose(B.T, B), np.eye(3), atol=1e-12) or det3(B) < 0:
                     self.lose("boxes with non-orthonormal axes (not written)", link, kind="not written",
                               noun="link")
                     return None
             h = dims / 2
-            F = T @ _frame(B, origin + B @ h)
+            F = compose(T, _frame(B, origin + compose(B, h.reshape(3, 1))[:, 0]))
             v, f = _box_mesh(h)
             return ("box", {"half_extents": h}, F, v, f)
         if k == "Sphere":
-            F = T @ _frame(np.eye(3), np.asarray(p["center"], float))
+            F = compose(T, _frame(np.eye(3), np.asarray(p["center"], float)))
             v, f = _sphere_mesh(float(p["radius"]))
             return ("sphere", {"radius": float(p["radius"])}, F, v, f)
         if k == "Cylinder":
             a = np.asarray(p["axis"], float)
-            n = float(np.linalg.norm(a))
+            n = float(vector_norm(a))
             if n == 0:
                 self.lose("cylinders with a zero axis (not written)", link, kind="not written", noun="link")
                 return None
             a = a / n
             h = float(p["height"])
-            F = T @ _frame(_z_to(a), np.asarray(p["center"], float) + a * (h / 2))
+            F = compose(T, _frame(_z_to(a), np.asarray(p["center"], float) + a * (h / 2)))
             v, f = _cylinder_mesh(float(p["radius"]), h)
             return ("cylinder", {"radius": float(p["radius"]), "height": h}, F, v, f)
         if k in ("Capsule", "Cone"):
             a = np.asarray(p["axis"], float)
-            n = float(np.linalg.norm(a))
+            n = float(vector_norm(a))
             if n > 0:
                 a = a / n
                 h, rad = float(p["height"]), float(p["radius"])
                 v, f = (_capsule_mesh if k == "Capsule" else _cone_mesh)(rad, h)
                 F = _frame(_z_to(a), np.asarray(p["center"], float))
-                v = v @ F[:3, :3].T + F[:3, 3]
+                v = transform_points(F, v)
                 self.lose(f"{k.lower()}s (OpenRAVE COLLADA has no such primitive; written as a "
                           f"{_SEG}-sided triangle mesh)", link, kind="approximated", noun="link")
-                return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
+                return ("trimesh", {}, np.eye(4), transform_points(T, v), f)
         if k == "Ellipsoid":
             axes = np.stack([np.asarray(p[a_], float) for a_ in ("xaxis", "yaxis", "zaxis")], 1)
             v, f = _sphere_mesh(1.0)
-            v = (v * np.asarray(p["dims"], float)) @ axes.T + np.asarray(p["center"], float)
+            v = transform_points(_frame(axes, np.asarray(p["center"], float)), v * np.asarray(p["dims"], float))
             self.lose("ellipsoids (written as a triangle mesh)", link, kind="approximated", noun="link")
-            return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
+            return ("trimesh", {}, np.eye(4), transform_points(T, v), f)
         if k in ("Triangle", "Polygon"):
             v = np.stack([p["a"], p["b"], p["c"]]) if k == "Triangle" else np.asarray(p["vertices"], float).reshape(-1, 3)
             if len(v) >= 3:
                 f = np.array([[0, i - 1, i] for i in range(2, len(v))])
-                return ("trimesh", {}, np.eye(4), v @ T[:3, :3].T + T[:3, 3], f)
+                return ("trimesh", {}, np.eye(4), transform_points(T, v), f)
         self.lose(f"{k} primitives (no surface OpenRAVE COLLADA can hold; not written)", link,
                   kind="not written", noun="link")
         return None
@@ -672,7 +716,7 @@ class _Writer:
         if written:
             self.with_geometry.add(i)
         for gi, (kind, params, F, V, Fc, diffuse, transparency, visible) in enumerate(written):
-            gid = f"g1_link{i}_geom{gi}"
+            gid = f"g1_link{self.num[i]}_geom{gi}"
             g = geoms.add("geometry", id=gid, name=gid)
             mesh = g.add("mesh")
             src = mesh.add("source", id=f"{gid}_positions")
@@ -743,7 +787,7 @@ class _Writer:
         self.with_geometry = set()
         for J in self.joints:
             self.joint_element(ktc, J)
-        wk = self.n                                # COLLADA index of an added world root
+        wk = self.num[None] if self.world_root else None     # number of an added world root
         self.clink_index = {}
         order = []
         links_mem = self.memory.get("links", {})
@@ -755,9 +799,10 @@ class _Writer:
         else:
             first = [i for i in range(self.n) if r.links[i].parent < 0][0]
             l0 = r.links[first]
-            klink = ktc.add("link", sid=f"link{first}", name=self.lname[first])
-            node = visual1.add("node", id=f"v1.node{first}", name=self.lname[first], sid=f"node{first}")
-            self.root_node = f"node{first}"
+            nf = self.num[first]
+            klink = ktc.add("link", sid=f"link{nf}", name=self.lname[first])
+            node = visual1.add("node", id=f"v1.node{nf}", name=self.lname[first], sid=f"node{nf}")
+            self.root_node = f"node{nf}"
             P0 = self.frame(first)
             mem = links_mem.get(l0.name)
             rem = None
@@ -776,9 +821,9 @@ class _Writer:
             mem = self.mem_of[J]
             att = kparent.add("attachment_full", joint=f"kmodel1/{J.sid}")
             self.transform_elements(att, J.att, mem["att"] if mem else None)
-            klink = att.add("link", sid=f"link{c}", name=self.lname[c])
+            klink = att.add("link", sid=f"link{self.num[c]}", name=self.lname[c])
             self.transform_elements(klink, J.own, mem["own"] if mem else None)
-            node = vparent.add("node", id=f"v1.node{c}", name=self.lname[c], sid=f"node{c}")
+            node = vparent.add("node", id=f"v1.node{self.num[c]}", name=self.lname[c], sid=f"node{self.num[c]}")
             self.transform_elements(node, J.att, mem["att"] if mem else None)
             weld = self.kind(J) == "weld" and not J.static
             for k, xk in enumerate(J.axes_links):      # the axes in order, each bound to its value
@@ -796,7 +841,7 @@ class _Writer:
             self.report.warn("link order changes when read back (OpenRAVE orders links depth first): "
                              + ", ".join(r.links[i].name for i in order[:6]) + ", ...",
                              kind="read differently")
-        for J, (M, s, o) in self.mimic.items():
+        for J, (M, s, o) in sorted(self.mimic.items(), key=lambda kv: self.num[kv[0].child]):
             self.formula(ktc, J, M, s, o)
         joint_of_driver = {id(d): K for d, K in self.dof_joints}
         for J, (d, k) in self.formulas.items():
@@ -828,7 +873,7 @@ class _Writer:
             x = r.links[xk]
             ax = j.add("prismatic" if x.is_prismatic and not weld else "revolute", sid=f"axis{k}")
             axis = np.array([0.0, 0.0, 1.0]) if weld else self.axis_direction(J, k)
-            norm = float(np.linalg.norm(axis))
+            norm = float(vector_norm(axis))
             if norm == 0 or abs(norm - 1) > 1e-12:
                 self.lose("joint axes that are not unit vectors (OpenRAVE normalises them: its "
                           "joint value is |axis| x roboio's)", f"{x.name} (|axis| = {norm:.9g})",
@@ -887,11 +932,11 @@ class _Writer:
         else:
             # only pairs OpenRAVE would check: the others need no entry (and, written, would
             # make the next write differ once they are gone from the model read back)
-            clinks = [i for i in range(self.n) if self.is_clink[i]]
+            clinks = sorted((i for i in range(self.n) if self.is_clink[i]), key=self.num.get)
             pairs = [(a, b) for ia, a in enumerate(clinks) for b in clinks[ia + 1:]
-                     if (a, b) not in checked and not self.never_checked(a, b)]
+                     if (min(a, b), max(a, b)) not in checked and not self.never_checked(a, b)]
         for a, b in pairs:
-            tec.add("ignore_link_pair", link0=f"kmodel1/link{a}", link1=f"kmodel1/link{b}")
+            tec.add("ignore_link_pair", link0=f"kmodel1/link{self.num[a]}", link1=f"kmodel1/link{self.num[b]}")
         for x, y in sorted(checked):
             if self.never_checked(x, y):
                 self.lose("self-collision pairs OpenRAVE never checks (links written without "
@@ -900,7 +945,7 @@ class _Writer:
                           noun="pair")
         for i in range(self.n):
             if self.is_clink[i] and self._oe(i).get("enabled") is False:
-                s = tec.add("link_collision_state", link=f"kmodel1/link{i}")
+                s = tec.add("link_collision_state", link=f"kmodel1/link{self.num[i]}")
                 s.add("bool", "false")
 
     def never_checked(self, x: int, y: int) -> bool:
@@ -1022,8 +1067,8 @@ class _Writer:
         for m in r.manipulators:
             ex = mot.add("extra", type="manipulator", name=m.name)
             tec = ex.add("technique", profile="OpenRAVE")
-            tec.add("frame_origin", link=f"kmodel1/link{self._clink_of(m.base)}")
-            tip = tec.add("frame_tip", link=f"kmodel1/link{self._clink_of(m.effector)}")
+            tec.add("frame_origin", link=f"kmodel1/link{self.num[self._clink_of(m.base)]}")
+            tip = tec.add("frame_tip", link=f"kmodel1/link{self.num[self._clink_of(m.effector)]}")
             T = np.asarray(m.tool_transform, float)
             if not _is_identity(T):
                 tip.add("matrix", _matrix_text(T))
@@ -1049,7 +1094,7 @@ class _Writer:
             if s.link < 0:
                 self.lose("sensors not attached to a link", s.name, kind="not written", noun="sensor")
                 continue
-            fo = tec.add("frame_origin", link=f"kmodel1/link{self._clink_of(s.link)}")
+            fo = tec.add("frame_origin", link=f"kmodel1/link{self.num[self._clink_of(s.link)]}")
             T = np.asarray(s.transform, float)
             if not _is_identity(T):
                 fo.add("matrix", _matrix_text(T))
@@ -1070,31 +1115,33 @@ class _Writer:
 
     def physics(self, root, name):
         r = self.robot
-        T0 = r.fk(np.zeros(self.n))
+        T0 = link_poses(r, np.zeros(self.n))
         pm = root.add("library_physics_models").add("physics_model", id="pmodel1", name=name)
         mem = self.memory.get("links", {})
         bodies = []
         if self.world_root:
-            rb = pm.add("rigid_body", sid=f"rigid{self.n}", name=self.world_root)
+            rb = pm.add("rigid_body", sid=f"rigid{self.num[None]}", name=self.world_root)
             tc = rb.add("technique_common")
             tc.add("dynamic", "false")
             tc.add("mass", "0")
             tc.add("inertia", "0 0 0")
-            bodies.append(self.n)
-        for i, l in enumerate(r.links):
+            bodies.append(None)
+        for i in sorted(range(self.n), key=lambda i: self.num.get(i, self.n + i)):   # as read back
+            l = r.links[i]
             if not self.is_clink[i]:
                 if l.mass != 0:
                     self.lose("mass of intermediate links", l.name, kind="not written", noun="link")
                 continue
             bodies.append(i)
-            rb = pm.add("rigid_body", sid=f"rigid{i}", name=self.lname[i])
+            rb = pm.add("rigid_body", sid=f"rigid{self.num[i]}", name=self.lname[i])
             tc = rb.add("technique_common")
             tc.add("dynamic", "false" if self._oe(i).get("static") else "true")
             lm = mem.get(l.name)
             if isinstance(lm, dict) and lm.get("mass_frame") is not None and \
                     lm.get("mass_fingerprint") == mass_fingerprint(r, i, T0[i]):
                 tc.add("mass", _f(lm["mass"]))
-                self.transform_elements(tc.add("mass_frame"), None, lm["mass_frame"])
+                if lm["mass_frame"]:          # (none read: none written)
+                    self.transform_elements(tc.add("mass_frame"), None, lm["mass_frame"])
                 tc.add("inertia", _fs(lm["inertia"]))
                 continue
             tc.add("mass", _f(l.mass))
@@ -1102,15 +1149,14 @@ class _Writer:
             if np.count_nonzero(I - np.diag(np.diag(I))) == 0:
                 R, moments = np.eye(3), np.diag(I)
             else:
-                moments, R = np.linalg.eigh(0.5 * (I + I.T))
-                if np.linalg.det(R) < 0:
-                    R[:, 2] = -R[:, 2]
-            tc.add("mass_frame").add("matrix", _matrix_text(T0[i] @ _frame(R, l.com)))
+                moments, R = symmetric_eigen3(0.5 * (I + I.T))     # (a rotation; no LAPACK)
+            tc.add("mass_frame").add("matrix", _matrix_text(compose(T0[i], _frame(R, l.com))))
             tc.add("inertia", _fs(moments))
         ps = root.add("library_physics_scenes").add("physics_scene", id="pscene", name=name)
         ipm = ps.add("instance_physics_model", url="#pmodel1", sid="pmodel1_inst", parent="#visual1")
         for i in bodies:
-            ipm.add("instance_rigid_body", body=f"rigid{i}", sid=f"rigid{i}", target=f"#v1.node{i}")
+            ipm.add("instance_rigid_body", body=f"rigid{self.num[i]}", sid=f"rigid{self.num[i]}",
+                    target=f"#v1.node{self.num[i]}")
 
     def scene(self, root, name):
         ks = root.add("library_kinematics_scenes").add("kinematics_scene", id="kscene", name=name)

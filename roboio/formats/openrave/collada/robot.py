@@ -6,6 +6,7 @@ OpenRAVE XML. Writing (:mod:`._writer`) produces files OpenRAVE reads back.
 """
 from __future__ import annotations
 
+from ...affine import link_poses
 from ...fileio import atomic_write, read_bytes
 from .._records import BodyRecord
 from ._append import append_to_record, proxy_body
@@ -94,7 +95,7 @@ def remember(robot, record: BodyRecord) -> dict:
             value = values[k] if k < len(values) else 0.0
             per_axis.append((q, value * RAD2DEG if is_rev else value))
         stored[name] = per_axis
-    T0 = robot.fk(np.zeros(robot.num_links))
+    T0 = link_poses(robot, np.zeros(robot.num_links))     # (as the writer computes them)
     out_links = {}
     for i, l in enumerate(robot.links):
         lrec = links.get(l.name)

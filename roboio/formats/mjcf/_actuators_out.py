@@ -1,0 +1,131 @@
+"""MuJoCo actuators for a robot's drivers (``--actuators position|motor|none``; the rules
+are documented for users in ``docs/mjcf.md``).
+
+One actuator per driver that moves a joint (``normal``, ``affine`` and polynomial
+``nonlinear`` drivers), named after the driver, on the joint of the driver's leader
+(:attr:`roboio.model.Driver.leader`: the DOF whose value is the driver's value; for an
+affine driver whose leader has no MuJoCo joint, the first DOF with one and a nonzero
+scale). The other DOFs of a coupled driver follow the actuated one through
+``<equality><joint>`` (written by the MJCF writer with the same leader).
+
+The actuator works in the joint's MuJoCo coordinate ``qpos = a u + b`` of the driver value
+``u`` (``a = |axis| scale``, ``b = |axis| offset`` of the leader; ``a = 1, b = 0`` for a
+driver that sets a unit-axis joint to its own value, the usual case): limits, forces and
+gains are converted to it (forces by ``1/a``, gains by ``1/a^2``), and the report says so
+where ``a, b`` is not ``1, 0``.
+
+* ``position``: ``<position kp kv>`` from the driver's servo gains (``servo_p``,
+  ``servo_d``), ``ctrlrange`` from its position limits, ``forcerange`` from its torque
+  limits (each only where finite); an integral gain has no place and is reported. With a
+  velocity gain the model uses the ``implicitfast`` integrator (:attr:`Actuators.damped`):
+  MuJoCo's default Euler integration of ``kv`` diverges on light links;
+* ``motor``: ``<motor>`` whose control is the joint force, ``ctrlrange`` from the torque
+  limits; the gains are reported;
+* ``none``: no actuators (the drivers are reported as lost).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+from lxml import etree
+
+from ..fileio import fmt_float
+
+__all__ = ["MODES", "DEFAULT", "lead_index", "Actuators"]
+
+MODES = ("position", "motor", "none")
+DEFAULT = "position"
+
+
+def _fmt(values) -> str:
+    return " ".join(fmt_float(float(v) + 0.0) for v in values)
+
+
+def lead_index(d, has_joint: list) -> Optional[int]:
+    """Index in ``d.dofs`` of the DOF driver ``d`` actuates (see the module docstring), or
+    None when none of its DOFs has a MuJoCo joint. ``has_joint[k]``: ``d.dofs[k]`` has one."""
+    cands = [k for k, i in enumerate(d.dofs)
+             if has_joint[k] and (d.type != "affine" or d.scale[k] != 0)]
+    if not cands:
+        return None
+    if d.leader in d.dofs and d.dofs.index(d.leader) in cands:
+        return d.dofs.index(d.leader)
+    return cands[0]
+
+
+class Actuators:
+    """Collects the ``<actuator>`` children of one MJCF document."""
+
+    def __init__(self, mode: str, report, names):
+        if mode not in MODES:
+            raise ValueError(f"actuators must be one of {', '.join(MODES)}, not {mode!r}")
+        self.mode = mode
+        self.report = report
+        self.names = names              # the writer's unique-name allocator for actuators
+        self.elements: list = []
+        self.damped = False             # a position actuator has a velocity gain
+
+    def lose(self, kind: str, item: str) -> None:
+        self.report.lose(kind, item)
+
+    def add(self, d, joint: str, a: float, b: float) -> None:
+        """An actuator for driver ``d`` on the MuJoCo joint ``joint``, whose coordinate is
+        ``qpos = a u + b`` of the driver value ``u``."""
+        if self.mode == "none":
+            return
+        name = self.names.take(d.name, "actuator", self.report, "actuator")
+        if (a, b) != (1.0, 0.0):
+            self.report.warn(f"actuator {name!r} works in joint {joint!r}'s coordinate, "
+                             f"qpos = {fmt_float(a)} u + {fmt_float(b)} of the driver value u "
+                             "(limits, forces and gains converted)")
+        ctrl = _range(a * d.qmin + b, a * d.qmax + b)
+        force = _range(d.tmin / a, d.tmax / a)
+        if self.mode == "position":
+            el = etree.Element("position", name=name, joint=joint, kp=fmt_float(d.servo_p / (a * a)),
+                               kv=fmt_float(d.servo_d / (a * a)))
+            self._limits(el, "ctrl", ctrl)
+            self._limits(el, "force", force)
+            self.damped |= d.servo_d > 0
+            if d.servo_i:
+                self.lose("integral gains of drivers (a MuJoCo position actuator has none)",
+                          f"{d.name} ({fmt_float(d.servo_i)})")
+            if d.servo_p <= 0:
+                self.report.warn(f"driver {d.name!r} has no position gain: its position actuator "
+                                 "(kp 0) exerts no force (give the driver servo gains, or write "
+                                 "motor actuators)")
+        else:
+            el = etree.Element("motor", name=name, joint=joint)
+            self._limits(el, "ctrl", force)
+            if d.servo_p or d.servo_i or d.servo_d:
+                self.lose("servo gains of drivers (motor actuators take forces)", d.name)
+        self.elements.append(el)
+
+    def _limits(self, el, kind: str, rng) -> None:
+        if rng is None:
+            el.set(f"{kind}limited", "false")
+            return
+        el.set(f"{kind}limited", "true")
+        el.set(f"{kind}range", _fmt(rng))
+
+    def element(self, joint_order: Optional[dict] = None):
+        """The ``<actuator>`` element, or None when there is nothing in it. ``joint_order``
+        (joint name -> place in the document): actuators in the order of their joints, which
+        a reading of the file keeps (the drivers' own order it does not)."""
+        if not self.elements:
+            return None
+        out = etree.Element("actuator")
+        els = self.elements
+        if joint_order is not None:
+            els = sorted(els, key=lambda el: joint_order.get(el.get("joint"), len(joint_order)))
+        for el in els:
+            out.append(el)
+        return out
+
+
+def _range(lo: float, hi: float):
+    """``(lo, hi)`` sorted when both are finite and differ, else None (unlimited)."""
+    lo, hi = min(lo, hi), max(lo, hi)
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
+        return None
+    return lo, hi
