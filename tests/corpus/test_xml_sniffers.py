@@ -34,8 +34,6 @@ def expected(path):
         return "graspit" if graspit else "klampt-world"
     if tag in ("root", "EigenGrasps", "virtual_contacts") and "graspit" in path:
         return "graspit"
-    if tag == "sensors" and os.sep + "klampt" + os.sep in path:
-        return "klampt-world"    # a robot's sensors file: recognised, refused as a companion
     if tag == "multipath":
         return "klampt-multipath"
     if tag == "sensors" and os.sep + "klampt" + os.sep in path:
