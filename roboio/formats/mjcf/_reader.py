@@ -23,6 +23,7 @@ from ._actuators import attach_drivers
 from ._bodies import DEFAULT_RGBA, body_chain, body_geometry, body_massprops, body_pose, geom_pose
 from ._collision import self_collision_pairs
 from ._document import Document
+from ._fuse import fuse_static
 from ._meshes import read_assets
 from ._orient import MJ_MINVAL
 from ._tree import Body, read_worldbody
@@ -107,6 +108,9 @@ class Reader:
         for b in bodies:
             props = body_massprops(b, self) or MP.MassProps(0.0, np.zeros(3), np.zeros((3, 3)))
             self.massprops[b.id] = self._bounded(b, props)
+        if c.fusestatic:
+            fuse_static(self)       # renumbers the bodies and merges their mass properties
+            bodies = [b for b in self.world.walk() if b.id > 0]
         if c.settotalmass > 0:
             total = sum(p.mass for p in self.massprops.values())
             if total > 0:
