@@ -106,8 +106,17 @@ class Reader:
         bodies = [b for b in self.world.walk() if b.id > 0]
         _unique_names(self.doc, bodies)
         for b in bodies:
-            props = body_massprops(b, self) or MP.MassProps(0.0, np.zeros(3), np.zeros((3, 3)))
-            self.massprops[b.id] = self._bounded(b, props)
+            props = body_massprops(b, self)
+            if props is None:
+                # MuJoCo then copies the body's own pose (in its parent) into its inertial
+                # frame: where a ``boundmass`` mass sits (and what fusestatic carries up)
+                props = MP.MassProps(0.0, np.array(b.pos, float), np.zeros((3, 3)))
+                bounded = self._bounded(b, props)
+                if bounded.mass == 0:
+                    bounded.com = np.zeros(3)
+            else:
+                bounded = self._bounded(b, props)
+            self.massprops[b.id] = bounded
         if c.fusestatic:
             fuse_static(self)       # renumbers the bodies and merges their mass properties
             bodies = [b for b in self.world.walk() if b.id > 0]
