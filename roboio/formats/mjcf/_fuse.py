@@ -109,6 +109,10 @@ def fuse_static(reader) -> None:
             s.pos, s.quat = _moved(b, s.pos, s.quat)
         par.sites.extend(b.sites)
         b.children, b.geoms, b.sites = [], [], []
+    for b in world.walk():
+        free = [j for j in b.joints if j.type == "free"]
+        if free and b.parent.id != 0:
+            raise reader.doc.error(free[0].node, "free joint can only be used on top level")
     reader.massprops = {}
     for k, b in enumerate(world.walk()):
         b.id = k
