@@ -1,6 +1,7 @@
 """MJCF document -> roboio model (Robot, or World).
 
-What becomes what (documented for users in ``docs/mjcf.md``):
+What becomes what (documented for users in ``docs/mjcf.md``), after ``fusestatic`` has
+fused the static bodies when the file asks (``_fuse``):
 
 * a top-level body with a free joint and no child bodies is a rigid object;
 * geoms of ``<worldbody>`` itself are terrains, one per geom;
