@@ -32,9 +32,13 @@ _SKIP = ("default", "asset", "compiler", "option", "size", "visual", "statistic"
 
 
 def _elements(doc, node, depth):
-    for n in doc.kids(node, depth):
-        yield n
-        yield from _elements(doc, n, depth + 1)
+    """Every element below ``node`` (includes expanded), without recursion."""
+    stack = [(node, depth)]
+    while stack:
+        n, d = stack.pop()
+        for c in doc.kids(n, d):
+            yield c
+            stack.append((c, d + 1))
 
 
 def referenced_bodies(reader) -> tuple:
@@ -81,6 +85,19 @@ def _accumulate(parent: MP.MassProps, other: MP.MassProps, body) -> MP.MassProps
     return MP.combine([parent, moved])
 
 
+def _spliced(children: list, fused: set) -> list:
+    """``children`` with each fused body replaced by its own children (recursively, in
+    order): where MuJoCo inserts a fused body's children in its parent's list."""
+    out, stack = [], list(reversed(children))
+    while stack:
+        c = stack.pop()
+        if id(c) in fused:
+            stack.extend(reversed(c.children))
+        else:
+            out.append(c)
+    return out
+
+
 def fuse_static(reader) -> None:
     """Fuses the static bodies of ``reader.world`` (see the module docstring); updates
     ``reader.massprops`` (keyed by body id, renumbered)."""
@@ -88,6 +105,7 @@ def fuse_static(reader) -> None:
     names, ft_sites = referenced_bodies(reader)
     order = [b for b in world.walk() if b.id > 0]
     props = {id(b): reader.massprops[b.id] for b in order}
+    fused = set()
     for b in order:
         if b.joints or b.mocap:
             continue
@@ -96,19 +114,27 @@ def fuse_static(reader) -> None:
         par = b.parent
         p = props.pop(id(b))
         if par.id != 0 and p.mass >= MJ_MINVAL:
-            props[id(par)] = _accumulate(props[id(par)], p, b)
-        for c in b.children:
+            q = props[id(par)] = _accumulate(props[id(par)], p, b)
+            if not (np.isfinite(q.mass) and np.all(np.isfinite(q.com)) and np.all(np.isfinite(q.inertia))):
+                raise reader.doc.error(b.node, f"body {b.label!r} fused into {par.label!r}: mass "
+                                               "properties overflow (numbers too large)")
+        fused.add(id(b))
+        for c in b.children:        # they take its place in the parent (spliced below)
             c.pos, c.quat = _moved(b, c.pos, c.quat)
             c.parent = par
-        at = next(k for k, c in enumerate(par.children) if c is b)
-        par.children[at:at + 1] = b.children
         for g in b.geoms:
             g.pos, g.quat = _moved(b, g.pos, g.quat)
         par.geoms.extend(b.geoms)
         for s in b.sites:
             s.pos, s.quat = _moved(b, s.pos, s.quat)
         par.sites.extend(b.sites)
-        b.children, b.geoms, b.sites = [], [], []
+        b.geoms, b.sites = [], []
+    for b in [world] + order:
+        if id(b) not in fused:
+            b.children = _spliced(b.children, fused)
+    for b in order:
+        if id(b) in fused:
+            b.children = []
     for b in world.walk():
         free = [j for j in b.joints if j.type == "free"]
         if free and b.parent.id != 0:
