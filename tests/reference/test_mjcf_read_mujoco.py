@@ -292,6 +292,23 @@ MODELS = {
   </worldbody>
   <contact><exclude body1="kept" body2="l1"/></contact>
 </mujoco>""",
+    # fusestatic: an adhesion actuator's body, a subtreecom sensor's body, a light's target,
+    # a custom tuple's body and a sensor's xbody reference stay bodies; "plain" (a site
+    # used by an actuator and a sensor) fuses
+    "fusestatic_references": """
+<mujoco><compiler fusestatic="true"/><worldbody><light target="lt" mode="targetbody"/>
+<body name="a"><joint/><geom size="0.1"/>
+ <body name="ad" pos="0.1 0 0"><geom size="0.05"/></body>
+ <body name="sc" pos="0.2 0 0"><geom size="0.05"/></body>
+ <body name="lt" pos="0.3 0 0"><geom size="0.05"/></body>
+ <body name="tup" pos="0.4 0 0"><geom size="0.05"/></body>
+ <body name="xb" pos="0.5 0 0"><geom size="0.05"/></body>
+ <body name="plain" pos="0.6 0 0"><geom size="0.05"/><site name="st"/></body>
+</body></worldbody>
+<actuator><adhesion body="ad" ctrlrange="0 1"/><motor site="st"/></actuator>
+<sensor><subtreecom body="sc"/><framepos objtype="site" objname="st" reftype="xbody" refname="xb"/></sensor>
+<custom><tuple name="t"><element objtype="body" objname="tup"/></tuple></custom>
+</mujoco>""",
 }
 PARTS = """<mujoco><default><default class="leg"><geom type="capsule" size="0.03"/></default></default></mujoco>"""
 
