@@ -471,16 +471,40 @@ def test_fusestatic_bodies_geoms_and_pairs_are_mujocos(name, tmp_path):
     geom is on the body MuJoCo put it on (world geoms: terrains), and the self-collision pairs
     are the body pairs MuJoCo's filters keep."""
     path = write_model(tmp_path, name)
+    check_structure(path, load(path))
+
+
+def with_fusestatic(text: str) -> str:
+    if "<compiler" in text:
+        return text.replace("<compiler", '<compiler fusestatic="true"', 1)
+    at = text.index(">", text.index("<mujoco")) + 1
+    return text[:at] + '<compiler fusestatic="true"/>' + text[at:]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODELS if not n.startswith("fusestatic")))
+def test_every_model_with_fusestatic_matches_mujoco(name, tmp_path):
+    """The other models with fusestatic on (their jointless bodies fuse)."""
+    path = write_model(tmp_path, name)
+    with open(path) as f:
+        text = with_fusestatic(f.read())
+    with open(path, "w") as f:
+        f.write(text)
     obj = load(path)
+    check_poses(path, obj)
+    check_mass(path, obj)
+    check_structure(path, obj)
+
+
+def check_structure(path, obj):
     m = mujoco.MjModel.from_xml_path(path)
     names = body_names(m)
     robots, objects = parts(obj)
     has = {l.name for r in robots for l in r.links if l.name in names} | {o.name for o in objects}
     assert has == set(names)
     for r in robots:
-        welded = {l.name for l in r.links if l.name not in names and not l.name.startswith("base")
-                  and not any(m.joint(j).name == l.name for j in range(m.njnt))}
-        assert not welded, welded                # no link left for a fused body
+        welds = {i for j in r.joints if j.type == "weld" for i in j.links}
+        welded = {l.name for i, l in enumerate(r.links) if l.name not in names and i in welds}
+        assert not welded, welded                # no welded link left for a fused body
         for l in r.links:
             if l.name in names:
                 want = sorted(m.geom(g).name for g in range(m.ngeom)
@@ -501,6 +525,23 @@ def test_shipped_samples_match_mujoco(name):
     obj = load(path)
     check_poses(path, obj)
     check_mass(path, obj)
+
+
+@pytest.mark.parametrize("name", ["arm.xml", "scene.xml"])
+def test_shipped_samples_with_fusestatic_match_mujoco(name, tmp_path):
+    """The samples with fusestatic on: the arm's static base fuses into the world (a
+    terrain), the shoulder's subtree is the robot."""
+    import shutil
+    d = tmp_path / "mjcf"
+    shutil.copytree(SAMPLES, d)
+    for f in ("arm.xml", "scene.xml"):
+        (d / f).write_text(with_fusestatic((d / f).read_text()))
+    path = str(d / name)
+    obj = load(path)
+    check_poses(path, obj)
+    check_mass(path, obj)
+    check_structure(path, obj)
+    assert "base" not in parts(obj)[0][0].link_names
 
 
 def test_mjcf_written_again_keeps_mujoco_poses(tmp_path):
