@@ -175,6 +175,140 @@ MODELS = {
   </worldbody>
   <actuator><motor joint="knee"/></actuator>
 </mujoco>""",
+    # fusestatic: a static body with an explicit inertial, geoms and a site under a moving body
+    "fusestatic_inertial": """
+<mujoco><compiler fusestatic="true"/>
+  <worldbody>
+    <body name="arm" pos="0 0 1" euler="10 20 30"><joint name="j0" axis="0 1 0"/><geom type="capsule" size="0.05 0.2" pos="0.1 0 0"/>
+      <body name="bracket" pos="0.3 0.1 0" euler="0 90 30">
+        <inertial pos="0.01 0.02 0.03" euler="10 0 5" mass="0.7" diaginertia="0.01 0.02 0.025"/>
+        <geom name="bg" type="box" size="0.05 0.04 0.03" pos="0.02 0 0" euler="0 0 45" rgba="1 0 0 1"/>
+        <site name="tip" pos="0.1 0 0"/>
+      </body>
+      <body name="hand" pos="0.5 0 0"><joint name="j1" axis="0 0 1"/><geom size="0.04"/></body>
+    </body>
+  </worldbody>
+</mujoco>""",
+    # fusestatic: nested static bodies (one unnamed) between a free body and a hinged leg that has a static foot
+    "fusestatic_nested_moving": """
+<mujoco><compiler fusestatic="true"/>
+  <worldbody>
+    <body name="base" pos="0.2 0 0.5"><freejoint/><geom type="box" size="0.2 0.1 0.05"/>
+      <body name="s1" pos="0 0 0.1" quat="0.9 0.1 0.3 0.2"><geom type="cylinder" size="0.03 0.1" mass="0.4"/>
+        <body pos="0.1 0 0" euler="30 0 0"><geom type="ellipsoid" size="0.03 0.04 0.05"/>
+          <body name="leg" pos="0 0.2 0" euler="0 0 20"><joint name="hip" axis="1 0 0" range="-30 30"/>
+            <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.02"/>
+            <body name="foot" pos="0 0 -0.3"><geom type="box" size="0.05 0.03 0.01" pos="0.02 0 0"/></body>
+          </body>
+        </body>
+        <body name="s2" pos="0 0 0.2"><geom size="0.05" density="500"/></body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>""",
+    # fusestatic: static bodies named by <exclude>, <equality weld> and a body sensor stay bodies
+    "fusestatic_referenced": """
+<mujoco><compiler fusestatic="true"/>
+  <worldbody>
+    <body name="a"><joint name="ja"/><geom size="0.1"/>
+      <body name="ex" pos="0.2 0 0"><geom size="0.05"/></body>
+      <body name="eq" pos="0 0.2 0"><geom size="0.05"/></body>
+      <body name="sens" pos="0 0 0.2"><geom size="0.05"/></body>
+      <body name="free" pos="0.2 0.2 0"><geom size="0.05"/></body>
+      <body name="b" pos="0.4 0 0"><joint name="jb"/><geom type="box" size="0.1 0.1 0.1"/></body>
+    </body>
+  </worldbody>
+  <contact><exclude body1="ex" body2="b"/></contact>
+  <equality><weld body1="eq"/></equality>
+  <sensor><framepos objtype="body" objname="sens"/></sensor>
+</mujoco>""",
+    # fusestatic: static children of the world fuse into it (terrains); their moving children become robots
+    "fusestatic_world": """
+<mujoco><compiler fusestatic="true"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1"/>
+    <body name="table" pos="1 0 0.4" euler="0 0 30"><geom name="top" type="box" size="0.4 0.3 0.02"/>
+      <body name="leg" pos="0.3 0.2 -0.2"><geom name="legg" type="cylinder" size="0.02 0.2"/></body>
+      <body name="robot" pos="0 0 0.1"><joint name="r0" axis="0 0 1"/><geom type="capsule" size="0.03 0.1"/>
+        <body name="r1" pos="0 0 0.2"><joint name="r1" axis="0 1 0"/><geom size="0.03"/>
+          <body name="r1s" pos="0.1 0 0"><geom size="0.02"/></body></body>
+      </body>
+    </body>
+    <body name="cube" pos="0 1 0.5"><freejoint/><geom type="box" size="0.05 0.05 0.05"/></body>
+  </worldbody>
+</mujoco>""",
+    # fusestatic: mocap bodies stay (their static children fuse into them); camera targets and force-sensor sites keep their bodies; boundmass on a geomless body; settotalmass after fusing
+    "fusestatic_mocap_cam_ft_total": """
+<mujoco><compiler fusestatic="true" settotalmass="10" boundmass="0.01" boundinertia="1e-4"/>
+  <worldbody>
+    <body name="m" mocap="true" pos="0 0 1"><geom size="0.1"/><body name="mc" pos="0.1 0 0"><geom size="0.05"/></body></body>
+    <body name="a"><joint name="ja" type="slide"/><geom size="0.1"/>
+      <body name="tgt" pos="0.2 0 0"><geom size="0.05"/></body>
+      <body name="ft" pos="0 0.2 0"><geom size="0.05"/><site name="fs"/></body>
+      <body pos="0 0 0.3"><geom size="0.05"/></body>
+      <body name="massless" pos="0 0 -0.3"/>
+      <body pos="0.5 0 0"><joint/><geom type="box" size="0.1 0.1 0.1" contype="0" conaffinity="0"/><geom size="0.02" pos="0.1 0 0"/></body>
+    </body>
+    <body name="static_top" pos="0 0 2"><geom size="0.1" mass="3"/></body>
+    <camera name="c" mode="targetbody" target="tgt"/>
+  </worldbody>
+  <sensor><force site="fs"/></sensor>
+</mujoco>""",
+    # fusestatic: discardvisual with fusestatic
+    "fusestatic_discardvisual": """
+<mujoco><compiler fusestatic="true" discardvisual="true"/>
+  <worldbody>
+    <body name="a"><joint name="ja"/><geom size="0.1"/>
+      <body name="v" pos="0.2 0 0"><geom size="0.05" contype="0" conaffinity="0"/><geom size="0.03" pos="0 0.1 0"/></body>
+      <body name="onlyvis" pos="0 0.2 0"><geom size="0.05" contype="0" conaffinity="0"/></body>
+    </body>
+  </worldbody>
+</mujoco>""",
+    # fusestatic: free bodies below a static top-level body become top-level (rigid object, robot)
+    "fusestatic_free_under_static": """
+<mujoco><compiler fusestatic="true"/>
+  <worldbody>
+    <body name="shelf" pos="0 0 1" euler="0 0 40"><geom type="box" size="0.3 0.3 0.01"/>
+      <body name="obj" pos="0.1 0 0.05"><freejoint/><geom size="0.04"/></body>
+      <body name="bot" pos="-0.1 0 0.05"><freejoint/><geom size="0.04"/><body name="lid" pos="0 0 0.05"><joint/><geom size="0.02"/>
+         <body name="knob" pos="0 0 0.03"><geom size="0.01"/></body></body></body>
+    </body>
+  </worldbody>
+</mujoco>""",
+    # fusestatic: fused geoms change which bodies collide (torso gets a bit-1 geom; l2's
+    # parent becomes l1); "kept" stays a body (named by <exclude>), welded to l3
+    "fusestatic_pairs": """
+<mujoco><compiler fusestatic="true"/>
+  <worldbody>
+    <body name="torso"><freejoint/><geom size="0.1" contype="2" conaffinity="2"/>
+      <body name="plate" pos="0 0 -0.1"><geom name="plate" type="box" size="0.1 0.1 0.01"/></body>
+      <body name="l1" pos="0 0 0.2"><joint/><geom size="0.05"/>
+        <body name="l1s" pos="0 0 0.1" euler="0 30 0"><geom name="l1s" size="0.03"/>
+          <body name="l2" pos="0 0 0.1"><joint axis="1 0 0"/><geom size="0.05"/>
+            <body name="l3" pos="0 0 0.2"><joint/><geom size="0.05"/>
+              <body name="kept" pos="0 0 0.1"><geom name="kept" size="0.02"/></body></body></body></body></body>
+      <body name="l4" pos="0.3 0 0"><joint/><geom size="0.05" contype="2" conaffinity="0"/></body>
+    </body>
+  </worldbody>
+  <contact><exclude body1="kept" body2="l1"/></contact>
+</mujoco>""",
+    # fusestatic: an adhesion actuator's body, a subtreecom sensor's body, a light's target,
+    # a custom tuple's body and a sensor's xbody reference stay bodies; "plain" (a site
+    # used by an actuator and a sensor) fuses
+    "fusestatic_references": """
+<mujoco><compiler fusestatic="true"/><worldbody><light target="lt" mode="targetbody"/>
+<body name="a"><joint/><geom size="0.1"/>
+ <body name="ad" pos="0.1 0 0"><geom size="0.05"/></body>
+ <body name="sc" pos="0.2 0 0"><geom size="0.05"/></body>
+ <body name="lt" pos="0.3 0 0"><geom size="0.05"/></body>
+ <body name="tup" pos="0.4 0 0"><geom size="0.05"/></body>
+ <body name="xb" pos="0.5 0 0"><geom size="0.05"/></body>
+ <body name="plain" pos="0.6 0 0"><geom size="0.05"/><site name="st"/></body>
+</body></worldbody>
+<actuator><adhesion body="ad" ctrlrange="0 1"/><motor site="st"/></actuator>
+<sensor><subtreecom body="sc"/><framepos objtype="site" objname="st" reftype="xbody" refname="xb"/></sensor>
+<custom><tuple name="t"><element objtype="body" objname="tup"/></tuple></custom>
+</mujoco>""",
 }
 PARTS = """<mujoco><default><default class="leg"><geom type="capsule" size="0.03"/></default></default></mujoco>"""
 
@@ -299,12 +433,115 @@ def test_reader_matches_mujoco(name, tmp_path):
     check_mass(path, obj)
 
 
+def mujoco_pairs(m, bodies) -> set:
+    """Body pairs (names) MuJoCo's collision filters let through, among ``bodies``: some geom
+    pair passes the contype/conaffinity test, not the same weld body, not parent and child
+    weld bodies (filterparent), not excluded."""
+    excluded = set(int(v) for v in m.exclude_signature)
+    weld, parent = m.body_weldid, m.body_parentid
+    out = set()
+    ids = sorted(bodies)
+    for k, a in enumerate(ids):
+        for b in ids[k + 1:]:
+            wa, wb = weld[a], weld[b]
+            if wa == wb or (wa and wb and (wa == weld[parent[wb]] or wb == weld[parent[wa]])):
+                continue
+            if (a << 16) + b in excluded:
+                continue
+            ga = [g for g in range(m.ngeom) if m.geom_bodyid[g] == a]
+            gb = [g for g in range(m.ngeom) if m.geom_bodyid[g] == b]
+            if any((m.geom_contype[i] & m.geom_conaffinity[j]) or (m.geom_contype[j] & m.geom_conaffinity[i])
+                   for i in ga for j in gb):
+                out.add((m.body(a).name or f"body{a}", m.body(b).name or f"body{b}"))
+    return out
+
+
+def geom_names(geo) -> list:
+    if geo is None:
+        return []
+    kids = getattr(geo, "children", None)
+    if kids is not None:
+        return [n for c in kids for n in geom_names(c)]
+    return [geo.extras.get("mjcf", {}).get("name")]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODELS if n.startswith("fusestatic")))
+def test_fusestatic_bodies_geoms_and_pairs_are_mujocos(name, tmp_path):
+    """With fusestatic, roboio's bodies are exactly MuJoCo's compiled bodies (by name), each
+    geom is on the body MuJoCo put it on (world geoms: terrains), and the self-collision pairs
+    are the body pairs MuJoCo's filters keep."""
+    path = write_model(tmp_path, name)
+    check_structure(path, load(path))
+
+
+def with_fusestatic(text: str) -> str:
+    if "<compiler" in text:
+        return text.replace("<compiler", '<compiler fusestatic="true"', 1)
+    at = text.index(">", text.index("<mujoco")) + 1
+    return text[:at] + '<compiler fusestatic="true"/>' + text[at:]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODELS if not n.startswith("fusestatic")))
+def test_every_model_with_fusestatic_matches_mujoco(name, tmp_path):
+    """The other models with fusestatic on (their jointless bodies fuse)."""
+    path = write_model(tmp_path, name)
+    with open(path) as f:
+        text = with_fusestatic(f.read())
+    with open(path, "w") as f:
+        f.write(text)
+    obj = load(path)
+    check_poses(path, obj)
+    check_mass(path, obj)
+    check_structure(path, obj)
+
+
+def check_structure(path, obj):
+    m = mujoco.MjModel.from_xml_path(path)
+    names = body_names(m)
+    robots, objects = parts(obj)
+    has = {l.name for r in robots for l in r.links if l.name in names} | {o.name for o in objects}
+    assert has == set(names)
+    for r in robots:
+        welds = {i for j in r.joints if j.type == "weld" for i in j.links}
+        welded = {l.name for i, l in enumerate(r.links) if l.name not in names and i in welds}
+        assert not welded, welded                # no welded link left for a fused body
+        for l in r.links:
+            if l.name in names:
+                want = sorted(m.geom(g).name for g in range(m.ngeom)
+                              if m.geom_bodyid[g] == names[l.name] and m.geom(g).name)
+                got = sorted(n for n in set(geom_names(l.geometry) + geom_names(l.visual_geometry)) if n)
+                assert got == want, l.name
+        ids = {names[l.name] for l in r.links if l.name in names}
+        pairs = {tuple(sorted((r.link_names[a], r.link_names[b]))) for a, b in r.self_collision_pairs}
+        assert pairs == {tuple(sorted(p)) for p in mujoco_pairs(m, ids)}
+    world_geoms = sorted(m.geom(g).name for g in range(m.ngeom) if m.geom_bodyid[g] == 0 and m.geom(g).name)
+    terrains = sorted(t.name for t in getattr(obj, "terrains", []))
+    assert [g for g in world_geoms if g not in terrains] == []
+
+
 @pytest.mark.parametrize("name", ["arm.xml", "scene.xml"])
 def test_shipped_samples_match_mujoco(name):
     path = os.path.join(SAMPLES, name)
     obj = load(path)
     check_poses(path, obj)
     check_mass(path, obj)
+
+
+@pytest.mark.parametrize("name", ["arm.xml", "scene.xml"])
+def test_shipped_samples_with_fusestatic_match_mujoco(name, tmp_path):
+    """The samples with fusestatic on: the arm's static base fuses into the world (a
+    terrain), the shoulder's subtree is the robot."""
+    import shutil
+    d = tmp_path / "mjcf"
+    shutil.copytree(SAMPLES, d)
+    for f in ("arm.xml", "scene.xml"):
+        (d / f).write_text(with_fusestatic((d / f).read_text()))
+    path = str(d / name)
+    obj = load(path)
+    check_poses(path, obj)
+    check_mass(path, obj)
+    check_structure(path, obj)
+    assert "base" not in parts(obj)[0][0].link_names
 
 
 def test_mjcf_written_again_keeps_mujoco_poses(tmp_path):

@@ -202,10 +202,55 @@ def test_visual_and_collision_geometry(tmp_path):
     assert l.appearance.color == (1.0, 0.0, 0.0, 1.0)
 
 
+FUSED = """<mujoco><compiler fusestatic="{fuse}"/><worldbody>
+  <geom name="floor" type="plane" size="1 1 0.1"/>
+  <body name="stand" pos="0 0 1"><geom name="stand" size="0.1"/>
+    <body name="arm"><joint/><geom name="arm" size="0.1"/>
+      <body name="bracket" pos="1 0 0" euler="0 0 90"><geom name="bracket" pos="0.5 0 0" size="0.1"/><site name="s"/>
+        <body name="hand" pos="0 1 0"><joint/><geom name="hand" size="0.1"/></body>
+        <body name="tag" pos="0 0 1"><geom name="tag" size="0.1"/></body>
+      </body>
+    </body>
+  </body></worldbody>
+  <contact><exclude body1="tag" body2="hand"/></contact></mujoco>"""
+
+
+def _names(geo):
+    kids = getattr(geo, "children", None)
+    return [n for c in kids for n in _names(c)] if kids is not None else [geo.extras["mjcf"]["name"]]
+
+
+def test_fusestatic_moves_static_bodies_into_their_parents(tmp_path):
+    kept = read(tmp_path, FUSED.format(fuse="false"), name="kept.xml")
+    w = read(tmp_path, FUSED.format(fuse="true"))
+    # without fusestatic every body is a link ("stand" roots the robot; the floor a terrain)
+    assert kept.robots[0].link_names == ["stand", "arm", "bracket", "hand", "tag"]
+    # fused: "stand" into the world (its geom a terrain, "arm" a top-level robot), "bracket"
+    # into "arm" (its geom and site, poses composed; "hand" now a child of "arm");
+    # "tag" is named by <exclude>, so it stays
+    assert sorted(t.name for t in w.terrains) == ["floor", "stand"]
+    r = w.robots[0]
+    assert r.link_names == ["arm", "hand", "tag"]
+    assert [r.links[i].parent for i in range(3)] == [-1, 0, 0]
+    arm = r.links[0]
+    assert _names(arm.geometry) == ["arm", "bracket"]
+    Rz = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    T = arm.geometry.children[1].transform
+    assert np.allclose(T[:3, 3], [1.0, 0.5, 0.0], atol=1e-12) and np.allclose(T[:3, :3], Rz, atol=1e-12)
+    S = np.array(arm.extras["mjcf"]["sites"]["s"])
+    assert np.allclose(S[:3, 3], [1.0, 0.0, 0.0], atol=1e-12) and np.allclose(S[:3, :3], Rz, atol=1e-12)
+    hand, tag = r.links[1].parent_transform, r.links[2].parent_transform
+    assert np.allclose(hand[:3, 3], 0.0, atol=1e-12) and np.allclose(hand[:3, :3], Rz, atol=1e-12)
+    assert np.allclose(tag[:3, 3], [1.0, 0.0, 1.0], atol=1e-12)
+    assert arm.mass == pytest.approx(2 * 4 / 3 * math.pi * 0.1 ** 3 * 1000)
+
+
 @pytest.mark.parametrize("text, line, message", [
     ('<mujoco><worldbody>\n<body><joint class="nope"/></body></worldbody></mujoco>', 2, "unknown default class"),
     ('<mujoco><worldbody>\n<body quat="1 0 0 0" euler="0 0 1"/></worldbody></mujoco>', 2, "multiple orientation"),
     ('<mujoco><worldbody><body>\n<body><freejoint/></body></body></worldbody></mujoco>', 2, "top level"),
+    ('<mujoco><compiler fusestatic="true"/><worldbody><body name="s">\n<body><freejoint/><geom size="1"/></body></body>'
+     '</worldbody><sensor><framepos objtype="body" objname="s"/></sensor></mujoco>', 2, "top level"),
     ('<mujoco><worldbody><body>\n<joint range="1 x"/></body></worldbody></mujoco>', 2, "expected numbers"),
     ('<mujoco><compiler autolimits="false"/><worldbody><body>\n<joint range="0 1"/></body></worldbody></mujoco>',
      2, "autolimits"),

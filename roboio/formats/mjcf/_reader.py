@@ -1,6 +1,7 @@
 """MJCF document -> roboio model (Robot, or World).
 
-What becomes what (documented for users in ``docs/mjcf.md``):
+What becomes what (documented for users in ``docs/mjcf.md``), after ``fusestatic`` has
+fused the static bodies when the file asks (``_fuse``):
 
 * a top-level body with a free joint and no child bodies is a rigid object;
 * geoms of ``<worldbody>`` itself are terrains, one per geom;
@@ -23,6 +24,7 @@ from ._actuators import attach_drivers
 from ._bodies import DEFAULT_RGBA, body_chain, body_geometry, body_massprops, body_pose, geom_pose
 from ._collision import self_collision_pairs
 from ._document import Document
+from ._fuse import fuse_static
 from ._meshes import read_assets
 from ._orient import MJ_MINVAL
 from ._tree import Body, read_worldbody
@@ -105,8 +107,20 @@ class Reader:
         bodies = [b for b in self.world.walk() if b.id > 0]
         _unique_names(self.doc, bodies)
         for b in bodies:
-            props = body_massprops(b, self) or MP.MassProps(0.0, np.zeros(3), np.zeros((3, 3)))
-            self.massprops[b.id] = self._bounded(b, props)
+            props = body_massprops(b, self)
+            if props is None:
+                # MuJoCo then copies the body's own pose (in its parent) into its inertial
+                # frame: where a ``boundmass`` mass sits (and what fusestatic carries up)
+                props = MP.MassProps(0.0, np.array(b.pos, float), np.zeros((3, 3)))
+                bounded = self._bounded(b, props)
+                if bounded.mass == 0:
+                    bounded.com = np.zeros(3)
+            else:
+                bounded = self._bounded(b, props)
+            self.massprops[b.id] = bounded
+        if c.fusestatic:
+            fuse_static(self)       # renumbers the bodies and merges their mass properties
+            bodies = [b for b in self.world.walk() if b.id > 0]
         if c.settotalmass > 0:
             total = sum(p.mass for p in self.massprops.values())
             if total > 0:

@@ -235,7 +235,7 @@ class _Walker:
         free = [j for j in b.joints if j.type == "free"]
         if free and len(b.joints) > 1:
             raise doc.error(n, "free joint can only appear by itself")
-        if free and parent.id != 0:
+        if free and parent.id != 0 and not self.c.fusestatic:     # else: once static bodies fused
             raise doc.error(free[0].node, "free joint can only be used on top level")
 
     # -- joints -----------------------------------------------------------------------
