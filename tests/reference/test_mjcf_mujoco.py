@@ -298,6 +298,8 @@ def check_actuators(m, robot):
             assert mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_ACTUATOR, k) == dr.name
         assert int(m.actuator_trntype[k]) == int(mujoco.mjtTrn.mjTRN_JOINT) and m.actuator_trnid[k][0] == j
         lo, hi = sorted((a * dr.qmin + b, a * dr.qmax + b))
+        if m.jnt_limited[j]:            # targets within the joint's own range
+            lo, hi = max(lo, m.jnt_range[j][0]), min(hi, m.jnt_range[j][1])
         limited = bool(np.isfinite(lo) and np.isfinite(hi) and lo < hi)
         assert bool(m.actuator_ctrllimited[k]) == limited, dr.name
         if limited:

@@ -647,3 +647,23 @@ def test_world_written_reads_back_with_its_configuration_and_terrain_names(tmp_p
         roboio.save(robot, out, format="mjcf")
         back = roboio.load(out)
     np.testing.assert_allclose(back.config, robot.config, atol=1e-15)
+
+
+def test_rewrite_is_stable_when_a_driver_reaches_past_its_joint(tmp_path):
+    """A driver whose range maps past its joint's range (robotiq_3finger's: 0.296706 against
+    17 degrees): the position actuator's ctrlrange is kept within the joint's range, which a
+    reading takes as the driver's limits, and the excludes are listed in document order, so
+    that write -> read -> write gives the same file."""
+    robot = roboio.load(os.path.join(SAMPLES, "planar_arm.rob"))
+    shoulder = robot.link_index("shoulder")
+    d = next(d for d in robot.drivers if d.dofs == [shoulder])
+    d.qmin, d.qmax = robot.qmin[shoulder] - 0.01, robot.qmax[shoulder] + 0.01
+    first, second = str(tmp_path / "a.xml"), str(tmp_path / "b.xml")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        roboio.save(robot, first, format="mjcf", meshes="keep")
+        back = roboio.load(first)
+        roboio.save(back, second, format="mjcf", meshes="keep")
+    text = open(first).read()
+    assert text == open(second).read()
+    assert f'ctrlrange="{float(robot.qmin[shoulder])!r} {float(robot.qmax[shoulder])!r}"' in text

@@ -95,6 +95,10 @@ def _drive(reader, n, info: dict, hit, target: str, drivers_of: dict) -> None:
             clo, chi = sorted((info["ctrlrange"][0] * g, info["ctrlrange"][1] * g))
             lo, hi = max(lo, clo), min(hi, chi)
         d.tmin, d.tmax = max(d.tmin, lo), min(d.tmax, hi)
+        if n.tag == "position" and "ctrlrange" in info:
+            # the targets it takes (ctrl = gear x qpos), within the joint's own range
+            clo, chi = sorted((info["ctrlrange"][0] / g, info["ctrlrange"][1] / g))
+            d.qmin, d.qmax = max(d.qmin, clo), min(d.qmax, chi)
         if n.tag in ("position", "intvelocity") and "kp" in info:
             d.servo_p = float(info["kp"]) * g * g
         if n.tag in ("position", "velocity") and "kv" in info:

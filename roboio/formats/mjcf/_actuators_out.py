@@ -69,9 +69,10 @@ class Actuators:
     def lose(self, kind: str, item: str) -> None:
         self.report.lose(kind, item)
 
-    def add(self, d, joint: str, a: float, b: float) -> None:
+    def add(self, d, joint: str, a: float, b: float, joint_range=(-math.inf, math.inf)) -> None:
         """An actuator for driver ``d`` on the MuJoCo joint ``joint``, whose coordinate is
-        ``qpos = a u + b`` of the driver value ``u``."""
+        ``qpos = a u + b`` of the driver value ``u``; ``joint_range``: that joint's limits
+        (a position actuator's targets are kept within them, as a reading takes them)."""
         if self.mode == "none":
             return
         name = self.names.take(d.name, "actuator", self.report, "actuator")
@@ -82,6 +83,8 @@ class Actuators:
         ctrl = _range(a * d.qmin + b, a * d.qmax + b)
         force = _range(d.tmin / a, d.tmax / a)
         if self.mode == "position":
+            lo, hi = (ctrl if ctrl is not None else (-math.inf, math.inf))
+            ctrl = _range(max(lo, joint_range[0]), min(hi, joint_range[1]))
             el = etree.Element("position", name=name, joint=joint, kp=fmt_float(d.servo_p / (a * a)),
                                kv=fmt_float(d.servo_d / (a * a)))
             self._limits(el, "ctrl", ctrl)

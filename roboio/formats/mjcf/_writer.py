@@ -644,15 +644,20 @@ class MjcfWriter:
                 return True
             return wa >= 0 and wb >= 0 and (wa == weld_parent(wb) or wb == weld_parent(wa))
         pairs = {(min(a, b), max(a, b)) for a, b in r.self_collision_pairs}
-        with_geo = [i for i in names if geo.get(i)]
+        # in document order (depth first), the order a reading numbers the links in: the
+        # same elements in the same order whatever the source's link order (a stable rewrite)
+        root = elements[next(iter(names))].getroottree().getroot() if names else None
+        position = {el: k for k, el in enumerate(root.iter("body"))} if root is not None else {}
+        with_geo = sorted((i for i in names if geo.get(i)), key=lambda i: position.get(elements[i], i))
         for k, a in enumerate(with_geo):
             for b in with_geo[k + 1:]:
+                checked = (min(a, b), max(a, b)) in pairs
                 if filtered(a, b):
-                    if (a, b) in pairs:
+                    if checked:
                         for ga in self._collision_geoms(elements[a], names[a]):
                             for gb in self._collision_geoms(elements[b], names[b]):
                                 self.pairs.append((ga, gb))
-                elif (a, b) not in pairs:
+                elif not checked:
                     self.excludes.append((names[a], names[b]))
         for a, b in sorted(pairs):
             if not (geo.get(a) and geo.get(b)):
@@ -698,7 +703,9 @@ class MjcfWriter:
             il = d.dofs[lead]
             sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
             kl = float(vector_norm(r.links[il].axis))
-            self.actuators.add(d, jnames[il], kl * sl, kl * ol)
+            self.actuators.add(d, jnames[il], kl * sl, kl * ol,
+                               (r.qmin[il] * kl, r.qmax[il] * kl) if r.joint_of_link(il).type != "spin"
+                               else (-np.inf, np.inf))
             if d.type == "nonlinear":
                 self._polynomial_couplings(r, plan, jnames, d)
                 continue
