@@ -83,8 +83,9 @@ class Actuators:
         ctrl = _range(a * d.qmin + b, a * d.qmax + b)
         force = _range(d.tmin / a, d.tmax / a)
         if self.mode == "position":
-            lo, hi = (ctrl if ctrl is not None else (-math.inf, math.inf))
-            ctrl = _range(max(lo, joint_range[0]), min(hi, joint_range[1]))
+            lo, hi = sorted((a * d.qmin + b, a * d.qmax + b))
+            if not lo >= hi:            # (a driver that cannot move stays without a range)
+                ctrl = _range(max(lo, joint_range[0]), min(hi, joint_range[1]))
             el = etree.Element("position", name=name, joint=joint, kp=fmt_float(d.servo_p / (a * a)),
                                kv=fmt_float(d.servo_d / (a * a)))
             self._limits(el, "ctrl", ctrl)

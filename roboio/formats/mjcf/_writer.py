@@ -704,7 +704,7 @@ class MjcfWriter:
             sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
             kl = float(vector_norm(r.links[il].axis))
             self.actuators.add(d, jnames[il], kl * sl, kl * ol,
-                               (r.qmin[il] * kl, r.qmax[il] * kl) if r.joint_of_link(il).type != "spin"
+                               (r.qmin[il] * kl, r.qmax[il] * kl) if plan.jtype(il) != "spin"
                                else (-np.inf, np.inf))
             if d.type == "nonlinear":
                 self._polynomial_couplings(r, plan, jnames, d)
