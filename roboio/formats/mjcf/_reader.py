@@ -301,6 +301,12 @@ class Reader:
             lk = links[own]
             p = self.massprops[b.id]
             lk.mass, lk.com, lk.inertia = float(p.mass), p.com, p.inertia
+            it = b.inertial
+            if it is not None and it.diag is not None:
+                # the principal form as written: a writer gives it back while the tensor is
+                # the one it makes (near-degenerate tensors have no exact fixed point of their own)
+                lk.extras.setdefault("mjcf", {})["principal_inertia"] = (
+                    tuple(it.quat) + tuple(it.diag), np.array(p.inertia, dtype=float))
             geoms = [g for g in b.geoms if not (self.doc.compiler.discardvisual and g.visual)]
             coll, vis, color = body_geometry(geoms, self)
             lk.geometry, lk.visual_geometry = coll, vis

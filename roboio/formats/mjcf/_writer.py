@@ -506,7 +506,10 @@ class MjcfWriter:
             if its[k] is not None:
                 for c in its[k].changes:
                     self.report.lose("mass properties changed for MuJoCo", f"{r.links[b].name}: {c}", kind="changed")
-                elements[b].append(_inertial_element(its[k]))
+                written = r.links[b].extras.get("mjcf", {}).get("principal_inertia")
+                if written is not None and not np.array_equal(written[1], r.links[b].inertia):
+                    written = None           # the inertia changed since it was read
+                elements[b].append(_inertial_element(its[k], written and written[0]))
 
     def _floor(self, it, name: str):
         before = it.mass
@@ -858,14 +861,20 @@ class MjcfWriter:
                 el.set("friction", _fmt((v[0], 0.005, 0.0001)))
 
 
-def _inertial_element(it) -> etree._Element:
+def _inertial_element(it, written=None) -> etree._Element:
     """``<inertial>``: ``diaginertia`` for a diagonal inertia, ``fullinertia`` where MuJoCo's
     eigen-decomposition is safely valid, else ``quat`` + ``diaginertia`` of our own, chosen
-    so that the MJCF reader's tensor of them gives them back (a fixed point)."""
+    so that the MJCF reader's tensor of them gives them back (a fixed point). ``written``:
+    the ``quat`` + ``diaginertia`` an MJCF file gave this link, written again while they
+    still make exactly this tensor (a near-degenerate tensor may have no fixed point)."""
     el = etree.Element("inertial", pos=_fmt(it.com), mass=fmt_float(it.mass))
     I, w = it.inertia, it.moments
     if np.all(I == np.diag(np.diag(I))):
         el.set("diaginertia", _fmt(np.diag(I)))
+        return el
+    if written is not None and not it.changes:
+        el.set("quat", _fmt(written[:4]))
+        el.set("diaginertia", _fmt(written[4:]))
         return el
     a, b, c = np.sort(w)
     if a >= 2 * _inertia.MJ_EPS and a + b >= c * (1 + 1e-9):
