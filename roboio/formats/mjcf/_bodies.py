@@ -137,7 +137,7 @@ def geom_pose(g: GeomRec) -> np.ndarray:
 
 def geom_geometry(g: GeomRec, reader) -> Optional[object]:
     """roboio geometry of one geom in its body's frame (None for what roboio cannot hold:
-    height fields, SDFs, with a warning)."""
+    SDFs, with a warning)."""
     T = geom_pose(g)
     s = g.size
     k = g.type
@@ -166,6 +166,11 @@ def geom_geometry(g: GeomRec, reader) -> Optional[object]:
             hy = hy if hy > 0 else INFINITE_PLANE
         geo = TriangleMesh([[-hx, -hy, 0.0], [hx, -hy, 0.0], [hx, hy, 0.0], [-hx, hy, 0.0]],
                            [[0, 1, 2], [0, 2, 3]])
+    elif k == "hfield":
+        asset = reader.hfields.get(g.hfield)
+        if asset is None:
+            raise reader.doc.error(g.node, f"unknown hfield {g.hfield!r} in geom")
+        geo = asset.geometry()
     elif k == "mesh":
         asset = reader.meshes.get(g.mesh)
         if asset is None:

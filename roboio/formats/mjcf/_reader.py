@@ -25,6 +25,7 @@ from ._bodies import DEFAULT_RGBA, body_chain, body_geometry, body_massprops, bo
 from ._collision import self_collision_pairs
 from ._document import Document
 from ._fuse import fuse_static
+from ._hfield import read_hfields
 from ._meshes import read_assets
 from ._orient import MJ_MINVAL
 from ._tree import Body, read_worldbody
@@ -52,6 +53,7 @@ class Reader:
         self.doc = doc
         self.ctx: LoadContext = doc.ctx
         self.meshes, self.materials = read_assets(doc)
+        self.hfields = read_hfields(doc, lambda count: doc.ctx.charge("vertices", 2 * count))
         self.world, self.replicas = read_worldbody(doc)
         self.roboio_written = roboio_written
         self.massprops: dict = {}          # body id -> MassProps (final, MuJoCo's values)
