@@ -271,10 +271,10 @@ def model_for(robot) -> SelfCollisionModel:
     kin = robot.kinematics
     entry = _models.get(robot)
     if entry is not None:
-        model, (geoms, tids, margins, pairs_obj, pairs_copy, transforms) = entry
+        model, (geoms, tids, margins, pairs_obj, version, transforms) = entry
         pairs = robot.self_collision_pairs
-        if (model.kinematics is kin and pairs is pairs_obj and len(pairs) == len(pairs_copy)
-                and pairs == pairs_copy):
+        # (a pair set counts its own changes: Robot.self_collision_pairs is a PairSet)
+        if model.kinematics is kin and pairs is pairs_obj and getattr(pairs, "version", None) == version:
             now = list(map(_GEOMETRY, robot.links))
             if now == geoms:
                 present = [g for g in now if g is not None]
@@ -284,7 +284,7 @@ def model_for(robot) -> SelfCollisionModel:
     geoms, tids, margins, pairs = _state(robot)
     model = SelfCollisionModel(kin, geoms, pairs)
     transforms = [g.transform for g in geoms if g is not None]      # keeps the ids valid
-    _models[robot] = (model, (geoms, tids, margins, pairs, set(pairs), transforms))
+    _models[robot] = (model, (geoms, tids, margins, pairs, getattr(pairs, "version", None), transforms))
     return model
 
 

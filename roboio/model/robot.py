@@ -246,6 +246,40 @@ class Driver:
         return self.dofs[0] if self.dofs else None
 
 
+class PairSet(set):
+    """A set whose ``version`` counts its changes in place, so that what was compiled from it
+    (the self-collision model) is checked for staleness without comparing every pair."""
+
+    __slots__ = ("version",)
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.version = 0
+
+    def __reduce__(self):
+        return (PairSet, (list(self),))
+
+    def __repr__(self):
+        return repr(set(self))
+
+
+def _counting(name):
+    base = getattr(set, name)
+
+    def method(self, *args):
+        self.version += 1
+        return base(self, *args)
+    method.__name__ = name
+    method.__doc__ = base.__doc__
+    return method
+
+
+for _name in ("add", "discard", "remove", "pop", "clear", "update", "difference_update",
+              "intersection_update", "symmetric_difference_update", "__ior__", "__iand__",
+              "__isub__", "__ixor__"):
+    setattr(PairSet, _name, _counting(_name))
+
+
 class Robot:
     """A kinematic tree of one-DOF links (see the module docstring)."""
 
@@ -265,7 +299,7 @@ class Robot:
         self.velocity = np.zeros(0)
         self.joints: list[Joint] = []
         self.drivers: list[Driver] = []
-        self.self_collision_pairs: set = set()
+        self.self_collision_pairs = set()      # a PairSet (see the property)
         self.properties: dict = {}        # Klamp't robot properties (sensors, controller, ...)
         self.manipulators: list = []      # Manipulator (end effectors: OpenRAVE, COLLADA)
         self.sensors: list = []           # AttachedSensor (OpenRAVE, COLLADA)
@@ -660,6 +694,16 @@ class Robot:
     def copy(self) -> "Robot":
         import copy
         return copy.deepcopy(self)
+
+    @property
+    def self_collision_pairs(self) -> "PairSet":
+        """Link index pairs ``(i, j)``, i < j, checked for self-collision (a set; assigning
+        any iterable of pairs stores a :class:`PairSet` of them)."""
+        return self.__dict__["_pairs"]
+
+    @self_collision_pairs.setter
+    def self_collision_pairs(self, pairs) -> None:
+        self.__dict__["_pairs"] = pairs if type(pairs) is PairSet else PairSet(pairs)
 
     def __repr__(self):
         return f"<Robot {self.name!r}: {self.num_links} links, {len(self.drivers)} drivers>"
