@@ -60,10 +60,9 @@ def median_time(fn, repeat, before=None):
 
 
 def start_cluster(n):
-    from distributed import Client, LocalCluster
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None, silence_logs=logging.ERROR,
-                           preload=["roboio.batch.worker"])
+    from distributed import Client
+    from roboio.batch.runner import local_cluster
+    cluster = local_cluster(n)          # as the batch commands start it
     return cluster, Client(cluster)
 
 

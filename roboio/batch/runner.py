@@ -32,6 +32,25 @@ def need_dask():
     return distributed
 
 
+def local_cluster(n: int):
+    """A ``distributed.LocalCluster`` of ``n`` worker processes, one thread each, on
+    loopback, as the batch commands start it."""
+    import dask
+    distributed = need_dask()
+    # Dask's workers start with MALLOC_TRIM_THRESHOLD_ set, which turns off glibc's dynamic
+    # mmap threshold: every large numpy temporary is then mapped and faulted in afresh
+    # (loading a .seq walk took 5x the CPU time in a worker); roboio's tasks free what they
+    # allocate, so the workers keep glibc's defaults
+    with warnings.catch_warnings(), dask.config.set(
+            {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+        # without a dashboard the scheduler still serves HTTP (health checks) on 8787, or on
+        # a free port when another cluster holds it: nothing the user needs to hear about
+        warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
+        return distributed.LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=None, silence_logs=logging.ERROR, preload=["roboio.batch.worker"])
+
+
 @contextlib.contextmanager
 def connect(client=None, workers: Optional[int] = None, scheduler: Optional[str] = None):
     """A ``distributed.Client``: ``client`` itself when given (left open); else one
@@ -49,14 +68,7 @@ def connect(client=None, workers: Optional[int] = None, scheduler: Optional[str]
         finally:
             c.close()
         return
-    n = workers or os.cpu_count() or 1
-    with warnings.catch_warnings():
-        # without a dashboard the scheduler still serves HTTP (health checks) on 8787, or on
-        # a free port when another cluster holds it: nothing the user needs to hear about
-        warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
-        cluster = distributed.LocalCluster(
-            n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-            dashboard_address=None, silence_logs=logging.ERROR, preload=["roboio.batch.worker"])
+    cluster = local_cluster(workers or os.cpu_count() or 1)
     try:
         c = distributed.Client(cluster)
         try:
