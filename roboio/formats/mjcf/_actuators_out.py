@@ -80,12 +80,11 @@ class Actuators:
             self.report.warn(f"actuator {name!r} works in joint {joint!r}'s coordinate, "
                              f"qpos = {fmt_float(a)} u + {fmt_float(b)} of the driver value u "
                              "(limits, forces and gains converted)")
-        ctrl = _range(a * d.qmin + b, a * d.qmax + b)
         force = _range(d.tmin / a, d.tmax / a)
         if self.mode == "position":
+            # targets within the joint's range (a driver that cannot move stays without one)
             lo, hi = sorted((a * d.qmin + b, a * d.qmax + b))
-            if not lo >= hi:            # (a driver that cannot move stays without a range)
-                ctrl = _range(max(lo, joint_range[0]), min(hi, joint_range[1]))
+            ctrl = None if lo >= hi else _range(max(lo, joint_range[0]), min(hi, joint_range[1]))
             el = etree.Element("position", name=name, joint=joint, kp=fmt_float(d.servo_p / (a * a)),
                                kv=fmt_float(d.servo_d / (a * a)))
             self._limits(el, "ctrl", ctrl)
