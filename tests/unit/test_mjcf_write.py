@@ -640,6 +640,13 @@ def test_world_written_reads_back_with_its_configuration_and_terrain_names(tmp_p
         back = roboio.load(out)
     np.testing.assert_allclose(back.robots[0].config, world.robots[0].config, atol=1e-15)
     assert [t.name for t in back.terrains] == [t.name for t in world.terrains]
+    try:
+        import mujoco
+    except ImportError:
+        mujoco = None
+    if mujoco is not None:          # MuJoCo opens it: the floor geom by name, the robot's key
+        m = mujoco.MjModel.from_xml_path(out)
+        assert m.geom("floor").bodyid[0] == 0 and m.nkey == 1
     robot = world.robots[0]
     out = str(tmp_path / "arm.xml")
     with warnings.catch_warnings():
