@@ -14,7 +14,8 @@ columns ``frame`` (int64, index in the motion), ``time`` (float64, seconds) and,
 link chosen (every link in the model's order by default), ``<link>.x``, ``<link>.y``,
 ``<link>.z`` (position of the link frame's origin in the world frame, metres) and
 ``<link>.qw``, ``<link>.qx``, ``<link>.qy``, ``<link>.qz`` (its orientation as a unit
-quaternion, w >= 0), all float64. The file's key-value metadata ``roboio`` holds JSON: the
+quaternion, w >= 0), all float64; no column holds nulls (the schema says so:
+``nullable=False``). The file's key-value metadata ``roboio`` holds JSON: the
 model's name (``model``) and file (``model_file``), its whole link order (``model_links``),
 the links of the columns (``links``), the motion file (``motion_file``), the source
 (``source``) and the frames of the part (``frames``: [start, stop)). Parts are compressed with LZ4.
@@ -65,29 +66,33 @@ def link_columns(robot, links=None) -> list:
 
 def _table(start: int, times, T, names, metadata: dict):
     import pyarrow as pa
-    from ..kinematics.pose_vectors import pose_vectors
+    from ..kinematics.pose_vectors import pose_columns
     F = len(T)
-    cols = {"frame": pa.array(np.arange(start, start + F, dtype=np.int64)),
-            "time": pa.array(np.asarray(times, dtype=np.float64))}
-    # (L, 7, F): each column one contiguous row, handed to pyarrow without another copy
-    P = np.ascontiguousarray(pose_vectors(T).transpose(1, 2, 0)) if F else np.zeros((len(names), 7, 0))
+    arrays = [np.arange(start, start + F, dtype=np.int64), np.asarray(times, dtype=np.float64)]
+    fields = [("frame", pa.int64()), ("time", pa.float64())]
+    P = pose_columns(T)          # (L, 7, F): each column one contiguous row, no copy to arrow
     for k, name in enumerate(names):
         for a, column in enumerate(COLUMNS):
-            cols[f"{name}.{column}"] = pa.array(P[k, a])
-    meta = dict(metadata, links=list(names))
-    return pa.table(cols).replace_schema_metadata({METADATA_KEY: json.dumps(meta).encode()})
+            arrays.append(P[k, a])
+            fields.append((f"{name}.{column}", pa.float64()))
+    # never null: a required column is written without definition levels (faster)
+    schema = pa.schema([pa.field(n, t, nullable=False) for n, t in fields],
+                       metadata={METADATA_KEY: json.dumps(dict(metadata, links=list(names))).encode()})
+    return pa.Table.from_arrays([pa.array(a) for a in arrays], schema=schema)
 
 
 def write_part(path: str, start: int, times, T, names, metadata: dict) -> None:
     """Write frames ``start .. start+len(T)-1`` (``T``: ``(F, L, 4, 4)`` world transforms of
     the links ``names``) as the Parquet file ``path``, atomically."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
     from ..formats.fileio import atomic_write
-    sink = pa.BufferOutputStream()
-    # float columns gain nothing from dictionary encoding (pyarrow tries it by default: twice
-    # the time); LZ4 writes ~8% less than the default snappy in half its time (zstd: 11% less
-    # than LZ4, in 6x its time: the write would dominate batch fk)
-    pq.write_table(_table(start, times, T, names, metadata), sink, use_dictionary=False,
-                   compression="lz4")
-    atomic_write(path, sink.getvalue().to_pybytes())
+    table = _table(start, times, T, names, metadata)
+
+    def write(f):
+        # float columns gain nothing from dictionary encoding (pyarrow tries it by default:
+        # twice the time); LZ4 writes ~8% less than the default snappy in half its time (zstd:
+        # 11% less than LZ4, in 6x its time: the write would dominate batch fk). Statistics
+        # (min/max) for frame and time only: what a reader filters parts by.
+        pq.write_table(table, f, use_dictionary=False, compression="lz4",
+                       write_statistics=["frame", "time"])
+    atomic_write(path, write)

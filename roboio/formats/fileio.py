@@ -301,8 +301,9 @@ def _signals_raise():
 
 
 def atomic_write(path: str, data, mode: str = "w") -> None:
-    """Write ``data`` (str, written as UTF-8 with ``\\n`` line ends, or bytes) to ``path``
-    by the rules above. OSErrors name ``path`` (not the temporary file)."""
+    """Write ``data`` (str, written as UTF-8 with ``\\n`` line ends, or bytes, or a function
+    that writes the content to the binary file object it is given) to ``path`` by the rules
+    above. OSErrors name ``path`` (not the temporary file)."""
     path = os.fspath(path)
     target, st = write_target(path)
     directory, base = os.path.split(target)
@@ -320,7 +321,10 @@ def atomic_write(path: str, data, mode: str = "w") -> None:
                 fd, tmp = _create_temp(directory or ".", base)
                 doing = "cannot write"
                 with os.fdopen(fd, "wb") as f:
-                    f.write(data)
+                    if callable(data):
+                        data(f)
+                    else:
+                        f.write(data)
                     f.flush()
                     if st is not None:
                         _keep_owner(f.fileno(), st)

@@ -13,6 +13,7 @@ from . import _kernel
 
 NAME = "compiled"
 pose_vectors = _kernel.pose_vectors
+pose_columns = _kernel.pose_columns
 
 # joint kinds, as numbered in _kernel.c
 REV_GENERAL, REV_X, REV_Y, REV_Z, PRISMATIC = range(5)

@@ -2157,10 +2157,57 @@ static PyObject *kernel_pose_vectors(PyObject *mod, PyObject *const *args, Py_ss
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(pose_columns_doc,
+             "pose_columns(T, out): the rows of pose_vectors laid out by column: for the\n"
+             "transforms T ((F, L, 4, 4) float64, C-contiguous: F frames of L links) out ((L, 7, F)\n"
+             "float64, C-contiguous) gets out[l, :, f] = pose_vectors(T[f, l]), the same bits.\n"
+             "Each (link, component) is then one contiguous column (a table's). Releases the GIL.");
+
+static PyObject *kernel_pose_columns(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer T, out;
+    Py_ssize_t tdims[4] = {-1, -1, 4, 4}, odims[3] = {-1, 7, -1};
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "pose_columns(T, out)");
+        return NULL;
+    }
+    if (get_array(args[0], &T, 0, "d", 4, tdims, 1, "T") < 0)
+        return NULL;
+    odims[0] = T.shape[1];
+    odims[2] = T.shape[0];
+    if (get_array(args[1], &out, 1, "d", 3, odims, 1, "out") < 0) {
+        PyBuffer_Release(&T);
+        return NULL;
+    }
+    const double *t = T.buf;
+    double *o = out.buf;
+    Py_ssize_t F = T.shape[0], L = T.shape[1];
+    Py_BEGIN_ALLOW_THREADS
+    /* link by link: the transforms are read with a constant stride, the 7 columns of the link
+     * written sequentially */
+    for (Py_ssize_t l = 0; l < L; l++) {
+        double *col = o + l * 7 * F;
+        for (Py_ssize_t f = 0; f < F; f++) {
+            const double *m = t + (f * L + l) * 16;
+            double q[4];
+            rotation_quat(m, q);
+            col[f] = m[3]; col[F + f] = m[7]; col[2 * F + f] = m[11];
+            col[3 * F + f] = q[0]; col[4 * F + f] = q[1]; col[5 * F + f] = q[2];
+            col[6 * F + f] = q[3];
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&T);
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"sincos", (PyCFunction)(void (*)(void))kernel_sincos, METH_FASTCALL, sincos_doc},
     {"pose_vectors", (PyCFunction)(void (*)(void))kernel_pose_vectors, METH_FASTCALL,
      pose_vectors_doc},
+    {"pose_columns", (PyCFunction)(void (*)(void))kernel_pose_columns, METH_FASTCALL,
+     pose_columns_doc},
     {NULL, NULL, 0, NULL},
 };
 

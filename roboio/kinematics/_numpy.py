@@ -13,8 +13,9 @@ An evaluator offers (the compiled backend's ``_kernel.Model`` has the same metho
 ``jacobian_batch(Q, link, point, out)``
     ``(N, 6, n)`` Jacobians into ``out``; returns None.
 
-and the module a function ``pose_vectors(T, out)`` (the kernel's has the same signature):
-``(N, 4, 4)`` rigid transforms to ``(N, 7)`` rows (x, y, z, qw, qx, qy, qz).
+and the module functions ``pose_vectors(T, out)`` and ``pose_columns(T, out)`` (the kernel's
+have the same signatures): ``(N, 4, 4)`` rigid transforms to ``(N, 7)`` rows (x, y, z, qw,
+qx, qy, qz), and ``(F, L, 4, 4)`` ones to ``(L, 7, F)`` columns.
 
 Batches are evaluated in chunks of :data:`CHUNK` configurations so that temporaries stay
 small whatever N is. Within a chunk, arrays are component-major, (n, 3, 3, C) and (n, 3, C):
@@ -40,6 +41,15 @@ def pose_vectors(T, out):
     :func:`~roboio.transforms.matrix_to_quat`) of each ``T[k]`` ((N, 4, 4) float64)."""
     out[:, :3] = T[:, :3, 3]
     out[:, 3:] = matrix_to_quat(T[:, :3, :3])
+
+
+def pose_columns(T, out):
+    """``out[l, :, f]`` = the :func:`pose_vectors` row of ``T[f, l]`` ((F, L, 4, 4) float64;
+    ``out`` (L, 7, F))."""
+    F, L = T.shape[:2]
+    rows = np.empty((F * L, 7))
+    pose_vectors(T.reshape(F * L, 4, 4), rows)
+    out[...] = rows.reshape(F, L, 7).transpose(1, 2, 0)
 
 
 def _config(q, n):

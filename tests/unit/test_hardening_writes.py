@@ -211,6 +211,29 @@ def test_temp_file_removed_on_exception(tmp_path, monkeypatch):
     assert out.read_text() == "old" and not temps(tmp_path)
 
 
+
+def test_a_writer_function_streams_into_the_temp_file(tmp_path):
+    """``data`` may be a function writing to the open file (a Parquet writer streams its
+    pages): the target appears only once it returned; when it raises, the old content stays
+    and no temporary file is left."""
+    out = tmp_path / "a.bin"
+    out.write_bytes(b"old")
+    seen = []
+
+    def write(f):
+        seen.append(out.read_bytes())           # the target is untouched while writing
+        f.write(b"new ")
+        f.write(b"content")
+    fileio.atomic_write(str(out), write)
+    assert seen == [b"old"] and out.read_bytes() == b"new content" and not temps(tmp_path)
+
+    def half(f):
+        f.write(b"partial")
+        raise ValueError("the writer failed")
+    with pytest.raises(ValueError, match="writer failed"):
+        fileio.atomic_write(str(out), half)
+    assert out.read_bytes() == b"new content" and not temps(tmp_path)
+
 def test_disk_full_is_one_line_and_leaves_nothing(tmp_path, monkeypatch, samples, capsys):
     real_fdopen = os.fdopen
 

@@ -488,3 +488,41 @@ def test_pose_vectors_same_bits_on_both_backends():
     T[:, :3, 3] = rng.normal(size=(len(T), 3))
     a, b = _both(lambda: pose_vectors(T))
     assert np.array_equal(a, b)
+
+
+@pytest.mark.usefixtures("kinematics_backend")
+def test_pose_columns_are_pose_vectors_by_column():
+    """(F, L, 4, 4) -> (L, 7, F): out[l, :, f] is the pose_vectors row of T[f, l] (checked
+    element by element against the row form, itself checked above against Rodrigues), for
+    uneven F and L, one frame and zero frames; bad shapes refused."""
+    from roboio.kinematics.pose_vectors import pose_columns, pose_vectors
+    rng = np.random.default_rng(11)
+    F, L = 37, 5
+    T = np.tile(np.eye(4), (F, L, 1, 1))
+    for f in range(F):
+        for l in range(L):
+            T[f, l, :3, :3] = _rotation_about(rng.normal(size=3), rng.uniform(-math.pi, math.pi))
+    T[..., :3, 3] = rng.normal(size=(F, L, 3))
+    got = pose_columns(T)
+    assert got.shape == (L, 7, F) and got.flags.c_contiguous
+    rows = pose_vectors(T)
+    for f in (0, 1, 17, F - 1):
+        for l in range(L):
+            assert np.array_equal(got[l, :, f], rows[f, l])
+    assert np.array_equal(pose_columns(T[:1]), rows[:1].transpose(1, 2, 0))
+    assert pose_columns(T[:0]).shape == (L, 7, 0)
+    with pytest.raises(ValueError, match="F, L, 4, 4"):
+        pose_columns(T[0])
+
+
+@needs_compiled
+def test_pose_columns_same_bits_on_both_backends():
+    from roboio.kinematics.pose_vectors import pose_columns
+    rng = np.random.default_rng(8)
+    T = np.tile(np.eye(4), (300, 7, 1, 1))
+    for f in range(300):
+        for l in range(7):
+            T[f, l, :3, :3] = _rotation_about(rng.normal(size=3), rng.uniform(-math.pi, math.pi))
+    T[..., :3, 3] = rng.normal(size=(300, 7, 3))
+    a, b = _both(lambda: pose_columns(T))
+    assert np.array_equal(a, b)
