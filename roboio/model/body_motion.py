@@ -189,52 +189,57 @@ class BodyMotion:
         return self.num_frames / self.frame_rate if self.frame_rate else 0.0
 
     # -- applying to a body ------------------------------------------------------------
-    def robot_configs(self, robot, joint_map=None) -> np.ndarray:
+    def robot_configs(self, robot, joint_map=None, frames=None) -> np.ndarray:
         """(F, num_links) configurations of ``robot``: ``robot.config`` with every joint id j
         < min(num_parts, num_joints) set from frame values (Choreonoid's rule, §6 of the spec).
         ``joint_map`` (joint id -> link index or name) defaults to the table of a Choreonoid
-        ``.body`` model (``robot.joint_id_links``)."""
+        ``.body`` model (``robot.joint_id_links``). ``frames`` (indices or a slice): only
+        those frames."""
         dofs = _joint_dofs(robot, joint_map)
-        F = self.num_frames
-        Q = np.tile(np.asarray(robot.config, dtype=float), (F, 1))
+        idx = self._frame_indices(frames)
+        Q = np.tile(np.asarray(robot.config, dtype=float), (len(idx), 1))
         jd = self.joint_displacement
         if jd is not None and len(jd):
-            jd = _fit_frames(jd, F)
+            jd = _at_frames(jd, idx)
             n = min(jd.shape[1], len(dofs))
             cols = np.arange(n)
             ok = dofs[:n] >= 0
             Q[:, dofs[:n][ok]] = jd[:, cols[ok]]
         return Q
 
-    def root_transforms(self) -> Optional[np.ndarray]:
-        """(F, 4, 4) root link poses from LinkPosition part 0, or None."""
+    def root_transforms(self, frames=None) -> Optional[np.ndarray]:
+        """(F, 4, 4) root link poses from LinkPosition part 0, or None. ``frames``: only
+        those."""
         lp = self.link_positions
         if lp is None or lp.shape[1] == 0:
             return None
-        return _pose_matrices(_fit_frames(lp[:, 0], self.num_frames))
+        return _pose_matrices(_at_frames(lp[:, 0], self._frame_indices(frames)))
+
+    def _frame_indices(self, frames) -> np.ndarray:
+        """The frame indices ``frames`` (a slice, indices, or None: every frame) selects."""
+        every = np.arange(self.num_frames)
+        return every if frames is None else every[frames]
 
     def link_transforms(self, robot, joint_map=None, root=None, frames=None) -> np.ndarray:
         """(F, num_links, 4, 4) world transforms of every link of ``robot`` for every frame.
 
         Joint values by joint id (see :meth:`robot_configs`); the root link's pose from
-        LinkPosition part 0 when present, else ``root`` (4x4, or (F, 4, 4)) when given, else
-        the model's initial root pose (the ``.body`` root ``translation``/``rotation``;
-        Choreonoid's sample walks contain no LinkPosition). When LinkPosition holds poses for
-        more links, those override the computed ones (link index order of the ``.body``).
-        ``frames`` (indices or a slice) computes only those frames (first axis of the result).
+        LinkPosition part 0 when present, else ``root`` (4x4, or (F, 4, 4) for every frame of
+        the motion) when given, else the model's initial root pose (the ``.body`` root
+        ``translation``/``rotation``; Choreonoid's sample walks contain no LinkPosition). When
+        LinkPosition holds poses for more links, those override the computed ones (link index
+        order of the ``.body``). ``frames`` (indices or a slice) computes only those frames
+        (first axis of the result; the memory needed is that of those frames).
         """
-        check_alloc(self.num_frames * robot.num_links * 128.0 * 3,
-                    f"link transforms of {self.num_frames:,} frames x {robot.num_links} links")
+        idx = self._frame_indices(frames)
+        check_alloc(len(idx) * robot.num_links * 128.0 * 3,
+                    f"link transforms of {len(idx):,} frames x {robot.num_links} links")
         root_link = _root_index(robot)
-        Q = self.robot_configs(robot, joint_map)
-        F = len(Q)
-        pick = slice(None) if frames is None else frames
-        Q = Q[pick]
-        desired = self.root_transforms()
+        Q = self.robot_configs(robot, joint_map, frames=idx)
+        desired = self.root_transforms(frames=idx)
         if desired is None and root is not None:
-            desired = np.broadcast_to(np.asarray(root, dtype=float), (F, 4, 4))
-        if desired is not None:
-            desired = desired[pick]
+            root = np.asarray(root, dtype=float)
+            desired = root[idx] if root.ndim == 3 else np.broadcast_to(root, (len(idx), 4, 4))
         chain = floating_base(robot)
         if desired is not None and chain is not None:
             set_floating_base(robot, chain, Q, desired)
@@ -248,7 +253,7 @@ class BodyMotion:
             if order is None:
                 raise ValueError("LinkPosition has several parts but the robot has no Choreonoid "
                                  "link index table (load it from a .body file)")
-            poses = _pose_matrices(_fit_frames(lp, F)[pick])
+            poses = _pose_matrices(_at_frames(lp, idx))
             for k in range(1, min(lp.shape[1], len(order))):
                 T[:, order[k]] = poses[:, k]
         return T
@@ -318,15 +323,12 @@ class BodyMotion:
 
 # -- helpers ----------------------------------------------------------------------------------
 
-def _fit_frames(a: np.ndarray, F: int) -> np.ndarray:
-    """``a`` with exactly F frames: extra frames dropped, missing ones repeat the last."""
-    if len(a) == F:
-        return a
-    if len(a) > F:
-        return a[:F]
+def _at_frames(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Frames ``idx`` of component ``a`` (frames first) within the motion's frame count: a
+    component shorter than the motion repeats its last frame, as in Choreonoid."""
     if len(a) == 0:
         raise ValueError("component has no frames")
-    return np.concatenate([a, np.repeat(a[-1:], F - len(a), axis=0)])
+    return a[np.minimum(idx, len(a) - 1)]
 
 
 def _pose_matrices(p: np.ndarray) -> np.ndarray:

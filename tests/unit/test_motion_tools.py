@@ -157,3 +157,26 @@ def test_a_fixed_rate_motion_resampled_at_its_own_rate_is_unchanged():
     assert np.array_equal(m.resampled(250.0).joint_displacement, data[::2])
     up = m.resampled(1000.0).joint_displacement
     assert np.array_equal(up[::2], data) and np.array_equal(up[1::2], data[:-1])
+
+
+def test_link_transforms_of_some_frames_are_those_of_the_whole_and_cost_only_theirs():
+    """``frames`` picks rows of the whole computation (a component shorter than the motion
+    repeating its last frame, Choreonoid's rule), and the memory budget counts only the frames
+    asked for: batch fk's chunks of a motion too long to compute at once."""
+    from roboio.errors import LimitExceeded
+    from roboio.limits import using
+    m, body = roboio.load(WAVE), roboio.load(BODY)
+    jd = m.component("joint_displacement")
+    jd.data = jd.data[:12]                              # 12 joint frames of 21 root poses
+    assert m.num_frames == 21
+    whole = m.link_transforms(body)
+    Q = m.robot_configs(body)
+    assert np.array_equal(Q[12:], np.repeat(Q[11:12], 9, axis=0))
+    for frames in (slice(5, 15), slice(18, None), [20, 0, 7, 7], np.arange(0, 21, 4)):
+        assert np.allclose(m.link_transforms(body, frames=frames), whole[frames], rtol=0, atol=1e-15)
+        assert np.array_equal(m.robot_configs(body, frames=frames), Q[frames])
+    per_frame = body.num_links * 128 * 3
+    with using({"max_alloc_bytes": 10 * per_frame}):
+        assert np.allclose(m.link_transforms(body, frames=slice(0, 10)), whole[:10], rtol=0, atol=1e-15)
+        with pytest.raises(LimitExceeded, match="21 frames"):
+            m.link_transforms(body)
