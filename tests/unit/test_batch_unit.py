@@ -104,6 +104,10 @@ def test_walks_skip_files_that_only_share_a_generic_extension(tmp_path, capsys):
     shutil.copytree(os.path.join(SAMPLES, "meshes"), tmp_path / "meshes")
     (tmp_path / "LICENSE.txt").write_text("Permission is hereby granted\n")
     (tmp_path / "package.xml").write_text("<package><name>x</name></package>\n")
+    # a file list naming Choreonoid's document types is none of them
+    (tmp_path / "MANIFEST.tsv").write_text("path\tkind\nwalk.pseq\tPoseSeq\nwalk.seq\t"
+                                           "CompositeSeq of a BodyMotion's components\n"
+                                           "robot.body\tChoreonoidBody\n")
     (tmp_path / "broken.rob").write_text("links x\n")
     (tmp_path / "bad.urdf").write_text("<robot\n")
     found = sorted(os.path.basename(s.path) for s, _ in readable(expand(str(tmp_path)))
@@ -113,6 +117,6 @@ def test_walks_skip_files_that_only_share_a_generic_extension(tmp_path, capsys):
     assert sorted(os.path.basename(j.src) for j in jobs) == ["arm.rob", "bad.urdf", "broken.rob"]
     assert main(["validate", str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    assert "LICENSE.txt" not in out and "package.xml" not in out
+    assert "LICENSE.txt" not in out and "package.xml" not in out and "MANIFEST" not in out
     meshes = len(os.listdir(os.path.join(SAMPLES, "meshes")))     # each a mesh file roboio reads
     assert re.search(rf": {3 + meshes} files, 2 failed", out), out

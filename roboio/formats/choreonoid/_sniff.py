@@ -8,18 +8,25 @@ __all__ = ["sniff_body", "sniff_seq", "sniff_pseq", "sniff_openhrp_vrml", "sniff
 # an OpenHRP robot model declares the prototypes its robot is made of
 _OPENHRP_PROTO = re.compile(rb"(?m)^[^#\n]*?\b(?:EXTERN)?PROTO\s+(?:Humanoid|Joint|Segment)\s*\[")
 _MODEL_FILE = re.compile(rb"(?m)^(?:modelFile|model_file)\s*:")
+# the YAML key and value, in block or flow style, quoted or not ("PoseSeq" alone is also a
+# word of READMEs and file lists: a corpus MANIFEST.tsv naming .pseq files)
+_BODY = re.compile(rb"\bformat['\"]?[ \t]*:[ \t]*['\"]?ChoreonoidBody\b")
+_SEQ = re.compile(rb"\btype['\"]?[ \t]*:[ \t]*['\"]?CompositeSeq\b")
+_BODY_MOTION = re.compile(rb"\bcontent['\"]?[ \t]*:[ \t]*['\"]?BodyMotion\b")
+_PSEQ = re.compile(rb"\btype['\"]?[ \t]*:[ \t]*['\"]?PoseSeq\b")
 
 
 def sniff_body(head: bytes, path: str) -> bool:
-    return b"ChoreonoidBody" in head
+    return _BODY.search(head) is not None
 
 
 def sniff_seq(head: bytes, path: str) -> bool:
-    return b"CompositeSeq" in head or (b"BodyMotion" in head and b"components" in head)
+    return _SEQ.search(head) is not None or (
+        _BODY_MOTION.search(head) is not None and b"components" in head)
 
 
 def sniff_pseq(head: bytes, path: str) -> bool:
-    return b"PoseSeq" in head
+    return _PSEQ.search(head) is not None
 
 
 def sniff_openhrp_vrml(head: bytes, path: str) -> bool:
