@@ -3,9 +3,9 @@
 
 A task is a function of :mod:`roboio.batch.tasks` and its arguments; what comes back through
 the scheduler is its small :class:`~roboio.batch.tasks.Outcome` (the workers write the
-outputs themselves). The pool keeps at most twice as many tasks in flight as the cluster has
-threads, so that a task's clock (the per-task timeout) starts about when a worker takes it,
-and a tree of a million files never sits in the scheduler's memory at once.
+outputs themselves). The pool keeps at most :data:`IN_FLIGHT` times as many tasks in flight
+as the cluster has threads, so that a task's clock (the per-task timeout) starts about when a
+worker takes it, and a tree of a million files never sits in the scheduler's memory at once.
 
 Imports ``dask.distributed`` (the ``roboio[batch]`` extra) when a function is called.
 """
@@ -19,7 +19,11 @@ import warnings
 from collections import OrderedDict, deque
 from typing import Callable, Optional
 
-__all__ = ["connect", "Pool", "need_dask"]
+__all__ = ["connect", "Pool", "need_dask", "IN_FLIGHT"]
+
+# tasks in flight per worker thread: with 2, a worker often waited for the client to hear of a
+# result and submit the next task (200 tasks of 10 ms on 2 workers: 1.45 s; with 4: 1.16 s)
+IN_FLIGHT = 4
 
 
 def need_dask():
@@ -97,7 +101,7 @@ class Pool:
         self._queue.append((fn, args, then))
 
     def _feed(self) -> None:
-        while self._queue and len(self._running) < 2 * self.slots:
+        while self._queue and len(self._running) < IN_FLIGHT * self.slots:
             fn, args, then = self._queue.popleft()
             fut = self.client.submit(fn, *args, pure=False)
             self._running[fut] = [then, None]
@@ -122,17 +126,33 @@ class Pool:
                                    return_when="FIRST_COMPLETED")
                 except TimeoutError:
                     done = ()
-                for fut in [f for f in self._running if f in done]:
+                finished = [f for f in self._running if f in done]
+                for fut, result in zip(finished, self._results(finished)):
                     then, _ = self._running.pop(fut)
-                    try:
-                        result = fut.result()
-                    except Exception as e:      # noqa: BLE001 -- a lost worker, a cancellation
-                        result = e
                     then(result)
                 self._expire(time.monotonic())
         except BaseException:
             self.cancel()
             raise
+
+    def _results(self, futures: list) -> list:
+        """The results of finished ``futures``, fetched together (one round trip to the
+        workers, not one per task); the exception of those that failed or were lost."""
+        ok = [f for f in futures if f.status == "finished"]
+        try:
+            values = dict(zip(ok, self.client.gather(ok))) if ok else {}
+        except Exception:               # noqa: BLE001 -- a worker lost since: one by one
+            values = {}
+        out = []
+        for f in futures:
+            if f in values:
+                out.append(values[f])
+                continue
+            try:
+                out.append(f.result())
+            except Exception as e:      # noqa: BLE001 -- a lost worker, a cancellation
+                out.append(e)
+        return out
 
     def _poll(self) -> float:
         if not self.timeout:
