@@ -4,7 +4,7 @@ from __future__ import annotations
 from .diagnostics import SHOWN, by_severity, count_line, counts, fold, name_list, plural
 from .errors import SEVERITIES, Diagnostic, kind_severity
 
-__all__ = ["ConversionReport"]
+__all__ = ["ConversionReport", "extras_text"]
 
 
 class _Entry:
@@ -229,3 +229,13 @@ def _most_severe(a, b) -> str:
     if a is None:
         return b
     return min(a, b, key=SEVERITIES.index)
+
+
+def extras_text(extras: dict, skip=()) -> str:
+    """What a model element's ``extras`` hold, for a report: each ecosystem's key with the
+    names of what it keeps (``"mjcf (equality, keyframes)"``), ``skip`` left out."""
+    out = []
+    for k in sorted(k for k in extras if k not in skip):
+        v = extras[k]
+        out.append(f"{k} ({', '.join(sorted(map(str, v)))})" if isinstance(v, dict) and v else k)
+    return ", ".join(out)

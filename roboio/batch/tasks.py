@@ -339,15 +339,18 @@ def _robot_of(obj, path: str):
 
 def _motion_of(obj, path: str):
     """A motion as what the frames are computed from: a BodyMotion, or a Trajectory (a
-    MultiPath is concatenated as Klamp't's ``getTrajectory`` does)."""
+    MultiPath is concatenated as Klamp't's ``getTrajectory`` does; an MJCF model's keyframes
+    are one milestone each)."""
     from ..model import MultiPath, Trajectory
     from ..model.body_motion import BodyMotion
-    if isinstance(obj, MultiPath):
-        return obj.to_trajectory()
-    if isinstance(obj, (Trajectory, BodyMotion)):
-        return obj
+    from ..model.timeline import as_motion
+    m = as_motion(obj)
+    if isinstance(m, MultiPath):
+        return m.to_trajectory()
+    if isinstance(m, (Trajectory, BodyMotion)):
+        return m
     raise ValueError(f"{path}: holds a {type(obj).__name__}, not a motion (a Choreonoid .seq, "
-                     f"a Klamp't .path, .configs or multipath)")
+                     f"a Klamp't .path, .configs or multipath, an MJCF model with keyframes)")
 
 
 def _frame_count(motion) -> int:

@@ -81,7 +81,8 @@ def register(sub):
         bsub, "fk", help="link poses at every frame of motions, as a Parquet dataset",
         description="World position and orientation (quaternion w, x, y, z) of the model's "
         "links at every frame of each motion (Choreonoid .seq, Klamp't .path/.configs/"
-        ".milestones/multipath), written as a Parquet dataset partitioned by source "
+        ".milestones/multipath; an MJCF model named as a motion: its keyframes), written as a "
+        "Parquet dataset partitioned by source "
         "(docs/batch.md); long motions are split into chunks of frames.",
         examples=["roboio batch fk roboio/data/samples/klampt --model roboio/data/samples/planar_arm.rob "
                   "--out /tmp/arm.parquet --links wrist",

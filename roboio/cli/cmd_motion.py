@@ -53,7 +53,8 @@ def register(sub):
                   "roboio/data/samples/choreonoid/arm.body --frames 0,10,20",
                   "roboio motion fk roboio/data/samples/klampt/arm_pick.xml "
                   "--model roboio/data/samples/planar_arm.rob --frames all --json > poses.json"])
-    f.add_argument("motion", help="the motion (.path, .configs, multipath .xml, .seq, .pseq)")
+    f.add_argument("motion", help="the motion (.path, .configs, multipath .xml, .seq, .pseq, "
+                   "or an MJCF model's keyframes)")
     f.add_argument("--model", "--body", dest="model", required=True, metavar="ROBOT",
                    help="the robot the motion belongs to (a .body model for Choreonoid motions)")
     f.add_argument("--frames", default="0", help="frame indices, e.g. '0,100,200' or 'all' or "
@@ -67,11 +68,12 @@ def register(sub):
 
 
 def _motion(path):
-    from ..model.timeline import MOTION_TYPES
-    m = load(path)
-    if not isinstance(m, MOTION_TYPES):
-        raise UsageError(f"{path} holds a {type(m).__name__}, not a motion (.path, .configs, "
-                         "multipath .xml, .seq, .pseq)")
+    from ..model.timeline import as_motion
+    obj = load(path)
+    m = as_motion(obj)
+    if m is None:
+        raise UsageError(f"{path} holds a {type(obj).__name__}, not a motion (.path, .configs, "
+                         "multipath .xml, .seq, .pseq, or an MJCF model with keyframes)")
     return m
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..transforms import matrix_to_quat, matrix_to_rpy, quat_to_matrix, rpy_to_matrix
 
-__all__ = ["qpos_layout", "config_from_qpos", "qpos_from_config"]
+__all__ = ["qpos_layout", "config_from_qpos", "qpos_from_config", "keyframe_trajectory"]
 
 
 def qpos_layout(robot) -> list:
@@ -79,3 +79,20 @@ def qpos_from_config(robot, q=None) -> np.ndarray:
             out.extend(q[idx[:3]])
         out.extend(matrix_to_quat(R))
     return np.array(out, float)
+
+
+def keyframe_trajectory(robot):
+    """The MuJoCo keyframes the MJCF reader kept for ``robot`` (``robot.extras["mjcf"]
+    ["keyframes"]``) as a :class:`~roboio.model.Trajectory` of link vectors, one milestone per
+    key in the file's order (:func:`config_from_qpos` of its qpos); times: the keys' ``time``
+    (s) when they do not decrease, else none (milestone k at k s, as an untimed path). None
+    when the robot has no keyframes."""
+    from .trajectory import Trajectory
+    keys = robot.extras.get("mjcf", {}).get("keyframes") or []
+    if not keys:
+        return None
+    milestones = np.array([config_from_qpos(robot, k["qpos"]) for k in keys])
+    times = np.array([float(k["time"]) for k in keys])
+    traj = Trajectory(times if np.all(np.diff(times) >= 0) else None, milestones)
+    traj.source = robot.source
+    return traj

@@ -27,10 +27,24 @@ from .multipath import MultiPath
 from .robot import Robot
 from .trajectory import Trajectory
 
-__all__ = ["Timeline", "timeline", "check_fits", "fit_warnings", "motion_kind", "MOTION_TYPES"]
+__all__ = ["Timeline", "timeline", "check_fits", "fit_warnings", "motion_kind", "MOTION_TYPES",
+           "as_motion"]
 
 #: the model classes that are motions (what :func:`timeline` accepts)
 MOTION_TYPES = (Trajectory, MultiPath, BodyMotion, PoseSeq)
+
+
+def as_motion(obj):
+    """``obj`` when it is a motion (:data:`MOTION_TYPES`); the MuJoCo keyframes of an MJCF
+    robot (or of the one robot of an MJCF world) as a Trajectory
+    (:func:`~roboio.model.qpos.keyframe_trajectory`); else None."""
+    if isinstance(obj, MOTION_TYPES):
+        return obj
+    from .qpos import keyframe_trajectory
+    robots = [obj] if isinstance(obj, Robot) else list(getattr(obj, "robots", []))
+    if len(robots) == 1:
+        return keyframe_trajectory(robots[0])
+    return None
 
 
 @dataclass

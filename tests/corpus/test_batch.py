@@ -238,3 +238,31 @@ def test_ctrl_c_leaves_no_half_written_output(tmp_path):
     assert counts["failed"] == 0 and counts["ok"] + counts["skipped"] == 3
     resumed = json.loads(r.stdout)["files"]
     assert sum(f["kind"] == "skipped" for f in resumed) >= len([1 for f in report["files"] if f["kind"] == "ok"])
+
+
+def test_batch_fk_of_mjcf_keyframes_equals_mujoco(cluster, tmp_path):
+    """An MJCF model named as a motion: its keyframes, one frame each (the shipped scene:
+    the arm and a free box, two keys, the second at 1.5 s). Expected poses: MuJoCo's own
+    (mj_resetDataKeyframe + mj_kinematics), body by body."""
+    mujoco = pytest.importorskip("mujoco")
+    from conftest import SAMPLES
+    scene = os.path.join(SAMPLES, "mjcf", "scene.xml")
+    out = tmp_path / "keys.parquet"
+    s = roboio.batch.fk([scene], scene, out, client=cluster)
+    assert list(s.ok) == [scene] and not s.failed
+    robot = roboio.load(scene).robots[0]
+    cols, meta = _dataset(out, "scene.xml")
+    assert list(cols["frame"]) == [0, 1] and np.allclose(cols["time"], [0.0, 1.5], rtol=0, atol=0)
+    m = mujoco.MjModel.from_xml_path(scene)
+    d = mujoco.MjData(m)
+    for k in range(m.nkey):
+        mujoco.mj_resetDataKeyframe(m, d, k)
+        mujoco.mj_kinematics(m, d)
+        for name in ("shoulder", "elbow", "hand", "left", "right"):
+            b = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, name)
+            p = np.array([cols[f"{name}.{c}"][k] for c in "xyz"])
+            q = np.array([cols[f"{name}.q{c}"][k] for c in "wxyz"])
+            assert np.allclose(p, d.xpos[b], rtol=0, atol=1e-12), (k, name)
+            qm = d.xquat[b] * (1 if d.xquat[b][0] >= 0 else -1)
+            assert np.allclose(q, qm, rtol=0, atol=1e-12), (k, name)
+    assert meta[0]["links"] == robot.link_names

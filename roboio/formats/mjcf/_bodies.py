@@ -189,6 +189,8 @@ def geom_geometry(g: GeomRec, reader) -> Optional[object]:
     info["rgba"] = list(rgba)
     if g.material:
         info["material"] = g.material
+    if k == "plane":
+        info["size"] = [float(v) for v in s]       # written back as this plane while unchanged
     geo.extras["mjcf"] = info
     return geo
 

@@ -15,7 +15,7 @@ from typing import Optional
 
 import numpy as np
 
-from ...model import Primitive
+from ...model import Primitive, TriangleMesh
 from ...transforms import compose, det3, make_transform, rotation_between, transform_points, vector_norm
 
 __all__ = ["primitive_geom"]
@@ -94,3 +94,28 @@ def primitive_geom(p: Primitive, M) -> Optional[tuple]:
     if not (_same(k[0], k[1]) and _same(k[0], k[2])):
         return None
     return "capsule", [size[0], size[2]], pose
+
+
+def plane_geom(g, M) -> Optional[tuple]:
+    """``(size, pose 4x4)`` of the MuJoCo plane an MJCF reading made the mesh ``g`` from
+    (``g.extras["mjcf"]``: type ``plane`` and its ``size``), placed by the rigid ``M``
+    (mesh data -> owner frame), while ``g`` is still the square the plane became (its half
+    sizes, or any square for an infinite plane of size 0); else None."""
+    info = g.extras.get("mjcf") if isinstance(g, TriangleMesh) else None
+    if not info or info.get("type") != "plane" or not info.get("size"):
+        return None
+    size = [float(v) for v in info["size"]]
+    V, F = np.asarray(g.vertices, float), np.asarray(g.faces)
+    if V.shape != (4, 3) or F.shape != (2, 3) or not np.array_equal(F, [[0, 1, 2], [0, 2, 3]]):
+        return None
+    hx, hy = V[2, 0], V[2, 1]
+    square = [[-hx, -hy, 0.0], [hx, -hy, 0.0], [hx, hy, 0.0], [-hx, hy, 0.0]]
+    if not (hx > 0 and hy > 0 and np.array_equal(V, square)):
+        return None
+    if (size[0] > 0 and hx != size[0]) or (size[1] > 0 and hy != size[1]):
+        return None
+    M = np.asarray(M, float)
+    R = M[:3, :3]
+    if np.abs(compose(R.T, R) - np.eye(3)).max() > _REL * 10 or det3(R) <= 0:
+        return None
+    return size, make_transform(R, M[:3, 3])

@@ -180,7 +180,7 @@ class Reader:
         if len(groups) == 1 and not objects and not terrains:
             robot = self.robot(groups[0], doc.model)
             self._finish([robot])
-            self._initial_key(robot)
+            self._read_keys(robot)
             return robot
         world = World(doc.model)
         for t in terrains:
@@ -194,27 +194,55 @@ class Reader:
             at = [k for k, b in enumerate(tops) if any(b is r for r in groups[0])]
             between = [o for o in objects if at[0] < next(k for k, b in enumerate(tops) if b is o) < at[-1]]
             if not between:
-                self._initial_key(robots[0], 7 * sum(1 for k, b in enumerate(tops) if k < at[0]
+                self._read_keys(robots[0], 7 * sum(1 for k, b in enumerate(tops) if k < at[0]
                                                      and any(b is o for o in objects)))
+            else:
+                self._keys_not_read("free bodies between the robot's bodies split its qpos")
+        else:
+            self._keys_not_read(f"the model holds {len(robots)} robots" if robots else
+                                "the model holds no robot")
         for r in robots:
             world.add(r)
         return world
 
-    def _initial_key(self, robot, start: int = 0) -> None:
-        """The robot's configuration from the ``initial`` keyframe of a file roboio wrote
-        (where its writer puts ``robot.config``; the robot's qpos from index ``start``).
-        MuJoCo itself starts from qpos0 (joint refs), which is the configuration otherwise."""
-        if not self.roboio_written:
-            return
-        for sec in self.doc.sections.get("keyframe", []):
-            for n in self.doc.kids(sec, 2):
-                if n.tag != "key" or n.get("name") != "initial" or n.get("qpos") is None:
-                    continue
-                qpos = np.asarray(self.doc.floats(n, "qpos"), dtype=float)
-                nq = len(robot.qpos_from_config(robot.config))
-                if len(qpos) >= start + nq:
-                    robot.config = robot.config_from_qpos(qpos[start:start + nq])
-                return
+    def _keys(self):
+        return [n for sec in self.doc.sections.get("keyframe", []) for n in self.doc.kids(sec, 2)
+                if n.tag == "key"]
+
+    def _read_keys(self, robot, start: int = 0) -> None:
+        """The model's keyframes, for the robot whose qpos starts at index ``start``: the
+        ``initial`` key of a file roboio wrote is the robot's configuration (where its writer
+        puts ``robot.config``; MuJoCo itself starts from qpos0, the joint refs, which is the
+        configuration otherwise); every other key is kept as
+        ``robot.extras["mjcf"]["keyframes"]``: ``{"name", "time" (s), "qpos"}`` with the
+        robot's part of the key's qpos (MuJoCo coordinates; qpos0 where the key gives none,
+        as MuJoCo fills it). :func:`roboio.model.qpos.keyframe_trajectory` makes them a
+        motion."""
+        qpos0 = robot.qpos_from_config(robot.config)
+        nq = len(qpos0)
+        kept, initial = [], False
+        for n in self._keys():
+            name = n.get("name")
+            qpos = None if n.get("qpos") is None else np.asarray(self.doc.floats(n, "qpos"), dtype=float)
+            if qpos is not None and len(qpos) < start + nq:
+                self.doc.warn(n, f"key {name or len(kept)!r} has {len(qpos)} qpos values, the "
+                              f"model {start + nq}: the key is not read")
+                continue
+            part = qpos0 if qpos is None else qpos[start:start + nq]
+            if self.roboio_written and name == "initial" and not initial:
+                initial = True
+                if qpos is not None:
+                    robot.config = robot.config_from_qpos(part)
+                continue
+            t = 0.0 if n.get("time") is None else float(self.doc.floats(n, "time", 1)[0])
+            kept.append({"name": name, "time": t, "qpos": [float(v) for v in part]})
+        if kept:
+            robot.extras.setdefault("mjcf", {})["keyframes"] = kept
+
+    def _keys_not_read(self, why: str) -> None:
+        keys = self._keys()
+        if keys:
+            self.doc.warn(keys[0], f"{len(keys)} keyframes not read: {why}")
 
     def _finish(self, robots: list) -> None:
         attach_drivers(self, robots)

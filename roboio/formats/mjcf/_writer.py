@@ -51,6 +51,7 @@ from lxml import etree
 
 from ...errors import OutputError
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
+from ...report import extras_text
 from ...transforms import (compose, det3, make_transform, matrix_to_quat, symmetric_eigen3,
                            transform_points, vector_norm)
 from ..affine import link_poses, nearest_rotation
@@ -61,7 +62,7 @@ from ..mesh_export import MeshExport
 from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
 from ._actuators_out import DEFAULT as DEFAULT_ACTUATORS, Actuators, lead_index
-from ._geoms import primitive_geom
+from ._geoms import plane_geom, primitive_geom
 from ._orient import inertia_matrix, quat_matrix
 
 __all__ = ["MjcfWriter", "mujoco_reads", "MAX_STL_FACES", "FK_SAMPLES"]
@@ -119,6 +120,18 @@ def _obj_normals_complete(path: str) -> bool:
             if k == 0 or not -normals <= k <= normals:
                 return False
     return True
+
+
+def _qpos_slots(robot) -> dict:
+    """``{link index: (kind, index in the robot's qpos)}`` of every link a MuJoCo joint of
+    the robot's reading moves (:func:`~roboio.model.qpos.qpos_layout`)."""
+    from ...model.qpos import qpos_layout
+    slots, at = {}, 0
+    for kind, links in qpos_layout(robot):
+        for i in links:
+            slots[i] = (kind, at)
+        at += {"free": 7, "ball": 4}.get(kind, 1)
+    return slots
 
 
 def _fmt(values) -> str:
@@ -268,6 +281,7 @@ class MjcfWriter:
         self.classes_used = set()
         self.qpos0 = []                  # MuJoCo's qpos0, in document order of the joints
         self.qpos_init = []              # the initial configuration in MuJoCo coordinates
+        self.qpos_terms = []             # how each part of qpos follows a robot's configuration
         self.excludes = []
         self.pairs = []                  # (geom, geom) roboio checks that MuJoCo filters out
         self.geom_names = _Names()
@@ -324,9 +338,18 @@ class MjcfWriter:
             option.set("integrator", "implicitfast")
         else:
             root.remove(option)
-        if self.qpos_init != self.qpos0:
+        keys = self._keyframes()
+        if self.qpos_init != self.qpos0 or keys:
             kf = etree.SubElement(root, "keyframe")
-            etree.SubElement(kf, "key", name="initial", qpos=_fmt(self.qpos_init))
+            names = _Names()
+            if self.qpos_init != self.qpos0:
+                etree.SubElement(kf, "key", name=names.take("initial", "", self.report, "key"),
+                                 qpos=_fmt(self.qpos_init))
+            for name, time, qpos in keys:
+                attrs = {"name": names.take(name, "", self.report, "key")} if name else {}
+                if time:
+                    attrs["time"] = fmt_float(time)
+                etree.SubElement(kf, "key", **attrs, qpos=_fmt(qpos))
         if self.mass_added:
             self.report.warn(f"total mass changed by +{self.mass_added:.3g} kg (moving bodies "
                              "MuJoCo refuses without mass were given the minimum)", kind="changed")
@@ -412,6 +435,7 @@ class MjcfWriter:
             pose = self._free_pose(r, i)
             self.qpos0 += pose
             self.qpos_init += pose
+            self.qpos_terms.append((r, "free", i))
             return True
         chain = plan.extra_joints.get(i, [])
         # S: pose of this body in a folded link's frame at q = 0 (see the module docstring)
@@ -476,11 +500,50 @@ class MjcfWriter:
             self.report.lose(f"{jt} joints written as their one-DOF joints", l.name, kind="changed", noun="link")
         self.qpos0.append(0.0)
         self.qpos_init.append(float(r.config[i]) * k)
+        self.qpos_terms.append((r, "dof", i, k))
         return True
 
+    def _keyframes(self) -> list:
+        """``[(name, time, qpos)]``: the MuJoCo keyframes an MJCF reading kept on the robots
+        (``robot.extras["mjcf"]["keyframes"]``) in the coordinates of the joints written: a
+        joint written as it was read (free joint, hinge, slide) keeps the key's values as they
+        were (write -> read -> write is then exact); a ball joint written as three hinges
+        gets the angles of the key's rotation; everything else its configuration."""
+        out = []
+        for r in self.world.robots:
+            keys = r.extras.get("mjcf", {}).get("keyframes") or []
+            slots = _qpos_slots(r) if keys else {}
+            for key in keys:
+                try:
+                    src = np.asarray(key["qpos"], dtype=float)
+                    q = r.config_from_qpos(src)
+                except (ValueError, KeyError, TypeError):
+                    self.report.lose("keyframes that do not fit the robot's joints",
+                                     f"{r.name}: {key.get('name') or '?'}", kind="not written")
+                    continue
+                qpos = []
+                for term in self.qpos_terms:
+                    owner, kind = term[0], term[1]
+                    mine = owner is r
+                    slot = slots.get(term[2]) if mine else None
+                    if kind == "free":
+                        if slot and slot[0] == "free":
+                            qpos += [float(v) for v in src[slot[1]:slot[1] + 7]]
+                        else:
+                            qpos += self._free_pose(owner, term[2], q if mine else None)
+                    elif kind == "dof":
+                        if slot and slot[0] == "dof":
+                            qpos.append(float(src[slot[1]]) * term[3])
+                        else:
+                            qpos.append(float((q if mine else owner.config)[term[2]]) * term[3])
+                    else:
+                        qpos += term[2]
+                out.append((key.get("name"), float(key.get("time") or 0.0), qpos))
+        return out
+
     @staticmethod
-    def _free_pose(r: Robot, i: int) -> list:
-        T = link_poses(r, r.config)[i]
+    def _free_pose(r: Robot, i: int, q=None) -> list:
+        T = link_poses(r, r.config if q is None else q)[i]
         R, _ = nearest_rotation(T[:3, :3])
         return [float(x) for x in T[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
 
@@ -568,6 +631,11 @@ class MjcfWriter:
         if not isinstance(g, TriangleMesh):
             self.report.lose(f"{type(g).__name__} geometry", label, kind="not written")
             return False
+        plane = plane_geom(g, M)
+        if plane is not None:             # a MuJoCo plane read as a square: the plane again
+            made.append(self._geom_element(parent, cls, rgba, plane[1], type="plane",
+                                           size=_fmt(plane[0])))
+            return cls != "visual"
         collides = False
         for piece in self.meshes.export(g, M, f"{label}_{role}" if cls else label, role):
             if len(np.unique(piece.faces)) < 4:
@@ -787,9 +855,9 @@ class MjcfWriter:
         for d in r.drivers:
             if (d.dry_friction or d.viscous_friction) and not (d.type == "normal" and len(d.dofs) == 1):
                 rep.lose("friction of drivers that are not one-DOF drivers", d.name, kind="not written", noun="driver")
-        keys = sorted(k for k in r.extras if k != "klampt")
-        if keys:
-            rep.lose("format-specific robot data", ", ".join(keys), kind="kept as data")
+        kept = extras_text(r.extras, skip=("klampt",))
+        if kept:
+            rep.lose("format-specific robot data", kept, kind="kept as data")
         if r.properties:
             rep.lose("robot properties (sensors, controller, ...)", ", ".join(sorted(r.properties)), kind="not written")
         from ...model import Appearance
@@ -824,6 +892,7 @@ class MjcfWriter:
         pose = [float(x) for x in o.transform[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
         self.qpos0 += pose
         self.qpos_init += pose
+        self.qpos_terms.append((None, "fixed", pose))
         it = _inertia.prepare(o.mass, o.com, o.inertia)
         if not it.valid_for_motion:
             self._floor(it, o.name)

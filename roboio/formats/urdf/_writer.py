@@ -35,6 +35,7 @@ import numpy as np
 from lxml import etree
 
 from ...model import Group, PointCloud, Primitive, Robot, TriangleMesh
+from ...report import extras_text
 from ...transforms import (UNIT_TOL, compose, det3, make_transform, rpy_to_matrix, symmetric_eigen3,
                            unit_vector, vector_norm)
 from ..affine import column_scales, nearest_rotation
@@ -840,9 +841,9 @@ class _Writer:
                 self.lose("power limits", r.links[i].name, kind="not written", noun="link")
         # extras["klampt"] records how a Klamp't file was laid out (mounts, automass);
         # its effects are in the model, which is written
-        keys = sorted(k for k in r.extras if k != "klampt")
-        if keys:
-            self.lose("format-specific robot data", ", ".join(keys), kind="kept as data")
+        kept = extras_text(r.extras, skip=("klampt",))
+        if kept:
+            self.lose("format-specific robot data", kept, kind="kept as data")
         for l in r.links:
             keys = sorted(l.extras)
             if keys:

@@ -1,0 +1,175 @@
+"""MuJoCo keyframes: read as a motion (one milestone per ``<key>``), written back, against
+MuJoCo itself. Expected poses: MuJoCo's ``mj_resetDataKeyframe`` + ``mj_kinematics`` body
+poses, by body name (``mujoco`` is a test dependency)."""
+import contextlib
+import io
+import json
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import roboio
+from roboio.cli.main import main
+from roboio.model.timeline import as_motion
+
+mujoco = pytest.importorskip("mujoco")
+
+SAMPLES = os.path.join(os.path.dirname(roboio.__file__), "data", "samples", "mjcf")
+
+# a free base, a ball joint, a hinge with a ref and a slide; keys: one without qpos (MuJoCo
+# fills qpos0), one with an unnormalised quaternion, times that go back (-> untimed)
+HUMANOIDISH = """
+<mujoco model="keys">
+  <compiler angle="degree"/>
+  <worldbody>
+    <body name="pelvis" pos="0 0 1">
+      <freejoint name="root"/>
+      <geom type="box" size="0.1 0.1 0.1" mass="3"/>
+      <body name="thigh" pos="0 0.1 -0.1">
+        <joint name="hip" type="ball"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.4" size="0.04" mass="1"/>
+        <body name="shin" pos="0 0 -0.4">
+          <joint name="knee" axis="0 1 0" ref="20"/>
+          <geom type="capsule" fromto="0 0 0 0 0 -0.4" size="0.04" mass="1"/>
+          <body name="foot" pos="0 0 -0.4">
+            <joint name="ankle" type="slide" axis="0 0 1"/>
+            <geom type="box" size="0.1 0.05 0.02" mass="0.5"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <keyframe>
+    <key name="rest"/>
+    <key name="step" time="2" qpos="0.1 0.2 0.9  0.9 0.1 -0.2 0.3  0.8 0.3 0.2 0.1  0.7  0.05"/>
+    <key name="crouch" time="1" qpos="0 0 0.7  1 0 0 0  0.9 -0.4 0 0  1.5  -0.02"/>
+  </keyframe>
+</mujoco>
+"""
+
+
+def _mujoco_poses(path, by_name=False):
+    """``[{body name: (xpos, xmat)}]`` for every key of the model at ``path`` (``by_name``:
+    ``{key name: ...}``)."""
+    m = mujoco.MjModel.from_xml_path(path)
+    d = mujoco.MjData(m)
+    out = []
+    for k in range(m.nkey):
+        mujoco.mj_resetDataKeyframe(m, d, k)
+        mujoco.mj_kinematics(m, d)
+        out.append({mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b): (d.xpos[b].copy(), d.xmat[b].reshape(3, 3).copy())
+                    for b in range(1, m.nbody)})
+    if by_name:
+        return {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_KEY, k): poses for k, poses in enumerate(out)}
+    return out
+
+
+def _check(robot, traj, expected, tol=1e-12):
+    T = robot.fk_batch(traj.milestones)
+    names = robot.link_names
+    for k, bodies in enumerate(expected):
+        for name, (p, R) in bodies.items():
+            if name not in names:
+                continue
+            i = max(j for j, n in enumerate(names) if n == name)    # the body's last link
+            assert np.allclose(T[k, i, :3, 3], p, rtol=0, atol=tol), (k, name)
+            assert np.allclose(T[k, i, :3, :3], R, rtol=0, atol=tol), (k, name)
+
+
+@pytest.fixture
+def model(tmp_path):
+    path = tmp_path / "keys.xml"
+    path.write_text(HUMANOIDISH)
+    return str(path)
+
+
+def test_keyframes_are_a_motion_with_mujocos_poses(model):
+    robot = roboio.load(model)
+    traj = as_motion(robot)
+    assert traj.num_milestones == 3 and traj.times is None         # 0, 2, 1: not a timeline
+    keys = robot.extras["mjcf"]["keyframes"]
+    assert [k["name"] for k in keys] == ["rest", "step", "crouch"]
+    assert [k["time"] for k in keys] == [0.0, 2.0, 1.0]
+    _check(robot, traj, _mujoco_poses(model))
+
+
+def test_the_shipped_scene_keys_on_the_robot_of_a_world():
+    scene = os.path.join(SAMPLES, "scene.xml")
+    world = roboio.load(scene)
+    traj = as_motion(world)
+    assert np.allclose(traj.times, [0.0, 1.5], rtol=0, atol=0)
+    _check(world.robots[0], traj, _mujoco_poses(scene))
+
+
+def test_written_mjcf_keeps_the_keys(model, tmp_path):
+    """roboio's MJCF writes the keys in the coordinates of the joints it writes (the ball
+    joint becomes three hinges): MuJoCo poses the written model as the original at every
+    key."""
+    robot = roboio.load(model)
+    first = tmp_path / "a" / "k.xml"
+    roboio.save(robot, str(first), "mjcf")
+    want, got = _mujoco_poses(model, True), _mujoco_poses(str(first), True)
+    assert set(got) == {"initial", "rest", "step", "crouch"}       # initial: the knee's ref
+    for k in want:
+        for name, (p, R) in want[k].items():
+            assert np.allclose(got[k][name][0], p, rtol=0, atol=1e-12), (k, name)
+            assert np.allclose(got[k][name][1], R, rtol=0, atol=1e-12), (k, name)
+    back = roboio.load(str(first))
+    assert [k["name"] for k in back.extras["mjcf"]["keyframes"]] == ["rest", "step", "crouch"]
+
+
+@pytest.mark.parametrize("source", ["hinged", "scene"])
+def test_keys_rewrite_to_the_same_bytes(source, tmp_path):
+    """write -> read -> write gives the same bytes: the keys' values (an unnormalised
+    quaternion included) are kept as the file has them where the joint is written as read.
+    (A ball joint is not: written as three hinges, it reads back as three links.)"""
+    if source == "hinged":
+        path = tmp_path / "hinged.xml"
+        path.write_text(HUMANOIDISH.replace('type="ball"', 'axis="1 0 0"')
+                        .replace("0.8 0.3 0.2 0.1  0.7", "0.3  0.7").replace("0.9 -0.4 0 0  1.5", "-0.2  1.5"))
+        path = str(path)
+    else:
+        path = os.path.join(SAMPLES, "scene.xml")
+    first, second = tmp_path / "a" / "k.xml", tmp_path / "b" / "k.xml"
+    roboio.save(roboio.load(path), str(first), "mjcf")
+    roboio.save(roboio.load(str(first)), str(second), "mjcf")
+    assert first.read_bytes() == second.read_bytes()
+    assert b"<key" in first.read_bytes()
+    if source == "hinged":
+        assert b'qpos="0.1 0.2 0.9 0.9 0.1 -0.2 0.3 0.3' in first.read_bytes()
+    else:           # the floor, a plane read as a square mesh, is a plane again (by its name)
+        assert b'<geom type="plane" size="1 1 0.1" rgba="0.8 0.8 0.8 1" name="floor"' in first.read_bytes()
+        m = mujoco.MjModel.from_xml_path(str(first))
+        assert m.geom_type[mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, "floor")] == mujoco.mjtGeom.mjGEOM_PLANE
+
+
+def test_urdf_says_the_keys_are_not_in_it(model, tmp_path):
+    rep = roboio.save(roboio.load(model), str(tmp_path / "k.urdf"), "urdf")
+    assert any("keyframes" in str(e) for e in rep.lost), rep.lost
+
+
+def test_a_key_of_the_wrong_size_is_left_out_with_a_warning(tmp_path):
+    bad = HUMANOIDISH.replace('qpos="0 0 0.7  1 0 0 0  0.9 -0.4 0 0  1.5  -0.02"', 'qpos="0 0 0.7"')
+    path = tmp_path / "bad.xml"
+    path.write_text(bad)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        robot = roboio.load(str(path))
+    assert [k["name"] for k in robot.extras["mjcf"]["keyframes"]] == ["rest", "step"]
+    assert any("'crouch' has 3 qpos values, the model 13" in str(w.message) for w in caught)
+
+
+def test_motion_fk_reads_the_keys(model):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["motion", "fk", model, "--model", model, "--frames", "all", "--link", "foot", "--json"])
+    assert rc == 0
+    frames = json.loads(out.getvalue())["frames"]
+    want = _mujoco_poses(model)
+    assert len(frames) == 3
+    for f in frames:
+        M = np.array(f["transforms"][0])
+        p, R = want[f["frame"]]["foot"]
+        assert np.allclose(M[:3, 3], p, rtol=0, atol=1e-12) and np.allclose(M[:3, :3], R, rtol=0, atol=1e-12)
