@@ -136,9 +136,9 @@ def frame_signature(kind: str, num_parts: int, width: int, has_time: bool) -> by
 
 def parse_block(data: bytes, block: Block, signature: bytes, per_frame: int, on_bad):
     """The block's numbers as an (F, per_frame) array, or None when a line is not exactly
-    ``<indent>- [ a, b, ... ]`` in Choreonoid's layout with the bracket/comma structure
-    ``signature``. ``on_bad(frame, text)`` converts (or rejects) a token the fast parser does
-    not handle."""
+    ``<indent>- [ a, b, ... ]`` (one frame per line) with the bracket/comma structure
+    ``signature``, numbers only where the signature has them. ``on_bad(frame, text)``
+    converts (or rejects) a token the fast parser does not handle."""
     F = block.num_lines
     out = np.empty((F, per_frame))
     flat = out.reshape(-1)
@@ -151,21 +151,25 @@ def parse_block(data: bytes, block: Block, signature: bytes, per_frame: int, on_
         chunk = data[pos:stop]
         if not chunk.startswith(first):
             return None
-        s = chunk[len(first):].replace(marker, b",")      # lines joined by ","
+        s = chunk[len(first):-1].replace(marker, b"\n")   # each line without its "- " prefix
         t = s.translate(_TOKEN_CLASS)                      # every number character -> "d"
         skeleton = t.translate(None, b"d")
         for lay in layouts:
-            lines = len(skeleton) // (len(lay) + 1)
+            lines = (len(skeleton) + 1) // (len(lay) + 1)
             if skeleton == _expected(lay, lines):
                 break
         else:
             # any other spacing YAML allows in a flow sequence ("[a,b]", "[ a ,b ]"): the
             # skeleton without spaces must be the signature's
             skeleton = skeleton.translate(None, b" ")
-            lines = len(skeleton) // (len(signature) + 1)
+            lines = (len(skeleton) + 1) // (len(signature) + 1)
             if skeleton != _expected(signature, lines):
                 return None                                # another layout: the YAML reader
-        # a number glued to a bracket, or two numbers apart by a space ("1 2" is ONE YAML
+        # the skeleton has the chunk's line breaks, so one frame per line, provided every
+        # line had its prefix removed (a line without one keeps its own "\n")
+        if len(chunk) - 1 - len(s) != len(first) * lines:
+            return None
+        # a number glued to a bracket, or two numbers apart by spaces ("1 2" is ONE YAML
         # scalar), would be merged by deleting brackets and spaces
         if _glued(t):
             return None
@@ -174,7 +178,7 @@ def parse_block(data: bytes, block: Block, signature: bytes, per_frame: int, on_
         def bad(i, text, base=base):
             return on_bad((base + i) // per_frame, text)
 
-        flat[base:base + lines * per_frame] = parse_numbers(s.translate(None, b" []\n"), bad)
+        flat[base:base + lines * per_frame] = parse_numbers(s.translate(None, b" []"), bad)
         done += lines
         pos = stop
     if done != F:
@@ -182,12 +186,27 @@ def parse_block(data: bytes, block: Block, signature: bytes, per_frame: int, on_
     return out
 
 
+_SPACE_RUN = re.compile(rb"  +")
+
+
 def _glued(t: bytes) -> bool:
-    """True when ``t`` (numbers as "d") has "d[", "]d" or "d d" (a number, one space, a number)."""
+    """True when ``t`` (numbers as "d") has a number before a "[" or after a "]", or two
+    numbers apart by spaces only ("d[", "d [", "]d", "] d", "d d", "d   d")."""
     c = np.frombuffer(t, np.uint8)
     d = c == 100
-    return bool(np.any(d[:-1] & (c[1:] == 91)) or np.any((c[:-1] == 93) & d[1:])
-                or np.any(d[:-2] & (c[1:-1] == 32) & d[2:]))
+    sp = c == 32
+    if np.any(sp[:-1] & sp[1:]):                 # rare: runs of spaces made single
+        return _glued(_SPACE_RUN.sub(b" ", t))
+    if np.any(d[:-2] & sp[1:-1] & d[2:]):
+        return True
+    c = np.concatenate((_PAD2, c, _PAD2))       # brackets are few: look around each one
+    before = np.flatnonzero(c == 91)
+    after = np.flatnonzero(c == 93)
+    return bool(np.any((c[before - 1] == 100) | ((c[before - 1] == 32) & (c[before - 2] == 100)))
+                or np.any((c[after + 1] == 100) | ((c[after + 1] == 32) & (c[after + 2] == 100))))
+
+
+_PAD2 = np.zeros(2, np.uint8)
 
 
 def _layouts(signature: bytes) -> tuple:
@@ -201,13 +220,13 @@ _EXPECTED: dict = {}
 
 
 def _expected(layout: bytes, lines: int) -> bytes:
-    """``lines`` frames of ``layout`` joined the way :func:`parse_block` joins lines."""
+    """``lines`` frames of ``layout``, one per line, as :func:`parse_block` sees a chunk."""
     key = (layout, lines)
     e = _EXPECTED.get(key)
     if e is None:
         if len(_EXPECTED) > 64:
             _EXPECTED.clear()
-        e = _EXPECTED[key] = b",".join([layout] * lines) + b"\n"
+        e = _EXPECTED[key] = b"\n".join([layout] * lines)
     return e
 
 
@@ -255,8 +274,8 @@ def _dot_bytes(w):
 
 
 def parse_numbers(stream: bytes, on_bad) -> np.ndarray:
-    """Convert the comma-separated decimal numbers of ``stream`` (no spaces) to float64,
-    exactly as ``float()`` / C ``strtod`` would.
+    """Convert the decimal numbers of ``stream``, separated by commas or line breaks (no
+    spaces), to float64, exactly as ``float()`` / C ``strtod`` would.
 
     Each token's mantissa is gathered right-aligned into 16 bytes (two little-endian words),
     the sign and bytes of the previous token are replaced by '0', the dot is located and
@@ -266,7 +285,7 @@ def parse_numbers(stream: bytes, on_bad) -> np.ndarray:
     pad = 16
     buf = b"," * pad + stream + b"," + b"0" * pad
     u = np.frombuffer(buf, np.uint8)
-    sp = np.flatnonzero(u == 44)[pad - 1:]
+    sp = np.flatnonzero((u == 44) | (u == 10))[pad - 1:]
     starts = sp[:-1] + 1
     ends = sp[1:]
     mend = ends.copy()                                  # end of the mantissa
