@@ -28,6 +28,12 @@ def bits(a):
     return np.asarray(a, dtype=float).view(np.int64)
 
 
+@pytest.fixture(autouse=True)
+def both_frame_parsers(seq_parser):
+    """Every test here runs with the compiled frame parser and with the numpy one."""
+    return seq_parser
+
+
 @pytest.fixture(params=["fast", "yaml"])
 def path_kind(request, monkeypatch):
     """Run a test with the fast frame parser and with the general YAML path only."""
