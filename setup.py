@@ -1,9 +1,10 @@
-"""Build of roboio's optional C extensions (the compiled kinematics kernel and the collision
-broad phase).
+"""Build of roboio's optional C extensions (the compiled kinematics kernel, the collision
+broad phase and the Choreonoid .seq frame parser).
 
-Everything else is declared in pyproject.toml. The extension is optional: without a working
+Everything else is declared in pyproject.toml. The extensions are optional: without a working
 C compiler the build prints one warning and installs the pure-Python package, whose
-kinematics then run on the numpy backend (roboio says so once, on first use).
+kinematics then run on the numpy backend (roboio says so once, on first use), as do the
+collision broad phase and the .seq frame parser (same results, slower).
 """
 import os
 import sys
@@ -50,6 +51,9 @@ setup(
     ext_modules=[Extension("roboio.kinematics._kernel", ["roboio/kinematics/_kernel.c"],
                            extra_compile_args=_compile_args(), optional=True),
                  Extension("roboio.collision._cull", ["roboio/collision/_cull.c"],
+                           extra_compile_args=_compile_args(), optional=True),
+                 Extension("roboio.formats.choreonoid._seq_c",
+                           ["roboio/formats/choreonoid/_seq_c.c"],
                            extra_compile_args=_compile_args(), optional=True)],
     cmdclass={"build_ext": optional_build_ext},
 )

@@ -9,6 +9,9 @@ Reading: ``roboio.load(path)`` (header, frames, model) against
 component (file reading included in both). The arrays must be bit-identical.
 Writing: ``roboio.save(motion, tmp)`` against ``yaml.dump(data, file, Dumper=yaml.CSafeDumper,
 default_flow_style=None)`` (one flow list per frame, like Choreonoid) of the same data.
+Frame parsers: ``roboio.load(path)`` with the compiled frame parser (the ``_seq_c``
+extension) against the numpy path (``ROBOIO_SEQ_PARSER=numpy``), per frame; the motions must
+be bit-identical.
 Each timing is the best of ``--repeat`` runs (the machine may be shared); ratios use the sums
 over all files.
 """
@@ -26,6 +29,7 @@ import yaml
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 import roboio  # noqa: E402
+from roboio.formats.choreonoid import _seq_fast  # noqa: E402
 
 DEFAULT = [os.path.join(ROOT, "..", "shared", "corpus", "choreonoid", "sample", "SimpleController",
                         f"SR1WalkPattern{i}.seq") for i in (1, 2, 3)]
@@ -90,7 +94,46 @@ def main(argv=None):
           f"{tot[2] * 1e3:9.1f}ms {tot[3] * 1e3:7.1f}ms {tot[2] / tot[3]:5.1f}x")
     ok = all(r[6] and r[7] for r in rows)
     print("bit-identical to PyYAML and through write -> read:", "yes" if ok else "NO")
+    if "compiled" in _seq_fast.available_parsers():
+        ok &= compare_parsers(args.files, args.repeat)
+    else:
+        print("\nthe compiled frame parser is not built: no comparison of the parsers")
     return 0 if ok else 1
+
+
+def load_with(parser, path):
+    previous = _seq_fast.set_parser(parser)
+    try:
+        return roboio.load(path)
+    finally:
+        _seq_fast.set_parser(previous)
+
+
+def same_bits(a, b):
+    return len(a.components) == len(b.components) and all(
+        (x.data is None and y.data is None) or np.array_equal(
+            np.asarray(x.data).view(np.int64), np.asarray(y.data).view(np.int64))
+        for x, y in zip(a.components, b.components))
+
+
+def compare_parsers(files, repeat):
+    """roboio.load with the compiled frame parser against the numpy path, per frame."""
+    print(f"\n{'load, per frame':22s} {'frames':>7s} {'numpy':>10s} {'compiled':>10s} {'ratio':>6s}  "
+          "identical")
+    tot = np.zeros(3)
+    ok = True
+    for path in files:
+        t_np, m_np = best(lambda: load_with("numpy", path), repeat)
+        t_c, m_c = best(lambda: load_with("compiled", path), repeat)
+        frames = m_c.num_frames
+        same = same_bits(m_np, m_c)
+        ok &= same
+        tot += (frames, t_np, t_c)
+        print(f"{os.path.basename(path):22s} {frames:7d} {t_np / frames * 1e6:7.2f} us {t_c / frames * 1e6:7.2f} us "
+              f"{t_np / t_c:5.1f}x  {same}")
+    print(f"{'total':22s} {int(tot[0]):7d} {tot[1] / tot[0] * 1e6:7.2f} us {tot[2] / tot[0] * 1e6:7.2f} us "
+          f"{tot[1] / tot[2]:5.1f}x")
+    return ok
 
 
 if __name__ == "__main__":

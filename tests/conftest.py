@@ -91,6 +91,18 @@ def Rz(a):
 
 
 @pytest.fixture(params=["compiled", "numpy"])
+def seq_parser(request):
+    """Runs a test once per implementation of the .seq frame parser (the C extension, the
+    numpy path); the compiled one is skipped only where its extension is not built."""
+    from roboio.formats.choreonoid import _seq_fast
+    if request.param not in _seq_fast.available_parsers():
+        pytest.skip("the compiled .seq parser is not built in this tree")
+    previous = _seq_fast.set_parser(request.param)
+    yield request.param
+    _seq_fast.set_parser(previous)
+
+
+@pytest.fixture(params=["compiled", "numpy"])
 def kinematics_backend(request):
     """Runs a test once per kinematics backend. The compiled one is skipped (with the reason)
     only where its extension is not built; test_kinematics_backends checks that an install

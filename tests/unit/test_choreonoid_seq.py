@@ -28,6 +28,12 @@ def bits(a):
     return np.asarray(a, dtype=float).view(np.int64)
 
 
+@pytest.fixture(autouse=True)
+def both_frame_parsers(seq_parser):
+    """Every test here runs with the compiled frame parser and with the numpy one."""
+    return seq_parser
+
+
 @pytest.fixture(params=["fast", "yaml"])
 def path_kind(request, monkeypatch):
     """Run a test with the fast frame parser and with the general YAML path only."""
@@ -644,6 +650,32 @@ def test_fast_path_layouts(line):
         b2 = _seq_fast.split_frame_blocks(d2)[1]
         assert b2.num_lines == 2
         assert _seq_fast.parse_block(d2, b2, sig, 3, lambda f, t: float(t)) is None
+
+
+@pytest.mark.parametrize("lines", [
+    ["- [ 1, 2, 3 ] 5", "- [ 4, 5, 6 ]"],            # a number after the closing bracket
+    ["- [ 1, 2, 3 ]  5"],
+    ["- [ 4, 5, 6 ]", "- 5 [ 1, 2, 3 ]"],             # ... before the opening one
+    ["- [ 1  2, 3, 4 ]"],                              # two numbers apart by two spaces
+    ["- [1,2,3],[4,5,6]", "- [7,8,9]"],               # two frames on one line
+    ["- [1,2,3],[4,5,6]", "- [7,8,9]", "- [1,2,3]"],
+    ["- [ 1, 2", "- 3 ], [ 4, 5, 6 ]"],              # a frame across lines
+    ["- [1,2,3]", "[4,5,6]", "- [7,8,9]"],           # a line without its "- "
+])
+def test_fast_path_one_frame_per_line(lines):
+    """Each line is one frame of the signature, numbers only where it has them; anything
+    else goes to YAML (these were read as merged numbers, 1 2 ] 5 -> 25, or raised a
+    ValueError on two frames per line)."""
+    data = ("frames:\n" + "".join("  " + ln + "\n" for ln in lines)).encode()
+    b = _seq_fast.split_frame_blocks(data)[1]
+    sig = _seq_fast.frame_signature("MultiValueSeq", 3, 0, False)
+    assert _seq_fast.parse_block(data, b, sig, 3, lambda f, t: float(t)) is None
+
+
+def test_two_frames_on_one_line_is_a_format_error(tmp_path):
+    text = V2.replace("      - [ 3, .5, -0 ]\n", "      - [ 3, .5, -0 ], [ 3, .5, -0 ]\n")
+    with pytest.raises(FormatError):
+        load(write(tmp_path, text))
 
 
 # -- every version x type x SE3 format x frame-time combination -------------------------------

@@ -11,18 +11,29 @@ multiplication or division (Clinger's fast path), which gives the same double as
 ``strtod``/``float()``; other tokens go to numpy's C parser or one at a time to a callback.
 A block whose layout is not recognised is left to the general YAML reader.
 
+Two implementations of :func:`parse_block` give the same results bit for bit: a small C
+extension (``_seq_c.c``, built by ``pip install`` when a compiler is present; one pass over
+the text) and the numpy path above, the reference and the fallback.
+``ROBOIO_SEQ_PARSER=compiled|numpy|auto`` in the environment chooses on first use (``auto``:
+compiled when the extension imports); :func:`set_parser` changes it at any time.
+
 Writing: :func:`format_frames` prints frames with ``%.9g`` where that reads back as exactly the
 same double (checked vectorised), else ``repr``.
 """
 from __future__ import annotations
 
 import math
+import os
 import re
+import warnings
 
 import numpy as np
 
+from ...errors import RoboioWarning
+
 __all__ = ["Block", "split_frame_blocks", "cut_blocks", "exact_end", "frame_signature",
-           "parse_block", "parse_numbers", "format_frames", "exact9"]
+           "parse_block", "parse_numbers", "format_frames", "exact9", "get_parser",
+           "set_parser", "available_parsers"]
 
 CHUNK_BYTES = 1 << 18           # frame text converted per step (cache-sized; bounds memory)
 
@@ -136,36 +147,81 @@ def frame_signature(kind: str, num_parts: int, width: int, has_time: bool) -> by
 
 def parse_block(data: bytes, block: Block, signature: bytes, per_frame: int, on_bad):
     """The block's numbers as an (F, per_frame) array, or None when a line is not exactly
-    ``<indent>- [ a, b, ... ]`` in Choreonoid's layout with the bracket/comma structure
-    ``signature``. ``on_bad(frame, text)`` converts (or rejects) a token the fast parser does
-    not handle."""
+    ``<indent>- [ a, b, ... ]`` (one frame per line) with the bracket/comma structure
+    ``signature``, numbers only where the signature has them (``per_frame`` of them).
+    ``on_bad(frame, text)`` converts (or rejects) a token the fast parser does not handle;
+    it is called for the same tokens, in the same order, by both implementations."""
+    compiled = _compiled if _compiled is not _UNCHOSEN else _choose_parser()
+    if compiled is not None:
+        return _parse_block_compiled(compiled, data, block, signature, per_frame, on_bad)
+    return _parse_block_numpy(data, block, signature, per_frame, on_bad)
+
+
+def _chunks(data: bytes, block: Block):
+    """``(start, stop)`` of the runs of whole lines of ``block`` converted per step."""
+    pos = block.start
+    while pos < block.end:
+        stop = data.find(b"\n", min(pos + CHUNK_BYTES, block.end - 1)) + 1
+        yield pos, stop
+        pos = stop
+
+
+def _parse_block_compiled(c, data, block, signature, per_frame, on_bad):
+    """:func:`parse_block` by the C extension ``c``, chunk by chunk as the numpy path goes
+    (whose on_bad calls for one chunk come before the next chunk's layout is checked)."""
     F = block.num_lines
     out = np.empty((F, per_frame))
     flat = out.reshape(-1)
-    pos, done = block.start, 0
+    first = block.indent + b"- "
+    done = 0
+    for pos, stop in _chunks(data, block):
+        if stop <= pos:
+            return None
+        r = c.parse_lines(data, pos, stop, first, signature, per_frame, flat, done * per_frame)
+        if r is None:
+            return None
+        lines, slow = r
+        if slow:
+            base = done * per_frame
+            index = np.array([base + i for i, _, _ in slow], dtype=np.int64)
+            texts = [data[a:b] for _, a, b in slow]
+            _convert_slow(flat, index, texts, lambda i, text: on_bad(i // per_frame, text))
+        done += lines
+    return out if done == F else None
+
+
+def _parse_block_numpy(data, block, signature, per_frame, on_bad):
+    """:func:`parse_block` by byte-string operations and :func:`parse_numbers`."""
+    F = block.num_lines
+    out = np.empty((F, per_frame))
+    flat = out.reshape(-1)
+    done = 0
     first = block.indent + b"- "
     marker = b"\n" + first
     layouts = _layouts(signature)
-    while pos < block.end:
-        stop = data.find(b"\n", min(pos + CHUNK_BYTES, block.end - 1)) + 1
+    for pos, stop in _chunks(data, block):
         chunk = data[pos:stop]
         if not chunk.startswith(first):
             return None
-        s = chunk[len(first):].replace(marker, b",")      # lines joined by ","
+        s = chunk[len(first):-1].replace(marker, b"\n")   # each line without its "- " prefix
         t = s.translate(_TOKEN_CLASS)                      # every number character -> "d"
         skeleton = t.translate(None, b"d")
         for lay in layouts:
-            lines = len(skeleton) // (len(lay) + 1)
+            lines = (len(skeleton) + 1) // (len(lay) + 1)
             if skeleton == _expected(lay, lines):
                 break
         else:
             # any other spacing YAML allows in a flow sequence ("[a,b]", "[ a ,b ]"): the
             # skeleton without spaces must be the signature's
             skeleton = skeleton.translate(None, b" ")
-            lines = len(skeleton) // (len(signature) + 1)
+            lines = (len(skeleton) + 1) // (len(signature) + 1)
             if skeleton != _expected(signature, lines):
                 return None                                # another layout: the YAML reader
-        # a number glued to a bracket, or two numbers apart by a space ("1 2" is ONE YAML
+        # the skeleton has the chunk's line breaks, so one frame per line, provided every
+        # line had its prefix removed (a line without one keeps its own "\n")
+        if len(chunk) - 1 - len(s) != len(first) * lines:
+            return None
+        # a number glued to a bracket, or two numbers apart by spaces ("1 2" is ONE YAML
         # scalar), would be merged by deleting brackets and spaces
         if _glued(t):
             return None
@@ -174,20 +230,34 @@ def parse_block(data: bytes, block: Block, signature: bytes, per_frame: int, on_
         def bad(i, text, base=base):
             return on_bad((base + i) // per_frame, text)
 
-        flat[base:base + lines * per_frame] = parse_numbers(s.translate(None, b" []\n"), bad)
+        flat[base:base + lines * per_frame] = parse_numbers(s.translate(None, b" []"), bad)
         done += lines
-        pos = stop
     if done != F:
         return None
     return out
 
 
+_SPACE_RUN = re.compile(rb"  +")
+
+
 def _glued(t: bytes) -> bool:
-    """True when ``t`` (numbers as "d") has "d[", "]d" or "d d" (a number, one space, a number)."""
+    """True when ``t`` (numbers as "d") has a number before a "[" or after a "]", or two
+    numbers apart by spaces only ("d[", "d [", "]d", "] d", "d d", "d   d")."""
     c = np.frombuffer(t, np.uint8)
     d = c == 100
-    return bool(np.any(d[:-1] & (c[1:] == 91)) or np.any((c[:-1] == 93) & d[1:])
-                or np.any(d[:-2] & (c[1:-1] == 32) & d[2:]))
+    sp = c == 32
+    if np.any(sp[:-1] & sp[1:]):                 # rare: runs of spaces made single
+        return _glued(_SPACE_RUN.sub(b" ", t))
+    if np.any(d[:-2] & sp[1:-1] & d[2:]):
+        return True
+    c = np.concatenate((_PAD2, c, _PAD2))       # brackets are few: look around each one
+    before = np.flatnonzero(c == 91)
+    after = np.flatnonzero(c == 93)
+    return bool(np.any((c[before - 1] == 100) | ((c[before - 1] == 32) & (c[before - 2] == 100)))
+                or np.any((c[after + 1] == 100) | ((c[after + 1] == 32) & (c[after + 2] == 100))))
+
+
+_PAD2 = np.zeros(2, np.uint8)
 
 
 def _layouts(signature: bytes) -> tuple:
@@ -201,14 +271,78 @@ _EXPECTED: dict = {}
 
 
 def _expected(layout: bytes, lines: int) -> bytes:
-    """``lines`` frames of ``layout`` joined the way :func:`parse_block` joins lines."""
+    """``lines`` frames of ``layout``, one per line, as :func:`parse_block` sees a chunk."""
     key = (layout, lines)
     e = _EXPECTED.get(key)
     if e is None:
         if len(_EXPECTED) > 64:
             _EXPECTED.clear()
-        e = _EXPECTED[key] = b",".join([layout] * lines) + b"\n"
+        e = _EXPECTED[key] = b"\n".join([layout] * lines)
     return e
+
+
+# -- which implementation ---------------------------------------------------------------------
+
+ENV = "ROBOIO_SEQ_PARSER"
+PARSERS = ("compiled", "numpy")
+_UNCHOSEN = object()
+_compiled = _UNCHOSEN         # the C extension module in use, None for numpy; chosen on first use
+
+
+def _load_compiled():
+    from . import _seq_c          # ImportError when the extension was not built
+    return _seq_c
+
+
+def _choose_parser():
+    global _compiled
+    want = os.environ.get(ENV, "").strip().lower() or "auto"
+    if want not in ("auto",) + PARSERS:
+        warnings.warn(f"{ENV}={want!r} is not one of auto, compiled, numpy; using auto",
+                      RoboioWarning, stacklevel=3)
+        want = "auto"
+    _compiled = None
+    if want != "numpy":
+        try:
+            _compiled = _load_compiled()
+        except ImportError as e:
+            if want == "compiled":
+                warnings.warn(f"{ENV}=compiled was asked for, but the compiled .seq parser is "
+                              f"not available ({e}); using the numpy one (same results, slower)",
+                              RoboioWarning, stacklevel=3)
+    return _compiled
+
+
+def get_parser() -> str:
+    """The implementation of :func:`parse_block` in use: ``"compiled"`` or ``"numpy"``."""
+    compiled = _compiled if _compiled is not _UNCHOSEN else _choose_parser()
+    return "numpy" if compiled is None else "compiled"
+
+
+def set_parser(name: str | None) -> str:
+    """Use ``name`` (``"compiled"``, ``"numpy"``, or ``"auto"``/None to choose again as on
+    first use); returns the previous one's name. ``"compiled"`` raises ImportError when the
+    extension was not built."""
+    global _compiled
+    previous = get_parser()
+    if name is None or name == "auto":
+        _compiled = _UNCHOSEN
+        _choose_parser()
+    elif name in PARSERS:
+        _compiled = _load_compiled() if name == "compiled" else None
+    else:
+        raise ValueError(f"unknown .seq parser {name!r}; expected one of {', '.join(PARSERS)} "
+                         "or 'auto'")
+    return previous
+
+
+def available_parsers() -> list:
+    """Names of the implementations that can be used here."""
+    try:
+        _load_compiled()
+    except ImportError:
+        return ["numpy"]
+    return list(PARSERS)
 
 
 # -- vectorised decimal parser -----------------------------------------------------------------
@@ -255,8 +389,8 @@ def _dot_bytes(w):
 
 
 def parse_numbers(stream: bytes, on_bad) -> np.ndarray:
-    """Convert the comma-separated decimal numbers of ``stream`` (no spaces) to float64,
-    exactly as ``float()`` / C ``strtod`` would.
+    """Convert the decimal numbers of ``stream``, separated by commas or line breaks (no
+    spaces), to float64, exactly as ``float()`` / C ``strtod`` would.
 
     Each token's mantissa is gathered right-aligned into 16 bytes (two little-endian words),
     the sign and bytes of the previous token are replaced by '0', the dot is located and
@@ -266,7 +400,7 @@ def parse_numbers(stream: bytes, on_bad) -> np.ndarray:
     pad = 16
     buf = b"," * pad + stream + b"," + b"0" * pad
     u = np.frombuffer(buf, np.uint8)
-    sp = np.flatnonzero(u == 44)[pad - 1:]
+    sp = np.flatnonzero((u == 44) | (u == 10))[pad - 1:]
     starts = sp[:-1] + 1
     ends = sp[1:]
     mend = ends.copy()                                  # end of the mantissa
@@ -310,7 +444,8 @@ def parse_numbers(stream: bytes, on_bad) -> np.ndarray:
     vals = (mant.astype(np.float64) * _SIGN.take(neg.view(np.uint8)) * _MUL.take(ix)) / _DIV.take(ix)
     slow = np.flatnonzero(~ok)
     if len(slow):
-        _convert_slow(vals, slow, stream, buf, starts, ends, on_bad)
+        texts = [buf[a:b] for a, b in zip(starts[slow].tolist(), ends[slow].tolist())]
+        _convert_slow(vals, slow, texts, on_bad)
     return vals
 
 
@@ -333,10 +468,10 @@ def _add_exponents(u, buf, ep, et, ends, exp10, bad):
     exp10[et] += np.where(xneg, -xv, xv)
 
 
-def _convert_slow(vals, slow, stream, buf, starts, ends, on_bad):
-    """Tokens outside the fast path: numpy's C parser (correctly rounded, like ``float()``)
-    for the ones it accepts as a whole, ``on_bad`` one by one otherwise."""
-    texts = [buf[a:b] for a, b in zip(starts[slow].tolist(), ends[slow].tolist())]
+def _convert_slow(vals, slow, texts, on_bad):
+    """``vals[slow[k]]`` from ``texts[k]``, the tokens of one chunk outside the fast path:
+    numpy's C parser (correctly rounded, like ``float()``) when it accepts them all as plain
+    decimals, else ``on_bad(slow[k], text)`` one by one."""
     try:
         whole = np.fromstring(b",".join(texts), dtype=float, sep=",")
     except ValueError:

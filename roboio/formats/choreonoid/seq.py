@@ -8,8 +8,9 @@ version 1 only) ``XYZQXQYQZQW``, stored as ``x y z qw qx qy qz``; frame times
 :meth:`BodyMotion.resampled` for Choreonoid's fixed-rate import. Quaternions are kept as
 written (normalised when turned into rotations).
 
-The frame data go through the exact vectorised parser of :mod:`._seq_fast`; only the header
-(and frame data in an unusual layout) goes through the YAML parser.
+The frame data go through the exact frame parser of :mod:`._seq_fast` (a C extension, or its
+numpy twin); only the header (and frame data in an unusual layout) goes through the YAML
+parser.
 
 Writing: version 2 with camelCase keys (format ``choreonoid-seq``, read by every Choreonoid
 version, like the shipped SR1 files) or version 4 with snake_case keys (format
