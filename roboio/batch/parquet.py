@@ -64,16 +64,14 @@ def link_columns(robot, links=None) -> list:
     return [(i, f"{names[i]}[{i}]" if names[i] in shared else names[i]) for i in chosen]
 
 
-def _table(start: int, times, T, names, metadata: dict):
+def _table(start: int, times, P, names, metadata: dict):
     import pyarrow as pa
-    from ..kinematics.pose_vectors import pose_columns
-    F = len(T)
+    F = P.shape[2]
     arrays = [np.arange(start, start + F, dtype=np.int64), np.asarray(times, dtype=np.float64)]
     fields = [("frame", pa.int64()), ("time", pa.float64())]
-    P = pose_columns(T)          # (L, 7, F): each column one contiguous row, no copy to arrow
     for k, name in enumerate(names):
         for a, column in enumerate(COLUMNS):
-            arrays.append(P[k, a])
+            arrays.append(P[k, a])          # a contiguous row: handed to arrow without a copy
             fields.append((f"{name}.{column}", pa.float64()))
     # never null: a required column is written without definition levels (faster)
     schema = pa.schema([pa.field(n, t, nullable=False) for n, t in fields],
@@ -81,12 +79,14 @@ def _table(start: int, times, T, names, metadata: dict):
     return pa.Table.from_arrays([pa.array(a) for a in arrays], schema=schema)
 
 
-def write_part(path: str, start: int, times, T, names, metadata: dict) -> None:
-    """Write frames ``start .. start+len(T)-1`` (``T``: ``(F, L, 4, 4)`` world transforms of
-    the links ``names``) as the Parquet file ``path``, atomically."""
+def write_part(path: str, start: int, times, P, names, metadata: dict) -> None:
+    """Write frames ``start .. start+F-1`` as the Parquet file ``path``, atomically: ``P``
+    ``(L, 7, F)`` the pose columns of the links ``names``
+    (:func:`~roboio.kinematics.pose_vectors.pose_columns`), ``times`` (F,) seconds."""
     import pyarrow.parquet as pq
     from ..formats.fileio import atomic_write
-    table = _table(start, times, T, names, metadata)
+    P = np.ascontiguousarray(P, dtype=np.float64)
+    table = _table(start, times, P, names, metadata)
 
     def write(f):
         # float columns gain nothing from dictionary encoding (pyarrow tries it by default:

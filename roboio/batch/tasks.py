@@ -166,14 +166,16 @@ def one_line(e: BaseException) -> str:
 
 def _quiet(fn):
     """Run a task with roboio's warnings not printed: they are collected on what ``load``
-    returns and go into the outcome (as the command line does for one file)."""
+    returns and go into the outcome (as the command line does for one file); and its
+    kinematics batches on its own thread (a worker runs as many tasks as it has threads)."""
     import functools
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
         import warnings
         from ..errors import RoboioWarning
-        with warnings.catch_warnings():
+        from ..kinematics.threads import limited
+        with warnings.catch_warnings(), limited(1):
             warnings.simplefilter("ignore", RoboioWarning)
             return fn(*args, **kwargs)
     return run
@@ -379,17 +381,19 @@ def fk_first(motion_path: str, model_path: str, options: Options, chunk: int, pa
     return total, out
 
 
-def poses(motion, robot, start: int, stop: int) -> tuple:
-    """``(times (F,), transforms (F, num_links, 4, 4))`` of frames ``start:stop`` of a
-    BodyMotion (:meth:`~roboio.model.body_motion.BodyMotion.link_transforms`) or a
-    Trajectory (its milestones through :meth:`~roboio.model.Robot.fk_batch`). Times in
-    seconds: the motion's frame times, else frame / frame rate; a Trajectory's times, else
-    its milestone index (Klamp't's rule)."""
+def poses(motion, robot, start: int, stop: int, links=None) -> tuple:
+    """``(times (F,), P (L, 7, F))`` of frames ``start:stop``: the pose columns
+    (:func:`~roboio.kinematics.pose_vectors.pose_columns`) of the links ``links`` (indices;
+    None: every link) of a BodyMotion
+    (:meth:`~roboio.model.body_motion.BodyMotion.link_transforms`) or a Trajectory (its
+    milestones through :meth:`~roboio.model.Robot.fk_pose_columns`). Times in seconds: the
+    motion's frame times, else frame / frame rate; a Trajectory's times, else its milestone
+    index (Klamp't's rule)."""
     import numpy as np
+    from ..kinematics.pose_vectors import pose_columns
     from ..model.body_motion import BodyMotion
     frames = slice(start, stop)
     if isinstance(motion, BodyMotion):
-        T = motion.link_transforms(robot, frames=frames)
         t = motion.times
         if t is not None:
             times = np.asarray(t, dtype=float)[frames]
@@ -397,13 +401,18 @@ def poses(motion, robot, start: int, stop: int) -> tuple:
             times = np.arange(start, stop, dtype=float) / motion.frame_rate
         else:
             times = np.full(stop - start, np.nan)
-        return times, T
+        if motion.link_positions is None:
+            # no root or link poses in the motion: its link transforms are the FK of its
+            # configurations, computed straight into columns
+            return times, robot.fk_pose_columns(motion.robot_configs(robot, frames=frames), links)
+        T = motion.link_transforms(robot, frames=frames)
+        return times, pose_columns(T if links is None else T[:, links])
     Q = motion.milestones[frames]
     if Q.shape[1] != robot.num_links:
         raise ValueError(f"milestones have {Q.shape[1]} values, the model {robot.name!r} has "
                          f"{robot.num_links} links")
     times = motion.times[frames] if motion.times is not None else np.arange(start, stop, dtype=float)
-    return np.asarray(times, dtype=float), robot.fk_batch(Q)
+    return np.asarray(times, dtype=float), robot.fk_pose_columns(Q, links)
 
 
 @_quiet
@@ -421,11 +430,10 @@ def fk_part(motion_path: str, model_path: str, options: Options, start: int, sto
         robot = _robot_of(cached_load(model_path, options, out.loaded), model_path)
         motion = _motion_of(cached_load(motion_path, options, out.loaded), motion_path)
         pick = parquet.link_columns(robot, links)
-        times, T = poses(motion, robot, start, stop)
         index = [i for i, _ in pick]
-        if index != list(range(robot.num_links)):      # (every link in order: no copy)
-            T = T[:, index]
-        parquet.write_part(part, start, times, T, [n for _, n in pick],
+        times, P = poses(motion, robot, start, stop,
+                         None if index == list(range(robot.num_links)) else index)
+        parquet.write_part(part, start, times, P, [n for _, n in pick],
                            dict(metadata, model=robot.name, model_links=list(robot.link_names),
                                 frames=[start, stop]))
     except Exception as e:       # noqa: BLE001 -- one bad file is one failed outcome

@@ -927,15 +927,20 @@ PyDoc_STRVAR(fk_batch_doc,
              "fk_batch(Q, out, links=None): world transforms for every row of Q (N, n) into\n"
              "out (N, L, 4, 4), float64 or float32; links (int64 indices) selects L links.");
 
-static PyObject *Model_fk_batch(Model *self, PyObject *const *args, Py_ssize_t nargs)
+static void rotation_quat(const double *R, double *q);
+
+/* fk_batch (columns = 0) and fk_pose_columns (columns = 1): the same frames, written as 4x4
+ * transforms (N, nl, 4, 4) or as pose_vectors columns (nl, 7, N) */
+static PyObject *fk_rows(Model *self, PyObject *const *args, Py_ssize_t nargs, int columns)
 {
+    const char *usage = columns ? "fk_pose_columns(Q, out, links=None)" : "fk_batch(Q, out, links=None)";
     Py_buffer qv, ov, lv;
     Py_ssize_t rs, cs, nl, n = self->n;
     PyObject *links = nargs > 2 ? args[2] : Py_None;
     const int64_t *sel = NULL;
     int have_links = 0;
     if (nargs < 2 || nargs > 3) {
-        PyErr_SetString(PyExc_TypeError, "fk_batch(Q, out, links=None)");
+        PyErr_SetString(PyExc_TypeError, usage);
         return NULL;
     }
     if (!ready(self))
@@ -959,13 +964,24 @@ static PyObject *Model_fk_batch(Model *self, PyObject *const *args, Py_ssize_t n
             }
         }
     }
-    Py_ssize_t odims[4] = {N, nl, 4, 4};
-    if (get_array(args[1], &ov, 1, "df", 4, odims, 1, "out") < 0)
+    Py_ssize_t odims[4] = {N, nl, 4, 4}, cdims[3] = {nl, 7, N};
+    /* columns: out may be a slice of rows of a larger (nl, 7, N') array (a thread's share),
+     * each column's rows contiguous */
+    if (columns ? get_array(args[1], &ov, 1, "d", 3, cdims, 0, "out") < 0
+                : get_array(args[1], &ov, 1, "df", 4, odims, 1, "out") < 0)
         goto fail_l;
+    if (columns && ov.strides[2] != (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "out's rows (last axis) must be contiguous");
+        PyBuffer_Release(&ov);
+        goto fail_l;
+    }
+    Py_ssize_t link_step = columns ? ov.strides[0] / (Py_ssize_t)sizeof(double) : 0;
+    Py_ssize_t part_step = columns ? ov.strides[1] / (Py_ssize_t)sizeof(double) : 0;
     int f32 = buffer_type(&ov) == 'f';
-    int stream = HAVE_STREAM && (size_t)N * (size_t)nl * 16 * (size_t)ov.itemsize > STREAM_BYTES
+    int stream = !columns && HAVE_STREAM
+                 && (size_t)N * (size_t)nl * 16 * (size_t)ov.itemsize > STREAM_BYTES
                  && ((uintptr_t)ov.buf & 15) == 0;
-    int direct = !have_links && !f32 && !stream;   /* frames computed in place in out */
+    int direct = !columns && !have_links && !f32 && !stream;   /* frames computed in place in out */
 
     /* plan: the selected links and their ancestors */
     Plan plan;
@@ -1006,6 +1022,19 @@ static PyObject *Model_fk_batch(Model *self, PyObject *const *args, Py_ssize_t n
                 continue;
             }
             eval_frames(self->links, &plan, q, cs, s, c, w.W);
+            if (columns) {
+                /* link k's seven columns: out[k, a, row], a = x, y, z, qw, qx, qy, qz */
+                double *col = (double *)obuf + row;
+                Py_ssize_t P = part_step;
+                for (Py_ssize_t k = 0; k < nl; k++, col += link_step) {
+                    const double *m = w.W + 16 * (have_links ? sel[k] : k);
+                    double qq[4];
+                    rotation_quat(m, qq);
+                    col[0] = m[3]; col[P] = m[7]; col[2 * P] = m[11];
+                    col[3 * P] = qq[0]; col[4 * P] = qq[1]; col[5 * P] = qq[2]; col[6 * P] = qq[3];
+                }
+                continue;
+            }
             for (Py_ssize_t k = 0; k < nl; k++)
                 put_frame(obuf + (size_t)(row * nl + k) * frame_bytes, f32, stream,
                           w.W + 16 * (have_links ? sel[k] : k));
@@ -1032,6 +1061,22 @@ fail_l:
 fail_q:
     PyBuffer_Release(&qv);
     return NULL;
+}
+
+static PyObject *Model_fk_batch(Model *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return fk_rows(self, args, nargs, 0);
+}
+
+PyDoc_STRVAR(fk_pose_columns_doc,
+             "fk_pose_columns(Q, out, links=None): for every row of Q (N, n), the pose_vectors\n"
+             "of the selected links' world transforms as columns: out (nl, 7, N) float64,\n"
+             "out[k, :, row] = (x, y, z, qw, qx, qy, qz) (the bits of fk_batch then\n"
+             "pose_columns, without the (N, nl, 4, 4) array).");
+
+static PyObject *Model_fk_pose_columns(Model *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    return fk_rows(self, args, nargs, 1);
 }
 
 PyDoc_STRVAR(jacobian_batch_doc,
@@ -1119,6 +1164,8 @@ static PyObject *Model_jacobian_batch(Model *self, PyObject *const *args, Py_ssi
 static PyMethodDef Model_methods[] = {
     {"fk", (PyCFunction)(void (*)(void))Model_fk, METH_FASTCALL, fk_doc},
     {"fk_batch", (PyCFunction)(void (*)(void))Model_fk_batch, METH_FASTCALL, fk_batch_doc},
+    {"fk_pose_columns", (PyCFunction)(void (*)(void))Model_fk_pose_columns, METH_FASTCALL,
+     fk_pose_columns_doc},
     {"jacobian", (PyCFunction)(void (*)(void))Model_jacobian, METH_FASTCALL, jacobian_doc},
     {"jacobian_frames", (PyCFunction)(void (*)(void))Model_jacobian_frames, METH_FASTCALL,
      jacobian_frames_doc},

@@ -7,6 +7,9 @@ An evaluator offers (the compiled backend's ``_kernel.Model`` has the same metho
 ``fk_batch(Q, out, links=None)``
     world transforms for every row of ``Q`` (N, n) float64 into ``out`` (N, L, 4, 4) float64
     or float32, ``links`` None (every link) or int64 indices; returns None.
+``fk_pose_columns(Q, out, links=None)``
+    the same frames as :func:`pose_columns` into ``out`` (L, 7, N) float64 (a slice of
+    rows of a larger array is allowed); returns None.
 ``jacobian(q, link, point, out=None)``, ``jacobian_frames(W, link, point, out=None)``
     ``(6, n)`` Jacobian of ``point`` (in ``link``'s frame) at ``q``, or from the world
     transforms ``W`` (n, 4, 4) of every link.
@@ -49,7 +52,7 @@ def pose_columns(T, out):
     F, L = T.shape[:2]
     rows = np.empty((F * L, 7))
     pose_vectors(T.reshape(F * L, 4, 4), rows)
-    out[...] = rows.reshape(F, L, 7).transpose(1, 2, 0)
+    out[...] = rows.reshape(F, L, 7).transpose(1, 2, 0)     # (out may be a slice of rows)
 
 
 def _config(q, n):
@@ -128,6 +131,15 @@ class NumpyEvaluator:
             o[..., :3, 3] = t[sel].transpose(2, 0, 1)
             o[..., 3, :3] = 0.0
             o[..., 3, 3] = 1.0
+
+    def fk_pose_columns(self, Q, out, links=None):
+        """``out`` (nl, 7, N): :func:`pose_columns` of the frames of ``fk_batch``."""
+        nl = out.shape[0]
+        T = np.empty((min(len(Q), CHUNK), nl, 4, 4))
+        for s in range(0, len(Q), CHUNK):
+            part = T[:len(Q[s:s + CHUNK])]
+            self.fk_batch(Q[s:s + CHUNK], part, links)
+            pose_columns(part, out[:, :, s:s + len(part)])
 
     # -- Jacobians -------------------------------------------------------------------------
     def jacobian(self, q, link, point, out=None):

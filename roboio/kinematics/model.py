@@ -114,6 +114,23 @@ class KinematicModel(backends.PerBackend):
         run_rows(work, len(Q), threads, 12.0 * (self.n if sel is None else len(sel)) + 30 * self.n)
         return out
 
+    def fk_pose_columns(self, Q, links=None, threads=None) -> np.ndarray:
+        """``(L, 7, N)`` float64: the frames of :meth:`fk_batch` as
+        :func:`~roboio.kinematics.pose_vectors.pose_columns` (per link, the columns x, y, z,
+        qw, qx, qy, qz over the configurations: a table's layout), the same bits, without
+        the ``(N, L, 4, 4)`` array in between. ``links``, ``threads``: as :meth:`fk_batch`."""
+        Q = self._configs(Q)
+        sel = self._link_indices(links)
+        out = np.empty((self.n if sel is None else len(sel), 7, len(Q)))
+        ev = self.evaluator()
+
+        def work(s, e):
+            for c in range(s, e, _CONVERT_CHUNK):
+                part = np.require(Q[c:min(e, c + _CONVERT_CHUNK)], np.float64, ("A",))
+                ev.fk_pose_columns(part, out[:, :, c:c + len(part)], sel)
+        run_rows(work, len(Q), threads, 12.0 * out.shape[0] + 30 * self.n)
+        return out
+
     def fk_chunks(self, Q, chunk_size: int = 65536, links=None, dtype=None):
         """Yield ``(start, frames)`` for consecutive chunks of ``Q``: ``frames`` (k, L, 4, 4)
         are the transforms of configurations ``start .. start + k - 1``.

@@ -2,6 +2,8 @@
 rows, so splitting a batch's rows over threads runs them on several cores at once."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 import threading
 
@@ -19,6 +21,22 @@ def cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
+
+
+# threads a batch uses when its call says none (None: every core); see :func:`limited`
+_DEFAULT_THREADS: contextvars.ContextVar = contextvars.ContextVar("roboio_threads", default=None)
+
+
+@contextlib.contextmanager
+def limited(threads: int):
+    """Within the block, batches whose call gives no ``threads`` use at most ``threads``
+    (for work that is itself one of several running at once, e.g. a Dask task: each worker
+    thread then keeps to its own core)."""
+    token = _DEFAULT_THREADS.set(int(threads))
+    try:
+        yield
+    finally:
+        _DEFAULT_THREADS.reset(token)
 
 
 def _pool(size: int):
@@ -47,9 +65,10 @@ MIN_PARALLEL_WORK = 2_000_000
 def run_rows(work, N: int, threads=None, cost_per_row: float = 1000.0) -> None:
     """Call ``work(start, end)`` over rows ``0..N`` split into ``threads`` contiguous parts
     run at once (the kernel releases the GIL while it computes). ``threads``: None (every
-    core) or a positive integer; small batches run on the calling thread."""
+    core, or the bound of an enclosing :func:`limited`) or a positive integer; small batches
+    run on the calling thread."""
     if threads is None:
-        threads = cores()
+        threads = _DEFAULT_THREADS.get() or cores()
     elif isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise ValueError(f"threads must be a positive integer, got {threads!r}")
     threads = int(min(threads, N, 256))

@@ -429,6 +429,14 @@ class Robot:
         return self.kinematics.fk_batch(Q, out=out, links=self._link_selection(links),
                                         dtype=dtype, threads=threads)
 
+    def fk_pose_columns(self, Q, links=None, threads=None) -> np.ndarray:
+        """``(L, 7, N)``: for every configuration of ``Q`` ``(N, num_links)``, each link's
+        position (m, world frame) and unit quaternion ``(x, y, z, qw, qx, qy, qz)``, qw >= 0,
+        as columns over the configurations (the layout of a table); the bits of
+        :meth:`fk_batch` followed by :func:`~roboio.kinematics.pose_vectors.pose_columns`.
+        See :meth:`roboio.kinematics.KinematicModel.fk_pose_columns`."""
+        return self.kinematics.fk_pose_columns(Q, links=self._link_selection(links), threads=threads)
+
     def fk_chunks(self, Q, chunk_size: int = 65536, links=None, dtype=None):
         """Yield ``(start, frames)`` chunk by chunk, in bounded memory (a reused buffer: copy
         what you keep). See :meth:`roboio.kinematics.KinematicModel.fk_chunks`."""

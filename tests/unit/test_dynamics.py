@@ -191,6 +191,27 @@ def test_batch_threads_run_at_once():
         run_rows(work, 10, threads=0)
 
 
+def test_limited_threads_bound_the_batches_that_name_none():
+    """Within ``limited(1)`` (a batch task: each Dask worker thread keeps to one core) a batch
+    without ``threads`` stays on the calling thread; one that names its threads still gets
+    them; the bound ends with the block."""
+    import threading
+    from roboio.kinematics.threads import cores, limited
+    seen = set()
+
+    def work(s, e):
+        seen.add(threading.get_ident())
+    with limited(1):
+        run_rows(work, 100_000, cost_per_row=1000)
+        assert seen == {threading.get_ident()}
+        seen.clear()
+        run_rows(work, 100_000, threads=2, cost_per_row=1000)
+        assert len(seen) == 2
+    seen.clear()
+    run_rows(work, 100_000, cost_per_row=1000)
+    assert len(seen) == min(cores(), 256)
+
+
 # -- conventions: welds, drivers, invalidation, errors -----------------------------------------
 
 def _arm():

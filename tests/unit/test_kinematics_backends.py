@@ -515,6 +515,26 @@ def test_pose_columns_are_pose_vectors_by_column():
         pose_columns(T[0])
 
 
+@pytest.mark.usefixtures("kinematics_backend")
+def test_fk_pose_columns_are_the_pose_columns_of_fk_batch():
+    """The fused FK -> columns gives the bits of fk_batch then pose_columns: every link or a
+    subset (names, repeated, any order), split over threads or not, zero rows."""
+    import roboio
+    from conftest import SAMPLES
+    from roboio.kinematics.pose_vectors import pose_columns
+    robot = roboio.load(os.path.join(SAMPLES, "choreonoid", "arm.body"))
+    rng = np.random.default_rng(3)
+    Q = rng.uniform(-2, 2, (20001, robot.num_links))     # enough rows to be split over threads
+    want = pose_columns(robot.fk_batch(Q, threads=1))
+    for threads in (1, 3):
+        assert np.array_equal(robot.fk_pose_columns(Q, threads=threads), want)
+    names = robot.link_names
+    pick = [names[-1], names[0], names[-1]]
+    got = robot.fk_pose_columns(Q, links=pick, threads=2)
+    assert np.array_equal(got, want[[len(names) - 1, 0, len(names) - 1]])
+    assert robot.fk_pose_columns(Q[:0]).shape == (robot.num_links, 7, 0)
+
+
 @needs_compiled
 def test_pose_columns_same_bits_on_both_backends():
     from roboio.kinematics.pose_vectors import pose_columns
