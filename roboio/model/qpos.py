@@ -3,9 +3,10 @@
 A robot's MuJoCo joints are its joint groups in link order (as the MJCF reader builds them,
 and as MuJoCo orders joints: body by body, depth first): a ``floating`` group is a free
 joint (7 values: position, then the quaternion ``w x y z``), a ``ballandsocket`` group a
-ball joint (4 values: quaternion), ``normal`` and ``spin`` links one value each (hinge
-angle in radians, slide in metres), welded links none. roboio holds the rotations of
-floating and ball joints as Klamp't does, Euler angles about z, y, x
+ball joint (4 values: quaternion) where its links move as one (:func:`is_ball_group`;
+else one value per link), ``normal`` and ``spin`` links one value
+each (hinge angle in radians, slide in metres), welded links none. roboio holds the
+rotations of floating and ball joints as Klamp't does, Euler angles about z, y, x
 (``R = Rz(a) Ry(b) Rx(c)``), so a quaternion maps to angles with the pitch in
 [-pi/2, pi/2] and back to the same rotation.
 """
@@ -15,7 +16,37 @@ import numpy as np
 
 from ..transforms import matrix_to_quat, matrix_to_rpy, quat_to_matrix, rpy_to_matrix
 
-__all__ = ["qpos_layout", "config_from_qpos", "qpos_from_config", "keyframe_trajectory"]
+__all__ = ["qpos_layout", "is_ball_group", "zyx_quat", "config_from_qpos", "qpos_from_config",
+           "keyframe_trajectory"]
+
+_BALL_AXES = ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0), (1.0, 0.0, 0.0))
+
+
+def is_ball_group(robot, joint) -> bool:
+    """Whether the joint group ``joint`` of ``robot`` moves as a MuJoCo ball joint: a
+    ``ballandsocket`` group of three revolute links, each the parent of the next and the
+    first two with no other child, with unit axes z, y, x in their own frames and identity
+    parent transforms for the second and third (all three rotate about one point): what
+    the MJCF reader makes of a ``<joint type="ball">``. (The MJCF writer writes it as one
+    when the first two links are also virtual: massless, without geometry.)"""
+    if joint.type != "ballandsocket" or len(joint.links) != 3:
+        return False
+    links = [robot.links[i] for i in joint.links]
+    if any(l.joint_type != "revolute" or not np.array_equal(np.asarray(l.axis, float), ax)
+           for l, ax in zip(links, _BALL_AXES)):
+        return False
+    a, b, c = joint.links
+    if links[1].parent != a or links[2].parent != b:
+        return False
+    if not all(np.array_equal(l.parent_transform, np.eye(4)) for l in links[1:]):
+        return False
+    return not any(l.parent in (a, b) for k, l in enumerate(robot.links) if k not in (b, c))
+
+
+def zyx_quat(q, links) -> np.ndarray:
+    """The unit quaternion ``(w, x, y, z)``, w >= 0, of ``R = Rz(q[links[0]]) Ry(q[links[1]])
+    Rx(q[links[2]])`` (angles in radians): a ball joint's qpos, a free joint's rotation."""
+    return matrix_to_quat(rpy_to_matrix([q[links[2]], q[links[1]], q[links[0]]]))
 
 
 def qpos_layout(robot) -> list:
@@ -24,7 +55,7 @@ def qpos_layout(robot) -> list:
     for j in sorted(robot.joints, key=lambda j: min(j.links) if j.links else -1):
         if j.type == "floating" and len(j.links) == 6:
             out.append(("free", list(j.links)))
-        elif j.type == "ballandsocket" and len(j.links) == 3:
+        elif is_ball_group(robot, j):
             out.append(("ball", list(j.links)))
         elif j.type in ("normal", "spin"):
             out.extend(("dof", [i]) for i in j.links)
@@ -73,11 +104,9 @@ def qpos_from_config(robot, q=None) -> np.ndarray:
         if kind == "dof":
             out.append(q[idx[0]])
             continue
-        rot = idx[3:] if kind == "free" else idx
-        R = rpy_to_matrix([q[rot[2]], q[rot[1]], q[rot[0]]])
         if kind == "free":
             out.extend(q[idx[:3]])
-        out.extend(matrix_to_quat(R))
+        out.extend(zyx_quat(q, idx[3:] if kind == "free" else idx))
     return np.array(out, float)
 
 

@@ -104,9 +104,9 @@ def test_the_shipped_scene_keys_on_the_robot_of_a_world():
 
 
 def test_written_mjcf_keeps_the_keys(model, tmp_path):
-    """roboio's MJCF writes the keys in the coordinates of the joints it writes (the ball
-    joint becomes three hinges): MuJoCo poses the written model as the original at every
-    key."""
+    """roboio's MJCF writes the keys in the coordinates of the joints it writes (the free
+    joint, the ball joint, the hinge and the slide as read): MuJoCo poses the written model
+    as the original at every key."""
     robot = roboio.load(model)
     first = tmp_path / "a" / "k.xml"
     roboio.save(robot, str(first), "mjcf")
@@ -118,17 +118,44 @@ def test_written_mjcf_keeps_the_keys(model, tmp_path):
             assert np.allclose(got[k][name][1], R, rtol=0, atol=1e-12), (k, name)
     back = roboio.load(str(first))
     assert [k["name"] for k in back.extras["mjcf"]["keyframes"]] == ["rest", "step", "crouch"]
+    m = mujoco.MjModel.from_xml_path(str(first))
+    assert m.jnt_type[m.joint("hip").id] == mujoco.mjtJoint.mjJNT_BALL
 
 
-@pytest.mark.parametrize("source", ["hinged", "scene"])
+def test_keys_of_a_ball_written_as_hinges_are_its_euler_angles(tmp_path):
+    """A key read from a model whose ball joint MuJoCo can no longer hold as a ball (its
+    first link got a mass): the writer writes three hinges and the key their Euler angles
+    (of the key's quaternion), which MuJoCo poses as the original key."""
+    src = tmp_path / "keys.xml"
+    src.write_text(HUMANOIDISH)
+    robot = roboio.load(str(src))
+    robot.link("hip_rz").mass = 0.1
+    robot.link("hip_rz").inertia = 1e-3 * np.eye(3)
+    first = tmp_path / "a" / "k.xml"
+    roboio.save(robot, str(first), "mjcf")
+    m = mujoco.MjModel.from_xml_path(str(first))
+    assert mujoco.mjtJoint.mjJNT_BALL not in list(m.jnt_type)
+    want, got = _mujoco_poses(str(src), True), _mujoco_poses(str(first), True)
+    for k in ("step", "crouch"):
+        for name in ("thigh", "shin", "foot"):
+            assert np.allclose(got[k][name][0], want[k][name][0], rtol=0, atol=1e-12), (k, name)
+            assert np.allclose(got[k][name][1], want[k][name][1], rtol=0, atol=1e-12), (k, name)
+
+
+@pytest.mark.parametrize("source", ["hinged", "anchored", "scene"])
 def test_keys_rewrite_to_the_same_bytes(source, tmp_path):
-    """write -> read -> write gives the same bytes: the keys' values (an unnormalised
-    quaternion included) are kept as the file has them where the joint is written as read.
-    (A ball joint is not: written as three hinges, it reads back as three links.)"""
-    if source == "hinged":
+    """write -> read -> write gives the same bytes: the keys' values (unnormalised
+    quaternions of the free and the ball joint included) are kept as the file has them
+    where the joint is written as read; "anchored": the ball has a ``pos`` and a range in
+    a rotated body."""
+    if source != "scene":
+        text = HUMANOIDISH
+        if source == "anchored":
+            text = text.replace('<body name="thigh" pos="0 0.1 -0.1">',
+                                '<body name="thigh" pos="0.013 0.1 -0.1" euler="17 -29 41">').replace(
+                '<joint name="hip" type="ball"/>', '<joint name="hip" type="ball" pos="0.031 -0.07 0.11" range="0 55"/>')
         path = tmp_path / "hinged.xml"
-        path.write_text(HUMANOIDISH.replace('type="ball"', 'axis="1 0 0"')
-                        .replace("0.8 0.3 0.2 0.1  0.7", "0.3  0.7").replace("0.9 -0.4 0 0  1.5", "-0.2  1.5"))
+        path.write_text(text)
         path = str(path)
     else:
         path = os.path.join(SAMPLES, "scene.xml")
@@ -137,8 +164,9 @@ def test_keys_rewrite_to_the_same_bytes(source, tmp_path):
     roboio.save(roboio.load(str(first)), str(second), "mjcf")
     assert first.read_bytes() == second.read_bytes()
     assert b"<key" in first.read_bytes()
-    if source == "hinged":
-        assert b'qpos="0.1 0.2 0.9 0.9 0.1 -0.2 0.3 0.3' in first.read_bytes()
+    if source != "scene":
+        assert b'qpos="0.1 0.2 0.9 0.9 0.1 -0.2 0.3 0.8 0.3 0.2 0.1 0.7' in first.read_bytes()
+        assert first.read_bytes().count(b'type="ball"') == 1
     else:           # the floor, a plane read as a square mesh, is a plane again (by its name)
         assert b'<geom type="plane" size="1 1 0.1" rgba="0.8 0.8 0.8 1" name="floor"' in first.read_bytes()
         m = mujoco.MjModel.from_xml_path(str(first))

@@ -555,13 +555,19 @@ def test_mjcf_written_again_keeps_mujoco_poses(tmp_path):
     m1 = mujoco.MjModel.from_xml_path(out)
     back = load(out)
     assert back.link_names == robot.link_names
+    # the ball stays a ball (with its anchor and cone), not a z-y-x gimbal of hinges
+    sh = m1.joint("sh")
+    J = mujoco.mjtJoint
+    assert list(m1.jnt_type) == [J.mjJNT_FREE, J.mjJNT_BALL, J.mjJNT_HINGE, J.mjJNT_SLIDE, J.mjJNT_HINGE]
+    assert np.allclose(sh.range, np.radians([0, 80]), rtol=0, atol=1e-15)
+    assert np.allclose(m1.jnt_pos[sh.id], m0.jnt_pos[m0.joint("sh").id], rtol=0, atol=1e-15)
     d1 = mujoco.MjData(m1)
     rng = np.random.default_rng(3)
     n0, n1 = body_names(m0), body_names(m1)
     moving = np.array([robot.joint_of_link(i).type != "weld" for i in range(robot.num_links)])
     for _ in range(5):
         q = robot.config + moving * rng.uniform(-0.5, 0.5, robot.num_links)
-        d1.qpos[:] = back.qpos_from_config(q)     # (the ball is written as three hinges)
+        d1.qpos[:] = back.qpos_from_config(q)
         mujoco.mj_kinematics(m1, d1)
         T = robot.fk(q)
         for i, l in enumerate(robot.links):

@@ -25,7 +25,7 @@ from typing import Optional
 import numpy as np
 
 from ...model import Appearance, Group, Link, Primitive, TriangleMesh
-from ...transforms import axis_angle_to_matrix, make_transform, matrix_to_rpy
+from ...transforms import axis_angle_to_matrix, compose, make_transform, matrix_to_rpy
 from . import _massprops as MP
 from ._orient import inertia_matrix, quat_to_mat
 from ._tree import Body, GeomRec
@@ -94,7 +94,7 @@ def body_chain(b: Body, names) -> list:
             pending = np.eye(4)
         elif j.type == "ball":
             stem = jn or label
-            T0 = pending @ _trans(j.pos)
+            T0 = compose(pending, _trans(j.pos))     # (the MJCF writer reproduces these bits)
             for k, ax in enumerate((_Z, _Y, _X)):
                 nm = names.take(f"{stem}_{'rz' if k == 0 else 'ry'}") if k < 2 else None
                 specs.append(LinkSpec(nm, "revolute", ax, T0 if k == 0 else np.eye(4), "ballandsocket",

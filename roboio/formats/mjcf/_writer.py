@@ -14,9 +14,16 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   joint. ``spin`` joints are unlimited hinges.
 * A Klamp't floating base (joint group ``floating`` over the six root links x, y, z, yaw,
   pitch, roll) becomes one ``<freejoint>`` on its sixth link (the real body); the five
-  virtual links have no body. Other multi-link joint groups (``floatingplanar``,
-  ``ballandsocket``, floating chains not at the root) keep one joint per link; their
-  massless intermediate links are folded into the last link's body as extra joints.
+  virtual links have no body. A ``ballandsocket`` group MuJoCo can hold as a ball
+  (:func:`roboio.model.qpos.is_ball_group`: links about z, y, x turning about one point;
+  the first two virtual: massless, without geometry) becomes one ``<joint type="ball">`` named after the group's source
+  joint, on the last link's body, or on the body of the last link's only child when that
+  is welded to it by a translation (the ball's anchor ``pos``: what the MJCF reader makes
+  of a ball with a ``pos``); its ``range`` from the link extra ``ball_range`` (a cone, in
+  radians); its qpos a quaternion (:func:`roboio.model.qpos.zyx_quat` of the Euler angles).
+  Other multi-link joint groups (``floatingplanar``, other ``ballandsocket`` groups,
+  floating chains not at the root) keep one joint per link; their massless intermediate
+  links are folded into the last link's body as extra joints.
 * Drivers -> one actuator each on the joint of the driver's leader (``position``, the
   default, ``motor`` or none: :mod:`._actuators_out`); affine drivers coupling several DOFs ->
   ``<equality><joint polycoef>`` (follower = offset + ratio x the actuated DOF, in MuJoCo
@@ -56,7 +63,7 @@ from ...transforms import (compose, det3, make_transform, matrix_to_quat, symmet
                            transform_points, vector_norm)
 from ..affine import link_poses, nearest_rotation
 from ..fileio import fmt_float
-from ..fixed_point import stable_params
+from ..fixed_point import exact_params, stable_params
 from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind
 from ..mesh_export import MeshExport
 from ..naming import Namespace, joint_names, say_unwritten
@@ -194,7 +201,9 @@ class _RobotPlan:
         self.folded = {}             # link -> the body (link) that carries its joint
         self.body_of = list(range(n))  # link -> link whose body holds it (itself unless folded)
         self.extra_joints = defaultdict(list)   # body link -> folded links, root to tip
+        self.ball = {}               # body link -> the three links of the ball joint it carries
         self._floating()
+        self._balls()
         self._fold_groups()
 
     def _bare(self, i: int) -> bool:
@@ -219,12 +228,49 @@ class _RobotPlan:
                 for i in chain[:5]:
                     self.body_of[i] = None
 
+    def _balls(self):
+        """Ball joints (see the module docstring): each one's links fold into the body of its
+        last link, or into that of the last link's only child when the last link is virtual
+        too and the child is welded to it by a pure translation (the anchor)."""
+        from ...model.qpos import is_ball_group
+        for j in self.r.joints:
+            if not is_ball_group(self.r, j):
+                continue
+            chain = list(j.links)
+            if not all(self._bare(i) and self.r.links[i].mass == 0 and not np.any(self.r.links[i].inertia)
+                       for i in chain[:2]):
+                continue
+            tip, body = chain[-1], chain[-1]
+            kids = self.kids[tip]
+            if len(kids) == 1 and self._anchored(tip, kids[0]):
+                body = kids[0]
+            for i in chain:
+                if i != body:
+                    self.folded[i] = body
+                    self.body_of[i] = body
+            self.ball[body] = chain
+
+    def _anchored(self, tip: int, child: int) -> bool:
+        """Whether ``child``, the only child of a ball's last link ``tip``, is the body
+        of a ball with an anchor: welded by a pure translation to a massless, bare ``tip``."""
+        r = self.r
+        lt, lc = r.links[tip], r.links[child]
+        j = self.group.get(child)
+        return (self._bare(tip) and lt.mass == 0 and not np.any(lt.inertia)
+                and j is not None and j.type == "weld" and len(j.links) == 1
+                and r.config[child] == 0
+                and np.array_equal(lc.parent_transform[:3, :3], np.eye(3))
+                and np.array_equal(lc.parent_transform[3], [0.0, 0.0, 0.0, 1.0]))
+
+    def ball_links(self) -> set:
+        return {i for chain in self.ball.values() for i in chain}
+
     def _fold_groups(self):
         for j in self.r.joints:
             if j.type not in ("floating", "floatingplanar", "ballandsocket") or len(j.links) < 2:
                 continue
             chain = j.links
-            if chain[-1] in self.free_root:
+            if chain[-1] in self.free_root or chain[0] in self.folded:
                 continue
             ok = all(self.r.links[chain[k]].parent == chain[k - 1] for k in range(1, len(chain)))
             ok = ok and all(self._bare(i) and self.kids[i] == [chain[k + 1]]
@@ -399,6 +445,8 @@ class MjcfWriter:
         if i in plan.free_root:
             T = link_poses(r, r.config)[i]
             return make_transform(nearest_rotation(T[:3, :3])[0], T[:3, 3])
+        if i in plan.ball:
+            return self._ball_body_pose(r, plan.ball[i], i, approx)
         T = np.eye(4)
         for f in plan.extra_joints.get(i, []) + [i]:
             T = compose(T, approx.get(f, r.links[f].parent_transform))
@@ -408,22 +456,63 @@ class MjcfWriter:
                              "pose is built into its body", kind="changed")
         return T
 
+    @staticmethod
+    def _ball_body_pose(r: Robot, chain: list, i: int, approx: dict) -> np.ndarray:
+        """Pose of the body ``i`` of a ball joint over ``chain``: the first link's frame
+        (the others add identities), moved by the anchored child's translation ``w`` when
+        ``i`` is that child. Its position is then chosen so that the reader's ``body pose x
+        Trans(anchor)`` (anchor ``-w``) gives the first link's frame back exactly (a stable
+        rewrite), where a position a few units in the last place away does."""
+        T0 = approx.get(chain[0], r.links[chain[0]].parent_transform)
+        if i == chain[-1]:
+            return np.array(T0, float)
+        w = r.links[i].parent_transform[:3, 3]
+        R0 = T0[:3, :3]
+
+        def read_back(x):          # the MJCF reader's anchor frame of body position(s) x
+            x = np.asarray(x, float)
+            B = np.zeros(x.shape[:-1] + (4, 4))
+            B[..., :3, :3], B[..., :3, 3], B[..., 3, 3] = R0, x, 1.0
+            return compose(B, make_transform(np.eye(3), -w))[..., :3, 3]
+        guess = compose(T0, r.links[i].parent_transform)[:3, 3]
+        x = exact_params(guess, read_back, T0[:3, 3], (2, 2, 2))
+        return make_transform(R0, guess if x is None else np.array(x))
+
+    def _ball_name(self, r: Robot, chain: list):
+        """``(source name or None, made-up name)`` of the ball joint over ``chain``: the
+        links' shared source joint name, else ``S`` of first links named ``S_rz``, ``S_ry``
+        (a reading names them so), else none (the last link's name is made up)."""
+        names = {r.links[i].joint_name for i in chain}
+        if len(names) == 1 and next(iter(names)):
+            return next(iter(names)), r.links[chain[-1]].name
+        a, b = r.links[chain[0]].name, r.links[chain[1]].name
+        if a.endswith("_rz") and b == a[:-3] + "_ry" and len(a) > 3:
+            return None, a[:-3]
+        return None, r.links[chain[-1]].name or f"joint{chain[-1]}"
+
     def _joint_names(self, r: Robot, plan: _RobotPlan) -> dict:
         """Link -> name of the MuJoCo joint that moves it: the source's joint names
         (:func:`~roboio.formats.naming.joint_names`), else the link's name."""
         source = joint_names(r)
+        balls = plan.ball_links()
+        # a ball joint is named after its last link (its one MuJoCo joint)
         moving = [i for i, l in enumerate(r.links) if i in plan.free_root
-                  or (plan.jtype(i) != "weld" and np.any(np.asarray(l.axis, float)))]
-        # one source joint moving several links (a ball read as three hinges): MuJoCo joints
-        # need names of their own, and the links' names read back as the same links
+                  or (i not in balls and plan.jtype(i) != "weld" and np.any(np.asarray(l.axis, float)))
+                  or any(i == chain[-1] for chain in plan.ball.values())]
+        moving.sort()
+        # one source joint moving several links (a ball written as three hinges): MuJoCo
+        # joints need names of their own, and the links' names read back as the same links
         shared = Counter(r.links[i].joint_name for i in moving if r.links[i].joint_name)
         source = [None if r.links[i].joint_name and shared[r.links[i].joint_name] > 1 else n
                   for i, n in enumerate(source)]
+        invented = [r.links[i].name or f"joint{i}" for i in range(r.num_links)]
+        for chain in plan.ball.values():
+            source[chain[-1]], invented[chain[-1]] = self._ball_name(r, chain)
         virtual = {k for v in plan.free_root.values() for k in v}
-        say_unwritten(r, set(moving) | virtual, self.report,
+        say_unwritten(r, set(moving) | virtual | balls, self.report,
                       "MuJoCo has no fixed joints: a welded link is part of its body")
         return dict(zip(moving, self.joints.assign([source[i] for i in moving],
-                                                   [r.links[i].name or f"joint{i}" for i in moving])))
+                                                   [invented[i] for i in moving])))
 
     def _joints(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, approx: dict) -> bool:
         """Joint elements of body ``i`` (folded links first); True when the body moves."""
@@ -437,6 +526,8 @@ class MjcfWriter:
             self.qpos_init += pose
             self.qpos_terms.append((r, "free", i))
             return True
+        if i in plan.ball:
+            return self._ball_joint(body, r, plan.ball[i], i)
         chain = plan.extra_joints.get(i, [])
         # S: pose of this body in a folded link's frame at q = 0 (see the module docstring)
         S, in_frame = np.eye(4), {}
@@ -447,6 +538,42 @@ class MjcfWriter:
         for f in chain + [i]:
             moves |= self._joint(body, r, plan, f, jnames, in_frame.get(f))
         return moves
+
+    def _ball_joint(self, body, r: Robot, chain: list, i: int) -> bool:
+        """The ``<joint type="ball">`` of body ``i`` over the links ``chain`` (see the
+        module docstring); what a ball joint cannot hold is reported."""
+        rep = self.report
+        tip = r.links[chain[-1]]
+        nm = self.jname_of[chain[-1]]
+        el = etree.SubElement(body, "joint", name=nm, type="ball")
+        if i != chain[-1]:            # the first link's origin in the body frame
+            w = r.links[i].parent_transform[:3, 3]
+            if np.any(w):
+                el.set("pos", _fmt(-w))
+        cone = tip.extras.get("mjcf", {}).get("ball_range")
+        if cone is not None and float(cone) > 0:
+            el.set("limited", "true")
+            el.set("range", _fmt((0.0, float(cone))))
+        else:
+            el.set("limited", "false")
+        for k in chain:
+            l = r.links[k]
+            if np.isfinite(r.qmin[k]) or np.isfinite(r.qmax[k]):
+                rep.lose("Euler angle limits of links written as a MuJoCo ball joint (its range "
+                         "is a cone)", f"{l.name} [{fmt_float(r.qmin[k])}, {fmt_float(r.qmax[k])}]",
+                         kind="not written", noun="link")
+            if np.isfinite(r.tmax[k]):
+                rep.lose("torque limits of links written as a MuJoCo ball joint", l.name,
+                         kind="not written", noun="link")
+            d = self.driver_of.get(k)
+            if d is not None and (d.dry_friction or d.viscous_friction):
+                rep.lose("friction of drivers of links written as a MuJoCo ball joint", d.name,
+                         kind="not written", noun="driver")
+        from ...model.qpos import zyx_quat
+        self.qpos0 += [1.0, 0.0, 0.0, 0.0]
+        self.qpos_init += [float(v) for v in zyx_quat(r.config, chain)]
+        self.qpos_terms.append((r, "ball", chain[-1], chain))
+        return True
 
     def _joint(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, S) -> bool:
         l = r.links[i]
@@ -506,9 +633,10 @@ class MjcfWriter:
     def _keyframes(self) -> list:
         """``[(name, time, qpos)]``: the MuJoCo keyframes an MJCF reading kept on the robots
         (``robot.extras["mjcf"]["keyframes"]``) in the coordinates of the joints written: a
-        joint written as it was read (free joint, hinge, slide) keeps the key's values as they
-        were (write -> read -> write is then exact); a ball joint written as three hinges
-        gets the angles of the key's rotation; everything else its configuration."""
+        joint written as it was read (free joint, ball, hinge, slide) keeps the key's values
+        as they were (write -> read -> write is then exact); a ball joint written as three
+        hinges gets the angles of the key's rotation; everything else its configuration."""
+        from ...model.qpos import zyx_quat
         out = []
         for r in self.world.robots:
             keys = r.extras.get("mjcf", {}).get("keyframes") or []
@@ -531,6 +659,11 @@ class MjcfWriter:
                             qpos += [float(v) for v in src[slot[1]:slot[1] + 7]]
                         else:
                             qpos += self._free_pose(owner, term[2], q if mine else None)
+                    elif kind == "ball":
+                        if slot and slot[0] == "ball":
+                            qpos += [float(v) for v in src[slot[1]:slot[1] + 4]]
+                        else:
+                            qpos += [float(v) for v in zyx_quat(q if mine else owner.config, term[3])]
                     elif kind == "dof":
                         if slot and slot[0] == "dof":
                             qpos.append(float(src[slot[1]]) * term[3])
@@ -755,6 +888,7 @@ class MjcfWriter:
         if actuated and self.actuators.mode == "none":
             rep.lose(f"drivers ({len(actuated)}): MJCF is written without actuators (servo gains "
                      "and driver limits are not kept)", kind="not written")
+        balls = plan.ball_links()
         for d in r.drivers:
             if d.type in ("translation", "rotation"):
                 rep.lose("translation/rotation drivers", d.name, kind="not written", noun="driver")
@@ -768,8 +902,13 @@ class MjcfWriter:
             else:
                 lead = lead_index(d, has_joint)
             if lead is None:
-                rep.lose("drivers without a MuJoCo hinge or slide joint to move (no actuator, "
-                         "no coupling)", d.name, kind="not written", noun="driver")
+                if any(i in balls for i in d.dofs):
+                    rep.lose("drivers of links written as a MuJoCo ball joint (no actuator: a "
+                             "ball's actuators act about its axes, not on Euler angles)", d.name,
+                             kind="not written", noun="driver")
+                else:
+                    rep.lose("drivers without a MuJoCo hinge or slide joint to move (no actuator, "
+                             "no coupling)", d.name, kind="not written", noun="driver")
                 continue
             il = d.dofs[lead]
             sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
