@@ -154,6 +154,14 @@ def _quat(R) -> str:
 _QUAT_ULPS = (1, 1, 1, 1)
 
 
+def _read_rotation(R) -> np.ndarray:
+    """The rotation the MJCF reader builds from the ``quat`` :func:`_set_quat` writes for
+    ``R`` (``R`` itself where an exact quaternion exists)."""
+    if np.array_equal(R, np.eye(3)):
+        return np.eye(3)
+    return quat_matrix(np.array([float(v) for v in _quat(R).split()]))
+
+
 def _set_quat(el, R) -> None:
     """``quat`` of rotation ``R`` on ``el``, unless it is the identity MuJoCo defaults to
     (a rotation within rounding of the identity written "1 0 0 0" reads back as no rotation,
@@ -467,14 +475,14 @@ class MjcfWriter:
         if i == chain[-1]:
             return np.array(T0, float)
         w = r.links[i].parent_transform[:3, 3]
-        R0 = T0[:3, :3]
+        R0 = _read_rotation(T0[:3, :3])       # (the body's position is chosen for this one)
 
         def read_back(x):          # the MJCF reader's anchor frame of body position(s) x
             x = np.asarray(x, float)
             B = np.zeros(x.shape[:-1] + (4, 4))
             B[..., :3, :3], B[..., :3, 3], B[..., 3, 3] = R0, x, 1.0
             return compose(B, make_transform(np.eye(3), -w))[..., :3, 3]
-        guess = compose(T0, r.links[i].parent_transform)[:3, 3]
+        guess = compose(make_transform(R0, T0[:3, 3]), r.links[i].parent_transform)[:3, 3]
         x = exact_params(guess, read_back, T0[:3, 3], (2, 2, 2))
         return make_transform(R0, guess if x is None else np.array(x))
 
