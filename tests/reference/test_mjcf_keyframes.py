@@ -167,6 +167,9 @@ def test_keys_rewrite_to_the_same_bytes(source, tmp_path):
     if source != "scene":
         assert b'qpos="0.1 0.2 0.9 0.9 0.1 -0.2 0.3 0.8 0.3 0.2 0.1 0.7' in first.read_bytes()
         assert first.read_bytes().count(b'type="ball"') == 1
+        # the source's joint names: the free joint's too (shared by its six links)
+        assert b'<freejoint name="root"/>' in first.read_bytes()
+        assert b'<joint name="hip" type="ball"' in first.read_bytes()
     else:           # the floor, a plane read as a square mesh, is a plane again (by its name)
         assert b'<geom type="plane" size="1 1 0.1" rgba="0.8 0.8 0.8 1" name="floor"' in first.read_bytes()
         m = mujoco.MjModel.from_xml_path(str(first))

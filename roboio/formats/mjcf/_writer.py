@@ -514,6 +514,11 @@ class MjcfWriter:
         source = [None if r.links[i].joint_name and shared[r.links[i].joint_name] > 1 else n
                   for i, n in enumerate(source)]
         invented = [r.links[i].name or f"joint{i}" for i in range(r.num_links)]
+        for i, chain in plan.free_root.items():
+            # six links that share one source joint name are one <freejoint> (on the sixth)
+            jn = r.links[i].joint_name
+            if jn and all(r.links[k].joint_name == jn for k in chain):
+                source[i] = jn
         for chain in plan.ball.values():
             source[chain[-1]], invented[chain[-1]] = self._ball_name(r, chain)
         virtual = {k for v in plan.free_root.values() for k in v}
