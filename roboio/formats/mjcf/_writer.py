@@ -59,7 +59,7 @@ from lxml import etree
 from ...errors import OutputError
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
 from ...report import extras_text
-from ...transforms import (compose, det3, make_transform, matrix_to_quat, symmetric_eigen3,
+from ...transforms import (compose, det3, make_transform, matrix_to_quat, matrix_to_rpy, symmetric_eigen3,
                            transform_points, vector_norm)
 from ..affine import link_poses, nearest_rotation
 from ..fileio import fmt_float
@@ -152,6 +152,33 @@ def _quat(R) -> str:
 
 
 _QUAT_ULPS = (1, 1, 1, 1)
+
+
+def _free_frame(r: Robot, i: int, q=None) -> tuple:
+    """``(R, t)``: rotation and position of the free-joint body ``i`` (the sixth link of a
+    floating group) at configuration ``q`` (default ``r.config``). ``R`` is chosen so that
+    writing and reading it is a fixed point: the reader turns the written ``quat`` into
+    Euler angles of the six links, whose rotation, written again, must be ``R`` itself (else
+    every rewrite moves the body by an ulp). That round trip, repeated from the
+    configuration's own rotation, walks an ulp or two a step until it repeats: the rotation
+    it repeats, or the least of those it cycles through (the same from any of them)."""
+    q = np.array(r.config if q is None else q, dtype=float)
+    T = link_poses(r, q)[i]
+    R = nearest_rotation(T[:3, :3])[0]
+    group = r.joint_of_link(i)
+    if group is None or group.type != "floating" or len(group.links) != 6 or group.links[-1] != i:
+        return R, T[:3, 3]
+    rz, ry, rx = group.links[3:]
+    seen: list = []
+    for _ in range(64):
+        key = tuple(R.ravel())
+        if key in seen:
+            return np.array(min(seen[seen.index(key):])).reshape(3, 3), T[:3, 3]
+        seen.append(key)
+        roll, pitch, yaw = matrix_to_rpy(_read_rotation(R))
+        q[rz], q[ry], q[rx] = yaw, pitch, roll
+        R = nearest_rotation(link_poses(r, q)[i][:3, :3])[0]
+    return R, T[:3, 3]
 
 
 def _read_rotation(R) -> np.ndarray:
@@ -451,8 +478,7 @@ class MjcfWriter:
         """Pose of body ``i`` in its parent body (world pose for a free-joint root)."""
         l = r.links[i]
         if i in plan.free_root:
-            T = link_poses(r, r.config)[i]
-            return make_transform(nearest_rotation(T[:3, :3])[0], T[:3, 3])
+            return make_transform(*_free_frame(r, i))
         if i in plan.ball:
             return self._ball_body_pose(r, plan.ball[i], i, approx)
         T = np.eye(4)
@@ -689,9 +715,8 @@ class MjcfWriter:
 
     @staticmethod
     def _free_pose(r: Robot, i: int, q=None) -> list:
-        T = link_poses(r, r.config if q is None else q)[i]
-        R, _ = nearest_rotation(T[:3, :3])
-        return [float(x) for x in T[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
+        R, t = _free_frame(r, i, q)
+        return [float(x) for x in t] + [float(x) for x in matrix_to_quat(R)]
 
     def _mass_rule(self, r: Robot, plan: _RobotPlan, bodies, moving, elements):
         """Inertials of every body, with the changes MuJoCo needs (see :mod:`._inertia`)."""
