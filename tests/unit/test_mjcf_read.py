@@ -67,6 +67,20 @@ def test_joint_anchor_on_the_last_joint_adds_a_welded_body_link(tmp_path):
     assert np.allclose(T[:3, 3], [0, 0, 2], atol=1e-15)
 
 
+def test_friction_of_ball_and_free_joints_is_said_to_be_dropped(tmp_path):
+    """A one-DOF joint's damping is its driver's; a ball's (or free joint's) has nowhere to
+    go: one warning per joint, not one per link, and nothing silently."""
+    r = read(tmp_path, """<mujoco><worldbody><body name="a" pos="0 0 1">
+      <joint name="root" type="free" damping="0.2"/><geom size="0.1"/>
+      <body name="b"><joint name="hip" type="ball" damping="0.5" frictionloss="0.1"/><geom size="0.1"/>
+      <body name="c"><joint name="knee" damping="0.3"/><geom size="0.1"/></body></body>
+      </body></worldbody></mujoco>""")
+    said = [str(w) for w in r.warnings if "not read" in str(w)]
+    assert len(said) == 2 and any("ball joint 'hip'" in m for m in said) and any("free joint 'root'" in m for m in said)
+    knee = r.driver("knee")
+    assert knee.viscous_friction == pytest.approx(0.3)
+
+
 def test_ball_and_free_joints_and_qpos(tmp_path):
     r = read(tmp_path, """<mujoco><worldbody><body name="torso" pos="1 2 3"><freejoint name="root"/><geom size="0.1"/>
       <body name="head" pos="0 0 1"><joint name="neck" type="ball"/><geom size="0.1"/></body>

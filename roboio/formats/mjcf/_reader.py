@@ -317,7 +317,12 @@ class Reader:
                 qmax.append(s.qmax)
                 tmax.append(_torque_limit(s.joint, self.doc))
                 fr = _friction(s.joint, self.doc)
-                if fr is not None:
+                if fr is not None and s.group in ("floating", "ballandsocket"):
+                    if id(s.joint) not in group_links:        # (once per joint)
+                        self.doc.warn(s.joint.node, f"frictionloss and damping of {s.joint.type} "
+                                      f"joint {s.joint.name or ''!r} not read (roboio keeps them "
+                                      "on the drivers of one-DOF joints)", kind="dropped")
+                elif fr is not None:
                     self.friction[(id(robot), len(links) - 1)] = fr
                 q0.append(s.q0)
                 key = id(s.joint) if s.joint is not None else ("weld", len(links))
