@@ -13,28 +13,38 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 
+#: what each optional extension speeds up, and what roboio uses without it
+FALLBACKS = {
+    "roboio.kinematics._kernel": ("kinematics kernel", "its numpy kinematics backend"),
+    "roboio.collision._cull": ("collision broad phase", "its numpy broad phase"),
+    "roboio.formats.choreonoid._seq_c": (".seq frame reader", "its numpy .seq frame reader"),
+}
+
+
 class optional_build_ext(build_ext):
-    """build_ext that never fails the installation: a missing or broken compiler skips the
-    kernel with a warning (roboio falls back to numpy)."""
+    """build_ext that never fails the installation: a missing or broken compiler skips an
+    extension with a warning (roboio falls back to numpy for it)."""
 
     def run(self):
         try:
             super().run()
         except Exception as e:    # no compiler at all, or a platform setuptools cannot drive
-            self._skipped(e)
+            for ext in self.extensions:
+                self._skipped(ext.name, e)
 
     def build_extension(self, ext):
         try:
             super().build_extension(ext)
         except Exception as e:    # compile or link failure
-            self._skipped(e)
+            self._skipped(ext.name, e)
 
     @staticmethod
-    def _skipped(e):
+    def _skipped(name, e):
+        what, fallback = FALLBACKS.get(name, (name, "pure Python code"))
         sys.stderr.write(
-            "WARNING: roboio's compiled kinematics kernel was not built "
-            f"({type(e).__name__}: {e}); roboio is installed and uses its numpy kinematics "
-            "backend instead (slower). Install a C compiler and reinstall for the fast one.\n")
+            f"WARNING: roboio's compiled {what} ({name}) was not built ({type(e).__name__}: "
+            f"{e}); roboio is installed and uses {fallback} instead (slower). Install a C "
+            "compiler and reinstall for the fast one.\n")
 
 
 def _compile_args():
