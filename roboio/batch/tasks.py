@@ -385,12 +385,11 @@ def poses(motion, robot, start: int, stop: int, links=None) -> tuple:
     """``(times (F,), P (L, 7, F))`` of frames ``start:stop``: the pose columns
     (:func:`~roboio.kinematics.pose_vectors.pose_columns`) of the links ``links`` (indices;
     None: every link) of a BodyMotion
-    (:meth:`~roboio.model.body_motion.BodyMotion.link_transforms`) or a Trajectory (its
+    (:meth:`~roboio.model.body_motion.BodyMotion.link_pose_columns`) or a Trajectory (its
     milestones through :meth:`~roboio.model.Robot.fk_pose_columns`). Times in seconds: the
     motion's frame times, else frame / frame rate; a Trajectory's times, else its milestone
     index (Klamp't's rule)."""
     import numpy as np
-    from ..kinematics.pose_vectors import pose_columns
     from ..model.body_motion import BodyMotion
     frames = slice(start, stop)
     if isinstance(motion, BodyMotion):
@@ -401,12 +400,7 @@ def poses(motion, robot, start: int, stop: int, links=None) -> tuple:
             times = np.arange(start, stop, dtype=float) / motion.frame_rate
         else:
             times = np.full(stop - start, np.nan)
-        if motion.link_positions is None:
-            # no root or link poses in the motion: its link transforms are the FK of its
-            # configurations, computed straight into columns
-            return times, robot.fk_pose_columns(motion.robot_configs(robot, frames=frames), links)
-        T = motion.link_transforms(robot, frames=frames)
-        return times, pose_columns(T if links is None else T[:, links])
+        return times, motion.link_pose_columns(robot, links, frames=frames)
     Q = motion.milestones[frames]
     if Q.shape[1] != robot.num_links:
         raise ValueError(f"milestones have {Q.shape[1]} values, the model {robot.name!r} has "

@@ -258,6 +258,19 @@ class BodyMotion:
                 T[:, order[k]] = poses[:, k]
         return T
 
+    def link_pose_columns(self, robot, links=None, frames=None) -> np.ndarray:
+        """``(L, 7, F)``: the links' world poses of :meth:`link_transforms` as columns
+        (:func:`~roboio.kinematics.pose_vectors.pose_columns`: x, y, z in metres, then the
+        unit quaternion qw, qx, qy, qz, qw >= 0), the same bits. ``links``: indices (None:
+        every link); ``frames`` as in :meth:`link_transforms`. Without poses in the motion
+        (no LinkPosition) they are the FK of :meth:`robot_configs`, computed straight into
+        columns (:meth:`~roboio.model.Robot.fk_pose_columns`)."""
+        if self.link_positions is None:
+            return robot.fk_pose_columns(self.robot_configs(robot, frames=frames), links)
+        from ..kinematics.pose_vectors import pose_columns
+        T = self.link_transforms(robot, frames=frames)
+        return pose_columns(T if links is None else T[:, links])
+
     # -- resampling --------------------------------------------------------------------
     def resampled(self, rate: Optional[float] = None, method: str = "hold") -> "BodyMotion":
         """A fixed-rate copy at ``rate`` frames/s (default: the motion's own rate).

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..transforms import matrix_to_quat, matrix_to_rpy, quat_to_matrix, rpy_to_matrix
 
-__all__ = ["qpos_layout", "is_ball_group", "zyx_quat", "config_from_qpos", "qpos_from_config",
+__all__ = ["qpos_layout", "qpos_slots", "is_ball_group", "zyx_quat", "config_from_qpos", "qpos_from_config",
            "keyframe_trajectory"]
 
 _BALL_AXES = ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0), (1.0, 0.0, 0.0))
@@ -62,6 +62,17 @@ def qpos_layout(robot) -> list:
         elif j.type != "weld":
             out.extend(("dof", [i]) for i in j.links)
     return out
+
+
+def qpos_slots(robot) -> dict:
+    """``{link index: (kind, index of its joint's first value in qpos)}`` for every link a
+    MuJoCo joint of :func:`qpos_layout` moves."""
+    slots, at = {}, 0
+    for kind, links in qpos_layout(robot):
+        for i in links:
+            slots[i] = (kind, at)
+        at += _size(kind)
+    return slots
 
 
 def _size(kind: str) -> int:

@@ -180,3 +180,23 @@ def test_link_transforms_of_some_frames_are_those_of_the_whole_and_cost_only_the
         assert np.allclose(m.link_transforms(body, frames=slice(0, 10)), whole[:10], rtol=0, atol=1e-15)
         with pytest.raises(LimitExceeded, match="21 frames"):
             m.link_transforms(body)
+
+
+def test_link_pose_columns_are_the_columns_of_link_transforms():
+    """With root poses in the motion (LinkPosition) and without, for chosen links and frames:
+    the bits of pose_columns(link_transforms(...)) (checked element by element, the
+    transforms then the quaternion rows of matrix_to_quat)."""
+    from roboio.transforms import matrix_to_quat
+    m, body = roboio.load(WAVE), roboio.load(BODY)
+    assert m.link_positions is not None
+    without = roboio.load(WAVE)
+    without.components = [c for c in without.components if c.role != "link_position"]
+    assert without.link_positions is None
+    for motion in (m, without):
+        for links, frames in ((None, None), ([2, 0], slice(3, 11))):
+            T = motion.link_transforms(body, frames=frames)
+            T = T if links is None else T[:, links]
+            P = motion.link_pose_columns(body, links, frames=frames)
+            assert P.shape == (T.shape[1], 7, T.shape[0])
+            assert np.array_equal(P[:, :3].transpose(2, 0, 1), T[..., :3, 3])
+            assert np.array_equal(P[:, 3:].transpose(2, 0, 1), matrix_to_quat(T[..., :3, :3]))

@@ -58,6 +58,7 @@ from lxml import etree
 
 from ...errors import OutputError
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
+from ...model.qpos import is_ball_group, qpos_slots, zyx_quat
 from ...report import extras_text
 from ...transforms import (compose, det3, make_transform, matrix_to_quat, matrix_to_rpy, symmetric_eigen3,
                            transform_points, vector_norm)
@@ -127,18 +128,6 @@ def _obj_normals_complete(path: str) -> bool:
             if k == 0 or not -normals <= k <= normals:
                 return False
     return True
-
-
-def _qpos_slots(robot) -> dict:
-    """``{link index: (kind, index in the robot's qpos)}`` of every link a MuJoCo joint of
-    the robot's reading moves (:func:`~roboio.model.qpos.qpos_layout`)."""
-    from ...model.qpos import qpos_layout
-    slots, at = {}, 0
-    for kind, links in qpos_layout(robot):
-        for i in links:
-            slots[i] = (kind, at)
-        at += {"free": 7, "ball": 4}.get(kind, 1)
-    return slots
 
 
 def _fmt(values) -> str:
@@ -267,7 +256,6 @@ class _RobotPlan:
         """Ball joints (see the module docstring): each one's links fold into the body of its
         last link, or into that of the last link's only child when the last link is virtual
         too and the child is welded to it by a pure translation (the anchor)."""
-        from ...model.qpos import is_ball_group
         for j in self.r.joints:
             if not is_ball_group(self.r, j):
                 continue
@@ -608,7 +596,6 @@ class MjcfWriter:
             if d is not None and (d.dry_friction or d.viscous_friction):
                 rep.lose("friction of drivers of links written as a MuJoCo ball joint", d.name,
                          kind="not written", noun="driver")
-        from ...model.qpos import zyx_quat
         self.qpos0 += [1.0, 0.0, 0.0, 0.0]
         self.qpos_init += [float(v) for v in zyx_quat(r.config, chain)]
         self.qpos_terms.append((r, "ball", chain[-1], chain))
@@ -675,11 +662,10 @@ class MjcfWriter:
         joint written as it was read (free joint, ball, hinge, slide) keeps the key's values
         as they were (write -> read -> write is then exact); a ball joint written as three
         hinges gets the angles of the key's rotation; everything else its configuration."""
-        from ...model.qpos import zyx_quat
         out = []
         for r in self.world.robots:
             keys = r.extras.get("mjcf", {}).get("keyframes") or []
-            slots = _qpos_slots(r) if keys else {}
+            slots = qpos_slots(r) if keys else {}
             for key in keys:
                 try:
                     src = np.asarray(key["qpos"], dtype=float)
