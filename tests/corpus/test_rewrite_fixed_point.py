@@ -28,6 +28,9 @@ PAIRS = [("klampt/robots/robotiq_3finger.rob", "urdf", "r.urdf"),
          ("klampt/robots/rethink_electric_gripper.rob", "choreonoid-body", "r.body"),
          ("klampt/robots/3pointhand.rob", "choreonoid-body", "r.body"),
          ("klampt/robots/3pointhand.rob", "collada-robot", "r.dae"),
+         # drivers named with spaces: the actuator once kept the driver's name, the joint
+         # (and the driver read back) the legal one
+         ("klampt/robots/athlete.rob", "collada-robot", "r.dae"),
          ("graspit/models/robots/ReFlex/ReFlex.xml", "openrave", "r.robot.xml"),
          ("graspit/models/robots/ReFlex/ReFlex.xml", "collada-robot", "r.dae"),
          ("openrave/src/robots/kuka-youbot.zae", "urdf", "r.urdf"),

@@ -1040,7 +1040,10 @@ class _Writer:
             if id(J) in actuated:
                 continue
             actuated.add(id(J))
-            ex = mot.add("extra", type="attach_actuator", name=d.name or f"motor_{J.sid}")
+            # named after its joint as written: OpenRAVE names a DOF after its joint, and the
+            # driver read back has that name (the driver's own name, when renamed, is reported
+            # with the joint's)
+            ex = mot.add("extra", type="attach_actuator", name=J.name or f"motor_{J.sid}")
             ex.add("technique", profile="OpenRAVE").add("bind_actuator", joint=f"kmodel1/{J.sid}")
         self.manipulators(mot)
         self.sensors(mot)
