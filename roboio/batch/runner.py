@@ -36,17 +36,31 @@ def need_dask():
     return distributed
 
 
+# The local cluster's settings. Dask's workers start with MALLOC_TRIM_THRESHOLD_ set, which
+# turns off glibc's dynamic mmap threshold: every large numpy temporary is then mapped and
+# faulted in afresh (loading a .seq walk took 5x the CPU time in a worker); roboio's tasks
+# free what they allocate, so the workers keep glibc's defaults. The rest is housekeeping
+# for a dashboard the cluster does not serve, which shares the cores with the tasks: the
+# workers' statistical profiler (a stack sample every 10 ms of a running task), the event
+# loops' 20 ms ticks, memory and system monitors every 0.1-0.5 s. Idle, a worker then
+# takes 2 ms of CPU a second instead of 25-35, the client's process 6-10 instead of 30-45;
+# batch fk of 48 walks on 2 workers: 15% less CPU in the workers, 25% less in the client
+# (benchmarks/bench_batch.py). The nanny still enforces the memory limit, once a second.
+QUIET_CLUSTER = {
+    "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
+
+
 def local_cluster(n: int):
     """A ``distributed.LocalCluster`` of ``n`` worker processes, one thread each, on
     loopback, as the batch commands start it."""
     import dask
     distributed = need_dask()
-    # Dask's workers start with MALLOC_TRIM_THRESHOLD_ set, which turns off glibc's dynamic
-    # mmap threshold: every large numpy temporary is then mapped and faulted in afresh
-    # (loading a .seq walk took 5x the CPU time in a worker); roboio's tasks free what they
-    # allocate, so the workers keep glibc's defaults
-    with warnings.catch_warnings(), dask.config.set(
-            {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+    with warnings.catch_warnings(), dask.config.set(QUIET_CLUSTER):
         # without a dashboard the scheduler still serves HTTP (health checks) on 8787, or on
         # a free port when another cluster holds it: nothing the user needs to hear about
         warnings.filterwarnings("ignore", message="Port .* is already in use", category=UserWarning)
