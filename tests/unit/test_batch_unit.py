@@ -120,3 +120,26 @@ def test_walks_skip_files_that_only_share_a_generic_extension(tmp_path, capsys):
     assert "LICENSE.txt" not in out and "package.xml" not in out and "MANIFEST" not in out
     meshes = len(os.listdir(os.path.join(SAMPLES, "meshes")))     # each a mesh file roboio reads
     assert re.search(rf": {3 + meshes} files, 2 failed", out), out
+
+
+def test_docs_give_the_settings_of_the_local_cluster():
+    """docs/batch.md's YAML for one's own workers holds what the local cluster sets, and
+    Dask knows every key (a renamed key would be ignored silently)."""
+    import dask
+    import yaml
+    from roboio.batch.runner import QUIET_CLUSTER
+    text = open(os.path.join(ROOT, "docs", "batch.md"), encoding="utf-8").read()
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
+    assert len(blocks) == 1
+
+    def flat(d, prefix=""):
+        for k, v in d.items():
+            if isinstance(v, dict):
+                yield from flat(v, f"{prefix}{k}.")
+            else:
+                yield f"{prefix}{k}", v
+    documented = dict(flat(yaml.safe_load(blocks[0])))
+    assert documented == QUIET_CLUSTER
+    import distributed  # noqa: F401 -- loads Dask's distributed settings
+    for key in QUIET_CLUSTER:
+        dask.config.get(key)                 # KeyError when Dask has no such setting
