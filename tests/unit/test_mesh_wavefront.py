@@ -83,6 +83,13 @@ def test_missing_material_library_warns_and_loads(tmp_path):
     with pytest.warns(roboio.RoboioWarning, match="q.obj:2: material library 'colours.mtl' not found"):
         m = roboio.load(write(tmp_path, "q.obj", QUAD))
     assert m.face_colors is None and len(m.faces) == 3
+    # a warning, not an error: the shape is whole
+    from roboio.cli.main import main
+    assert main(["validate", str(tmp_path / "q.obj")]) == 0
+    assert main(["validate", "--strict", str(tmp_path / "q.obj")]) == 1
+    # the mesh parser on its own (no one to tell) reads it too
+    from roboio.formats.meshes.wavefront import parse_obj_bytes
+    assert len(parse_obj_bytes(QUAD.encode(), None)["faces"]) == 3
 
 
 def test_vertex_colours(tmp_path):

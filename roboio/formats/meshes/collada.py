@@ -158,7 +158,7 @@ def _parse_tolerant(data: bytes, path, warn):
 
 def parse_dae_bytes(data: bytes, path, warn=None) -> dict:
     """The mesh dict of COLLADA data (see the module docstring)."""
-    warn = warn or (lambda msg, line=None: None)
+    warn = warn or (lambda msg, line=None, **kind: None)
     root = _parse_tolerant(data, path, warn)
     _check(root, path, warn)
     # pycollada's strict reading trips over comments among a node's children (valkyrie's

@@ -80,7 +80,7 @@ def _check(doc: dict, path: str, warn) -> None:
 def parse_gltf_bytes(data: bytes, path, warn=None) -> dict:
     """The mesh dict of glTF/GLB data, in the file's coordinates; ``path`` locates
     external buffers and images (None: none are read)."""
-    warn = warn or (lambda msg, line=None: None)
+    warn = warn or (lambda msg, line=None, **kind: None)
     _check(_json(data, path), path, warn)
     from trimesh.exchange.gltf import load_glb, load_gltf
     from trimesh.resolvers import FilePathResolver

@@ -47,7 +47,7 @@ def _file_order_polygons(kw: dict) -> None:
 def parse_ply_bytes(data: bytes, path, warn=None, ctx=None) -> dict:
     """The mesh dict of PLY data (see the module docstring). The header's element counts are
     checked against the data present (and the load's budget) before anything is read."""
-    warn = warn or (lambda msg, line=None: None)
+    warn = warn or (lambda msg, line=None, **kind: None)
     _check_head(data[:3], path)
     _check_counts(data, path, ctx)
     direct = _read_direct(data, path)

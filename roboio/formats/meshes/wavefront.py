@@ -110,7 +110,8 @@ def _check_material_library(data: bytes, path: str, warn) -> None:
     name = libs[0].group(1).strip().decode("utf-8", "replace")
     line = _line(data, libs[0].start())
     if not os.path.isfile(os.path.join(os.path.dirname(path or ""), name)):
-        warn(f"material library {name!r} not found: no face colours from it", line, kind="missing file")
+        warn(f"material library {name!r} not found: no face colours from it (the shape is whole)", line,
+             kind="missing file", severity="warning")
     for extra in libs[1:]:
         warn(f"material library {extra.group(1).strip().decode('utf-8', 'replace')!r} ignored "
              "(only the first mtllib is read)", _line(data, extra.start()), kind="unsupported")
@@ -148,7 +149,7 @@ def _check_last_line(data: bytes, path) -> None:
 def parse_obj_bytes(data: bytes, path, warn=None) -> dict:
     """The mesh dict of OBJ data (see the module docstring); ``path`` locates the material
     library (None: no material file is read)."""
-    warn = warn or (lambda msg, line=None: None)
+    warn = warn or (lambda msg, line=None, **kind: None)
     _check_last_line(data, path)
     padded = b"\n" + data
     faces = b"".join(_FACE_LINE.findall(padded))
