@@ -266,3 +266,43 @@ def test_batch_fk_of_mjcf_keyframes_equals_mujoco(cluster, tmp_path):
             qm = d.xquat[b] * (1 if d.xquat[b][0] >= 0 else -1)
             assert np.allclose(q, qm, rtol=0, atol=1e-12), (k, name)
     assert meta[0]["links"] == robot.link_names
+
+
+def _urdf_arm(name, size, mass):
+    """A two-link arm whose link names every arm of this helper shares."""
+    box = f"<geometry><box size='{size} {size} {size}'/></geometry>"
+    inertial = (f"<inertial><mass value='{mass}'/>"
+                "<inertia ixx='0.01' iyy='0.01' izz='0.01' ixy='0' ixz='0' iyz='0'/></inertial>")
+    return (f"<robot name='{name}'>\n"
+            f"  <link name='BODY'>{inertial}<visual>{box}</visual><collision>{box}</collision></link>\n"
+            f"  <link name='ARM'>{inertial}<collision>{box}</collision></link>\n"
+            "  <joint name='J' type='revolute'><parent link='BODY'/><child link='ARM'/>"
+            "<origin xyz='0 0 0.5'/><axis xyz='0 1 0'/>"
+            "<limit lower='-1' upper='1' effort='10' velocity='1'/></joint>\n</robot>\n")
+
+
+def test_batch_convert_of_robots_sharing_link_names_equals_single_file_saves(cluster, tmp_path):
+    """GraspIt! robots written side by side (one folder, one iv/) with link names in common:
+    every file batch convert writes is the one roboio.save writes, whatever order the
+    workers finish in (the link bodies of each are its own)."""
+    from roboio.batch.walk import convert_jobs
+    from roboio.formats.registry import get
+    src = tmp_path / "robots"
+    src.mkdir()
+    for k, (size, mass) in enumerate([(0.1, 1.0), (0.2, 2.0), (0.3, 3.0), (0.4, 4.0)]):
+        (src / f"arm{k}.urdf").write_text(_urdf_arm(f"arm{k}", size, mass))
+    dst = tmp_path / "batch"
+    s = roboio.batch.convert(str(src), dst, "graspit", client=cluster)
+    assert len(s.ok) == 4 and not s.failed
+    jobs = convert_jobs([str(src)], str(dst), get("graspit"))
+    _single_file_outputs(jobs, str(dst), str(tmp_path / "single"), "graspit")
+    files = {os.path.relpath(os.path.join(d, f), tmp_path / "single")
+             for d, _, fs in os.walk(tmp_path / "single") for f in fs}
+    assert {os.path.relpath(os.path.join(d, f), dst) for d, _, fs in os.walk(dst) for f in fs
+            if f != ".roboio-batch-report.json"} == files
+    for rel in files:
+        assert _read(dst / rel) == _read(tmp_path / "single" / rel), rel
+    assert not any(o.shared for o in s.outcomes)         # no file written for two inputs
+    for k in range(4):
+        back = roboio.load(dst / f"arm{k}.urdf.xml")
+        assert back.link("ARM").mass == pytest.approx(k + 1.0, rel=1e-14)

@@ -274,3 +274,31 @@ def test_an_undriven_link_gets_a_dof_named_after_it(tmp_path):
     r.drivers.append(Driver("slider", "normal", [3], qmin=-1.0, qmax=1.2))
     res = verify(r, back, 30, seed=3, space="drivers")
     assert res.ok and not res.only_a, res
+
+
+def test_robots_written_side_by_side_keep_their_own_link_bodies(tmp_path):
+    """Two robots with the same link names written into one folder (what `roboio convert`
+    of a tree and `roboio batch convert` do): each robot file's link bodies are its own,
+    whichever was written last (GraspIt! looks link files up under <robot dir>/iv/, which the
+    two share)."""
+    light, heavy = sample_robot(), sample_robot()
+    for link in heavy.links:
+        link.mass = 2.0
+        link.geometry = box_mesh(0.2, 0.3, 0.4)
+    roboio.save(light, tmp_path / "light.xml", format="graspit")
+    roboio.save(heavy, tmp_path / "heavy.xml", format="graspit")
+    for name, source in (("light.xml", light), ("heavy.xml", heavy)):
+        back = roboio.load(tmp_path / name)
+        for link in source.links:
+            assert back.link(link.name).mass == pytest.approx(link.mass, rel=1e-14), (name, link.name)
+            lo, hi = back.link(link.name).geometry.bounds()
+            np.testing.assert_allclose(hi - lo, source.link(link.name).geometry.bounds()[1]
+                                       - source.link(link.name).geometry.bounds()[0], atol=1e-12)
+    # rewriting a robot read back is still a fixed point (its link files keep their names)
+    before = {os.path.relpath(os.path.join(d, f), tmp_path): open(os.path.join(d, f), "rb").read()
+              for d, _, fs in os.walk(tmp_path) for f in fs}
+    roboio.save(roboio.load(tmp_path / "light.xml"), tmp_path / "light.xml", format="graspit",
+                overwrite_input=True)
+    after = {os.path.relpath(os.path.join(d, f), tmp_path): open(os.path.join(d, f), "rb").read()
+             for d, _, fs in os.walk(tmp_path) for f in fs}
+    assert before == after

@@ -1,7 +1,8 @@
 """Robots -> GraspIt! robot files.
 
 :func:`robot_files` writes the robot XML (returned) and registers its side files with the
-:class:`~._writer.GraspitWriter`: link bodies in ``<dir>/iv/``, eigengrasp, virtual-contact
+:class:`~._writer.GraspitWriter`: link bodies in ``<dir>/iv/`` (in ``<dir>/iv/<file name>/`` for a robot
+written from the model), eigengrasp, virtual-contact
 and CyberGlove files at the paths the robot names. A robot read from a GraspIt! file whose
 structure still matches its records (:func:`matches_record`) is written from them
 (:func:`spec_from_record`); any other robot goes through :mod:`._robot_generic`.
@@ -20,6 +21,7 @@ import numpy as np
 
 from ...errors import OutputError
 from ...transforms import vector_norm
+from ..fileio import safe_file_stem
 from ._build import MM, dh_structure, joint_infos
 from ._collision_out import disable_collision_lines
 from ._robot_generic import spec_from_model
@@ -221,6 +223,8 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
                     f"{turn:.3g} rad", kind="not written")
     rdir = os.path.dirname(path)
     iv = os.path.join(rdir, "iv")
+    if why is not None and not world:
+        _own_body_folder(spec, path)
     bodies = [(spec.palm_file, spec.palm_body, "palm")] + [
         (l.file, l.body, "link") for ch in spec.chains for l in ch.links]
     new_names = {}
@@ -249,6 +253,22 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
             info["mount_file"] = writer.add_file(mpath, text, link.name)
     _report_model_losses(robot, report, exclude)
     return render(spec)
+
+
+def _own_body_folder(spec: RobotOut, path: str) -> None:
+    """Put the link body files of a robot written from the model into a folder of its own,
+    ``iv/<file name>/`` (``SR1.body.xml`` -> ``iv/SR1.body/``): robot files written side by
+    side share ``iv/``, and two robots with a link of one name (``BODY``) would otherwise
+    write one body file, the later replacing the other's. A robot written from its GraspIt!
+    records keeps the file names it was read with (its rewrite is then a fixed point)."""
+    name = os.path.basename(path)
+    if name.lower().endswith(".xml"):
+        name = name[:-4]
+    folder = safe_file_stem(name, default="robot")
+    spec.palm_file = f"{folder}/{spec.palm_file}"
+    for ch in spec.chains:
+        for link in ch.links:
+            link.file = f"{folder}/{link.file}"
 
 
 def _report_model_losses(robot, report, exclude):
