@@ -119,7 +119,10 @@ def _common(args, command: str) -> dict:
         for w in o.shared:
             print(f"roboio batch {command}: warning: {o.input}: {w}", file=sys.stderr)
         if o.kind == "failed":
-            print(f"roboio batch {command}: {o.input}: {cli_words(o.message)}", file=sys.stderr)
+            message = cli_words(o.message)
+            if not message.startswith(f"{o.input}:"):      # a message naming the file says it once
+                message = f"{o.input}: {message}"
+            print(f"roboio batch {command}: {message}", file=sys.stderr)
     return dict(workers=args.workers, scheduler=args.scheduler, resume=args.resume,
                 report=args.report, timeout=args.timeout, strict=args.strict,
                 progress=lambda n: _progress.bar(n, f"batch {command}", "file"), on_outcome=failed)

@@ -109,6 +109,23 @@ def test_batch_validate_reports_what_validate_reports(cluster, tmp_path):
     assert str(broken) in s.failed
 
 
+def test_the_command_line_names_each_failed_file_once(cluster, tmp_path, capsys):
+    """One line per failed file on stderr, the file named once: a message that names it
+    (``FILE:LINE: what``, ``FILE: file not found``) is not prefixed with it again."""
+    from roboio.cli.main import main
+    broken = tmp_path / "broken.urdf"
+    broken.write_text(BROKEN_URDF)
+    os.symlink("nowhere.urdf", tmp_path / "dangling.urdf")
+    rc = main(["batch", "validate", str(tmp_path), "--scheduler", cluster.scheduler.address])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1
+    lines = {os.path.basename(l.split(": ")[1].split(":")[0]): l for l in err}
+    assert set(lines) == {"broken.urdf", "dangling.urdf"}, err
+    assert lines["dangling.urdf"] == f"roboio batch validate: {tmp_path / 'dangling.urdf'}: file not found"
+    assert lines["broken.urdf"].startswith(f"roboio batch validate: {broken}:")
+    assert all(l.count(str(tmp_path)) == 1 for l in err), err
+
+
 def _rotation(qw, qx, qy, qz):
     """Rotation matrices of unit quaternions (the textbook formula)."""
     return np.stack([
