@@ -3,7 +3,7 @@
 Layout (a hive-partitioned dataset directory)::
 
     OUT.parquet/
-        source=<motion path relative to its root, URI-escaped>/
+        source=<motion path relative to its root, URI-escaped (cut + ~hash past 255 bytes)>/
             part-00000.parquet      frames 0 .. chunk-1
             part-00001.parquet      frames chunk .. 2*chunk-1
         _roboio-batch-report.json   the report of the run (what --resume reads)
@@ -22,6 +22,7 @@ the links of the columns (``links``), the motion file (``motion_file``), the sou
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from urllib.parse import quote
 
@@ -35,10 +36,29 @@ METADATA_KEY = b"roboio"
 REPORT_NAME = "_roboio-batch-report.json"
 
 
+#: the longest file name most file systems take (bytes)
+MAX_NAME = 255
+
+
 def partition_dir(source_rel: str) -> str:
     """The partition directory of one source: ``source=`` and its URI-escaped relative
-    path (what pyarrow's hive partitioning decodes)."""
-    return "source=" + quote(source_rel, safe="")
+    path (what pyarrow's hive partitioning decodes). A name longer than :data:`MAX_NAME`
+    bytes (a deep path, or a few dozen non-ASCII characters: each byte escapes to three) is
+    cut, between characters, and ends with ``~`` and 16 hex digits of the path's
+    SHA-256, so that two sources never share a partition; the part files' metadata still
+    hold the whole path (``source``)."""
+    name = "source=" + quote(source_rel, safe="", errors="surrogateescape")
+    if len(name) <= MAX_NAME:                  # quote() gives ASCII: characters are bytes
+        return name
+    digest = hashlib.sha256(source_rel.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    room, head = MAX_NAME - len("source=") - 17, []
+    for ch in source_rel:                      # whole characters: the name must decode
+        q = quote(ch, safe="", errors="surrogateescape")
+        if len(q) > room:
+            break
+        head.append(q)
+        room -= len(q)
+    return f"source={''.join(head)}~{digest}"
 
 
 def part_name(index: int) -> str:

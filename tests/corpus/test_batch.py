@@ -323,3 +323,28 @@ def test_batch_convert_of_robots_sharing_link_names_equals_single_file_saves(clu
     for k in range(4):
         back = roboio.load(dst / f"arm{k}.urdf.xml")
         assert back.link("ARM").mass == pytest.approx(k + 1.0, rel=1e-14)
+
+
+def test_batch_fk_of_a_motion_whose_partition_name_would_be_too_long(cluster, tmp_path):
+    """30 Japanese characters escape to 270 bytes, past the 255 a file name may have: the
+    partition name is cut and hashed, the part's metadata keeps the whole path, and the
+    poses are those of the single-file API."""
+    import shutil
+    samples = os.path.join(os.path.dirname(roboio.__file__), "data", "samples", "choreonoid")
+    name = "歩行データ" * 6 + ".seq"
+    src = tmp_path / "motions"
+    src.mkdir()
+    shutil.copy(os.path.join(samples, "arm_wave.seq"), src / name)
+    body = os.path.join(samples, "arm.body")
+    s = roboio.batch.fk(str(src), body, str(tmp_path / "out.parquet"), client=cluster)
+    assert not s.failed and s.ok == [str(src / name)], s.failed
+    parts = [d for d in os.listdir(tmp_path / "out.parquet") if d.startswith("source=")]
+    assert len(parts) == 1 and len(parts[0].encode()) <= 255
+    table = pq.read_table(tmp_path / "out.parquet" / parts[0])
+    assert json.loads(table.schema.metadata[b"roboio"])["source"] == name
+    robot = roboio.load(body)
+    T = roboio.load(str(src / name)).link_transforms(robot)
+    cols = {c: table.column(c).to_numpy() for c in table.column_names}
+    _check_poses(cols, list(enumerate(robot.link_names)), T, cols["time"])
+    import pyarrow.dataset as ds                      # the hive name decodes
+    assert ds.dataset(str(tmp_path / "out.parquet"), partitioning="hive").to_table().num_rows == T.shape[0]

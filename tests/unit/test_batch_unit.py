@@ -143,3 +143,20 @@ def test_docs_give_the_settings_of_the_local_cluster():
     import distributed  # noqa: F401 -- loads Dask's distributed settings
     for key in QUIET_CLUSTER:
         dask.config.get(key)                 # KeyError when Dask has no such setting
+
+
+def test_partition_names_fit_a_file_name_and_never_collide():
+    from urllib.parse import unquote
+    from roboio.batch.parquet import MAX_NAME, partition_dir
+    assert partition_dir("walks/SR1 walk%1.seq") == "source=walks%2FSR1%20walk%251.seq"
+    deep = "/".join(["level"] * 60) + "/walk.seq"
+    cjk = "歩行データ" * 6 + ".seq"                 # 30 characters, 90 bytes, 270 escaped
+    names = {p: partition_dir(p) for p in (deep, deep + "x", cjk, cjk[1:], "a" * 300, "a" * 301)}
+    assert len(set(names.values())) == len(names)
+    for path, name in names.items():
+        assert len(name.encode()) <= MAX_NAME and name.startswith("source=")
+        head, digest = name[len("source="):].rsplit("~", 1)
+        assert len(digest) == 16 and int(digest, 16) >= 0
+        decoded = unquote(head, errors="strict")    # whole escapes only: a prefix of the path
+        assert path.startswith(decoded) and len(decoded) > 20
+        assert partition_dir(path) == name          # the same on every run (--resume)
