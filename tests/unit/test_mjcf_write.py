@@ -318,7 +318,10 @@ def test_world_with_objects_and_flat_terrain(tmp_path):
     mujoco.mj_forward(m, d)
     crate = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "crate")
     assert m.body_mass[crate] == 2.0 and d.xpos[crate] == pytest.approx([0, 0, 0.5])
-    box = [g for g in range(m.ngeom) if m.geom_bodyid[g] == 0 and m.geom_type[g] == mujoco.mjtGeom.mjGEOM_BOX][0]
+    # the floor's two geoms (drawn mesh, colliding box) are one static body, named after it
+    floor = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "floor")
+    assert floor > 0 and m.body_weldid[floor] == 0 and m.body_jntnum[floor] == 0
+    box = [g for g in range(m.ngeom) if m.geom_bodyid[g] == floor and m.geom_type[g] == mujoco.mjtGeom.mjGEOM_BOX][0]
     # the floor's collision box has its top face at z = 0 and spans the mesh
     assert d.geom_xpos[box][2] + m.geom_size[box][2] == pytest.approx(0, abs=1e-12)
     assert m.geom_size[box][:2] == pytest.approx([5, 5])

@@ -379,10 +379,11 @@ class MjcfWriter:
             self.robot(worldbody, r)
         _tidy(worldbody)
         for cls, attrs in (("visual", {"contype": "0", "conaffinity": "0", "group": "2"}),
-                           ("collision", {"group": "3"})):
+                           ("collision", {"group": "3"}), ("terrain", None)):
             if cls in self.classes_used:
                 d = etree.SubElement(default, "default", **{"class": cls})
-                etree.SubElement(d, "geom", **attrs)
+                if attrs:
+                    etree.SubElement(d, "geom", **attrs)
         if not len(self.asset_el):
             root.remove(self.asset_el)
         if self.excludes or self.pairs:
@@ -751,6 +752,8 @@ class MjcfWriter:
                 self._geom(parent, g, M, color, label, "visual", made)
         for g, M in _leaves(collision):
             has |= self._geom(parent, g, M, color, label, "collision" if visual is not None else None, made)
+        if visual is None and any(el.get("class") for el in made):
+            made = _drawn_and_colliding(parent, made)
         if collision is not None and collision.margin:
             for el in made:
                 if el.get("class") != "visual":
@@ -1052,7 +1055,9 @@ class MjcfWriter:
         body = etree.SubElement(worldbody, "body", name=name, pos=_fmt(o.transform[:3, 3]))
         _set_quat(body, R)
         etree.SubElement(body, "freejoint", name=self.joints.take(o.name, "object", None))
-        pose = [float(x) for x in o.transform[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
+        # the key's quaternion is the body's, as written (a reading builds the pose from it)
+        quat = [float(x) for x in body.get("quat", "1 0 0 0").split()]
+        pose = [float(x) for x in o.transform[:3, 3]] + quat
         self.qpos0 += pose
         self.qpos_init += pose
         self.qpos_terms.append((None, "fixed", pose))
@@ -1063,7 +1068,7 @@ class MjcfWriter:
             self.report.lose("mass properties changed for MuJoCo", f"{o.name}: {c}", kind="changed")
         body.append(_inertial_element(it))
         color = o.appearance.color if o.appearance is not None else None
-        self._geoms(body, o.geometry, None, color, name)
+        self._geoms(body, o.geometry, o.extras.get("mjcf", {}).get("visual_geometry"), color, name)
         self._friction([e for e in body if e.tag == "geom"], o.kFriction, o.name)
         extra = [k for k, d in (("kRestitution", 0.5), ("kStiffness", np.inf), ("kDamping", np.inf))
                  if getattr(o, k) != d]
@@ -1077,11 +1082,23 @@ class MjcfWriter:
         geom = t.geometry
         if geom is not None and not np.array_equal(t.transform, np.eye(4)):
             geom = Group([geom], transform=t.transform)
+        visual = t.extras.get("mjcf", {}).get("visual_geometry")
+        if visual is not None and not np.array_equal(t.transform, np.eye(4)):
+            visual = Group([visual], transform=t.transform)
         start = len(worldbody)
-        self._geoms(worldbody, geom, None, color, t.name or "terrain")
+        self._geoms(worldbody, geom, visual, color, t.name or "terrain")
         made = list(worldbody)[start:]
         if len(made) == 1:          # the reader names a terrain of one geom after the geom
             made[0].set("name", self.geom_names.take(t.name, "terrain", self.report, "terrain"))
+        elif made:
+            # several geoms: one static body (of class "terrain", which a reading of a file
+            # roboio wrote tells from a robot's root) that reads back as this one terrain
+            body = etree.Element("body", name=self.bodies.take(t.name, "terrain", "terrains"),
+                                 childclass="terrain")
+            worldbody.insert(start, body)
+            for el in made:
+                body.append(el)
+            self.classes_used.add("terrain")
         self._friction(made, t.kFriction, t.name)
 
     def _friction(self, geoms, kf, name):
@@ -1091,6 +1108,36 @@ class MjcfWriter:
         for el in geoms:
             if el.get("class") != "visual":
                 el.set("friction", _fmt((v[0], 0.005, 0.0001)))
+
+
+def _drawn_and_colliding(parent, made: list) -> list:
+    """The geoms ``made`` for a geometry without separate visual geometry once a flat mesh
+    among them became a drawn mesh (class ``visual``) and a colliding slab (class
+    ``collision``): every other geom is then drawn (a ``visual`` copy) and collides (class
+    ``collision``), visual geoms first, as the writer writes what a reading of them gives
+    back (a visual and a collision geometry), so that a rewrite is the same file."""
+    at = list(parent).index(made[0])
+    drawn, colliding = [], []
+    for el in made:
+        parent.remove(el)
+        cls = el.get("class")
+        attrs = [(k, v) for k, v in el.attrib.items() if k != "class"]
+        if cls in (None, "visual"):
+            drawn.append(_classed("visual", attrs))
+        if cls in (None, "collision"):
+            colliding.append(_classed("collision", attrs))
+    out = drawn + colliding
+    for k, el in enumerate(out):
+        parent.insert(at + k, el)
+    return out
+
+
+def _classed(cls: str, attrs: list) -> etree._Element:
+    el = etree.Element("geom")
+    el.set("class", cls)
+    for k, v in attrs:
+        el.set(k, v)
+    return el
 
 
 def _inertial_element(it, written=None) -> etree._Element:
@@ -1136,8 +1183,10 @@ _ORDER = {"freejoint": 0, "joint": 0, "inertial": 1, "geom": 2, "body": 3}
 
 
 def _tidy(parent):
-    """Children of every body in the order joints, inertial, geoms, bodies (stable)."""
-    for body in list(parent.iter("body")):
+    """Children of ``parent`` and of every body in it in the order joints, inertial, geoms,
+    bodies (stable; the world's geoms, terrains, before its bodies: a reading numbers the
+    terrains so)."""
+    for body in [parent] + list(parent.iter("body")):
         kids = sorted(body, key=lambda e: _ORDER.get(e.tag, 4))
         for e in kids:
             body.append(e)
