@@ -226,9 +226,11 @@ class _RobotPlan:
         self.body_of = list(range(n))  # link -> link whose body holds it (itself unless folded)
         self.extra_joints = defaultdict(list)   # body link -> folded links, root to tip
         self.ball = {}               # body link -> the three links of the ball joint it carries
+        self.anchors = {}            # body link -> joint pos of each of its one-DOF joints
         self._floating()
         self._balls()
         self._fold_groups()
+        self._fold_chains()
 
     def _bare(self, i: int) -> bool:
         l = self.r.links[i]
@@ -307,6 +309,80 @@ class _RobotPlan:
                 self.body_of[i] = tip
             self.extra_joints[tip] = list(chain[:-1])
 
+    def _fold_chains(self):
+        """One body with several hinge or slide joints (what an MJCF reading makes a chain
+        of links of: see :mod:`._bodies`) for each run of one-DOF links whose links but the
+        last are massless and bare, each the only child of the one before, with frames that
+        differ from the one before by a translation only, and named as the joint the writer
+        gives them (a reading names them so). The joints' ``pos`` (:meth:`_chain_anchors`)
+        reproduce the links' translations exactly in a reading (a stable rewrite); the body
+        carries the last link's mass and geometry: no massless body MuJoCo would refuse."""
+        r = self.r
+        names = joint_names(r)
+        for tip in reversed(range(r.num_links)):      # deepest first: a run folds into its tip
+            if (self.body_of[tip] != tip or tip in self.free_root or tip in self.ball
+                    or tip in self.extra_joints or (self.jtype(tip) == "weld" and r.config[tip] != 0)):
+                continue
+            chain = [tip]
+            while True:
+                p = r.links[chain[0]].parent
+                if not (p >= 0 and self._one_dof_bare(p, names) and self.kids[p] == [chain[0]]
+                        and _is_translation(r.links[chain[0]].parent_transform)):
+                    break
+                chain.insert(0, p)
+            if len(chain) < 2:
+                continue
+            anchors = self._chain_anchors(chain)
+            if anchors is None:
+                continue
+            for i in chain[:-1]:
+                self.folded[i] = tip
+                self.body_of[i] = tip
+            self.extra_joints[tip] = chain[:-1]
+            self.anchors[tip] = anchors
+
+    def _one_dof_bare(self, i: int, names: list) -> bool:
+        """Whether link ``i`` can be a joint of its child's body: a moving one-DOF link with
+        neither mass nor geometry, named after its source joint, as a reading of MJCF names
+        the links a body's joints make (links of other sources keep a body of their name)."""
+        r, l = self.r, self.r.links[i]
+        j = self.group.get(i)
+        return (self.body_of[i] == i and i not in self.free_root and i not in self.ball
+                and i not in self.extra_joints and j is not None and j.type in ("normal", "spin")
+                and len(j.links) == 1 and l.joint_type in ("revolute", "prismatic")
+                and np.any(np.asarray(l.axis, float)) and self._bare(i) and l.mass == 0
+                and not np.any(l.inertia) and bool(l.joint_name) and names[i] == l.joint_name
+                and _reads_as(l.joint_name, l.name))
+
+    def _chain_anchors(self, chain: list):
+        """The ``pos`` (body frame) of the joint of each moving link of ``chain``, or None.
+        A reading of a body's joints with anchors ``a`` makes links placed by ``Trans(a_1)``
+        (after the body pose), ``Trans(a_k - a_(k-1))``, and, when ``a_n`` is not 0, a welded
+        last link at ``Trans(-a_n)``; a slide's anchor counts as 0. Solved backwards from the
+        last link, each difference rounded as the reader rounds it; None where no anchors
+        give the links' translations back exactly."""
+        r = self.r
+        tip = chain[-1]
+        moving = chain if self.jtype(tip) != "weld" else chain[:-1]
+        t = {i: np.asarray(r.links[i].parent_transform, float)[:3, 3] for i in chain}
+        a = {moving[-1]: np.zeros(3) if tip in moving else -t[tip]}
+        if tip not in moving and not np.any(a[moving[-1]]):
+            return None                 # a reading makes the last joint's link the body's
+        for k in range(len(moving) - 1, 0, -1):
+            cur, prev = moving[k], moving[k - 1]
+            if r.links[cur].joint_type == "prismatic" and np.any(a[cur]):
+                return None
+            if r.links[prev].joint_type == "prismatic":
+                y = np.zeros(3) if np.array_equal(a[cur], t[cur]) else None
+            else:
+                y = _difference_operand(a[cur], t[cur])
+            if y is None:
+                return None
+            a[prev] = y
+        if r.links[moving[0]].joint_type == "prismatic" and np.any(a[moving[0]]):
+            return None
+        return [a[i] for i in moving]
+
     def jtype(self, i: int) -> str:
         j = self.group.get(i)
         return j.type if j is not None else "normal"
@@ -318,6 +394,34 @@ class _RobotPlan:
         while p >= 0 and self.body_of[p] != p:
             p = self.r.links[p].parent
         return p
+
+
+def _reads_as(joint: str, link: str) -> bool:
+    """Whether a reading may name the link of a joint named ``joint`` ``link``: after the
+    joint, or so made unique (a body of the same name took it: fish's ``tail1``)."""
+    return link == joint or re.fullmatch(re.escape(joint) + r"_[0-9]+", link) is not None
+
+
+def _is_translation(T) -> bool:
+    T = np.asarray(T, float)
+    return np.array_equal(T[:3, :3], np.eye(3)) and np.array_equal(T[3], [0.0, 0.0, 0.0, 1.0])
+
+
+def _difference_operand(a, t, ulps: int = 4):
+    """``y`` with ``a - y == t`` in floating point, component by component (the nearest
+    to ``a - t`` that does), or None."""
+    out = np.zeros(3)
+    for k in range(3):
+        y0 = a[k] - t[k]
+        cands, lo, hi = [y0], y0, y0
+        for _ in range(ulps):
+            lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
+            cands += [lo, hi]
+        hit = next((y for y in cands if a[k] - y == t[k]), None)
+        if hit is None:
+            return None
+        out[k] = hit
+    return out
 
 
 class MjcfWriter:
@@ -470,6 +574,8 @@ class MjcfWriter:
             return make_transform(*_free_frame(r, i))
         if i in plan.ball:
             return self._ball_body_pose(r, plan.ball[i], i, approx)
+        if i in plan.anchors:
+            return self._chain_body_pose(r, plan.extra_joints[i][0], plan.anchors[i][0], approx)
         T = np.eye(4)
         for f in plan.extra_joints.get(i, []) + [i]:
             T = compose(T, approx.get(f, r.links[f].parent_transform))
@@ -500,6 +606,25 @@ class MjcfWriter:
         guess = compose(make_transform(R0, T0[:3, 3]), r.links[i].parent_transform)[:3, 3]
         x = exact_params(guess, read_back, T0[:3, 3], (2, 2, 2))
         return make_transform(R0, guess if x is None else np.array(x))
+
+    @staticmethod
+    def _chain_body_pose(r: Robot, first: int, anchor, approx: dict) -> np.ndarray:
+        """Pose of a body whose joints are a folded chain (:meth:`_RobotPlan._fold_chains`)
+        starting at link ``first``, whose joint is at ``anchor``: the first link's rotation,
+        and the position whose reading (``body pose x Trans(anchor)``) gives the first link's
+        position back exactly, where one within a few units in the last place does."""
+        T1 = np.asarray(approx.get(first, r.links[first].parent_transform), float)
+        R = _read_rotation(T1[:3, :3])       # (the position is chosen for this one)
+        step = make_transform(np.eye(3), anchor)
+
+        def read_back(x):
+            x = np.asarray(x, float)
+            B = np.zeros(x.shape[:-1] + (4, 4))
+            B[..., :3, :3], B[..., :3, 3], B[..., 3, 3] = R, x, 1.0
+            return compose(B, step)[..., :3, 3]
+        guess = T1[:3, 3] - compose(R, np.asarray(anchor, float).reshape(3, 1))[:, 0]
+        x = exact_params(guess, read_back, T1[:3, 3], (2, 2, 2))
+        return make_transform(T1[:3, :3], guess if x is None else np.array(x))
 
     def _ball_name(self, r: Robot, chain: list):
         """``(source name or None, made-up name)`` of the ball joint over ``chain``: the
@@ -557,6 +682,11 @@ class MjcfWriter:
         if i in plan.ball:
             return self._ball_joint(body, r, plan.ball[i], i)
         chain = plan.extra_joints.get(i, [])
+        if i in plan.anchors:                 # a folded run of one-DOF links, at their anchors
+            moves = False
+            for f, a in zip(chain + [i], plan.anchors[i]):
+                moves |= self._joint(body, r, plan, f, jnames, None, a)
+            return moves
         # S: pose of this body in a folded link's frame at q = 0 (see the module docstring)
         S, in_frame = np.eye(4), {}
         for f in reversed(chain[1:] + [i]):
@@ -602,7 +732,7 @@ class MjcfWriter:
         self.qpos_terms.append((r, "ball", chain[-1], chain))
         return True
 
-    def _joint(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, S) -> bool:
+    def _joint(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, S, anchor=None) -> bool:
         l = r.links[i]
         jt = plan.jtype(i)
         if jt == "weld":
@@ -621,6 +751,8 @@ class MjcfWriter:
             if np.any(p):
                 el.set("pos", _fmt(-compose(R.T, p.reshape(3, 1))[:, 0]))
             u = compose(R.T, u.reshape(3, 1))[:, 0]
+        if anchor is not None and np.any(anchor):
+            el.set("pos", _fmt(anchor))
         el.set("axis", _fmt(u))
         if abs(k - 1) > 1e-15:
             self.report.lose("joint axes that are not unit length (MuJoCo normalises them: its "
@@ -1054,7 +1186,8 @@ class MjcfWriter:
                              f"{o.name} ({err:.1e})", kind="approximated")
         body = etree.SubElement(worldbody, "body", name=name, pos=_fmt(o.transform[:3, 3]))
         _set_quat(body, R)
-        etree.SubElement(body, "freejoint", name=self.joints.take(o.name, "object", None))
+        joint = o.extras.get("mjcf", {}).get("joint") or o.name     # (an MJCF reading's name)
+        etree.SubElement(body, "freejoint", name=self.joints.take(joint, "object", None))
         # the key's quaternion is the body's, as written (a reading builds the pose from it)
         quat = [float(x) for x in body.get("quat", "1 0 0 0").split()]
         pose = [float(x) for x in o.transform[:3, 3]] + quat
