@@ -343,16 +343,15 @@ class _RobotPlan:
 
     def _one_dof_bare(self, i: int, names: list) -> bool:
         """Whether link ``i`` can be a joint of its child's body: a moving one-DOF link with
-        neither mass nor geometry, named after its source joint, as a reading of MJCF names
-        the links a body's joints make (links of other sources keep a body of their name)."""
+        neither mass nor geometry whose MuJoCo joint a reading turns back into a link of
+        its name (whatever the source: a first write must be what its reading writes)."""
         r, l = self.r, self.r.links[i]
         j = self.group.get(i)
         return (self.body_of[i] == i and i not in self.free_root and i not in self.ball
                 and i not in self.extra_joints and j is not None and j.type in ("normal", "spin")
                 and len(j.links) == 1 and l.joint_type in ("revolute", "prismatic")
                 and np.any(np.asarray(l.axis, float)) and self._bare(i) and l.mass == 0
-                and not np.any(l.inertia) and bool(l.joint_name) and names[i] == l.joint_name
-                and _reads_as(l.joint_name, l.name))
+                and not np.any(l.inertia) and _reads_as(names[i] or l.name, l.name))
 
     def _chain_anchors(self, chain: list):
         """The ``pos`` (body frame) of the joint of each moving link of ``chain``, or None.
@@ -704,6 +703,14 @@ class MjcfWriter:
         tip = r.links[chain[-1]]
         nm = self.jname_of[chain[-1]]
         el = etree.SubElement(body, "joint", name=nm, type="ball")
+        # a reading names the links a ball makes after the joint (JOINT_rz, JOINT_ry, and the
+        # third after the joint too when the ball sits on a welded child's body): MuJoCo has
+        # no place for other names of these links
+        read = [f"{nm}_rz", f"{nm}_ry"] + ([nm] if i != chain[-1] else [])
+        for k, want in zip(chain, read):
+            if r.links[k].name != want:
+                rep.lose("names of links written as a MuJoCo ball joint (a reading names them "
+                         "after the joint)", f"{r.links[k].name} -> {want}", kind="renamed", noun="link")
         if i != chain[-1]:            # the first link's origin in the body frame
             w = r.links[i].parent_transform[:3, 3]
             if np.any(w):
