@@ -23,7 +23,10 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   radians); its qpos a quaternion (:func:`roboio.model.qpos.zyx_quat` of the Euler angles).
   Other multi-link joint groups (``floatingplanar``, other ``ballandsocket`` groups,
   floating chains not at the root) keep one joint per link; their massless intermediate
-  links are folded into the last link's body as extra joints.
+  links are folded into the last link's body as extra joints. So are runs of one-DOF links
+  a translation apart whose links but the last are massless and bare (what a reading makes
+  of a MuJoCo body with several joints): one body, its joints at anchors that read back
+  exactly (:meth:`_RobotPlan._fold_chains`).
 * Drivers -> one actuator each on the joint of the driver's leader (``position``, the
   default, ``motor`` or none: :mod:`._actuators_out`); affine drivers coupling several DOFs ->
   ``<equality><joint polycoef>`` (follower = offset + ratio x the actuated DOF, in MuJoCo
@@ -39,8 +42,8 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
 * Self-collision: ``<contact><exclude>`` for every pair of links with geometry that
   roboio does not check and MuJoCo's own filters (same weld body, parent/child) would not
   skip.
-* Worlds: every robot, rigid object (a body with a free joint) and terrain (static geoms)
-  in one model; names made unique where they clash (``report.renamed``: "links", "joints",
+* Worlds: every robot, rigid object (a body with a free joint) and terrain (a static geom,
+  or a static body of class ``terrain`` for several geoms) in one model; names made unique where they clash (``report.renamed``: "links", "joints",
   "objects").
 * ``robot.config`` -> ``<keyframe><key name="initial">`` when it differs from MuJoCo's
   zero configuration.
