@@ -242,3 +242,18 @@ def test_a_ball_group_not_about_one_point_stays_three_hinges(tmp_path):
     assert any("ballandsocket joints written as their one-DOF joints" in e for e in rep.lost)
     m = mujoco.MjModel.from_xml_path(out)
     assert mujoco.mjtJoint.mjJNT_BALL not in list(m.jnt_type) and m.njnt == 4
+
+
+def test_klampt_ball_link_names_a_reading_changes_are_reported(tmp_path):
+    """MuJoCo's ball joint has one name; a reading names its first two links after it
+    (``s_x_rz``, ``s_x_ry``), so the Klamp't names ``s_z``, ``s_y`` are reported, and
+    links already named so are not."""
+    r = _klampt_style_robot()
+    out = str(tmp_path / "k.xml")
+    rep = roboio.save(r, out, "mjcf")
+    items = [x for x in rep.lost if x.startswith("names of links written as a MuJoCo ball joint")]
+    assert len(items) == 1 and "s_z -> s_x_rz" in items[0] and "s_y -> s_x_ry" in items[0]
+    back = roboio.load(out)
+    assert back.link_names[1:3] == ["s_x_rz", "s_x_ry"]
+    rep2 = roboio.save(back, str(tmp_path / "k2.xml"), "mjcf")
+    assert not any(x.startswith("names of links written as a MuJoCo ball joint") for x in rep2.lost)

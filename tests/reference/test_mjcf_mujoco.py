@@ -116,6 +116,15 @@ def check_model(robot, path, report, nsamples=4, seed=0):
     # the massless links folded into a multi-DOF joint
     virtual = {i for j in robot.joints if j.type in ("floating", "floatingplanar", "ballandsocket")
                for i in j.links[:-1]}
+    # ... and massless links without geometry whose joint MuJoCo holds in the body of a
+    # descendant (a run of one-DOF links written as one body with several joints)
+    for j in range(m.njnt):
+        i = link_of_joint(robot, mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j))
+        l = robot.links[i] if i is not None else None
+        owner = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, m.jnt_bodyid[j])
+        if (l is not None and l.name not in bodies and l.mass == 0 and l.geometry is None
+                and owner in robot.link_names and i in _ancestors(robot, robot.link_index(owner))):
+            virtual.add(i)
     missing = [l.name for l in robot.links if l.name not in bodies]
     assert all(robot.link_index(n) in virtual for n in missing), missing
     tol_pos = TOL + 2 * report.fk_error[0]
@@ -159,6 +168,14 @@ def check_model(robot, path, report, nsamples=4, seed=0):
                  and len(np.unique(l.geometry.faces)) >= 4)
     assert check_mesh_placement(m, d, robot, bodies) >= meshes
     return m
+
+
+def _ancestors(robot, i):
+    out = []
+    while robot.links[i].parent >= 0:
+        i = robot.links[i].parent
+        out.append(i)
+    return out
 
 
 def check_mesh_placement(m, d, robot, bodies):

@@ -159,9 +159,11 @@ def test_affine_driver_becomes_a_joint_equality(tmp_path):
 
 
 def test_massless_moving_links_get_the_minimum_mass(tmp_path):
+    # (frames rotated from one link to the next: a run of massless links a translation apart
+    # is folded into one body instead, see test_massless_translated_links_fold_into_one_body)
     r = robot([Link("a", -1, "revolute", (0, 0, 1), mass=0.0, inertia=np.zeros((3, 3))),
-               Link("b", 0, "revolute", (0, 1, 0), T(t=(1, 0, 0)), mass=0.0, inertia=np.zeros((3, 3))),
-               Link("c", 1, "revolute", (0, 1, 0), mass=2.0, inertia=np.zeros((3, 3))),
+               Link("b", 0, "revolute", (0, 1, 0), T(Rz(0.3), (1, 0, 0)), mass=0.0, inertia=np.zeros((3, 3))),
+               Link("c", 1, "revolute", (0, 1, 0), T(Rx(0.2)), mass=2.0, inertia=np.zeros((3, 3))),
                Link("d", 2, "revolute", (0, 0, 1), mass=0.0, inertia=np.zeros((3, 3))),
                Link("e", 3, "revolute", (0, 0, 1), mass=1.0, inertia=np.eye(3))],
               [Joint("normal", [0]), Joint("normal", [1]), Joint("normal", [2]), Joint("normal", [3]),
@@ -318,7 +320,10 @@ def test_world_with_objects_and_flat_terrain(tmp_path):
     mujoco.mj_forward(m, d)
     crate = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "crate")
     assert m.body_mass[crate] == 2.0 and d.xpos[crate] == pytest.approx([0, 0, 0.5])
-    box = [g for g in range(m.ngeom) if m.geom_bodyid[g] == 0 and m.geom_type[g] == mujoco.mjtGeom.mjGEOM_BOX][0]
+    # the floor's two geoms (drawn mesh, colliding box) are one static body, named after it
+    floor = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "floor")
+    assert floor > 0 and m.body_weldid[floor] == 0 and m.body_jntnum[floor] == 0
+    box = [g for g in range(m.ngeom) if m.geom_bodyid[g] == floor and m.geom_type[g] == mujoco.mjtGeom.mjGEOM_BOX][0]
     # the floor's collision box has its top face at z = 0 and spans the mesh
     assert d.geom_xpos[box][2] + m.geom_size[box][2] == pytest.approx(0, abs=1e-12)
     assert m.geom_size[box][:2] == pytest.approx([5, 5])

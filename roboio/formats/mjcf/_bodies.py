@@ -103,9 +103,9 @@ def body_chain(b: Body, names) -> list:
                 specs[-1].extras["ball_range"] = j.range[1]
             pending = _trans([-v for v in j.pos])
         elif j.type == "hinge":
-            T = pending @ _trans(j.pos)
-            if j.ref != 0:
-                T = T @ make_transform(axis_angle_to_matrix(j.axis, -j.ref), None)
+            T = compose(pending, _trans(j.pos))      # (element-wise: the MJCF writer's anchors
+            if j.ref != 0:                            # reproduce these bits on any machine)
+                T = compose(T, make_transform(axis_angle_to_matrix(j.axis, -j.ref), None))
             lo, hi = (j.range if j.limited else (-np.inf, np.inf))
             specs.append(LinkSpec(None, "revolute", j.axis, T, "normal" if j.limited else "spin",
                                   j.ref, lo, hi, joint=j))
@@ -113,7 +113,7 @@ def body_chain(b: Body, names) -> list:
         else:   # slide
             T = pending
             if j.ref != 0:
-                T = T @ _trans([-j.ref * v for v in j.axis])
+                T = compose(T, _trans([-j.ref * v for v in j.axis]))
             lo, hi = (j.range if j.limited else (-np.inf, np.inf))
             specs.append(LinkSpec(None, "prismatic", j.axis, T, "normal", j.ref, lo, hi, joint=j))
             pending = np.eye(4)

@@ -18,10 +18,10 @@ from typing import Optional
 import numpy as np
 
 from ...context import LoadContext
-from ...model import Driver, Group, Joint, Link, RigidObject, Robot, Terrain, World
+from ...model import Appearance, Driver, Group, Joint, Link, RigidObject, Robot, Terrain, World
 from . import _massprops as MP
 from ._actuators import attach_drivers
-from ._bodies import DEFAULT_RGBA, body_chain, body_geometry, body_massprops, body_pose, geom_pose
+from ._bodies import DEFAULT_RGBA, VISIBLE_GROUPS, body_chain, body_geometry, body_massprops, body_pose, geom_pose
 from ._collision import self_collision_pairs
 from ._document import Document
 from ._fuse import fuse_static
@@ -170,9 +170,10 @@ class Reader:
         tops = self.world.children
         objects = [b for b in tops if len(b.joints) == 1 and b.joints[0].type == "free" and not b.children]
         rest = [b for b in tops if not any(b is o for o in objects)]
-        if self.roboio_written:
+        if self.roboio_written:        # its terrains of several geoms: bodies of class "terrain"
+            scenery = [b for b in rest if b.node.get("childclass") == "terrain" and not b.has_joints()]
+            rest = [b for b in rest if not any(b is s for s in scenery)]
             groups = [rest] if rest else []
-            scenery = []
         else:
             groups = [[b] for b in rest if b.has_joints() or b.mocap]
             scenery = [b for b in rest if not (b.has_joints() or b.mocap)]
@@ -270,27 +271,44 @@ class Reader:
                     poses.append(T)
             if not geoms:
                 continue
-            parts = []
+            colliding, drawn_only, made = [], [], []
             for g, T in zip(geoms, poses):
-                coll, vis, color = body_geometry([g], self)
+                coll, vis, _ = body_geometry([g], self)
                 geo = coll if coll is not None else vis
                 if geo is not None:
                     geo.apply_transform(T)
-                    parts.append(geo)
-            if parts:
-                t = Terrain(names.take(b.label), parts[0] if len(parts) == 1 else Group(parts))
+                    made.append((g, geo))
+            # the terrain's colour is the first drawn geom's; a geom of another has its own
+            first = next((tuple(float(c) for c in self.color(g)) for g, _ in made if g.group in VISIBLE_GROUPS), None)
+            for g, geo in made:
+                rgba = tuple(float(c) for c in self.color(g))
+                if first is not None and rgba != first:
+                    geo.appearance = Appearance(color=rgba)
+                # a visual geom beside colliding ones is drawn only (kept for writing back)
+                (drawn_only if g.visual else colliding).append(geo)
+            if not colliding:
+                colliding, drawn_only = drawn_only, []
+            if colliding:
+                t = Terrain(names.take(b.label), colliding[0] if len(colliding) == 1 else Group(colliding))
+                if first is not None:
+                    t.appearance.color = first
+                if drawn_only:
+                    t.extras["mjcf"] = {"visual_geometry": drawn_only[0] if len(drawn_only) == 1
+                                        else Group(drawn_only)}
                 out.append(t)
         return out
 
     def rigid_object(self, b: Body) -> RigidObject:
         coll, vis, color = body_geometry(b.geoms, self)
         o = RigidObject(b.label, coll if coll is not None else vis, body_pose(b))
+        if coll is not None and vis is not None:      # drawn differently: kept for writing back
+            o.extras["mjcf"] = {"visual_geometry": vis}
         p = self.massprops[b.id]
         o.mass, o.com, o.inertia = float(p.mass), np.array(p.com), np.array(p.inertia)
         if color is not None:
             o.appearance.color = tuple(color)
         if b.joints[0].name and b.joints[0].name != b.label:
-            o.extras["mjcf"] = {"joint": b.joints[0].name}
+            o.extras.setdefault("mjcf", {})["joint"] = b.joints[0].name
         return o
 
     def robot(self, roots: list, name: str) -> Robot:

@@ -23,7 +23,10 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   radians); its qpos a quaternion (:func:`roboio.model.qpos.zyx_quat` of the Euler angles).
   Other multi-link joint groups (``floatingplanar``, other ``ballandsocket`` groups,
   floating chains not at the root) keep one joint per link; their massless intermediate
-  links are folded into the last link's body as extra joints.
+  links are folded into the last link's body as extra joints. So are runs of one-DOF links
+  a translation apart whose links but the last are massless and bare (what a reading makes
+  of a MuJoCo body with several joints): one body, its joints at anchors that read back
+  exactly (:meth:`_RobotPlan._fold_chains`).
 * Drivers -> one actuator each on the joint of the driver's leader (``position``, the
   default, ``motor`` or none: :mod:`._actuators_out`); affine drivers coupling several DOFs ->
   ``<equality><joint polycoef>`` (follower = offset + ratio x the actuated DOF, in MuJoCo
@@ -39,8 +42,8 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
 * Self-collision: ``<contact><exclude>`` for every pair of links with geometry that
   roboio does not check and MuJoCo's own filters (same weld body, parent/child) would not
   skip.
-* Worlds: every robot, rigid object (a body with a free joint) and terrain (static geoms)
-  in one model; names made unique where they clash (``report.renamed``: "links", "joints",
+* Worlds: every robot, rigid object (a body with a free joint) and terrain (a static geom,
+  or a static body of class ``terrain`` for several geoms) in one model; names made unique where they clash (``report.renamed``: "links", "joints",
   "objects").
 * ``robot.config`` -> ``<keyframe><key name="initial">`` when it differs from MuJoCo's
   zero configuration.
@@ -226,9 +229,11 @@ class _RobotPlan:
         self.body_of = list(range(n))  # link -> link whose body holds it (itself unless folded)
         self.extra_joints = defaultdict(list)   # body link -> folded links, root to tip
         self.ball = {}               # body link -> the three links of the ball joint it carries
+        self.anchors = {}            # body link -> joint pos of each of its one-DOF joints
         self._floating()
         self._balls()
         self._fold_groups()
+        self._fold_chains()
 
     def _bare(self, i: int) -> bool:
         l = self.r.links[i]
@@ -307,6 +312,79 @@ class _RobotPlan:
                 self.body_of[i] = tip
             self.extra_joints[tip] = list(chain[:-1])
 
+    def _fold_chains(self):
+        """One body with several hinge or slide joints (what an MJCF reading makes a chain
+        of links of: see :mod:`._bodies`) for each run of one-DOF links whose links but the
+        last are massless and bare, each the only child of the one before, with frames that
+        differ from the one before by a translation only, and named as the joint the writer
+        gives them (a reading names them so). The joints' ``pos`` (:meth:`_chain_anchors`)
+        reproduce the links' translations exactly in a reading (a stable rewrite); the body
+        carries the last link's mass and geometry: no massless body MuJoCo would refuse."""
+        r = self.r
+        names = joint_names(r)
+        for tip in reversed(range(r.num_links)):      # deepest first: a run folds into its tip
+            if (self.body_of[tip] != tip or tip in self.free_root or tip in self.ball
+                    or tip in self.extra_joints or (self.jtype(tip) == "weld" and r.config[tip] != 0)):
+                continue
+            chain = [tip]
+            while True:
+                p = r.links[chain[0]].parent
+                if not (p >= 0 and self._one_dof_bare(p, names) and self.kids[p] == [chain[0]]
+                        and _is_translation(r.links[chain[0]].parent_transform)):
+                    break
+                chain.insert(0, p)
+            if len(chain) < 2:
+                continue
+            anchors = self._chain_anchors(chain)
+            if anchors is None:
+                continue
+            for i in chain[:-1]:
+                self.folded[i] = tip
+                self.body_of[i] = tip
+            self.extra_joints[tip] = chain[:-1]
+            self.anchors[tip] = anchors
+
+    def _one_dof_bare(self, i: int, names: list) -> bool:
+        """Whether link ``i`` can be a joint of its child's body: a moving one-DOF link with
+        neither mass nor geometry whose MuJoCo joint a reading turns back into a link of
+        its name (whatever the source: a first write must be what its reading writes)."""
+        r, l = self.r, self.r.links[i]
+        j = self.group.get(i)
+        return (self.body_of[i] == i and i not in self.free_root and i not in self.ball
+                and i not in self.extra_joints and j is not None and j.type in ("normal", "spin")
+                and len(j.links) == 1 and l.joint_type in ("revolute", "prismatic")
+                and np.any(np.asarray(l.axis, float)) and self._bare(i) and l.mass == 0
+                and not np.any(l.inertia) and _reads_as(names[i] or l.name, l.name))
+
+    def _chain_anchors(self, chain: list):
+        """The ``pos`` (body frame) of the joint of each moving link of ``chain``, or None.
+        A reading of a body's joints with anchors ``a`` makes links placed by ``Trans(a_1)``
+        (after the body pose), ``Trans(a_k - a_(k-1))``, and, when ``a_n`` is not 0, a welded
+        last link at ``Trans(-a_n)``; a slide's anchor counts as 0. Solved backwards from the
+        last link, each difference rounded as the reader rounds it; None where no anchors
+        give the links' translations back exactly."""
+        r = self.r
+        tip = chain[-1]
+        moving = chain if self.jtype(tip) != "weld" else chain[:-1]
+        t = {i: np.asarray(r.links[i].parent_transform, float)[:3, 3] for i in chain}
+        a = {moving[-1]: np.zeros(3) if tip in moving else -t[tip]}
+        if tip not in moving and not np.any(a[moving[-1]]):
+            return None                 # a reading makes the last joint's link the body's
+        for k in range(len(moving) - 1, 0, -1):
+            cur, prev = moving[k], moving[k - 1]
+            if r.links[cur].joint_type == "prismatic" and np.any(a[cur]):
+                return None
+            if r.links[prev].joint_type == "prismatic":
+                y = np.zeros(3) if np.array_equal(a[cur], t[cur]) else None
+            else:
+                y = _difference_operand(a[cur], t[cur])
+            if y is None:
+                return None
+            a[prev] = y
+        if r.links[moving[0]].joint_type == "prismatic" and np.any(a[moving[0]]):
+            return None
+        return [a[i] for i in moving]
+
     def jtype(self, i: int) -> str:
         j = self.group.get(i)
         return j.type if j is not None else "normal"
@@ -318,6 +396,34 @@ class _RobotPlan:
         while p >= 0 and self.body_of[p] != p:
             p = self.r.links[p].parent
         return p
+
+
+def _reads_as(joint: str, link: str) -> bool:
+    """Whether a reading may name the link of a joint named ``joint`` ``link``: after the
+    joint, or so made unique (a body of the same name took it: fish's ``tail1``)."""
+    return link == joint or re.fullmatch(re.escape(joint) + r"_[0-9]+", link) is not None
+
+
+def _is_translation(T) -> bool:
+    T = np.asarray(T, float)
+    return np.array_equal(T[:3, :3], np.eye(3)) and np.array_equal(T[3], [0.0, 0.0, 0.0, 1.0])
+
+
+def _difference_operand(a, t, ulps: int = 4):
+    """``y`` with ``a - y == t`` in floating point, component by component (the nearest
+    to ``a - t`` that does), or None."""
+    out = np.zeros(3)
+    for k in range(3):
+        y0 = a[k] - t[k]
+        cands, lo, hi = [y0], y0, y0
+        for _ in range(ulps):
+            lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
+            cands += [lo, hi]
+        hit = next((y for y in cands if a[k] - y == t[k]), None)
+        if hit is None:
+            return None
+        out[k] = hit
+    return out
 
 
 class MjcfWriter:
@@ -379,10 +485,11 @@ class MjcfWriter:
             self.robot(worldbody, r)
         _tidy(worldbody)
         for cls, attrs in (("visual", {"contype": "0", "conaffinity": "0", "group": "2"}),
-                           ("collision", {"group": "3"})):
+                           ("collision", {"group": "3"}), ("terrain", None)):
             if cls in self.classes_used:
                 d = etree.SubElement(default, "default", **{"class": cls})
-                etree.SubElement(d, "geom", **attrs)
+                if attrs:
+                    etree.SubElement(d, "geom", **attrs)
         if not len(self.asset_el):
             root.remove(self.asset_el)
         if self.excludes or self.pairs:
@@ -469,6 +576,8 @@ class MjcfWriter:
             return make_transform(*_free_frame(r, i))
         if i in plan.ball:
             return self._ball_body_pose(r, plan.ball[i], i, approx)
+        if i in plan.anchors:
+            return self._chain_body_pose(r, plan.extra_joints[i][0], plan.anchors[i][0], approx)
         T = np.eye(4)
         for f in plan.extra_joints.get(i, []) + [i]:
             T = compose(T, approx.get(f, r.links[f].parent_transform))
@@ -499,6 +608,25 @@ class MjcfWriter:
         guess = compose(make_transform(R0, T0[:3, 3]), r.links[i].parent_transform)[:3, 3]
         x = exact_params(guess, read_back, T0[:3, 3], (2, 2, 2))
         return make_transform(R0, guess if x is None else np.array(x))
+
+    @staticmethod
+    def _chain_body_pose(r: Robot, first: int, anchor, approx: dict) -> np.ndarray:
+        """Pose of a body whose joints are a folded chain (:meth:`_RobotPlan._fold_chains`)
+        starting at link ``first``, whose joint is at ``anchor``: the first link's rotation,
+        and the position whose reading (``body pose x Trans(anchor)``) gives the first link's
+        position back exactly, where one within a few units in the last place does."""
+        T1 = np.asarray(approx.get(first, r.links[first].parent_transform), float)
+        R = _read_rotation(T1[:3, :3])       # (the position is chosen for this one)
+        step = make_transform(np.eye(3), anchor)
+
+        def read_back(x):
+            x = np.asarray(x, float)
+            B = np.zeros(x.shape[:-1] + (4, 4))
+            B[..., :3, :3], B[..., :3, 3], B[..., 3, 3] = R, x, 1.0
+            return compose(B, step)[..., :3, 3]
+        guess = T1[:3, 3] - compose(R, np.asarray(anchor, float).reshape(3, 1))[:, 0]
+        x = exact_params(guess, read_back, T1[:3, 3], (2, 2, 2))
+        return make_transform(T1[:3, :3], guess if x is None else np.array(x))
 
     def _ball_name(self, r: Robot, chain: list):
         """``(source name or None, made-up name)`` of the ball joint over ``chain``: the
@@ -556,6 +684,11 @@ class MjcfWriter:
         if i in plan.ball:
             return self._ball_joint(body, r, plan.ball[i], i)
         chain = plan.extra_joints.get(i, [])
+        if i in plan.anchors:                 # a folded run of one-DOF links, at their anchors
+            moves = False
+            for f, a in zip(chain + [i], plan.anchors[i]):
+                moves |= self._joint(body, r, plan, f, jnames, None, a)
+            return moves
         # S: pose of this body in a folded link's frame at q = 0 (see the module docstring)
         S, in_frame = np.eye(4), {}
         for f in reversed(chain[1:] + [i]):
@@ -573,6 +706,14 @@ class MjcfWriter:
         tip = r.links[chain[-1]]
         nm = self.jname_of[chain[-1]]
         el = etree.SubElement(body, "joint", name=nm, type="ball")
+        # a reading names the links a ball makes after the joint (JOINT_rz, JOINT_ry, and the
+        # third after the joint too when the ball sits on a welded child's body): MuJoCo has
+        # no place for other names of these links
+        read = [f"{nm}_rz", f"{nm}_ry"] + ([nm] if i != chain[-1] else [])
+        for k, want in zip(chain, read):
+            if r.links[k].name != want:
+                rep.lose("names of links written as a MuJoCo ball joint (a reading names them "
+                         "after the joint)", f"{r.links[k].name} -> {want}", kind="renamed", noun="link")
         if i != chain[-1]:            # the first link's origin in the body frame
             w = r.links[i].parent_transform[:3, 3]
             if np.any(w):
@@ -601,7 +742,7 @@ class MjcfWriter:
         self.qpos_terms.append((r, "ball", chain[-1], chain))
         return True
 
-    def _joint(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, S) -> bool:
+    def _joint(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, S, anchor=None) -> bool:
         l = r.links[i]
         jt = plan.jtype(i)
         if jt == "weld":
@@ -620,6 +761,8 @@ class MjcfWriter:
             if np.any(p):
                 el.set("pos", _fmt(-compose(R.T, p.reshape(3, 1))[:, 0]))
             u = compose(R.T, u.reshape(3, 1))[:, 0]
+        if anchor is not None and np.any(anchor):
+            el.set("pos", _fmt(anchor))
         el.set("axis", _fmt(u))
         if abs(k - 1) > 1e-15:
             self.report.lose("joint axes that are not unit length (MuJoCo normalises them: its "
@@ -751,6 +894,8 @@ class MjcfWriter:
                 self._geom(parent, g, M, color, label, "visual", made)
         for g, M in _leaves(collision):
             has |= self._geom(parent, g, M, color, label, "collision" if visual is not None else None, made)
+        if visual is None and any(el.get("class") for el in made):
+            made = _drawn_and_colliding(parent, made)
         if collision is not None and collision.margin:
             for el in made:
                 if el.get("class") != "visual":
@@ -1051,8 +1196,11 @@ class MjcfWriter:
                              f"{o.name} ({err:.1e})", kind="approximated")
         body = etree.SubElement(worldbody, "body", name=name, pos=_fmt(o.transform[:3, 3]))
         _set_quat(body, R)
-        etree.SubElement(body, "freejoint", name=self.joints.take(o.name, "object", None))
-        pose = [float(x) for x in o.transform[:3, 3]] + [float(x) for x in matrix_to_quat(R)]
+        joint = o.extras.get("mjcf", {}).get("joint") or o.name     # (an MJCF reading's name)
+        etree.SubElement(body, "freejoint", name=self.joints.take(joint, "object", None))
+        # the key's quaternion is the body's, as written (a reading builds the pose from it)
+        quat = [float(x) for x in body.get("quat", "1 0 0 0").split()]
+        pose = [float(x) for x in o.transform[:3, 3]] + quat
         self.qpos0 += pose
         self.qpos_init += pose
         self.qpos_terms.append((None, "fixed", pose))
@@ -1063,7 +1211,7 @@ class MjcfWriter:
             self.report.lose("mass properties changed for MuJoCo", f"{o.name}: {c}", kind="changed")
         body.append(_inertial_element(it))
         color = o.appearance.color if o.appearance is not None else None
-        self._geoms(body, o.geometry, None, color, name)
+        self._geoms(body, o.geometry, o.extras.get("mjcf", {}).get("visual_geometry"), color, name)
         self._friction([e for e in body if e.tag == "geom"], o.kFriction, o.name)
         extra = [k for k, d in (("kRestitution", 0.5), ("kStiffness", np.inf), ("kDamping", np.inf))
                  if getattr(o, k) != d]
@@ -1077,11 +1225,23 @@ class MjcfWriter:
         geom = t.geometry
         if geom is not None and not np.array_equal(t.transform, np.eye(4)):
             geom = Group([geom], transform=t.transform)
+        visual = t.extras.get("mjcf", {}).get("visual_geometry")
+        if visual is not None and not np.array_equal(t.transform, np.eye(4)):
+            visual = Group([visual], transform=t.transform)
         start = len(worldbody)
-        self._geoms(worldbody, geom, None, color, t.name or "terrain")
+        self._geoms(worldbody, geom, visual, color, t.name or "terrain")
         made = list(worldbody)[start:]
         if len(made) == 1:          # the reader names a terrain of one geom after the geom
             made[0].set("name", self.geom_names.take(t.name, "terrain", self.report, "terrain"))
+        elif made:
+            # several geoms: one static body (of class "terrain", which a reading of a file
+            # roboio wrote tells from a robot's root) that reads back as this one terrain
+            body = etree.Element("body", name=self.bodies.take(t.name, "terrain", "terrains"),
+                                 childclass="terrain")
+            worldbody.insert(start, body)
+            for el in made:
+                body.append(el)
+            self.classes_used.add("terrain")
         self._friction(made, t.kFriction, t.name)
 
     def _friction(self, geoms, kf, name):
@@ -1091,6 +1251,36 @@ class MjcfWriter:
         for el in geoms:
             if el.get("class") != "visual":
                 el.set("friction", _fmt((v[0], 0.005, 0.0001)))
+
+
+def _drawn_and_colliding(parent, made: list) -> list:
+    """The geoms ``made`` for a geometry without separate visual geometry once a flat mesh
+    among them became a drawn mesh (class ``visual``) and a colliding slab (class
+    ``collision``): every other geom is then drawn (a ``visual`` copy) and collides (class
+    ``collision``), visual geoms first, as the writer writes what a reading of them gives
+    back (a visual and a collision geometry), so that a rewrite is the same file."""
+    at = list(parent).index(made[0])
+    drawn, colliding = [], []
+    for el in made:
+        parent.remove(el)
+        cls = el.get("class")
+        attrs = [(k, v) for k, v in el.attrib.items() if k != "class"]
+        if cls in (None, "visual"):
+            drawn.append(_classed("visual", attrs))
+        if cls in (None, "collision"):
+            colliding.append(_classed("collision", attrs))
+    out = drawn + colliding
+    for k, el in enumerate(out):
+        parent.insert(at + k, el)
+    return out
+
+
+def _classed(cls: str, attrs: list) -> etree._Element:
+    el = etree.Element("geom")
+    el.set("class", cls)
+    for k, v in attrs:
+        el.set(k, v)
+    return el
 
 
 def _inertial_element(it, written=None) -> etree._Element:
@@ -1136,8 +1326,10 @@ _ORDER = {"freejoint": 0, "joint": 0, "inertial": 1, "geom": 2, "body": 3}
 
 
 def _tidy(parent):
-    """Children of every body in the order joints, inertial, geoms, bodies (stable)."""
-    for body in list(parent.iter("body")):
+    """Children of ``parent`` and of every body in it in the order joints, inertial, geoms,
+    bodies (stable; the world's geoms, terrains, before its bodies: a reading numbers the
+    terrains so)."""
+    for body in [parent] + list(parent.iter("body")):
         kids = sorted(body, key=lambda e: _ORDER.get(e.tag, 4))
         for e in kids:
             body.append(e)
