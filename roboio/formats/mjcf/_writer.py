@@ -28,7 +28,8 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   of a MuJoCo body with several joints): one body, its joints at anchors that read back
   exactly (:meth:`_RobotPlan._fold_chains`).
 * Drivers -> one actuator each on the joint of the driver's leader (``position``, the
-  default, ``motor`` or none: :mod:`._actuators_out`); affine drivers coupling several DOFs ->
+  default, ``motor`` or none: :mod:`._actuators_out`), but none for a driver an MJCF reading
+  found no actuator for (:func:`._actuators.unactuated`); affine drivers coupling several DOFs ->
   ``<equality><joint polycoef>`` (follower = offset + ratio x the actuated DOF, in MuJoCo
   coordinates; the leader is the driver's actuated joint, ``Driver.leader``); polynomial
   couplings likewise, with their polynomial.
@@ -72,7 +73,8 @@ from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind
 from ..mesh_export import MeshExport
 from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
-from ._actuators_out import DEFAULT as DEFAULT_ACTUATORS, Actuators, lead_index
+from ._actuators_out import DEFAULT as DEFAULT_ACTUATORS, Actuators, actuator_name, lead_index
+from ._actuators import unactuated
 from ._geoms import plane_geom, primitive_geom
 from ._orient import inertia_matrix, quat_matrix
 
@@ -1053,7 +1055,7 @@ class MjcfWriter:
         MuJoCo coordinates (``qpos = |axis| q``), ``qpos_j = a0 + a1 qpos_lead``; polynomial
         couplings follow their leader (:meth:`_polynomial_couplings`)."""
         rep = self.report
-        actuated = [d for d in r.drivers if d.type in ("normal", "affine", "nonlinear")]
+        actuated = [d for d in r.drivers if d.type in ("normal", "affine", "nonlinear") and not unactuated(d)]
         if actuated and self.actuators.mode == "none":
             rep.lose(f"drivers ({len(actuated)}): MJCF is written without actuators (servo gains "
                      "and driver limits are not kept)", kind="not written")
@@ -1082,9 +1084,10 @@ class MjcfWriter:
             il = d.dofs[lead]
             sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
             kl = float(vector_norm(r.links[il].axis))
-            self.actuators.add(d, jnames[il], kl * sl, kl * ol,
-                               (r.qmin[il] * kl, r.qmax[il] * kl) if plan.jtype(il) != "spin"
-                               else (-np.inf, np.inf))
+            if not unactuated(d):       # (a joint MuJoCo leaves unactuated stays so)
+                self.actuators.add(d, jnames[il], kl * sl, kl * ol,
+                                   (r.qmin[il] * kl, r.qmax[il] * kl) if plan.jtype(il) != "spin"
+                                   else (-np.inf, np.inf))
             if d.type == "nonlinear":
                 self._polynomial_couplings(r, plan, jnames, d)
                 continue
@@ -1098,7 +1101,7 @@ class MjcfWriter:
                     continue
                 s, o = d.scale[k], d.offset[k]
                 kf = float(vector_norm(r.links[i].axis))
-                attrs = {"name": self.eq_names.take(f"{d.name}:{jnames[i]}", "coupling", _Quiet(), ""),
+                attrs = {"name": self.eq_names.take(f"{actuator_name(d)}:{jnames[i]}", "coupling", _Quiet(), ""),
                          "joint1": jnames[i]}
                 if s != 0:
                     attrs["joint2"] = jnames[il]
@@ -1132,7 +1135,7 @@ class MjcfWriter:
                 continue
             coef = list(p[1]) + [0.0] * (5 - len(p[1]))
             kf = float(vector_norm(r.links[i].axis))
-            attrs = {"name": self.eq_names.take(f"{d.name}:{jnames[i]}", "coupling", _Quiet(), ""),
+            attrs = {"name": self.eq_names.take(f"{actuator_name(d)}:{jnames[i]}", "coupling", _Quiet(), ""),
                      "joint1": jnames[i]}
             if any(coef[1:]):
                 attrs["joint2"] = jnames[lead]
