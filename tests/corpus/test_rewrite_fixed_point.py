@@ -42,7 +42,10 @@ PAIRS = [("klampt/robots/robotiq_3finger.rob", "urdf", "r.urdf"),
          ("choreonoid/share/model/SR1/SR1-floor-box.body", "mjcf", "r.xml"),
          # actuator and coupling named after GraspIt!'s driver dof0, not after the joint the
          # reading names the driver after
-         ("graspit/models/robots/fetch_gripper/fetch_gripper.xml", "mjcf", "r.xml")]
+         ("graspit/models/robots/fetch_gripper/fetch_gripper.xml", "mjcf", "r.xml"),
+         # mesh assets in the order a reading numbers the links (the mounted grippers' links
+         # are the last of the .rob, not of the document)
+         ("klampt/robots/baxter_with_parallel_gripper_col.rob", "mjcf", "r.xml")]
 
 
 def _load(path, fmt=None):

@@ -564,7 +564,11 @@ class MjcfWriter:
             moving[i] = self._joints(body, r, plan, i, jnames, approx)
         self._mass_rule(r, plan, bodies, moving, elements)
         geo = {}
-        for i in bodies:
+        # geoms (and the mesh assets and files they name) in document order, the order a
+        # reading numbers the links in, not the source's (a mounted gripper's links come last
+        # in a .rob): the rewrite names and lists them the same way
+        position = {el: k for k, el in enumerate(worldbody.iter("body"))}
+        for i in sorted(bodies, key=lambda i: position[elements[i]]):
             l = r.links[i]
             color = l.appearance.color if l.appearance is not None else None
             geo[i] = self._geoms(elements[i], l.geometry, l.visual_geometry, color, names[i])
