@@ -232,6 +232,7 @@ class _RobotPlan:
         self.extra_joints = defaultdict(list)   # body link -> folded links, root to tip
         self.ball = {}               # body link -> the three links of the ball joint it carries
         self.anchors = {}            # body link -> joint pos of each of its one-DOF joints
+        self.refs = {}               # folded slide link -> its joint's ref (its translation)
         self._floating()
         self._balls()
         self._fold_groups()
@@ -337,9 +338,11 @@ class _RobotPlan:
                 chain.insert(0, p)
             if len(chain) < 2:
                 continue
-            anchors = self._chain_anchors(chain)
+            refs = {}
+            anchors = self._chain_anchors(chain, refs)
             if anchors is None:
                 continue
+            self.refs.update(refs)
             for i in chain[:-1]:
                 self.folded[i] = tip
                 self.body_of[i] = tip
@@ -358,13 +361,16 @@ class _RobotPlan:
                 and np.any(np.asarray(l.axis, float)) and self._bare(i) and l.mass == 0
                 and not np.any(l.inertia) and _reads_as(names[i] or l.name, l.name))
 
-    def _chain_anchors(self, chain: list):
+    def _chain_anchors(self, chain: list, refs: dict):
         """The ``pos`` (body frame) of the joint of each moving link of ``chain``, or None.
         A reading of a body's joints with anchors ``a`` makes links placed by ``Trans(a_1)``
         (after the body pose), ``Trans(a_k - a_(k-1))``, and, when ``a_n`` is not 0, a welded
-        last link at ``Trans(-a_n)``; a slide's anchor counts as 0. Solved backwards from the
-        last link, each difference rounded as the reader rounds it; None where no anchors
-        give the links' translations back exactly."""
+        last link at ``Trans(-a_n)``; a slide's anchor counts as 0. A slide after a slide
+        (nothing to subtract) is placed by its ``ref`` instead, at ``Trans(-ref axis)``
+        (dm_control's boxes: slides x and z with refs, then a hinge): ``refs`` gets the ref
+        of each such link. Solved backwards from the last link, each difference rounded as
+        the reader rounds it; None where no anchors give the links' translations back
+        exactly."""
         r = self.r
         tip = chain[-1]
         moving = chain if self.jtype(tip) != "weld" else chain[:-1]
@@ -376,8 +382,20 @@ class _RobotPlan:
             cur, prev = moving[k], moving[k - 1]
             if r.links[cur].joint_type == "prismatic" and np.any(a[cur]):
                 return None
+            slide = r.links[cur].joint_type == "prismatic"
             if r.links[prev].joint_type == "prismatic":
                 y = np.zeros(3) if np.array_equal(a[cur], t[cur]) else None
+                if y is None and slide:
+                    ref = _slide_ref(t[cur], r.links[cur].axis, np.zeros(3))
+                    if ref is not None:
+                        y, refs[cur] = np.zeros(3), ref
+            elif slide and k >= 2 and r.links[moving[k - 2]].joint_type == "prismatic":
+                # a hinge after a slide is at its own translation: cur's ref takes the rest
+                y = t[prev]
+                ref = _slide_ref(t[cur], r.links[cur].axis, -y)
+                if ref is None:
+                    return None
+                refs[cur] = ref
             else:
                 y = _difference_operand(a[cur], t[cur])
             if y is None:
@@ -404,6 +422,23 @@ def _reads_as(joint: str, link: str) -> bool:
     """Whether a reading may name the link of a joint named ``joint`` ``link``: after the
     joint, or so made unique (a body of the same name took it: fish's ``tail1``)."""
     return link == joint or re.fullmatch(re.escape(joint) + r"_[0-9]+", link) is not None
+
+
+def _slide_ref(t, axis, base, ulps: int = 4):
+    """``ref`` with ``base + -ref * axis == t`` in floating point, component by component
+    (a reading places a slide joint's link at ``Trans(base) Trans(-ref axis)``, ``base`` the
+    negated anchor of a hinge before it), for a unit ``axis``; None when there is none."""
+    v = np.asarray(axis, float)
+    t = np.asarray(t, float)
+    if float(vector_norm(v)) != 1.0:
+        return None             # (the writer normalises other axes: a different product)
+    c = int(np.argmax(np.abs(v)))
+    r0 = (base[c] - t[c]) / v[c]
+    cands, lo, hi = [r0], r0, r0
+    for _ in range(ulps):
+        lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
+        cands += [lo, hi]
+    return next((float(x) for x in cands if np.array_equal(base + -x * v, t)), None)
 
 
 def _is_translation(T) -> bool:
@@ -693,7 +728,7 @@ class MjcfWriter:
         if i in plan.anchors:                 # a folded run of one-DOF links, at their anchors
             moves = False
             for f, a in zip(chain + [i], plan.anchors[i]):
-                moves |= self._joint(body, r, plan, f, jnames, None, a)
+                moves |= self._joint(body, r, plan, f, jnames, None, a, plan.refs.get(f))
             return moves
         # S: pose of this body in a folded link's frame at q = 0 (see the module docstring)
         S, in_frame = np.eye(4), {}
@@ -748,7 +783,10 @@ class MjcfWriter:
         self.qpos_terms.append((r, "ball", chain[-1], chain))
         return True
 
-    def _joint(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, S, anchor=None) -> bool:
+    def _joint(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, S, anchor=None,
+               ref=None) -> bool:
+        """The joint element of link ``i`` in ``body``: at ``anchor`` (or placed by ``S``, the
+        body's pose in the link's frame), a folded slide with its ``ref``; True when it moves."""
         l = r.links[i]
         jt = plan.jtype(i)
         if jt == "weld":
@@ -770,6 +808,8 @@ class MjcfWriter:
         if anchor is not None and np.any(anchor):
             el.set("pos", _fmt(anchor))
         el.set("axis", _fmt(u))
+        if ref is not None:
+            el.set("ref", fmt_float(ref + 0.0))
         if abs(k - 1) > 1e-15:
             self.report.lose("joint axes that are not unit length (MuJoCo normalises them: its "
                              "coordinate is |axis| x roboio's)", f"{l.name} (|axis| = {fmt_float(k)})", kind="changed", noun="link")
@@ -800,7 +840,7 @@ class MjcfWriter:
                 el.set("damping", fmt_float(d.viscous_friction / (k * k)))
         if jt not in ("normal", "spin"):
             self.report.lose(f"{jt} joints written as their one-DOF joints", l.name, kind="changed", noun="link")
-        self.qpos0.append(0.0)
+        self.qpos0.append(0.0 if ref is None else ref + 0.0)
         self.qpos_init.append(float(r.config[i]) * k)
         self.qpos_terms.append((r, "dof", i, k))
         return True
