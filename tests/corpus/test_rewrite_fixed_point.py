@@ -34,7 +34,18 @@ PAIRS = [("klampt/robots/robotiq_3finger.rob", "urdf", "r.urdf"),
          ("graspit/models/robots/ReFlex/ReFlex.xml", "openrave", "r.robot.xml"),
          ("graspit/models/robots/ReFlex/ReFlex.xml", "collada-robot", "r.dae"),
          ("openrave/src/robots/kuka-youbot.zae", "urdf", "r.urdf"),
-         ("openrave/src/robots/barrettwam.robot.xml", "urdf", "r.urdf")]
+         ("openrave/src/robots/barrettwam.robot.xml", "urdf", "r.urdf"),
+         # links the first MJCF write gave no actuator (no driver in the source, or one MJCF
+         # cannot hold) read back unactuated, not with a kp 0 actuator each
+         ("klampt/robots/3pointhand.rob", "mjcf", "r.xml"),
+         ("klampt/robots/robotiq_85.rob", "mjcf", "r.xml"),
+         ("choreonoid/share/model/SR1/SR1-floor-box.body", "mjcf", "r.xml"),
+         # actuator and coupling named after GraspIt!'s driver dof0, not after the joint the
+         # reading names the driver after
+         ("graspit/models/robots/fetch_gripper/fetch_gripper.xml", "mjcf", "r.xml"),
+         # mesh assets in the order a reading numbers the links (the mounted grippers' links
+         # are the last of the .rob, not of the document)
+         ("klampt/robots/baxter_with_parallel_gripper_col.rob", "mjcf", "r.xml")]
 
 
 def _load(path, fmt=None):

@@ -79,3 +79,54 @@ def test_several_joints_in_one_body_round_trip(tmp_path):
         assert np.allclose(db.xpos, da.xpos, rtol=0, atol=1e-12)
         assert np.allclose(db.xmat, da.xmat, rtol=0, atol=1e-12)
         assert np.allclose(db.xanchor, da.xanchor, rtol=0, atol=1e-12)
+
+
+# dm_control's stacker and manipulator boxes: slides with refs (the body's own position),
+# then a hinge; here also a slide along a tilted unit axis after another slide, and a
+# hinge with an anchor before a slide with a ref
+BOXES = """
+<mujoco model="boxes">
+  <worldbody>
+    <body name="box0" pos=".5 0 .4">
+      <joint name="box0_x" type="slide" axis="1 0 0" ref=".5"/>
+      <joint name="box0_z" type="slide" axis="0 0 1" ref=".4"/>
+      <joint name="box0_y" type="hinge" axis="0 1 0"/>
+      <geom type="box" size=".022 .022 .022" mass="0.08"/>
+    </body>
+    <body name="box1" pos="-.3 .1 .25">
+      <joint name="box1_x" type="slide" axis="1 0 0" ref="-.3"/>
+      <joint name="box1_d" type="slide" axis="0.6 0 0.8" ref=".25"/>
+      <joint name="box1_h" pos=".01 0 .02" axis="0 0 1"/>
+      <joint name="box1_s" type="slide" axis="0 1 0" ref=".1"/>
+      <geom type="box" size=".03 .02 .01" mass="0.05"/>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def test_slides_with_refs_fold_into_their_body(tmp_path):
+    """No massless link body with MuJoCo's minimum mass for the slides: each box is one body
+    with its joints, its bodies move as MuJoCo's own model does at the same qpos, and the
+    rewrite is byte-identical."""
+    src = tmp_path / "boxes.xml"
+    src.write_text(BOXES)
+    out = str(tmp_path / "out.xml")
+    roboio.save(roboio.load(str(src)), out, format="mjcf")
+    first = open(out, "rb").read()
+    roboio.save(roboio.load(out, format="mjcf"), out, format="mjcf", overwrite_input=True)
+    assert open(out, "rb").read() == first
+
+    ma, mb = mujoco.MjModel.from_xml_path(str(src)), mujoco.MjModel.from_xml_path(out)
+    bodies = _names(ma, mujoco.mjtObj.mjOBJ_BODY, ma.nbody)
+    assert _names(mb, mujoco.mjtObj.mjOBJ_BODY, mb.nbody) == bodies
+    assert np.allclose(mb.body_mass, ma.body_mass, rtol=1e-12, atol=0)
+    joints = _names(ma, mujoco.mjtObj.mjOBJ_JOINT, ma.njnt)
+    assert _names(mb, mujoco.mjtObj.mjOBJ_JOINT, mb.njnt) == joints
+    da, db = mujoco.MjData(ma), mujoco.MjData(mb)
+    rng = np.random.default_rng(5)
+    for _ in range(6):
+        da.qpos[:] = db.qpos[:] = rng.uniform(-1, 1, ma.nq)
+        mujoco.mj_kinematics(ma, da)
+        mujoco.mj_kinematics(mb, db)
+        assert np.allclose(db.xpos, da.xpos, rtol=0, atol=1e-12)
+        assert np.allclose(db.xmat, da.xmat, rtol=0, atol=1e-12)

@@ -1,7 +1,13 @@
 """Drivers of robots read from MJCF: one per hinge or slide joint (named after the joint;
 Klamp't's convention that every DOF a joint names is driven), the ``<actuator>`` elements
-that drive it attached as data (name, kind, gear, ranges, gains), and ``<equality><joint>``
-couplings turned into affine drivers when their polynomial is linear.
+that drive it attached as data (name, kind, gear, ranges, gains) in
+``driver.extras["mjcf"]["actuators"]``, and ``<equality><joint>`` couplings turned into
+affine drivers when their polynomial is linear.
+
+That list is there, empty, for a driver whose joints no actuator drives: MuJoCo leaves such a
+joint unactuated, and the MJCF writer writes it again without an actuator
+(:func:`unactuated`), so that a model read from MJCF keeps its actuators and a first write
+that gave a joint none is what the next write gives too.
 
 ``<equality>`` ``connect``/``weld``/``tendon``/``flex`` constraints are kept as data in
 ``robot.extras["mjcf"]["equality"]`` (roboio's kinematics does not enforce them) and named in
@@ -14,7 +20,13 @@ import numpy as np
 from ...model import Driver
 from ._document import ACTUATOR_KINDS
 
-__all__ = ["attach_drivers"]
+__all__ = ["attach_drivers", "unactuated"]
+
+
+def unactuated(d) -> bool:
+    """Driver ``d`` was read from MJCF, where no actuator drives its joints."""
+    mj = d.extras.get("mjcf")
+    return isinstance(mj, dict) and "actuators" in mj and not mj["actuators"]
 
 
 def attach_drivers(reader, robots: list) -> None:
@@ -29,6 +41,7 @@ def attach_drivers(reader, robots: list) -> None:
             l = r.links[i]
             d = Driver(l.joint_name or l.name, "normal", [i], qmin=r.qmin[i], qmax=r.qmax[i], leader=i)
             d.dry_friction, d.viscous_friction = reader.friction.get((id(r), i), (0.0, 0.0))
+            d.extras["mjcf"] = {"actuators": []}     # (filled by _actuators)
             r.drivers.append(d)
             drivers_of[(id(r), i)] = (r, d)
     _actuators(reader, drivers_of)
@@ -216,6 +229,8 @@ def _joint_coupling(reader, n, a, drivers_of: dict, kept: list, j1, j2) -> None:
             ld.scale.append(s * scale)
             ld.offset.append(float(o + s * offset))
     robot.drivers = [d for d in robot.drivers if d is not fd]
+    # an actuator on the follower's joint drives the coupled joints all the same
+    ld.extras["mjcf"]["actuators"].extend(fd.extras["mjcf"]["actuators"])
     for key, val in list(drivers_of.items()):
         if val[1] is fd:
             drivers_of[key] = (robot, ld)

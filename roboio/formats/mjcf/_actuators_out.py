@@ -2,7 +2,8 @@
 are documented for users in ``docs/mjcf.md``).
 
 One actuator per driver that moves a joint (``normal``, ``affine`` and polynomial
-``nonlinear`` drivers), named after the driver, on the joint of the driver's leader
+``nonlinear`` drivers), named after the driver (:func:`actuator_name`: a driver read from
+MJCF keeps the name of the one actuator that drove it), on the joint of the driver's leader
 (:attr:`roboio.model.Driver.leader`: the DOF whose value is the driver's value; for an
 affine driver whose leader has no MuJoCo joint, the first DOF with one and a nonzero
 scale). The other DOFs of a coupled driver follow the actuated one through
@@ -32,7 +33,7 @@ from lxml import etree
 
 from ..fileio import fmt_float
 
-__all__ = ["MODES", "DEFAULT", "lead_index", "Actuators"]
+__all__ = ["MODES", "DEFAULT", "lead_index", "actuator_name", "Actuators"]
 
 MODES = ("position", "motor", "none")
 DEFAULT = "position"
@@ -40,6 +41,16 @@ DEFAULT = "position"
 
 def _fmt(values) -> str:
     return " ".join(fmt_float(float(v) + 0.0) for v in values)
+
+
+def actuator_name(d) -> str:
+    """The name of driver ``d``'s actuator (and the stem of its couplings' names): that of
+    the one named actuator an MJCF reading found on it (``extras["mjcf"]["actuators"]``; the
+    reader names the driver after its joint), else the driver's."""
+    found = d.extras.get("mjcf", {}).get("actuators") or []
+    if len(found) == 1 and found[0].get("name"):
+        return found[0]["name"]
+    return d.name
 
 
 def lead_index(d, has_joint: list) -> Optional[int]:
@@ -75,7 +86,7 @@ class Actuators:
         (a position actuator's targets are kept within them, as a reading takes them)."""
         if self.mode == "none":
             return
-        name = self.names.take(d.name, "actuator", self.report, "actuator")
+        name = self.names.take(actuator_name(d), "actuator", self.report, "actuator")
         if (a, b) != (1.0, 0.0):
             self.report.warn(f"actuator {name!r} works in joint {joint!r}'s coordinate, "
                              f"qpos = {fmt_float(a)} u + {fmt_float(b)} of the driver value u "

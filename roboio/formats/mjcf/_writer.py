@@ -28,7 +28,8 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   of a MuJoCo body with several joints): one body, its joints at anchors that read back
   exactly (:meth:`_RobotPlan._fold_chains`).
 * Drivers -> one actuator each on the joint of the driver's leader (``position``, the
-  default, ``motor`` or none: :mod:`._actuators_out`); affine drivers coupling several DOFs ->
+  default, ``motor`` or none: :mod:`._actuators_out`), but none for a driver an MJCF reading
+  found no actuator for (:func:`._actuators.unactuated`); affine drivers coupling several DOFs ->
   ``<equality><joint polycoef>`` (follower = offset + ratio x the actuated DOF, in MuJoCo
   coordinates; the leader is the driver's actuated joint, ``Driver.leader``); polynomial
   couplings likewise, with their polynomial.
@@ -72,7 +73,8 @@ from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind
 from ..mesh_export import MeshExport
 from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
-from ._actuators_out import DEFAULT as DEFAULT_ACTUATORS, Actuators, lead_index
+from ._actuators_out import DEFAULT as DEFAULT_ACTUATORS, Actuators, actuator_name, lead_index
+from ._actuators import unactuated
 from ._geoms import plane_geom, primitive_geom
 from ._orient import inertia_matrix, quat_matrix
 
@@ -230,6 +232,7 @@ class _RobotPlan:
         self.extra_joints = defaultdict(list)   # body link -> folded links, root to tip
         self.ball = {}               # body link -> the three links of the ball joint it carries
         self.anchors = {}            # body link -> joint pos of each of its one-DOF joints
+        self.refs = {}               # folded slide link -> its joint's ref (its translation)
         self._floating()
         self._balls()
         self._fold_groups()
@@ -335,9 +338,11 @@ class _RobotPlan:
                 chain.insert(0, p)
             if len(chain) < 2:
                 continue
-            anchors = self._chain_anchors(chain)
+            refs = {}
+            anchors = self._chain_anchors(chain, refs)
             if anchors is None:
                 continue
+            self.refs.update(refs)
             for i in chain[:-1]:
                 self.folded[i] = tip
                 self.body_of[i] = tip
@@ -356,13 +361,16 @@ class _RobotPlan:
                 and np.any(np.asarray(l.axis, float)) and self._bare(i) and l.mass == 0
                 and not np.any(l.inertia) and _reads_as(names[i] or l.name, l.name))
 
-    def _chain_anchors(self, chain: list):
+    def _chain_anchors(self, chain: list, refs: dict):
         """The ``pos`` (body frame) of the joint of each moving link of ``chain``, or None.
         A reading of a body's joints with anchors ``a`` makes links placed by ``Trans(a_1)``
         (after the body pose), ``Trans(a_k - a_(k-1))``, and, when ``a_n`` is not 0, a welded
-        last link at ``Trans(-a_n)``; a slide's anchor counts as 0. Solved backwards from the
-        last link, each difference rounded as the reader rounds it; None where no anchors
-        give the links' translations back exactly."""
+        last link at ``Trans(-a_n)``; a slide's anchor counts as 0. A slide after a slide
+        (nothing to subtract) is placed by its ``ref`` instead, at ``Trans(-ref axis)``
+        (dm_control's boxes: slides x and z with refs, then a hinge): ``refs`` gets the ref
+        of each such link. Solved backwards from the last link, each difference rounded as
+        the reader rounds it; None where no anchors give the links' translations back
+        exactly."""
         r = self.r
         tip = chain[-1]
         moving = chain if self.jtype(tip) != "weld" else chain[:-1]
@@ -374,8 +382,20 @@ class _RobotPlan:
             cur, prev = moving[k], moving[k - 1]
             if r.links[cur].joint_type == "prismatic" and np.any(a[cur]):
                 return None
+            slide = r.links[cur].joint_type == "prismatic"
             if r.links[prev].joint_type == "prismatic":
                 y = np.zeros(3) if np.array_equal(a[cur], t[cur]) else None
+                if y is None and slide:
+                    ref = _slide_ref(t[cur], r.links[cur].axis, np.zeros(3))
+                    if ref is not None:
+                        y, refs[cur] = np.zeros(3), ref
+            elif slide and k >= 2 and r.links[moving[k - 2]].joint_type == "prismatic":
+                # a hinge after a slide is at its own translation: cur's ref takes the rest
+                y = t[prev]
+                ref = _slide_ref(t[cur], r.links[cur].axis, -y)
+                if ref is None:
+                    return None
+                refs[cur] = ref
             else:
                 y = _difference_operand(a[cur], t[cur])
             if y is None:
@@ -402,6 +422,23 @@ def _reads_as(joint: str, link: str) -> bool:
     """Whether a reading may name the link of a joint named ``joint`` ``link``: after the
     joint, or so made unique (a body of the same name took it: fish's ``tail1``)."""
     return link == joint or re.fullmatch(re.escape(joint) + r"_[0-9]+", link) is not None
+
+
+def _slide_ref(t, axis, base, ulps: int = 4):
+    """``ref`` with ``base + -ref * axis == t`` in floating point, component by component
+    (a reading places a slide joint's link at ``Trans(base) Trans(-ref axis)``, ``base`` the
+    negated anchor of a hinge before it), for a unit ``axis``; None when there is none."""
+    v = np.asarray(axis, float)
+    t = np.asarray(t, float)
+    if float(vector_norm(v)) != 1.0:
+        return None             # (the writer normalises other axes: a different product)
+    c = int(np.argmax(np.abs(v)))
+    r0 = (base[c] - t[c]) / v[c]
+    cands, lo, hi = [r0], r0, r0
+    for _ in range(ulps):
+        lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
+        cands += [lo, hi]
+    return next((float(x) for x in cands if np.array_equal(base + -x * v, t)), None)
 
 
 def _is_translation(T) -> bool:
@@ -562,7 +599,11 @@ class MjcfWriter:
             moving[i] = self._joints(body, r, plan, i, jnames, approx)
         self._mass_rule(r, plan, bodies, moving, elements)
         geo = {}
-        for i in bodies:
+        # geoms (and the mesh assets and files they name) in document order, the order a
+        # reading numbers the links in, not the source's (a mounted gripper's links come last
+        # in a .rob): the rewrite names and lists them the same way
+        position = {el: k for k, el in enumerate(worldbody.iter("body"))}
+        for i in sorted(bodies, key=lambda i: position[elements[i]]):
             l = r.links[i]
             color = l.appearance.color if l.appearance is not None else None
             geo[i] = self._geoms(elements[i], l.geometry, l.visual_geometry, color, names[i])
@@ -687,7 +728,7 @@ class MjcfWriter:
         if i in plan.anchors:                 # a folded run of one-DOF links, at their anchors
             moves = False
             for f, a in zip(chain + [i], plan.anchors[i]):
-                moves |= self._joint(body, r, plan, f, jnames, None, a)
+                moves |= self._joint(body, r, plan, f, jnames, None, a, plan.refs.get(f))
             return moves
         # S: pose of this body in a folded link's frame at q = 0 (see the module docstring)
         S, in_frame = np.eye(4), {}
@@ -742,7 +783,10 @@ class MjcfWriter:
         self.qpos_terms.append((r, "ball", chain[-1], chain))
         return True
 
-    def _joint(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, S, anchor=None) -> bool:
+    def _joint(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, S, anchor=None,
+               ref=None) -> bool:
+        """The joint element of link ``i`` in ``body``: at ``anchor`` (or placed by ``S``, the
+        body's pose in the link's frame), a folded slide with its ``ref``; True when it moves."""
         l = r.links[i]
         jt = plan.jtype(i)
         if jt == "weld":
@@ -764,6 +808,8 @@ class MjcfWriter:
         if anchor is not None and np.any(anchor):
             el.set("pos", _fmt(anchor))
         el.set("axis", _fmt(u))
+        if ref is not None:
+            el.set("ref", fmt_float(ref + 0.0))
         if abs(k - 1) > 1e-15:
             self.report.lose("joint axes that are not unit length (MuJoCo normalises them: its "
                              "coordinate is |axis| x roboio's)", f"{l.name} (|axis| = {fmt_float(k)})", kind="changed", noun="link")
@@ -794,7 +840,7 @@ class MjcfWriter:
                 el.set("damping", fmt_float(d.viscous_friction / (k * k)))
         if jt not in ("normal", "spin"):
             self.report.lose(f"{jt} joints written as their one-DOF joints", l.name, kind="changed", noun="link")
-        self.qpos0.append(0.0)
+        self.qpos0.append(0.0 if ref is None else ref + 0.0)
         self.qpos_init.append(float(r.config[i]) * k)
         self.qpos_terms.append((r, "dof", i, k))
         return True
@@ -1053,7 +1099,7 @@ class MjcfWriter:
         MuJoCo coordinates (``qpos = |axis| q``), ``qpos_j = a0 + a1 qpos_lead``; polynomial
         couplings follow their leader (:meth:`_polynomial_couplings`)."""
         rep = self.report
-        actuated = [d for d in r.drivers if d.type in ("normal", "affine", "nonlinear")]
+        actuated = [d for d in r.drivers if d.type in ("normal", "affine", "nonlinear") and not unactuated(d)]
         if actuated and self.actuators.mode == "none":
             rep.lose(f"drivers ({len(actuated)}): MJCF is written without actuators (servo gains "
                      "and driver limits are not kept)", kind="not written")
@@ -1082,9 +1128,10 @@ class MjcfWriter:
             il = d.dofs[lead]
             sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
             kl = float(vector_norm(r.links[il].axis))
-            self.actuators.add(d, jnames[il], kl * sl, kl * ol,
-                               (r.qmin[il] * kl, r.qmax[il] * kl) if plan.jtype(il) != "spin"
-                               else (-np.inf, np.inf))
+            if not unactuated(d):       # (a joint MuJoCo leaves unactuated stays so)
+                self.actuators.add(d, jnames[il], kl * sl, kl * ol,
+                                   (r.qmin[il] * kl, r.qmax[il] * kl) if plan.jtype(il) != "spin"
+                                   else (-np.inf, np.inf))
             if d.type == "nonlinear":
                 self._polynomial_couplings(r, plan, jnames, d)
                 continue
@@ -1098,7 +1145,7 @@ class MjcfWriter:
                     continue
                 s, o = d.scale[k], d.offset[k]
                 kf = float(vector_norm(r.links[i].axis))
-                attrs = {"name": self.eq_names.take(f"{d.name}:{jnames[i]}", "coupling", _Quiet(), ""),
+                attrs = {"name": self.eq_names.take(f"{actuator_name(d)}:{jnames[i]}", "coupling", _Quiet(), ""),
                          "joint1": jnames[i]}
                 if s != 0:
                     attrs["joint2"] = jnames[il]
@@ -1132,7 +1179,7 @@ class MjcfWriter:
                 continue
             coef = list(p[1]) + [0.0] * (5 - len(p[1]))
             kf = float(vector_norm(r.links[i].axis))
-            attrs = {"name": self.eq_names.take(f"{d.name}:{jnames[i]}", "coupling", _Quiet(), ""),
+            attrs = {"name": self.eq_names.take(f"{actuator_name(d)}:{jnames[i]}", "coupling", _Quiet(), ""),
                      "joint1": jnames[i]}
             if any(coef[1:]):
                 attrs["joint2"] = jnames[lead]
