@@ -416,12 +416,22 @@ def inverse_transform(T) -> np.ndarray:
 
 
 def transform_points(T, points) -> np.ndarray:
-    """Apply a 4x4 (affine) transform to ``(..., 3)`` points."""
+    """Apply a 4x4 (affine) transform to ``(..., 3)`` points: coordinate ``i`` of each
+    result is ``((x T[i,0] + y T[i,1]) + z T[i,2]) + T[i,3]``, element-wise in that order
+    (no BLAS: the same bits on every machine), one contiguous column at a time (the speed
+    of numpy's ``@`` on large meshes, where whole ``(N, 3)`` temporaries were 2-4x slower)."""
     T = np.asarray(T, dtype=float)
     p = np.asarray(points, dtype=float)
-    out = p[..., 0:1] * T[:3, 0] + p[..., 1:2] * T[:3, 1]     # element-wise: no BLAS
-    out = out + p[..., 2:3] * T[:3, 2]
-    return out + T[:3, 3]
+    cols = [np.array(p[..., k]) for k in range(3)]
+    out = np.empty(p.shape)
+    tmp = np.empty(p.shape[:-1])
+    for i in range(3):
+        o = np.multiply(cols[0], T[i, 0])
+        o += np.multiply(cols[1], T[i, 1], out=tmp)
+        o += np.multiply(cols[2], T[i, 2], out=tmp)
+        o += T[i, 3]
+        out[..., i] = o
+    return out
 
 
 def rows12_to_transform(values) -> np.ndarray:

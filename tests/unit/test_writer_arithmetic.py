@@ -174,3 +174,20 @@ def test_reader_helpers_agree_with_numpy_and_are_exact_where_they_can_be():
     assert inverse_affine(T).tolist() == [[0.5, 0, 0, -0.5], [0, 0.25, 0, 0.5], [0, 0, 2.0, -6.0], [0, 0, 0, 1.0]]
     rigid = make_transform(R, [0.3, -0.2, 0.1])
     assert np.allclose(inverse_affine(rigid), np.linalg.inv(rigid), rtol=0, atol=1e-15)
+
+
+def test_transform_points_is_one_fixed_order():
+    """transform_points: ((x T[i,0] + y T[i,1]) + z T[i,2]) + T[i,3] exactly (the order the
+    writers' fixed points rely on), for one point, stacks and single-precision input."""
+    import numpy as np
+    from roboio.transforms import transform_points
+    rng = np.random.default_rng(3)
+    T = rng.normal(size=(4, 4))
+    for p in (rng.normal(size=3), rng.normal(size=(50, 3)), rng.normal(size=(2, 4, 3)),
+              rng.normal(size=(6, 3)).astype(np.float32), np.zeros((0, 3))):
+        q = p.astype(float)
+        expected = np.stack([((q[..., 0] * T[i, 0] + q[..., 1] * T[i, 1]) + q[..., 2] * T[i, 2]) + T[i, 3]
+                             for i in range(3)], axis=-1)
+        got = transform_points(T, p)
+        assert got.shape == expected.shape and got.dtype == np.float64
+        assert got.view(np.int64).tolist() == expected.view(np.int64).tolist()
