@@ -21,7 +21,7 @@ __all__ = [
     "make_transform", "inverse_transform", "transform_points", "rows12_to_transform",
     "transform_to_rows12", "dh_modified", "skew", "translation", "rotation_between",
     "rpy_rows", "rpy_xyz_transform", "compose", "vector_norm", "UNIT_TOL", "unit_vector", "det3",
-    "symmetric_eigen3",
+    "symmetric_eigen3", "vector_dot", "matrix_vector", "rotate_tensor", "inverse_affine",
 ]
 
 # A vector whose length differs from 1 by no more than this is a unit vector as far as
@@ -52,6 +52,51 @@ def vector_norm(v) -> np.ndarray:
     for k in range(1, v.shape[-1]):
         s = s + v[..., k] * v[..., k]
     return np.sqrt(s)
+
+
+def vector_dot(a, b):
+    """``a . b`` of ``(..., n)`` vectors (broadcast), summed element-wise in a fixed order
+    (no BLAS dot product: the same bits on every machine); a float for 1-D inputs."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    s = a[..., 0] * b[..., 0]
+    for k in range(1, a.shape[-1]):
+        s = s + a[..., k] * b[..., k]
+    return float(s) if np.ndim(s) == 0 else s
+
+
+def matrix_vector(A, v) -> np.ndarray:
+    """``A @ v`` of ``(..., n, k)`` matrices and ``(..., k)`` vectors, batch dimensions
+    broadcast (a 3x3 ``A`` and ``(N, 3)`` points give the ``(N, 3)`` rotated points), in a
+    fixed order of element-wise operations: the same bits on every machine."""
+    A = np.asarray(A, dtype=float)
+    v = np.asarray(v, dtype=float)
+    out = A[..., :, 0] * v[..., 0:1]
+    for k in range(1, A.shape[-1]):
+        out = out + A[..., :, k] * v[..., k:k + 1]
+    return out
+
+
+def rotate_tensor(R, S) -> np.ndarray:
+    """``R @ S @ R.T`` (a second-moment or inertia tensor ``S`` expressed in the frame that
+    ``R`` rotates into), element-wise: the same bits on every machine."""
+    R = np.asarray(R, dtype=float)
+    return compose(compose(R, S), np.swapaxes(R, -1, -2))
+
+
+def inverse_affine(T) -> np.ndarray:
+    """Inverse of one 4x4 affine transform (any invertible linear part: rotation, scale,
+    shear) by cofactors in a fixed order, with no LAPACK: the same bits on every machine.
+    A singular linear part gives infinities or NaN, as dividing by a zero determinant does."""
+    a = [[float(x) for x in row] for row in np.asarray(T, dtype=float)[:3, :3]]
+    cof = [[a[(j + 1) % 3][(i + 1) % 3] * a[(j + 2) % 3][(i + 2) % 3]
+            - a[(j + 1) % 3][(i + 2) % 3] * a[(j + 2) % 3][(i + 1) % 3] for j in range(3)]
+           for i in range(3)]                   # cof[i][j]: cofactor of a[j][i] (the adjugate)
+    det = a[0][0] * cof[0][0] + a[0][1] * cof[1][0] + a[0][2] * cof[2][0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        Ainv = np.array(cof) / det
+    out = make_transform(Ainv, -matrix_vector(Ainv, np.asarray(T, dtype=float)[:3, 3]))
+    return out
 
 
 def det3(A) -> float:
@@ -242,24 +287,19 @@ def rotation_between(a, b) -> np.ndarray:
     if na == 0 or nb == 0:
         return np.eye(3)
     a, b = a / na, b / nb
-    if _dot3(a, b) >= 0:
+    if vector_dot(a, b) >= 0:
         return _acute_rotation(a, b)
     p = np.cross(a, b)
     if not p.any():
         p = np.cross(a, np.eye(3)[np.argmin(np.abs(a))])
-    p -= _dot3(p, a) * a
+    p -= vector_dot(p, a) * a
     return compose(_acute_rotation(-a, b), axis_angle_to_matrix(p, np.pi))
-
-
-def _dot3(a, b) -> float:
-    """``a . b`` of 3-vectors in a fixed order (no BLAS dot product)."""
-    return float(a[0] * b[0] + a[1] * b[1] + a[2] * b[2])
 
 
 def _acute_rotation(a, b) -> np.ndarray:
     """Rotation about ``a x b`` by the angle between unit vectors at most 90 degrees apart."""
     axis = np.cross(a, b)
-    return axis_angle_to_matrix(axis, np.arctan2(float(vector_norm(axis)), _dot3(a, b)))
+    return axis_angle_to_matrix(axis, np.arctan2(float(vector_norm(axis)), vector_dot(a, b)))
 
 
 def moment_to_matrix(m) -> np.ndarray:
@@ -376,12 +416,22 @@ def inverse_transform(T) -> np.ndarray:
 
 
 def transform_points(T, points) -> np.ndarray:
-    """Apply a 4x4 (affine) transform to ``(..., 3)`` points."""
+    """Apply a 4x4 (affine) transform to ``(..., 3)`` points: coordinate ``i`` of each
+    result is ``((x T[i,0] + y T[i,1]) + z T[i,2]) + T[i,3]``, element-wise in that order
+    (no BLAS: the same bits on every machine), one contiguous column at a time (the speed
+    of numpy's ``@`` on large meshes, where whole ``(N, 3)`` temporaries were 2-4x slower)."""
     T = np.asarray(T, dtype=float)
     p = np.asarray(points, dtype=float)
-    out = p[..., 0:1] * T[:3, 0] + p[..., 1:2] * T[:3, 1]     # element-wise: no BLAS
-    out = out + p[..., 2:3] * T[:3, 2]
-    return out + T[:3, 3]
+    cols = [np.array(p[..., k]) for k in range(3)]
+    out = np.empty(p.shape)
+    tmp = np.empty(p.shape[:-1])
+    for i in range(3):
+        o = np.multiply(cols[0], T[i, 0])
+        o += np.multiply(cols[1], T[i, 1], out=tmp)
+        o += np.multiply(cols[2], T[i, 2], out=tmp)
+        o += T[i, 3]
+        out[..., i] = o
+    return out
 
 
 def rows12_to_transform(values) -> np.ndarray:

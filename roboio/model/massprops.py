@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..transforms import compose, transform_points, vector_norm
+from ..transforms import compose, matrix_vector, transform_points, vector_dot, vector_norm
 from .geometry import Geometry, Group, PointCloud, Primitive, TriangleMesh
 
 __all__ = ["geometry_moments", "inertia_from_moments", "mass_properties",
@@ -82,7 +82,7 @@ def mesh_center(V: np.ndarray, F: np.ndarray, f: float = 1.0) -> np.ndarray:
         center += f * _weighted_sum(area, a + b + c) / (3.0 * total)
     if f != 1:
         centroid = V.mean(axis=0)
-        vol = _rowdot(a - centroid, np.cross(b - centroid, c - centroid)) / 6.0
+        vol = vector_dot(a - centroid, np.cross(b - centroid, c - centroid)) / 6.0
         total = vol.sum()
         if total == 0:
             return V[np.unique(F)].mean(axis=0)
@@ -109,7 +109,7 @@ def mesh_second_moment(V: np.ndarray, F: np.ndarray, p, f: float = 1.0) -> np.nd
             S = _outer_sum(w, a) + _outer_sum(w, b) + _outer_sum(w, c) + _outer_sum(w, s)
             C += f * S / total
     if f != 1:
-        vol = _rowdot(a, np.cross(b, c)) / 6.0
+        vol = vector_dot(a, np.cross(b, c)) / 6.0
         total = vol.sum()
         if total != 0:
             # tetrahedron (0, a, b, c): integral of x x^T = vol/20 (sum vi vi^T + s s^T)
@@ -152,7 +152,7 @@ def _disc_halfwidths(A: np.ndarray, axis, r: float) -> np.ndarray:
         u = np.cross(n, [0.0, 1.0, 0.0])
     u = _unit(u)
     w = np.cross(n, u)
-    return r * np.sqrt(_apply(A, u) ** 2 + _apply(A, w) ** 2)
+    return r * np.sqrt(matrix_vector(A, u) ** 2 + matrix_vector(A, w) ** 2)
 
 
 def primitive_aabb(p: Primitive, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -161,20 +161,20 @@ def primitive_aabb(p: Primitive, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     A, t = T[:3, :3], T[:3, 3]
     q, k = p.params, p.primitive
     if k == "Sphere":
-        c = _apply(A, q["center"]) + t
+        c = matrix_vector(A, q["center"]) + t
         h = q["radius"] * vector_norm(A)
         return c - h, c + h
     if k == "Ellipsoid":
         axes = np.stack([q["xaxis"], q["yaxis"], q["zaxis"]], axis=1) * q["dims"]
         M = compose(A, axes)
-        c = _apply(A, q["center"]) + t
+        c = matrix_vector(A, q["center"]) + t
         h = vector_norm(M)
         return c - h, c + h
     if k in ("Cylinder", "Cone", "Capsule"):
         r, hgt = q["radius"], q["height"]
         n = _unit(q["axis"])
-        base = _apply(A, q["center"]) + t
-        top = base + _apply(A, n * hgt)
+        base = matrix_vector(A, q["center"]) + t
+        top = base + matrix_vector(A, n * hgt)
         hw = _disc_halfwidths(A, n, r)
         if k == "Capsule":    # hemispherical caps of radius r around both ends
             hw = r * vector_norm(A)
@@ -195,16 +195,6 @@ def primitive_aabb(p: Primitive, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 
 def _affine(T, pts):
     return transform_points(T, np.asarray(pts, float))
-
-
-def _apply(A, v) -> np.ndarray:
-    """``A @ v`` for a 3x3 ``A`` and a 3-vector, element-wise."""
-    return compose(A, np.asarray(v, float).reshape(3, 1))[:, 0]
-
-
-def _rowdot(x, y) -> np.ndarray:
-    """Row-wise dot products of two ``(N, 3)`` arrays (fixed order: no einsum/BLAS)."""
-    return x[:, 0] * y[:, 0] + x[:, 1] * y[:, 1] + x[:, 2] * y[:, 2]
 
 
 def _weighted_sum(w, X) -> np.ndarray:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .geometry import Primitive, TriangleMesh
-from ..transforms import axis_angle_to_matrix, rotation_between
+from ..transforms import axis_angle_to_matrix, compose, matrix_vector, rotation_between, vector_dot, vector_norm
 
 __all__ = ["SEGMENTS", "box", "sphere", "capsule", "cylinder", "cone", "extrusion",
            "extrusion_triangles", "primitive_to_mesh"]
@@ -149,13 +149,14 @@ def _scp(spine: np.ndarray) -> np.ndarray:
         ys[i] = spine[next_i] - spine[prev_i]
         if 0 < i < n - 1 or closed:
             zs[i] = np.cross(spine[next_i] - spine[i], spine[prev_i] - spine[i])
-    ny = np.linalg.norm(ys, axis=1)
-    nz = np.linalg.norm(zs, axis=1)
+    ny = vector_norm(ys)
+    nz = vector_norm(zs)
     if np.all(nz < 1e-12):                       # collinear spine: rotate +y onto the spine
         d = spine[-1] - spine[0]
-        d = d / np.linalg.norm(d) if np.linalg.norm(d) > 0 else np.array([0.0, 1.0, 0.0])
+        nd = float(vector_norm(d))
+        d = d / nd if nd > 0 else np.array([0.0, 1.0, 0.0])
         axis = np.cross([0.0, 1.0, 0.0], d)
-        s, c = np.linalg.norm(axis), d[1]
+        s, c = float(vector_norm(axis)), d[1]
         R = np.eye(3) if s < 1e-12 and c > 0 else (
             axis_angle_to_matrix([1.0, 0.0, 0.0], np.pi) if s < 1e-12 else
             axis_angle_to_matrix(axis / s, np.arctan2(s, c)))
@@ -167,10 +168,10 @@ def _scp(spine: np.ndarray) -> np.ndarray:
     if not closed and n > 2:
         zs[0], zs[-1] = zs[1], zs[-2]
     for i in range(1, n):                        # keep Z from flipping
-        if np.dot(zs[i], zs[i - 1]) < 0:
+        if vector_dot(zs[i], zs[i - 1]) < 0:
             zs[i] = -zs[i]
     ys = ys / np.where(ny > 0, ny, 1.0)[:, None]
-    zs = zs / np.linalg.norm(zs, axis=1, keepdims=True)
+    zs = zs / vector_norm(zs)[:, None]
     xs = np.cross(ys, zs)
     return np.stack([xs, ys, zs], axis=2)
 
@@ -203,8 +204,8 @@ def extrusion(cross_section, spine, scale=((1.0, 1.0),), orientation=((0.0, 0.0,
         local[:, 0] = cross[:, 0] * scale[i, 0]
         local[:, 2] = cross[:, 1] * scale[i, 1]
         ax = orient[i, :3]
-        R = axis_angle_to_matrix(ax, orient[i, 3]) if np.linalg.norm(ax) > 0 else np.eye(3)
-        verts[i] = spine[i] + local @ (scp[i] @ R).T
+        R = axis_angle_to_matrix(ax, orient[i, 3]) if vector_norm(ax) > 0 else np.eye(3)
+        verts[i] = spine[i] + matrix_vector(compose(scp[i], R), local)
     idx = np.arange(n * m).reshape(n, m)
     a, b = idx[:-1, :-1].ravel(), idx[:-1, 1:].ravel()
     c, d = idx[1:, :-1].ravel(), idx[1:, 1:].ravel()
@@ -228,7 +229,7 @@ def primitive_to_mesh(p: Primitive) -> TriangleMesh:
             origin, axes, dims = q["bmin"], np.eye(3), q["bmax"] - q["bmin"]
         else:
             origin, axes, dims = q["origin"], np.stack([q["xaxis"], q["yaxis"], q["zaxis"]], axis=1), q["dims"]
-        return TriangleMesh(origin + (_CORNER_BITS * dims) @ axes.T, _BOX_FACES.copy())
+        return TriangleMesh(origin + matrix_vector(axes, _CORNER_BITS * dims), _BOX_FACES.copy())
     if k == "Triangle":
         return TriangleMesh(np.stack([q["a"], q["b"], q["c"]]), [[0, 1, 2]])
     if k == "Polygon":
@@ -244,7 +245,7 @@ def primitive_to_mesh(p: Primitive) -> TriangleMesh:
     if k == "Ellipsoid":
         v, f = sphere(1.0, up=2)
         axes = np.stack([q["xaxis"], q["yaxis"], q["zaxis"]], axis=1)
-        return TriangleMesh((v * q["dims"]) @ axes.T + q["center"], f)
+        return TriangleMesh(matrix_vector(axes, v * q["dims"]) + q["center"], f)
     r, h = q["radius"], q["height"]
     if k == "Cylinder":
         v, f = cylinder(r, h, up=2)
@@ -252,5 +253,5 @@ def primitive_to_mesh(p: Primitive) -> TriangleMesh:
         v, f = cone(r, h, up=2)
     else:  # Capsule: the cylinder part from the base centre up h along the axis
         v, f = capsule(r, h, up=2)
-    v = (v + [0.0, 0.0, h / 2.0]) @ rotation_between([0.0, 0.0, 1.0], q["axis"]).T + q["center"]
+    v = matrix_vector(rotation_between([0.0, 0.0, 1.0], q["axis"]), v + [0.0, 0.0, h / 2.0]) + q["center"]
     return TriangleMesh(v, f)

@@ -1,6 +1,8 @@
 """Writers' numbers do not depend on the machine's BLAS/LAPACK kernel (issue 27): no matrix
 product (``@``, ``dot``, ``matmul``, ``einsum``, ...) and no ``numpy.linalg`` in the
-modules that compute the numbers written to files. They use the element-wise helpers of
+modules that compute the numbers written to files, nor in the readers that compute the
+model's numbers (frames composed from node stacks and chains, vertices placed by them,
+inertias and centres of mass from geometry): a reader's last bits become the written file's. They use the element-wise helpers of
 :mod:`roboio.transforms` (``compose``, ``transform_points``, ``vector_norm``, ``det3``,
 ``symmetric_eigen3``), whose results have the same bits on every machine, so that write ->
 read -> write is a fixed point however numpy's BLAS rounds (OpenBLAS picks kernels by CPU:
@@ -37,6 +39,22 @@ WRITER_MODULES = sorted(
 ALLOWED = {("roboio/formats/choreonoid/body/_writer.py", "linalg"),
            ("roboio/formats/openrave/_writer.py", "linalg")}
 
+# Every format module, readers included (model numbers the readers compute are the numbers
+# the writers write), and the model code readers build geometry with. The MJCF package is
+# not listed yet (being reworked on another branch; its reader still rotates with @).
+FORMAT_MODULES = sorted(
+    {os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "roboio", "formats", "**", "*.py"),
+                                                recursive=True)
+     if os.sep + "mjcf" + os.sep not in p}
+    | {"roboio/model/tessellate.py", "roboio/model/massprops.py", "roboio/model/geometry.py"})
+
+# Exceptions in format modules that are not writers, each with its reason: GraspIt!'s
+# least-squares eigengrasp amplitudes (a query's answer, never a model or file number); the
+# FK change a writer reports (a measure of an error, from the kinematics backend by design).
+ALLOWED_FORMATS = ALLOWED | {("roboio/formats/graspit/robot_data.py", "linalg"),
+                             ("roboio/formats/fk_change.py", "fk_batch"),
+                             ("roboio/formats/fk_change.py", "linalg")}
+
 _PRODUCTS = {"dot", "matmul", "einsum", "tensordot", "inner", "vdot", "multi_dot"}
 # link poses from the kinematics backend (the C kernel, or numpy's matmul) differ in their
 # last bits between backends and BLAS kernels: writers use formats.affine.link_poses
@@ -67,6 +85,13 @@ def test_writers_compute_without_blas():
     found = [f"{p}:{line}: {what}" for p in WRITER_MODULES for line, what in blas_calls(p)
              if (p, what) not in ALLOWED]
     assert not found, "BLAS/LAPACK arithmetic in writer modules:\n" + "\n".join(found)
+
+
+def test_readers_compute_without_blas():
+    assert len(FORMAT_MODULES) >= 100 and "roboio/formats/meshes/inventor/_scene.py" in FORMAT_MODULES
+    found = [f"{p}:{line}: {what}" for p in FORMAT_MODULES for line, what in blas_calls(p)
+             if (p, what) not in ALLOWED_FORMATS]
+    assert not found, "BLAS/LAPACK arithmetic in format modules:\n" + "\n".join(found)
 
 
 def test_the_lint_sees_products():
@@ -118,3 +143,51 @@ def test_link_poses_are_fk_element_wise():
     assert np.allclose(T, r.fk(q), atol=1e-12)
     assert np.array_equal(T[1], links[1].joint_transform(q[1]))
     assert np.array_equal(T[0], compose(compose(T[1], links[2].joint_transform(q[2])), links[0].joint_transform(q[0])))
+
+
+def test_reader_helpers_agree_with_numpy_and_are_exact_where_they_can_be():
+    """vector_dot, matrix_vector, rotate_tensor and inverse_affine: numpy's products and
+    inverse to rounding; exact on exact inputs (identity, diagonal and permutation parts)."""
+    import numpy as np
+    from roboio.transforms import (axis_angle_to_matrix, inverse_affine, make_transform, matrix_vector,
+                                   rotate_tensor, vector_dot)
+    rng = np.random.default_rng(2)
+    a, b = rng.normal(size=(7, 3)), rng.normal(size=(7, 3))
+    assert np.allclose(vector_dot(a, b), np.sum(a * b, axis=1), rtol=0, atol=1e-14)
+    assert vector_dot([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]) == 32.0
+    R = axis_angle_to_matrix(rng.normal(size=3), 0.7)
+    assert np.allclose(matrix_vector(R, a), a @ R.T, rtol=0, atol=1e-14)          # many points
+    assert np.allclose(matrix_vector(R, a[0]), R @ a[0], rtol=0, atol=1e-14)       # one vector
+    Rs = np.stack([R, R.T])
+    assert np.allclose(matrix_vector(Rs, a[:2]), np.einsum("nij,nj->ni", Rs, a[:2]), atol=1e-14)
+    assert np.array_equal(matrix_vector(np.eye(3), a), a)
+    S = rng.normal(size=(3, 3))
+    S = S + S.T
+    assert np.allclose(rotate_tensor(R, S), R @ S @ R.T, rtol=0, atol=1e-13)
+    P = np.eye(3)[[2, 0, 1]]                     # row i picks axis (2, 0, 1)[i]: (P S P^T)_ii = S_jj
+    assert np.array_equal(rotate_tensor(P, np.diag([1.0, 2.0, 3.0])), np.diag([3.0, 1.0, 2.0]))
+    for _ in range(20):
+        T = make_transform(rng.normal(size=(3, 3)), rng.normal(size=3))
+        assert np.allclose(inverse_affine(T) @ T, np.eye(4), rtol=0, atol=1e-9)
+        assert np.allclose(inverse_affine(T), np.linalg.inv(T), rtol=1e-9, atol=1e-12)
+    T = make_transform(np.diag([2.0, 4.0, 0.5]), [1.0, -2.0, 3.0])
+    assert inverse_affine(T).tolist() == [[0.5, 0, 0, -0.5], [0, 0.25, 0, 0.5], [0, 0, 2.0, -6.0], [0, 0, 0, 1.0]]
+    rigid = make_transform(R, [0.3, -0.2, 0.1])
+    assert np.allclose(inverse_affine(rigid), np.linalg.inv(rigid), rtol=0, atol=1e-15)
+
+
+def test_transform_points_is_one_fixed_order():
+    """transform_points: ((x T[i,0] + y T[i,1]) + z T[i,2]) + T[i,3] exactly (the order the
+    writers' fixed points rely on), for one point, stacks and single-precision input."""
+    import numpy as np
+    from roboio.transforms import transform_points
+    rng = np.random.default_rng(3)
+    T = rng.normal(size=(4, 4))
+    for p in (rng.normal(size=3), rng.normal(size=(50, 3)), rng.normal(size=(2, 4, 3)),
+              rng.normal(size=(6, 3)).astype(np.float32), np.zeros((0, 3))):
+        q = p.astype(float)
+        expected = np.stack([((q[..., 0] * T[i, 0] + q[..., 1] * T[i, 1]) + q[..., 2] * T[i, 2]) + T[i, 3]
+                             for i in range(3)], axis=-1)
+        got = transform_points(T, p)
+        assert got.shape == expected.shape and got.dtype == np.float64
+        assert got.view(np.int64).tolist() == expected.view(np.int64).tolist()

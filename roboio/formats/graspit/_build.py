@@ -38,6 +38,7 @@ from ...model import Driver, Joint, Link, RigidObject, Robot, Terrain
 from ._massprops import body_triangles, default_cog, default_inertia
 from ._records import BodyRec, RobotRec
 from ._transform import matrix_mm
+from ...transforms import compose
 
 __all__ = ["BodyData", "body_data", "build_robot", "dh_structure", "Node", "MM", "mm_to_m", "JointInfo", "dh_link_frame",
            "joint_infos", "dof_ranges", "GRAMS", "geometry_transform_si", "mass_kg", "com_m",
@@ -76,12 +77,12 @@ def geometry_transform_mm(rec: BodyRec) -> np.ndarray:
         s = (rec.scaling.value,) * 3
     else:
         s = tuple(1.0 if v is None else v.value for v in rec.scaling_xyz)
-    return matrix_mm(rec.offset) @ np.diag([s[0], s[1], s[2], 1.0])
+    return compose(matrix_mm(rec.offset), np.diag([s[0], s[1], s[2], 1.0]))
 
 
 def geometry_transform_si(rec: BodyRec) -> np.ndarray:
     """The model's geometry transform for ``rec``: file coordinates -> body frame (m)."""
-    return _MM_TO_M @ geometry_transform_mm(rec)
+    return compose(_MM_TO_M, geometry_transform_mm(rec))
 
 
 def mass_kg(rec: BodyRec) -> float:
@@ -287,9 +288,9 @@ def dh_link_frame(i: JointInfo):
     (None when they coincide)."""
     axis = (0.0, math.sin(i.alpha), math.cos(i.alpha))
     if i.prismatic:
-        P = _rz(i.theta) @ _t(z=i.offset) @ _t(x=i.a) @ _rx(i.alpha)
+        P = compose(compose(compose(_rz(i.theta), _t(z=i.offset)), _t(x=i.a)), _rx(i.alpha))
         return P, axis, None
-    P = _rz(i.offset) @ _t(z=i.d) @ _rx(i.alpha)
+    P = compose(compose(_rz(i.offset), _t(z=i.d)), _rx(i.alpha))
     return P, axis, (_t(x=i.a) if i.a != 0 else None)
 
 
@@ -342,7 +343,7 @@ def dh_structure(rec: RobotRec, name: str, joints: Optional[list] = None) -> lis
             carries = l is not None and after is None
             jname = chain.joints[i.index].name or f"{name}_chain{c}_joint{i.index}"
             lname = (chain.links[l].name or f"{name}_chain{c}_link{l}") if carries else jname
-            out.append(Node("joint", lname, parent, i.prismatic, axis, before @ P, i.number,
+            out.append(Node("joint", lname, parent, i.prismatic, axis, compose(before, P), i.number,
                             (c, l) if carries else None))
             parent = len(out) - 1
             before = np.eye(4)

@@ -18,6 +18,8 @@ from typing import Optional
 
 import numpy as np
 
+from ...transforms import transform_points, vector_dot, vector_norm
+
 __all__ = ["body_triangles", "default_cog", "default_inertia"]
 
 
@@ -29,7 +31,7 @@ def body_triangles(vertices, faces, transform_mm) -> np.ndarray:
     if len(f) == 0:
         return np.zeros((0, 3, 3))
     M = np.asarray(transform_mm, float)
-    p = (v @ M[:3, :3].T + M[:3, 3]).astype(np.float32)
+    p = transform_points(M, v).astype(np.float32)
     tri = p[f]
     same = (np.all(tri[:, 0] == tri[:, 1], axis=1) | np.all(tri[:, 1] == tri[:, 2], axis=1)
             | np.all(tri[:, 0] == tri[:, 2], axis=1))
@@ -40,7 +42,7 @@ def default_cog(tri) -> np.ndarray:
     """Area-weighted mean of the triangle centroids (mm); zero when the area is zero."""
     if len(tri) == 0:
         return np.zeros(3)
-    area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
+    area = 0.5 * vector_norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]))
     total = area.sum()
     if total == 0:
         return np.zeros(3)
@@ -59,8 +61,8 @@ def default_inertia(tri) -> Optional[np.ndarray]:
     v0, v1, v2 = tri[:, 0], tri[:, 1], tri[:, 2]
     with np.errstate(all="ignore"):
         n = np.cross(v1 - v0, v2 - v1)
-        n = n / np.linalg.norm(n, axis=1)[:, None]
-        w = -np.einsum("ij,ij->i", n, v0)
+        n = n / vector_norm(n)[:, None]
+        w = -vector_dot(n, v0)
         an = np.abs(n)
         C = np.where((an[:, 0] > an[:, 1]) & (an[:, 0] > an[:, 2]), 0,
                      np.where(an[:, 1] > an[:, 2], 1, 2))

@@ -16,6 +16,7 @@ from typing import Optional
 
 import numpy as np
 
+from ...transforms import compose, matrix_vector, vector_norm
 from ..fileio import fmt_float
 
 __all__ = ["EigenGrasp", "EigenGrasps", "VirtualContact", "Approach", "parse_eigengrasps",
@@ -43,7 +44,7 @@ class EigenGrasp:
     def unit(self) -> np.ndarray:
         """The direction GraspIt! uses: ``values`` normalised to unit length."""
         v = np.asarray(self.values, float)
-        n = np.linalg.norm(v)
+        n = float(vector_norm(v))
         return v / n if n > 0 else v
 
 
@@ -69,14 +70,14 @@ class EigenGrasps:
         ``(E^T a) * norm + origin``. ``origin`` is the ORIGIN (or GraspIt!'s default, the
         middle of each DOF range, which the caller supplies)."""
         a = np.asarray(amplitudes, float)
-        return (self.matrix().T @ a) * self.norm_vector() + np.asarray(origin, float)
+        return matrix_vector(self.matrix().T, a) * self.norm_vector() + np.asarray(origin, float)
 
     def from_dofs(self, dofs, origin) -> np.ndarray:
         """Amplitudes whose :meth:`to_dofs` is closest to ``dofs`` (least squares, as
         GraspIt!'s ``(E E^T)^-1 E ((dof - origin) / norm)``)."""
         E = self.matrix()
         x = (np.asarray(dofs, float) - np.asarray(origin, float)) / self.norm_vector()
-        return np.linalg.solve(E @ E.T, E @ x)
+        return np.linalg.solve(compose(E, E.T), matrix_vector(E, x))
 
 
 @dataclass
@@ -108,13 +109,13 @@ class Approach:
 
     def transform(self) -> np.ndarray:
         z = np.asarray(self.direction, float)
-        z = z / np.linalg.norm(z)
+        z = z / vector_norm(z)
         x = np.array([0.0, 1.0, 0.0]) if abs(z[0]) > 0.9 else np.array([1.0, 0.0, 0.0])
         y = np.cross(z, x)
         x = np.cross(y, z)
         T = np.eye(4)
-        T[:3, 0] = x / np.linalg.norm(x)
-        T[:3, 1] = y / np.linalg.norm(y)
+        T[:3, 0] = x / vector_norm(x)
+        T[:3, 1] = y / vector_norm(y)
         T[:3, 2] = z
         T[:3, 3] = np.asarray(self.reference_location, float) * 1e-3
         return T

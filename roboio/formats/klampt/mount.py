@@ -23,6 +23,7 @@ import numpy as np
 
 from ...model import Group, Joint, Link, Robot, TriangleMesh
 from ..fileio import fmt_floats
+from ...transforms import compose
 from ..numeric_text import int64_or_none
 from ._strings import file_extension, is_integer_text
 
@@ -176,7 +177,7 @@ def mount_robot(robot: Robot, sub: Robot, link: int, T, prefix: str = "",
 
     new = []
     for sl in sub.links:
-        Tp = T @ sl.parent_transform if sl.parent < 0 else sl.parent_transform
+        Tp = compose(T, sl.parent_transform) if sl.parent < 0 else sl.parent_transform
         nl = Link(named(sl.name), remap(sl.parent), sl.joint_type, sl.axis, Tp, sl.mass, sl.com,
                   sl.inertia, _copied(sl.geometry), copy.copy(sl.appearance),
                   joint_name=named(sl.joint_name) if sl.joint_name is not None else None)
@@ -289,7 +290,7 @@ def _place_in_mount_frame(el, T, say) -> None:
         v = [float(t) for t in toks]
         Ts[:3, :3] = np.reshape(v[:9], (3, 3))
         Ts[:3, 3] = v[9:]
-    M = T @ Ts + 0.0          # no "-0" in the text
+    M = compose(T, Ts) + 0.0          # no "-0" in the text
     el.set("Tsensor", fmt_floats(np.concatenate([M[:3, :3].ravel(), M[:3, 3]])))
 
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from ...errors import FormatError
 from ..meshfile import fan
+from ...transforms import transform_points
 
 __all__ = ["load", "flatten", "material_color"]
 
@@ -106,7 +107,7 @@ def flatten(scene: dict, path: str, what: str, warn, shared_vertices: bool = Fal
         if len(tris) == 0:
             continue
         if T is not None and not np.array_equal(T, np.eye(4)):
-            v = v @ T[:3, :3].T + T[:3, 3]
+            v = transform_points(T, v)
         parts.append((v, tris, _face_colors(kw, poly, npoly, len(tris), path, what),
                       _vertex_colors(kw, len(v), path, what)))
     if not parts:

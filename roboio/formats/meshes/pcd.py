@@ -37,6 +37,7 @@ import numpy as np
 from ...errors import FormatError, OutputError
 from ...model import Geometry, Group, PointCloud, TriangleMesh
 from ..fileio import as_bytes, atomic_write, fmt_float_list
+from ...transforms import inverse_affine, matrix_vector, transform_points, vector_norm
 from ..meshfile import check_readable, flatten_for_writing, read_bytes
 from ..numeric_text import TokenTable
 from ._sniff import sniff_pcd as sniff
@@ -265,7 +266,7 @@ def baked_cloud(geom: Geometry, report) -> PointCloud:
     meshes give their vertices)."""
     if isinstance(geom, PointCloud):
         T = geom.transform
-        pts = geom.points @ T[:3, :3].T + T[:3, 3]
+        pts = transform_points(T, geom.points)
         fields = {}
         for k, v in geom.fields.items():
             col = np.asarray(v, float).reshape(-1)
@@ -277,8 +278,9 @@ def baked_cloud(geom: Geometry, report) -> PointCloud:
         if not np.allclose(T, np.eye(4), rtol=0, atol=0):
             names = [k for k in ("normal_x", "normal_y", "normal_z") if k in fields]
             if len(names) == 3:
-                n = np.stack([fields[k] for k in names], axis=1) @ np.linalg.inv(T[:3, :3])
-                n /= np.maximum(np.linalg.norm(n, axis=1, keepdims=True), 1e-300)
+                # normals turn by the inverse transpose of the linear part
+                n = matrix_vector(inverse_affine(T)[:3, :3].T, np.stack([fields[k] for k in names], axis=1))
+                n /= np.maximum(vector_norm(n)[:, None], 1e-300)
                 for i, k in enumerate(names):
                     fields[k] = n[:, i]
             elif any(k.startswith("normal") for k in fields):

@@ -25,6 +25,7 @@ import numpy as np
 from ...errors import FormatError
 from ...model import Geometry, TriangleMesh
 from ..fileio import as_bytes, atomic_write, line_of
+from ...transforms import vector_norm
 from ..meshfile import check_readable, flatten_for_writing, lazy_mesh, parsed_mesh, read_bytes, rounding_kind
 from ..numeric_text import NUMBER_RE
 from ._sniff import sniff_stl as sniff
@@ -186,7 +187,7 @@ def read(path: str, ctx) -> TriangleMesh:
 
 def _normals(tri: np.ndarray) -> np.ndarray:
     n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-    norm = np.linalg.norm(n, axis=1, keepdims=True)
+    norm = vector_norm(n)[:, None]
     return np.divide(n, norm, out=np.zeros_like(n), where=norm > 0)
 
 

@@ -40,6 +40,7 @@ from ._geometry import link_geometries
 from ._hierarchy import HierarchyError, IJoint, axis_kinds, compute, joint_transform
 from ._mass import Mass
 from ._math import axis_angle, inv
+from ...transforms import compose, det3, matrix_vector, vector_dot
 from ._records import BodyRecord, EnvironmentRecord, LinkRecord
 
 __all__ = ["build_robot", "build_world", "build_body", "ANCHOR_TOL"]
@@ -67,8 +68,8 @@ class _Segment:
 
 def _origin_on_axis(tright) -> bool:
     """Whether the joint frame's origin (the anchor) is the child's origin."""
-    c = tright[:3, :3].T @ tright[:3, 3]
-    return float(np.sqrt(c @ c)) <= ANCHOR_TOL
+    c = matrix_vector(tright[:3, :3].T, tright[:3, 3])
+    return float(np.sqrt(vector_dot(c, c))) <= ANCHOR_TOL
 
 
 def _euler_xyz(R):
@@ -93,16 +94,16 @@ def _segments(j: IJoint, values) -> list:
         kind = "weld-prismatic" if axis_kinds(j.type)[0] == "P" else "weld"
         return [_Segment(kind, tl, getattr(j, "static_axis", None))]
     if not j.active and not j.mimic:
-        return [_Segment("weld", tl @ joint_transform(j, values) @ tr)]
+        return [_Segment("weld", compose(compose(tl, joint_transform(j, values)), tr))]
     if j.type == "spherical":
         # rotations about the mapped x, y, z axes, values from the rotation vector
         M = j.sph_map
-        sign = -1.0 if np.linalg.det(M) < 0 else 1.0
+        sign = -1.0 if det3(M) < 0 else 1.0
         Mp = sign * M
-        v = M @ np.asarray(values[:3], dtype=float)
-        ang = float(np.sqrt(v @ v))
+        v = matrix_vector(M, np.asarray(values[:3], dtype=float))
+        ang = float(np.sqrt(vector_dot(v, v)))
         target = axis_angle(v / ang, ang) if ang > 0 else np.eye(3)
-        eul = _euler_xyz(Mp.T @ target @ Mp)
+        eul = _euler_xyz(compose(compose(Mp.T, target), Mp))
         steps = [("R", sign * Mp[:, k], k, sign * eul[k]) for k in range(3)]
     else:
         kinds = axis_kinds(j.type)
@@ -116,7 +117,7 @@ def _segments(j: IJoint, values) -> list:
             segs.append(_Segment(link_kind, T, axis, k, value))
             T = np.eye(4)
         elif kind == "P" or _origin_on_axis(tr):
-            segs.append(_Segment(link_kind, T @ tr, tr[:3, :3].T @ axis, k, value))
+            segs.append(_Segment(link_kind, compose(T, tr), matrix_vector(tr[:3, :3].T, axis), k, value))
         else:
             segs += [_Segment(link_kind, T, axis, k, value), _Segment("weld", tr)]
     return segs
@@ -168,7 +169,7 @@ def _passive_frame(j: IJoint) -> dict:
     Ti = inv(j.tright)
     R = Ti[:3, :3]
     return {"anchor": [float(x) for x in Ti[:3, 3]],
-            "axes": [[float(x) for x in R @ a] for a in j.axes]}
+            "axes": [[float(x) for x in matrix_vector(R, a)] for a in j.axes]}
 
 
 def build_robot(body: BodyRecord, ctx, path: str, jointvalues=None) -> Robot:
@@ -691,7 +692,7 @@ def build_body(body: BodyRecord, ctx, path: str, jointvalues=None):
     mass = Mass()
     for k, l in enumerate(links):
         coll, _ = link_geometries(l.geoms)
-        rel = np.eye(4) if k == 0 else inv0 @ l.transform
+        rel = np.eye(4) if k == 0 else compose(inv0, l.transform)
         if coll is not None:
             if len(links) > 1:
                 coll.apply_transform(rel)

@@ -31,6 +31,7 @@ import numpy as np
 
 from ...errors import Diagnostic
 from ._math import axis_angle, inv, quat_from_matrix, rotate_direction
+from ...transforms import compose, matrix_vector, vector_dot
 from ._mimic import MimicSyntaxError, parse_equation, search_and_replace
 from ._records import BodyRecord, JointRecord
 
@@ -120,8 +121,8 @@ def _internal(jtype: str, a0: int, a1: int, anchor, axes, trel, initial, offsets
     trel = np.array(trel, dtype=float)
     if static(a1) and a0 > 0 and not static(a0):
         tswap = inv(trel)
-        axes = [-(tswap[:3, :3] @ a) for a in axes]
-        anchor = tswap[:3, :3] @ anchor + tswap[:3, 3]
+        axes = [-matrix_vector(tswap[:3, :3], a) for a in axes]
+        anchor = matrix_vector(tswap[:3, :3], anchor) + tswap[:3, 3]
         a0, a1 = a1, a0
         trel = tswap
     dof = len(axes)
@@ -132,25 +133,25 @@ def _internal(jtype: str, a0: int, a1: int, anchor, axes, trel, initial, offsets
         return (_rot4(axis_angle(axes[i], value)) if kinds[i] == "R"
                 else _trans4(axes[i] * value))
     tl = _trans4(anchor)
-    tr = _trans4(-anchor) @ trel
+    tr = compose(_trans4(-anchor), trel)
     if special:
         tl_m, tr_m = tl.copy(), tr.copy()
     else:
         if jtype == "hinge":
             trot = _rot4(rotate_direction(axes[0], Z))
-            tl = tl @ inv(trot)
-            tr = trot @ tr
+            tl = compose(tl, inv(trot))
+            tr = compose(trot, tr)
             axes[0] = Z.copy()
-        tl_m = tl @ motion(0, offsets[0])
-        tr_m = motion(dof - 1, offsets[dof - 1]) @ tr if dof > 1 else tr.copy()
+        tl_m = compose(tl, motion(0, offsets[0]))
+        tr_m = compose(motion(dof - 1, offsets[dof - 1]), tr) if dof > 1 else tr.copy()
     if initial and jtype != "spherical":
         toff = motion(0, -initial[0])
-        tl = tl @ toff
-        tl_m = tl_m @ toff
+        tl = compose(tl, toff)
+        tl_m = compose(tl_m, toff)
         if len(initial) > 1:
             toff = motion(dof - 1, -initial[dof - 1])
-            tr = toff @ tr
-            tr_m = toff @ tr_m
+            tr = compose(toff, tr)
+            tr_m = compose(toff, tr_m)
     return a0, a1, axes, tl, tr, tl_m, tr_m
 
 
@@ -161,15 +162,15 @@ def joint_transform(j: IJoint, q) -> np.ndarray:
     if j.type == "slider":
         return _trans4(j.axes[0] * q[0])
     if j.type == "spherical":
-        v = j.sph_map @ np.asarray(q[:3], dtype=float)
-        ang = math.sqrt(v @ v)
+        v = matrix_vector(j.sph_map, np.asarray(q[:3], dtype=float))
+        ang = math.sqrt(vector_dot(v, v))
         return _rot4(axis_angle(v / ang, ang)) if ang > 0 else np.eye(4)
     kinds = axis_kinds(j.type)
     M = np.eye(4)
     steps = range(j.dof - 1, -1, -1) if j.reverse else range(j.dof)
     for i in steps:
-        M = M @ (_rot4(axis_angle(j.axes[i], q[i])) if kinds[i] == "R"
-                 else _trans4(j.axes[i] * q[i]))
+        M = compose(M, _rot4(axis_angle(j.axes[i], q[i])) if kinds[i] == "R"
+                    else _trans4(j.axes[i] * q[i]))
     return M
 
 
@@ -194,34 +195,34 @@ def measure(j: IJoint, T0, T1) -> list:
     """OpenRAVE's ``GetValues``: the joint values implied by the link poses ``T0``, ``T1``."""
     if j.static and j.dof == 1:
         return [j.lower[0]]
-    tj = inv(j.tleft_m) @ inv(T0) @ T1 @ inv(j.tright_m)
+    tj = compose(compose(compose(inv(j.tleft_m), inv(T0)), T1), inv(j.tright_m))
     if j.type == "slider":
-        return [j.offsets[0] + float(tj[:3, 3] @ j.axes[0])]
+        return [j.offsets[0] + vector_dot(tj[:3, 3], j.axes[0])]
     q = quat_from_matrix(tj[:3, :3])
     if j.type == "hinge":
-        f = _wrap(2.0 * math.atan2(float(q[1:] @ j.axes[0]), q[0]))
+        f = _wrap(2.0 * math.atan2(vector_dot(q[1:], j.axes[0]), q[0]))
         return [_closest_along_circle(j.offsets[0] + f)]
     if j.type not in ("spherical", "universal", "hinge2"):
         return _measure_chain(j, tj)
     if j.type == "spherical":
-        s2 = float(q[1:] @ q[1:])
+        s2 = vector_dot(q[1:], q[1:])
         if s2 > 1e-10:
             s = math.sqrt(s2)
             mult = 2 * math.atan2(s, q[0]) / s
-            return [float(x) for x in j.sph_map.T @ (q[1:] * mult)]
+            return [float(x) for x in matrix_vector(j.sph_map.T, q[1:] * mult)]
         return [0.0, 0.0, 0.0]
     # hinge2 (and universal, which OpenRAVE cannot measure; roboio reads it as hinge2)
     R = tj[:3, :3]
     a0, a1 = _unit(j.axes[0]), _unit(j.axes[1])
-    ax1cur, ax2cur = R @ a0, R @ a1
-    v1 = _unit(a1 - (a0 @ a1) * a0)
-    v2 = _unit(ax2cur - (a0 @ ax2cur) * a0)
+    ax1cur, ax2cur = matrix_vector(R, a0), matrix_vector(R, a1)
+    v1 = _unit(a1 - vector_dot(a0, a1) * a0)
+    v2 = _unit(ax2cur - vector_dot(a0, ax2cur) * a0)
     v3 = np.cross(a0, v1)
-    f0 = 2.0 * math.atan2(float(v3 @ v2), float(v1 @ v2))
-    v1 = _unit(a0 - (ax2cur @ a0) * ax2cur)
-    v2 = _unit(ax1cur - (ax2cur @ ax1cur) * ax2cur)
+    f0 = 2.0 * math.atan2(vector_dot(v3, v2), vector_dot(v1, v2))
+    v1 = _unit(a0 - vector_dot(ax2cur, a0) * ax2cur)
+    v2 = _unit(ax1cur - vector_dot(ax2cur, ax1cur) * ax2cur)
     v3 = np.cross(ax2cur, v1)
-    f1 = _wrap(2.0 * math.atan2(float(v3 @ v2), float(v1 @ v2)))
+    f1 = _wrap(2.0 * math.atan2(vector_dot(v3, v2), vector_dot(v1, v2)))
     return [_closest_along_circle(j.offsets[0] + f0), _closest_along_circle(j.offsets[1] + f1)]
 
 
@@ -242,18 +243,18 @@ def _measure_chain(j: IJoint, tj) -> list:
         a = np.asarray(j.axes[i], dtype=float)
         if kinds[i] == "R":
             if i + 1 < j.dof:
-                alen = math.sqrt(a @ a)
-                ang = math.atan2(-float(q[1:] @ a), q[0] * alen)
+                alen = math.sqrt(vector_dot(a, a))
+                ang = math.atan2(-vector_dot(q[1:], a), q[0] * alen)
                 s = math.sin(ang) / alen
                 q = _qmul(np.array([math.cos(ang), a[0] * s, a[1] * s, a[2] * s]), q)
                 if 2 * ang != 0:
-                    t = axis_angle(a, 2 * ang) @ t
+                    t = matrix_vector(axis_angle(a, 2 * ang), t)
                 f = -2 * ang
             else:
-                f = 2.0 * math.atan2(float(q[1:] @ a), q[0])
+                f = 2.0 * math.atan2(vector_dot(q[1:], a), q[0])
             out.append(_closest_along_circle(j.offsets[i] + _wrap(f)))
         else:
-            f = float(t @ a)
+            f = vector_dot(t, a)
             out.append(j.offsets[i] + f)
             if i + 1 < j.dof:
                 t = t - a * f
@@ -261,7 +262,7 @@ def _measure_chain(j: IJoint, tj) -> list:
 
 
 def _unit(v):
-    n = math.sqrt(float(v @ v))
+    n = math.sqrt(vector_dot(v, v))
     return v / n if n > 0 else v
 
 
@@ -689,8 +690,8 @@ def _flip(j: IJoint, links, is_static):
     """Make ``a1`` the parent (OpenRAVE swaps the links and negates the axes, so the joint
     value keeps its meaning)."""
     tswap = inv(j.tright)
-    axes = [-(tswap[:3, :3] @ a) for a in j.axes]
-    trel = inv(j.tleft @ j.tright)           # old link0 relative to old link1 at q = 0
+    axes = [-matrix_vector(tswap[:3, :3], a) for a in j.axes]
+    trel = inv(compose(j.tleft, j.tright))           # old link0 relative to old link1 at q = 0
     a0, a1, axes, tl, tr, tlm, trm = _internal(
         j.type, j.a1, j.a0, tswap[:3, 3], axes, trel, [], j.offsets, is_static)
     if j.type in ("universal", "hinge2"):
@@ -699,7 +700,7 @@ def _flip(j: IJoint, links, is_static):
         j.reverse = not j.reverse
     elif j.type == "spherical":
         # inverse rotation vector, expressed in the new parent's frame
-        j.sph_map = -tswap[:3, :3] @ j.sph_map
+        j.sph_map = compose(-tswap[:3, :3], j.sph_map)
     j.a0, j.a1, j.axes = a0, a1, axes
     j.tleft, j.tright, j.tleft_m, j.tright_m = tl, tr, tlm, trm
     j.flipped = not j.flipped
@@ -709,12 +710,12 @@ def _static_info(j: IJoint):
     j.static = not any(j.circular) and all(lo >= hi for lo, hi in zip(j.lower, j.upper))
     if j.static:
         # the first axis in the child's frame (the model keeps it on the welded link)
-        j.static_axis = j.tright[:3, :3].T @ np.asarray(j.axes[0], dtype=float)
+        j.static_axis = matrix_vector(j.tright[:3, :3].T, np.asarray(j.axes[0], dtype=float))
         j.lower = [0.0] * j.dof
         j.upper = [0.0] * j.dof
-        j.tleft = j.tleft @ j.tright
+        j.tleft = compose(j.tleft, j.tright)
         j.tright = np.eye(4)
-        j.tleft_m = j.tleft_m @ j.tright_m
+        j.tleft_m = compose(j.tleft_m, j.tright_m)
         j.tright_m = np.eye(4)
 
 
@@ -724,7 +725,7 @@ def _clamp_dofs(active, values) -> list:
         i0 = j.dofindex
         if j.type == "spherical":
             p = np.array(out[i0:i0 + 3])
-            ang = math.fmod(math.sqrt(p @ p), 2 * math.pi)
+            ang = math.fmod(math.sqrt(vector_dot(p, p)), 2 * math.pi)
             lo, hi = j.lower[0], j.upper[0]
             if ang < lo or ang > hi:
                 lim = lo if ang < lo else hi
@@ -760,7 +761,7 @@ def _forward(ordered, order, dof_values, poses, notes):
     for gi in order:
         j = ordered[gi]
         if j.static:
-            poses[j.a1] = poses[j.a0] @ j.tleft
+            poses[j.a1] = compose(poses[j.a0], j.tleft)
             computed[j.a1] = True
             effective[j.a1] = gi
             values[gi] = list(j.lower)
@@ -789,7 +790,7 @@ def _forward(ordered, order, dof_values, poses, notes):
             continue
         if not computed[j.a0]:
             early.append((gi, j.a0))
-        poses[j.a1] = poses[j.a0] @ j.tleft @ joint_transform(j, values[gi]) @ j.tright
+        poses[j.a1] = compose(compose(compose(poses[j.a0], j.tleft), joint_transform(j, values[gi])), j.tright)
         computed[j.a1] = True
         effective[j.a1] = gi
     for gi, parent in early:

@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from ...transforms import matrix_vector, rotate_tensor, vector_dot
+
 __all__ = ["Mass", "sphere", "sphere_density", "box", "box_density", "cylinder_density",
            "GEOM_DENSITY_TOTAL"]
 
@@ -25,12 +27,12 @@ class Mass:
     def transformed(self, T) -> "Mass":
         """The mass expressed through the rigid transform ``T`` (``ChangeCoordinateSystem``)."""
         R = T[:3, :3]
-        return Mass(self.mass, R @ self.com + T[:3, 3], R @ self.inertia @ R.T)
+        return Mass(self.mass, matrix_vector(R, self.com) + T[:3, 3], rotate_tensor(R, self.inertia))
 
     def about(self, point) -> np.ndarray:
         """Inertia about ``point`` (``ChangeCenterOfRotation``)."""
         v = np.asarray(point, dtype=float) - self.com
-        return self.inertia + self.mass * ((v @ v) * np.eye(3) - np.outer(v, v))
+        return self.inertia + self.mass * (vector_dot(v, v) * np.eye(3) - np.outer(v, v))
 
     def __add__(self, other: "Mass") -> "Mass":
         total = self.mass + other.mass

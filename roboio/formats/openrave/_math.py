@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ...transforms import compose
+from ...transforms import compose, vector_dot
 
 __all__ = ["quat_from_matrix", "matrix_from_quat", "matrices_from_quats", "axis_angle", "rows_to_rotation",
            "quat_rotation", "rotate_direction", "TRANSFORM_TAGS", "apply_transform_tag",
@@ -78,7 +78,7 @@ def axis_angle(axis, angle: float) -> np.ndarray:
     """Rotation by ``angle`` (radians) about ``axis`` (OpenRAVE's ``quatFromAxisAngle``: the
     axis is normalised, a zero axis gives identity)."""
     a = np.asarray(axis, dtype=float).reshape(3)
-    n = math.sqrt(_dot(a, a))
+    n = math.sqrt(vector_dot(a, a))
     if n == 0:
         return np.eye(3)
     half = 0.5 * angle
@@ -102,28 +102,23 @@ def rotate_direction(src, dst) -> np.ndarray:
     src = np.asarray(src, dtype=float)
     dst = np.asarray(dst, dtype=float)
     cross = np.cross(src, dst)
-    fsin = math.sqrt(_dot(cross, cross))
-    fcos = _dot(src, dst)
+    fsin = math.sqrt(vector_dot(cross, cross))
+    fcos = vector_dot(src, dst)
     if fsin > 0:
         return axis_angle(cross / fsin, math.atan2(fsin, fcos))
     if fcos < 0:
         r = np.array([1.0, 0.0, 0.0]) - src * src[0]
-        if _dot(r, r) < 1e-8:
+        if vector_dot(r, r) < 1e-8:
             r = np.array([0.0, 0.0, 1.0]) - src * src[2]
-        return axis_angle(r / math.sqrt(_dot(r, r)), math.atan2(fsin, fcos))
+        return axis_angle(r / math.sqrt(vector_dot(r, r)), math.atan2(fsin, fcos))
     return np.eye(3)
-
-
-def _dot(a, b) -> float:
-    """``a . b`` of 3-vectors in a fixed order (no BLAS: the same bits on any machine)."""
-    return float(a[0] * b[0] + a[1] * b[1] + a[2] * b[2])
 
 
 def normalize3(v) -> np.ndarray:
     """``v / |v|`` (OpenRAVE's ``normalize3``; a zero vector gives NaN as in OpenRAVE, the
     caller reports it)."""
     v = np.asarray(v, dtype=float)
-    n = math.sqrt(_dot(v, v))
+    n = math.sqrt(vector_dot(v, v))
     with np.errstate(invalid="ignore", divide="ignore"):
         return v / n
 

@@ -22,6 +22,7 @@ from .. import fileio, xmlutil
 from ._geometry import load_mesh
 from ._lex import Element, first_token, is_false, is_true, scan_numbers
 from ._math import TRANSFORM_TAGS, apply_transform_tag, inv, normalize3
+from ...transforms import compose, matrix_vector, vector_dot
 from ._mass import (GEOM_DENSITY_TOTAL, Mass, box, box_density, cylinder_density, sphere,
                     sphere_density)
 from ._records import (BodyRecord, CameraRecord, EnvironmentRecord, GeomRecord,
@@ -468,7 +469,7 @@ class Reader:
         if np.array_equal(T, np.eye(4)):
             return
         for link in body.links[start:]:
-            link.transform = T @ link.transform
+            link.transform = compose(T, link.transform)
             link.extras.pop("raw_pose", None)
 
     def kinbody_mass(self, el, st, scope, depth):
@@ -587,7 +588,7 @@ class Reader:
                 self.link(c, body, st, skip, scope, depth + 1, nested_in=link)
                 tnew = link.transform
                 for g in link.geoms:
-                    g.transform = tnew @ g.transform
+                    g.transform = compose(tnew, g.transform)
                     g.raw_pose = []
                     _move_geometry(g, tnew)
                 link.transform = saved
@@ -601,7 +602,7 @@ class Reader:
             self.pending_links.append(link)
         self.pending_mass[id(link)] = (masstype, density, total, extents, custom, scope.src(el))
         if offsetfrom is not None:
-            T = offsetfrom.transform @ T
+            T = compose(offsetfrom.transform, T)
         link.transform = T
         if new and offsetfrom is None and nested_in is None:
             link.extras["raw_pose"] = raw
@@ -1013,10 +1014,10 @@ class Reader:
         if offsetfrom is not None:
             j.extras.pop("raw_anchor", None)
             j.extras.pop("raw_axes", None)
-        toff = inv(T0) @ F
-        j.axes = [toff[:3, :3] @ a for a in axes]
-        j.anchor = toff[:3, :3] @ anchor + toff[:3, 3]
-        j.trel = inv(T0) @ T1
+        toff = compose(inv(T0), F)
+        j.axes = [matrix_vector(toff[:3, :3], a) for a in axes]
+        j.anchor = matrix_vector(toff[:3, :3], anchor) + toff[:3, 3]
+        j.trel = compose(inv(T0), T1)
         j.link0, j.link1 = attached[0].index, attached[1].index
         if attached[0].index < 0 or attached[1].index < 0:
             raise scope.error(el, f"joint {name!r} names a link that is still being read")
@@ -1144,7 +1145,7 @@ class Reader:
                 if tag == "palmdirection":
                     scope.warn(c, "<palmdirection> is deprecated; read as <direction>", kind="deprecated")
                 d = np.array(self.nums(scope, c, 3, list(m.direction)))
-                n = float(d @ d)
+                n = vector_dot(d, d)
                 if n == 0:
                     scope.warn(c, "manipulator direction is zero; (0, 0, 1) used, as in OpenRAVE", kind="invalid value")
                     d = np.array([0.0, 0.0, 1.0])
@@ -1230,7 +1231,7 @@ def apply_camera_tag(cam: CameraRecord, tag: str, values) -> None:
     elif tag == "camrotationaxis":
         T[:3, :3] = axis_angle(values[:3], values[3] * DEG)
     elif tag == "camrotaxis":      # deprecated: a 180 degree turn about X after it (old bug)
-        T[:3, :3] = axis_angle(values[:3], values[3] * DEG) @ axis_angle((1, 0, 0), math.pi)
+        T[:3, :3] = compose(axis_angle(values[:3], values[3] * DEG), axis_angle((1, 0, 0), math.pi))
     elif tag == "camrotmat":
         T[:3, :3] = rows_to_rotation(values)
     else:
@@ -1252,7 +1253,7 @@ def _internal_transform(g: GeomRecord) -> np.ndarray:
         return g.transform
     from ._math import axis_angle
     T = np.array(g.transform)
-    T[:3, :3] = T[:3, :3] @ axis_angle((1, 0, 0), math.pi / 2)
+    T[:3, :3] = compose(T[:3, :3], axis_angle((1, 0, 0), math.pi / 2))
     return T
 
 

@@ -49,7 +49,7 @@ from collections import defaultdict
 import numpy as np
 
 from ...errors import HINT_PACKAGE_PATH, FormatError
-from ...transforms import UNIT_TOL, unit_vector
+from ...transforms import UNIT_TOL, compose, rotate_tensor, unit_vector
 from ...context import LoadContext
 from ...model import (Appearance, Driver, GeometrySource, Group, Joint, Link, Primitive, Robot,
                       TriangleMesh)
@@ -296,8 +296,8 @@ class _Builder:
             I0 = rec.inertial.inertia
             if R.tolist() == _EYE3:                 # no rpy (the common case): I0 exactly
                 return rec.inertial.mass, com, I0
-            quirk = R.T @ I0 @ R                    # Klamp't's quirk (R I Rᵀ is physical)
-            I = quirk if self.klampt else R @ I0 @ R.T
+            quirk = rotate_tensor(R.T, I0)          # Klamp't's quirk (R I Rᵀ is physical)
+            I = quirk if self.klampt else rotate_tensor(R, I0)
             if not self.klampt and np.abs(I - quirk).max() > 1e-12 * max(np.abs(I).max(), 1e-300):
                 self.rotated_inertia.append(name)
             return rec.inertial.mass, com, (I + I.T) / 2    # symmetric again after rounding
@@ -373,11 +373,11 @@ class _Builder:
             if S is None:          # (one per scale in a file; most meshes are not scaled)
                 S = np.diag([*g.scale, 1.0])
                 if self.s.flip_yz:
-                    S = S @ _FLIP_YZ
+                    S = compose(S, _FLIP_YZ)
                 if 0.0 not in g.scale:      # (0.0 and -0.0 are equal keys, not equal zeros)
                     self.scales[g.scale] = S
             geom = self.mesh(g.filename, name, g.line)
-            geom.apply_transform(g.origin @ S)
+            geom.apply_transform(compose(g.origin, S))
         elif g.kind == "box":
             h = np.array(g.size) / 2
             geom = Primitive("AABB", {"bmin": -h, "bmax": h}, transform=g.origin)

@@ -46,7 +46,7 @@ def read_rotation(node, path, to_radian, what="rotation") -> np.ndarray:
     if seq and isinstance(seq[0], list):
         R = np.eye(3)
         for r in seq:
-            R = R @ read_rotation(r, path, to_radian, what)
+            R = tf.compose(R, read_rotation(r, path, to_radian, what))
         return R
     v = _finite(Y.to_floats(node, path, what, 4), node, path, what)
     axis = np.array(v[:3])
@@ -187,7 +187,7 @@ class ElementReader:
         geom = self.geometry(g)
         if geom is None:
             return
-        geom.transform = self.own_transform(e, T) @ geom.transform
+        geom.transform = tf.compose(self.own_transform(e, T), geom.transform)
         app = e.get("appearance")
         if app is not None:
             geom.extras["choreonoid_appearance"] = app
@@ -272,13 +272,13 @@ class ElementReader:
         frag = Y.get(e, "node", "fragment")
         g = self.load_resource(uri, None if frag is None else str(frag), e)
         if g is not None:
-            g.transform = self.own_transform(e, np.eye(4)) @ g.transform
+            g.transform = tf.compose(self.own_transform(e, np.eye(4)), g.transform)
         return g
 
     def resource(self, e, out, T, mode):
         g = self.resource_geometry(e)
         if g is not None:
-            g.transform = T @ g.transform
+            g.transform = tf.compose(T, g.transform)
             out.shapes.append((g, mode))
 
     def load_resource(self, uri, fragment, node):
@@ -310,7 +310,7 @@ def _choreonoid_node_frame(parent, local):
     """Choreonoid's ``Resource { node }``: the node keeps the rotation (and scale) of its
     ancestors and its own, but no translation (StdSceneReader::adjustNodeCoordinate)."""
     M = np.eye(4)
-    M[:3, :3] = parent[:3, :3] @ local[:3, :3]
+    M[:3, :3] = tf.compose(parent[:3, :3], local[:3, :3])
     return M
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from ....errors import FormatError
 from ....context import LoadContext
+from ....transforms import vector_dot, vector_norm
 from .. import _yaml as Y
 from ._elements import ElementReader, read_inertia, read_rotation, read_translation
 from ...fileio import read_text
@@ -183,7 +184,7 @@ class _Reader:
                 if s not in _AXES:
                     raise self.err(ax, f"illegal joint_axis {str(ax)!r} (x, y, z, -x, -y, -z or a vector)")
                 rec.axis = np.array(_AXES[s], dtype=float)
-            n = float(np.linalg.norm(rec.axis))
+            n = float(vector_norm(rec.axis))
             if abs(n - 1.0) > 1e-9:
                 self.warn(f"link {rec.name!r}: joint_axis has length {n:g}, not 1 (kept as given)", ax, kind="quirk")
         revolute = rec.joint_type == "revolute"
@@ -323,7 +324,7 @@ def combine_rigid_bodies(bodies):
     inertia = np.zeros((3, 3))
     for mi, ci, Ii in bodies:
         o = c - ci
-        inertia += Ii + mi * (np.dot(o, o) * np.eye(3) - np.outer(o, o))
+        inertia += Ii + mi * (vector_dot(o, o) * np.eye(3) - np.outer(o, o))
     return float(m), c, inertia
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....model import Primitive
+from ....transforms import compose, det3
 from ...meshes.inventor import nodes_mesh, transform_matrix
 
 __all__ = ["segment_geometry", "has_shapes", "GROUPS"]
@@ -46,8 +47,8 @@ def has_shapes(nodes, max_depth) -> bool:
 
 def _rigid(M) -> bool:
     R = M[:3, :3]
-    return bool(np.all(np.isfinite(M)) and np.allclose(R.T @ R, np.eye(3), rtol=0, atol=1e-12)
-                and np.linalg.det(R) > 0)
+    return bool(np.all(np.isfinite(M)) and np.allclose(compose(R.T, R), np.eye(3), rtol=0, atol=1e-12)
+                and det3(R) > 0)
 
 
 def _split(nodes, T, max_depth):
@@ -59,8 +60,8 @@ def _split(nodes, T, max_depth):
         if node.type in ("Transform", *GROUPS) and d < max_depth:
             if node.type == "Transform":
                 g = node.get
-                M = M @ transform_matrix(g("translation"), g("rotation"), g("scale"),
-                                         g("scaleOrientation"), g("center"))
+                M = compose(M, transform_matrix(g("translation"), g("rotation"), g("scale"),
+                                                g("scaleOrientation"), g("center")))
             stack.extend((k, M, d + 1) for k in reversed(_plain(node.get("children", []))))
         elif node.type == "Shape" and _primitive(node) is not None and _rigid(M):
             prims.append((node, M))

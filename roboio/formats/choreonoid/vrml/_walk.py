@@ -239,7 +239,7 @@ class _Reader:
                                "jointAxis")
             return np.array(_AXES[ax])
         v = self.vec3(node, "jointAxis", (0.0, 0.0, 1.0))
-        n = float(np.linalg.norm(v))
+        n = float(tf.vector_norm(v))
         if n == 0.0:
             raise self.err(node, f"Joint {name!r}: jointAxis is the zero vector", "jointAxis")
         if abs(n - 1.0) > 1e-9:
@@ -267,7 +267,7 @@ class _Reader:
                     g = child.get
                     local = transform_matrix(g("translation"), g("rotation"), g("scale"),
                                        g("scaleOrientation"), g("center"))
-                    self.nested(rec, child, accept, T @ local, bodies, depth)
+                    self.nested(rec, child, accept, tf.compose(T, local), bodies, depth)
                 elif child.type in GROUPS:
                     self.nested(rec, child, accept, T, bodies, depth)
                 elif "Segment" not in accept:
@@ -314,7 +314,7 @@ class _Reader:
         if not (math.isfinite(m) and np.all(np.isfinite(inertia[:9]))):
             raise self.err(node, "mass or momentsOfInertia of a Segment is not finite")
         R = T[:3, :3]
-        bodies.append((m, R @ c + T[:3, 3], R @ inertia[:9].reshape(3, 3) @ R.T))
+        bodies.append((m, tf.matrix_vector(R, c) + T[:3, 3], tf.rotate_tensor(R, inertia[:9].reshape(3, 3))))
         if node.name:
             self.segments.append(node.name)
         children = self.get(node, "children", [])
@@ -335,7 +335,7 @@ class _Reader:
     def device(self, rec, node, T):
         self.check_proto(node, "device")
         typ = node.proto.name
-        local = T @ self.pose(node)
+        local = tf.compose(T, self.pose(node))
         ident = self.get(node, "deviceId", self.get(node, "sensorId", -1))
         d = {"type": DEVICE_TYPES[typ], "transform": local, "name": node.name or typ,
              "id": int(ident)}

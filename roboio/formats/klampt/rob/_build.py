@@ -20,7 +20,7 @@ from ....errors import FormatError
 from ....context import LoadContext
 from ....model import Driver, Joint, Link, Robot
 from ....resolve import resolve
-from ....transforms import dh_modified
+from ....transforms import compose, dh_modified, vector_norm
 from ...fileio import read_text
 from ..mount import (charge_mount, default_pairs, has_geometry, is_robot_file,
                      link_index, mount_robot, read_mounted_robot)
@@ -247,7 +247,7 @@ class _Builder:
             B[:3, :3] = np.reshape(rec.scalars["rotation"].value, (3, 3))
         if "translation" in rec.scalars:
             B[:3, 3] = rec.scalars["translation"].value
-        asm.T0 = [B @ T if p < 0 else T for T, p in zip(T0, parents)]
+        asm.T0 = [compose(B, T) if p < 0 else T for T, p in zip(T0, parents)]
         asm.axes = axes
         jt = rec.values("jointtype")
         asm.prismatic = [t == "p" for t in jt] if jt else [False] * n
@@ -264,10 +264,10 @@ class _Builder:
             grav = abs(f.value) * 9.8
             sum_mass = sum_com = 0.0
             for i in range(n - 1, -1, -1):
-                old_mass, old_com = sum_mass, sum_com + float(np.linalg.norm(asm.T0[i][:3, 3]))
+                old_mass, old_com = sum_mass, sum_com + float(vector_norm(asm.T0[i][:3, 3]))
                 m = asm.mass[i]
                 sum_mass += m
-                num = float(np.linalg.norm(asm.com[i])) * m + old_com * old_mass
+                num = float(vector_norm(asm.com[i])) * m + old_com * old_mass
                 den = m + old_mass
                 sum_com = num / den if den != 0 else math.nan
                 asm.tmax[i] = sum_com * sum_mass * grav

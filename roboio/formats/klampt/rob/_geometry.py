@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....model import Group, TriangleMesh
+from ....transforms import transform_points
 from ... import loading
 from ..mount import is_robot_file, mounted_geometry
 
@@ -111,7 +112,7 @@ def _mass_geometry(g):
             verts, faces, off = [], [], 0
             for c in parts:
                 b = c.baked()
-                verts.append(b.vertices @ g.transform[:3, :3].T + g.transform[:3, 3])
+                verts.append(transform_points(g.transform, b.vertices))
                 faces.append(b.faces + off)
                 off += len(b.vertices)
             g = TriangleMesh(np.concatenate(verts), np.concatenate(faces))

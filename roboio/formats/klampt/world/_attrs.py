@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from ....transforms import moment_to_matrix, rot_x, rot_y, rot_z, rpy_to_matrix
+from ....transforms import compose, moment_to_matrix, rot_x, rot_y, rot_z, rpy_to_matrix
 from ...numeric_text import int64_or_none
 from ...xmlutil import local_name, where
 
@@ -138,7 +138,7 @@ def transform(ctx, el, scale: bool = False) -> np.ndarray | None:
     for name, rot in (("rotateX", rot_x), ("rotateY", rot_y), ("rotateZ", rot_z)):
         a = _angle(ctx, el, name)
         if a is not None:
-            R = rot(a) @ R
+            R = compose(rot(a), R)
     T = np.eye(4)
     T[:3, :3] = R
     T[:3, 3] = t

@@ -22,6 +22,7 @@ from ....model import Appearance, RigidObject, Terrain, World
 from ....resolve import resolve
 from ... import loading
 from ...fileio import read_text
+from ....transforms import compose
 from ...xmlutil import LEXICAL_ERRORS, children, local_name, parse_bytes, where
 from . import _attrs as A
 from ._display import DISPLAY_ATTRS, Quiet, apply_display
@@ -185,7 +186,7 @@ def _read_robot(ctx, path, el):
     if T is not None:
         for link in robot.links:
             if link.parent < 0:
-                link.parent_transform = T @ link.parent_transform
+                link.parent_transform = compose(T, link.parent_transform)
     sensors = _first(el, "sensors")
     if sensors is not None:
         node = XmlNode.from_element(sensors)

@@ -31,6 +31,7 @@ from ....errors import FormatError
 from ....context import LoadContext
 from ....model import GeometrySource, TriangleMesh
 from ....resolve import resolve
+from .... import transforms
 from ...fileio import as_bytes, decode_text, read_bytes
 from ...loading import missing_file_hint
 from ...meshfile import parsed_mesh
@@ -281,13 +282,13 @@ def node_mesh(path: str, ctx: LoadContext, name: str, compose=None) -> TriangleM
 
     ``compose(parent, local) -> 4x4`` places the node's contents: ``parent`` is the matrix
     of the node's parent frame in the file, ``local`` the node's own Transform (identity for
-    other nodes). The default, ``parent @ local``, keeps the node where the file puts it;
+    other nodes). The default, ``compose(parent, local)`` (the product ``parent @ local``), keeps the node where the file puts it;
     a reader that follows another convention passes its own rule."""
     header = file_header(path)
     if header.dialect != "vrml2":
         raise FormatError(path, 1, 1, f"node {name!r}: picking one node needs a VRML 2.0 file, "
                                       f"this is {header.text}")
-    compose = compose or (lambda parent, local: parent @ local)
+    compose = compose or transforms.compose
 
     def loader():
         found = find_named(load_scene(path, ctx), name)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....limits import describe as over_limit
-from ....transforms import axis_angle_to_matrix
+from ....transforms import axis_angle_to_matrix, compose, matrix_vector, rotate_tensor, transform_points
 from . import _shapes as shapes
 
 __all__ = ["Sink", "Shape", "indexed", "sequential", "transform_matrix", "to_rgba", "palette_colors",
@@ -35,9 +35,9 @@ def transform_matrix(translation=None, rotation=None, scale=None, scale_orientat
         S = np.diag(np.asarray(scale, float))
         if scale_orientation is not None:
             SO = axis_angle_to_matrix(scale_orientation[:3], scale_orientation[3])
-            S = SO @ S @ SO.T
-        M[:3, :3] = M[:3, :3] @ S
-    M[:3, 3] -= M[:3, :3] @ c
+            S = rotate_tensor(SO, S)
+        M[:3, :3] = compose(M[:3, :3], S)
+    M[:3, 3] -= matrix_vector(M[:3, :3], c)
     return M
 
 
@@ -67,7 +67,7 @@ class Sink:
             if np.array_equal(M, np.eye(4)):
                 v = np.array(points, dtype=np.float64)
             else:
-                v = points @ M[:3, :3].T + M[:3, 3]
+                v = transform_points(M, points)
             hit = (points, self.nv)
             self._cache[key] = hit
             self.verts.append(v)

@@ -26,6 +26,7 @@ import numpy as np
 
 from . import _shapes as shapes
 from ....model import tessellate as tess
+from ....transforms import compose
 from ._geometry import (DEFAULT_RGBA, Shape, Sink, indexed, palette_colors, sequential, to_rgba,
                            transform_matrix)
 from ._parse import Header
@@ -159,7 +160,7 @@ class _InventorWalk:
 
     # transformations
     def _post(self, st, local):
-        st.M = st.M @ local
+        st.M = compose(st.M, local)
 
     def n_Transform(self, node, st):
         g = node.get
@@ -388,7 +389,7 @@ class _Vrml2Walk:
         g = node.get
         local = transform_matrix(g("translation"), g("rotation"), g("scale"),
                                  g("scaleOrientation"), g("center"))
-        self._children(node, M @ local)
+        self._children(node, compose(M, local))
 
     def _group(self, node, M):
         self._children(node, M)
@@ -535,8 +536,8 @@ def find_named(scene, name: str):
             return node, M
         if node.type == "Transform":
             g = node.get
-            inner = M @ transform_matrix(g("translation"), g("rotation"), g("scale"),
-                                         g("scaleOrientation"), g("center"))
+            inner = compose(M, transform_matrix(g("translation"), g("rotation"), g("scale"),
+                                                g("scaleOrientation"), g("center")))
         else:
             inner = M
         for f in _V2_CHILD_FIELDS:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....model import TriangleMesh
+from ....transforms import compose, rotate_tensor
 from .._records import (BodyRecord, GeomRecord, JointRecord, ManipulatorRecord,
                         MassRecord, MimicRecord, SensorRecord, Source, XmlData)
 from ._body import CBody, CJoint, CLink, CManipulator, CSensor
@@ -83,7 +84,7 @@ def _geom_record(g, path) -> GeomRecord:
     if g.kind == "sphere":
         return GeomRecord(type="sphere", transform=T, radius=float(g.params["radius"]), **common)
     if g.kind == "cylinder":
-        return GeomRecord(type="cylinder", transform=T @ _Z_TO_XML, radius=float(g.params["radius"]),
+        return GeomRecord(type="cylinder", transform=compose(T, _Z_TO_XML), radius=float(g.params["radius"]),
                           height=float(g.params["height"]), **common)
     if g.kind == "calibration_board":
         board = {k: v for k, v in g.params.items() if k != "half_extents"}
@@ -95,7 +96,7 @@ def _geom_record(g, path) -> GeomRecord:
 def _mass_record(cl: CLink, path) -> MassRecord:
     F = np.asarray(cl.mass_frame, float)
     R = F[:3, :3]
-    inertia = R @ np.diag(np.asarray(cl.inertia_moments, float)) @ R.T
+    inertia = rotate_tensor(R, np.diag(np.asarray(cl.inertia_moments, float)))
     return MassRecord(mass=float(cl.mass), com=F[:3, 3].copy(), inertia=inertia, kind="collada",
                       source=Source(path, cl.line))
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from ....errors import FormatError
 from ...xmlutil import local_name, where
+from ....transforms import compose, vector_dot
 
 __all__ = ["Document", "ln", "kids", "child", "text", "elpath", "TRANSFORM_TAGS"]
 
@@ -86,7 +87,7 @@ def elpath(el) -> str:
 def _axis_angle(axis, angle_rad) -> np.ndarray:
     """3x3 rotation about ``axis`` (normalised; zero -> identity) by ``angle_rad``."""
     a = np.asarray(axis, dtype=float)
-    n = math.sqrt(float(a @ a))
+    n = math.sqrt(vector_dot(a, a))
     if n == 0.0:
         return np.eye(3)
     x, y, z = a / n
@@ -418,7 +419,7 @@ class Document:
             M = np.array(v).reshape(4, 4)
             with np.errstate(all="ignore"):
                 R = M[:3, :3]
-                bad = not (np.all(np.isfinite(M[:3])) and np.all(np.isfinite(R @ R.T)))
+                bad = not (np.all(np.isfinite(M[:3])) and np.all(np.isfinite(compose(R, R.T))))
             if bad:
                 raise self.error("<matrix>: a number out of range (inf or nan, or so large that "
                                  "the rotation's products overflow)", el)
@@ -447,7 +448,7 @@ class Document:
         for c in (kids(el) if children is None else children):
             if ln(c) in TRANSFORM_TAGS:
                 with np.errstate(all="ignore"):
-                    T = T @ self.transform_of(c)
+                    T = compose(T, self.transform_of(c))
                 if not np.all(np.isfinite(T)):
                     raise self.error(f"<{ln(c)}>: the transform overflows (a number out of range)", c)
         return T
@@ -462,11 +463,11 @@ class Document:
             p = p.getparent()
         T = np.eye(4)
         for n in reversed(chain):
-            T = T @ self.transform(n)
+            T = compose(T, self.transform(n))
         return T
 
     def node_world(self, node) -> np.ndarray:
-        return self.parent_nodes_transform(node) @ self.transform(node)
+        return compose(self.parent_nodes_transform(node), self.transform(node))
 
 
 def _lookat(eye, target, up) -> np.ndarray:
@@ -474,14 +475,14 @@ def _lookat(eye, target, up) -> np.ndarray:
     they coincide), y = ``up`` made orthogonal to z (then world y, then world x if ``up`` is
     parallel to z), x = y x z."""
     z = target - eye
-    n = math.sqrt(float(z @ z))
+    n = math.sqrt(vector_dot(z, z))
     z = z / n if n > 1e-6 else np.array([0.0, 0.0, 1.0])
     y = None
     for cand in (np.asarray(up, float), np.array([0.0, 1.0, 0.0]), np.array([1.0, 0.0, 0.0])):
-        y = cand - z * float(z @ cand)
-        if float(y @ y) >= 1e-8:
+        y = cand - z * vector_dot(z, cand)
+        if vector_dot(y, y) >= 1e-8:
             break
-    y = y / math.sqrt(float(y @ y))
+    y = y / math.sqrt(vector_dot(y, y))
     x = np.cross(y, z)
     T = np.eye(4)
     T[:3, 0], T[:3, 1], T[:3, 2], T[:3, 3] = x, y, z, eye

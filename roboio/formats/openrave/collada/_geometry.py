@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from ...xmlutil import where
+from ....transforms import compose
 from ._body import CGeometry
 from ._dom import child, kids, ln, text
 
@@ -129,7 +130,7 @@ def _primitive(doc, tec, frame, name):
                 T = frame.copy()
                 if k == "cylinder":
                     # OpenRAVE turns its z-axis cylinder onto y: rotation taking z to y
-                    T = T @ np.array([[1.0, 0, 0, 0], [0, 0, 1.0, 0], [0, -1.0, 0, 0], [0, 0, 0, 1.0]])
+                    T = compose(T, np.array([[1.0, 0, 0, 0], [0, 0, 1.0, 0], [0, -1.0, 0, 0], [0, 0, 0, 1.0]]))
                 geom = CGeometry(name, "cylinder", T, {"radius": doc.float1(r), "height": doc.float1(h)},
                                  line=where(c))
         elif k == "calibration_board":

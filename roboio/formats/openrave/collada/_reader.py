@@ -26,6 +26,7 @@ from typing import Optional
 import numpy as np
 
 from ...xmlutil import where
+from ....transforms import compose, inverse_affine, matrix_vector, vector_dot
 from .._mimic import search_and_replace
 from . import _mathml
 from ._body import CBody, CJoint, CLink, CManipulator, CMimic, CSensor
@@ -670,7 +671,7 @@ class ColladaReader:
             body.links.append(link)
         else:
             link.created_here = False
-        link.transform = T_parent @ doc.transform(dlink)
+        link.transform = compose(T_parent, doc.transform(dlink))
         link.memo = {"own": self._memo_transform(dlink)}
         rigid, offset_T = None, None
         if dnode is not None:
@@ -727,11 +728,11 @@ class ColladaReader:
         if m is not None:
             link.mass = doc.float1(m)
         mf = child(tc, "mass_frame")
-        tmass = trigid @ doc.transform(mf) if mf is not None else trigid.copy()
+        tmass = compose(trigid, doc.transform(mf)) if mf is not None else trigid.copy()
         inertia = child(tc, "inertia")
         if inertia is not None:
             link.inertia_moments = tuple(doc.floats(inertia, count=3))
-        link.mass_frame = np.linalg.inv(link.transform) @ tmass
+        link.mass_frame = compose(inverse_affine(link.transform), tmass)
         dyn = child(tc, "dynamic")
         if dyn is not None:
             link.static = not doc.boolean(dyn)
@@ -755,7 +756,7 @@ class ColladaReader:
             geoms.extend(extract_geometry(doc, g_el, material_map(doc, ig)))
         if not geoms:
             return
-        rel = np.linalg.inv(link.transform) @ doc.node_world(node)
+        rel = compose(inverse_affine(link.transform), doc.node_world(node))
         if is_identity(rel, 1e-9):
             rel = np.eye(4)      # rounding of the node chain against the link chain: no offset
         else:
@@ -764,7 +765,7 @@ class ColladaReader:
                      "OpenRAVE would ignore it for meshes", node, kind="read differently")
         s = doc.unit(node)
         for g in geoms:
-            g.transform = rel @ g.transform
+            g.transform = compose(rel, g.transform)
             if g.kind != "trimesh":
                 scale_primitive(g, s)
             link.geometries.append(g)
@@ -840,12 +841,12 @@ class ColladaReader:
         (body.joints if active else body.passive_joints).append(joint)
         self._joint_sids[sidref] = joint
         self._joint_sids[sidref.rsplit("/", 1)[-1]] = joint
-        T_child_frame = link.transform @ tatt
+        T_child_frame = compose(link.transform, tatt)
         child_link = self._extract_link(body, dchild, child_node, T_child_frame, b, depth + 1)
         joint.child = child_link
         for i, a in enumerate(axes_el):
             self._axis(joint, i, a, b)
-        joint.trel = np.linalg.inv(link.transform) @ child_link.transform
+        joint.trel = compose(inverse_affine(link.transform), child_link.transform)
 
     def _axis(self, joint: CJoint, i: int, a, b) -> None:
         doc = self.doc
@@ -869,7 +870,7 @@ class ColladaReader:
         memo["acceleration"].append(None)
         memo["limits"].append(None)
         memo["stored"].append(stored)
-        nv = math.sqrt(float(v @ v))
+        nv = math.sqrt(vector_dot(v, v))
         if nv > 0:
             v = v / nv
         else:
@@ -960,7 +961,7 @@ class ColladaReader:
                 joint.lower[i], joint.upper[i] = -math.pi, math.pi
             else:
                 joint.lower[i], joint.upper[i] = -1e6, 1e6
-        joint.axes.append(joint.attachment[:3, :3] @ v)
+        joint.axes.append(matrix_vector(joint.attachment[:3, :3], v))
 
     def _resolve_float(self, el, holder) -> float:
         """OpenRAVE's resolveFloat: a literal ``<float>``, or ``<param>`` naming a newparam of
@@ -1317,7 +1318,7 @@ class ColladaReader:
                 d = child(ft, "direction")
                 if d is not None:
                     v = np.array(doc.floats(d, count=3))
-                    n2 = float(v @ v)
+                    n2 = vector_dot(v, v)
                     if n2 > 1e-12:
                         m.direction = v / math.sqrt(n2)
                     else:
