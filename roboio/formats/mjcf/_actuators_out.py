@@ -23,6 +23,12 @@ where ``a, b`` is not ``1, 0``.
 * ``motor``: ``<motor>`` whose control is the joint force, ``ctrlrange`` from the torque
   limits; the gains are reported;
 * ``none``: no actuators (the drivers are reported as lost).
+
+When no mode is given (``mode=None``: :attr:`Actuators.keep`), a driver read from MJCF
+whose limits and gains are still those its actuators gave it
+(:func:`._actuators.as_read`) gets those actuators back as read (:meth:`Actuators.add_kept`:
+same element, name, joint, gear, ranges and kept attributes); every other driver gets a
+``position`` actuator, and a changed one is reported.
 """
 from __future__ import annotations
 
@@ -32,6 +38,7 @@ from typing import Optional
 from lxml import etree
 
 from ..fileio import fmt_float
+from ._actuators import kept_attributes
 
 __all__ = ["MODES", "DEFAULT", "lead_index", "actuator_name", "Actuators"]
 
@@ -68,10 +75,11 @@ def lead_index(d, has_joint: list) -> Optional[int]:
 class Actuators:
     """Collects the ``<actuator>`` children of one MJCF document."""
 
-    def __init__(self, mode: str, report, names):
-        if mode not in MODES:
+    def __init__(self, mode: Optional[str], report, names):
+        if mode is not None and mode not in MODES:
             raise ValueError(f"actuators must be one of {', '.join(MODES)}, not {mode!r}")
-        self.mode = mode
+        self.keep = mode is None        # actuators read from MJCF written back as read
+        self.mode = mode or DEFAULT
         self.report = report
         self.names = names              # the writer's unique-name allocator for actuators
         self.elements: list = []
@@ -114,6 +122,30 @@ class Actuators:
             if d.servo_p or d.servo_i or d.servo_d:
                 self.lose("servo gains of drivers (motor actuators take forces)", d.name)
         self.elements.append(el)
+
+    def add_kept(self, kept: list) -> None:
+        """The actuators a reading kept on a driver (``extras["mjcf"]["actuators"]``), written
+        back as they were read: ``kept`` holds ``(info, joint)`` pairs, ``joint`` the name
+        the actuator's joint is written with."""
+        for info, joint in kept:
+            kind = info["kind"]
+            el = etree.Element(kind)
+            if info.get("name"):
+                el.set("name", self.names.take(info["name"], "actuator", self.report, "actuator"))
+            el.set("joint", joint)
+            if info["gear"] != 1.0:
+                el.set("gear", fmt_float(info["gear"]))
+            for key in kept_attributes(kind):     # (before the ranges, as :meth:`add` orders them)
+                v = info.get(key)
+                if v is None:
+                    continue
+                el.set(key, v if isinstance(v, str) else _fmt(v if isinstance(v, list) else [v]))
+            for key in ("ctrl", "force", "act"):
+                rng = info.get(f"{key}range")
+                if rng is not None or key != "act":
+                    self._limits(el, key, rng)
+            self.damped |= kind in ("position", "velocity", "intvelocity", "damper") and bool(info.get("kv"))
+            self.elements.append(el)
 
     def _limits(self, el, kind: str, rng) -> None:
         if rng is None:

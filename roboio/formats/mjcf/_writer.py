@@ -55,7 +55,7 @@ import math
 import os
 import re
 from collections import Counter, defaultdict
-
+from typing import Optional
 
 import numpy as np
 from lxml import etree
@@ -73,8 +73,8 @@ from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind
 from ..mesh_export import MeshExport
 from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
-from ._actuators_out import DEFAULT as DEFAULT_ACTUATORS, Actuators, actuator_name, lead_index
-from ._actuators import unactuated
+from ._actuators_out import Actuators, actuator_name, lead_index
+from ._actuators import as_read, unactuated
 from ._geoms import plane_geom, primitive_geom
 from ._orient import inertia_matrix, quat_matrix
 
@@ -467,7 +467,7 @@ class MjcfWriter:
     """Builds the MJCF document of a World or Robot: :meth:`document` returns its bytes;
     :attr:`meshes` (a :class:`MeshExport`) holds the mesh files it references."""
 
-    def __init__(self, obj, path, report, meshes: str = "copy", actuators: str = DEFAULT_ACTUATORS):
+    def __init__(self, obj, path, report, meshes: str = "copy", actuators: Optional[str] = None):
         if isinstance(obj, Robot):
             world = World(obj.name)
             world.robots.append(obj)
@@ -1128,7 +1128,10 @@ class MjcfWriter:
             il = d.dofs[lead]
             sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
             kl = float(vector_norm(r.links[il].axis))
-            if not unactuated(d):       # (a joint MuJoCo leaves unactuated stays so)
+            kept = self._kept_actuators(r, plan, jnames, d) if self.actuators.keep else None
+            if kept:
+                self.actuators.add_kept(kept)
+            elif not unactuated(d):       # (a joint MuJoCo leaves unactuated stays so)
                 self.actuators.add(d, jnames[il], kl * sl, kl * ol,
                                    (r.qmin[il] * kl, r.qmax[il] * kl) if plan.jtype(il) != "spin"
                                    else (-np.inf, np.inf))
@@ -1151,6 +1154,29 @@ class MjcfWriter:
                     attrs["joint2"] = jnames[il]
                 attrs["polycoef"] = _fmt((kf * (o - s * ol / sl), kf * s / (sl * kl), 0, 0, 0))
                 self.equalities.append(attrs)
+
+    def _kept_actuators(self, r: Robot, plan: _RobotPlan, jnames: dict, d):
+        """The actuators driver ``d`` was read with, as ``(info, written joint name)`` pairs
+        for :meth:`Actuators.add_kept`, when the driver still has the limits and gains a
+        reading derived from them and each one's joint is a written hinge or slide of the
+        driver; else None (the driver's actuator is rebuilt, and a changed driver reported)."""
+        found = d.extras.get("mjcf", {}).get("actuators") if isinstance(d.extras.get("mjcf"), dict) else None
+        if not found:
+            return None
+        joint_of = {r.links[i].joint_name or r.links[i].name: i for i in d.dofs
+                    if i in jnames and i not in plan.free_root}
+        why = as_read(r, d)
+        if why is None:
+            lost = [a.get("joint") for a in found if a.get("joint") not in joint_of]
+            if lost:
+                why = f"no written hinge or slide joint {', '.join(map(repr, lost))} among its DOFs"
+        if why is not None:
+            names = ", ".join(repr(a.get("name", a["kind"])) for a in found)
+            self.report.lose(f"actuators read from MJCF, rebuilt as {self.actuators.mode} actuators "
+                             "(the driver changed since it was read)", f"{d.name}: {names}; {why}",
+                             kind="changed", noun="driver")
+            return None
+        return [(a, jnames[joint_of[a["joint"]]]) for a in found]
 
     def _polynomial_couplings(self, r: Robot, plan: _RobotPlan, jnames: dict, d):
         """``<equality><joint polycoef>`` for each link a polynomial coupling (degree <= 4
