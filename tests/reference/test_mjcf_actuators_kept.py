@@ -116,3 +116,44 @@ def test_explicit_position_rebuilds_every_actuator(tmp_path):
     m = mujoco.MjModel.from_xml_path(out)
     assert m.nu == 3
     assert all(m.actuator_biastype[k] == mujoco.mjtBias.mjBIAS_AFFINE for k in range(m.nu))
+
+
+# dm_control point_mass's actuators drive tendons; a site and a ball joint's actuator too
+TENDONS = """
+<mujoco model="pm">
+  <worldbody>
+    <body name="mass" pos="0 0 0.01">
+      <joint name="root_x" type="slide" axis="1 0 0"/>
+      <joint name="root_y" type="slide" axis="0 1 0"/>
+      <geom type="sphere" size="0.01" mass="0.3"/>
+      <site name="tip" pos="0.01 0 0"/>
+      <body name="arm" pos="0 0 0.05">
+        <joint name="shoulder" type="ball"/>
+        <geom type="capsule" fromto="0 0 0 0 0 0.1" size="0.01" mass="0.1"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="t1"><joint joint="root_x" coef="1"/><joint joint="root_y" coef="0"/></fixed>
+  </tendon>
+  <actuator>
+    <motor name="t1" tendon="t1" gear="1" ctrlrange="-1 1"/>
+    <motor name="push" site="tip" gear="1 0 0 0 0 0"/>
+    <motor name="twist" joint="shoulder" gear="0 0 1"/>
+    <motor name="x" joint="root_x"/>
+  </actuator>
+</mujoco>"""
+
+
+def test_actuators_without_a_driver_are_reported_by_name(tmp_path):
+    src = tmp_path / "pm.xml"
+    src.write_text(TENDONS)
+    out = str(tmp_path / "out.xml")
+    report = roboio.save(roboio.load(str(src)), out, format="mjcf")
+    lost = [x for x in report.lost if x.startswith("actuators that drive no hinge or slide joint")]
+    assert len(lost) == 1
+    for part in ("t1 (motor on tendon 't1')", "push (motor on site 'tip')",
+                 "twist (motor on joint 'shoulder')"):
+        assert part in lost[0]
+    m = mujoco.MjModel.from_xml_path(out)
+    assert [m.actuator(k).name for k in range(m.nu)] == ["x"]

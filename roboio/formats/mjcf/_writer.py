@@ -74,7 +74,7 @@ from ..mesh_export import MeshExport
 from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
 from ._actuators_out import Actuators, actuator_name, lead_index
-from ._actuators import as_read, unactuated
+from ._actuators import TRANSMISSIONS, as_read, unactuated
 from ._geoms import plane_geom, primitive_geom
 from ._orient import inertia_matrix, quat_matrix
 
@@ -1178,6 +1178,17 @@ class MjcfWriter:
             return None
         return [(a, jnames[joint_of[a["joint"]]]) for a in found]
 
+    def _report_robot_actuators(self, r: Robot):
+        """Each actuator an MJCF reading kept on the robot (on a tendon, site or body, or a
+        ball or free joint: none of them a driver), by name and transmission: not written."""
+        mj = r.extras.get("mjcf")
+        for a in (mj.get("actuators") or []) if isinstance(mj, dict) else []:
+            on = next((f"{t} {a[t]!r}" for t in ("joint",) + TRANSMISSIONS if a.get(t)), "nothing")
+            self.report.lose("actuators that drive no hinge or slide joint (a tendon, site, body, "
+                             "ball or free joint; kept as robot data)",
+                             f"{a.get('name') or 'unnamed'} ({a['kind']} on {on})", kind="not written",
+                             noun="actuator")
+
     def _polynomial_couplings(self, r: Robot, plan: _RobotPlan, jnames: dict, d):
         """``<equality><joint polycoef>`` for each link a polynomial coupling (degree <= 4
         of the driver's own value, its leader link's) moves: ``q_j = sum a_i u^i`` gives
@@ -1236,6 +1247,7 @@ class MjcfWriter:
         for d in r.drivers:
             if (d.dry_friction or d.viscous_friction) and not (d.type == "normal" and len(d.dofs) == 1):
                 rep.lose("friction of drivers that are not one-DOF drivers", d.name, kind="not written", noun="driver")
+        self._report_robot_actuators(r)
         kept = extras_text(r.extras, skip=("klampt",))
         if kept:
             rep.lose("format-specific robot data", kept, kind="kept as data")
