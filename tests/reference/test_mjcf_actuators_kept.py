@@ -157,3 +157,69 @@ def test_actuators_without_a_driver_are_reported_by_name(tmp_path):
         assert part in lost[0]
     m = mujoco.MjModel.from_xml_path(out)
     assert [m.actuator(k).name for k in range(m.nu)] == ["x"]
+
+
+# actuator kinds and class defaults: a <general> from a class, a velocity servo, an
+# intvelocity with an activation range, a position servo by damping ratio with a gear, a
+# filtered general on the same joint
+KINDS = """<mujoco model="gen">
+  <default>
+    <default class="arm">
+      <general biastype="affine" gainprm="2000" biasprm="0 -2000 -400" forcerange="-150 150" ctrlrange="-6.28 6.28"/>
+    </default>
+    <default class="vel">
+      <velocity kv="3"/>
+    </default>
+  </default>
+  <worldbody>
+    <body name="a" pos="0 0 1">
+      <joint name="j1" axis="0 0 1" range="-3 3"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"/>
+      <body name="b" pos="0.3 0 0">
+        <joint name="j2" axis="0 1 0" range="-2 2"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03" mass="1"/>
+        <body name="c" pos="0.3 0 0">
+          <joint name="j3" axis="0 1 0" range="-2 2"/>
+          <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.5"/>
+          <body name="d" pos="0.2 0 0">
+            <joint name="j4" axis="1 0 0"/>
+            <geom type="box" size="0.02 0.02 0.02" mass="0.1"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <general class="arm" name="g1" joint="j1"/>
+    <velocity class="vel" name="v2" joint="j2" ctrlrange="-1 1"/>
+    <intvelocity name="iv3" joint="j3" kp="30" actlimited="true" actrange="-1 1"/>
+    <position name="p4" joint="j4" kp="10" dampratio="1" gear="2"/>
+    <general name="g4" joint="j4" dyntype="filter" dynprm="0.1" gainprm="5"/>
+  </actuator>
+</mujoco>"""
+
+
+def test_actuator_kinds_and_classes_compile_as_the_source(tmp_path):
+    src = tmp_path / "gen.xml"
+    src.write_text(KINDS)
+    out = str(tmp_path / "out" / "gen.xml")
+    report = roboio.save(roboio.load(str(src)), out, format="mjcf")
+    ma, mb = mujoco.MjModel.from_xml_path(str(src)), mujoco.MjModel.from_xml_path(out)
+    assert mb.nu == ma.nu == 5 and mb.na == ma.na == 2
+    arrays = ARRAYS + ("actuator_dynprm", "actuator_actrange", "actuator_actlimited", "actuator_actnum",
+                       "actuator_actearly", "actuator_trnid", "actuator_acc0")
+    for array in arrays:
+        want, got = _by_name(ma, array), _by_name(mb, array)
+        for name in want:
+            if array == "actuator_trnid":     # the joint, by name
+                want[name] = ma.joint(int(want[name][0])).name
+                got[name] = mb.joint(int(got[name][0])).name
+                assert got[name] == want[name]
+                continue
+            assert np.allclose(got[name], want[name], rtol=1e-12, atol=1e-12), (array, name)
+    # MuJoCo's <intvelocity> takes no actlimited, which the written autolimits="false" needs
+    assert any(x.startswith("intvelocity actuators written as the equivalent <general>") and x.endswith("iv3")
+               for x in report.lost)
+    again = str(tmp_path / "again" / "gen.xml")
+    roboio.save(roboio.load(out), again, format="mjcf")
+    assert open(again, "rb").read() == open(out, "rb").read()

@@ -128,6 +128,8 @@ class Actuators:
         back as they were read: ``kept`` holds ``(info, joint)`` pairs, ``joint`` the name
         the actuator's joint is written with."""
         for info, joint in kept:
+            if info["kind"] == "intvelocity" and "actrange" in info:
+                info = self._intvelocity_as_general(info)
             kind = info["kind"]
             el = etree.Element(kind)
             if info.get("name"):
@@ -146,6 +148,21 @@ class Actuators:
                     self._limits(el, key, rng)
             self.damped |= kind in ("position", "velocity", "intvelocity", "damper") and bool(info.get("kv"))
             self.elements.append(el)
+
+    def _intvelocity_as_general(self, info: dict) -> dict:
+        """An ``<intvelocity>`` with an activation range as the ``<general>`` MuJoCo makes of
+        it (an integrator, gain ``kp``, bias ``0 -kp -kv``, ``dampratio`` kept positive in
+        the bias): MuJoCo's ``<intvelocity>`` takes no ``actlimited``, without which its
+        ``actrange`` is refused under the written ``autolimits="false"``."""
+        kp = info.get("kp", 1.0)     # (MuJoCo's default kp)
+        damp = info["dampratio"] if info.get("dampratio") else -info.get("kv", 0.0)
+        self.report.lose("intvelocity actuators written as the equivalent <general> (MuJoCo's "
+                         "<intvelocity> takes no actlimited; the compiled actuator is the same but "
+                         "for its control-input tag, ctrlspec; read back, its driver has no servo gains)",
+                         info.get("name") or info.get("joint", ""), kind="changed", noun="actuator")
+        rest = {k: v for k, v in info.items() if k not in ("kp", "kv", "dampratio", "inheritrange")}
+        return {**rest, "kind": "general", "dyntype": "integrator", "gainprm": [kp],
+                "biastype": "affine", "biasprm": [0.0, -kp, damp]}
 
     def _limits(self, el, kind: str, rng) -> None:
         if rng is None:
