@@ -161,7 +161,7 @@ def test_actuators_without_a_driver_are_reported_by_name(tmp_path):
 
 # actuator kinds and class defaults: a <general> from a class, a velocity servo, an
 # intvelocity with an activation range, a position servo by damping ratio with a gear, a
-# filtered general on the same joint
+# filtered general on the same joint, a cylinder (3 bias parameters, a group)
 KINDS = """<mujoco model="gen">
   <default>
     <default class="arm">
@@ -195,6 +195,7 @@ KINDS = """<mujoco model="gen">
     <intvelocity name="iv3" joint="j3" kp="30" actlimited="true" actrange="-1 1"/>
     <position name="p4" joint="j4" kp="10" dampratio="1" gear="2"/>
     <general name="g4" joint="j4" dyntype="filter" dynprm="0.1" gainprm="5"/>
+    <cylinder name="c2" joint="j2" area="0.01" timeconst="0.2" bias="0 -1 0" group="2"/>
   </actuator>
 </mujoco>"""
 
@@ -205,9 +206,9 @@ def test_actuator_kinds_and_classes_compile_as_the_source(tmp_path):
     out = str(tmp_path / "out" / "gen.xml")
     report = roboio.save(roboio.load(str(src)), out, format="mjcf")
     ma, mb = mujoco.MjModel.from_xml_path(str(src)), mujoco.MjModel.from_xml_path(out)
-    assert mb.nu == ma.nu == 5 and mb.na == ma.na == 2
+    assert mb.nu == ma.nu == 6 and mb.na == ma.na == 3
     arrays = ARRAYS + ("actuator_dynprm", "actuator_actrange", "actuator_actlimited", "actuator_actnum",
-                       "actuator_actearly", "actuator_trnid", "actuator_acc0")
+                       "actuator_actearly", "actuator_trnid", "actuator_acc0", "actuator_group")
     for array in arrays:
         want, got = _by_name(ma, array), _by_name(mb, array)
         for name in want:
@@ -223,3 +224,16 @@ def test_actuator_kinds_and_classes_compile_as_the_source(tmp_path):
     again = str(tmp_path / "again" / "gen.xml")
     roboio.save(roboio.load(out), again, format="mjcf")
     assert open(again, "rb").read() == open(out, "rb").read()
+
+
+def test_actuator_of_a_kind_not_kept_is_rebuilt_and_reported(tmp_path):
+    """A kind whose own attributes a reading does not keep (MuJoCo's dcmotor, pid,
+    orientation) is not written as read with those attributes missing."""
+    robot = roboio.load(ARM)
+    robot.driver("yaw").extras["mjcf"]["actuators"][0]["kind"] = "dcmotor"
+    out = str(tmp_path / "arm.xml")
+    report = roboio.save(robot, out, format="mjcf")
+    m = mujoco.MjModel.from_xml_path(out)
+    assert m.actuator_biastype[m.actuator("yaw_motor").id] == mujoco.mjtBias.mjBIAS_AFFINE
+    assert any(x.startswith("actuators read from MJCF, rebuilt") and "<dcmotor> actuators are not kept" in x
+               for x in report.lost)

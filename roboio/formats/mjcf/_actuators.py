@@ -21,7 +21,7 @@ from ...model import Driver
 from ..fileio import fmt_float
 from ._document import ACTUATOR_KINDS
 
-__all__ = ["attach_drivers", "unactuated", "apply_actuator", "as_read", "kept_attributes", "TRANSMISSIONS"]
+__all__ = ["attach_drivers", "unactuated", "apply_actuator", "as_read", "kept_attributes", "KEPT_KINDS", "TRANSMISSIONS"]
 
 
 def unactuated(d) -> bool:
@@ -61,15 +61,19 @@ _KEPT = {
     "muscle": ("timeconst", "range", "force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax", "tausmooth"),
     "adhesion": ("gain",),
 }
-_VECTORS = ("gainprm", "biasprm", "dynprm", "range")       # kept as lists
+_VECTORS = ("gainprm", "biasprm", "dynprm", "range", "lengthrange", "bias")       # kept as lists
 _WORDS = ("dyntype", "gaintype", "biastype", "actearly")     # kept as text, not numbers
 TRANSMISSIONS = ("tendon", "site", "body", "cranksite")     # the targets that are not joints
+
+
+_COMMON = ("group", "lengthrange")                          # taken by every actuator element
+KEPT_KINDS = ("motor",) + tuple(_KEPT)                     # whose own attributes a reading keeps
 
 
 def kept_attributes(kind: str) -> tuple:
     """The attributes besides name, joint, gear and the ranges that a reading keeps of an
     actuator element ``kind`` (and the writer writes back), in the order written."""
-    return _KEPT.get(kind, ())
+    return _KEPT.get(kind, ()) + _COMMON
 
 
 def _actuator_info(a, tag: str) -> dict:

@@ -74,7 +74,7 @@ from ..mesh_export import MeshExport
 from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
 from ._actuators_out import Actuators, actuator_name, lead_index
-from ._actuators import TRANSMISSIONS, as_read, unactuated
+from ._actuators import KEPT_KINDS, TRANSMISSIONS, as_read, unactuated
 from ._geoms import plane_geom, primitive_geom
 from ._orient import inertia_matrix, quat_matrix
 
@@ -1165,7 +1165,8 @@ class MjcfWriter:
             return None
         joint_of = {r.links[i].joint_name or r.links[i].name: i for i in d.dofs
                     if i in jnames and i not in plan.free_root}
-        why = as_read(r, d)
+        odd = sorted({a["kind"] for a in found if a["kind"] not in KEPT_KINDS})
+        why = f"<{'>, <'.join(odd)}> actuators are not kept as read" if odd else as_read(r, d)
         if why is None:
             lost = [a.get("joint") for a in found if a.get("joint") not in joint_of]
             if lost:
@@ -1173,7 +1174,8 @@ class MjcfWriter:
         if why is not None:
             names = ", ".join(repr(a.get("name", a["kind"])) for a in found)
             self.report.lose(f"actuators read from MJCF, rebuilt as {self.actuators.mode} actuators "
-                             "(the driver changed since it was read)", f"{d.name}: {names}; {why}",
+                             "(their driver changed since, or their kind is not kept)",
+                             f"{d.name}: {names}; {why}",
                              kind="changed", noun="driver")
             return None
         return [(a, jnames[joint_of[a["joint"]]]) for a in found]
