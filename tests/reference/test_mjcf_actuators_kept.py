@@ -207,6 +207,8 @@ def test_actuator_kinds_and_classes_compile_as_the_source(tmp_path):
     report = roboio.save(roboio.load(str(src)), out, format="mjcf")
     ma, mb = mujoco.MjModel.from_xml_path(str(src)), mujoco.MjModel.from_xml_path(out)
     assert mb.nu == ma.nu == 6 and mb.na == ma.na == 3
+    # MuJoCo's ctrl order is the source's (c2, on j2, is not moved up among its joint's)
+    assert [mb.actuator(k).name for k in range(mb.nu)] == [ma.actuator(k).name for k in range(ma.nu)]
     arrays = ARRAYS + ("actuator_dynprm", "actuator_actrange", "actuator_actlimited", "actuator_actnum",
                        "actuator_actearly", "actuator_trnid", "actuator_acc0", "actuator_group")
     for array in arrays:

@@ -103,15 +103,19 @@ def _actuator_info(a, tag: str) -> dict:
 
 def _actuators(reader, drivers_of: dict) -> None:
     doc = reader.doc
+    index = 0                       # place among the model's actuators: MuJoCo's ctrl index
     for sec in doc.sections.get("actuator", []):
         for k, n in enumerate(doc.kids(sec, 2)):
             if n.tag not in ACTUATOR_KINDS:
                 if n.tag != "plugin":
                     raise doc.error(n, f"unrecognized actuator element '{n.tag}'")
+                index += 1          # (a plugin actuator takes a control too)
                 continue
             a = doc.attrs(n, doc.class_of(n, "main"), n.tag)
             target = a.text("joint") or a.text("jointinparent")
             info = _actuator_info(a, n.tag)
+            info["index"] = index
+            index += 1
             if target is None:
                 other = next((t for t in TRANSMISSIONS if a.text(t)), None)
                 if other is not None:

@@ -84,6 +84,7 @@ class Actuators:
         self.names = names              # the writer's unique-name allocator for actuators
         self.elements: list = []
         self.damped = False             # a position actuator has a velocity gain
+        self.places: list = []          # each element's place among the actuators read, or None
 
     def lose(self, kind: str, item: str) -> None:
         self.report.lose(kind, item)
@@ -121,6 +122,13 @@ class Actuators:
             self._limits(el, "ctrl", force)
             if d.servo_p or d.servo_i or d.servo_d:
                 self.lose("servo gains of drivers (motor actuators take forces)", d.name)
+        self._append(el, d.extras.get("mjcf", {}).get("actuators") if isinstance(d.extras.get("mjcf"), dict) else None)
+
+    def _append(self, el, read=None) -> None:
+        """Add ``el``; ``read``: the actuators read from MJCF it stands for (their place
+        among the source's actuators, MuJoCo's ctrl index, is its place, :meth:`element`)."""
+        places = [a["index"] for a in read or () if isinstance(a.get("index"), int)]
+        self.places.append(min(places) if places else None)
         self.elements.append(el)
 
     def add_kept(self, kept: list) -> None:
@@ -147,7 +155,7 @@ class Actuators:
                 if rng is not None or key != "act":
                     self._limits(el, key, rng)
             self.damped |= kind in ("position", "velocity", "intvelocity", "damper") and bool(info.get("kv"))
-            self.elements.append(el)
+            self._append(el, [info])
 
     def _intvelocity_as_general(self, info: dict) -> dict:
         """An ``<intvelocity>`` with an activation range as the ``<general>`` MuJoCo makes of
@@ -172,15 +180,20 @@ class Actuators:
         el.set(f"{kind}range", _fmt(rng))
 
     def element(self, joint_order: Optional[dict] = None):
-        """The ``<actuator>`` element, or None when there is nothing in it. ``joint_order``
-        (joint name -> place in the document): actuators in the order of their joints, which
-        a reading of the file keeps (the drivers' own order it does not)."""
+        """The ``<actuator>`` element, or None when there is nothing in it: the actuators
+        read from MJCF first, in their source order (MuJoCo's ctrl order, which a controller
+        of the model indexes), then the others in the order of their joints (``joint_order``:
+        joint name -> place in the document), which a reading of the file keeps (the
+        drivers' own order it does not)."""
         if not self.elements:
             return None
         out = etree.Element("actuator")
         els = self.elements
         if joint_order is not None:
-            els = sorted(els, key=lambda el: joint_order.get(el.get("joint"), len(joint_order)))
+            def place(k):
+                read = self.places[k]
+                return (0, read) if read is not None else (1, joint_order.get(els[k].get("joint"), len(joint_order)))
+            els = [els[k] for k in sorted(range(len(els)), key=place)]
         for el in els:
             out.append(el)
         return out
