@@ -262,9 +262,11 @@ def save(obj, path, format=None, *, meshes=None, package=None, actuators=None,
     directory named NAME or holding a ``package.xml`` naming it, else the output's
     directory), and a minimal ``package.xml`` is written at the root (see ``docs/urdf.md``).
 
-    ``actuators``: the actuators of an MJCF output, one per driver: ``"position"`` (the
-    default: position servos with the drivers' gains and limits), ``"motor"`` (force
-    actuators) or ``"none"`` (see ``docs/mjcf.md``).
+    ``actuators``: the actuators of an MJCF output, one per driver: ``"position"``
+    (position servos with the drivers' gains and limits), ``"motor"`` (force actuators) or
+    ``"none"``; not given (None): a driver read from MJCF and unchanged since keeps the
+    actuators it was read with, every other driver gets a position servo (see
+    ``docs/mjcf.md``).
 
     The files ``obj`` was read from (``obj.input_files`` set by :func:`load`, the sources
     of its elements and geometries) are not overwritten, neither as ``path`` nor as a side

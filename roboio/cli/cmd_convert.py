@@ -52,7 +52,8 @@ def register(sub):
                    "directory named NAME, else OUT's directory)")
     p.add_argument("--actuators", choices=("position", "motor", "none"),
                    help="MJCF output: one actuator per driver, a position servo with the "
-                   "driver's gains and limits (default), a motor (force), or none")
+                   "driver's gains and limits, a motor (force), or none (default: drivers read "
+                   "from MJCF and unchanged keep their actuators as read, others get a position servo)")
     p.add_argument("--body", metavar="MODEL", help="body model for motion conversions (Choreonoid "
                    ".seq <-> Klamp't .path/multipath): maps joint ids to the model's links")
     p.add_argument("--config", metavar="Q", help="pose of the (first) robot for a posed mesh "

@@ -71,10 +71,8 @@ def test_mujoco_actuators_come_back(tmp_path):
     got, want = _actuators(mb), _actuators(ma)
     assert set(got) == set(want)
     assert "swing" not in got.values()
-    # the follower's actuator drives the coupling through its leader (roboio's driver)
-    assert got["grip"] == "left" and want["grip"] == "right"
-    for name in ("cart_servo", "wrist_motor"):
-        assert got[name] == want[name]
+    # kept as read: the follower's actuator stays on the follower's joint
+    assert got == want and want["grip"] == "right"
     k_a, k_b = ma.actuator("cart_servo").id, mb.actuator("cart_servo").id
     assert np.allclose(mb.actuator_gainprm[k_b][:1], ma.actuator_gainprm[k_a][:1], rtol=1e-12)
     assert np.allclose(mb.actuator_biasprm[k_b][:3], ma.actuator_biasprm[k_a][:3], rtol=1e-12)
@@ -110,3 +108,17 @@ def test_unactuated_joints_stay_without_actuators_in_every_mode(tmp_path):
     report = roboio.save(robot, str(tmp_path / "none.xml"), format="mjcf", actuators="none")
     assert mujoco.MjModel.from_xml_path(str(tmp_path / "none.xml")).nu == 0
     assert any(x.startswith("drivers (3): MJCF is written without actuators") for x in report.lost)
+
+
+def test_explicit_position_rebuilds_on_the_leader(tmp_path):
+    """``actuators="position"`` rebuilds every actuator from the drivers: the follower's
+    actuator drives the coupling through its leader (roboio's driver)."""
+    src = tmp_path / "acts.xml"
+    src.write_text(MODEL)
+    out = str(tmp_path / "out.xml")
+    roboio.save(roboio.load(str(src)), out, format="mjcf", actuators="position")
+    got = _actuators(mujoco.MjModel.from_xml_path(out))
+    assert got["grip"] == "left" and got["wrist_motor"] == "wrist"
+    m = mujoco.MjModel.from_xml_path(out)
+    # the motor became a position servo (an affine bias: -kp qpos - kv qvel)
+    assert m.actuator_biastype[m.actuator("wrist_motor").id] == mujoco.mjtBias.mjBIAS_AFFINE

@@ -18,9 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import Driver
+from ..fileio import fmt_float
 from ._document import ACTUATOR_KINDS
 
-__all__ = ["attach_drivers", "unactuated"]
+__all__ = ["attach_drivers", "unactuated", "apply_actuator", "as_read", "kept_attributes", "KEPT_KINDS", "TRANSMISSIONS"]
 
 
 def unactuated(d) -> bool:
@@ -48,36 +49,77 @@ def attach_drivers(reader, robots: list) -> None:
     _equalities(reader, robots, drivers_of)
 
 
+# attributes kept besides name, joint, gear and the ranges, by element kind (those MuJoCo
+# accepts on that element: a default class may hold others, for other kinds)
+_KEPT = {
+    "general": ("gainprm", "biasprm", "dynprm", "dyntype", "gaintype", "biastype", "actdim", "actearly"),
+    "position": ("kp", "kv", "dampratio", "timeconst", "inheritrange"),
+    "velocity": ("kv",),
+    "intvelocity": ("kp", "kv", "dampratio", "inheritrange"),
+    "damper": ("kv",),
+    "cylinder": ("timeconst", "area", "diameter", "bias"),
+    "muscle": ("timeconst", "range", "force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax", "tausmooth"),
+    "adhesion": ("gain",),
+}
+_VECTORS = ("gainprm", "biasprm", "dynprm", "range", "lengthrange", "bias")       # kept as lists
+_WORDS = ("dyntype", "gaintype", "biastype", "actearly")     # kept as text, not numbers
+TRANSMISSIONS = ("tendon", "site", "body", "cranksite")     # the targets that are not joints
+
+
+_COMMON = ("group", "lengthrange")                          # taken by every actuator element
+KEPT_KINDS = ("motor",) + tuple(_KEPT)                     # whose own attributes a reading keeps
+
+
+def kept_attributes(kind: str) -> tuple:
+    """The attributes besides name, joint, gear and the ranges that a reading keeps of an
+    actuator element ``kind`` (and the writer writes back), in the order written."""
+    return _KEPT.get(kind, ()) + _COMMON
+
+
+def _actuator_info(a, tag: str) -> dict:
+    """What a reading keeps of one actuator element (resolved over its class's defaults):
+    its kind, name, first gear component, limited control/force/activation ranges and the
+    attributes of :func:`kept_attributes` (numbers as floats, lists of floats)."""
+    info = {"kind": tag}
+    if a.text("name"):
+        info["name"] = a.text("name")
+    gear = a.floats("gear", [1.0, 0, 0, 0, 0, 0], at_most=6)
+    info["gear"] = gear[0] if gear else 1.0
+    for key in ("ctrlrange", "forcerange", "actrange"):
+        rng = a.floats(key, None, 2)
+        lim = a.limited(key.replace("range", "limited"), rng is not None and any(rng))
+        if rng is not None and lim:
+            info[key] = list(rng)
+    for key in kept_attributes(tag):
+        if key in _WORDS:
+            if a.text(key) is not None:
+                info[key] = a.text(key)
+            continue
+        v = a.floats(key, None, at_most=10)
+        if v:
+            info[key] = v if key in _VECTORS else v[0]
+    return info
+
+
 def _actuators(reader, drivers_of: dict) -> None:
     doc = reader.doc
+    index = 0                       # place among the model's actuators: MuJoCo's ctrl index
     for sec in doc.sections.get("actuator", []):
         for k, n in enumerate(doc.kids(sec, 2)):
             if n.tag not in ACTUATOR_KINDS:
                 if n.tag != "plugin":
                     raise doc.error(n, f"unrecognized actuator element '{n.tag}'")
+                index += 1          # (a plugin actuator takes a control too)
                 continue
             a = doc.attrs(n, doc.class_of(n, "main"), n.tag)
             target = a.text("joint") or a.text("jointinparent")
-            info = {"kind": n.tag}
-            if a.text("name"):
-                info["name"] = a.text("name")
-            gear = a.floats("gear", [1.0, 0, 0, 0, 0, 0], at_most=6)
-            info["gear"] = gear[0] if gear else 1.0
-            for key in ("ctrlrange", "forcerange"):
-                rng = a.floats(key, None, 2)
-                lim = a.limited(key.replace("range", "limited"), rng is not None and any(rng))
-                if rng is not None and lim:
-                    info[key] = list(rng)
-            for key in ("kp", "kv"):
-                v = a.float(key, None)
-                if v is not None:
-                    info[key] = v
-            for key in ("gainprm", "biasprm"):
-                v = a.floats(key, None, at_most=10)
-                if v:
-                    info[key] = v
+            info = _actuator_info(a, n.tag)
+            info["index"] = index
+            index += 1
             if target is None:
-                other = next((t for t in ("tendon", "site", "body", "cranksite") if a.text(t)), None)
+                other = next((t for t in TRANSMISSIONS if a.text(t)), None)
+                if other is not None:
+                    info[other] = a.text(other)
                 reader.ctx.warn(f"actuator {info.get('name', k)!r} drives a {other or 'nothing'} "
                                 "(kept as data of the robot: roboio drivers move joints)", n.line,
                                 path=n.path, kind="unsupported")
@@ -87,35 +129,67 @@ def _actuators(reader, drivers_of: dict) -> None:
                 hit = reader.joint_links.get(name)
                 if hit is None:
                     raise doc.error(n, f"unknown joint {name!r} in actuator")
-                _drive(reader, n, dict(info), hit, name, drivers_of)
+                _drive(reader, {**info, "joint": name}, hit, drivers_of)
 
 
-def _drive(reader, n, info: dict, hit, target: str, drivers_of: dict) -> None:
-    """Attach actuator ``info`` to the driver of joint ``target``."""
+def apply_actuator(d, info: dict) -> None:
+    """Driver ``d``'s limits and gains as actuator ``info`` (on ``d``'s own joint) sets them,
+    MuJoCo's joint-space meaning of it (one mapping, for the reader and for the writer's
+    check that a driver is as read, :func:`as_read`): a force range times ``gear`` (or a
+    motor's ``ctrlrange`` times ``gear``) narrows ``tmin``/``tmax``; a position servo's
+    ``ctrlrange`` over ``gear`` narrows ``qmin``/``qmax``; ``kp`` (position, intvelocity)
+    and ``kv`` (position, velocity) times ``gear^2`` are ``servo_p``/``servo_d``."""
+    kind, g = info["kind"], info["gear"]
+    if not g:
+        return
+    lo, hi = -np.inf, np.inf
+    if "forcerange" in info:
+        lo, hi = sorted((info["forcerange"][0] * g, info["forcerange"][1] * g))
+    if kind == "motor" and "ctrlrange" in info:
+        clo, chi = sorted((info["ctrlrange"][0] * g, info["ctrlrange"][1] * g))
+        lo, hi = max(lo, clo), min(hi, chi)
+    d.tmin, d.tmax = max(d.tmin, lo), min(d.tmax, hi)
+    if kind == "position" and "ctrlrange" in info:
+        # the targets it takes (ctrl = gear x qpos), within the joint's own range
+        clo, chi = sorted((info["ctrlrange"][0] / g, info["ctrlrange"][1] / g))
+        d.qmin, d.qmax = max(d.qmin, clo), min(d.qmax, chi)
+    if kind in ("position", "intvelocity") and "kp" in info:
+        d.servo_p = float(info["kp"]) * g * g
+    if kind in ("position", "velocity") and "kv" in info:
+        d.servo_d = float(info["kv"]) * g * g
+
+
+_DERIVED = ("qmin", "qmax", "tmin", "tmax", "servo_p", "servo_i", "servo_d")
+
+
+def as_read(robot, d) -> "str | None":
+    """None when driver ``d`` of ``robot`` holds the limits and gains a reading derived from
+    its kept actuators (``extras["mjcf"]["actuators"]``: those on its leader's joint, applied
+    by :func:`apply_actuator` to the joint's range), else what differs (``"tmax 5 (read:
+    50)"``): the actuators were read with values that the driver no longer has."""
+    lead = d.leader if d.leader is not None else (d.dofs[0] if d.dofs else None)
+    if lead is None:
+        return "no joint"
+    joint = robot.links[lead].joint_name or robot.links[lead].name
+    fresh = Driver(d.name, "normal", [lead], qmin=robot.qmin[lead], qmax=robot.qmax[lead], leader=lead)
+    for info in d.extras.get("mjcf", {}).get("actuators") or []:
+        if info.get("joint") == joint:
+            apply_actuator(fresh, info)
+    diff = [f"{k} {fmt_float(float(getattr(d, k)))} (read: {fmt_float(float(getattr(fresh, k)))})"
+            for k in _DERIVED if getattr(d, k) != getattr(fresh, k)]
+    return ", ".join(diff) or None
+
+
+def _drive(reader, info: dict, hit, drivers_of: dict) -> None:
+    """Attach actuator ``info`` to the driver of its joint (``info["joint"]``)."""
     robot, idx = hit
     entry = drivers_of.get((id(robot), idx[0]))
     if entry is None:      # ball or free joint
-        robot.extras.setdefault("mjcf", {}).setdefault("actuators", []).append({**info, "joint": target})
+        robot.extras.setdefault("mjcf", {}).setdefault("actuators", []).append(info)
         return
     _, d = entry
     d.extras.setdefault("mjcf", {}).setdefault("actuators", []).append(info)
-    g = info["gear"]
-    if g:
-        lo, hi = -np.inf, np.inf
-        if "forcerange" in info:
-            lo, hi = sorted((info["forcerange"][0] * g, info["forcerange"][1] * g))
-        if n.tag == "motor" and "ctrlrange" in info:
-            clo, chi = sorted((info["ctrlrange"][0] * g, info["ctrlrange"][1] * g))
-            lo, hi = max(lo, clo), min(hi, chi)
-        d.tmin, d.tmax = max(d.tmin, lo), min(d.tmax, hi)
-        if n.tag == "position" and "ctrlrange" in info:
-            # the targets it takes (ctrl = gear x qpos), within the joint's own range
-            clo, chi = sorted((info["ctrlrange"][0] / g, info["ctrlrange"][1] / g))
-            d.qmin, d.qmax = max(d.qmin, clo), min(d.qmax, chi)
-        if n.tag in ("position", "intvelocity") and "kp" in info:
-            d.servo_p = float(info["kp"]) * g * g
-        if n.tag in ("position", "velocity") and "kv" in info:
-            d.servo_d = float(info["kv"]) * g * g
+    apply_actuator(d, info)
 
 
 def _robot_actuators(reader, n, info) -> None:

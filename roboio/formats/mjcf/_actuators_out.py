@@ -23,6 +23,12 @@ where ``a, b`` is not ``1, 0``.
 * ``motor``: ``<motor>`` whose control is the joint force, ``ctrlrange`` from the torque
   limits; the gains are reported;
 * ``none``: no actuators (the drivers are reported as lost).
+
+When no mode is given (``mode=None``: :attr:`Actuators.keep`), a driver read from MJCF
+whose limits and gains are still those its actuators gave it
+(:func:`._actuators.as_read`) gets those actuators back as read (:meth:`Actuators.add_kept`:
+same element, name, joint, gear, ranges and kept attributes); every other driver gets a
+``position`` actuator, and a changed one is reported.
 """
 from __future__ import annotations
 
@@ -32,6 +38,7 @@ from typing import Optional
 from lxml import etree
 
 from ..fileio import fmt_float
+from ._actuators import kept_attributes
 
 __all__ = ["MODES", "DEFAULT", "lead_index", "actuator_name", "Actuators"]
 
@@ -68,14 +75,16 @@ def lead_index(d, has_joint: list) -> Optional[int]:
 class Actuators:
     """Collects the ``<actuator>`` children of one MJCF document."""
 
-    def __init__(self, mode: str, report, names):
-        if mode not in MODES:
+    def __init__(self, mode: Optional[str], report, names):
+        if mode is not None and mode not in MODES:
             raise ValueError(f"actuators must be one of {', '.join(MODES)}, not {mode!r}")
-        self.mode = mode
+        self.keep = mode is None        # actuators read from MJCF written back as read
+        self.mode = mode or DEFAULT
         self.report = report
         self.names = names              # the writer's unique-name allocator for actuators
         self.elements: list = []
         self.damped = False             # a position actuator has a velocity gain
+        self.places: list = []          # each element's place among the actuators read, or None
 
     def lose(self, kind: str, item: str) -> None:
         self.report.lose(kind, item)
@@ -113,7 +122,55 @@ class Actuators:
             self._limits(el, "ctrl", force)
             if d.servo_p or d.servo_i or d.servo_d:
                 self.lose("servo gains of drivers (motor actuators take forces)", d.name)
+        self._append(el, d.extras.get("mjcf", {}).get("actuators") if isinstance(d.extras.get("mjcf"), dict) else None)
+
+    def _append(self, el, read=None) -> None:
+        """Add ``el``; ``read``: the actuators read from MJCF it stands for (their place
+        among the source's actuators, MuJoCo's ctrl index, is its place, :meth:`element`)."""
+        places = [a["index"] for a in read or () if isinstance(a.get("index"), int)]
+        self.places.append(min(places) if places else None)
         self.elements.append(el)
+
+    def add_kept(self, kept: list) -> None:
+        """The actuators a reading kept on a driver (``extras["mjcf"]["actuators"]``), written
+        back as they were read: ``kept`` holds ``(info, joint)`` pairs, ``joint`` the name
+        the actuator's joint is written with."""
+        for info, joint in kept:
+            if info["kind"] == "intvelocity" and "actrange" in info:
+                info = self._intvelocity_as_general(info)
+            kind = info["kind"]
+            el = etree.Element(kind)
+            if info.get("name"):
+                el.set("name", self.names.take(info["name"], "actuator", self.report, "actuator"))
+            el.set("joint", joint)
+            if info["gear"] != 1.0:
+                el.set("gear", fmt_float(info["gear"]))
+            for key in kept_attributes(kind):     # (before the ranges, as :meth:`add` orders them)
+                v = info.get(key)
+                if v is None:
+                    continue
+                el.set(key, v if isinstance(v, str) else _fmt(v if isinstance(v, list) else [v]))
+            for key in ("ctrl", "force", "act"):
+                rng = info.get(f"{key}range")
+                if rng is not None or key != "act":
+                    self._limits(el, key, rng)
+            self.damped |= kind in ("position", "velocity", "intvelocity", "damper") and bool(info.get("kv"))
+            self._append(el, [info])
+
+    def _intvelocity_as_general(self, info: dict) -> dict:
+        """An ``<intvelocity>`` with an activation range as the ``<general>`` MuJoCo makes of
+        it (an integrator, gain ``kp``, bias ``0 -kp -kv``, ``dampratio`` kept positive in
+        the bias): MuJoCo's ``<intvelocity>`` takes no ``actlimited``, without which its
+        ``actrange`` is refused under the written ``autolimits="false"``."""
+        kp = info.get("kp", 1.0)     # (MuJoCo's default kp)
+        damp = info["dampratio"] if info.get("dampratio") else -info.get("kv", 0.0)
+        self.report.lose("intvelocity actuators written as the equivalent <general> (MuJoCo's "
+                         "<intvelocity> takes no actlimited; the compiled actuator is the same but "
+                         "for its control-input tag, ctrlspec; read back, its driver has no servo gains)",
+                         info.get("name") or info.get("joint", ""), kind="changed", noun="actuator")
+        rest = {k: v for k, v in info.items() if k not in ("kp", "kv", "dampratio", "inheritrange")}
+        return {**rest, "kind": "general", "dyntype": "integrator", "gainprm": [kp],
+                "biastype": "affine", "biasprm": [0.0, -kp, damp]}
 
     def _limits(self, el, kind: str, rng) -> None:
         if rng is None:
@@ -123,15 +180,20 @@ class Actuators:
         el.set(f"{kind}range", _fmt(rng))
 
     def element(self, joint_order: Optional[dict] = None):
-        """The ``<actuator>`` element, or None when there is nothing in it. ``joint_order``
-        (joint name -> place in the document): actuators in the order of their joints, which
-        a reading of the file keeps (the drivers' own order it does not)."""
+        """The ``<actuator>`` element, or None when there is nothing in it: the actuators
+        read from MJCF first, in their source order (MuJoCo's ctrl order, which a controller
+        of the model indexes), then the others in the order of their joints (``joint_order``:
+        joint name -> place in the document), which a reading of the file keeps (the
+        drivers' own order it does not)."""
         if not self.elements:
             return None
         out = etree.Element("actuator")
         els = self.elements
         if joint_order is not None:
-            els = sorted(els, key=lambda el: joint_order.get(el.get("joint"), len(joint_order)))
+            def place(k):
+                read = self.places[k]
+                return (0, read) if read is not None else (1, joint_order.get(els[k].get("joint"), len(joint_order)))
+            els = [els[k] for k in sorted(range(len(els)), key=place)]
         for el in els:
             out.append(el)
         return out

@@ -55,7 +55,7 @@ import math
 import os
 import re
 from collections import Counter, defaultdict
-
+from typing import Optional
 
 import numpy as np
 from lxml import etree
@@ -73,8 +73,8 @@ from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind
 from ..mesh_export import MeshExport
 from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
-from ._actuators_out import DEFAULT as DEFAULT_ACTUATORS, Actuators, actuator_name, lead_index
-from ._actuators import unactuated
+from ._actuators_out import Actuators, actuator_name, lead_index
+from ._actuators import KEPT_KINDS, TRANSMISSIONS, as_read, unactuated
 from ._geoms import plane_geom, primitive_geom
 from ._orient import inertia_matrix, quat_matrix
 
@@ -467,7 +467,7 @@ class MjcfWriter:
     """Builds the MJCF document of a World or Robot: :meth:`document` returns its bytes;
     :attr:`meshes` (a :class:`MeshExport`) holds the mesh files it references."""
 
-    def __init__(self, obj, path, report, meshes: str = "copy", actuators: str = DEFAULT_ACTUATORS):
+    def __init__(self, obj, path, report, meshes: str = "copy", actuators: Optional[str] = None):
         if isinstance(obj, Robot):
             world = World(obj.name)
             world.robots.append(obj)
@@ -1128,7 +1128,10 @@ class MjcfWriter:
             il = d.dofs[lead]
             sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
             kl = float(vector_norm(r.links[il].axis))
-            if not unactuated(d):       # (a joint MuJoCo leaves unactuated stays so)
+            kept = self._kept_actuators(r, plan, jnames, d) if self.actuators.keep else None
+            if kept:
+                self.actuators.add_kept(kept)
+            elif not unactuated(d):       # (a joint MuJoCo leaves unactuated stays so)
                 self.actuators.add(d, jnames[il], kl * sl, kl * ol,
                                    (r.qmin[il] * kl, r.qmax[il] * kl) if plan.jtype(il) != "spin"
                                    else (-np.inf, np.inf))
@@ -1151,6 +1154,42 @@ class MjcfWriter:
                     attrs["joint2"] = jnames[il]
                 attrs["polycoef"] = _fmt((kf * (o - s * ol / sl), kf * s / (sl * kl), 0, 0, 0))
                 self.equalities.append(attrs)
+
+    def _kept_actuators(self, r: Robot, plan: _RobotPlan, jnames: dict, d):
+        """The actuators driver ``d`` was read with, as ``(info, written joint name)`` pairs
+        for :meth:`Actuators.add_kept`, when the driver still has the limits and gains a
+        reading derived from them and each one's joint is a written hinge or slide of the
+        driver; else None (the driver's actuator is rebuilt, and a changed driver reported)."""
+        found = d.extras.get("mjcf", {}).get("actuators") if isinstance(d.extras.get("mjcf"), dict) else None
+        if not found:
+            return None
+        joint_of = {r.links[i].joint_name or r.links[i].name: i for i in d.dofs
+                    if i in jnames and i not in plan.free_root}
+        odd = sorted({a["kind"] for a in found if a["kind"] not in KEPT_KINDS})
+        why = f"<{'>, <'.join(odd)}> actuators are not kept as read" if odd else as_read(r, d)
+        if why is None:
+            lost = [a.get("joint") for a in found if a.get("joint") not in joint_of]
+            if lost:
+                why = f"no written hinge or slide joint {', '.join(map(repr, lost))} among its DOFs"
+        if why is not None:
+            names = ", ".join(repr(a.get("name", a["kind"])) for a in found)
+            self.report.lose(f"actuators read from MJCF, rebuilt as {self.actuators.mode} actuators "
+                             "(their driver changed since, or their kind is not kept)",
+                             f"{d.name}: {names}; {why}",
+                             kind="changed", noun="driver")
+            return None
+        return [(a, jnames[joint_of[a["joint"]]]) for a in found]
+
+    def _report_robot_actuators(self, r: Robot):
+        """Each actuator an MJCF reading kept on the robot (on a tendon, site or body, or a
+        ball or free joint: none of them a driver), by name and transmission: not written."""
+        mj = r.extras.get("mjcf")
+        for a in (mj.get("actuators") or []) if isinstance(mj, dict) else []:
+            on = next((f"{t} {a[t]!r}" for t in ("joint",) + TRANSMISSIONS if a.get(t)), "nothing")
+            self.report.lose("actuators that drive no hinge or slide joint (a tendon, site, body, "
+                             "ball or free joint; kept as robot data)",
+                             f"{a.get('name') or 'unnamed'} ({a['kind']} on {on})", kind="not written",
+                             noun="actuator")
 
     def _polynomial_couplings(self, r: Robot, plan: _RobotPlan, jnames: dict, d):
         """``<equality><joint polycoef>`` for each link a polynomial coupling (degree <= 4
@@ -1210,6 +1249,7 @@ class MjcfWriter:
         for d in r.drivers:
             if (d.dry_friction or d.viscous_friction) and not (d.type == "normal" and len(d.dofs) == 1):
                 rep.lose("friction of drivers that are not one-DOF drivers", d.name, kind="not written", noun="driver")
+        self._report_robot_actuators(r)
         kept = extras_text(r.extras, skip=("klampt",))
         if kept:
             rep.lose("format-specific robot data", kept, kind="kept as data")

@@ -11,7 +11,6 @@ from __future__ import annotations
 from ...context import LoadContext
 from ..fileio import atomic_write, read_bytes
 from ._sniff import sniff_mjcf as sniff
-from ._actuators_out import DEFAULT as DEFAULT_ACTUATORS
 from ._writer import MjcfWriter
 
 __all__ = ["sniff", "loads", "read", "dumps", "write", "DEFAULT_MESHES"]
@@ -37,8 +36,9 @@ def _mode(report) -> str:
     return (getattr(report, "options", None) or {}).get("meshes") or DEFAULT_MESHES
 
 
-def _actuators(report) -> str:
-    return (getattr(report, "options", None) or {}).get("actuators") or DEFAULT_ACTUATORS
+def _actuators(report):
+    """The ``actuators`` option, or None (not given: actuators read from MJCF are kept)."""
+    return (getattr(report, "options", None) or {}).get("actuators")
 
 
 def dumps(obj, report, path=None) -> bytes:
