@@ -112,3 +112,16 @@ def kinematics_backend(request):
         pytest.skip("the compiled kinematics kernel is not built in this tree")
     with use_backend(request.param):
         yield request.param
+
+
+def rewrite_is_fixed_point(obj, out: str, fmt: str) -> bytes:
+    """Write ``obj`` to ``out`` as ``fmt``, read that file and write it again over itself;
+    assert the second write gives the first's bytes (writers are stable) and return them."""
+    import roboio
+    roboio.save(obj, out, format=fmt)
+    with open(out, "rb") as f:
+        first = f.read()
+    roboio.save(roboio.load(out, format=fmt), out, format=fmt, overwrite_input=True)
+    with open(out, "rb") as f:
+        assert f.read() == first, f"{out}: write -> read -> write changed the bytes"
+    return first
