@@ -390,11 +390,15 @@ def line_of(text: str, offset: int) -> tuple[int, int]:
 
 def require_file(path: str) -> None:
     """FileNotFoundError for a missing file, FormatError for a directory, FIFO, device,
-    socket or roboio temporary file (checked without opening it)."""
-    try:                        # (one stat: a path that cannot be stat'ed does not exist)
+    socket or roboio temporary file (checked without opening it); the OSError of a path
+    that exists but cannot be followed (a symbolic link loop, a name too long, a folder
+    without search permission), naming ``path``."""
+    try:
         st = os.stat(path)
-    except (OSError, ValueError):
+    except (FileNotFoundError, NotADirectoryError, ValueError):   # (ValueError: a NUL byte)
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path) from None
+    except OSError as e:
+        raise OSError(e.errno, e.strerror, path) from None
     if not stat.S_ISREG(st.st_mode):
         raise FormatError(path, None, None, f"is {file_kind(st.st_mode)}; roboio reads regular files only")
     refuse_temp_file(path)

@@ -1,5 +1,6 @@
 """Every user error of the command line is one line on stderr: exit 1, or 2 for usage errors
 (issue 9); requests that would allocate too much are refused with the size they need."""
+import errno
 import os
 import re
 import shutil
@@ -157,6 +158,19 @@ def test_missing_and_directory_inputs(capsys, tmp_path):
     rc, out, err = run(capsys, "info", str(tmp_path))
     assert rc == 0 and not err and out.strip() == f"{tmp_path}: no file roboio reads"
     one_line(capsys, 1, r"is a directory", "fk", str(tmp_path))
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links here")
+def test_symlink_loop_is_named_as_one(capsys, tmp_path):
+    # a link to itself exists (ls shows it): "file not found" would send the user looking
+    # for a typo; the system's own words say what is wrong
+    loop = tmp_path / "loop.rob"
+    os.symlink("loop.rob", loop)
+    one_line(capsys, 1, r"loop\.rob: Too many levels of symbolic links$", "info", str(loop))
+    with pytest.raises(OSError) as e:
+        roboio.load(loop)
+    assert e.value.errno == errno.ELOOP and e.value.filename == str(loop)
+    assert not isinstance(e.value, FileNotFoundError)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads unreadable files")
