@@ -400,7 +400,7 @@ def fk(motions, model, out, *, links=None, chunk_frames: int = CHUNK_FRAMES, cli
             _tick(bar)
 
     def submit_all(pool, bar):
-        for s in sources:
+        for s in _largest_first(sources):
             meta_of[s.path] = {"model_file": model, "motion_file": s.path, "source": s.rel}
             if not resume:
                 _clear_parts(os.path.join(out, parquet.partition_dir(s.rel)))
@@ -433,6 +433,19 @@ def fk(motions, model, out, *, links=None, chunk_frames: int = CHUNK_FRAMES, cli
     return _run(book, submit_all, client=client, workers=workers, scheduler=scheduler,
                 timeout=timeout, progress=progress, total=len(sources),
                 cleanup=lambda: list(in_flight))
+
+
+def _largest_first(sources: list) -> list:
+    """``sources`` by file size, largest first (in the given order among equals): the
+    longest motions start first, so that the workers finish together instead of one
+    computing a long walk alone at the end (a file that cannot be stat'ed goes last: its
+    task fails at once)."""
+    def size(s: Source) -> int:
+        try:
+            return os.stat(s.path).st_size
+        except OSError:
+            return -1
+    return sorted(sources, key=size, reverse=True)
 
 
 def _motion_sources(motions, out: str) -> list:

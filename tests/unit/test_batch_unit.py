@@ -160,3 +160,15 @@ def test_partition_names_fit_a_file_name_and_never_collide():
         decoded = unquote(head, errors="strict")    # whole escapes only: a prefix of the path
         assert path.startswith(decoded) and len(decoded) > 20
         assert partition_dir(path) == name          # the same on every run (--resume)
+
+
+def test_the_longest_motions_start_first(tmp_path):
+    # largest file first (ties keep their order; a file gone since the walk goes last): on two
+    # workers a long walk taken last would run alone at the end
+    from roboio.batch.commands import _largest_first
+    from roboio.batch.walk import Source
+    sizes = {"a.seq": 10, "b.seq": 3000, "c.seq": 10, "d.seq": 200}
+    for name, n in sizes.items():
+        (tmp_path / name).write_bytes(b"x" * n)
+    sources = [Source(str(tmp_path / n), n) for n in ["gone.seq", *sizes]]
+    assert [s.rel for s in _largest_first(sources)] == ["b.seq", "d.seq", "a.seq", "c.seq", "gone.seq"]
