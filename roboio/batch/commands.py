@@ -33,13 +33,14 @@ class Summary:
     ``ok``: inputs done without a problem (list); ``failed``: input -> one-line message;
     ``skipped``: input -> why (the target cannot hold it; complete in an earlier run with
     ``resume``); ``outcomes``: every task's :class:`~roboio.batch.tasks.Outcome` (a motion
-    of ``fk`` has one per chunk); ``written``: files written; ``report``: the report's path
+    of ``fk`` has one per chunk), by input and output path (whatever order the tasks
+    finished in, so that two runs' summaries and reports compare line by line); ``written``: files written; ``report``: the report's path
     (or None); ``interrupted``: the run was stopped (Ctrl-C) before the end."""
 
     def __init__(self, command: str, outcomes: list, report: Optional[str] = None,
                  interrupted: bool = False):
         self.command = command
-        self.outcomes = list(outcomes)
+        self.outcomes = sorted(outcomes, key=lambda o: (o.input, o.output or ""))
         self.report = report
         self.interrupted = interrupted
         by_input: dict = {}
@@ -113,7 +114,7 @@ class _Book:
         s = self.summary()
         doc = {"roboio_batch": REPORT_VERSION, "command": self.command, "params": self.params,
                "interrupted": self.interrupted, "counts": s.counts(),
-               "files": [o.to_dict() for o in self.outcomes]}
+               "files": [o.to_dict() for o in s.outcomes]}
         atomic_write(self.path, json.dumps(doc, indent=1, default=str) + "\n")
         self._cost = time.monotonic() - t0
 

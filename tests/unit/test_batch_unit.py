@@ -172,3 +172,17 @@ def test_the_longest_motions_start_first(tmp_path):
         (tmp_path / name).write_bytes(b"x" * n)
     sources = [Source(str(tmp_path / n), n) for n in ["gone.seq", *sizes]]
     assert [s.rel for s in _largest_first(sources)] == ["b.seq", "d.seq", "a.seq", "c.seq", "gone.seq"]
+
+
+def test_summary_and_report_list_outcomes_by_path_not_by_finish(tmp_path):
+    from roboio.batch.commands import _Book
+    from roboio.batch.tasks import Outcome
+    book = _Book("fk", {}, str(tmp_path / "r.json"))
+    for inp, out in [("b.seq", "p/b/part-00001"), ("a.seq", "p/a/part-00000"),
+                     ("b.seq", "p/b/part-00000")]:
+        book.add(Outcome(inp, "ok", output=out))
+    book.save()
+    files = json.loads((tmp_path / "r.json").read_text())["files"]
+    assert [(f["input"], f["output"]) for f in files] == [
+        ("a.seq", "p/a/part-00000"), ("b.seq", "p/b/part-00000"), ("b.seq", "p/b/part-00001")]
+    assert book.summary().ok == ["a.seq", "b.seq"]
