@@ -29,6 +29,7 @@ from typing import Optional
 
 import numpy as np
 
+from ..transforms import compose, det3, transform_points, vector_norm
 from .geometry import Geometry, Group, PointCloud, Primitive, TriangleMesh
 from .robot import Robot
 from .tessellate import primitive_to_mesh
@@ -67,7 +68,7 @@ def point_size(points) -> float:
     pts = pts[np.all(np.isfinite(pts), axis=1)]
     if len(pts) == 0:
         return 0.01
-    d = float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0)))
+    d = float(vector_norm(pts.max(axis=0) - pts.min(axis=0)))
     if not d > 0:
         return 0.01
     return float(min(max(d / np.sqrt(len(pts)), d / 1000), d / 20))
@@ -138,9 +139,9 @@ def geometry_parts(geom: Optional[Geometry], color, skipped: Optional[list] = No
 
 
 def _transform_points(T, pts) -> np.ndarray:
-    """(N, 3) points mapped by the 4x4 affine ``T``. (einsum: a BLAS matmul of a tall (N, 3)
-    array is several times slower, and much slower when the machine is busy.)"""
-    return np.einsum("ij,nj->ni", T[:3, :3], np.asarray(pts, float)) + T[:3, 3]
+    """(N, 3) points mapped by the 4x4 affine ``T``, element-wise (no BLAS: a mesh file
+    written from a robot has the same bits on every machine)."""
+    return transform_points(T, np.asarray(pts, float).reshape(-1, 3))
 
 
 def _point_part(pts, T, colors, color, skipped, points, what, properties=()) -> None:
@@ -161,7 +162,7 @@ def _point_part(pts, T, colors, color, skipped, points, what, properties=()) -> 
 
 
 def _collect(geom: Geometry, T: np.ndarray, color, out: list, skipped: list, points=None) -> None:
-    T = T @ geom.transform
+    T = compose(T, geom.transform)
     own = _rgba(getattr(geom.appearance, "color", None)) if geom.appearance is not None else None
     if own is not None:             # the piece's own colour (a URDF visual's material)
         color = own
@@ -190,8 +191,8 @@ def _collect(geom: Geometry, T: np.ndarray, color, out: list, skipped: list, poi
             _point_part(mesh.vertices, T, vc if vc is not None and len(vc) == len(mesh.vertices) else None,
                         color, skipped, points, "vertices without triangles")
         return
-    v = mesh.vertices @ T[:3, :3].T + T[:3, 3]
-    if np.linalg.det(T[:3, :3]) < 0:     # a mirror flips the winding
+    v = _transform_points(T, mesh.vertices)
+    if det3(T[:3, :3]) < 0:              # a mirror flips the winding
         faces = faces[:, ::-1]
     vcols = mesh.vertex_colors
     fcols = mesh.face_colors
@@ -275,7 +276,6 @@ def posed_geometry(obj, report=None, *, visual: bool = True) -> Group:
         parts = em.visual if visual else em.collision
         clouds = em.visual_points if visual else em.collision_points
         owner = (f"{world.robots[em.robot].name}/{em.name}" if em.kind == "link" else em.name)
-        R, p0 = em.transform[:3, :3], em.transform[:3, 3]
         for k, p in enumerate(parts + clouds):
             if isinstance(p, PointPart):
                 if p.properties and report is not None:
@@ -287,7 +287,7 @@ def posed_geometry(obj, report=None, *, visual: bool = True) -> Group:
                                {"r": c[:, 0], "g": c[:, 1], "b": c[:, 2], "a": c[:, 3]})
             else:
                 vc = p.vertex_colors if p.vertex_colors is not None else np.tile(p.color, (len(p.vertices), 1))
-                m = TriangleMesh(p.vertices @ R.T + p0, p.faces, vertex_colors=vc)
+                m = TriangleMesh(_transform_points(em.transform, p.vertices), p.faces, vertex_colors=vc)
             m.extras["name"] = owner if len(parts) + len(clouds) == 1 else f"{owner}#{k}"
             children.append(m)
         if report is not None:

@@ -46,14 +46,18 @@ FORMAT_MODULES = sorted(
     {os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "roboio", "formats", "**", "*.py"),
                                                 recursive=True)
      if os.sep + "mjcf" + os.sep not in p}
-    | {"roboio/model/tessellate.py", "roboio/model/massprops.py", "roboio/model/geometry.py"})
+    | {"roboio/model/tessellate.py", "roboio/model/massprops.py", "roboio/model/geometry.py",
+       "roboio/model/posed.py"})
 
 # Exceptions in format modules that are not writers, each with its reason: GraspIt!'s
 # least-squares eigengrasp amplitudes (a query's answer, never a model or file number); the
 # FK change a writer reports (a measure of an error, from the kinematics backend by design).
 ALLOWED_FORMATS = ALLOWED | {("roboio/formats/graspit/robot_data.py", "linalg"),
                              ("roboio/formats/fk_change.py", "fk_batch"),
-                             ("roboio/formats/fk_change.py", "linalg")}
+                             ("roboio/formats/fk_change.py", "linalg"),
+                             # a robot written as a posed mesh: its links where the kinematics
+                             # backend puts them (the compiled kernel: no BLAS either)
+                             ("roboio/model/posed.py", "fk")}
 
 _PRODUCTS = {"dot", "matmul", "einsum", "tensordot", "inner", "vdot", "multi_dot"}
 # link poses from the kinematics backend (the C kernel, or numpy's matmul) differ in their
