@@ -489,9 +489,13 @@ def affine_fit(f, lo: float, hi: float, samples: int = 201) -> tuple:
     if ok.sum() < 2 or hi == lo:
         c = float(y[ok][0]) if ok.any() else 0.0
         return 0.0, c, float(np.max(np.abs(y[ok] - c))) if ok.any() else math.inf
-    A = np.stack([x[ok], np.ones(ok.sum())], axis=1)
-    (s, o), *_ = np.linalg.lstsq(A, y[ok], rcond=None)
-    return float(s), float(o), float(np.max(np.abs(y[ok] - (s * x[ok] + o))))
+    # the normal equations of a line, centred (numpy's pairwise sums, no LAPACK: the
+    # coefficients written to files have the same bits on every machine)
+    xs, ys = x[ok], y[ok]
+    dx, dy = xs - xs.mean(), ys - ys.mean()
+    s = float(np.sum(dx * dy) / np.sum(dx * dx))
+    o = float(ys.mean() - s * xs.mean())
+    return s, o, float(np.max(np.abs(ys - (s * xs + o))))
 
 
 def linearized(robot, keep=lambda driver, index: False, silent=lambda driver, index: False) -> tuple:
