@@ -143,7 +143,9 @@ class Actuators:
             if info.get("name"):
                 el.set("name", self.names.take(info["name"], "actuator", self.report, "actuator"))
             el.set("joint", joint)
-            if info["gear"] != 1.0:
+            if info.get("gear_full"):
+                el.set("gear", _fmt(info["gear_full"]))
+            elif info["gear"] != 1.0:
                 el.set("gear", fmt_float(info["gear"]))
             for key in kept_attributes(kind):     # (before the ranges, as :meth:`add` orders them)
                 v = info.get(key)

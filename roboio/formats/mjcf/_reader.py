@@ -29,6 +29,7 @@ from ._hfield import read_hfields
 from ._meshes import read_assets
 from ._orient import MJ_MINVAL
 from ._tree import Body, read_worldbody
+from ._unread import FRICTION
 
 __all__ = ["Reader", "build"]
 
@@ -259,6 +260,7 @@ class Reader:
             if geo is None:
                 continue
             t = Terrain(names.take(g.name or f"geom{k}"), geo)
+            t.kFriction = self._friction_of([g])
             if color is not None:
                 t.appearance.color = tuple(color)
             out.append(t)
@@ -290,6 +292,7 @@ class Reader:
                 colliding, drawn_only = drawn_only, []
             if colliding:
                 t = Terrain(names.take(b.label), colliding[0] if len(colliding) == 1 else Group(colliding))
+                t.kFriction = self._friction_of(geoms)
                 if first is not None:
                     t.appearance.color = first
                 if drawn_only:
@@ -298,9 +301,16 @@ class Reader:
                 out.append(t)
         return out
 
+    def _friction_of(self, geoms: list) -> float:
+        """The kFriction of a terrain or rigid object of ``geoms``: their sliding friction
+        (MuJoCo's default 1 where none is set; what one value cannot hold is warned)."""
+        kept = self.doc.unread.friction(geoms, whole=True)
+        return FRICTION[0] if kept is None else kept
+
     def rigid_object(self, b: Body) -> RigidObject:
         coll, vis, color = body_geometry(b.geoms, self)
         o = RigidObject(b.label, coll if coll is not None else vis, body_pose(b))
+        o.kFriction = self._friction_of(b.geoms)
         if coll is not None and vis is not None:      # drawn differently: kept for writing back
             o.extras["mjcf"] = {"visual_geometry": vis}
         p = self.massprops[b.id]
@@ -333,7 +343,8 @@ class Reader:
                 links.append(link)
                 qmin.append(s.qmin)
                 qmax.append(s.qmax)
-                tmax.append(_torque_limit(s.joint, self.doc))
+                tmax.append(_torque_limit(s.joint, self.doc) if k == 0 or specs[k - 1].joint is not s.joint
+                            else tmax[-1])
                 fr = _friction(s.joint, self.doc)
                 if fr is not None and s.group in ("floating", "ballandsocket"):
                     if id(s.joint) not in group_links:        # (once per joint)
@@ -372,6 +383,7 @@ class Reader:
                 info["sites"] = {s.name or f"site{k}": make_pose(s) for k, s in enumerate(b.sites)}
             if info:
                 lk.extras.setdefault("mjcf", {}).update(info)
+            self.doc.unread.friction(b.geoms, whole=False)
             for g in b.geoms:
                 if g.name:
                     self.geom_body[g.name] = b
@@ -411,7 +423,12 @@ def _torque_limit(joint, doc: Document) -> float:
         lo, hi = (float(x) for x in text.split())
     except ValueError:
         raise doc.error(joint.node, f"actuatorfrcrange {text!r} is not two numbers in joint") from None
-    return hi if lo == -hi and hi > 0 else np.inf
+    if lo == -hi and hi > 0:
+        return hi
+    if (lo, hi) != (0.0, 0.0):
+        doc.warn(joint.node, f"joint {joint.name or ''!r}: actuatorfrcrange \"{text}\" not read (roboio's "
+                             "torque limit is symmetric, -tmax .. tmax)", kind="dropped")
+    return np.inf
 
 
 def _unique_names(doc: Document, bodies: list) -> None:
@@ -453,4 +470,6 @@ def build(data: bytes, ctx: LoadContext):
     doc = Document(data, ctx)
     head = data[:4096] if isinstance(data, bytes) else data[:4096].encode()
     reader = Reader(doc, b"<!-- written by roboio -->" in head)
-    return reader.build()
+    model = reader.build()
+    doc.unread.warn(doc)
+    return model
