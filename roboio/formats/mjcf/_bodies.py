@@ -109,6 +109,8 @@ def body_chain(b: Body, names) -> list:
             lo, hi = (j.range if j.limited else (-np.inf, np.inf))
             specs.append(LinkSpec(None, "revolute", j.axis, T, "normal" if j.limited else "spin",
                                   j.ref, lo, hi, joint=j))
+            if j.ref != 0:
+                specs[-1].extras["ref"] = j.ref       # (MuJoCo's qpos0: the MJCF writer keeps it)
             pending = _trans([-v for v in j.pos])
         else:   # slide
             T = pending
@@ -116,6 +118,8 @@ def body_chain(b: Body, names) -> list:
                 T = compose(T, _trans([-j.ref * v for v in j.axis]))
             lo, hi = (j.range if j.limited else (-np.inf, np.inf))
             specs.append(LinkSpec(None, "prismatic", j.axis, T, "normal", j.ref, lo, hi, joint=j))
+            if j.ref != 0:
+                specs[-1].extras["ref"] = j.ref
             pending = np.eye(4)
     if specs and np.array_equal(pending, np.eye(4)):
         last = specs[-1]

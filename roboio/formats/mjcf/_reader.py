@@ -471,5 +471,35 @@ def build(data: bytes, ctx: LoadContext):
     head = data[:4096] if isinstance(data, bytes) else data[:4096].encode()
     reader = Reader(doc, b"<!-- written by roboio -->" in head)
     model = reader.build()
+    model.extras.setdefault("mjcf", {})["option"] = read_option(doc)
     doc.unread.warn(doc)
     return model
+
+
+# <option> attributes a reading keeps (written back by the MJCF writer), and <flag>s it reads
+_KEPT_OPTIONS = ("timestep", "integrator")
+_INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
+_READ_FLAGS = ("filterparent",)        # (the self-collision pairs follow it)
+
+
+def read_option(doc: Document) -> dict:
+    """What a reading keeps of ``<option>``: ``integrator`` (MuJoCo's default ``Euler``
+    when none is given) and ``timestep`` (s) where given; every other attribute, and every
+    ``<flag>`` but ``filterparent``, is named in a warning."""
+    kept = {"integrator": "Euler"}
+    for sec in doc.sections.get("option", []):
+        a = doc.attrs(sec, "main", "option")
+        if a.text("integrator") is not None:
+            kept["integrator"] = a.choice("integrator", _INTEGRATORS)
+        if a.text("timestep") is not None:
+            kept["timestep"] = a.float("timestep")
+        other = sorted(k for k in a.own if k not in _KEPT_OPTIONS)
+        for n in doc.kids(sec, 2):
+            if n.tag == "flag":
+                other += [f"flag {k}" for k in sorted(n.el.attrib) if k not in _READ_FLAGS]
+            else:
+                other.append(f"<{n.tag}>")
+        if other:
+            doc.warn(sec, f"<option> {', '.join(other)} not read (roboio keeps the integrator and "
+                          "timestep)", kind="dropped")
+    return kept

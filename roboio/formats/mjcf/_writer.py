@@ -64,7 +64,7 @@ from ...errors import OutputError
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
 from ...model.qpos import is_ball_group, qpos_slots, zyx_quat
 from ...report import extras_text
-from ...transforms import (compose, det3, make_transform, matrix_to_quat, matrix_to_rpy, symmetric_eigen3,
+from ...transforms import (axis_angle_to_matrix, compose, det3, make_transform, matrix_to_quat, matrix_to_rpy, symmetric_eigen3,
                            transform_points, vector_norm)
 from ..affine import link_poses, nearest_rotation
 from ..fileio import fmt_float
@@ -76,7 +76,7 @@ from . import _inertia
 from ._actuators_out import Actuators, actuator_name, lead_index
 from ._actuators import KEPT_KINDS, TRANSMISSIONS, as_read, unactuated
 from ._geoms import plane_geom, primitive_geom
-from ._orient import inertia_matrix, quat_matrix
+from ._orient import inertia_matrix, normvec, quat_matrix
 
 __all__ = ["MjcfWriter", "mujoco_reads", "MAX_STL_FACES", "FK_SAMPLES"]
 
@@ -181,6 +181,43 @@ def _read_rotation(R) -> np.ndarray:
     if np.array_equal(R, np.eye(3)):
         return np.eye(3)
     return quat_matrix(np.array([float(v) for v in _quat(R).split()]))
+
+
+def _read_ref(link) -> Optional[float]:
+    mj = link.extras.get("mjcf")
+    ref = mj.get("ref") if isinstance(mj, dict) else None
+    return float(ref) if ref else None
+
+
+def _frame_at_ref(T, link, ref: float, anchor) -> tuple:
+    """``(pos, quat)`` of the body whose first joint, the joint of ``link`` (a hinge at
+    ``anchor``, or a slide; unit axis), has ``ref``: where the link is at ``q = ref``,
+    chosen so that the MJCF reader's link frame, ``body pose x Trans(anchor) x Rot(axis,
+    -ref)`` (hinge) or ``body pose x Trans(-ref axis)`` (slide), is ``T``, the link's
+    parent transform, again exactly where nearby parameters give it (a stable rewrite)."""
+    axis = np.asarray(link.axis, float)
+    axis = np.array(normvec(tuple(float(v) for v in axis / float(vector_norm(axis))))[0])   # as written, read
+    R, p = np.asarray(T, float)[:3, :3], np.asarray(T, float)[:3, 3]
+    if link.joint_type == "revolute":
+        back = axis_angle_to_matrix(axis, -ref)
+        turn = axis_angle_to_matrix(axis, ref)
+        quat = tuple(float(v) for v in stable_params(R, lambda M: matrix_to_quat(compose(M, turn)),
+                                                     lambda q: compose(quat_matrix(q), back), _QUAT_ULPS))
+        Rb = quat_matrix(np.array(quat))
+        step = np.asarray(anchor, float)
+    else:
+        quat = tuple(float(v) for v in _quat(R).split())
+        Rb = _read_rotation(R)
+        step = np.array([-ref * v for v in axis])
+
+    def read_back(x):          # the reader's link position of body position(s) x
+        x = np.asarray(x, float)
+        B = np.zeros(x.shape[:-1] + (4, 4))
+        B[..., :3, :3], B[..., :3, 3], B[..., 3, 3] = Rb, x, 1.0
+        return compose(B, make_transform(np.eye(3), step))[..., :3, 3]
+    guess = p - compose(Rb, step.reshape(3, 1))[:, 0]
+    x = exact_params(guess, read_back, p, (2, 2, 2))
+    return (guess if x is None else np.array(x)), quat
 
 
 def _set_quat(el, R) -> None:
@@ -480,6 +517,7 @@ class MjcfWriter:
             raise OutputError(None, f"MJCF holds robots and worlds, not a {type(obj).__name__}")
         self.model_name = getattr(obj, "name", "") or "model"
         self.world = world
+        self.source = obj
         self.report = report
         self.meshes = MeshExport(path, report, mode=meshes, readable=mujoco_reads, consumer="MuJoCo",
                                  max_faces=MAX_STL_FACES, split_colors=True, min_vertices=4)
@@ -545,11 +583,17 @@ class MjcfWriter:
         act = self.actuators.element(order)
         if act is not None:
             root.append(act)
-        if self.actuators.damped:
+        kept = self._source_option()
+        if kept.get("timestep") is not None:
+            option.set("timestep", fmt_float(float(kept["timestep"])))
+        if kept.get("integrator") is not None:
+            if kept["integrator"] != "Euler":           # (MuJoCo's default)
+                option.set("integrator", kept["integrator"])
+        elif self.actuators.damped:
             # velocity gains integrated implicitly: MuJoCo's Euler integrator is unstable once
             # kv / inertia exceeds 2 / timestep (a light wrist servo does)
             option.set("integrator", "implicitfast")
-        else:
+        if not option.attrib:
             root.remove(option)
         keys = self._keyframes()
         if self.qpos_init != self.qpos0 or keys:
@@ -569,6 +613,15 @@ class MjcfWriter:
         old = getattr(self.report, "fk_error", (0.0, 0.0))
         self.report.fk_error = (max(old[0], self.fk_error[0]), max(old[1], self.fk_error[1]))
         return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="utf-8")
+
+    def _source_option(self) -> dict:
+        """The ``<option>`` an MJCF reading kept (``extras["mjcf"]["option"]`` of the model
+        written, else of its first robot that has one): integrator and timestep."""
+        for obj in [self.source] + list(self.world.robots):
+            mj = obj.extras.get("mjcf")
+            if isinstance(mj, dict) and isinstance(mj.get("option"), dict):
+                return mj["option"]
+        return {}
 
     # -- robots ---------------------------------------------------------------------------
     def robot(self, worldbody, r: Robot):
@@ -593,10 +646,19 @@ class MjcfWriter:
             p = plan.parent_body(i)
             body = etree.SubElement(worldbody if p < 0 else elements[p], "body", name=names[i])
             elements[i] = body
-            T = self._body_pose(r, plan, i, approx)
-            body.set("pos", _fmt(T[:3, 3]))
-            _set_quat(body, T[:3, :3])
-            moving[i] = self._joints(body, r, plan, i, jnames, approx)
+            ref = self._kept_ref(r, plan, i, approx)
+            if ref is None:
+                T = self._body_pose(r, plan, i, approx)
+                body.set("pos", _fmt(T[:3, 3]))
+                _set_quat(body, T[:3, :3])
+            else:
+                f = ref[0]
+                anchor = plan.anchors[i][0] if i in plan.anchors else np.zeros(3)
+                pos, quat = _frame_at_ref(r.links[f].parent_transform, r.links[f], ref[1], anchor)
+                body.set("pos", _fmt(pos))
+                if quat != (1.0, 0.0, 0.0, 0.0):
+                    body.set("quat", _fmt(quat))
+            moving[i] = self._joints(body, r, plan, i, jnames, approx, ref)
         self._mass_rule(r, plan, bodies, moving, elements)
         geo = {}
         # geoms (and the mesh assets and files they name) in document order, the order a
@@ -710,8 +772,42 @@ class MjcfWriter:
         return dict(zip(moving, self.joints.assign([source[i] for i in moving],
                                                    [invented[i] for i in moving])))
 
-    def _joints(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, approx: dict) -> bool:
-        """Joint elements of body ``i`` (folded links first); True when the body moves."""
+    def _kept_ref(self, r: Robot, plan: _RobotPlan, i: int, approx: dict):
+        """``(link, ref)``: the first joint of body ``i`` (its link's own, or the first of a
+        folded chain's) with the ``ref`` an MJCF reading found for it (MuJoCo's qpos0,
+        ``extras["mjcf"]["ref"]``), when it is a hinge or slide with a unit axis (to 1e-15) whose frame
+        is written as is, and no coupling moves it: the body is then written where that link is at ``q = ref``, with
+        the joint's ``ref``, so that MuJoCo's qpos0 is the source's. Else None; a ref the
+        body does not keep so is built into the body frame, and reported."""
+        chain = plan.extra_joints.get(i, []) + [i]
+        first = chain[0] if i in plan.anchors else i
+        # (a coupling's <equality> polycoef is written for joints without refs)
+        coupled = {k for d in r.drivers if len(d.dofs) > 1 or d.type != "normal" for k in d.dofs}
+        kept = None
+        for f in chain:
+            ref = _read_ref(r.links[f])
+            if not ref or (f in plan.refs and plan.refs[f] == ref):
+                continue
+            l = r.links[f]
+            if (f == first and f not in coupled and i not in plan.free_root and i not in plan.ball and f not in approx
+                    and (i in plan.anchors or not plan.extra_joints.get(i))
+                    and plan.jtype(f) in ("normal", "spin") and l.joint_type in ("revolute", "prismatic")
+                    and (l.joint_type == "revolute" or i not in plan.anchors or not np.any(plan.anchors[i][0]))
+                    and abs(float(vector_norm(np.asarray(l.axis, float))) - 1) <= 1e-15):
+                kept = (f, ref)
+                continue
+            self.report.lose("joint refs built into body frames (MuJoCo's qpos0 of the joint differs "
+                             "from the source's; poses are the same)",
+                             f"{l.joint_name or l.name} ({fmt_float(float(ref))})", kind="changed", noun="joint")
+        return kept
+
+    def _joints(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, approx: dict,
+                kept_ref=None) -> bool:
+        """Joint elements of body ``i`` (folded links first; ``kept_ref``: ``(link, ref)`` of
+        its first joint, :meth:`_kept_ref`); True when the body moves."""
+        refs = dict(plan.refs)
+        if kept_ref is not None:
+            refs[kept_ref[0]] = kept_ref[1]
         l = r.links[i]
         if i in plan.free_root:
             nm = self.jname_of[i]
@@ -728,7 +824,7 @@ class MjcfWriter:
         if i in plan.anchors:                 # a folded run of one-DOF links, at their anchors
             moves = False
             for f, a in zip(chain + [i], plan.anchors[i]):
-                moves |= self._joint(body, r, plan, f, jnames, None, a, plan.refs.get(f))
+                moves |= self._joint(body, r, plan, f, jnames, None, a, refs.get(f))
             return moves
         # S: pose of this body in a folded link's frame at q = 0 (see the module docstring)
         S, in_frame = np.eye(4), {}
@@ -737,7 +833,7 @@ class MjcfWriter:
             in_frame[r.links[f].parent] = S.copy()
         moves = False
         for f in chain + [i]:
-            moves |= self._joint(body, r, plan, f, jnames, in_frame.get(f))
+            moves |= self._joint(body, r, plan, f, jnames, in_frame.get(f), ref=refs.get(f) if f == i else None)
         return moves
 
     def _ball_joint(self, body, r: Robot, chain: list, i: int) -> bool:
