@@ -86,3 +86,13 @@ def test_body_actuator_without_a_robot_is_reported_dropped(tmp_path):
     said = [w for w in _load(str(src)).warnings if "'stick'" in w]
     assert len(said) == 1 and "not read (the model holds no robot" in said[0]
     assert "kept as data" not in said[0]
+
+
+def test_contact_pair_parameters_are_warned(tmp_path):
+    src = tmp_path / "pair.xml"
+    src.write_text("""<mujoco><worldbody><body name="a"><joint/><geom name="g1" size=".1"/>
+      <body name="b" pos=".3 0 0"><joint/><geom name="g2" size=".1"/></body></body></worldbody>
+      <contact><pair geom1="g1" geom2="g2" condim="1"/><exclude body1="a" body2="b"/></contact></mujoco>""")
+    mujoco.MjModel.from_xml_path(str(src))
+    said = [w for w in _load(str(src)).warnings if "<contact>" in w]
+    assert len(said) == 1 and "<contact><pair> condim not read" in said[0]

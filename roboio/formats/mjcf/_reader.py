@@ -19,6 +19,7 @@ import numpy as np
 
 from ...context import LoadContext
 from ...model import Appearance, Driver, Group, Joint, Link, RigidObject, Robot, Terrain, World
+from ...transforms import compose, symmetric_eigen3
 from . import _massprops as MP
 from ._actuators import attach_drivers
 from ._bodies import DEFAULT_RGBA, VISIBLE_GROUPS, body_chain, body_geometry, body_massprops, body_pose, geom_pose
@@ -144,7 +145,7 @@ class Reader:
         if not (np.isfinite(p.mass) and np.all(np.isfinite(p.inertia)) and np.all(np.isfinite(p.com))):
             raise self.doc.error(node, f"body {b.label!r}: mass properties overflow (numbers too large)")
         I = (p.inertia + p.inertia.T) / 2
-        w, V = np.linalg.eigh(I)
+        w, V = symmetric_eigen3(I)
         mass = max(p.mass, c.boundmass)
         new = np.maximum(w, c.boundinertia)
         scale = max(1.0, float(np.abs(w).max()))
@@ -156,7 +157,7 @@ class Reader:
                                            "'balanceinertia' to fix")
             new = np.full(3, new.sum() / 3)
         if np.any(new != w):
-            return MP.MassProps(mass, p.com, (V * new) @ V.T)
+            return MP.MassProps(mass, p.com, compose(V * new, V.T))
         return MP.MassProps(mass, p.com, I)
 
     def _holds_mass(self, b: Body) -> bool:
@@ -461,7 +462,7 @@ def _world_pose(b: Body) -> np.ndarray:
         chain.append(b)
         b = b.parent
     for d in reversed(chain):
-        T = T @ body_pose(d)
+        T = compose(T, body_pose(d))
     return T
 
 

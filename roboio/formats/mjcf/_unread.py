@@ -26,6 +26,8 @@ _UNREAD = {
 }
 # (a geom's friction is read as its terrain's or rigid object's kFriction: :meth:`Unread.friction`)
 FRICTION = (1.0, 0.005, 0.0001)
+# what a reading takes of <contact> children (the self-collision pairs)
+_READ_CONTACT = {"pair": ("name", "geom1", "geom2"), "exclude": ("name", "body1", "body2")}
 # top-level sections whose elements roboio has no model element for
 UNREAD_SECTIONS = ("tendon", "sensor", "custom", "deformable")
 
@@ -87,6 +89,12 @@ class Unread:
                 who += ": " + ", ".join(names) + (", ..." if count > len(names) else "")
             doc.warn(node, f"<{element} {key}> not read ({who}): roboio's model does not hold "
                            "it, and the MJCF writer does not write it", kind="dropped")
+        for sec in doc.sections.get("contact", []):
+            for n in doc.kids(sec, 2):
+                extra = sorted(k for k in n.el.attrib if k not in _READ_CONTACT.get(n.tag, ()))
+                if extra:
+                    doc.warn(n, f"<contact><{n.tag}> {', '.join(extra)} not read (roboio keeps which "
+                                "pairs collide, not how)", kind="dropped")
         for tag in UNREAD_SECTIONS:
             for sec in doc.sections.get(tag, []):
                 kids = [n.tag for n in doc.kids(sec, 2)]
