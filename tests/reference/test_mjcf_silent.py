@@ -20,10 +20,11 @@ ARM = """<mujoco model="silent">
     <geom name="floor" type="plane" size="1 1 0.1" friction="0.5"/>
     <body name="b" gravcomp="1"><joint name="j" axis="0 0 1" stiffness="3" actuatorfrcrange="-1 2"/>
       <geom size="0.1" mass="1" condim="1" friction="0.8"/><site name="s"/>
-      <body name="c" pos="0.3 0 0"><joint name="k" axis="0 1 0"/><geom size="0.1" mass="1"/></body>
+      <body name="c" pos="0.3 0 0"><site name="s2"/><joint name="k" axis="0 1 0"/><geom size="0.1" mass="1"/></body>
     </body>
   </worldbody>
-  <tendon><fixed name="t"><joint joint="j" coef="1"/></fixed></tendon>
+  <tendon><fixed name="t"><joint joint="j" coef="1"/></fixed>
+    <spatial name="sp"><site site="s"/><site site="s2"/></spatial></tendon>
   <actuator>
     <general name="g" joint="j" gear="2 0 0 1 0 0" dyntype="filter" dynprm="0.1" actdim="1"
              nsample="3" interp="linear" delay="0.01" user="4 5"/>
@@ -47,7 +48,8 @@ def test_unread_attributes_are_warned_by_element_and_attribute(tmp_path):
     said = "\n".join(_load(str(src)).warnings)
     for item in ("<joint armature> not read (2 joints: j, k)", "<joint stiffness>", "<geom friction> not read (1 geom)",
                  "<geom condim>", "<body gravcomp> not read (1 body: b)", 'actuatorfrcrange "-1 2" not read',
-                 "<tendon> not read (1 elements: fixed)", "<sensor> not read (1 elements: jointpos)",
+                 "<sensor> not read (1 elements: jointpos)",
+                 "<tendon> not read (1 elements: spatial)",
                  "actuator 'dc' (<dcmotor>): motorconst, resistance not read"):
         assert item in said, item
     # what is kept is not warned about: the floor's friction is its kFriction

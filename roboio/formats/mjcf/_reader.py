@@ -30,6 +30,7 @@ from ._hfield import read_hfields
 from ._meshes import read_assets
 from ._orient import MJ_MINVAL
 from ._tree import Body, read_worldbody
+from ._tendons import read_fixed_tendons
 from ._unread import FRICTION
 
 __all__ = ["Reader", "build"]
@@ -249,6 +250,7 @@ class Reader:
 
     def _finish(self, robots: list) -> None:
         attach_drivers(self, robots)
+        read_fixed_tendons(self)
         for r in robots:
             r.self_collision_pairs = self_collision_pairs(self, r)
 

@@ -3,7 +3,7 @@
 roboio's model holds kinematics, masses, geometry, drivers and their actuators. MuJoCo's
 simulation parameters of joints, geoms and bodies (armature, springs, contact softness,
 a robot link's friction, ...) and the model sections roboio has no model element for (tendons,
-sensors, custom data) are not read, and the MJCF writer does not write them. Each one the
+sensors, custom data; tendons but fixed ones) are not read, and the MJCF writer does not write them. Each one the
 file sets to other than MuJoCo's default is named in one warning per element kind and
 attribute, with how many elements set it and the first of their names, located at the
 first of them (:class:`Unread`).
@@ -26,6 +26,8 @@ _UNREAD = {
 }
 # (a geom's friction is read as its terrain's or rigid object's kFriction: :meth:`Unread.friction`)
 FRICTION = (1.0, 0.005, 0.0001)
+# section children a reading keeps (_tendons)
+_READ_CHILDREN = {("tendon", "fixed")}
 # what a reading takes of <contact> children (the self-collision pairs)
 _READ_CONTACT = {"pair": ("name", "geom1", "geom2"), "exclude": ("name", "body1", "body2")}
 # top-level sections whose elements roboio has no model element for
@@ -97,7 +99,7 @@ class Unread:
                                 "pairs collide, not how)", kind="dropped")
         for tag in UNREAD_SECTIONS:
             for sec in doc.sections.get(tag, []):
-                kids = [n.tag for n in doc.kids(sec, 2)]
+                kids = [n.tag for n in doc.kids(sec, 2) if (tag, n.tag) not in _READ_CHILDREN]
                 if kids:
                     doc.warn(sec, f"<{tag}> not read ({len(kids)} elements: "
                                   f"{', '.join(sorted(set(kids)))}): roboio's model has no such "

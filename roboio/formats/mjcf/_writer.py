@@ -75,6 +75,7 @@ from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
 from ._actuators_out import Actuators, actuator_name, lead_index
 from ._actuators import KEPT_KINDS, TRANSMISSIONS, as_read, unactuated
+from ._tendons import kept_tendons, tendon_element
 from ._geoms import plane_geom, primitive_geom
 from ._orient import inertia_matrix, normvec, quat_matrix
 
@@ -187,6 +188,12 @@ def _read_ref(link) -> Optional[float]:
     mj = link.extras.get("mjcf")
     ref = mj.get("ref") if isinstance(mj, dict) else None
     return float(ref) if ref else None
+
+
+def _robot_actuators(r: Robot) -> list:
+    """The actuators an MJCF reading kept on robot ``r`` (none of them a driver's)."""
+    mj = r.extras.get("mjcf")
+    return list(mj.get("actuators") or []) if isinstance(mj, dict) else []
 
 
 def _frame_at_ref(T, link, ref: float, anchor) -> tuple:
@@ -536,6 +543,7 @@ class MjcfWriter:
         self.pairs = []                  # (geom, geom) roboio checks that MuJoCo filters out
         self.geom_names = _Names()
         self.equalities = []
+        self.tendons = []                # <fixed> elements of kept tendons (_tendons)
         self.mass_added = 0.0
         self.fk_error = (0.0, 0.0)
 
@@ -580,6 +588,10 @@ class MjcfWriter:
             eq = etree.SubElement(root, "equality")
             for attrs in sorted(self.equalities, key=lambda a: order.get(a["joint1"], len(order))):
                 etree.SubElement(eq, "joint", **attrs)
+        if self.tendons:
+            tendon = etree.SubElement(root, "tendon")
+            for el in self.tendons:
+                tendon.append(el)
         act = self.actuators.element(order)
         if act is not None:
             root.append(act)
@@ -671,6 +683,7 @@ class MjcfWriter:
             geo[i] = self._geoms(elements[i], l.geometry, l.visual_geometry, color, names[i])
         self._excludes(r, plan, names, geo, moving, elements)
         self._equalities(r, plan, jnames)
+        self._tendons(r, plan, jnames)
 
     def _body_pose(self, r: Robot, plan: _RobotPlan, i: int, approx: dict) -> np.ndarray:
         """Pose of body ``i`` in its parent body (world pose for a free-joint root)."""
@@ -1276,16 +1289,52 @@ class MjcfWriter:
             return None
         return [(a, jnames[joint_of[a["joint"]]]) for a in found]
 
+    def _tendons(self, r: Robot, plan: _RobotPlan, jnames: dict) -> None:
+        """The fixed tendons an MJCF reading kept on ``r`` (:mod:`._tendons`), with their
+        joints' written names, and (actuators kept as read) the actuators on them; a tendon
+        one of whose joints is not written as a unit-axis hinge or slide is reported, with
+        its actuators."""
+        tendons = kept_tendons(r)
+        if not tendons:
+            return
+        written = {}
+        for i, nm in jnames.items():
+            l = r.links[i]
+            if (l.joint_name and l.joint_type in ("revolute", "prismatic") and plan.jtype(i) in ("normal", "spin")
+                    and i not in plan.free_root and i not in plan.ball_links()
+                    and abs(float(vector_norm(np.asarray(l.axis, float))) - 1) <= 1e-15):
+                written[l.joint_name] = nm
+        done = set()
+        for t in tendons:
+            el = tendon_element(t, written)
+            if isinstance(el, list):
+                self.report.lose("fixed tendons whose joints are not written as hinge or slide joints",
+                                 f"{t.get('name') or 'unnamed'} ({', '.join(el)})", kind="not written", noun="tendon")
+                continue
+            self.tendons.append(el)
+            done.add(t.get("name"))
+        for a in _robot_actuators(r):
+            if a.get("tendon") in {t.get("name") for t in tendons} and a["kind"] in KEPT_KINDS:
+                if a["tendon"] in done and self.actuators.keep:
+                    self.actuators.add_kept([(a, None)])
+                else:
+                    self._lose_robot_actuator(a)
+
     def _report_robot_actuators(self, r: Robot):
         """Each actuator an MJCF reading kept on the robot (on a tendon, site or body, or a
-        ball or free joint: none of them a driver), by name and transmission: not written."""
-        mj = r.extras.get("mjcf")
-        for a in (mj.get("actuators") or []) if isinstance(mj, dict) else []:
-            on = next((f"{t} {a[t]!r}" for t in ("joint",) + TRANSMISSIONS if a.get(t)), "nothing")
-            self.report.lose("actuators that drive no hinge or slide joint (a tendon, site, body, "
-                             "ball or free joint; kept as robot data)",
-                             f"{a.get('name') or 'unnamed'} ({a['kind']} on {on})", kind="not written",
-                             noun="actuator")
+        ball or free joint: none of them a driver), by name and transmission: not written
+        (but those on kept fixed tendons, which :meth:`_tendons` writes or reports)."""
+        kept = {t.get("name") for t in kept_tendons(r)}
+        for a in _robot_actuators(r):
+            if not (a.get("tendon") in kept and a["kind"] in KEPT_KINDS):
+                self._lose_robot_actuator(a)
+
+    def _lose_robot_actuator(self, a: dict) -> None:
+        on = next((f"{t} {a[t]!r}" for t in ("joint",) + TRANSMISSIONS if a.get(t)), "nothing")
+        self.report.lose("actuators that drive no hinge or slide joint (a tendon, site, body, "
+                         "ball or free joint; kept as robot data)",
+                         f"{a.get('name') or 'unnamed'} ({a['kind']} on {on})", kind="not written",
+                         noun="actuator")
 
     def _polynomial_couplings(self, r: Robot, plan: _RobotPlan, jnames: dict, d):
         """``<equality><joint polycoef>`` for each link a polynomial coupling (degree <= 4
