@@ -111,7 +111,10 @@ def test_written_mjcf_keeps_the_keys(model, tmp_path):
     first = tmp_path / "a" / "k.xml"
     roboio.save(robot, str(first), "mjcf")
     want, got = _mujoco_poses(model, True), _mujoco_poses(str(first), True)
-    assert set(got) == {"initial", "rest", "step", "crouch"}       # initial: the knee's ref
+    # the knee's ref is kept as the written joint's ref: qpos0 is the source's, no initial key
+    assert set(got) == {"rest", "step", "crouch"}
+    assert np.allclose(mujoco.MjModel.from_xml_path(str(first)).qpos0,
+                       mujoco.MjModel.from_xml_path(model).qpos0, rtol=0, atol=1e-12)
     for k in want:
         for name, (p, R) in want[k].items():
             assert np.allclose(got[k][name][0], p, rtol=0, atol=1e-12), (k, name)

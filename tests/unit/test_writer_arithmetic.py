@@ -40,12 +40,11 @@ ALLOWED = {("roboio/formats/choreonoid/body/_writer.py", "linalg"),
            ("roboio/formats/openrave/_writer.py", "linalg")}
 
 # Every format module, readers included (model numbers the readers compute are the numbers
-# the writers write), and the model code readers build geometry with. The MJCF package is
-# not listed yet (being reworked on another branch; its reader still rotates with @).
+# the writers write: the MJCF reader's frames, mesh volumes and inertias, fused bodies' mass
+# properties too), and the model code readers build geometry with.
 FORMAT_MODULES = sorted(
     {os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "roboio", "formats", "**", "*.py"),
-                                                recursive=True)
-     if os.sep + "mjcf" + os.sep not in p}
+                                                recursive=True)}
     | {"roboio/model/tessellate.py", "roboio/model/massprops.py", "roboio/model/geometry.py",
        "roboio/model/posed.py"})
 
@@ -93,6 +92,8 @@ def test_writers_compute_without_blas():
 
 def test_readers_compute_without_blas():
     assert len(FORMAT_MODULES) >= 100 and "roboio/formats/meshes/inventor/_scene.py" in FORMAT_MODULES
+    assert {"roboio/formats/mjcf/_reader.py", "roboio/formats/mjcf/_massprops.py",
+            "roboio/formats/mjcf/_fuse.py", "roboio/formats/mjcf/_bodies.py"} <= set(FORMAT_MODULES)
     found = [f"{p}:{line}: {what}" for p in FORMAT_MODULES for line, what in blas_calls(p)
              if (p, what) not in ALLOWED_FORMATS]
     assert not found, "BLAS/LAPACK arithmetic in format modules:\n" + "\n".join(found)

@@ -61,12 +61,17 @@ _KEPT = {
     "muscle": ("timeconst", "range", "force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax", "tausmooth"),
     "adhesion": ("gain",),
 }
-_VECTORS = ("gainprm", "biasprm", "dynprm", "range", "lengthrange", "bias")       # kept as lists
-_WORDS = ("dyntype", "gaintype", "biastype", "actearly")     # kept as text, not numbers
+_VECTORS = ("gainprm", "biasprm", "dynprm", "range", "lengthrange", "bias", "user")   # kept as lists
+_WORDS = ("dyntype", "gaintype", "biastype", "actearly", "interp")     # kept as text, not numbers
 TRANSMISSIONS = ("tendon", "site", "body", "cranksite")     # the targets that are not joints
+# what only a site or slider-crank transmission takes (kept with such an actuator, as data)
+_TRANSMISSION_ATTRS = ("refsite", "cranklength", "slidersite")
 
-
-_COMMON = ("group", "lengthrange")                          # taken by every actuator element
+# taken by every actuator element, kept on every actuator (written back as read)
+_COMMON = ("group", "lengthrange", "nsample", "interp", "delay", "user")
+# taken by every actuator element and read as the driver's joint, gear and ranges
+_HANDLED = ("name", "class", "joint", "jointinparent", "gear", "ctrlrange", "forcerange", "actrange",
+            "ctrllimited", "forcelimited", "actlimited") + TRANSMISSIONS + _TRANSMISSION_ATTRS
 KEPT_KINDS = ("motor",) + tuple(_KEPT)                     # whose own attributes a reading keeps
 
 
@@ -85,6 +90,9 @@ def _actuator_info(a, tag: str) -> dict:
         info["name"] = a.text("name")
     gear = a.floats("gear", [1.0, 0, 0, 0, 0, 0], at_most=6)
     info["gear"] = gear[0] if gear else 1.0
+    if any(gear[1:]):
+        # (a hinge or slide takes the first; a site, body or ball joint the others too)
+        info["gear_full"] = list(gear) + [0.0] * (6 - len(gear))
     for key in ("ctrlrange", "forcerange", "actrange"):
         rng = a.floats(key, None, 2)
         lim = a.limited(key.replace("range", "limited"), rng is not None and any(rng))
@@ -95,10 +103,18 @@ def _actuator_info(a, tag: str) -> dict:
             if a.text(key) is not None:
                 info[key] = a.text(key)
             continue
-        v = a.floats(key, None, at_most=10)
+        v = a.floats(key, None, at_most=None if key == "user" else 10)
         if v:
             info[key] = v if key in _VECTORS else v[0]
     return info
+
+
+def _unread_attributes(a, tag: str, kept: tuple) -> list:
+    """The attributes of actuator element ``a`` (of kind ``tag``) that a reading neither
+    keeps nor turns into the driver: its own, and those of its class that the kind takes."""
+    takes = set(_HANDLED + _COMMON + _KEPT.get(tag, ()))
+    out = [k for k in a.values if (k in a.own or k in takes) and k not in _HANDLED and k not in kept]
+    return sorted(out)
 
 
 def _actuators(reader, drivers_of: dict) -> None:
@@ -116,15 +132,25 @@ def _actuators(reader, drivers_of: dict) -> None:
             info = _actuator_info(a, n.tag)
             info["index"] = index
             index += 1
+            label = info.get("name", k)
+            unread = _unread_attributes(a, n.tag, kept_attributes(n.tag))
+            if unread:
+                doc.warn(n, f"actuator {label!r} (<{n.tag}>): {', '.join(unread)} not read (roboio keeps "
+                            f"{', '.join(kept_attributes(n.tag))} of <{n.tag}> besides its target, gear "
+                            "and ranges)", kind="dropped")
             if target is None:
                 other = next((t for t in TRANSMISSIONS if a.text(t)), None)
                 if other is not None:
                     info[other] = a.text(other)
-                reader.ctx.warn(f"actuator {info.get('name', k)!r} drives a {other or 'nothing'} "
-                                "(kept as data of the robot: roboio drivers move joints)", n.line,
-                                path=n.path, kind="unsupported")
-                _robot_actuators(reader, n, info)
+                for key in _TRANSMISSION_ATTRS:
+                    if a.text(key) is not None:
+                        info[key] = a.text(key)
+                _robot_actuator(reader, n, info, other)
                 continue
+            extra = [key for key in _TRANSMISSION_ATTRS if a.text(key) is not None]
+            if extra:
+                doc.warn(n, f"actuator {label!r}: {', '.join(extra)} not read (a joint transmission "
+                            "takes none)", kind="dropped")
             for name in reader.names(target):
                 hit = reader.joint_links.get(name)
                 if hit is None:
@@ -192,10 +218,35 @@ def _drive(reader, info: dict, hit, drivers_of: dict) -> None:
     apply_actuator(d, info)
 
 
-def _robot_actuators(reader, n, info) -> None:
-    for r in _robots(reader):
-        r.extras.setdefault("mjcf", {}).setdefault("actuators", []).append(info)
+def _robot_actuator(reader, n, info: dict, target) -> None:
+    """Keep actuator ``info`` (on a tendon, site, body or nothing: ``target``) as data of
+    the robot that holds its body or site (else the first robot), or report it dropped when
+    the model holds no robot."""
+    label = info.get("name", info["index"])
+    what = f"a {target} {info[target]!r}" if target else "nothing"
+    robots = _robots(reader)
+    owner = _owner(reader, info, target)
+    if owner is None and robots:
+        owner = robots[0]
+    if owner is None:
+        reader.doc.warn(n, f"actuator {label!r} drives {what}: not read (the model holds no robot "
+                           "to keep it on; roboio drivers move joints)", kind="dropped")
         return
+    reader.doc.warn(n, f"actuator {label!r} drives {what} (kept as data of robot {owner.name!r}: "
+                       "roboio drivers move joints)", kind="unsupported")
+    owner.extras.setdefault("mjcf", {}).setdefault("actuators", []).append(info)
+
+
+def _owner(reader, info: dict, target):
+    """The robot that holds the body or site actuator ``info`` acts on, or None."""
+    if target not in ("body", "site", "cranksite"):
+        return None
+    for b in reader.world.walk():
+        if b.id in reader.link_of and (
+                (target == "body" and b.name == info[target]) or
+                (target != "body" and any(s.name == info[target] for s in b.sites))):
+            return reader.link_of[b.id][0]
+    return None
 
 
 def _robots(reader):

@@ -134,7 +134,7 @@ class Actuators:
     def add_kept(self, kept: list) -> None:
         """The actuators a reading kept on a driver (``extras["mjcf"]["actuators"]``), written
         back as they were read: ``kept`` holds ``(info, joint)`` pairs, ``joint`` the name
-        the actuator's joint is written with."""
+        the actuator's joint is written with (None: the actuator's tendon, ``info["tendon"]``)."""
         for info, joint in kept:
             if info["kind"] == "intvelocity" and "actrange" in info:
                 info = self._intvelocity_as_general(info)
@@ -142,8 +142,13 @@ class Actuators:
             el = etree.Element(kind)
             if info.get("name"):
                 el.set("name", self.names.take(info["name"], "actuator", self.report, "actuator"))
-            el.set("joint", joint)
-            if info["gear"] != 1.0:
+            if joint is not None:
+                el.set("joint", joint)
+            else:                           # (on a kept fixed tendon, written under its name)
+                el.set("tendon", info["tendon"])
+            if info.get("gear_full"):
+                el.set("gear", _fmt(info["gear_full"]))
+            elif info["gear"] != 1.0:
                 el.set("gear", fmt_float(info["gear"]))
             for key in kept_attributes(kind):     # (before the ranges, as :meth:`add` orders them)
                 v = info.get(key)

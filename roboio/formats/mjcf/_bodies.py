@@ -25,7 +25,7 @@ from typing import Optional
 import numpy as np
 
 from ...model import Appearance, Group, Link, Primitive, TriangleMesh
-from ...transforms import axis_angle_to_matrix, compose, make_transform, matrix_to_rpy
+from ...transforms import axis_angle_to_matrix, compose, make_transform, matrix_to_rpy, symmetric_eigen3
 from . import _massprops as MP
 from ._orient import inertia_matrix, quat_to_mat
 from ._tree import Body, GeomRec
@@ -109,6 +109,8 @@ def body_chain(b: Body, names) -> list:
             lo, hi = (j.range if j.limited else (-np.inf, np.inf))
             specs.append(LinkSpec(None, "revolute", j.axis, T, "normal" if j.limited else "spin",
                                   j.ref, lo, hi, joint=j))
+            if j.ref != 0:
+                specs[-1].extras["ref"] = j.ref       # (MuJoCo's qpos0: the MJCF writer keeps it)
             pending = _trans([-v for v in j.pos])
         else:   # slide
             T = pending
@@ -116,6 +118,8 @@ def body_chain(b: Body, names) -> list:
                 T = compose(T, _trans([-j.ref * v for v in j.axis]))
             lo, hi = (j.range if j.limited else (-np.inf, np.inf))
             specs.append(LinkSpec(None, "prismatic", j.axis, T, "normal", j.ref, lo, hi, joint=j))
+            if j.ref != 0:
+                specs[-1].extras["ref"] = j.ref
             pending = np.eye(4)
     if specs and np.array_equal(pending, np.eye(4)):
         last = specs[-1]
@@ -181,7 +185,7 @@ def geom_geometry(g: GeomRec, reader) -> Optional[object]:
     else:
         reader.doc.warn(g.node, f"{k} geom {g.name or ''!r} is not read by roboio (no such geometry)", kind="unsupported")
         return None
-    geo.transform = T @ geo.transform
+    geo.transform = compose(T, geo.transform)
     info = {"type": g.type, "group": g.group, "contype": g.contype, "conaffinity": g.conaffinity}
     if g.name:
         info["name"] = g.name
@@ -237,7 +241,7 @@ def body_massprops(b: Body, reader) -> Optional[MP.MassProps]:
         if it.full is not None:
             f = it.full
             I = np.array([[f[0], f[3], f[4]], [f[3], f[1], f[5]], [f[4], f[5], f[2]]], float)
-            if np.linalg.eigvalsh(I)[0] < 1e-14:
+            if symmetric_eigen3(I)[0][0] < 1e-14:
                 raise reader.doc.error(it.node, "error 'inertia must have positive eigenvalues' in fullinertia")
         else:
             I = inertia_matrix(tuple(it.quat) + tuple(it.diag))

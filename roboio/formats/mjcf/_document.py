@@ -17,6 +17,7 @@ from typing import Optional
 from ...context import LoadContext
 from ..fileio import read_bytes
 from ..xmlutil import local_name, parse_bytes, where
+from ._unread import Unread
 
 __all__ = ["Node", "Document", "Compiler", "ACTUATOR_KINDS", "ORIENTATIONS"]
 
@@ -92,6 +93,7 @@ class Document:
         self.class_lines: dict = {}
         self.sections: dict = {}          # top-level section tag -> [Node]
         self._nodes = 0
+        self.unread = Unread()            # what the reading leaves out, warned at its end
         for n in self.kids(self.root, depth=1):
             self.sections.setdefault(n.tag, []).append(n)
         for n in self.sections.get("compiler", []):

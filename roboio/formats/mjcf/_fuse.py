@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...transforms import matrix_vector, rotate_tensor
 from . import _massprops as MP
 from . import _orient as O
 from ._orient import MJ_MINVAL
@@ -75,8 +76,8 @@ def _moved(body, child_pos, child_quat) -> tuple:
 def _accumulate(parent: MP.MassProps, other: MP.MassProps, body) -> MP.MassProps:
     """``mjCBody::AccumulateInertia``: ``other`` (in ``body``'s frame) added to ``parent``."""
     R = MP.rotation(body.quat)
-    moved = MP.MassProps(other.mass, R @ np.asarray(other.com, float) + np.asarray(body.pos, float),
-                         R @ other.inertia @ R.T)
+    moved = MP.MassProps(other.mass, matrix_vector(R, other.com) + np.asarray(body.pos, float),
+                         rotate_tensor(R, other.inertia))
     total = parent.mass + moved.mass
     if total < MJ_MINVAL:
         return MP.MassProps(0.0, np.zeros(3), np.zeros((3, 3)))

@@ -14,6 +14,7 @@ from typing import Optional
 
 import numpy as np
 
+from ...transforms import compose, matrix_vector, rotate_tensor, symmetric_eigen3, vector_dot, vector_norm
 from ._orient import MJ_EPS, MJ_MINVAL, quat_to_mat
 
 __all__ = ["MassProps", "MeshProps", "primitive_volume", "primitive_inertia", "mesh_props",
@@ -33,7 +34,7 @@ class MassProps:
     @property
     def diag(self) -> np.ndarray:
         """Principal moments (increasing)."""
-        return np.linalg.eigvalsh((self.inertia + self.inertia.T) / 2)
+        return symmetric_eigen3((self.inertia + self.inertia.T) / 2)[0]
 
 
 @dataclass
@@ -142,7 +143,7 @@ def primitive_inertia(kind: str, size, mass: float, shell: bool) -> tuple:
 def _triangles(V, F):
     a, b, c = V[F[:, 0]], V[F[:, 1]], V[F[:, 2]]
     n = np.cross(b - a, c - a)
-    ln = np.sqrt(np.einsum("ij,ij->i", n, n))
+    ln = vector_norm(n)
     ok = ln >= MJ_MINVAL
     area = np.where(ok, ln / 2, 0.0)
     unit = np.zeros_like(n)
@@ -169,7 +170,7 @@ def mesh_props(V, F, mode: str) -> tuple:
         if measure < MJ_MINVAL:
             return None, "mesh surface area is too small"
     else:
-        w = np.einsum("ij,ij->i", cen - facecen, unit) * area / 3
+        w = vector_dot(cen - facecen, unit) * area / 3
         if mode == "legacy":
             w = np.abs(w)
         measure = w.sum()
@@ -185,7 +186,7 @@ def mesh_props(V, F, mode: str) -> tuple:
         w = area
         C = 12.0
     else:
-        w = np.einsum("ij,ij->i", cc, unit) * area / 3
+        w = vector_dot(cc, unit) * area / 3
         if mode == "legacy":
             w = np.abs(w)
         C = 20.0
@@ -199,7 +200,7 @@ def mesh_props(V, F, mode: str) -> tuple:
             P[i, j] = P[j, i] = (w / C * s).sum()
     tr = np.trace(P)
     full = np.eye(3) * tr - P
-    ev = np.linalg.eigvalsh(full)
+    ev = symmetric_eigen3(full)[0]
     if ev[2] <= 0:
         return None, "eigenvalue of mesh inertia must be positive"
     if ev[0] + ev[1] < ev[2] * (1 - 1e-6) - 1e-9:
@@ -228,9 +229,10 @@ def geom_props(kind: str, size, pos, quat, mass: Optional[float], density: float
         return None
     R = rotation(quat)
     if mesh is not None:
-        return MassProps(m, np.asarray(pos, float) + R @ mesh.com, R @ (mesh.inertia * (m / vol)) @ R.T)
+        return MassProps(m, np.asarray(pos, float) + matrix_vector(R, mesh.com),
+                         rotate_tensor(R, mesh.inertia * (m / vol)))
     d = primitive_inertia(kind, size, m, shell)
-    return MassProps(m, np.array(pos, float), (R * np.asarray(d)) @ R.T)
+    return MassProps(m, np.array(pos, float), compose(R * np.asarray(d), R.T))
 
 
 def combine(parts: list) -> Optional[MassProps]:
@@ -244,5 +246,5 @@ def combine(parts: list) -> Optional[MassProps]:
     I = np.zeros((3, 3))
     for p in parts:
         d = p.com - com
-        I = I + p.inertia + p.mass * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+        I = I + p.inertia + p.mass * (vector_dot(d, d) * np.eye(3) - np.outer(d, d))
     return MassProps(m, com, I)

@@ -16,6 +16,7 @@ from typing import Optional
 import numpy as np
 
 from ...model import GeometrySource, TriangleMesh
+from ...transforms import compose, vector_dot
 from ..fileio import read_bytes
 from ..loading import load_geometry, missing_file_hint
 from ._document import Document, Node
@@ -66,7 +67,7 @@ class MeshAsset:
             g = load_geometry(self.path, doc.ctx)
             g.source = GeometrySource(self.reference, self.path, g.source.format if g.source else None)
         if self.scale != (1.0, 1.0, 1.0):
-            g.transform = np.diag([*self.scale, 1.0]) @ g.transform
+            g.transform = compose(np.diag([*self.scale, 1.0]), g.transform)
         return g
 
     def _inline(self, doc: Document):
@@ -132,7 +133,7 @@ def _hull(V) -> Optional[np.ndarray]:
     F = np.asarray(h.simplices, np.int64)
     c = V[h.vertices].mean(axis=0)
     a, b, d = V[F[:, 0]], V[F[:, 1]], V[F[:, 2]]
-    flip = np.einsum("ij,ij->i", np.cross(b - a, d - a), a - c) < 0
+    flip = vector_dot(np.cross(b - a, d - a), a - c) < 0
     F[flip] = F[flip][:, [0, 2, 1]]
     return F
 

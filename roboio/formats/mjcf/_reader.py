@@ -19,6 +19,7 @@ import numpy as np
 
 from ...context import LoadContext
 from ...model import Appearance, Driver, Group, Joint, Link, RigidObject, Robot, Terrain, World
+from ...transforms import compose, symmetric_eigen3
 from . import _massprops as MP
 from ._actuators import attach_drivers
 from ._bodies import DEFAULT_RGBA, VISIBLE_GROUPS, body_chain, body_geometry, body_massprops, body_pose, geom_pose
@@ -29,6 +30,8 @@ from ._hfield import read_hfields
 from ._meshes import read_assets
 from ._orient import MJ_MINVAL
 from ._tree import Body, read_worldbody
+from ._tendons import read_fixed_tendons
+from ._unread import FRICTION
 
 __all__ = ["Reader", "build"]
 
@@ -143,7 +146,7 @@ class Reader:
         if not (np.isfinite(p.mass) and np.all(np.isfinite(p.inertia)) and np.all(np.isfinite(p.com))):
             raise self.doc.error(node, f"body {b.label!r}: mass properties overflow (numbers too large)")
         I = (p.inertia + p.inertia.T) / 2
-        w, V = np.linalg.eigh(I)
+        w, V = symmetric_eigen3(I)
         mass = max(p.mass, c.boundmass)
         new = np.maximum(w, c.boundinertia)
         scale = max(1.0, float(np.abs(w).max()))
@@ -155,7 +158,7 @@ class Reader:
                                            "'balanceinertia' to fix")
             new = np.full(3, new.sum() / 3)
         if np.any(new != w):
-            return MP.MassProps(mass, p.com, (V * new) @ V.T)
+            return MP.MassProps(mass, p.com, compose(V * new, V.T))
         return MP.MassProps(mass, p.com, I)
 
     def _holds_mass(self, b: Body) -> bool:
@@ -247,6 +250,7 @@ class Reader:
 
     def _finish(self, robots: list) -> None:
         attach_drivers(self, robots)
+        read_fixed_tendons(self)
         for r in robots:
             r.self_collision_pairs = self_collision_pairs(self, r)
 
@@ -259,6 +263,7 @@ class Reader:
             if geo is None:
                 continue
             t = Terrain(names.take(g.name or f"geom{k}"), geo)
+            t.kFriction = self._friction_of([g])
             if color is not None:
                 t.appearance.color = tuple(color)
             out.append(t)
@@ -290,6 +295,7 @@ class Reader:
                 colliding, drawn_only = drawn_only, []
             if colliding:
                 t = Terrain(names.take(b.label), colliding[0] if len(colliding) == 1 else Group(colliding))
+                t.kFriction = self._friction_of(geoms)
                 if first is not None:
                     t.appearance.color = first
                 if drawn_only:
@@ -298,9 +304,16 @@ class Reader:
                 out.append(t)
         return out
 
+    def _friction_of(self, geoms: list) -> float:
+        """The kFriction of a terrain or rigid object of ``geoms``: their sliding friction
+        (MuJoCo's default 1 where none is set; what one value cannot hold is warned)."""
+        kept = self.doc.unread.friction(geoms, whole=True)
+        return FRICTION[0] if kept is None else kept
+
     def rigid_object(self, b: Body) -> RigidObject:
         coll, vis, color = body_geometry(b.geoms, self)
         o = RigidObject(b.label, coll if coll is not None else vis, body_pose(b))
+        o.kFriction = self._friction_of(b.geoms)
         if coll is not None and vis is not None:      # drawn differently: kept for writing back
             o.extras["mjcf"] = {"visual_geometry": vis}
         p = self.massprops[b.id]
@@ -333,7 +346,8 @@ class Reader:
                 links.append(link)
                 qmin.append(s.qmin)
                 qmax.append(s.qmax)
-                tmax.append(_torque_limit(s.joint, self.doc))
+                tmax.append(_torque_limit(s.joint, self.doc) if k == 0 or specs[k - 1].joint is not s.joint
+                            else tmax[-1])
                 fr = _friction(s.joint, self.doc)
                 if fr is not None and s.group in ("floating", "ballandsocket"):
                     if id(s.joint) not in group_links:        # (once per joint)
@@ -372,6 +386,7 @@ class Reader:
                 info["sites"] = {s.name or f"site{k}": make_pose(s) for k, s in enumerate(b.sites)}
             if info:
                 lk.extras.setdefault("mjcf", {}).update(info)
+            self.doc.unread.friction(b.geoms, whole=False)
             for g in b.geoms:
                 if g.name:
                     self.geom_body[g.name] = b
@@ -411,7 +426,12 @@ def _torque_limit(joint, doc: Document) -> float:
         lo, hi = (float(x) for x in text.split())
     except ValueError:
         raise doc.error(joint.node, f"actuatorfrcrange {text!r} is not two numbers in joint") from None
-    return hi if lo == -hi and hi > 0 else np.inf
+    if lo == -hi and hi > 0:
+        return hi
+    if (lo, hi) != (0.0, 0.0):
+        doc.warn(joint.node, f"joint {joint.name or ''!r}: actuatorfrcrange \"{text}\" not read (roboio's "
+                             "torque limit is symmetric, -tmax .. tmax)", kind="dropped")
+    return np.inf
 
 
 def _unique_names(doc: Document, bodies: list) -> None:
@@ -444,7 +464,7 @@ def _world_pose(b: Body) -> np.ndarray:
         chain.append(b)
         b = b.parent
     for d in reversed(chain):
-        T = T @ body_pose(d)
+        T = compose(T, body_pose(d))
     return T
 
 
@@ -453,4 +473,36 @@ def build(data: bytes, ctx: LoadContext):
     doc = Document(data, ctx)
     head = data[:4096] if isinstance(data, bytes) else data[:4096].encode()
     reader = Reader(doc, b"<!-- written by roboio -->" in head)
-    return reader.build()
+    model = reader.build()
+    model.extras.setdefault("mjcf", {})["option"] = read_option(doc)
+    doc.unread.warn(doc)
+    return model
+
+
+# <option> attributes a reading keeps (written back by the MJCF writer), and <flag>s it reads
+_KEPT_OPTIONS = ("timestep", "integrator")
+_INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
+_READ_FLAGS = ("filterparent",)        # (the self-collision pairs follow it)
+
+
+def read_option(doc: Document) -> dict:
+    """What a reading keeps of ``<option>``: ``integrator`` (MuJoCo's default ``Euler``
+    when none is given) and ``timestep`` (s) where given; every other attribute, and every
+    ``<flag>`` but ``filterparent``, is named in a warning."""
+    kept = {"integrator": "Euler"}
+    for sec in doc.sections.get("option", []):
+        a = doc.attrs(sec, "main", "option")
+        if a.text("integrator") is not None:
+            kept["integrator"] = a.choice("integrator", _INTEGRATORS)
+        if a.text("timestep") is not None:
+            kept["timestep"] = a.float("timestep")
+        other = sorted(k for k in a.own if k not in _KEPT_OPTIONS)
+        for n in doc.kids(sec, 2):
+            if n.tag == "flag":
+                other += [f"flag {k}" for k in sorted(n.el.attrib) if k not in _READ_FLAGS]
+            else:
+                other.append(f"<{n.tag}>")
+        if other:
+            doc.warn(sec, f"<option> {', '.join(other)} not read (roboio keeps the integrator and "
+                          "timestep)", kind="dropped")
+    return kept

@@ -230,6 +230,7 @@ class _Walker:
         b = Body(self.named(a.text("name")), pos, quat, n, id=self.next_id, parent=parent,
                  mocap=bool(a.bool("mocap", False)), gravcomp=a.float("gravcomp", 0.0))
         self.next_id += 1
+        doc.unread.check("body", a, b.name)
         parent.children.append(b)
         self.contents(n, b, IDENTITY, doc.child_class(n, cls), depth)
         free = [j for j in b.joints if j.type == "free"]
@@ -269,10 +270,11 @@ class _Walker:
                 raise doc.error(n, "axis too small in joint")
         pos = (0.0, 0.0, 0.0) if jt == "free" else \
             O.accum(frame[0], frame[1], tuple(a.floats("pos", (0.0, 0.0, 0.0), 3)), O.UNIT)[0]
-        extra = {k: a.text(k) for k in ("damping", "armature", "stiffness", "frictionloss",
-                                         "springref", "actuatorfrcrange", "actuatorfrclimited")
+        extra = {k: a.text(k) for k in ("damping", "frictionloss", "actuatorfrcrange", "actuatorfrclimited")
                  if k in a}
-        return JointRec(self.named(a.text("name")), jt, pos, axis, limited, rng, ref, n, extra)
+        name = self.named(a.text("name"))
+        doc.unread.check("joint", a, name)
+        return JointRec(name, jt, pos, axis, limited, rng, ref, n, extra)
 
     # -- geoms ------------------------------------------------------------------------
     def geom(self, n: Node, frame: tuple, cls: str) -> GeomRec:
@@ -315,6 +317,7 @@ class _Walker:
         if (mass is not None and mass < 0) or density < 0:
             raise doc.error(n, "mass, inertia or density are negative in geom")
         shell = a.choice("shellinertia", ("true", "false"), "false") == "true"
+        doc.unread.check("geom", a, a.text("name"))
         return GeomRec(self.named(a.text("name")), gt, tuple(size), p, q, n, mesh=mesh, material=a.text("material"),
                        rgba=tuple(rgba) if rgba is not None else None,
                        contype=a.int("contype", 1), conaffinity=a.int("conaffinity", 1),

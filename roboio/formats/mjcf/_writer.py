@@ -64,7 +64,7 @@ from ...errors import OutputError
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
 from ...model.qpos import is_ball_group, qpos_slots, zyx_quat
 from ...report import extras_text
-from ...transforms import (compose, det3, make_transform, matrix_to_quat, matrix_to_rpy, symmetric_eigen3,
+from ...transforms import (axis_angle_to_matrix, compose, det3, make_transform, matrix_to_quat, matrix_to_rpy, symmetric_eigen3,
                            transform_points, vector_norm)
 from ..affine import link_poses, nearest_rotation
 from ..fileio import fmt_float
@@ -75,8 +75,9 @@ from ..naming import Namespace, joint_names, say_unwritten
 from . import _inertia
 from ._actuators_out import Actuators, actuator_name, lead_index
 from ._actuators import KEPT_KINDS, TRANSMISSIONS, as_read, unactuated
+from ._tendons import kept_tendons, tendon_element
 from ._geoms import plane_geom, primitive_geom
-from ._orient import inertia_matrix, quat_matrix
+from ._orient import inertia_matrix, normvec, quat_matrix
 
 __all__ = ["MjcfWriter", "mujoco_reads", "MAX_STL_FACES", "FK_SAMPLES"]
 
@@ -181,6 +182,49 @@ def _read_rotation(R) -> np.ndarray:
     if np.array_equal(R, np.eye(3)):
         return np.eye(3)
     return quat_matrix(np.array([float(v) for v in _quat(R).split()]))
+
+
+def _read_ref(link) -> Optional[float]:
+    mj = link.extras.get("mjcf")
+    ref = mj.get("ref") if isinstance(mj, dict) else None
+    return float(ref) if ref else None
+
+
+def _robot_actuators(r: Robot) -> list:
+    """The actuators an MJCF reading kept on robot ``r`` (none of them a driver's)."""
+    mj = r.extras.get("mjcf")
+    return list(mj.get("actuators") or []) if isinstance(mj, dict) else []
+
+
+def _frame_at_ref(T, link, ref: float, anchor) -> tuple:
+    """``(pos, quat)`` of the body whose first joint, the joint of ``link`` (a hinge at
+    ``anchor``, or a slide; unit axis), has ``ref``: where the link is at ``q = ref``,
+    chosen so that the MJCF reader's link frame, ``body pose x Trans(anchor) x Rot(axis,
+    -ref)`` (hinge) or ``body pose x Trans(-ref axis)`` (slide), is ``T``, the link's
+    parent transform, again exactly where nearby parameters give it (a stable rewrite)."""
+    axis = np.asarray(link.axis, float)
+    axis = np.array(normvec(tuple(float(v) for v in axis / float(vector_norm(axis))))[0])   # as written, read
+    R, p = np.asarray(T, float)[:3, :3], np.asarray(T, float)[:3, 3]
+    if link.joint_type == "revolute":
+        back = axis_angle_to_matrix(axis, -ref)
+        turn = axis_angle_to_matrix(axis, ref)
+        quat = tuple(float(v) for v in stable_params(R, lambda M: matrix_to_quat(compose(M, turn)),
+                                                     lambda q: compose(quat_matrix(q), back), _QUAT_ULPS))
+        Rb = quat_matrix(np.array(quat))
+        step = np.asarray(anchor, float)
+    else:
+        quat = tuple(float(v) for v in _quat(R).split())
+        Rb = _read_rotation(R)
+        step = np.array([-ref * v for v in axis])
+
+    def read_back(x):          # the reader's link position of body position(s) x
+        x = np.asarray(x, float)
+        B = np.zeros(x.shape[:-1] + (4, 4))
+        B[..., :3, :3], B[..., :3, 3], B[..., 3, 3] = Rb, x, 1.0
+        return compose(B, make_transform(np.eye(3), step))[..., :3, 3]
+    guess = p - compose(Rb, step.reshape(3, 1))[:, 0]
+    x = exact_params(guess, read_back, p, (2, 2, 2))
+    return (guess if x is None else np.array(x)), quat
 
 
 def _set_quat(el, R) -> None:
@@ -480,6 +524,7 @@ class MjcfWriter:
             raise OutputError(None, f"MJCF holds robots and worlds, not a {type(obj).__name__}")
         self.model_name = getattr(obj, "name", "") or "model"
         self.world = world
+        self.source = obj
         self.report = report
         self.meshes = MeshExport(path, report, mode=meshes, readable=mujoco_reads, consumer="MuJoCo",
                                  max_faces=MAX_STL_FACES, split_colors=True, min_vertices=4)
@@ -498,6 +543,7 @@ class MjcfWriter:
         self.pairs = []                  # (geom, geom) roboio checks that MuJoCo filters out
         self.geom_names = _Names()
         self.equalities = []
+        self.tendons = []                # <fixed> elements of kept tendons (_tendons)
         self.mass_added = 0.0
         self.fk_error = (0.0, 0.0)
 
@@ -542,14 +588,24 @@ class MjcfWriter:
             eq = etree.SubElement(root, "equality")
             for attrs in sorted(self.equalities, key=lambda a: order.get(a["joint1"], len(order))):
                 etree.SubElement(eq, "joint", **attrs)
+        if self.tendons:
+            tendon = etree.SubElement(root, "tendon")
+            for el in self.tendons:
+                tendon.append(el)
         act = self.actuators.element(order)
         if act is not None:
             root.append(act)
-        if self.actuators.damped:
+        kept = self._source_option()
+        if kept.get("timestep") is not None:
+            option.set("timestep", fmt_float(float(kept["timestep"])))
+        if kept.get("integrator") is not None:
+            if kept["integrator"] != "Euler":           # (MuJoCo's default)
+                option.set("integrator", kept["integrator"])
+        elif self.actuators.damped:
             # velocity gains integrated implicitly: MuJoCo's Euler integrator is unstable once
             # kv / inertia exceeds 2 / timestep (a light wrist servo does)
             option.set("integrator", "implicitfast")
-        else:
+        if not option.attrib:
             root.remove(option)
         keys = self._keyframes()
         if self.qpos_init != self.qpos0 or keys:
@@ -569,6 +625,15 @@ class MjcfWriter:
         old = getattr(self.report, "fk_error", (0.0, 0.0))
         self.report.fk_error = (max(old[0], self.fk_error[0]), max(old[1], self.fk_error[1]))
         return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="utf-8")
+
+    def _source_option(self) -> dict:
+        """The ``<option>`` an MJCF reading kept (``extras["mjcf"]["option"]`` of the model
+        written, else of its first robot that has one): integrator and timestep."""
+        for obj in [self.source] + list(self.world.robots):
+            mj = obj.extras.get("mjcf")
+            if isinstance(mj, dict) and isinstance(mj.get("option"), dict):
+                return mj["option"]
+        return {}
 
     # -- robots ---------------------------------------------------------------------------
     def robot(self, worldbody, r: Robot):
@@ -593,10 +658,19 @@ class MjcfWriter:
             p = plan.parent_body(i)
             body = etree.SubElement(worldbody if p < 0 else elements[p], "body", name=names[i])
             elements[i] = body
-            T = self._body_pose(r, plan, i, approx)
-            body.set("pos", _fmt(T[:3, 3]))
-            _set_quat(body, T[:3, :3])
-            moving[i] = self._joints(body, r, plan, i, jnames, approx)
+            ref = self._kept_ref(r, plan, i, approx)
+            if ref is None:
+                T = self._body_pose(r, plan, i, approx)
+                body.set("pos", _fmt(T[:3, 3]))
+                _set_quat(body, T[:3, :3])
+            else:
+                f = ref[0]
+                anchor = plan.anchors[i][0] if i in plan.anchors else np.zeros(3)
+                pos, quat = _frame_at_ref(r.links[f].parent_transform, r.links[f], ref[1], anchor)
+                body.set("pos", _fmt(pos))
+                if quat != (1.0, 0.0, 0.0, 0.0):
+                    body.set("quat", _fmt(quat))
+            moving[i] = self._joints(body, r, plan, i, jnames, approx, ref)
         self._mass_rule(r, plan, bodies, moving, elements)
         geo = {}
         # geoms (and the mesh assets and files they name) in document order, the order a
@@ -609,6 +683,7 @@ class MjcfWriter:
             geo[i] = self._geoms(elements[i], l.geometry, l.visual_geometry, color, names[i])
         self._excludes(r, plan, names, geo, moving, elements)
         self._equalities(r, plan, jnames)
+        self._tendons(r, plan, jnames)
 
     def _body_pose(self, r: Robot, plan: _RobotPlan, i: int, approx: dict) -> np.ndarray:
         """Pose of body ``i`` in its parent body (world pose for a free-joint root)."""
@@ -710,8 +785,42 @@ class MjcfWriter:
         return dict(zip(moving, self.joints.assign([source[i] for i in moving],
                                                    [invented[i] for i in moving])))
 
-    def _joints(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, approx: dict) -> bool:
-        """Joint elements of body ``i`` (folded links first); True when the body moves."""
+    def _kept_ref(self, r: Robot, plan: _RobotPlan, i: int, approx: dict):
+        """``(link, ref)``: the first joint of body ``i`` (its link's own, or the first of a
+        folded chain's) with the ``ref`` an MJCF reading found for it (MuJoCo's qpos0,
+        ``extras["mjcf"]["ref"]``), when it is a hinge or slide with a unit axis (to 1e-15) whose frame
+        is written as is, and no coupling moves it: the body is then written where that link is at ``q = ref``, with
+        the joint's ``ref``, so that MuJoCo's qpos0 is the source's. Else None; a ref the
+        body does not keep so is built into the body frame, and reported."""
+        chain = plan.extra_joints.get(i, []) + [i]
+        first = chain[0] if i in plan.anchors else i
+        # (a coupling's <equality> polycoef is written for joints without refs)
+        coupled = {k for d in r.drivers if len(d.dofs) > 1 or d.type != "normal" for k in d.dofs}
+        kept = None
+        for f in chain:
+            ref = _read_ref(r.links[f])
+            if not ref or (f in plan.refs and plan.refs[f] == ref):
+                continue
+            l = r.links[f]
+            if (f == first and f not in coupled and i not in plan.free_root and i not in plan.ball and f not in approx
+                    and (i in plan.anchors or not plan.extra_joints.get(i))
+                    and plan.jtype(f) in ("normal", "spin") and l.joint_type in ("revolute", "prismatic")
+                    and (l.joint_type == "revolute" or i not in plan.anchors or not np.any(plan.anchors[i][0]))
+                    and abs(float(vector_norm(np.asarray(l.axis, float))) - 1) <= 1e-15):
+                kept = (f, ref)
+                continue
+            self.report.lose("joint refs built into body frames (MuJoCo's qpos0 of the joint differs "
+                             "from the source's; poses are the same)",
+                             f"{l.joint_name or l.name} ({fmt_float(float(ref))})", kind="changed", noun="joint")
+        return kept
+
+    def _joints(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, approx: dict,
+                kept_ref=None) -> bool:
+        """Joint elements of body ``i`` (folded links first; ``kept_ref``: ``(link, ref)`` of
+        its first joint, :meth:`_kept_ref`); True when the body moves."""
+        refs = dict(plan.refs)
+        if kept_ref is not None:
+            refs[kept_ref[0]] = kept_ref[1]
         l = r.links[i]
         if i in plan.free_root:
             nm = self.jname_of[i]
@@ -728,7 +837,7 @@ class MjcfWriter:
         if i in plan.anchors:                 # a folded run of one-DOF links, at their anchors
             moves = False
             for f, a in zip(chain + [i], plan.anchors[i]):
-                moves |= self._joint(body, r, plan, f, jnames, None, a, plan.refs.get(f))
+                moves |= self._joint(body, r, plan, f, jnames, None, a, refs.get(f))
             return moves
         # S: pose of this body in a folded link's frame at q = 0 (see the module docstring)
         S, in_frame = np.eye(4), {}
@@ -737,7 +846,7 @@ class MjcfWriter:
             in_frame[r.links[f].parent] = S.copy()
         moves = False
         for f in chain + [i]:
-            moves |= self._joint(body, r, plan, f, jnames, in_frame.get(f))
+            moves |= self._joint(body, r, plan, f, jnames, in_frame.get(f), ref=refs.get(f) if f == i else None)
         return moves
 
     def _ball_joint(self, body, r: Robot, chain: list, i: int) -> bool:
@@ -1180,16 +1289,52 @@ class MjcfWriter:
             return None
         return [(a, jnames[joint_of[a["joint"]]]) for a in found]
 
+    def _tendons(self, r: Robot, plan: _RobotPlan, jnames: dict) -> None:
+        """The fixed tendons an MJCF reading kept on ``r`` (:mod:`._tendons`), with their
+        joints' written names, and (actuators kept as read) the actuators on them; a tendon
+        one of whose joints is not written as a unit-axis hinge or slide is reported, with
+        its actuators."""
+        tendons = kept_tendons(r)
+        if not tendons:
+            return
+        written = {}
+        for i, nm in jnames.items():
+            l = r.links[i]
+            if (l.joint_name and l.joint_type in ("revolute", "prismatic") and plan.jtype(i) in ("normal", "spin")
+                    and i not in plan.free_root and i not in plan.ball_links()
+                    and abs(float(vector_norm(np.asarray(l.axis, float))) - 1) <= 1e-15):
+                written[l.joint_name] = nm
+        done = set()
+        for t in tendons:
+            el = tendon_element(t, written)
+            if isinstance(el, list):
+                self.report.lose("fixed tendons whose joints are not written as hinge or slide joints",
+                                 f"{t.get('name') or 'unnamed'} ({', '.join(el)})", kind="not written", noun="tendon")
+                continue
+            self.tendons.append(el)
+            done.add(t.get("name"))
+        for a in _robot_actuators(r):
+            if a.get("tendon") in {t.get("name") for t in tendons} and a["kind"] in KEPT_KINDS:
+                if a["tendon"] in done and self.actuators.keep:
+                    self.actuators.add_kept([(a, None)])
+                else:
+                    self._lose_robot_actuator(a)
+
     def _report_robot_actuators(self, r: Robot):
         """Each actuator an MJCF reading kept on the robot (on a tendon, site or body, or a
-        ball or free joint: none of them a driver), by name and transmission: not written."""
-        mj = r.extras.get("mjcf")
-        for a in (mj.get("actuators") or []) if isinstance(mj, dict) else []:
-            on = next((f"{t} {a[t]!r}" for t in ("joint",) + TRANSMISSIONS if a.get(t)), "nothing")
-            self.report.lose("actuators that drive no hinge or slide joint (a tendon, site, body, "
-                             "ball or free joint; kept as robot data)",
-                             f"{a.get('name') or 'unnamed'} ({a['kind']} on {on})", kind="not written",
-                             noun="actuator")
+        ball or free joint: none of them a driver), by name and transmission: not written
+        (but those on kept fixed tendons, which :meth:`_tendons` writes or reports)."""
+        kept = {t.get("name") for t in kept_tendons(r)}
+        for a in _robot_actuators(r):
+            if not (a.get("tendon") in kept and a["kind"] in KEPT_KINDS):
+                self._lose_robot_actuator(a)
+
+    def _lose_robot_actuator(self, a: dict) -> None:
+        on = next((f"{t} {a[t]!r}" for t in ("joint",) + TRANSMISSIONS if a.get(t)), "nothing")
+        self.report.lose("actuators that drive no hinge or slide joint (a tendon, site, body, "
+                         "ball or free joint; kept as robot data)",
+                         f"{a.get('name') or 'unnamed'} ({a['kind']} on {on})", kind="not written",
+                         noun="actuator")
 
     def _polynomial_couplings(self, r: Robot, plan: _RobotPlan, jnames: dict, d):
         """``<equality><joint polycoef>`` for each link a polynomial coupling (degree <= 4
