@@ -23,13 +23,16 @@ import os
 
 import numpy as np
 
+from ...errors import RoboioError
 from ...model import RigidObject, Robot, Terrain, TriangleMesh, World
+from ...report import ConversionReport
 from ...transforms import compose, vector_norm
 from ..fileio import atomic_write, safe_file_stem
 from ._build import GRAMS, MM, com_m, geometry_transform_si, inertia_si, mass_kg
 from ._iv_out import inventor_text
+from ._load import body_name, load_on_its_own
 from ._records import BodyRec
-from ._text import esc, keep_or, num, same, transform_for, transform_lines
+from ._text import esc, folder_name, keep_or, num, same, transform_for, transform_lines
 from ._transform import is_rotation
 
 __all__ = ["GraspitWriter"]
@@ -261,33 +264,42 @@ class GraspitWriter:
 
     # -- worlds ----------------------------------------------------------------------
     def world_text(self, world: World, path: str) -> str:
+        """The world XML; its robots and bodies are planned under ``models/`` (see
+        :meth:`_kept_place` for which keep the file the world read them from)."""
         from ._robot_out import robot_files, dof_values_text
         root = os.path.dirname(path)
+        own = folder_name(path, "world")
         gx = world.extras.get("graspit", {})
         lines = ['<?xml version="1.0" ?>', "<world>"]
         for kind, items, folder in (("obstacle", world.terrains, "obstacles"),
                                     ("graspableBody", world.rigid_objects, "objects")):
+            dynamic = kind == "graspableBody"
             for el in items:
-                bpath = os.path.join(root, "models", folder, safe_file_stem(el.name) + ".xml")
+                ex = el.extras.get("graspit", {})
+                bpath = (self._kept_place(el, kind, root, ex, el.name, dynamic)
+                         or os.path.join(root, "models", folder, own, safe_file_stem(el.name) + ".xml"))
                 if isinstance(el, RigidObject):
                     self._lose_object_fields(el)
-                text = self.body_text(el.geometry, getattr(el, "mass", None), getattr(el, "com", None),
-                                      getattr(el, "inertia", None), el.extras.get("graspit", {}),
-                                      bpath, el.name, kind == "graspableBody")
-                bpath = self.add_file(bpath, text, el.name)
-                ex = el.extras.get("graspit", {})
+                bpath = self.add_file(bpath, self._element_body(self, el, bpath, dynamic), el.name)
                 lines += [f"    <{kind}>", f"        <filename>{esc(_rel(bpath, root))}</filename>"]
                 lines += transform_lines(transform_for(ex.get("transform"), el.transform), "        ")
                 lines.append(f"    </{kind}>")
         dofmaps = []
         for r in world.robots:
             name = safe_file_stem(r.name)
-            rpath = os.path.join(root, "models", "robots", name, name + ".xml")
+            own_dir = os.path.join(root, "models", "robots", own, name)
+            rx = r.extras.get("graspit", {})
+            rpath = self._kept_place(r, "robot", root, rx, r.name) or os.path.join(own_dir, name + ".xml")
             info = {}
             text = robot_files(self, r, rpath, world=True, info=info)
             rpath = self.add_file(rpath, text, r.name)
+            mount = rx.get("mount")
+            if mount:
+                link = r.links[mount["link"]]
+                mpath = (self._kept_place(link, "mount", root, mount, None, True) or
+                         os.path.join(own_dir, "iv", os.path.basename(mount.get("filename") or "mount.xml")))
+                info["mount_file"] = self.add_file(mpath, self._element_body(self, link, mpath, True), link.name)
             dofmaps.append(info)
-            rx = r.extras.get("graspit", {})
             lines += ["    <robot>", f"        <filename>{esc(_rel(rpath, root))}</filename>",
                       f"        <dofValues>{dof_values_text(r, info)}</dofValues>"]
             lines += transform_lines(transform_for(rx.get("world_transform"), r.links[0].parent_transform),
@@ -304,6 +316,49 @@ class GraspitWriter:
         for key in sorted(k for k in world.extras if k != "graspit"):
             self.report.lose(f"world data of another format: {key}", kind="kept as data")
         return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def _element_body(writer, el, path: str, dynamic: bool) -> str:
+        """The body file text of ``el`` (a Terrain, RigidObject or link) at ``path``."""
+        return writer.body_text(el.geometry, getattr(el, "mass", None), getattr(el, "com", None),
+                                getattr(el, "inertia", None), el.extras.get("graspit", {}), path,
+                                el.name, dynamic)
+
+    def _planned(self, obj, kind: str, path: str, dynamic: bool) -> dict:
+        """Every file writing ``obj`` alone at ``path`` gives (path -> text), planned aside."""
+        from ._robot_out import robot_files
+        aside = GraspitWriter(ConversionReport())
+        aside.protected = self.protected
+        if kind == "robot":
+            aside.files[path] = robot_files(aside, obj, path, world=True)
+        else:
+            aside.files[path] = self._element_body(aside, obj, path, dynamic)
+        return aside.files
+
+    def _kept_place(self, obj, kind: str, root: str, gx: dict, name, dynamic: bool = False):
+        """``<root>/<filename>`` for a robot, body or mount piece (``kind`` "robot",
+        "obstacle", "graspableBody", "mount") a GraspIt! world read from ``filename`` in
+        GraspIt!'s own layout (:func:`_graspit_layout`), still under the name the file gives
+        it, when writing it gives exactly what writing that file as it reads on its own gives:
+        the world left it unchanged, so every world that holds it writes the same bytes there.
+        None otherwise: the world writes it into a folder of its own (a robot, body or mount
+        piece of one name may differ from world to world, and worlds written side by side
+        share ``models/``)."""
+        filename, source = gx.get("filename"), gx.get("path")
+        if kind == "robot":
+            source = getattr(obj, "source", None)
+        if not (filename and isinstance(source, str) and _graspit_layout(filename, kind)):
+            return None
+        if name is not None and body_name(filename) != name:
+            return None
+        path = os.path.normpath(os.path.abspath(os.path.join(root, filename)))
+        try:
+            alone = load_on_its_own(source, kind)
+        except (RoboioError, OSError, ValueError):
+            return None
+        if self._planned(obj, kind, path, dynamic) != self._planned(alone, kind, path, dynamic):
+            return None
+        return path
 
     def _connection(self, world, con, dofmaps, root) -> list:
         n = len(world.robots)
@@ -324,6 +379,23 @@ class GraspitWriter:
         out += transform_lines(transform_for(rec, con["offset"]), "        ")
         out.append("    </connection>")
         return out
+
+
+def _graspit_layout(filename: str, kind: str) -> bool:
+    """Whether a world's ``<filename>`` names a file where GraspIt!'s own tree keeps one:
+    ``models/robots/<folder>/<robot>.xml``, ``models/objects/<body>.xml`` (or
+    ``obstacles/``), a mount piece in a robot's ``iv/`` (``models/robots/<folder>/iv/...``).
+    The folders a world writes for itself (``models/robots/<world>/<robot>/``,
+    ``models/objects/<world>/``) are one level deeper and never match."""
+    parts = filename.split("/")
+    if (not filename.endswith(".xml") or os.path.isabs(filename) or "\\" in filename
+            or any(p in ("", ".", "..") for p in parts) or parts[0] != "models"):
+        return False
+    if kind == "robot":
+        return len(parts) == 4 and parts[1] == "robots"
+    if kind == "mount":
+        return len(parts) >= 5 and parts[1] == "robots" and parts[3] == "iv"
+    return len(parts) == 3 and parts[1] in ("objects", "obstacles")
 
 
 def _walk(g):
