@@ -10,10 +10,13 @@
   converted into DH chains (:mod:`._robot_generic`). Link body files go to ``<dir>/iv/``.
 * **Worlds**: ``<obstacle>`` (terrains), ``<graspableBody>`` (rigid objects), ``<robot>``
   (with ``<dofValues>`` and breakaway flags), ``<connection>``, ``<camera>``. The world's
-  GraspIt! root is the folder it is written to: robots go to
-  ``models/robots/<Name>/<Name>.xml``, bodies to ``models/obstacles/`` and
-  ``models/objects/`` below it, referenced relative to it (load the world in GraspIt! with
-  ``GRASPIT`` set to that folder).
+  GraspIt! root is the folder it is written to (load the world in GraspIt! with ``GRASPIT``
+  set to it); its robots and bodies are files under ``models/`` there. One that the world
+  read from GraspIt!'s own layout and left unchanged keeps that file (the same bytes for
+  every world naming it); any other goes to a folder named after the world file,
+  ``models/robots/<world>/<Name>/<Name>.xml``, ``models/obstacles/<world>/``,
+  ``models/objects/<world>/`` (:meth:`GraspitWriter._kept_place`), so that worlds written
+  side by side never replace each other's robots or bodies.
 
 Everything a GraspIt! file cannot hold is reported with ``report.lose``.
 """
