@@ -58,6 +58,7 @@ class GraspitWriter:
         self.files: dict = {}
         self.protected: set = set()
         self.zero_mass: list = []
+        self.kept: set = set()          # files of GraspIt!'s layout that other worlds may name
 
     # -- files -----------------------------------------------------------------------
     def add_file(self, path: str, text: str, what: str) -> str:
@@ -92,10 +93,25 @@ class GraspitWriter:
 
     def flush(self, main: str):
         for p, text in self.files.items():
+            if p in self.kept:
+                self._check_kept(p, text)
             if p != main:
                 atomic_write(p, text)
                 self.report.files.append(p)
         atomic_write(main, self.files[main])
+
+    def _check_kept(self, path: str, text: str) -> None:
+        """A kept file (GraspIt!'s layout, unchanged) is the same bytes for every world that
+        names it, unless two GraspIt! trees hold different files of one name: say so when
+        the file already there holds other bytes."""
+        try:
+            with open(path, "rb") as f:
+                old = f.read()
+        except OSError:
+            return
+        if old != text.encode("utf-8"):
+            self.report.warn(f"{path}: replaced a file that held other bytes (GraspIt!'s own layout; "
+                             "a world written into this folder before may name it)", kind="changed")
 
     def _protect(self, obj):
         geoms = []
@@ -359,8 +375,10 @@ class GraspitWriter:
             alone = load_on_its_own(source, kind)
         except (RoboioError, OSError, ValueError):
             return None
-        if self._planned(obj, kind, path, dynamic) != self._planned(alone, kind, path, dynamic):
+        planned = self._planned(obj, kind, path, dynamic)
+        if planned != self._planned(alone, kind, path, dynamic):
             return None
+        self.kept.update(planned)
         return path
 
     def _connection(self, world, con, dofmaps, root) -> list:
