@@ -236,3 +236,22 @@ def test_a_kept_file_holding_other_bytes_is_reported_when_replaced(tmp_path):
     rep = roboio.save(_barrett_world("plannerMug.xml"), out, format="graspit")
     assert [w for w in rep.warnings if str(robot) in str(w) and "replaced a file" in str(w)]
     assert robot.read_text() == text
+
+
+def test_two_robots_of_one_name_in_one_world(tmp_path):
+    """Within one world, a second, different robot of the same name gets its own file
+    (``arm_1.xml``: GraspIt! names it after the file, reported) and both read back with
+    their own link poses."""
+    w = World("two")
+    for reach in (0.3, 0.45):
+        w.add(_world(f"w{reach}", reach, 0.05, 2.0).robots[0])
+    rep = roboio.save(w, tmp_path / "two.xml", format="graspit")
+    assert rep.renamed["robots"] == {"arm": "arm_1"}
+    back = _load(tmp_path / "two.xml")
+    assert [r.name for r in back.robots] == ["arm", "arm_1"]
+    for r, r2 in zip(w.robots, back.robots):
+        got = dict(zip(r2.link_names, r2.fk()))
+        for link, T in zip(r.link_names, r.fk()):
+            if link in got:
+                np.testing.assert_allclose(got[link], T, rtol=0, atol=1e-9, err_msg=link)
+        assert sum(link in got for link in r.link_names) >= 7

@@ -288,6 +288,8 @@ class GraspitWriter:
         from ._robot_out import robot_files, dof_values_text
         root = os.path.dirname(path)
         own = folder_name(path, "world")
+        # the folder the world read its own robots and bodies from, if roboio wrote it
+        mine = folder_name(world.source, "world") if isinstance(world.source, str) else None
         gx = world.extras.get("graspit", {})
         lines = ['<?xml version="1.0" ?>', "<world>"]
         for kind, items, folder in (("obstacle", world.terrains, "obstacles"),
@@ -295,7 +297,7 @@ class GraspitWriter:
             dynamic = kind == "graspableBody"
             for el in items:
                 ex = el.extras.get("graspit", {})
-                bpath = (self._kept_place(el, kind, root, ex, el.name, dynamic)
+                bpath = (self._kept_place(el, kind, root, ex, el.name, dynamic, mine)
                          or os.path.join(root, "models", folder, own, safe_file_stem(el.name) + ".xml"))
                 if isinstance(el, RigidObject):
                     self._lose_object_fields(el)
@@ -308,14 +310,17 @@ class GraspitWriter:
             name = safe_file_stem(r.name)
             own_dir = os.path.join(root, "models", "robots", own, name)
             rx = r.extras.get("graspit", {})
-            rpath = self._kept_place(r, "robot", root, rx, r.name) or os.path.join(own_dir, name + ".xml")
+            rpath = (self._kept_place(r, "robot", root, rx, r.name, False, mine)
+                     or os.path.join(own_dir, name + ".xml"))
             info = {}
             text = robot_files(self, r, rpath, world=True, info=info)
-            rpath = self.add_file(rpath, text, r.name)
+            planned, rpath = rpath, self.add_file(rpath, text, r.name)
+            if rpath != planned:        # another robot of this world took the name
+                self.report.rename("robots", r.name, body_name(rpath))
             mount = rx.get("mount")
             if mount:
                 link = r.links[mount["link"]]
-                mpath = (self._kept_place(link, "mount", root, mount, None, True) or
+                mpath = (self._kept_place(link, "mount", root, mount, None, True, mine) or
                          os.path.join(own_dir, "iv", os.path.basename(mount.get("filename") or "mount.xml")))
                 info["mount_file"] = self.add_file(mpath, self._element_body(self, link, mpath, True), link.name)
             dofmaps.append(info)
@@ -354,7 +359,7 @@ class GraspitWriter:
             aside.files[path] = self._element_body(aside, obj, path, dynamic)
         return aside.files
 
-    def _kept_place(self, obj, kind: str, root: str, gx: dict, name, dynamic: bool = False):
+    def _kept_place(self, obj, kind: str, root: str, gx: dict, name, dynamic: bool, mine):
         """``<root>/<filename>`` for a robot, body or mount piece (``kind`` "robot",
         "obstacle", "graspableBody", "mount") a GraspIt! world read from ``filename`` in
         GraspIt!'s own layout (:func:`_graspit_layout`), still under the name the file gives
@@ -362,11 +367,12 @@ class GraspitWriter:
         the world left it unchanged, so every world that holds it writes the same bytes there.
         None otherwise: the world writes it into a folder of its own (a robot, body or mount
         piece of one name may differ from world to world, and worlds written side by side
-        share ``models/``)."""
+        share ``models/``). ``mine``: the name of the folders roboio wrote for the world
+        being written again (its source file's name), which stay its own."""
         filename, source = gx.get("filename"), gx.get("path")
         if kind == "robot":
             source = getattr(obj, "source", None)
-        if not (filename and isinstance(source, str) and _graspit_layout(filename, kind)):
+        if not (filename and isinstance(source, str) and _graspit_layout(filename, mine)):
             return None
         if name is not None and body_name(filename) != name:
             return None
@@ -402,21 +408,17 @@ class GraspitWriter:
         return out
 
 
-def _graspit_layout(filename: str, kind: str) -> bool:
-    """Whether a world's ``<filename>`` names a file where GraspIt!'s own tree keeps one:
-    ``models/robots/<folder>/<robot>.xml``, ``models/objects/<body>.xml`` (or
-    ``obstacles/``), a mount piece in a robot's ``iv/`` (``models/robots/<folder>/iv/...``).
-    The folders a world writes for itself (``models/robots/<world>/<robot>/``,
-    ``models/objects/<world>/``) are one level deeper and never match."""
+def _graspit_layout(filename: str, mine) -> bool:
+    """Whether a world's ``<filename>`` names a file of its GraspIt! tree that may be kept:
+    a relative path inside a folder below the root (``models/robots/Barrett/Barrett.xml``,
+    ``models/objects/ch3_shapes/cup.xml``, a mount piece in a robot's ``iv/``), not one of the
+    folders roboio writes for the world itself when it was written as ``<mine>.xml``
+    (``models/*/<mine>/...``: those stay the world's own)."""
     parts = filename.split("/")
-    if (not filename.endswith(".xml") or os.path.isabs(filename) or "\\" in filename
-            or any(p in ("", ".", "..") for p in parts) or parts[0] != "models"):
+    if (not filename.endswith(".xml") or os.path.isabs(filename) or "\\" in filename or len(parts) < 2
+            or any(p in ("", ".", "..") for p in parts)):
         return False
-    if kind == "robot":
-        return len(parts) == 4 and parts[1] == "robots"
-    if kind == "mount":
-        return len(parts) >= 5 and parts[1] == "robots" and parts[3] == "iv"
-    return len(parts) == 3 and parts[1] in ("objects", "obstacles")
+    return not (mine is not None and len(parts) > 3 and parts[0] == "models" and parts[2] == mine)
 
 
 def _walk(g):
