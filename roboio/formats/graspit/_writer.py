@@ -23,6 +23,8 @@ Everything a GraspIt! file cannot hold is reported with ``report.lose``.
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 
 import numpy as np
 
@@ -377,9 +379,8 @@ class GraspitWriter:
         if name is not None and body_name(filename) != name:
             return None
         path = os.path.normpath(os.path.abspath(os.path.join(root, filename)))
-        try:
-            alone = load_on_its_own(source, kind)
-        except (RoboioError, OSError, ValueError):
+        alone = _on_its_own(source, kind)
+        if alone is None:
             return None
         planned = self._planned(obj, kind, path, dynamic)
         if planned != self._planned(alone, kind, path, dynamic):
@@ -406,6 +407,38 @@ class GraspitWriter:
         out += transform_lines(transform_for(rec, con["offset"]), "        ")
         out.append("    </connection>")
         return out
+
+
+_ALONE: "OrderedDict" = OrderedDict()   # (real path, size, mtime, kind) -> model, newest last
+_ALONE_MAX = 64
+_ALONE_LOCK = threading.Lock()
+
+
+def _on_its_own(path: str, kind: str):
+    """:func:`load_on_its_own`, or None when the file does not read. The last few are kept
+    while their files are unchanged: worlds written one after another (``convert DIR``, a
+    batch worker) mostly name the same robots. The models are only planned, never changed.
+    (Only the named file's own size and time are checked: a link body edited in between
+    makes the world's robot differ from the cached one, which writes it into the world's
+    folder, the safe side.)"""
+    try:
+        st = os.stat(path)
+        key = (os.path.realpath(path), st.st_size, st.st_mtime_ns, kind)
+    except OSError:
+        return None
+    with _ALONE_LOCK:
+        if key in _ALONE:
+            _ALONE.move_to_end(key)
+            return _ALONE[key]
+    try:
+        obj = load_on_its_own(path, kind)
+    except (RoboioError, OSError, ValueError):
+        return None
+    with _ALONE_LOCK:
+        _ALONE[key] = obj
+        while len(_ALONE) > _ALONE_MAX:
+            _ALONE.popitem(last=False)
+    return obj
 
 
 def _graspit_layout(filename: str, mine) -> bool:
