@@ -154,7 +154,7 @@ def _complete(prior: Optional[T.Outcome], src: str) -> bool:
         return False
     if prior.input_stamp != T._input_stamp(src):
         return False
-    return all(T.stamp(f["path"]) == f for f in list(prior.input_files) + list(prior.written))
+    return all(T.stamp(f["path"], digest="crc32" in f) == f for f in list(prior.input_files) + list(prior.written))
 
 
 def _resumed(prior: T.Outcome) -> T.Outcome:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import zlib
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from typing import Optional
@@ -126,23 +127,34 @@ class Outcome:
         return cls(**{k: v for k, v in d.items() if k in known})
 
 
-def stamp(path: str) -> Optional[dict]:
-    """``{"path", "size", "mtime_ns"}`` of a file, or None when it does not exist."""
+def stamp(path: str, digest: bool = False) -> Optional[dict]:
+    """``{"path", "size", "mtime_ns"}`` of a file, or None when it does not exist; with
+    ``digest``, also ``"crc32"`` of its bytes (a written file: two inputs that write the same
+    bytes to one path do not conflict)."""
     try:
         st = os.stat(path)
+        out = {"path": path, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+        if digest:
+            crc = 0
+            with open(path, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    crc = zlib.crc32(block, crc)
+            out["crc32"] = crc
     except OSError:
         return None
-    return {"path": path, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    return out
 
 
 def note_shared_writes(outcome: "Outcome", writers: dict) -> None:
-    """Record in ``writers`` (real path -> input) the files ``outcome`` wrote, noting in
-    ``outcome.shared`` each one another input of the run also wrote (a side file such as a
-    world's robot file: the later write replaced the earlier)."""
+    """Record in ``writers`` (real path -> (input, crc32)) the files ``outcome`` wrote,
+    noting in ``outcome.shared`` each one another input of the run also wrote with other
+    bytes (a side file such as a world's robot file: the later write replaced the earlier).
+    The same bytes written for two inputs (a GraspIt! robot file two worlds name unchanged)
+    are no conflict."""
     for w in outcome.written:
         key = os.path.realpath(w["path"])
-        other = writers.setdefault(key, outcome.input)
-        if other != outcome.input:
+        other, crc = writers.setdefault(key, (outcome.input, w.get("crc32")))
+        if other != outcome.input and (crc is None or crc != w.get("crc32")):
             outcome.shared.append(f"{w['path']} was also written for {other}: "
                                   f"the later write replaced the earlier")
 
@@ -256,7 +268,7 @@ def convert_file(src: str, dst: str, reader: Optional[str], to: str, options: Op
         out.warnings = list(getattr(obj, "warnings", []))
         out.input_files = [st for st in map(stamp, _others(obj, src)) if st is not None]
         files = [dst] + [f for f in report.files if f != dst]
-        out.written = [s for s in map(stamp, files) if s is not None]
+        out.written = [s for s in (stamp(f, digest=True) for f in files) if s is not None]
         from ..diagnostics import count_line, counts
         out.counts = counts(list(report.lost) + list(report.warnings) + out.warnings)
         # the losses, the writer's remarks and the input's warnings, by severity

@@ -8,6 +8,7 @@ matrices here with the textbook formula, independently of roboio."""
 import json
 import logging
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -348,3 +349,34 @@ def test_batch_fk_of_a_motion_whose_partition_name_would_be_too_long(cluster, tm
     _check_poses(cols, list(enumerate(robot.link_names)), T, cols["time"])
     import pyarrow.dataset as ds                      # the hive name decodes
     assert ds.dataset(str(tmp_path / "out.parquet"), partitioning="hive").to_table().num_rows == T.shape[0]
+
+
+def test_batch_convert_of_graspit_worlds_equals_single_file_saves(cluster, tmp_path):
+    """Four worlds written as GraspIt! worlds into one folder: lab1 and wam_cabinet (OpenRAVE)
+    each hold a different robot named BarrettWAM, barrettGlassDyn and plannerMug both name
+    GraspIt!'s Barrett.xml. Every file batch convert writes is the one roboio.save of each
+    world writes, whichever worker finishes first; only the unchanged Barrett files are
+    written for two inputs, with the same bytes (no conflict reported)."""
+    from roboio.batch.walk import convert_jobs
+    from roboio.formats.registry import get
+    graspit, openrave = corpus_path("graspit"), corpus_path("openrave", "src")
+    srcs = [os.path.join(graspit, "worlds", "barrettGlassDyn.xml"), os.path.join(graspit, "worlds", "plannerMug.xml"),
+            os.path.join(openrave, "data", "lab1.env.xml"), os.path.join(openrave, "data", "wam_cabinet.env.xml")]
+    paths = [graspit, openrave]
+    dst = tmp_path / "batch"
+    s = roboio.batch.convert(srcs, dst, "graspit", client=cluster, search_paths=paths)
+    assert len(s.ok) == 4 and not s.failed, s.failed
+    assert not any(o.shared for o in s.outcomes)
+    single = tmp_path / "single"
+    for job in convert_jobs(srcs, str(dst), get("graspit")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")              # the readers' notes, reported by batch too
+            obj = roboio.load(job.src, search_paths=paths)
+        roboio.save(obj, single / os.path.relpath(job.dst, dst), "graspit")
+    files = {os.path.relpath(os.path.join(d, f), single) for d, _, fs in os.walk(single) for f in fs}
+    assert {os.path.relpath(os.path.join(d, f), dst) for d, _, fs in os.walk(dst) for f in fs
+            if f != ".roboio-batch-report.json"} == files
+    for rel in files:
+        assert _read(dst / rel) == _read(single / rel), rel
+    shared = [p for o in s.outcomes for p in o.written if "models/robots/Barrett/" in p["path"]]
+    assert shared and all("crc32" in p for p in shared)

@@ -94,6 +94,25 @@ def test_a_file_two_inputs_wrote_is_reported_on_the_later(tmp_path):
     assert a.shared == [] and b.shared == [f"{side} was also written for a.xml: the later write replaced the earlier"]
 
 
+def test_a_file_two_inputs_wrote_with_the_same_bytes_is_no_conflict(tmp_path):
+    """GraspIt! worlds that name one unchanged robot file write it with the same bytes: not
+    reported; other bytes are (the later write replaced the earlier)."""
+    from roboio.batch.tasks import Outcome, note_shared_writes, stamp
+    side = tmp_path / "Barrett.xml"
+    side.write_text("<robot/>")
+    same = stamp(str(side), digest=True)
+    assert same["crc32"] == 0x3527C3E4                  # zlib.crc32(b"<robot/>")
+    writers = {}
+    for name in ("a.xml", "b.xml"):
+        o = Outcome(name, "ok", written=[same])
+        note_shared_writes(o, writers)
+        assert o.shared == []
+    side.write_text("<robot type='Hand'/>")
+    c = Outcome("c.xml", "ok", written=[stamp(str(side), digest=True)])
+    note_shared_writes(c, writers)
+    assert c.shared == [f"{side} was also written for a.xml: the later write replaced the earlier"]
+
+
 def test_walks_skip_files_that_only_share_a_generic_extension(tmp_path, capsys):
     """A README.txt or a ROS package.xml is not a broken Klamp't path or world: validate DIR
     and convert DIR leave them out; a broken .rob or .urdf (specific extensions) still fails."""

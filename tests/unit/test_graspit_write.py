@@ -137,7 +137,8 @@ def test_world_written_and_read_back(tmp_path):
     np.testing.assert_allclose(w2.rigid_objects[0].transform, o.transform, atol=1e-15)
     assert w2.terrains[0].name == "floor"
     text = (tmp_path / "w.xml").read_text()
-    assert "<filename>models/robots/arm/arm.xml</filename>" in text
+    # a robot written from the model goes to the world's own folder under models/robots/
+    assert "<filename>models/robots/w/arm/arm.xml</filename>" in text
 
 
 # -- the generic DH helpers ------------------------------------------------------------------

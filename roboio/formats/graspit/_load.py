@@ -348,14 +348,14 @@ def _dof_values(robot, text: str, ctx, line, path):
     gx["breakaway"] = breakaway
 
 
-def _add_mount(robot, body: BodyData, filename: str):
+def _add_mount(robot, body: BodyData, filename: str, path: str):
     from ._build import _link
     name = f"{robot.name}_mount"
     link = _link(name, 0, False, (0, 0, 1), np.eye(4), body)
     robot.add_link(link, qmin=0.0, qmax=0.0, q=0.0)
     from ...model import Joint
     robot.joints.append(Joint("weld", [link.index]))
-    robot.extras["graspit"]["mount"] = {"link": link.index, "filename": filename}
+    robot.extras["graspit"]["mount"] = {"link": link.index, "filename": filename, "path": path}
     return link.index
 
 
@@ -397,6 +397,8 @@ def load_world(root, path: str, ctx: LoadContext) -> World:
             el.transform = T
             el.extras["graspit"].update(kind=item.kind, filename=item.filename, transform=item.transform,
                                        inline=item.filename is None)
+            if item.filename is not None:
+                el.extras["graspit"]["path"] = p
             el.source = path
             world.add(el)
         elif isinstance(item, ConnectionRec):
@@ -417,12 +419,24 @@ def load_world(root, path: str, ctx: LoadContext) -> World:
             if item.mount_filename:
                 p = _world_file(item.mount_filename, roots, "mount body", ctx, item.line, path)
                 body = load_body(p, ctx, dynamic=True, line=item.line, referrer=path, near=path)
-                con["mount_link"] = _add_mount(child, body, item.mount_filename)
+                con["mount_link"] = _add_mount(child, body, item.mount_filename, p)
             connections.append(con)
         elif isinstance(item, CameraRec):
             camera = item
     world.extras["graspit"] = {"connections": connections, "camera": camera, "roots": roots}
     return world
+
+
+def load_on_its_own(path: str, kind: str):
+    """The robot (``kind`` "robot") or body ("obstacle", "graspableBody", "mount") file at
+    ``path`` as it reads on its own, outside any world: a Robot, Terrain or RigidObject. The
+    writer compares a world's element with it to tell a file the world left unchanged."""
+    ctx = LoadContext(path)
+    if kind == "robot":
+        return _load_robot_file(path, ctx, None, None)
+    body = load_body(path, ctx, dynamic=kind != "obstacle")
+    make = terrain if kind == "obstacle" else rigid_object
+    return make(body_name(path), body)
 
 
 # -- entry ---------------------------------------------------------------------------------

@@ -363,7 +363,8 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
             li, s, _ = joints_k[0]
             o = dof_of[li][2]
             value = (robot.config[li] - o) / s
-        if value != 0:
+        if value != 0 and not world:
+            # in a world the configuration is the world's (<dofValues>), not the robot file's
             fields.append(("defaultValue", num(math.degrees(value / dof_units[k]))))
         if dtype == "b" and rec is not None and rec.breakaway_torque is not None:
             fields.append(("breakAwayTorque", rec.breakaway_torque.text))

@@ -21,12 +21,11 @@ import numpy as np
 
 from ...errors import OutputError
 from ...transforms import vector_norm
-from ..fileio import safe_file_stem
 from ._build import MM, dh_structure, joint_infos
 from ._collision_out import disable_collision_lines
 from ._robot_generic import spec_from_model
 from ._robot_spec import ChainOut, DofOut, JointOut, LinkOut, RobotOut, body_of, render, tail_from_extras
-from ._text import num, same
+from ._text import esc, folder_name, num, same
 
 __all__ = ["robot_files", "dof_values_text", "matches_record"]
 
@@ -193,7 +192,8 @@ def _read_default(dr, gx, k) -> float:
 def robot_files(writer, robot, path: str, world: bool = False, info: Optional[dict] = None) -> str:
     """Plan the files of ``robot`` written at ``path``; returns the robot XML. ``world``:
     the robot is part of a world (its pose and configuration go to the world file, its
-    mount piece to a body file); ``info`` receives what the world writer needs."""
+    mount piece to a body file the world writer places); ``info`` receives what the world
+    writer needs."""
     report = writer.report
     if robot.num_links == 0:
         raise OutputError(None, f"robot {robot.name!r} has no links: a GraspIt! robot needs a palm")
@@ -238,19 +238,15 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
     for ch in spec.chains:
         for l in ch.links:
             l.file = new_names[id(l.body)]
-    for rel, text in spec.side_files:
-        writer.add_file(os.path.join(rdir, rel), text, f"{robot.name}: {rel}")
+    for rel, text, tag, line in spec.side_files:
+        used = writer.add_file(os.path.join(rdir, rel), text, f"{robot.name}: {rel}")
+        used_rel = os.path.relpath(used, rdir).replace(os.sep, "/")
+        if used_rel != rel:         # another file of this save holds that name: refer to the new one
+            spec.tail[line] = f"    <{tag}>{esc(used_rel)}</{tag}>"
     if info is not None:
         info["dofs"] = spec.dofs
         info["chains"] = len(spec.chains)
         info["robot"] = robot
-        if mount:
-            link = robot.links[mount["link"]]
-            mname = os.path.basename(mount.get("filename") or "mount.xml")
-            mpath = os.path.join(iv, mname)
-            text = writer.body_text(link.geometry, link.mass, link.com, link.inertia,
-                                    link.extras.get("graspit", {}), mpath, link.name, True)
-            info["mount_file"] = writer.add_file(mpath, text, link.name)
     _report_model_losses(robot, report, exclude)
     return render(spec)
 
@@ -261,10 +257,7 @@ def _own_body_folder(spec: RobotOut, path: str) -> None:
     side share ``iv/``, and two robots with a link of one name (``BODY``) would otherwise
     write one body file, the later replacing the other's. A robot written from its GraspIt!
     records keeps the file names it was read with (its rewrite is then a fixed point)."""
-    name = os.path.basename(path)
-    if name.lower().endswith(".xml"):
-        name = name[:-4]
-    folder = safe_file_stem(name, default="robot")
+    folder = folder_name(path, "robot")
     spec.palm_file = f"{folder}/{spec.palm_file}"
     for ch in spec.chains:
         for link in ch.links:

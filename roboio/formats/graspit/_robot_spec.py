@@ -67,7 +67,7 @@ class RobotOut:
     dofs: list
     chains: list
     tail: list = field(default_factory=list)        # lines after the chains
-    side_files: list = field(default_factory=list)  # (relative path, text)
+    side_files: list = field(default_factory=list)  # (relative path, text, tag, index in tail)
     mount_link: Optional[int] = None
 
 
@@ -93,7 +93,7 @@ def tail_from_extras(out: RobotOut, robot, rec, gx, report):
         data = gx.get(key)
         if data is not None:
             ref = ref or default
-            out.side_files.append((ref, text_of(data)))
+            out.side_files.append((ref, text_of(data), tag, len(t)))
         elif ref:
             report.warn(f"<{tag}>{ref}</{tag}> kept: the file could not be read when the robot was "
                         "loaded, so it is not written", kind="missing file")

@@ -5,15 +5,25 @@ unchanged files stay as written)."""
 from __future__ import annotations
 
 import math
+import os
 from typing import Callable, Optional
 
 import numpy as np
 
-from ..fileio import fmt_float
+from ..fileio import fmt_float, safe_file_stem
 from ._records import Number, TransformRec
 from ._transform import matrix_mm, parts_for
 
-__all__ = ["num", "plain", "same", "keep_or", "transform_lines", "transform_for", "esc"]
+__all__ = ["num", "plain", "same", "keep_or", "transform_lines", "transform_for", "esc", "folder_name"]
+
+
+def folder_name(path: str, default: str) -> str:
+    """The name of the folder that holds what the file at ``path`` writes for itself alone:
+    its file name without ``.xml`` (``SR1.body.xml`` -> ``SR1.body``, ``lab1.xml`` -> ``lab1``)."""
+    name = os.path.basename(path)
+    if name.lower().endswith(".xml"):
+        name = name[:-4]
+    return safe_file_stem(name, default=default)
 
 
 def num(x) -> str:

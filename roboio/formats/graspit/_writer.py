@@ -10,26 +10,34 @@
   converted into DH chains (:mod:`._robot_generic`). Link body files go to ``<dir>/iv/``.
 * **Worlds**: ``<obstacle>`` (terrains), ``<graspableBody>`` (rigid objects), ``<robot>``
   (with ``<dofValues>`` and breakaway flags), ``<connection>``, ``<camera>``. The world's
-  GraspIt! root is the folder it is written to: robots go to
-  ``models/robots/<Name>/<Name>.xml``, bodies to ``models/obstacles/`` and
-  ``models/objects/`` below it, referenced relative to it (load the world in GraspIt! with
-  ``GRASPIT`` set to that folder).
+  GraspIt! root is the folder it is written to (load the world in GraspIt! with ``GRASPIT``
+  set to it); its robots and bodies are files under ``models/`` there. One that the world
+  read from GraspIt!'s own layout and left unchanged keeps that file (the same bytes for
+  every world naming it); any other goes to a folder named after the world file,
+  ``models/robots/<world>/<Name>/<Name>.xml``, ``models/obstacles/<world>/``,
+  ``models/objects/<world>/`` (:meth:`GraspitWriter._kept_place`), so that worlds written
+  side by side never replace each other's robots or bodies.
 
 Everything a GraspIt! file cannot hold is reported with ``report.lose``.
 """
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 
 import numpy as np
 
+from ...errors import RoboioError
 from ...model import RigidObject, Robot, Terrain, TriangleMesh, World
+from ...report import ConversionReport
 from ...transforms import compose, vector_norm
 from ..fileio import atomic_write, safe_file_stem
 from ._build import GRAMS, MM, com_m, geometry_transform_si, inertia_si, mass_kg
 from ._iv_out import inventor_text
+from ._load import body_name, load_on_its_own
 from ._records import BodyRec
-from ._text import esc, keep_or, num, same, transform_for, transform_lines
+from ._text import esc, folder_name, keep_or, num, same, transform_for, transform_lines
 from ._transform import is_rotation
 
 __all__ = ["GraspitWriter"]
@@ -52,6 +60,7 @@ class GraspitWriter:
         self.files: dict = {}
         self.protected: set = set()
         self.zero_mass: list = []
+        self.kept: set = set()          # files of GraspIt!'s layout that other worlds may name
 
     # -- files -----------------------------------------------------------------------
     def add_file(self, path: str, text: str, what: str) -> str:
@@ -86,10 +95,25 @@ class GraspitWriter:
 
     def flush(self, main: str):
         for p, text in self.files.items():
+            if p in self.kept:
+                self._check_kept(p, text)
             if p != main:
                 atomic_write(p, text)
                 self.report.files.append(p)
         atomic_write(main, self.files[main])
+
+    def _check_kept(self, path: str, text: str) -> None:
+        """A kept file (GraspIt!'s layout, unchanged) is the same bytes for every world that
+        names it, unless two GraspIt! trees hold different files of one name: say so when
+        the file already there holds other bytes."""
+        try:
+            with open(path, "rb") as f:
+                old = f.read()
+        except OSError:
+            return
+        if old != text.encode("utf-8"):
+            self.report.warn(f"{path}: replaced a file that held other bytes (GraspIt!'s own layout; "
+                             "a world written into this folder before may name it)", kind="changed")
 
     def _protect(self, obj):
         geoms = []
@@ -261,33 +285,47 @@ class GraspitWriter:
 
     # -- worlds ----------------------------------------------------------------------
     def world_text(self, world: World, path: str) -> str:
+        """The world XML; its robots and bodies are planned under ``models/`` (see
+        :meth:`_kept_place` for which keep the file the world read them from)."""
         from ._robot_out import robot_files, dof_values_text
         root = os.path.dirname(path)
+        own = folder_name(path, "world")
+        # the folder the world read its own robots and bodies from, if roboio wrote it
+        mine = folder_name(world.source, "world") if isinstance(world.source, str) else None
         gx = world.extras.get("graspit", {})
         lines = ['<?xml version="1.0" ?>', "<world>"]
         for kind, items, folder in (("obstacle", world.terrains, "obstacles"),
                                     ("graspableBody", world.rigid_objects, "objects")):
+            dynamic = kind == "graspableBody"
             for el in items:
-                bpath = os.path.join(root, "models", folder, safe_file_stem(el.name) + ".xml")
+                ex = el.extras.get("graspit", {})
+                bpath = (self._kept_place(el, kind, root, ex, el.name, dynamic, mine)
+                         or os.path.join(root, "models", folder, own, safe_file_stem(el.name) + ".xml"))
                 if isinstance(el, RigidObject):
                     self._lose_object_fields(el)
-                text = self.body_text(el.geometry, getattr(el, "mass", None), getattr(el, "com", None),
-                                      getattr(el, "inertia", None), el.extras.get("graspit", {}),
-                                      bpath, el.name, kind == "graspableBody")
-                bpath = self.add_file(bpath, text, el.name)
-                ex = el.extras.get("graspit", {})
+                bpath = self.add_file(bpath, self._element_body(self, el, bpath, dynamic), el.name)
                 lines += [f"    <{kind}>", f"        <filename>{esc(_rel(bpath, root))}</filename>"]
                 lines += transform_lines(transform_for(ex.get("transform"), el.transform), "        ")
                 lines.append(f"    </{kind}>")
         dofmaps = []
         for r in world.robots:
             name = safe_file_stem(r.name)
-            rpath = os.path.join(root, "models", "robots", name, name + ".xml")
+            own_dir = os.path.join(root, "models", "robots", own, name)
+            rx = r.extras.get("graspit", {})
+            rpath = (self._kept_place(r, "robot", root, rx, r.name, False, mine)
+                     or os.path.join(own_dir, name + ".xml"))
             info = {}
             text = robot_files(self, r, rpath, world=True, info=info)
-            rpath = self.add_file(rpath, text, r.name)
+            planned, rpath = rpath, self.add_file(rpath, text, r.name)
+            if rpath != planned:        # another robot of this world took the name
+                self.report.rename("robots", r.name, body_name(rpath))
+            mount = rx.get("mount")
+            if mount:
+                link = r.links[mount["link"]]
+                mpath = (self._kept_place(link, "mount", root, mount, None, True, mine) or
+                         os.path.join(own_dir, "iv", os.path.basename(mount.get("filename") or "mount.xml")))
+                info["mount_file"] = self.add_file(mpath, self._element_body(self, link, mpath, True), link.name)
             dofmaps.append(info)
-            rx = r.extras.get("graspit", {})
             lines += ["    <robot>", f"        <filename>{esc(_rel(rpath, root))}</filename>",
                       f"        <dofValues>{dof_values_text(r, info)}</dofValues>"]
             lines += transform_lines(transform_for(rx.get("world_transform"), r.links[0].parent_transform),
@@ -304,6 +342,51 @@ class GraspitWriter:
         for key in sorted(k for k in world.extras if k != "graspit"):
             self.report.lose(f"world data of another format: {key}", kind="kept as data")
         return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def _element_body(writer, el, path: str, dynamic: bool) -> str:
+        """The body file text of ``el`` (a Terrain, RigidObject or link) at ``path``."""
+        return writer.body_text(el.geometry, getattr(el, "mass", None), getattr(el, "com", None),
+                                getattr(el, "inertia", None), el.extras.get("graspit", {}), path,
+                                el.name, dynamic)
+
+    def _planned(self, obj, kind: str, path: str, dynamic: bool) -> dict:
+        """Every file writing ``obj`` alone at ``path`` gives (path -> text), planned aside."""
+        from ._robot_out import robot_files
+        aside = GraspitWriter(ConversionReport())
+        aside.protected = self.protected
+        if kind == "robot":
+            aside.files[path] = robot_files(aside, obj, path, world=True)
+        else:
+            aside.files[path] = self._element_body(aside, obj, path, dynamic)
+        return aside.files
+
+    def _kept_place(self, obj, kind: str, root: str, gx: dict, name, dynamic: bool, mine):
+        """``<root>/<filename>`` for a robot, body or mount piece (``kind`` "robot",
+        "obstacle", "graspableBody", "mount") a GraspIt! world read from ``filename`` in
+        GraspIt!'s own layout (:func:`_graspit_layout`), still under the name the file gives
+        it, when writing it gives exactly what writing that file as it reads on its own gives:
+        the world left it unchanged, so every world that holds it writes the same bytes there.
+        None otherwise: the world writes it into a folder of its own (a robot, body or mount
+        piece of one name may differ from world to world, and worlds written side by side
+        share ``models/``). ``mine``: the name of the folders roboio wrote for the world
+        being written again (its source file's name), which stay its own."""
+        filename, source = gx.get("filename"), gx.get("path")
+        if kind == "robot":
+            source = getattr(obj, "source", None)
+        if not (filename and isinstance(source, str) and _graspit_layout(filename, mine)):
+            return None
+        if name is not None and body_name(filename) != name:
+            return None
+        path = os.path.normpath(os.path.abspath(os.path.join(root, filename)))
+        alone = _on_its_own(source, kind)
+        if alone is None:
+            return None
+        planned = self._planned(obj, kind, path, dynamic)
+        if planned != self._planned(alone, kind, path, dynamic):
+            return None
+        self.kept.update(planned)
+        return path
 
     def _connection(self, world, con, dofmaps, root) -> list:
         n = len(world.robots)
@@ -324,6 +407,51 @@ class GraspitWriter:
         out += transform_lines(transform_for(rec, con["offset"]), "        ")
         out.append("    </connection>")
         return out
+
+
+_ALONE: "OrderedDict" = OrderedDict()   # (real path, size, mtime, kind) -> model, newest last
+_ALONE_MAX = 64
+_ALONE_LOCK = threading.Lock()
+
+
+def _on_its_own(path: str, kind: str):
+    """:func:`load_on_its_own`, or None when the file does not read. The last few are kept
+    while their files are unchanged: worlds written one after another (``convert DIR``, a
+    batch worker) mostly name the same robots. The models are only planned, never changed.
+    (Only the named file's own size and time are checked: a link body edited in between
+    makes the world's robot differ from the cached one, which writes it into the world's
+    folder, the safe side.)"""
+    try:
+        st = os.stat(path)
+        key = (os.path.realpath(path), st.st_size, st.st_mtime_ns, kind)
+    except OSError:
+        return None
+    with _ALONE_LOCK:
+        if key in _ALONE:
+            _ALONE.move_to_end(key)
+            return _ALONE[key]
+    try:
+        obj = load_on_its_own(path, kind)
+    except (RoboioError, OSError, ValueError):
+        return None
+    with _ALONE_LOCK:
+        _ALONE[key] = obj
+        while len(_ALONE) > _ALONE_MAX:
+            _ALONE.popitem(last=False)
+    return obj
+
+
+def _graspit_layout(filename: str, mine) -> bool:
+    """Whether a world's ``<filename>`` names a file of its GraspIt! tree that may be kept:
+    a relative path inside a folder below the root (``models/robots/Barrett/Barrett.xml``,
+    ``models/objects/ch3_shapes/cup.xml``, a mount piece in a robot's ``iv/``), not one of the
+    folders roboio writes for the world itself when it was written as ``<mine>.xml``
+    (``models/*/<mine>/...``: those stay the world's own)."""
+    parts = filename.split("/")
+    if (not filename.endswith(".xml") or os.path.isabs(filename) or "\\" in filename or len(parts) < 2
+            or any(p in ("", ".", "..") for p in parts)):
+        return False
+    return not (mine is not None and len(parts) > 3 and parts[0] == "models" and parts[2] == mine)
 
 
 def _walk(g):
