@@ -146,3 +146,40 @@ def test_collada_fully_transparent_geometry_written_opaque(tmp_path):
     _rewrite(tmp_path, robot, "collada-robot", "ghost.dae")
     back = _load(out)
     _assert_poses_are_mujocos(src, robot, back)
+
+
+# rodent's wrist: an axis that is not unit length, which a reading normalises to within a
+# few ulps of unit length (MuJoCo keeps such an axis as given)
+SLANTED_AXES = """<mujoco model="paw">
+  <worldbody>
+    <body name="arm" pos="0 0 0.3" euler="10 20 30">
+      <joint name="elbow" axis="0.6 -1 0" range="-20 120" damping="0.002"/>
+      <geom type="capsule" fromto="0 0 0 0.1 0 0" size="0.01"/>
+      <body name="hand" pos="0.1 0 0">
+        <joint name="wrist" axis="0.3 0.7 -0.2" range="-30 30"/>
+        <joint name="slide" type="slide" axis="1 1 1" range="-0.01 0.02"/>
+        <geom type="sphere" size="0.01"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def test_mjcf_axis_normalised_by_a_reading_is_written_as_it_is(tmp_path):
+    src, robot = _source(tmp_path, SLANTED_AXES)
+    out = _rewrite(tmp_path, robot, "mjcf", "paw.xml")
+    a, b = mujoco.MjModel.from_xml_path(src), mujoco.MjModel.from_xml_path(out)
+    for name in ("elbow", "wrist", "slide"):
+        ja, jb = a.joint(name), b.joint(name)
+        assert np.allclose(ja.range, jb.range, atol=1e-12, rtol=0), name
+        assert np.allclose(ja.damping, jb.damping, atol=1e-15, rtol=1e-12), name
+    da, db = mujoco.MjData(a), mujoco.MjData(b)
+    rng = np.random.default_rng(5)
+    for _ in range(4):
+        da.qpos[:] = db.qpos[:] = rng.uniform(-0.3, 0.3, a.nq)
+        mujoco.mj_kinematics(a, da)
+        mujoco.mj_kinematics(b, db)
+        for k in range(1, a.nbody):
+            kb = b.body(a.body(k).name).id
+            assert np.allclose(da.xpos[k], db.xpos[kb], atol=TOL, rtol=0)
+            assert np.allclose(da.xmat[k], db.xmat[kb], atol=TOL, rtol=0)
