@@ -77,7 +77,7 @@ from ._actuators_out import Actuators, actuator_name, lead_index
 from ._actuators import KEPT_KINDS, TRANSMISSIONS, as_read, unactuated
 from ._tendons import kept_tendons, tendon_element
 from ._geoms import plane_geom, primitive_geom
-from ._orient import inertia_matrix, normvec, quat_matrix
+from ._orient import MJ_EPS, inertia_matrix, normvec, quat_matrix
 
 __all__ = ["MjcfWriter", "mujoco_reads", "MAX_STL_FACES", "FK_SAMPLES"]
 
@@ -196,6 +196,17 @@ def _robot_actuators(r: Robot) -> list:
     return list(mj.get("actuators") or []) if isinstance(mj, dict) else []
 
 
+def _axis_length(axis) -> float:
+    """The factor a link's joint is written scaled by: ``|axis|``, or exactly 1 for an axis
+    MuJoCo takes as unit (within ``MJ_EPS``: ``mjuu_normvec`` keeps it as given, and so does
+    a reading), which is then written as it is, with its range and forces unscaled, and
+    reads back the same. (Dividing such an axis by its norm again moves its last bits on
+    every rewrite.)"""
+    a = tuple(float(v) for v in np.asarray(axis, float))
+    k = float(vector_norm(np.asarray(a)))
+    return 1.0 if abs(normvec(a)[1] - 1) <= MJ_EPS else k
+
+
 def _frame_at_ref(T, link, ref: float, anchor) -> tuple:
     """``(pos, quat)`` of the body whose first joint, the joint of ``link`` (a hinge at
     ``anchor``, or a slide; unit axis), has ``ref``: where the link is at ``q = ref``,
@@ -203,7 +214,7 @@ def _frame_at_ref(T, link, ref: float, anchor) -> tuple:
     -ref)`` (hinge) or ``body pose x Trans(-ref axis)`` (slide), is ``T``, the link's
     parent transform, again exactly where nearby parameters give it (a stable rewrite)."""
     axis = np.asarray(link.axis, float)
-    axis = np.array(normvec(tuple(float(v) for v in axis / float(vector_norm(axis))))[0])   # as written, read
+    axis = np.array(normvec(tuple(float(v) for v in axis / _axis_length(axis)))[0])   # as written, read
     R, p = np.asarray(T, float)[:3, :3], np.asarray(T, float)[:3, 3]
     if link.joint_type == "revolute":
         back = axis_angle_to_matrix(axis, -ref)
@@ -474,7 +485,7 @@ def _slide_ref(t, axis, base, ulps: int = 4):
     negated anchor of a hinge before it), for a unit ``axis``; None when there is none."""
     v = np.asarray(axis, float)
     t = np.asarray(t, float)
-    if float(vector_norm(v)) != 1.0:
+    if _axis_length(v) != 1.0:
         return None             # (the writer normalises other axes: a different product)
     c = int(np.argmax(np.abs(v)))
     r0 = (base[c] - t[c]) / v[c]
@@ -806,7 +817,7 @@ class MjcfWriter:
                     and (i in plan.anchors or not plan.extra_joints.get(i))
                     and plan.jtype(f) in ("normal", "spin") and l.joint_type in ("revolute", "prismatic")
                     and (l.joint_type == "revolute" or i not in plan.anchors or not np.any(plan.anchors[i][0]))
-                    and abs(float(vector_norm(np.asarray(l.axis, float))) - 1) <= 1e-15):
+                    and _axis_length(l.axis) == 1.0):
                 kept = (f, ref)
                 continue
             self.report.lose("joint refs built into body frames (MuJoCo's qpos0 of the joint differs "
@@ -901,7 +912,7 @@ class MjcfWriter:
         if jt == "weld":
             return False
         axis = np.asarray(l.axis, float)
-        k = float(vector_norm(axis))
+        k = _axis_length(axis)
         if k == 0:
             self.report.lose("joints with a zero axis (they cannot move; written without a joint)", l.name, kind="changed", noun="link")
             return False
@@ -1236,7 +1247,7 @@ class MjcfWriter:
                 continue
             il = d.dofs[lead]
             sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
-            kl = float(vector_norm(r.links[il].axis))
+            kl = _axis_length(r.links[il].axis)
             kept = self._kept_actuators(r, plan, jnames, d) if self.actuators.keep else None
             if kept:
                 self.actuators.add_kept(kept)
@@ -1256,7 +1267,7 @@ class MjcfWriter:
                     rep.lose("coupled DOFs without a MuJoCo hinge or slide joint", f"{d.name}: {r.links[i].name}", kind="not written")
                     continue
                 s, o = d.scale[k], d.offset[k]
-                kf = float(vector_norm(r.links[i].axis))
+                kf = _axis_length(r.links[i].axis)
                 attrs = {"name": self.eq_names.take(f"{actuator_name(d)}:{jnames[i]}", "coupling", _Quiet(), ""),
                          "joint1": jnames[i]}
                 if s != 0:
@@ -1302,7 +1313,7 @@ class MjcfWriter:
             l = r.links[i]
             if (l.joint_name and l.joint_type in ("revolute", "prismatic") and plan.jtype(i) in ("normal", "spin")
                     and i not in plan.free_root and i not in plan.ball_links()
-                    and abs(float(vector_norm(np.asarray(l.axis, float))) - 1) <= 1e-15):
+                    and _axis_length(l.axis) == 1.0):
                 written[l.joint_name] = nm
         done = set()
         for t in tendons:
@@ -1348,7 +1359,7 @@ class MjcfWriter:
             rep.lose("nonlinear drivers without a moving DOF to follow", d.name, kind="not written",
                      noun="driver")
             return
-        kl = float(vector_norm(r.links[lead].axis))
+        kl = _axis_length(r.links[lead].axis)
         for fn, i in zip(d.coupling.functions, d.dofs):
             if i == lead:
                 continue
@@ -1362,7 +1373,7 @@ class MjcfWriter:
                          kind="not written")
                 continue
             coef = list(p[1]) + [0.0] * (5 - len(p[1]))
-            kf = float(vector_norm(r.links[i].axis))
+            kf = _axis_length(r.links[i].axis)
             attrs = {"name": self.eq_names.take(f"{actuator_name(d)}:{jnames[i]}", "coupling", _Quiet(), ""),
                      "joint1": jnames[i]}
             if any(coef[1:]):

@@ -371,6 +371,7 @@ class _BodyWriter:
         self.roles()
         self.name_joints()
         lines = []
+        self.with_geoms = set()        # bodies written with at least one <Geom>
         for i in self.bodies:
             lines += self.body(i, ind)
         joints = self.joint_elements(ind)
@@ -427,7 +428,10 @@ class _BodyWriter:
             attrs += ' enable="false"'
         out = [f"{ind}<Body {attrs}>"]
         out += _pose_lines(self.T0[i], ext.get("raw_pose"), ind + "  ")
-        out += self.geoms(i, ind + "  ")
+        geoms = self.geoms(i, ind + "  ")
+        if geoms:
+            self.with_geoms.add(i)
+        out += geoms
         out += self.mass(l, ind + "  ")
         out += _kept(ext, ind + "  ")
         out.append(f"{ind}</Body>")
@@ -922,12 +926,13 @@ class _BodyWriter:
     def adjacency(self, ind) -> list:
         """``<adjacent>`` pairs so that OpenRAVE checks exactly roboio's self-collision pairs
         (OpenRAVE never checks joined links or links with at most one moving joint between
-        them, nor links without geometry)."""
+        them, nor links without geometry: a link whose geometry is not written, because
+        OpenRAVE cannot hold it, has none for OpenRAVE)."""
         r = self.r
         bodies = self.bodies
         index = {b: k for k, b in enumerate(bodies)}
         nb = len(bodies)
-        has_geom = [b != self.vroot and r.links[b].geometry is not None for b in bodies]
+        has_geom = [b in self.with_geoms for b in bodies]
         # the written joint tree between bodies: parent body and whether the joint moves
         par = {}
         for b in bodies:
@@ -1010,6 +1015,17 @@ class _BodyWriter:
             out += self.sensor(s, ind)
         q = np.asarray(r.config, dtype=float)
         u = [0.0 if k is None else float(q[k]) for k in self.dof_links]
+        # OpenRAVE clamps initial values to the limits of joints that are not circular
+        # (written so where both limits are finite): the written values are the clamped
+        # ones, which OpenRAVE starts from and a reading gives back
+        for n, k in enumerate(self.dof_links):
+            if k is not None and np.isfinite(r.qmin[k]) and np.isfinite(r.qmax[k]):
+                v = min(max(u[n], float(r.qmin[k])), float(r.qmax[k]))
+                if v != u[n]:
+                    self.lose("initial values outside the joint limits (OpenRAVE clamps them)",
+                              f"{r.links[k].name} ({u[n]!r} -> {v!r})", kind="changed",
+                              noun="link", largest=abs(v - u[n]))
+                    u[n] = v
         # measured load values carry rounding noise (~1e-16): not worth a <jointvalues>
         if u and np.any(np.abs(np.asarray(u)) > 1e-12):
             out.append(f"{ind}<jointvalues>{_f(u)}</jointvalues>")

@@ -614,6 +614,12 @@ class _Writer:
                 transparency = ex.get("transparency")
             elif link_color is not None and len(link_color) == 4:
                 diffuse, transparency = tuple(link_color[:3]), 1.0 - link_color[3]
+            if transparency is not None and transparency >= 1.0:
+                # OpenRAVE reads a transparency >= 1 as a mistake and draws the piece opaque:
+                # written opaque, which is what it shows and what a reading gives back
+                self.lose("fully transparent geometry (OpenRAVE draws transparency 1 opaque)",
+                          l.name, kind="read differently", noun="link")
+                transparency = 0.0
             visible = bool(ex.get("visible", True))
             if g.missing:
                 self.lose("missing mesh files", f"{l.name}: {g.source.reference if g.source else '?'}",
