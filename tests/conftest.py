@@ -125,3 +125,15 @@ def rewrite_is_fixed_point(obj, out: str, fmt: str) -> bytes:
     with open(out, "rb") as f:
         assert f.read() == first, f"{out}: write -> read -> write changed the bytes"
     return first
+
+
+def tree_bytes(folder, skip=()) -> dict:
+    """``{path relative to folder: bytes}`` of every file below ``folder`` (file names in
+    ``skip`` left out): two trees compare with ``==``."""
+    out = {}
+    for d, _, files in os.walk(folder):
+        for f in files:
+            if f not in skip:
+                with open(os.path.join(d, f), "rb") as fh:
+                    out[os.path.relpath(os.path.join(d, f), folder)] = fh.read()
+    return out

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import roboio
-from conftest import corpus_path
+from conftest import corpus_path, tree_bytes
 from roboio.cli.main import main
 
 distributed = pytest.importorskip("distributed")
@@ -314,12 +314,7 @@ def test_batch_convert_of_robots_sharing_link_names_equals_single_file_saves(clu
     assert len(s.ok) == 4 and not s.failed
     jobs = convert_jobs([str(src)], str(dst), get("graspit"))
     _single_file_outputs(jobs, str(dst), str(tmp_path / "single"), "graspit")
-    files = {os.path.relpath(os.path.join(d, f), tmp_path / "single")
-             for d, _, fs in os.walk(tmp_path / "single") for f in fs}
-    assert {os.path.relpath(os.path.join(d, f), dst) for d, _, fs in os.walk(dst) for f in fs
-            if f != ".roboio-batch-report.json"} == files
-    for rel in files:
-        assert _read(dst / rel) == _read(tmp_path / "single" / rel), rel
+    assert tree_bytes(dst, skip={".roboio-batch-report.json"}) == tree_bytes(tmp_path / "single")
     assert not any(o.shared for o in s.outcomes)         # no file written for two inputs
     for k in range(4):
         back = roboio.load(dst / f"arm{k}.urdf.xml")
@@ -373,10 +368,6 @@ def test_batch_convert_of_graspit_worlds_equals_single_file_saves(cluster, tmp_p
             warnings.simplefilter("ignore")              # the readers' notes, reported by batch too
             obj = roboio.load(job.src, search_paths=paths)
         roboio.save(obj, single / os.path.relpath(job.dst, dst), "graspit")
-    files = {os.path.relpath(os.path.join(d, f), single) for d, _, fs in os.walk(single) for f in fs}
-    assert {os.path.relpath(os.path.join(d, f), dst) for d, _, fs in os.walk(dst) for f in fs
-            if f != ".roboio-batch-report.json"} == files
-    for rel in files:
-        assert _read(dst / rel) == _read(single / rel), rel
+    assert tree_bytes(dst, skip={".roboio-batch-report.json"}) == tree_bytes(single)
     shared = [p for o in s.outcomes for p in o.written if "models/robots/Barrett/" in p["path"]]
     assert shared and all("crc32" in p for p in shared)

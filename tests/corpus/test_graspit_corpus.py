@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import roboio
-from conftest import CORPUS
+from conftest import CORPUS, tree_bytes
 import graspit_reference as ref
 
 GRASPIT = os.path.join(CORPUS, "graspit")
@@ -219,15 +219,6 @@ def test_world_found_through_graspit_environment(monkeypatch):
 
 
 # -- write -> read -> write ------------------------------------------------------------------
-def _tree(d):
-    out = {}
-    for root, _, files in os.walk(d):
-        for f in files:
-            with open(os.path.join(root, f), "rb") as fh:
-                out[os.path.relpath(os.path.join(root, f), d)] = fh.read()
-    return out
-
-
 @pytest.mark.parametrize("path", KINEMATICS, ids=_rel)
 def test_robot_write_read_write_identical(path, tmp_path):
     r = robot(path)
@@ -236,7 +227,7 @@ def test_robot_write_read_write_identical(path, tmp_path):
     assert not rep.lost
     r2 = _load(tmp_path / "a" / stem)
     roboio.save(r2, tmp_path / "b" / stem, format="graspit")
-    a, b = _tree(tmp_path / "a"), _tree(tmp_path / "b")
+    a, b = tree_bytes(tmp_path / "a"), tree_bytes(tmp_path / "b")
     assert a == b
     assert r2.link_names == r.link_names
     u = np.array([0.5 * (d.qmin + d.qmax) for d in r.drivers])
@@ -254,7 +245,7 @@ def test_world_write_read_write_identical(path, tmp_path):
     assert not rep.lost
     w2 = _load(tmp_path / "a" / "w.xml")
     roboio.save(w2, tmp_path / "b" / "w.xml", format="graspit")
-    assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
+    assert tree_bytes(tmp_path / "a") == tree_bytes(tmp_path / "b")
     for r1, r2 in zip(w.robots, w2.robots):
         np.testing.assert_array_equal(r1.config, r2.config)
         np.testing.assert_allclose(r1.fk(), r2.fk(), atol=1e-15)

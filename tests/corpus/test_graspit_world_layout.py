@@ -11,11 +11,13 @@ import numpy as np
 
 import graspit_reference as ref
 import roboio
+from conftest import corpus_path, tree_bytes
 from roboio.model import RigidObject, Terrain, World
 from roboio.transforms import make_transform
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit"))
 from test_graspit_write import _rot, box_mesh, sample_robot  # noqa: E402
+
 
 def graspit_link_frames(robot_xml: str, q) -> dict:
     """Link name (roboio's ``name`` attribute) -> its frame in the palm frame (metres) at
@@ -62,15 +64,6 @@ def _placed(mesh) -> np.ndarray:
     return np.asarray(mesh.vertices, float) @ T[:3, :3].T + T[:3, 3]
 
 
-def _tree(folder) -> dict:
-    out = {}
-    for d, _, files in os.walk(folder):
-        for f in files:
-            with open(os.path.join(d, f), "rb") as fh:
-                out[os.path.relpath(os.path.join(d, f), folder)] = fh.read()
-    return out
-
-
 def test_two_worlds_in_one_folder_each_read_back_their_own_robot_and_bodies(tmp_path):
     worlds = _worlds()
     for name, w in worlds.items():
@@ -106,29 +99,27 @@ def test_the_order_of_the_writes_changes_no_byte(tmp_path):
             roboio.save(worlds[name], tmp_path / folder / name, format="graspit")
     for name in worlds:
         roboio.save(worlds[name], tmp_path / "alone" / name / name, format="graspit")
-    ab = _tree(tmp_path / "ab")
-    assert ab == _tree(tmp_path / "ba")
+    ab = tree_bytes(tmp_path / "ab")
+    assert ab == tree_bytes(tmp_path / "ba")
     alone = {}
     for name in worlds:
-        alone.update(_tree(tmp_path / "alone" / name))
+        alone.update(tree_bytes(tmp_path / "alone" / name))
     assert ab == alone                                 # no file of one world is the other's
     roboio.save(worlds["left.xml"], tmp_path / "ab" / "left.xml", format="graspit")
-    assert _tree(tmp_path / "ab") == ab
+    assert tree_bytes(tmp_path / "ab") == ab
 
 
 def test_world_layout_is_a_fixed_point(tmp_path):
     """A world read back from its own folder writes the same files again, over itself."""
     roboio.save(_worlds()["left.xml"], tmp_path / "left.xml", format="graspit")
-    first = _tree(tmp_path)
+    first = tree_bytes(tmp_path)
     roboio.save(roboio.load(tmp_path / "left.xml"), tmp_path / "left.xml", format="graspit",
                 overwrite_input=True)
-    assert _tree(tmp_path) == first
+    assert tree_bytes(tmp_path) == first
     assert sorted(p for p in first if p.endswith("arm.xml")) == [os.path.join("models", "robots", "left", "arm", "arm.xml")]
 
 
 # -- real worlds --------------------------------------------------------------------------------
-from conftest import corpus_path  # noqa: E402
-
 OPENRAVE = corpus_path("openrave", "src")
 GRASPIT = corpus_path("graspit")
 
@@ -185,15 +176,15 @@ def test_graspit_worlds_share_unchanged_robot_files_and_keep_edited_ones_apart(t
     for n in names:
         roboio.save(_barrett_world(n), tmp_path / "both" / n, format="graspit")
         roboio.save(_barrett_world(n), tmp_path / f"alone-{n}" / n, format="graspit")
-    both = _tree(tmp_path / "both")
+    both = tree_bytes(tmp_path / "both")
     for n in names:
-        alone = _tree(tmp_path / f"alone-{n}")
+        alone = tree_bytes(tmp_path / f"alone-{n}")
         assert {k: both[k] for k in alone} == alone
         assert b"<filename>models/robots/Barrett/Barrett.xml</filename>" in alone[n]
     assert b"<mountFilename>models/robots/Barrett/iv/barrettmount.xml</mountFilename>" in both[names[0]]
     edited = _barrett_world("plannerMug.xml", _edit_limit)
     roboio.save(edited, tmp_path / "both" / "edited.xml", format="graspit")
-    after = _tree(tmp_path / "both")
+    after = tree_bytes(tmp_path / "both")
     assert {k: after[k] for k in both} == both                 # nothing of the others changed
     assert b"<filename>models/robots/edited/Barrett/Barrett.xml</filename>" in after["edited.xml"]
     j = "Barrett_chain0_joint1"
@@ -204,7 +195,7 @@ def test_graspit_worlds_share_unchanged_robot_files_and_keep_edited_ones_apart(t
     # written back from its own folder, the edited world stays there (a fixed point)
     roboio.save(_load(tmp_path / "both" / "edited.xml"), tmp_path / "both" / "edited.xml",
                 format="graspit", overwrite_input=True)
-    assert _tree(tmp_path / "both") == after
+    assert tree_bytes(tmp_path / "both") == after
 
 
 def test_side_file_renamed_in_one_save_is_referenced_by_its_new_name(tmp_path):
