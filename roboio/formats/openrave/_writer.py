@@ -37,6 +37,7 @@ from ..affine import link_poses
 from ..fileio import fmt_float
 from ..naming import Namespace, joint_names, no_whitespace, say_unwritten
 from ._math import apply_transform_tag, matrices_from_quats, quat_from_matrix
+from ._held import held_at, held_value
 from ._multiaxis import axis_chains, continues_joint, report_folded_names
 from ._mimic import equation_text
 from ...model.coupling import without_clamp
@@ -687,7 +688,7 @@ class _BodyWriter:
             if m.get("pos") and self.names_known(m["pos"]):
                 continue
             for k in moving:
-                q[k] = r.config[k]
+                q[k] = held_value(r, k)
         self.q_write = q
         self.T0 = link_poses(r, q)
         if self.vroot is not None:
@@ -763,7 +764,8 @@ class _BodyWriter:
             attrs += ' enable="false"'
             if not (jd.get("mimic") and (jd["mimic"][0] or {}).get("pos")):
                 self.lose("links without a driver, written as passive OpenRAVE joints, which hold "
-                          "their value (rigid)", links[first].name, kind="changed", noun="link")
+                          "their value (rigid)", f"{links[first].name} ({held_at(r, moving)})",
+                          kind="changed", noun="link")
         if kind == "formula":
             _, di, pos = role
             d = r.drivers[di]
