@@ -16,8 +16,8 @@ Joints. ``revolute``/``prismatic`` with hard ``<limits>`` (degrees / metres; no 
 on a revolute joint: circular); ``axis_info`` ``active`` for DOFs only (welds and mimic
 joints are passive; joints no driver moves are written as welds where ``robot.config``
 holds them, their motion at that value in the weld's frame, since OpenRAVE holds a passive
-joint at 0 and a floating base must keep its height; a driver that moves a weld with scale 0 is OpenRAVE's active static
-joint, limits 0..0); speeds and accelerations in deg/s, deg/s^2 (motion
+joint at 0 and a floating base must keep its height; a driver that moves a weld with scale
+0 is OpenRAVE's active static joint, limits 0..0); speeds and accelerations in deg/s, deg/s^2 (motion
 system). The DOF order is the drivers' order: one ``attach_actuator`` per DOF in order.
 Affine drivers become mimic ``<formula>``s ``q = offset + scale * master`` (MathML, with
 OpenRAVE's technique and correct partial derivatives).
@@ -26,7 +26,8 @@ Geometry, mass, extras. Meshes baked into the link frame (``<triangles>``); boxe
 cylinders as OpenRAVE ``geometry_info`` primitives (``cylinderz``) plus a tessellated mesh for
 other tools; phong materials (per geometry when the model has OpenRAVE colours, else the
 link colour); rigid bodies with principal inertia and ``mass_frame`` in the body frame at
-the written frames' configuration (0, and held joints at their values) (the physics model's parent is the identity node ``visual1``); manipulators, attached
+the written frames' configuration (0, held joints at their values; the physics model's
+parent is the identity node ``visual1``); manipulators, attached
 sensors and self-collision exclusions (``ignore_link_pair``).
 
 Exact re-writing. A model read from COLLADA keeps (``robot.extras["collada"]``) the texts of
