@@ -25,7 +25,9 @@ What B cannot hold is accounted for, and listed in ``VerifyResult.accounted`` (e
 comparison is exact, ``VerifyResult.exact``):
 
 * a link B welds that A moves (a GraspIt! palm; an OpenRAVE passive joint) is held at B's
-  value in A's samples;
+  value in A's samples, or at A's configured value when that matches B more closely (B's
+  weld frame includes the joint's motion there: roboio's COLLADA writer welds a joint no
+  driver moves where the robot's configuration holds it);
 * where the comparison fails as it is, A's base frames that B does not store (identity in
   B: a GraspIt! robot file has no base pose; a Choreonoid free link folds a floating base's
   frame offsets into its configuration) are placed as B's, and the change is measured
@@ -301,7 +303,8 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     ``"drivers"``.
 
     What B cannot hold is accounted for, and listed in ``accounted`` (empty: the comparison
-    is exact): links B welds that A moves are held at B's value in A's samples; where the
+    is exact): links B welds that A moves are held at B's value in A's samples (or at A's
+    configured value, when that matches B more closely); where the
     comparison fails as it is, A's frames are made rotations, and then A's base frames that B
     does not store (identity in B) are placed as B's, their change measured.
 
@@ -364,16 +367,19 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
         Qa = np.array([ea.config_from_drivers(u, q) for u, q in zip(U, Qa)])
         Qa[:, wa] = ra.config[wa]
     ratio = _axis_ratio(ra, rb, ia, ib, notes)
+    Qa_own = None              # A's samples with the held links at A's configured values
     if held:
         hk = np.array(held)
         value = rb.config[ib[hk]] / ratio[hk]
-        # only links A's samples move away from B's value are accounted for (a link whose
+        own = ra.config[ia[hk]]
+        # only links A's samples move away from the value are accounted for (a link whose
         # range is that one value, or that a driver moves by 0, loses nothing)
-        held = [k for k, moved in zip(held, (Qa[:, ia[hk]] != value).any(axis=0)) if moved]
+        moved_b = (Qa[:, ia[hk]] != value).any(axis=0)
+        moved_a = (Qa[:, ia[hk]] != own).any(axis=0)
+        if np.any(own != value):
+            Qa_own = Qa.copy()
+            Qa_own[:, ia[hk]] = own
         Qa[:, ia[hk]] = value
-    if held:
-        accounted.append("links B welds held at B's value in A's samples: "
-                         + ", ".join(ra.link_names[ia[k]] for k in held))
     if (wa[ia] & ~wb[ib]).any():
         notes.append("welded in A only: " + ", ".join(
             ra.link_names[i] for i, j in pairs if wa[i] and not wb[j]))
@@ -397,6 +403,19 @@ def verify(a, b, samples: int = 100, seed: int = 0, tol: float = 1e-9, link_map=
     # A as it is; with its frames made rotations (what a rigid-body target holds); with its
     # base placed as B's: the first within tol counts, else the closest
     plain = _best(ra, fk_b, Qa, candidates, ia, ib)
+    if held:
+        # B's weld holds a joint at B's value, or where A's configuration puts it when B's
+        # frame includes that motion (a COLLADA weld of a joint no driver moves): the
+        # closer counts (B's value on a tie)
+        where = "B's value"
+        if Qa_own is not None:
+            plain_own = _best(ra, fk_b, Qa_own, candidates, ia, ib)
+            if _err(plain_own) < _err(plain):
+                Qa, plain, moved_b, where = Qa_own, plain_own, moved_a, "A's configured value"
+        held = [k for k, moved in zip(held, moved_b) if moved]
+        if held:
+            accounted.append(f"links B welds held at {where} in A's samples: "
+                             + ", ".join(ra.link_names[ia[k]] for k in held))
     tried = [(plain, ra, None, None)]
     rigid = _rigid(ra)
     placed = _placed_as(ra, rb, pairs)

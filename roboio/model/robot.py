@@ -98,20 +98,25 @@ class Link:
 
     def joint_transform(self, q: float) -> np.ndarray:
         """The link frame relative to its parent's at joint value ``q`` (4x4):
-        ``parent_transform`` times the joint's motion, a rotation by ``q * |axis|`` about
-        ``axis`` (revolute; the axis is not normalised, as in Klamp't) or a translation by
-        ``q * axis`` (prismatic). One link's step of :meth:`Robot.fk`, for code that needs a
-        single link or a short chain without compiling the robot."""
-        from ..transforms import axis_angle_to_matrix, compose, make_transform, vector_norm
+        ``parent_transform`` times the joint's motion (:meth:`joint_motion`). One link's
+        step of :meth:`Robot.fk`, for code that needs a single link or a short chain without
+        compiling the robot."""
+        from ..transforms import compose
+        # (element-wise product: writers build file numbers from it, the same on any machine)
+        return compose(np.asarray(self.parent_transform, float), self.joint_motion(q))
+
+    def joint_motion(self, q: float) -> np.ndarray:
+        """The joint's motion at value ``q`` (4x4, in the joint frame, i.e. after
+        ``parent_transform``): a rotation by ``q * |axis|`` radians about ``axis``
+        (revolute; the axis is not normalised, as in Klamp't) or a translation by
+        ``q * axis`` metres (prismatic)."""
+        from ..transforms import axis_angle_to_matrix, make_transform, vector_norm
         w = np.asarray(self.axis, float)
         if self.joint_type == "prismatic":
-            motion = make_transform(np.eye(3), float(q) * w)
-        else:
-            n = float(vector_norm(w))
-            motion = make_transform(axis_angle_to_matrix(w / n, float(q) * n) if n else np.eye(3),
-                                    np.zeros(3))
-        # (element-wise product: writers build file numbers from it, the same on any machine)
-        return compose(np.asarray(self.parent_transform, float), motion)
+            return make_transform(np.eye(3), float(q) * w)
+        n = float(vector_norm(w))
+        return make_transform(axis_angle_to_matrix(w / n, float(q) * n) if n else np.eye(3),
+                              np.zeros(3))
 
     def __repr__(self):
         return f"<Link {self.index} {self.name!r} parent={self.parent} {self.joint_type}>"

@@ -41,7 +41,8 @@ PAIRS = ([(src, fmt, "OK") for fmt in EXACT_WRITERS for src in ROBOTS]
             # the AL5D's root turns and sits 1 cm up: a GraspIt! palm neither moves nor has a
             # base pose (verify holds the palm and places the base, the report states both)
             ("klampt/robots/AL5D.rob", "graspit", "LOSS"),
-            # SR1's undriven joints become OpenRAVE passive joints, held at 0
+            # SR1's undriven joints become OpenRAVE passive joints (welds where SR1's
+            # configuration holds them: verify holds them at SR1's values, the report says so)
             ("choreonoid/share/model/SR1/SR1.body", "collada-robot", "LOSS"),
             # a floating base with frame offsets: a Choreonoid free link folds them into its pose
             ("klampt/robots/athlete.rob", "choreonoid-body", "LOSS")])

@@ -329,12 +329,13 @@ def test_sr1_body_against_its_urdf_names_what_really_differs():
      ["a fixed link 'world' is added",
       "links without a driver, written as active OpenRAVE joints (extra DOFs after the drivers'): "
       "base0, base1, base2, base3, base4, WAIST"]),
-    # COLLADA: the same 'world' link; the base's links written passive (welded at 0, the
-    # base's height lost)
+    # COLLADA: the same 'world' link; the base's links written passive (welds whose frames
+    # hold the base's height: base2's value becomes its origin's translation)
     ("collada-robot", "SR1.dae",
-     {("world", "added"), ("base2", "initial value")} | {(f"base{k}", "joint") for k in range(5)}
-     | {("WAIST", "joint")},
-     ["written with an added fixed root link 'world'", "joints no driver moves (written passive"]),
+     {("world", "added"), ("base2", "initial value"), ("base2", "origin translation")}
+     | {(f"base{k}", "joint") for k in range(5)} | {("WAIST", "joint")},
+     ["written with an added fixed root link 'world'", "joints no driver moves (written passive",
+      "base2 (held at 0.7135 m"]),
 ])
 def test_sr1_through_the_writers_lists_what_the_report_states(tmp_path, fmt, name, expected, stated):
     out, report = _convert(SR1, tmp_path, name, fmt)

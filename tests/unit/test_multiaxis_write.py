@@ -368,3 +368,28 @@ def test_the_shipped_gimbal_cart_converts_to_collada_with_two_joints(tmp_path):
     view = OpenraveView(out)
     assert sorted((n, len(a)) for n, a in view.joints.values()) == [("camera_mount", 2), ("front_wheel", 2)]
     assert roboio.verify(src, roboio.load(str(out))).ok
+
+
+def test_openrave_xml_start_values_of_a_multi_axis_joint_clamped_to_its_first_axis(cart, tmp_path):
+    """OpenRAVE clamps every axis of a joint to the joint's first axis's limits
+    (kinbody.cpp, KinBody::SetDOFValues: GetLowerLimit(0)/GetUpperLimit(0)); the writer
+    clamps ``<jointvalues>`` the same way, so that a reading starts where the file says and
+    write -> read -> write is a fixed point. The hinge2's second axis (+-180 deg) at 1 rad
+    starts at the first axis's 40 deg; the universal's second axis (-45..30 deg) at 0.7 rad
+    stays at 0.7 (within the first axis's +-90 deg)."""
+    src = roboio.load(str(cart))
+    q = np.array(src.config, float)
+    q[src.link_index("steer.axis1")] = 1.0
+    q[src.link_index("neck.axis1")] = 0.7
+    src.config = q
+    out, report = _write(src, tmp_path, "start.robot.xml")
+    values = [float(x) for x in etree.parse(str(out)).find(".//jointvalues").text.split()]
+    # DOFs in driver order: steer (2 axes), neck (2 axes)
+    assert values == pytest.approx([0.0, math.radians(40), 0.0, 0.7], abs=1e-15)
+    assert any("steer.axis1 (1.0 -> " in x and "first axis's limits" in x for x in report.lost), report.lost
+    assert not any("neck.axis1" in x for x in report.lost), report.lost
+    back = roboio.load(str(out))
+    assert back.config[back.link_index("steer.axis1")] == pytest.approx(math.radians(40), abs=1e-15)
+    assert back.config[back.link_index("neck.axis1")] == pytest.approx(0.7, abs=1e-15)
+    again, _ = _write(back, tmp_path, "again.robot.xml")
+    assert again.read_bytes() == out.read_bytes()

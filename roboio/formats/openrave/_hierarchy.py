@@ -720,6 +720,13 @@ def _static_info(j: IJoint):
 
 
 def _clamp_dofs(active, values) -> list:
+    """DOF ``values`` clamped as OpenRAVE's ``KinBody::SetDOFValues`` clamps them
+    (kinbody.cpp): a spherical joint's rotation angle, and every non-circular axis of any
+    other joint, to the limits of the joint's **first** axis (``GetLowerLimit(0)`` and
+    ``GetUpperLimit(0)`` for each axis ``i``, not ``GetLowerLimit(i)``); circular axes are
+    kept as given. Faithful, not a slip: an axis whose own limits are wider than the first
+    axis's starts within the first's (the OpenRAVE XML writer clamps ``<jointvalues>`` the
+    same way, so that a reading gives back what it wrote)."""
     out = list(values)
     for j in active:
         i0 = j.dofindex
@@ -733,7 +740,7 @@ def _clamp_dofs(active, values) -> list:
             out[i0:i0 + 3] = [float(x) for x in p]
             continue
         for i in range(j.dof):
-            if not j.circular[i]:
+            if not j.circular[i]:       # (axis 0's limits for every axis, as OpenRAVE)
                 out[i0 + i] = min(max(out[i0 + i], j.lower[0]), j.upper[0])
     return out
 

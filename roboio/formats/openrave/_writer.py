@@ -37,6 +37,7 @@ from ..affine import link_poses
 from ..fileio import fmt_float
 from ..naming import Namespace, joint_names, no_whitespace, say_unwritten
 from ._math import apply_transform_tag, matrices_from_quats, quat_from_matrix
+from ._held import held_at, held_value
 from ._multiaxis import axis_chains, continues_joint, report_folded_names
 from ._mimic import equation_text
 from ...model.coupling import without_clamp
@@ -687,7 +688,7 @@ class _BodyWriter:
             if m.get("pos") and self.names_known(m["pos"]):
                 continue
             for k in moving:
-                q[k] = r.config[k]
+                q[k] = held_value(r, k)
         self.q_write = q
         self.T0 = link_poses(r, q)
         if self.vroot is not None:
@@ -700,13 +701,17 @@ class _BodyWriter:
         active = sorted((it for it in items if it[0][0] in ("active", "static-active")),
                         key=lambda it: it[0][1])
         others = [it for it in items if it[0][0] not in ("active", "static-active")]
-        # the OpenRAVE DOFs in order: (model link or None for a static joint)
+        # the OpenRAVE DOFs in order: (model link or None for a static joint), and the
+        # joint each belongs to, as its axes (the limits OpenRAVE clamps a DOF to)
         self.dof_links = []
+        self.dof_joint = []
         for role, i, p, seq, moving, name, jd in active:
             if role[0] == "static-active":
                 self.dof_links.append(None)
+                self.dof_joint.append(None)
             else:
                 self.dof_links += list(moving)
+                self.dof_joint += [tuple(moving)] * len(moving)
         for it in active + others:
             lines += self.joint(*it, ind)
         return lines
@@ -763,7 +768,8 @@ class _BodyWriter:
             attrs += ' enable="false"'
             if not (jd.get("mimic") and (jd["mimic"][0] or {}).get("pos")):
                 self.lose("links without a driver, written as passive OpenRAVE joints, which hold "
-                          "their value (rigid)", links[first].name, kind="changed", noun="link")
+                          "their value (rigid)", f"{links[first].name} ({held_at(r, moving)})",
+                          kind="changed", noun="link")
         if kind == "formula":
             _, di, pos = role
             d = r.drivers[di]
@@ -1016,16 +1022,23 @@ class _BodyWriter:
         q = np.asarray(r.config, dtype=float)
         u = [0.0 if k is None else float(q[k]) for k in self.dof_links]
         # OpenRAVE clamps initial values to the limits of joints that are not circular
-        # (written so where both limits are finite): the written values are the clamped
-        # ones, which OpenRAVE starts from and a reading gives back
+        # (a joint is written circular where any of its axes has an infinite limit), every
+        # axis of a joint to its first axis's limits (kinbody.cpp, KinBody::SetDOFValues:
+        # GetLowerLimit(0) and GetUpperLimit(0) for each axis): the written values are the
+        # clamped ones, which OpenRAVE starts from and a reading gives back
         for n, k in enumerate(self.dof_links):
-            if k is not None and np.isfinite(r.qmin[k]) and np.isfinite(r.qmax[k]):
-                v = min(max(u[n], float(r.qmin[k])), float(r.qmax[k]))
-                if v != u[n]:
-                    self.lose("initial values outside the joint limits (OpenRAVE clamps them)",
-                              f"{r.links[k].name} ({u[n]!r} -> {v!r})", kind="changed",
-                              noun="link", largest=abs(v - u[n]))
-                    u[n] = v
+            axes = self.dof_joint[n]
+            if k is None or not all(np.isfinite(r.qmin[a]) and np.isfinite(r.qmax[a]) for a in axes):
+                continue
+            lo, hi = float(r.qmin[axes[0]]), float(r.qmax[axes[0]])
+            v = min(max(u[n], lo), hi)
+            if v != u[n]:
+                why = "" if k == axes[0] else f"; its joint's first axis's limits [{lo:.4g}, {hi:.4g}]"
+                self.lose("initial values outside the joint limits (OpenRAVE clamps them, every "
+                          "axis of a joint to its first axis's limits)",
+                          f"{r.links[k].name} ({u[n]!r} -> {v!r}{why})", kind="changed",
+                          noun="link", largest=abs(v - u[n]))
+                u[n] = v
         # measured load values carry rounding noise (~1e-16): not worth a <jointvalues>
         if u and np.any(np.abs(np.asarray(u)) > 1e-12):
             out.append(f"{ind}<jointvalues>{_f(u)}</jointvalues>")

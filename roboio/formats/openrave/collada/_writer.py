@@ -14,9 +14,10 @@ link (reported).
 
 Joints. ``revolute``/``prismatic`` with hard ``<limits>`` (degrees / metres; no finite limits
 on a revolute joint: circular); ``axis_info`` ``active`` for DOFs only (welds and mimic
-joints are passive; joints no driver moves are written as welds, since OpenRAVE holds a
-passive joint at 0; a driver that moves a weld with scale 0 is OpenRAVE's active static
-joint, limits 0..0); speeds and accelerations in deg/s, deg/s^2 (motion
+joints are passive; joints no driver moves are written as welds where ``robot.config``
+holds them, their motion at that value in the weld's frame, since OpenRAVE holds a passive
+joint at 0 and a floating base must keep its height; a driver that moves a weld with scale
+0 is OpenRAVE's active static joint, limits 0..0); speeds and accelerations in deg/s, deg/s^2 (motion
 system). The DOF order is the drivers' order: one ``attach_actuator`` per DOF in order.
 Affine drivers become mimic ``<formula>``s ``q = offset + scale * master`` (MathML, with
 OpenRAVE's technique and correct partial derivatives).
@@ -25,7 +26,8 @@ Geometry, mass, extras. Meshes baked into the link frame (``<triangles>``); boxe
 cylinders as OpenRAVE ``geometry_info`` primitives (``cylinderz``) plus a tessellated mesh for
 other tools; phong materials (per geometry when the model has OpenRAVE colours, else the
 link colour); rigid bodies with principal inertia and ``mass_frame`` in the body frame at
-q = 0 (the physics model's parent is the identity node ``visual1``); manipulators, attached
+the written frames' configuration (0, held joints at their values; the physics model's
+parent is the identity node ``visual1``); manipulators, attached
 sensors and self-collision exclusions (``ignore_link_pair``).
 
 Exact re-writing. A model read from COLLADA keeps (``robot.extras["collada"]``) the texts of
@@ -59,6 +61,7 @@ from ....model.coupling import without_clamp
 from ...fileio import fmt_float
 from ...fk_change import FK_SAMPLES, fk_change, fk_loss_kind, note_fk_change
 from ...naming import Namespace, joint_names, say_unwritten
+from .._held import held_at, held_value
 from .._multiaxis import axis_chains, continues_joint, report_folded_names
 
 __all__ = ["dumps", "document", "AUTHORING_TOOL", "fingerprint"]
@@ -478,13 +481,27 @@ class _Writer:
             J.sid = f"joint{self.num[J.child]}"
             if not J.active and J not in self.mimic and J not in self.formulas and \
                     self.group[J.axes_links[0]] != "weld":
-                # OpenRAVE holds a passive joint at 0, and roboio reads it as a weld: written
-                # as one, so that what is read back is written the same
-                J.passive = True
-                c = J.child
-                self.lose("joints no driver moves (written passive, as rigid joints: OpenRAVE holds "
-                          "a passive joint at 0; axis and range lost)", f"{r.links[c].name} ([{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])",
-                          kind="changed", noun="link")
+                self.hold(J)
+        self.q_held = np.zeros(self.n)      # the configuration the written frames are at
+        for J in self.joints:
+            if J.passive:
+                for x in J.axes_links:
+                    self.q_held[x] = held_value(r, x)
+
+    def hold(self, J) -> None:
+        """Write joint ``J``, which no driver moves, as a weld where the robot's
+        configuration holds it: OpenRAVE holds a passive joint at 0, and roboio reads it as a
+        weld (so that what is read back is written the same), so the joint's motion at
+        ``robot.config`` goes into its attachment frame (a floating base keeps its height)."""
+        r = self.robot
+        J.passive = True
+        for x in J.axes_links:    # (one axis: a joint of several is a chain of driven axes)
+            J.att = compose(J.att, r.links[x].joint_motion(held_value(r, x)))
+        c = J.axes_links[0]
+        self.lose("joints no driver moves (written passive, as rigid joints where the robot's "
+                  "configuration holds them: OpenRAVE holds a passive joint at 0; axis and "
+                  "range lost)", f"{r.links[c].name} ({held_at(r, J.axes_links)}; range "
+                  f"[{r.qmin[c]:.4g}, {r.qmax[c]:.4g}])", kind="changed", noun="link")
 
     def number_links(self) -> None:
         """``self.num``: the number in the sids and ids of each COLLADA link (and ``None``:
@@ -1059,6 +1076,8 @@ class _Writer:
         (degrees or metres), or the value read from COLLADA while the configuration is
         unchanged."""
         x = J.axes_links[axis]
+        if J.passive:
+            return 0.0                  # (its value is in its frame: see hold)
         q = float(self.robot.config[x]) if len(self.robot.config) > x else 0.0
         mem = self.memory.get("stored", {}).get(self.robot.links[J.child].name)
         mem = mem[axis] if isinstance(mem, list) and len(mem) == len(J.axes_links) else None
@@ -1124,7 +1143,7 @@ class _Writer:
 
     def physics(self, root, name):
         r = self.robot
-        T0 = link_poses(r, np.zeros(self.n))
+        T0 = link_poses(r, self.q_held)          # the link poses the written frames give
         pm = root.add("library_physics_models").add("physics_model", id="pmodel1", name=name)
         mem = self.memory.get("links", {})
         bodies = []
