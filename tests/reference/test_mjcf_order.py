@@ -1,0 +1,188 @@
+"""MJCF worlds written back in MuJoCo's order: the top-level bodies (robots, free objects,
+scenery) in the source's document order, so that MuJoCo's qpos addresses, keyframes and body
+frames are the source's. Expected values: MuJoCo's compilation of the source file itself
+(``jnt_qposadr``, ``body_pos``/``body_quat``, ``key_qpos``, and body poses after
+``mj_resetDataKeyframe`` + ``mj_forward``), compared by name."""
+import os
+
+import numpy as np
+import pytest
+
+import roboio
+from roboio.model import Link, Robot, World
+from conftest import rewrite_is_fixed_point
+
+mujoco = pytest.importorskip("mujoco")
+
+# a crate (free) before the robot, the robot (a free torso and a hip), a rotated scenery body
+# of several geoms and a nested static body, a ball (free) after it, a scenery body of one
+# geom; keys that move the robot and both objects (and one without qpos: MuJoCo's qpos0)
+INTERLEAVED = """
+<mujoco model="interleaved">
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1"/>
+    <body name="crate" pos="-0.5 0.2 0.1" euler="0 0 0.3">
+      <freejoint name="crate_joint"/>
+      <geom type="box" size="0.1 0.1 0.1" mass="1"/>
+    </body>
+    <body name="torso" pos="0 0 0.5">
+      <freejoint name="root"/>
+      <geom type="box" size="0.1 0.1 0.05" mass="2"/>
+      <body name="leg" pos="0.1 0 0">
+        <joint name="hip" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03" mass="0.5"/>
+      </body>
+    </body>
+    <body name="cup" pos="0.3 0 0.4" euler="0 -0.26 0">
+      <geom type="capsule" size="0.008" fromto="-0.03 0 0.06 -0.03 0 -0.015"/>
+      <geom type="capsule" size="0.008" fromto="0.03 0 -0.015 0.03 0 0.06"/>
+      <body name="rim" pos="0 0 0.07"><geom type="sphere" size="0.01"/></body>
+    </body>
+    <body name="ball" pos="1 0 0.1">
+      <freejoint name="ball_joint"/>
+      <geom type="sphere" size="0.05" mass="0.1"/>
+    </body>
+    <body name="target" pos="-0.2 0.001 0.4" quat="0.5 0.5 0.5 0.5">
+      <geom type="box" size="0.01 0.02 0.03" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+  <keyframe>
+    <key name="start"/>
+    <key name="moved" time="0.5" qpos="-0.4 0.3 0.2 0.9 0 0 0.2  0.1 0.2 0.6 0.8 0.2 -0.1 0.3  0.7
+                                        1.2 -0.1 0.3 0.6 0.4 0.2 0.1"/>
+  </keyframe>
+</mujoco>
+"""
+
+
+def _names(m, kind, n):
+    return [mujoco.mj_id2name(m, kind, i) for i in range(n)]
+
+
+def _qpos_addresses(m) -> dict:
+    """``{joint: qpos address}``, an unnamed joint by its body's name (a writer names it)."""
+    out = {}
+    for j in range(m.njnt):
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j)
+        out[name or mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, m.jnt_bodyid[j])] = int(m.jnt_qposadr[j])
+    return out
+
+
+def _compare(source: str, written: str, tol: float = 1e-9) -> None:
+    """MuJoCo's compilations of ``source`` and ``written`` agree: every joint's qpos address,
+    every body's frame in its parent (bodies both have, by name), the keys, and every body's
+    pose at each key."""
+    a, b = (mujoco.MjModel.from_xml_path(p) for p in (source, written))
+    assert _qpos_addresses(a) == _qpos_addresses(b)
+    ba = {n: i for i, n in enumerate(_names(a, mujoco.mjtObj.mjOBJ_BODY, a.nbody)) if n}
+    bb = {n: i for i, n in enumerate(_names(b, mujoco.mjtObj.mjOBJ_BODY, b.nbody)) if n}
+    both = sorted(set(ba) & set(bb))
+    for n in both:
+        i, j = ba[n], bb[n]
+        assert np.allclose(a.body_pos[i], b.body_pos[j], rtol=0, atol=tol), n
+        qa, qb = a.body_quat[i], b.body_quat[j]
+        assert min(np.abs(qa - qb).max(), np.abs(qa + qb).max()) <= tol, n
+    assert a.nkey == b.nkey and a.nq == b.nq
+    assert np.allclose(a.key_qpos, b.key_qpos, rtol=0, atol=tol)
+    da, db = mujoco.MjData(a), mujoco.MjData(b)
+    for k in range(a.nkey):
+        for m, d in ((a, da), (b, db)):
+            mujoco.mj_resetDataKeyframe(m, d, k)
+            mujoco.mj_forward(m, d)
+        for n in both:
+            assert np.allclose(da.xpos[ba[n]], db.xpos[bb[n]], rtol=0, atol=tol), (k, n)
+            assert np.allclose(da.xmat[ba[n]], db.xmat[bb[n]], rtol=0, atol=tol), (k, n)
+
+
+@pytest.fixture
+def interleaved(tmp_path):
+    path = tmp_path / "interleaved.xml"
+    path.write_text(INTERLEAVED)
+    return str(path)
+
+
+def test_the_reading_records_the_order_and_each_objects_keys(interleaved):
+    w = roboio.load(interleaved)
+    assert w.extras["mjcf"]["bodies"] == [["object", "crate"], ["robot", "interleaved", "torso"],
+                                          ["terrain", "cup"], ["object", "ball"], ["terrain", "target"]]
+    robot = w.robots[0]
+    keys = robot.extras["mjcf"]["keyframes"]
+    assert [k["name"] for k in keys] == ["start", "moved"]
+    # the robot's part of "moved": qpos[7:15] (the crate's seven values come first)
+    assert np.allclose(keys[1]["qpos"], [0.1, 0.2, 0.6, 0.8, 0.2, -0.1, 0.3, 0.7], rtol=0, atol=0)
+    crate, ball = w.rigid_objects
+    assert crate.extras["mjcf"]["keyframes"][0] == {"name": "start", "qpos": None}
+    assert np.allclose(ball.extras["mjcf"]["keyframes"][1]["qpos"], [1.2, -0.1, 0.3, 0.6, 0.4, 0.2, 0.1],
+                       rtol=0, atol=0)
+
+
+def test_scenery_terrains_are_posed_as_their_bodies(interleaved):
+    m = mujoco.MjModel.from_xml_path(interleaved)
+    w = roboio.load(interleaved)
+    cup = next(t for t in w.terrains if t.name == "cup")
+    i = m.body("cup").id
+    w_, x, y, z = m.body_quat[i]
+    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w_), 2 * (x * z + y * w_)],
+                  [2 * (x * y + z * w_), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w_)],
+                  [2 * (x * z - y * w_), 2 * (y * z + x * w_), 1 - 2 * (x * x + y * y)]])
+    assert np.allclose(cup.transform[:3, :3], R, rtol=0, atol=1e-12)
+    assert np.allclose(cup.transform[:3, 3], m.body_pos[i], rtol=0, atol=1e-12)
+    # its geometry in the body frame: the nested static body's sphere at (0, 0, 0.07)
+    sphere = cup.geometry.children[-1]
+    assert sphere.primitive == "Sphere"
+    assert np.allclose(sphere.transform[:3, 3], [0, 0, 0.07], rtol=0, atol=1e-15)
+
+
+def test_written_world_compiles_as_the_source(interleaved, tmp_path):
+    out = str(tmp_path / "out" / "interleaved.xml")
+    rewrite_is_fixed_point(roboio.load(interleaved), out, "mjcf")
+    _compare(interleaved, out)
+    m = mujoco.MjModel.from_xml_path(out)
+    # the scenery bodies are bodies again (the nested static one is part of its terrain)
+    assert m.body("cup").id > 0 and m.body("target").id > 0
+    assert "rim" not in _names(m, mujoco.mjtObj.mjOBJ_BODY, m.nbody)
+
+
+def test_a_world_from_another_format_keeps_todays_order(tmp_path):
+    """Without a reading's record (or once the names no longer match), terrains, then rigid
+    objects, then robots."""
+    w = roboio.load(_write(tmp_path, INTERLEAVED))
+    w.extras["mjcf"].pop("bodies")
+    out = str(tmp_path / "plain.xml")
+    roboio.save(w, out, "mjcf")
+    m = mujoco.MjModel.from_xml_path(out)
+    order = [n for n in _names(m, mujoco.mjtObj.mjOBJ_BODY, m.nbody)[1:] if m.body(n).parentid[0] == 0]
+    assert order == ["cup", "target", "crate", "ball", "torso"]
+
+
+def _write(tmp_path, text: str) -> str:
+    path = tmp_path / "src.xml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_joints_written_out_of_link_order_get_their_qpos(tmp_path):
+    """qpos follows the joints' document order, not the links' order: a robot whose links
+    are not in depth-first order (Klamp't allows any topological order) gets the initial
+    key MuJoCo reads for each joint by name."""
+    r = Robot("tree")
+    T = np.eye(4)
+    links = [Link("base", -1, "revolute", (0, 0, 1), T, mass=1.0, inertia=np.eye(3) * 0.01),
+             Link("a", 0, "revolute", (0, 1, 0), T, mass=1.0, inertia=np.eye(3) * 0.01),
+             Link("b", 0, "revolute", (1, 0, 0), T, mass=1.0, inertia=np.eye(3) * 0.01),
+             Link("c", 1, "revolute", (0, 1, 0), T, mass=1.0, inertia=np.eye(3) * 0.01)]
+    r.set_links(links, config=[0.1, 0.2, 0.3, 0.4])
+    out = str(tmp_path / "tree.xml")
+    roboio.save(r, out, "mjcf")
+    m = mujoco.MjModel.from_xml_path(out)
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, m.key("initial").id)
+    for name, want in zip(("base", "a", "b", "c"), (0.1, 0.2, 0.3, 0.4)):
+        assert d.qpos[m.jnt_qposadr[m.joint(name).id]] == pytest.approx(want, abs=1e-15), name
+
+
+def test_the_shipped_scene_writes_back_as_mujoco_compiles_it(tmp_path):
+    scene = os.path.join(os.path.dirname(roboio.__file__), "data", "samples", "mjcf", "scene.xml")
+    out = str(tmp_path / "scene.xml")
+    rewrite_is_fixed_point(roboio.load(scene), out, "mjcf")
+    _compare(scene, out)
