@@ -6,10 +6,13 @@ fused the static bodies when the file asks (``_fuse``):
 * a top-level body with a free joint and no child bodies is a rigid object;
 * geoms of ``<worldbody>`` itself are terrains, one per geom;
 * every other top-level body is the root of a robot when its subtree has joints or it is a
-  mocap body; any other top-level body (fixed scenery) is a terrain of its subtree's geoms;
+  mocap body; any other top-level body (fixed scenery) is a terrain of its subtree's geoms,
+  posed as the body (its geometry in the body frame);
 * a file that then holds exactly one robot and nothing else is that Robot; anything else
-  is a World. A file written by roboio's MJCF writer (its ``written by roboio`` comment)
-  reads as it was written: all its top-level bodies but the rigid objects form one robot.
+  is a World, which records the document order of its top-level bodies (MuJoCo's body and
+  qpos order) as ``extras["mjcf"]["bodies"]`` for the writer. A file written by roboio's
+  MJCF writer (its ``written by roboio`` comment) reads as it was written: all its
+  top-level bodies but the rigid objects and the terrains form one robot.
 """
 from __future__ import annotations
 

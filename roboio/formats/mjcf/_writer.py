@@ -44,8 +44,11 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   roboio does not check and MuJoCo's own filters (same weld body, parent/child) would not
   skip.
 * Worlds: every robot, rigid object (a body with a free joint) and terrain (a static geom,
-  or a static body of class ``terrain`` for several geoms) in one model; names made unique where they clash (``report.renamed``: "links", "joints",
-  "objects").
+  or a static body of class ``terrain`` for several geoms or a scenery body an MJCF reading
+  made a terrain of, at the terrain's pose) in one model; names made unique where they clash (``report.renamed``: "links", "joints",
+  "objects"). Top-level bodies in the order an MJCF reading recorded
+  (``world.extras["mjcf"]["bodies"]``), else terrains, rigid objects, robots; qpos (the
+  ``initial`` key and kept keyframes) in the joints' document order, MuJoCo's.
 * ``robot.config`` -> ``<keyframe><key name="initial">`` when it differs from MuJoCo's
   zero configuration.
 """
@@ -1497,7 +1500,8 @@ class MjcfWriter:
         joints and qpos in document order): the bodies it names, each once, take their places
         among themselves in its order; every other element keeps its place (worlds from other
         formats, elements added since)."""
-        order = (self.world.extras.get("mjcf") or {}).get("bodies")
+        kept = self.world.extras.get("mjcf")
+        order = kept.get("bodies") if isinstance(kept, dict) else None
         if not isinstance(order, list):
             return
         rank = {}
