@@ -186,3 +186,60 @@ def test_the_shipped_scene_writes_back_as_mujoco_compiles_it(tmp_path):
     out = str(tmp_path / "scene.xml")
     rewrite_is_fixed_point(roboio.load(scene), out, "mjcf")
     _compare(scene, out)
+
+
+def test_rotated_scenery_bodies_rewrite_to_the_same_bytes(tmp_path):
+    """A scenery body at random rotations (and pitch 90 degrees): written at the pose a
+    reading gives, write -> read -> write is a fixed point and MuJoCo's body frame and geom
+    poses are the source's (1e-12)."""
+    rng = np.random.default_rng(11)
+    for k in range(20):
+        e, p = rng.uniform(-180, 180, 3), rng.uniform(-1, 1, 3)
+        if k % 10 == 0:
+            e[1] = 90.0
+        src = tmp_path / f"s{k}.xml"
+        src.write_text(f"""<mujoco><compiler angle="degree"/><worldbody>
+  <body name="arm"><joint name="j"/><geom size=".05"/></body>
+  <body name="shelf" pos="{p[0]} {p[1]} {p[2]}" euler="{e[0]} {e[1]} {e[2]}">
+    <geom type="box" size=".1 .2 .01" pos="0.1 0 0.3" euler="10 0 0"/><geom type="sphere" size=".02"/>
+  </body></worldbody></mujoco>""")
+        first, second = tmp_path / f"a{k}.xml", tmp_path / f"b{k}.xml"
+        roboio.save(roboio.load(str(src)), str(first), "mjcf")
+        roboio.save(roboio.load(str(first)), str(second), "mjcf")
+        assert first.read_bytes() == second.read_bytes(), k
+        m0, m1 = (mujoco.MjModel.from_xml_path(str(f)) for f in (src, first))
+        i0, i1 = m0.body("shelf").id, m1.body("shelf").id
+        assert np.allclose(m0.body_pos[i0], m1.body_pos[i1], rtol=0, atol=1e-12)
+        q0, q1 = m0.body_quat[i0], m1.body_quat[i1]
+        assert min(np.abs(q0 - q1).max(), np.abs(q0 + q1).max()) <= 1e-12, k
+        d0, d1 = mujoco.MjData(m0), mujoco.MjData(m1)
+        mujoco.mj_kinematics(m0, d0)
+        mujoco.mj_kinematics(m1, d1)
+        g0 = [g for g in range(m0.ngeom) if m0.geom_bodyid[g] == i0]
+        g1 = [g for g in range(m1.ngeom) if m1.geom_bodyid[g] == i1]
+        assert np.allclose(d0.geom_xpos[g0], d1.geom_xpos[g1], rtol=0, atol=1e-12)
+        assert np.allclose(d0.geom_xmat[g0], d1.geom_xmat[g1], rtol=0, atol=1e-12)
+
+
+def test_elements_added_since_the_reading_come_after_the_sources(interleaved, tmp_path):
+    """An object added to a world read from MJCF is written after the source's bodies: every
+    joint of the source keeps its qpos address. A renamed object is no longer the source's
+    (it is written after them too)."""
+    from roboio.model import Primitive, RigidObject
+    w = roboio.load(interleaved)
+    extra = RigidObject("extra", Primitive("Sphere", {"center": [0.0, 0.0, 0.0], "radius": 0.05}), np.eye(4))
+    extra.mass, extra.inertia = 0.1, np.eye(3) * 1e-4
+    w.add(extra)
+    out = str(tmp_path / "added.xml")
+    roboio.save(w, out, "mjcf")
+    m, m0 = mujoco.MjModel.from_xml_path(out), mujoco.MjModel.from_xml_path(interleaved)
+    assert _top_bodies(m) == ["crate", "torso", "cup", "ball", "target", "extra"]
+    got, want = _qpos_addresses(m), _qpos_addresses(m0)
+    assert {k: got[k] for k in want} == want
+    w.rigid_objects[0].name = "box"
+    roboio.save(w, out, "mjcf")
+    assert _top_bodies(mujoco.MjModel.from_xml_path(out)) == ["torso", "cup", "ball", "target", "box", "extra"]
+
+
+def _top_bodies(m) -> list:
+    return [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) for b in range(1, m.nbody) if m.body_parentid[b] == 0]

@@ -1497,9 +1497,10 @@ class MjcfWriter:
     def _source_order(self, worldbody) -> None:
         """The top-level bodies in the order of the MJCF file the world was read from
         (``world.extras["mjcf"]["bodies"]``, the reading's record; MuJoCo numbers bodies,
-        joints and qpos in document order): the bodies it names, each once, take their places
-        among themselves in its order; every other element keeps its place (worlds from other
-        formats, elements added since)."""
+        joints and qpos in document order): the bodies it names, each once, first and in its
+        order, then every other element as written (elements added since come after the
+        source's, whose qpos addresses stay the source's). Without a record (worlds from
+        other formats) nothing moves."""
         kept = self.world.extras.get("mjcf")
         order = kept.get("bodies") if isinstance(kept, dict) else None
         if not isinstance(order, list):
@@ -1511,13 +1512,11 @@ class MjcfWriter:
             except TypeError:
                 continue
         counts = Counter(self.top_bodies.values())
-        kids = list(worldbody)
-        at = [k for k, el in enumerate(kids) if el in self.top_bodies
-              and counts[self.top_bodies[el]] == 1 and self.top_bodies[el] in rank]
-        placed = sorted((kids[k] for k in at), key=lambda el: rank[self.top_bodies[el]])
-        for k, el in zip(at, placed):
-            kids[k] = el
-        for el in kids:
+        named = [el for el in worldbody if el in self.top_bodies
+                 and counts[self.top_bodies[el]] == 1 and self.top_bodies[el] in rank]
+        first = set(named)
+        rest = [el for el in worldbody if el not in first]
+        for el in sorted(named, key=lambda el: rank[self.top_bodies[el]]) + rest:
             worldbody.append(el)
 
     def _qpos(self, joint, qpos0: list, initial: list, term: tuple) -> None:
