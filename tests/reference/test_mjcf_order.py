@@ -36,7 +36,7 @@ INTERLEAVED = """
     <body name="cup" pos="0.3 0 0.4" euler="0 -0.26 0">
       <geom type="capsule" size="0.008" fromto="-0.03 0 0.06 -0.03 0 -0.015"/>
       <geom type="capsule" size="0.008" fromto="0.03 0 -0.015 0.03 0 0.06"/>
-      <body name="rim" pos="0 0 0.07"><geom type="sphere" size="0.01"/></body>
+      <body name="rim" pos="0 0 0.07"><geom type="sphere" size="0.01"/><site name="lip" pos="0.01 0 0"/></body>
     </body>
     <body name="ball" pos="1 0 0.1">
       <freejoint name="ball_joint"/>
@@ -131,6 +131,10 @@ def test_scenery_terrains_are_posed_as_their_bodies(interleaved):
     sphere = cup.geometry.children[-1]
     assert sphere.primitive == "Sphere"
     assert np.allclose(sphere.transform[:3, 3], [0, 0, 0.07], rtol=0, atol=1e-15)
+    # its sites kept as a link's are, in the terrain frame; the nested body named in a note
+    assert np.allclose(np.array(cup.extras["mjcf"]["sites"]["lip"])[:3, 3], [0.01, 0, 0.07], rtol=0, atol=1e-15)
+    notes = [d for d in w.warnings if "'rim'" in str(d)]
+    assert len(notes) == 1 and notes[0].kind == "restructured" and notes[0].severity == "note"
 
 
 def test_written_world_compiles_as_the_source(interleaved, tmp_path):

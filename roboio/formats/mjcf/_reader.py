@@ -314,6 +314,10 @@ class Reader:
                     geoms.append(g)
                     poses.append(T)
             if not geoms:
+                sites = [x.name or "?" for d in b.walk() for x in d.sites]
+                if sites:
+                    self.doc.warn(b.node, f"static body {b.label!r} has no geoms: not read, nor its "
+                                          f"sites ({', '.join(sites)})", kind="dropped")
                 continue
             colliding, drawn_only, made = [], [], []
             for g, T in zip(geoms, poses):
@@ -343,9 +347,27 @@ class Reader:
                 if drawn_only:
                     t.extras["mjcf"]["visual_geometry"] = (drawn_only[0] if len(drawn_only) == 1
                                                            else Group(drawn_only))
+                self._scenery_parts(b, t)
                 self.terrain_of[b.id] = t
                 out.append(t)
         return out
+
+    def _scenery_parts(self, b: Body, t: Terrain) -> None:
+        """The sites of scenery body ``b`` and of the static bodies in it, kept (as on a
+        link) as ``t.extras["mjcf"]["sites"]`` (name -> 4x4 pose in the terrain frame); a
+        static body nested in ``b`` is named in a note (its geoms are part of ``t``)."""
+        sites = {}
+        for d in b.walk():
+            T = _pose_in(d, b)
+            if d is not b:
+                self.doc.warn(d.node, f"static body {d.label!r} read as part of terrain {t.name!r} "
+                                      f"(its geoms placed in the frame of body {b.label!r})", kind="restructured")
+            for k, x in enumerate(d.sites):
+                name = x.name or f"site{len(sites)}"
+                pose = make_pose(x) if T is None else compose(T, np.asarray(make_pose(x))).tolist()
+                sites[name if name not in sites else f"{name}_{len(sites)}"] = pose
+        if sites:
+            t.extras["mjcf"]["sites"] = sites
 
     def _friction_of(self, geoms: list) -> float:
         """The kFriction of a terrain or rigid object of ``geoms``: their sliding friction

@@ -1475,6 +1475,8 @@ class MjcfWriter:
                 geom, visual = _placed(geom, t.transform), _placed(visual, t.transform)
             self._geoms(body, geom, visual, color, t.name or "terrain")
             self._friction([e for e in body if e.tag == "geom"], t.kFriction, t.name)
+            if t.extras.get("mjcf", {}).get("sites"):      # (as a link's sites)
+                self.report.lose("format-specific terrain data", f"{t.name} (sites)", kind="kept as data")
             return
         geom, visual = _placed(geom, t.transform), _placed(visual, t.transform)
         start = len(worldbody)
