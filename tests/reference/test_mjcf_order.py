@@ -247,3 +247,36 @@ def test_elements_added_since_the_reading_come_after_the_sources(interleaved, tm
 
 def _top_bodies(m) -> list:
     return [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b) for b in range(1, m.nbody) if m.body_parentid[b] == 0]
+
+
+# two arms (robots), a free box between them, a mocap target (a robot without joints), keys
+# that move all of them
+TWO_ARMS = """
+<mujoco model="two_arms">
+  <worldbody>
+    <body name="left" pos="-0.5 0 0"><joint name="l1"/><geom size=".05" mass="1"/>
+      <body name="left_tip" pos="0 0 0.3"><joint name="l2" axis="0 1 0"/><geom size=".04" mass="1"/></body>
+    </body>
+    <body name="box" pos="0 0 0.1"><freejoint/><geom type="box" size=".03 .03 .03" mass="0.2"/></body>
+    <body name="right" pos="0.5 0 0" quat="0 0 0 1"><joint name="r1"/><geom size=".05" mass="1"/>
+      <body name="right_tip" pos="0 0 0.3"><joint name="r2" type="slide"/><geom size=".04" mass="1"/></body>
+    </body>
+    <body name="target" mocap="true" pos="0 0.3 0.3"><geom size=".01" contype="0" conaffinity="0"/></body>
+  </worldbody>
+  <keyframe>
+    <key name="home" qpos="0.1 0.2  0.05 0.02 0.1 0.9 0.1 0.2 0.3  -0.3 0.04"/>
+    <key name="reach" time="2" qpos="0.5 -0.4  0.01 0.03 0.2 1 0 0 0  0.6 -0.02"/>
+  </keyframe>
+</mujoco>
+"""
+
+
+def test_keys_of_several_robots_are_written_as_one_key_each(tmp_path):
+    src = _write(tmp_path, TWO_ARMS)
+    w = roboio.load(src)
+    assert [r.name for r in w.robots] == ["left", "right", "target"]
+    assert [k["qpos"] for k in w.robots[1].extras["mjcf"]["keyframes"]] == [[-0.3, 0.04], [0.6, -0.02]]
+    out = str(tmp_path / "out" / "two_arms.xml")
+    rewrite_is_fixed_point(w, out, "mjcf")
+    _compare(src, out)
+    assert [mujoco.MjModel.from_xml_path(out).key(k).name for k in range(2)] == ["home", "reach"]

@@ -190,7 +190,8 @@ class Reader:
         if len(groups) == 1 and not objects and not terrains:
             robot = self.robot(groups[0], doc.model)
             self._finish([robot])
-            self._read_keys(robot, self._qpos_index(groups[0]), [])
+            index = self._qpos_index(groups[0])
+            self._read_keys(robot, index, [], len(index))
             return robot
         world = World(doc.model)
         for t in terrains:
@@ -198,11 +199,18 @@ class Reader:
         made = {b.id: world.add(self.rigid_object(b)) for b in objects}
         robots = [self.robot(g, g[0].label if len(groups) > 1 else doc.model) for g in groups]
         self._finish(robots)
-        if len(robots) == 1:
-            self._read_keys(robots[0], self._qpos_index(groups[0]),
-                            [(made[b.id], self._qpos_index([b])[0]) for b in objects])
+        # each robot keeps its part of every key (the MJCF writer joins the parts again),
+        # the first robot that moves the objects' parts too
+        moving = [(r, self._qpos_index(g)) for r, g in zip(robots, groups)]
+        moving = [(r, index) for r, index in moving if len(index)]
+        if moving:
+            size = max(int(index.max()) + 1 for _, index in moving)     # (keys left out alike)
+            for k, (r, index) in enumerate(moving):
+                self._read_keys(r, index, [] if k else
+                                [(made[b.id], self._qpos_index([b])[0]) for b in objects],
+                                size, warn=k == 0)
         else:
-            self._keys_not_read(f"the model holds {len(robots)} robots" if robots else
+            self._keys_not_read("the model holds no robot that moves" if robots else
                                 "the model holds no robot")
         for r in robots:
             world.add(r)
@@ -241,7 +249,7 @@ class Reader:
         return [n for sec in self.doc.sections.get("keyframe", []) for n in self.doc.kids(sec, 2)
                 if n.tag == "key"]
 
-    def _read_keys(self, robot, index: np.ndarray, objects: list) -> None:
+    def _read_keys(self, robot, index: np.ndarray, objects: list, size: int, warn: bool = True) -> None:
         """The model's keyframes, for the robot whose joints have the qpos indices ``index``
         and the free ``objects`` (``(RigidObject, qpos address)``): the ``initial`` key of a
         file roboio wrote is the robot's configuration (where its writer puts
@@ -251,18 +259,19 @@ class Reader:
         robot's part of the key's qpos (MuJoCo coordinates; qpos0 where the key gives none,
         as MuJoCo fills it), and each object's part (its 7 free-joint values) as
         ``object.extras["mjcf"]["keyframes"]`` (``{"name", "qpos"}``, one per robot key,
-        ``qpos`` None where the key gives none). :func:`roboio.model.qpos.keyframe_trajectory`
-        makes the robot's a motion."""
+        ``qpos`` None where the key gives none or is too short for it).
+        :func:`roboio.model.qpos.keyframe_trajectory` makes the robot's a motion. A key of
+        fewer than ``size`` values (what the robots need) is left out (``warn``: with a
+        warning)."""
         qpos0 = robot.qpos_from_config(robot.config)
-        size = max([len(index)] + [int(index.max()) + 1 if len(index) else 0]
-                   + [a + 7 for _, a in objects])
         kept, initial, parts = [], False, []
         for n in self._keys():
             name = n.get("name")
             qpos = None if n.get("qpos") is None else np.asarray(self.doc.floats(n, "qpos"), dtype=float)
             if qpos is not None and len(qpos) < size:
-                self.doc.warn(n, f"key {name or len(kept)!r} has {len(qpos)} qpos values, the "
-                              f"model {size}: the key is not read")
+                if warn:
+                    self.doc.warn(n, f"key {name or len(kept)!r} has {len(qpos)} qpos values, the "
+                                  f"model {size}: the key is not read")
                 continue
             part = qpos0 if qpos is None else qpos[index]
             if self.roboio_written and name == "initial" and not initial:
@@ -277,7 +286,7 @@ class Reader:
             robot.extras.setdefault("mjcf", {})["keyframes"] = kept
             for o, a in objects:
                 o.extras.setdefault("mjcf", {})["keyframes"] = [
-                    {"name": k["name"], "qpos": None if q is None else [float(v) for v in q[a:a + 7]]}
+                    {"name": k["name"], "qpos": None if q is None or len(q) < a + 7 else [float(v) for v in q[a:a + 7]]}
                     for k, q in zip(kept, parts)]
 
     def _keys_not_read(self, why: str) -> None:

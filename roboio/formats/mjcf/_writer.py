@@ -963,43 +963,61 @@ class MjcfWriter:
         (``robot.extras["mjcf"]["keyframes"]``) in the coordinates of the joints written: a
         joint written as it was read (free joint, ball, hinge, slide) keeps the key's values
         as they were (write -> read -> write is then exact); a ball joint written as three
-        hinges gets the angles of the key's rotation; everything else its configuration."""
-        out = []
+        hinges gets the angles of the key's rotation; everything else its configuration.
+        The keys of several robots at one position with one name and time (what a reading
+        of one file gives each robot) are one key; a robot without such a key is at its
+        configuration in it."""
+        keys = {id(r): r.extras.get("mjcf", {}).get("keyframes") or [] for r in self.world.robots}
+        used, out = set(), []
         for r in self.world.robots:
-            keys = r.extras.get("mjcf", {}).get("keyframes") or []
-            slots = qpos_slots(r) if keys else {}
-            for j, key in enumerate(keys):
-                try:
-                    src = np.asarray(key["qpos"], dtype=float)
-                    q = r.config_from_qpos(src)
-                except (ValueError, KeyError, TypeError):
-                    self.report.lose("keyframes that do not fit the robot's joints",
-                                     f"{r.name}: {key.get('name') or '?'}", kind="not written")
+            for j, key in enumerate(keys[id(r)]):
+                if (id(r), j) in used:
                     continue
-                qpos = []
-                for term in self.qpos_terms:
-                    owner, kind = term[0], term[1]
-                    mine = owner is r
-                    slot = slots.get(term[2]) if mine else None
-                    if kind == "free":
-                        if slot and slot[0] == "free":
-                            qpos += [float(v) for v in src[slot[1]:slot[1] + 7]]
-                        else:
-                            qpos += self._free_pose(owner, term[2], q if mine else None)
-                    elif kind == "ball":
-                        if slot and slot[0] == "ball":
-                            qpos += [float(v) for v in src[slot[1]:slot[1] + 4]]
-                        else:
-                            qpos += [float(v) for v in zyx_quat(q if mine else owner.config, term[3])]
-                    elif kind == "dof":
-                        if slot and slot[0] == "dof":
-                            qpos.append(float(src[slot[1]]) * term[3])
-                        else:
-                            qpos.append(float((q if mine else owner.config)[term[2]]) * term[3])
-                    else:
-                        qpos += _object_key(owner, j, key.get("name"), term[2])
-                out.append((key.get("name"), float(key.get("time") or 0.0), qpos))
+                members = [o for o in self.world.robots if (id(o), j) not in used and j < len(keys[id(o)])
+                           and _same_key(keys[id(o)][j], key)]
+                used.update((id(o), j) for o in members)
+                parsed = {}
+                for o in members:
+                    k = keys[id(o)][j]
+                    try:
+                        src = np.asarray(k["qpos"], dtype=float)
+                        parsed[id(o)] = (src, o.config_from_qpos(src), qpos_slots(o))
+                    except (ValueError, KeyError, TypeError):
+                        self.report.lose("keyframes that do not fit the robot's joints",
+                                         f"{o.name}: {k.get('name') or '?'}", kind="not written")
+                if id(r) not in parsed:
+                    continue
+                out.append((key.get("name"), float(key.get("time") or 0.0), self._key_qpos(parsed, j, key.get("name"))))
         return out
+
+    def _key_qpos(self, parsed: dict, j: int, name) -> list:
+        """The written qpos of one key: ``parsed`` maps the robots in it to ``(their qpos in
+        the key, the configuration of it, qpos_slots)``; ``j``, ``name``: the key's position and
+        name (a rigid object's own values of it, :func:`_object_key`)."""
+        qpos = []
+        for term in self.qpos_terms:
+            owner, kind = term[0], term[1]
+            src, q, slots = parsed.get(id(owner), (None, None, {}))
+            mine = src is not None
+            slot = slots.get(term[2]) if mine else None
+            if kind == "free":
+                if slot and slot[0] == "free":
+                    qpos += [float(v) for v in src[slot[1]:slot[1] + 7]]
+                else:
+                    qpos += self._free_pose(owner, term[2], q if mine else None)
+            elif kind == "ball":
+                if slot and slot[0] == "ball":
+                    qpos += [float(v) for v in src[slot[1]:slot[1] + 4]]
+                else:
+                    qpos += [float(v) for v in zyx_quat(q if mine else owner.config, term[3])]
+            elif kind == "dof":
+                if slot and slot[0] == "dof":
+                    qpos.append(float(src[slot[1]]) * term[3])
+                else:
+                    qpos.append(float((q if mine else owner.config)[term[2]]) * term[3])
+            else:
+                qpos += _object_key(owner, j, name, term[2])
+        return qpos
 
     @staticmethod
     def _free_pose(r: Robot, i: int, q=None) -> list:
@@ -1542,6 +1560,14 @@ class MjcfWriter:
         for el in geoms:
             if el.get("class") != "visual":
                 el.set("friction", _fmt((v[0], 0.005, 0.0001)))
+
+
+def _same_key(a: dict, b: dict) -> bool:
+    """Two robots' kept keyframes are parts of one key: the same name and time."""
+    try:
+        return a.get("name") == b.get("name") and float(a.get("time") or 0.0) == float(b.get("time") or 0.0)
+    except (TypeError, ValueError):
+        return a is b
 
 
 def _object_key(o: RigidObject, j: int, name, pose: list) -> list:
