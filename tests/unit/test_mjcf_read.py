@@ -117,9 +117,11 @@ def test_world_of_robots_objects_and_terrains(tmp_path):
     cup = w.rigid_objects[0]
     assert np.allclose(cup.transform[:3, 3], [1, 0, 0.1])
     assert cup.mass == pytest.approx(1000 * math.pi * 0.03 ** 2 * 0.1)
-    # the table's box, in world coordinates (the terrain keeps the body's placement)
-    lo, hi = w.terrains[1].geometry.bounds()
-    assert np.allclose(lo, [0.5, -0.5, -0.02]) and np.allclose(hi, [1.5, 0.5, 0.02])
+    # the table's box, in the frame of its body, whose pose is the terrain's
+    table = w.terrains[1]
+    assert np.allclose(table.transform, [[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], atol=1e-15)
+    lo, hi = table.geometry.bounds()
+    assert np.allclose(lo, [-0.5, -0.5, -0.02]) and np.allclose(hi, [0.5, 0.5, 0.02])
 
 
 def test_roboio_written_file_is_one_robot(tmp_path):

@@ -6,10 +6,13 @@ fused the static bodies when the file asks (``_fuse``):
 * a top-level body with a free joint and no child bodies is a rigid object;
 * geoms of ``<worldbody>`` itself are terrains, one per geom;
 * every other top-level body is the root of a robot when its subtree has joints or it is a
-  mocap body; any other top-level body (fixed scenery) is a terrain of its subtree's geoms;
+  mocap body; any other top-level body (fixed scenery) is a terrain of its subtree's geoms,
+  posed as the body (its geometry in the body frame);
 * a file that then holds exactly one robot and nothing else is that Robot; anything else
-  is a World. A file written by roboio's MJCF writer (its ``written by roboio`` comment)
-  reads as it was written: all its top-level bodies but the rigid objects form one robot.
+  is a World, which records the document order of its top-level bodies (MuJoCo's body and
+  qpos order) as ``extras["mjcf"]["bodies"]`` for the writer. A file written by roboio's
+  MJCF writer (its ``written by roboio`` comment) reads as it was written: all its
+  top-level bodies but the rigid objects and the terrains form one robot.
 """
 from __future__ import annotations
 
@@ -34,6 +37,8 @@ from ._tendons import read_fixed_tendons
 from ._unread import FRICTION
 
 __all__ = ["Reader", "build"]
+
+_QPOS_SIZE = {"free": 7, "ball": 4, "hinge": 1, "slide": 1}     # qpos values of a joint type
 
 
 class _Names:
@@ -61,6 +66,7 @@ class Reader:
         self.roboio_written = roboio_written
         self.massprops: dict = {}          # body id -> MassProps (final, MuJoCo's values)
         self.link_of: dict = {}            # body id -> (robot, link index) of its own link
+        self.terrain_of: dict = {}         # body id -> Terrain of a top-level scenery body
         self.joint_links: dict = {}        # joint name -> (robot, [link indices])
         self.geom_body: dict = {}          # geom name -> body
         self.friction: dict = {}           # (id(robot), link) -> (frictionloss, damping)
@@ -184,55 +190,90 @@ class Reader:
         if len(groups) == 1 and not objects and not terrains:
             robot = self.robot(groups[0], doc.model)
             self._finish([robot])
-            self._read_keys(robot)
+            index = self._qpos_index(groups[0])
+            self._read_keys(robot, index, [], len(index))
             return robot
         world = World(doc.model)
         for t in terrains:
             world.add(t)
-        for o in objects:
-            world.add(self.rigid_object(o))
+        made = {b.id: world.add(self.rigid_object(b)) for b in objects}
         robots = [self.robot(g, g[0].label if len(groups) > 1 else doc.model) for g in groups]
         self._finish(robots)
-        if len(robots) == 1:
-            # qpos follows the bodies' order: free objects before the robot's bodies come first
-            at = [k for k, b in enumerate(tops) if any(b is r for r in groups[0])]
-            between = [o for o in objects if at[0] < next(k for k, b in enumerate(tops) if b is o) < at[-1]]
-            if not between:
-                self._read_keys(robots[0], 7 * sum(1 for k, b in enumerate(tops) if k < at[0]
-                                                     and any(b is o for o in objects)))
-            else:
-                self._keys_not_read("free bodies between the robot's bodies split its qpos")
+        # each robot keeps its part of every key (the MJCF writer joins the parts again),
+        # the first robot that moves the objects' parts too
+        moving = [(r, self._qpos_index(g)) for r, g in zip(robots, groups)]
+        moving = [(r, index) for r, index in moving if len(index)]
+        if moving:
+            size = max(int(index.max()) + 1 for _, index in moving)     # (keys left out alike)
+            for k, (r, index) in enumerate(moving):
+                self._read_keys(r, index, [] if k else
+                                [(made[b.id], self._qpos_index([b])[0]) for b in objects],
+                                size, warn=k == 0)
         else:
-            self._keys_not_read(f"the model holds {len(robots)} robots" if robots else
+            self._keys_not_read("the model holds no robot that moves" if robots else
                                 "the model holds no robot")
         for r in robots:
             world.add(r)
+        world.extras.setdefault("mjcf", {})["bodies"] = self._body_order(tops, made)
         return world
+
+    def _body_order(self, tops: list, objects: dict) -> list:
+        """The document order of the top-level bodies (MuJoCo's body ids, and so its qpos
+        order): ``["robot", robot name, name of the root body's link]``, ``["object", name]``
+        or ``["terrain", name]`` each; the MJCF writer writes a world in this order."""
+        out = []
+        for b in tops:
+            if b.id in objects:
+                out.append(["object", objects[b.id].name])
+            elif b.id in self.terrain_of:
+                out.append(["terrain", self.terrain_of[b.id].name])
+            elif b.id in self.link_of:
+                robot, own = self.link_of[b.id]
+                out.append(["robot", robot.name, robot.links[own].name])
+        return out
+
+    def _qpos_index(self, roots: list) -> np.ndarray:
+        """The indices in MuJoCo's qpos of the joints of the top-level bodies ``roots``, in
+        their order (qpos follows the bodies' document order)."""
+        start, at = 0, {}
+        for b in self.world.children:
+            at[b.id] = start
+            start += sum(_QPOS_SIZE[j.type] for d in b.walk() for j in d.joints)
+        out = []
+        for b in roots:
+            n = sum(_QPOS_SIZE[j.type] for d in b.walk() for j in d.joints)
+            out += range(at[b.id], at[b.id] + n)
+        return np.asarray(out, dtype=int)
 
     def _keys(self):
         return [n for sec in self.doc.sections.get("keyframe", []) for n in self.doc.kids(sec, 2)
                 if n.tag == "key"]
 
-    def _read_keys(self, robot, start: int = 0) -> None:
-        """The model's keyframes, for the robot whose qpos starts at index ``start``: the
-        ``initial`` key of a file roboio wrote is the robot's configuration (where its writer
-        puts ``robot.config``; MuJoCo itself starts from qpos0, the joint refs, which is the
+    def _read_keys(self, robot, index: np.ndarray, objects: list, size: int, warn: bool = True) -> None:
+        """The model's keyframes, for the robot whose joints have the qpos indices ``index``
+        and the free ``objects`` (``(RigidObject, qpos address)``): the ``initial`` key of a
+        file roboio wrote is the robot's configuration (where its writer puts
+        ``robot.config``; MuJoCo itself starts from qpos0, the joint refs, which is the
         configuration otherwise); every other key is kept as
         ``robot.extras["mjcf"]["keyframes"]``: ``{"name", "time" (s), "qpos"}`` with the
         robot's part of the key's qpos (MuJoCo coordinates; qpos0 where the key gives none,
-        as MuJoCo fills it). :func:`roboio.model.qpos.keyframe_trajectory` makes them a
-        motion."""
+        as MuJoCo fills it), and each object's part (its 7 free-joint values) as
+        ``object.extras["mjcf"]["keyframes"]`` (``{"name", "qpos"}``, one per robot key,
+        ``qpos`` None where the key gives none or is too short for it).
+        :func:`roboio.model.qpos.keyframe_trajectory` makes the robot's a motion. A key of
+        fewer than ``size`` values (what the robots need) is left out (``warn``: with a
+        warning)."""
         qpos0 = robot.qpos_from_config(robot.config)
-        nq = len(qpos0)
-        kept, initial = [], False
+        kept, initial, parts = [], False, []
         for n in self._keys():
             name = n.get("name")
             qpos = None if n.get("qpos") is None else np.asarray(self.doc.floats(n, "qpos"), dtype=float)
-            if qpos is not None and len(qpos) < start + nq:
-                self.doc.warn(n, f"key {name or len(kept)!r} has {len(qpos)} qpos values, the "
-                              f"model {start + nq}: the key is not read")
+            if qpos is not None and len(qpos) < size:
+                if warn:
+                    self.doc.warn(n, f"key {name or len(kept)!r} has {len(qpos)} qpos values, the "
+                                  f"model {size}: the key is not read")
                 continue
-            part = qpos0 if qpos is None else qpos[start:start + nq]
+            part = qpos0 if qpos is None else qpos[index]
             if self.roboio_written and name == "initial" and not initial:
                 initial = True
                 if qpos is not None:
@@ -240,8 +281,13 @@ class Reader:
                 continue
             t = 0.0 if n.get("time") is None else float(self.doc.floats(n, "time", 1)[0])
             kept.append({"name": name, "time": t, "qpos": [float(v) for v in part]})
+            parts.append(None if qpos is None else qpos)
         if kept:
             robot.extras.setdefault("mjcf", {})["keyframes"] = kept
+            for o, a in objects:
+                o.extras.setdefault("mjcf", {})["keyframes"] = [
+                    {"name": k["name"], "qpos": None if q is None or len(q) < a + 7 else [float(v) for v in q[a:a + 7]]}
+                    for k, q in zip(kept, parts)]
 
     def _keys_not_read(self, why: str) -> None:
         keys = self._keys()
@@ -268,20 +314,27 @@ class Reader:
                 t.appearance.color = tuple(color)
             out.append(t)
         for b in scenery:
+            # the terrain's pose is the body's (MuJoCo's body_pos and body_quat), its geometry
+            # in the body frame as the file gives it
             geoms, poses = [], []
             for d in b.walk():
-                T = _world_pose(d)
+                T = _pose_in(d, b)
                 for g in d.geoms:
                     geoms.append(g)
                     poses.append(T)
             if not geoms:
+                sites = [x.name or "?" for d in b.walk() for x in d.sites]
+                if sites:
+                    self.doc.warn(b.node, f"static body {b.label!r} has no geoms: not read, nor its "
+                                          f"sites ({', '.join(sites)})", kind="dropped")
                 continue
             colliding, drawn_only, made = [], [], []
             for g, T in zip(geoms, poses):
                 coll, vis, _ = body_geometry([g], self)
                 geo = coll if coll is not None else vis
                 if geo is not None:
-                    geo.apply_transform(T)
+                    if T is not None:
+                        geo.apply_transform(T)
                     made.append((g, geo))
             # the terrain's colour is the first drawn geom's; a geom of another has its own
             first = next((tuple(float(c) for c in self.color(g)) for g, _ in made if g.group in VISIBLE_GROUPS), None)
@@ -294,15 +347,36 @@ class Reader:
             if not colliding:
                 colliding, drawn_only = drawn_only, []
             if colliding:
-                t = Terrain(names.take(b.label), colliding[0] if len(colliding) == 1 else Group(colliding))
+                t = Terrain(names.take(b.label), colliding[0] if len(colliding) == 1 else Group(colliding),
+                            body_pose(b))
                 t.kFriction = self._friction_of(geoms)
                 if first is not None:
                     t.appearance.color = first
+                t.extras["mjcf"] = {"body": True}          # (written back as a body)
                 if drawn_only:
-                    t.extras["mjcf"] = {"visual_geometry": drawn_only[0] if len(drawn_only) == 1
-                                        else Group(drawn_only)}
+                    t.extras["mjcf"]["visual_geometry"] = (drawn_only[0] if len(drawn_only) == 1
+                                                           else Group(drawn_only))
+                self._scenery_parts(b, t)
+                self.terrain_of[b.id] = t
                 out.append(t)
         return out
+
+    def _scenery_parts(self, b: Body, t: Terrain) -> None:
+        """The sites of scenery body ``b`` and of the static bodies in it, kept (as on a
+        link) as ``t.extras["mjcf"]["sites"]`` (name -> 4x4 pose in the terrain frame); a
+        static body nested in ``b`` is named in a note (its geoms are part of ``t``)."""
+        sites = {}
+        for d in b.walk():
+            T = _pose_in(d, b)
+            if d is not b:
+                self.doc.warn(d.node, f"static body {d.label!r} read as part of terrain {t.name!r} "
+                                      f"(its geoms placed in the frame of body {b.label!r})", kind="restructured")
+            for k, x in enumerate(d.sites):
+                name = x.name or f"site{len(sites)}"
+                pose = make_pose(x) if T is None else compose(T, np.asarray(make_pose(x))).tolist()
+                sites[name if name not in sites else f"{name}_{len(sites)}"] = pose
+        if sites:
+            t.extras["mjcf"]["sites"] = sites
 
     def _friction_of(self, geoms: list) -> float:
         """The kFriction of a terrain or rigid object of ``geoms``: their sliding friction
@@ -457,13 +531,16 @@ def make_pose(s) -> list:
     return T.tolist()
 
 
-def _world_pose(b: Body) -> np.ndarray:
-    T = np.eye(4)
+def _pose_in(b: Body, top: Body) -> Optional[np.ndarray]:
+    """Pose of body ``b`` in the frame of its ancestor ``top`` (None: ``b`` is ``top``)."""
     chain = []
-    while b is not None and b.id != 0:
+    while b is not top:
         chain.append(b)
         b = b.parent
-    for d in reversed(chain):
+    if not chain:
+        return None
+    T = body_pose(chain[-1])
+    for d in reversed(chain[:-1]):
         T = compose(T, body_pose(d))
     return T
 

@@ -44,8 +44,11 @@ Mapping (the rules are documented for users in ``docs/mjcf.md``):
   roboio does not check and MuJoCo's own filters (same weld body, parent/child) would not
   skip.
 * Worlds: every robot, rigid object (a body with a free joint) and terrain (a static geom,
-  or a static body of class ``terrain`` for several geoms) in one model; names made unique where they clash (``report.renamed``: "links", "joints",
-  "objects").
+  or a static body of class ``terrain`` for several geoms or a scenery body an MJCF reading
+  made a terrain of, at the terrain's pose) in one model; names made unique where they clash (``report.renamed``: "links", "joints",
+  "objects"). Top-level bodies in the order an MJCF reading recorded
+  (``world.extras["mjcf"]["bodies"]``), else terrains, rigid objects, robots; qpos (the
+  ``initial`` key and kept keyframes) in the joints' document order, MuJoCo's.
 * ``robot.config`` -> ``<keyframe><key name="initial">`` when it differs from MuJoCo's
   zero configuration.
 """
@@ -547,9 +550,11 @@ class MjcfWriter:
         self.assets = {}                 # (reference, scale text) -> mesh name
         self.asset_el = None
         self.classes_used = set()
+        self.qpos_parts = []             # (joint element, qpos0, initial qpos, term) as written
         self.qpos0 = []                  # MuJoCo's qpos0, in document order of the joints
         self.qpos_init = []              # the initial configuration in MuJoCo coordinates
         self.qpos_terms = []             # how each part of qpos follows a robot's configuration
+        self.top_bodies = {}             # top-level body element -> its key in the source order
         self.excludes = []
         self.pairs = []                  # (geom, geom) roboio checks that MuJoCo filters out
         self.geom_names = _Names()
@@ -577,7 +582,9 @@ class MjcfWriter:
             self.rigid_object(worldbody, o)
         for r in self.world.robots:
             self.robot(worldbody, r)
+        self._source_order(worldbody)
         _tidy(worldbody)
+        self._qpos_in_document_order(worldbody)
         for cls, attrs in (("visual", {"contype": "0", "conaffinity": "0", "group": "2"}),
                            ("collision", {"group": "3"}), ("terrain", None)):
             if cls in self.classes_used:
@@ -669,6 +676,8 @@ class MjcfWriter:
             p = plan.parent_body(i)
             body = etree.SubElement(worldbody if p < 0 else elements[p], "body", name=names[i])
             elements[i] = body
+            if p < 0:
+                self.top_bodies[body] = ("robot", r.name, r.links[i].name)
             ref = self._kept_ref(r, plan, i, approx)
             if ref is None:
                 T = self._body_pose(r, plan, i, approx)
@@ -836,11 +845,9 @@ class MjcfWriter:
         if i in plan.free_root:
             nm = self.jname_of[i]
             jnames[i] = nm
-            etree.SubElement(body, "freejoint", name=nm)
+            el = etree.SubElement(body, "freejoint", name=nm)
             pose = self._free_pose(r, i)
-            self.qpos0 += pose
-            self.qpos_init += pose
-            self.qpos_terms.append((r, "free", i))
+            self._qpos(el, pose, pose, (r, "free", i))
             return True
         if i in plan.ball:
             return self._ball_joint(body, r, plan.ball[i], i)
@@ -898,9 +905,8 @@ class MjcfWriter:
             if d is not None and (d.dry_friction or d.viscous_friction):
                 rep.lose("friction of drivers of links written as a MuJoCo ball joint", d.name,
                          kind="not written", noun="driver")
-        self.qpos0 += [1.0, 0.0, 0.0, 0.0]
-        self.qpos_init += [float(v) for v in zyx_quat(r.config, chain)]
-        self.qpos_terms.append((r, "ball", chain[-1], chain))
+        self._qpos(el, [1.0, 0.0, 0.0, 0.0], [float(v) for v in zyx_quat(r.config, chain)],
+                   (r, "ball", chain[-1], chain))
         return True
 
     def _joint(self, body, r: Robot, plan: _RobotPlan, i: int, jnames: dict, S, anchor=None,
@@ -960,9 +966,7 @@ class MjcfWriter:
                 el.set("damping", fmt_float(d.viscous_friction / (k * k)))
         if jt not in ("normal", "spin"):
             self.report.lose(f"{jt} joints written as their one-DOF joints", l.name, kind="changed", noun="link")
-        self.qpos0.append(0.0 if ref is None else ref + 0.0)
-        self.qpos_init.append(float(r.config[i]) * k)
-        self.qpos_terms.append((r, "dof", i, k))
+        self._qpos(el, [0.0 if ref is None else ref + 0.0], [float(r.config[i]) * k], (r, "dof", i, k))
         return True
 
     def _keyframes(self) -> list:
@@ -970,43 +974,61 @@ class MjcfWriter:
         (``robot.extras["mjcf"]["keyframes"]``) in the coordinates of the joints written: a
         joint written as it was read (free joint, ball, hinge, slide) keeps the key's values
         as they were (write -> read -> write is then exact); a ball joint written as three
-        hinges gets the angles of the key's rotation; everything else its configuration."""
-        out = []
+        hinges gets the angles of the key's rotation; everything else its configuration.
+        The keys of several robots at one position with one name and time (what a reading
+        of one file gives each robot) are one key; a robot without such a key is at its
+        configuration in it."""
+        keys = {id(r): r.extras.get("mjcf", {}).get("keyframes") or [] for r in self.world.robots}
+        used, out = set(), []
         for r in self.world.robots:
-            keys = r.extras.get("mjcf", {}).get("keyframes") or []
-            slots = qpos_slots(r) if keys else {}
-            for key in keys:
-                try:
-                    src = np.asarray(key["qpos"], dtype=float)
-                    q = r.config_from_qpos(src)
-                except (ValueError, KeyError, TypeError):
-                    self.report.lose("keyframes that do not fit the robot's joints",
-                                     f"{r.name}: {key.get('name') or '?'}", kind="not written")
+            for j, key in enumerate(keys[id(r)]):
+                if (id(r), j) in used:
                     continue
-                qpos = []
-                for term in self.qpos_terms:
-                    owner, kind = term[0], term[1]
-                    mine = owner is r
-                    slot = slots.get(term[2]) if mine else None
-                    if kind == "free":
-                        if slot and slot[0] == "free":
-                            qpos += [float(v) for v in src[slot[1]:slot[1] + 7]]
-                        else:
-                            qpos += self._free_pose(owner, term[2], q if mine else None)
-                    elif kind == "ball":
-                        if slot and slot[0] == "ball":
-                            qpos += [float(v) for v in src[slot[1]:slot[1] + 4]]
-                        else:
-                            qpos += [float(v) for v in zyx_quat(q if mine else owner.config, term[3])]
-                    elif kind == "dof":
-                        if slot and slot[0] == "dof":
-                            qpos.append(float(src[slot[1]]) * term[3])
-                        else:
-                            qpos.append(float((q if mine else owner.config)[term[2]]) * term[3])
-                    else:
-                        qpos += term[2]
-                out.append((key.get("name"), float(key.get("time") or 0.0), qpos))
+                members = [o for o in self.world.robots if (id(o), j) not in used and j < len(keys[id(o)])
+                           and _same_key(keys[id(o)][j], key)]
+                used.update((id(o), j) for o in members)
+                parsed = {}
+                for o in members:
+                    k = keys[id(o)][j]
+                    try:
+                        src = np.asarray(k["qpos"], dtype=float)
+                        parsed[id(o)] = (src, o.config_from_qpos(src), qpos_slots(o))
+                    except (ValueError, KeyError, TypeError):
+                        self.report.lose("keyframes that do not fit the robot's joints",
+                                         f"{o.name}: {k.get('name') or '?'}", kind="not written")
+                if id(r) not in parsed:
+                    continue
+                out.append((key.get("name"), float(key.get("time") or 0.0), self._key_qpos(parsed, j, key.get("name"))))
         return out
+
+    def _key_qpos(self, parsed: dict, j: int, name) -> list:
+        """The written qpos of one key: ``parsed`` maps the robots in it to ``(their qpos in
+        the key, the configuration of it, qpos_slots)``; ``j``, ``name``: the key's position and
+        name (a rigid object's own values of it, :func:`_object_key`)."""
+        qpos = []
+        for term in self.qpos_terms:
+            owner, kind = term[0], term[1]
+            src, q, slots = parsed.get(id(owner), (None, None, {}))
+            mine = src is not None
+            slot = slots.get(term[2]) if mine else None
+            if kind == "free":
+                if slot and slot[0] == "free":
+                    qpos += [float(v) for v in src[slot[1]:slot[1] + 7]]
+                else:
+                    qpos += self._free_pose(owner, term[2], q if mine else None)
+            elif kind == "ball":
+                if slot and slot[0] == "ball":
+                    qpos += [float(v) for v in src[slot[1]:slot[1] + 4]]
+                else:
+                    qpos += [float(v) for v in zyx_quat(q if mine else owner.config, term[3])]
+            elif kind == "dof":
+                if slot and slot[0] == "dof":
+                    qpos.append(float(src[slot[1]]) * term[3])
+                else:
+                    qpos.append(float((q if mine else owner.config)[term[2]]) * term[3])
+            else:
+                qpos += _object_key(owner, j, name, term[2])
+        return qpos
 
     @staticmethod
     def _free_pose(r: Robot, i: int, q=None) -> list:
@@ -1440,13 +1462,12 @@ class MjcfWriter:
         body = etree.SubElement(worldbody, "body", name=name, pos=_fmt(o.transform[:3, 3]))
         _set_quat(body, R)
         joint = o.extras.get("mjcf", {}).get("joint") or o.name     # (an MJCF reading's name)
-        etree.SubElement(body, "freejoint", name=self.joints.take(joint, "object", None))
+        el = etree.SubElement(body, "freejoint", name=self.joints.take(joint, "object", None))
+        self.top_bodies[body] = ("object", o.name)
         # the key's quaternion is the body's, as written (a reading builds the pose from it)
         quat = [float(x) for x in body.get("quat", "1 0 0 0").split()]
         pose = [float(x) for x in o.transform[:3, 3]] + quat
-        self.qpos0 += pose
-        self.qpos_init += pose
-        self.qpos_terms.append((None, "fixed", pose))
+        self._qpos(el, pose, pose, (o, "fixed", pose))
         it = _inertia.prepare(o.mass, o.com, o.inertia)
         if not it.valid_for_motion:
             self._floor(it, o.name)
@@ -1465,12 +1486,28 @@ class MjcfWriter:
 
     def terrain(self, worldbody, t: Terrain):
         color = t.appearance.color if t.appearance is not None else None
-        geom = t.geometry
-        if geom is not None and not np.array_equal(t.transform, np.eye(4)):
-            geom = Group([geom], transform=t.transform)
-        visual = t.extras.get("mjcf", {}).get("visual_geometry")
-        if visual is not None and not np.array_equal(t.transform, np.eye(4)):
-            visual = Group([visual], transform=t.transform)
+        geom, visual = t.geometry, t.extras.get("mjcf", {}).get("visual_geometry")
+        R, err = nearest_rotation(t.transform[:3, :3])
+        framed = err == 0 and np.array_equal(t.transform[3], (0, 0, 0, 1))
+        if t.extras.get("mjcf", {}).get("body"):
+            # a body of MuJoCo scenery (an MJCF reading's): a static body of class "terrain"
+            # at the terrain's pose, its geoms in the terrain frame as read
+            body = etree.SubElement(worldbody, "body", name=self.bodies.take(t.name, "terrain", "terrains"),
+                                    childclass="terrain")
+            self.top_bodies[body] = ("terrain", t.name)
+            self.classes_used.add("terrain")
+            if framed:
+                if np.any(t.transform[:3, 3]):
+                    body.set("pos", _fmt(t.transform[:3, 3]))
+                _set_quat(body, R)
+            else:
+                geom, visual = _placed(geom, t.transform), _placed(visual, t.transform)
+            self._geoms(body, geom, visual, color, t.name or "terrain")
+            self._friction([e for e in body if e.tag == "geom"], t.kFriction, t.name)
+            if t.extras.get("mjcf", {}).get("sites"):      # (as a link's sites)
+                self.report.lose("format-specific terrain data", f"{t.name} (sites)", kind="kept as data")
+            return
+        geom, visual = _placed(geom, t.transform), _placed(visual, t.transform)
         start = len(worldbody)
         self._geoms(worldbody, geom, visual, color, t.name or "terrain")
         made = list(worldbody)[start:]
@@ -1482,10 +1519,50 @@ class MjcfWriter:
             body = etree.Element("body", name=self.bodies.take(t.name, "terrain", "terrains"),
                                  childclass="terrain")
             worldbody.insert(start, body)
+            self.top_bodies[body] = ("terrain", t.name)
             for el in made:
                 body.append(el)
             self.classes_used.add("terrain")
         self._friction(made, t.kFriction, t.name)
+
+    def _source_order(self, worldbody) -> None:
+        """The top-level bodies in the order of the MJCF file the world was read from
+        (``world.extras["mjcf"]["bodies"]``, the reading's record; MuJoCo numbers bodies,
+        joints and qpos in document order): the bodies it names, each once, first and in its
+        order, then every other element as written (elements added since come after the
+        source's, whose qpos addresses stay the source's). Without a record (worlds from
+        other formats) nothing moves."""
+        kept = self.world.extras.get("mjcf")
+        order = kept.get("bodies") if isinstance(kept, dict) else None
+        if not isinstance(order, list):
+            return
+        rank = {}
+        for k, key in enumerate(order):
+            try:
+                rank.setdefault(tuple(key), k)
+            except TypeError:
+                continue
+        counts = Counter(self.top_bodies.values())
+        named = [el for el in worldbody if el in self.top_bodies
+                 and counts[self.top_bodies[el]] == 1 and self.top_bodies[el] in rank]
+        first = set(named)
+        rest = [el for el in worldbody if el not in first]
+        for el in sorted(named, key=lambda el: rank[self.top_bodies[el]]) + rest:
+            worldbody.append(el)
+
+    def _qpos(self, joint, qpos0: list, initial: list, term: tuple) -> None:
+        """Record the qpos values of the joint element ``joint``: MuJoCo's qpos0, the initial
+        configuration's values, and how a keyframe gives them (``term``)."""
+        self.qpos_parts.append((joint, qpos0, initial, term))
+
+    def _qpos_in_document_order(self, worldbody) -> None:
+        """qpos0, the initial qpos and the keyframe terms in MuJoCo's order: the document
+        order of the joints (the order they were written in need not be it)."""
+        at = {el: k for k, el in enumerate(worldbody.iter("joint", "freejoint"))}
+        parts = sorted(self.qpos_parts, key=lambda part: at[part[0]])
+        self.qpos0 = [v for part in parts for v in part[1]]
+        self.qpos_init = [v for part in parts for v in part[2]]
+        self.qpos_terms = [part[3] for part in parts]
 
     def _friction(self, geoms, kf, name):
         v = np.atleast_1d(np.asarray(kf, float))
@@ -1494,6 +1571,37 @@ class MjcfWriter:
         for el in geoms:
             if el.get("class") != "visual":
                 el.set("friction", _fmt((v[0], 0.005, 0.0001)))
+
+
+def _same_key(a: dict, b: dict) -> bool:
+    """Two robots' kept keyframes are parts of one key: the same name and time."""
+    try:
+        return a.get("name") == b.get("name") and float(a.get("time") or 0.0) == float(b.get("time") or 0.0)
+    except (TypeError, ValueError):
+        return a is b
+
+
+def _object_key(o: RigidObject, j: int, name, pose: list) -> list:
+    """The 7 free-joint values of rigid object ``o`` in the robot's key ``j`` (named ``name``):
+    the key's own values an MJCF reading kept (``o.extras["mjcf"]["keyframes"]``, one per key
+    of the robot, matched by position and name), else its pose as written."""
+    kept = o.extras.get("mjcf", {}).get("keyframes") if isinstance(o, RigidObject) else None
+    if isinstance(kept, list) and j < len(kept) and isinstance(kept[j], dict) and kept[j].get("name") == name:
+        q = kept[j].get("qpos")
+        try:
+            q = [float(v) for v in q] if q is not None else None
+        except (TypeError, ValueError):
+            q = None
+        if q is not None and len(q) == 7 and all(math.isfinite(v) for v in q):
+            return q
+    return list(pose)
+
+
+def _placed(g, T):
+    """Geometry ``g`` placed by the 4x4 transform ``T`` (itself when ``T`` is the identity)."""
+    if g is None or np.array_equal(T, np.eye(4)):
+        return g
+    return Group([g], transform=T)
 
 
 def _drawn_and_colliding(parent, made: list) -> list:
