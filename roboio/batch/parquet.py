@@ -37,9 +37,10 @@ METADATA_KEY = b"roboio"
 REPORT_NAME = "_roboio-batch-report.json"
 
 
-#: Snappy: of the codecs every Parquet reader has, the cheapest to write here (an SR1 walk:
-#: encoded and written 1.9 us/frame of CPU, 1,265 B/frame; LZ4 2.2-2.4 us, 1,160 B;
-#: uncompressed 1.8-2.2 us, 1,983 B; zstd twice the time for 9% less)
+#: Snappy, Parquet's default: every reader has it (pyarrow's "lz4" is LZ4_RAW, which older
+#: Parquet readers do not read). An SR1 walk: 1,265 B/frame (LZ4 1,160, none 1,983), written
+#: at LZ4's speed (batch fk on 1 worker, 3 interleaved runs each: 1.50-1.58 s of worker CPU
+#: against 1.54-1.63); zstd writes 9% less in twice the time.
 COMPRESSION = "snappy"
 
 #: the longest file name most file systems take (bytes)
@@ -109,18 +110,18 @@ def write_part(path: str, start: int, times, P, names, metadata: dict) -> None:
     """Write frames ``start .. start+F-1`` as the Parquet file ``path``, atomically: ``P``
     ``(L, 7, F)`` the pose columns of the links ``names``
     (:func:`~roboio.kinematics.pose_vectors.pose_columns`), ``times`` (F,) seconds."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
     from ..formats.fileio import atomic_write
     P = np.ascontiguousarray(P, dtype=np.float64)
     table = _table(start, times, P, names, metadata)
 
-    # float columns gain nothing from dictionary encoding (pyarrow tries it by default:
-    # twice the time). Statistics (min/max) for frame and time only: what a reader filters
-    # parts by. The part is encoded in memory and written in one call: pyarrow writing
-    # through a Python file object makes a call per page (0.6 us a frame more CPU).
-    sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, use_dictionary=False, compression=COMPRESSION,
-                   write_statistics=["frame", "time"])
-    data = sink.getvalue()
-    atomic_write(path, lambda f: f.write(data))
+    def write(f):
+        # float columns gain nothing from dictionary encoding (pyarrow tries it by default:
+        # twice the time); statistics (min/max) for frame and time only: what a reader
+        # filters parts by. Written straight into the file: encoding the part into a memory
+        # buffer first was faster in a test loop but slower in a worker (1 worker, 48
+        # walks: 1.8-2.1 s of worker CPU against 1.5-1.6), where the buffer's pages are
+        # fresh for every part.
+        pq.write_table(table, f, use_dictionary=False, compression=COMPRESSION,
+                       write_statistics=["frame", "time"])
+    atomic_write(path, write)
