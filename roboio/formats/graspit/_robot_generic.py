@@ -154,6 +154,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
             continue
         children.setdefault(p, []).append(i)
     palm = robot.links[0]
+    link_name = _written_link_names(robot, report)
     if not welded(0):
         report.lose(f"{robot.name}: the DOF of the root link {palm.name!r} (a GraspIt! palm does not "
                     f"move; range [{robot.qmin[0]:.4g}, {robot.qmax[0]:.4g}] lost, held at "
@@ -326,10 +327,10 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
             jouts += js
             if owner[i] == ci:
                 body = body_of(link)
-                name = link.name
+                name = link_name(i)
             else:
                 copies[i] = copies.get(i, 0) + 1
-                name = f"{link.name}_copy{copies[i]}"
+                name = f"{link_name(i)}_copy{copies[i]}"
                 body = {"geometry": None, "mass": 1e-6, "com": np.zeros(3), "inertia": np.zeros((3, 3)),
                         "gx": {}, "what": name}
                 report.lose(f"{robot.name}: GraspIt! chains do not branch; chain {ci} repeats link "
@@ -383,8 +384,8 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
     if used_fixed:
         dofs.append(DofOut("r", list(DOF_DEFAULTS), [], 1.0))
     gx = robot.extras.get("graspit") or {}
-    palm_attrs = [("name", palm.name)] if palm.name else []
-    out = RobotOut(gx.get("type") or "Hand", gx.get("dbname"), f"{_file_stem(palm.name)}.xml", body_of(palm),
+    palm_attrs = [("name", link_name(0))]
+    out = RobotOut(gx.get("type") or "Hand", gx.get("dbname"), f"{_file_stem(link_name(0))}.xml", body_of(palm),
                    palm_attrs, dofs, chains)
     # names: roboio's "name" attributes keep the model's link names
     tail_from_extras(out, robot, gx.get("record"), gx, report)
@@ -394,6 +395,28 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
 def _signed(x: float) -> str:
     """An offset after '+': negative values as '-x' (read as '+-x')."""
     return num(x)
+
+
+def _written_link_names(robot, report):
+    """``name(i)``: the name link ``i`` is written with: its own, or for a link the source
+    left unnamed (an OpenRAVE ``<Body>`` without ``name``) ``link<i>``, unique among the
+    robot's names and reported as a rename of ``''`` (a list when several links have none),
+    so that the link written is known. (Without a name attribute the reader names a palm
+    ``<robot>Base``, which verify cannot match.)"""
+    taken = set(l.name for l in robot.links)
+    names, invented = [], []
+    for l in robot.links:
+        new, k = l.name, 2
+        if not new:
+            new = f"link{l.index}"
+            while new in taken:
+                new, k = f"link{l.index}_{k}", k + 1
+            taken.add(new)
+            invented.append(new)
+        names.append(new)
+    if invented:
+        report.rename("links", "", invented[0] if len(invented) == 1 else invented)
+    return names.__getitem__
 
 
 def _file_stem(name: str) -> str:
