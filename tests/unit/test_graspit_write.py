@@ -329,3 +329,22 @@ def test_link_the_source_left_unnamed_is_written_named_and_reported(tmp_path):
     assert b.links[0].mass == pytest.approx(0.285, rel=1e-12)
     res = roboio.verify(a, b, stated=report)
     assert res.ok and res.max_position_error <= 1e-9 and not res.only_a
+
+
+def test_names_the_reader_gives_by_default_are_not_written_so_the_rewrite_is_stable(tmp_path):
+    """asibot's kinect robot (palm 'kinectBase') written into a GraspIt! world as kinect.xml:
+    the first write, from the model, wrote <palm name="kinectBase">; the rewrite, from the
+    GraspIt! record, leaves out a name the reader gives anyway (<stem>Base, and
+    <stem>_chain<c>_link<l> for links), so the two differed."""
+    r = sample_robot()
+    r.links[0].name = "armBase"
+    r.links[1].name = "arm_chain0_link0"
+    roboio.save(r, tmp_path / "arm.xml", format="graspit")
+    text = (tmp_path / "arm.xml").read_text()
+    assert "<palm>" in text and 'name="arm_chain0_link0"' not in text
+    back = roboio.load(tmp_path / "arm.xml")
+    assert back.link_names[:2] == ["armBase", "arm_chain0_link0"]
+    before = {p: open(tmp_path / p, "rb").read() for p in os.listdir(tmp_path) if p.endswith(".xml")}
+    roboio.save(back, tmp_path / "arm.xml", format="graspit", overwrite_input=True)
+    after = {p: open(tmp_path / p, "rb").read() for p in os.listdir(tmp_path) if p.endswith(".xml")}
+    assert before == after

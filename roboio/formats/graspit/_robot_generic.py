@@ -107,7 +107,11 @@ class _Const:
         self.theta, self.d, self.a, self.alpha = theta, d, a, alpha
 
 
-def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
+def spec_from_model(writer, robot, exclude, world: bool, stem: str = "") -> RobotOut:
+    """The files of ``robot`` written from the model; ``stem``: the robot file's stem, which
+    names what has no name attribute when read (``<stem>Base``, ``<stem>_chain<c>_link<l>``):
+    names equal to those are not written, as the writer from a GraspIt! record does, so the
+    two write the same bytes."""
     report = writer.report
     n = robot.num_links
     keep = [i for i in range(n) if i not in exclude]
@@ -335,7 +339,8 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
                         "gx": {}, "what": name}
                 report.lose(f"{robot.name}: GraspIt! chains do not branch; chain {ci} repeats link "
                             f"{link.name!r} as a massless copy without geometry ({name!r})", kind="changed")
-            louts.append(LinkOut(dyn, f"{_file_stem(name)}.xml", body, [], name))
+            louts.append(LinkOut(dyn, f"{_file_stem(name)}.xml", body, [],
+                                 None if name == f"{stem}_chain{ci}_link{len(louts)}" else name))
         chains.append(ChainOut(parts_for(_to_mm(chain_T)), jouts, louts))
     for i in keep:
         if i != 0 and i not in dropped and i not in owner:
@@ -384,7 +389,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
     if used_fixed:
         dofs.append(DofOut("r", list(DOF_DEFAULTS), [], 1.0))
     gx = robot.extras.get("graspit") or {}
-    palm_attrs = [("name", link_name(0))]
+    palm_attrs = [] if link_name(0) == f"{stem}Base" else [("name", link_name(0))]
     out = RobotOut(gx.get("type") or "Hand", gx.get("dbname"), f"{_file_stem(link_name(0))}.xml", body_of(palm),
                    palm_attrs, dofs, chains)
     # names: roboio's "name" attributes keep the model's link names
