@@ -158,6 +158,32 @@ def test_affine_driver_becomes_a_joint_equality(tmp_path):
     assert m.neq == 1
 
 
+def test_couplings_of_a_second_robot_are_named_after_its_renamed_actuator(tmp_path):
+    """graspit_bci's barrettGlassDyn world (two robots with drivers dof0..dof3): the second
+    robot's actuator dof1 is written dof1_2, and its driver reads back so; its coupling was
+    named dof1:<joint> and rewritten dof1_2:<joint>. Named after the actuator as written,
+    the rewrite is the same bytes."""
+    w = World("two")
+    for name in ("left", "right"):
+        r = robot([Link(f"{name}_a", -1, "revolute", (0, 0, 1), mass=1),
+                   Link(f"{name}_b", 0, "revolute", (0, 0, 1), mass=1),
+                   Link(f"{name}_c", 1, "revolute", (0, 1, 0), mass=1)])
+        r.name = name
+        r.drivers = [Driver("dof0", "normal", [0]),
+                     Driver("dof1", "affine", [1, 2], scale=[1.0, 0.5], offset=[0.0, 0.0])]
+        w.add(r)
+    out, rep, root = write(w, tmp_path)
+    names = [e.get("name") for e in root.findall(".//equality/joint")]
+    acts = [e.get("name") for e in root.find("actuator")]
+    assert acts == ["dof0", "dof1", "dof0_2", "dof1_2"]
+    assert names == ["dof1:left_c", "dof1_2:right_c"]
+    first = open(out, "rb").read()
+    roboio.save(roboio.load(out), out, format="mjcf", overwrite_input=True)
+    assert open(out, "rb").read() == first
+    m, d = compiled(out)
+    assert m.neq == 2
+
+
 def test_massless_moving_links_get_the_minimum_mass(tmp_path):
     # (frames rotated from one link to the next: a run of massless links a translation apart
     # is folded into one body instead, see test_massless_translated_links_fold_into_one_body)
