@@ -1080,6 +1080,10 @@ class MjcfWriter:
             # meshes stay apart: MuJoCo collides each one's convex hull
             for g, M in self.meshes.merge_new(list(_leaves(visual))):
                 self._geom(parent, g, M, color, label, "visual", made)
+            if not made:
+                # nothing drawn (its files missing: asibot's ensam03sn.iv): the body is written
+                # as one without visuals, as it reads back, so the rewrite is the same
+                visual = None
         for g, M in _leaves(collision):
             has |= self._geom(parent, g, M, color, label, "collision" if visual is not None else None, made)
         if visual is None and any(el.get("class") for el in made):
