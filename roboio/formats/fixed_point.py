@@ -65,6 +65,10 @@ def stable_params(R, derive: Callable, build: Callable, ulps: Sequence[int], ste
         p = exact_params(derive(M), build, M, ulps)
         if p is None:             # rounding-level components snap to 0 (found exact next time)
             p = tuple(0.0 if abs(v) < _TINY else float(v) for v in derive(M))
+        # -0.0 == 0.0, so a pick repeats whatever the sign of its zeros, which the text keeps
+        # ("-0"): zeros are written as 0 (asibot's kitchen terrain: rotateMoment "0 -2.2 2.2"
+        # rewritten "-0 -2.2 2.2")
+        p = tuple(v + 0.0 for v in p)
         if p in seen:             # a fixed point, or a cycle: the same pick from any member
             cycle = seen[seen.index(p):]
             return min(cycle, key=lambda c: (_text_len(c), c))

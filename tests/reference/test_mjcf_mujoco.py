@@ -111,7 +111,11 @@ def check_model(robot, path, report, nsamples=4, seed=0):
     """Compile ``path`` with MuJoCo and compare it with ``robot`` (see the module doc)."""
     m = mujoco.MjModel.from_xml_path(path)
     d = mujoco.MjData(m)
-    bodies = {mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b): b for b in range(1, m.nbody)}
+    # bodies by the name of the link each is: its own, or the one report.renamed says it
+    # was written for (an OpenRAVE <Body> without a name is written as link0)
+    source = {new: old for old, new in report.renamed.get("links", {}).items() if isinstance(new, str)}
+    bodies = {source.get(n, n): b for b in range(1, m.nbody)
+              for n in [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b)]}
     # every link has a body of its name, except the virtual links of a floating base and
     # the massless links folded into a multi-DOF joint
     virtual = {i for j in robot.joints if j.type in ("floating", "floatingplanar", "ballandsocket")
@@ -364,6 +368,25 @@ def test_corpus_robot_in_mujoco(path, tmp_path, monkeypatch):
     report = roboio.save(robot, out, format="mjcf", meshes="convert")
     m = check_model(robot, out, report)
     check_collisions(m, robot)
+
+
+def test_unnamed_link_is_checked_under_the_name_the_report_gives(tmp_path, monkeypatch):
+    """An OpenRAVE <Body> without a name (crazy-robot/youbot_OpenRAVE tibitsbox1) is written
+    as body link0, reported renamed; MuJoCo's body link0 is that link (pose, mass)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "box.kinbody.xml").write_text(
+        '<KinBody name="box"><RotationAxis>0 0 1 90</RotationAxis><Body type="dynamic">'
+        '<Mass type="mimicgeom"><total>0.285</total></Mass><Geom type="box">'
+        '<Extents>0.003 0.0735 0.066</Extents><Translation>0 0 0.066</Translation></Geom>'
+        '</Body></KinBody>')
+    robot = roboio.load(str(tmp_path / "box.kinbody.xml"))
+    out = str(tmp_path / "model.xml")
+    report = roboio.save(robot, out, format="mjcf")
+    assert report.renamed["links"] == {"": "link0"}
+    m = check_model(robot, out, report)
+    b = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "link0")
+    assert m.body_mass[b] == pytest.approx(0.285, rel=1e-12)
+    np.testing.assert_allclose(m.body_quat[b], [np.sqrt(0.5), 0, 0, np.sqrt(0.5)], atol=1e-12)
 
 
 @pytest.mark.parametrize("rel", ["klampt/robots/ur5.rob", "klampt/robots/robotiq_85.rob",

@@ -303,3 +303,48 @@ def test_robots_written_side_by_side_keep_their_own_link_bodies(tmp_path):
     after = {os.path.relpath(os.path.join(d, f), tmp_path): open(os.path.join(d, f), "rb").read()
              for d, _, fs in os.walk(tmp_path) for f in fs}
     assert before == after
+
+
+UNNAMED_BODY = """<KinBody name="TibitsBox1">
+  <RotationAxis>0 0 1 90</RotationAxis>
+  <Body type="dynamic">
+    <Mass type="mimicgeom"><total>0.285</total></Mass>
+    <Geom type="box"><Extents>0.003 0.0735 0.066</Extents><Translation>0 0 0.066</Translation></Geom>
+  </Body>
+</KinBody>
+"""
+
+
+def test_link_the_source_left_unnamed_is_written_named_and_reported(tmp_path):
+    """crazy-robot/youbot_OpenRAVE's tibitsbox1.kinbody.xml: a <Body> without a name is the
+    palm; written without a name it read back as '<robot>Base', a rename no report stated,
+    and verify found no link to compare (infinite error)."""
+    (tmp_path / "box.kinbody.xml").write_text(UNNAMED_BODY)
+    a = roboio.load(tmp_path / "box.kinbody.xml")
+    assert a.links[0].name == ""
+    report = roboio.save(a, tmp_path / "box.xml", format="graspit")
+    assert report.renamed["links"] == {"": "link0"}
+    b = roboio.load(tmp_path / "box.xml")
+    assert b.links[0].name == "link0"
+    assert b.links[0].mass == pytest.approx(0.285, rel=1e-12)
+    res = roboio.verify(a, b, stated=report)
+    assert res.ok and res.max_position_error <= 1e-9 and not res.only_a
+
+
+def test_names_the_reader_gives_by_default_are_not_written_so_the_rewrite_is_stable(tmp_path):
+    """asibot's kinect robot (palm 'kinectBase') written into a GraspIt! world as kinect.xml:
+    the first write, from the model, wrote <palm name="kinectBase">; the rewrite, from the
+    GraspIt! record, leaves out a name the reader gives anyway (<stem>Base, and
+    <stem>_chain<c>_link<l> for links), so the two differed."""
+    r = sample_robot()
+    r.links[0].name = "armBase"
+    r.links[1].name = "arm_chain0_link0"
+    roboio.save(r, tmp_path / "arm.xml", format="graspit")
+    text = (tmp_path / "arm.xml").read_text()
+    assert "<palm>" in text and 'name="arm_chain0_link0"' not in text
+    back = roboio.load(tmp_path / "arm.xml")
+    assert back.link_names[:2] == ["armBase", "arm_chain0_link0"]
+    before = {p: open(tmp_path / p, "rb").read() for p in os.listdir(tmp_path) if p.endswith(".xml")}
+    roboio.save(back, tmp_path / "arm.xml", format="graspit", overwrite_input=True)
+    after = {p: open(tmp_path / p, "rb").read() for p in os.listdir(tmp_path) if p.endswith(".xml")}
+    assert before == after

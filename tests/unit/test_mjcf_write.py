@@ -158,6 +158,56 @@ def test_affine_driver_becomes_a_joint_equality(tmp_path):
     assert m.neq == 1
 
 
+def test_couplings_of_a_second_robot_are_named_after_its_renamed_actuator(tmp_path):
+    """graspit_bci's barrettGlassDyn world (two robots with drivers dof0..dof3): the second
+    robot's actuator dof1 is written dof1_2, and its driver reads back so; its coupling was
+    named dof1:<joint> and rewritten dof1_2:<joint>. Named after the actuator as written,
+    the rewrite is the same bytes."""
+    w = World("two")
+    for name in ("left", "right"):
+        r = robot([Link(f"{name}_a", -1, "revolute", (0, 0, 1), mass=1),
+                   Link(f"{name}_b", 0, "revolute", (0, 0, 1), mass=1),
+                   Link(f"{name}_c", 1, "revolute", (0, 1, 0), mass=1)])
+        r.name = name
+        r.drivers = [Driver("dof0", "normal", [0]),
+                     Driver("dof1", "affine", [1, 2], scale=[1.0, 0.5], offset=[0.0, 0.0])]
+        w.add(r)
+    out, rep, root = write(w, tmp_path)
+    names = [e.get("name") for e in root.findall(".//equality/joint")]
+    acts = [e.get("name") for e in root.find("actuator")]
+    assert acts == ["dof0", "dof1", "dof0_2", "dof1_2"]
+    assert names == ["dof1:left_c", "dof1_2:right_c"]
+    first = open(out, "rb").read()
+    roboio.save(roboio.load(out), out, format="mjcf", overwrite_input=True)
+    assert open(out, "rb").read() == first
+    m, d = compiled(out)
+    assert m.neq == 2
+
+
+def test_link_whose_visual_files_are_missing_is_written_as_one_without_visuals(tmp_path):
+    """asibot's OpenRAVE arm (render meshes missing from the repository, collision boxes):
+    the boxes were written class="collision" beside no visual geom, read back as a link
+    without visuals and rewritten as plain geoms (not a fixed point)."""
+    (tmp_path / "v.urdf").write_text(
+        '<robot name="v"><link name="world"/><link name="base"><inertial><mass value="1"/>'
+        '<inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>'
+        '<visual><geometry><mesh filename="gone.stl"/></geometry></visual>'
+        '<collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link>'
+        '<joint name="j" type="revolute"><parent link="world"/><child link="base"/>'
+        '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = roboio.load(str(tmp_path / "v.urdf"))
+    assert r.link("base").visual_geometry is not None
+    out, rep, root = write(r, tmp_path)
+    (geom,) = root.iter("geom")
+    assert geom.get("type") == "box" and geom.get("class") is None
+    assert any("not found" in x for x in rep.lost)
+    first = open(out, "rb").read()
+    roboio.save(roboio.load(out), out, format="mjcf", overwrite_input=True)
+    assert open(out, "rb").read() == first
+
+
 def test_massless_moving_links_get_the_minimum_mass(tmp_path):
     # (frames rotated from one link to the next: a run of massless links a translation apart
     # is folded into one body instead, see test_massless_translated_links_fold_into_one_body)

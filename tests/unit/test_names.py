@@ -231,3 +231,32 @@ def test_mounted_robots_prefix_joint_names_and_keep_leaders(hand, tmp_path):
     assert r.links[d.leader].name == "left:lever" and d.type == "affine"
     assert r.link("left:finger_a").joint_name == "left:LFinger21"
     assert r.link("left:lever").joint_name == "left:LHand"
+
+
+def test_openrave_environment_gives_repeated_element_names_unique_names(tmp_path):
+    """GraspIt! worlds repeat an obstacle's name (graspit_bci's cvap.xml: six dinner_chair
+    obstacles); OpenRAVE refuses a second body of one name, so the environment written was
+    refused by OpenRAVE and by roboio's reader. Repeats are renamed name_2, ... and said."""
+    from roboio.model import Primitive, RigidObject, Terrain, World
+    from roboio.transforms import make_transform
+    w = World("room")
+    poses = [(0, 0, 0), (1, 0, 0), (0, 2, 0)]
+    for k, p in enumerate(poses):
+        t = Terrain("chair", Primitive("AABB", {"bmin": (-0.2, -0.2, 0), "bmax": (0.2, 0.2, 0.8)}))
+        t.transform = make_transform(np.eye(3), p)
+        w.add(t)
+    cup = RigidObject("chair", Primitive("Sphere", {"center": (0, 0, 0), "radius": 0.05}))
+    cup.transform = make_transform(np.eye(3), (0, 0, 1))
+    w.add(cup)
+    report = roboio.save(w, tmp_path / "room.env.xml", format="openrave")
+    # written in the order robots, rigid objects, terrains: the first keeps its name
+    assert report.renamed["elements"] == {"chair": ["chair", "chair_2", "chair_3", "chair_4"]}
+    assert report.counts()["error"] == 0
+    back = roboio.load(tmp_path / "room.env.xml")
+    assert [t.name for t in back.terrains] == ["chair_2", "chair_3", "chair_4"]
+    assert [o.name for o in back.rigid_objects] == ["chair"]
+    for t, p in zip(back.terrains, poses):
+        np.testing.assert_allclose(t.transform[:3, 3], p, atol=1e-15)
+    np.testing.assert_allclose(back.rigid_objects[0].transform[:3, 3], (0, 0, 1), atol=1e-15)
+    roboio.save(back, tmp_path / "again.env.xml", format="openrave")
+    assert (tmp_path / "again.env.xml").read_bytes() == (tmp_path / "room.env.xml").read_bytes()

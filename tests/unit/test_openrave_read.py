@@ -711,3 +711,27 @@ def test_self_collision_pairs(tmp_path):
     names = {tuple(sorted((r.links[i].name, r.links[j].name))) for i, j in r.self_collision_pairs}
     # joined or one joint apart: adjacent; e has no geometry; a-d forced adjacent
     assert names == {("a", "c"), ("b", "d")}
+
+
+def test_one_link_object_keeps_its_custom_com_to_the_last_digit(tmp_path):
+    """graspit_bci's allGrasp1 world written as an OpenRAVE environment: the object 'all'
+    (mass 0.3, <com> z 0.10885333386718579) read back with z ...578, the rounding of
+    (0.3 * z) / 0.3 from summing its one link onto an empty mass, so every rewrite changed
+    the file."""
+    (tmp_path / "e.env.xml").write_text(
+        '<Environment><KinBody name="all"><Body name="all" type="dynamic">'
+        '<Geom type="box"><Extents>0.1 0.1 0.1</Extents></Geom>'
+        '<mass type="custom"><total>0.3</total>'
+        '<com>-0.009447786168845196 -0.007514649093709692 0.10885333386718579</com>'
+        '<inertia>0.0016 0 0 0 0.0014 0 0 0 0.0005</inertia></mass>'
+        '</Body></KinBody></Environment>')
+    w = roboio.load(tmp_path / "e.env.xml")
+    (o,) = w.rigid_objects
+    assert o.mass == pytest.approx(0.3, rel=1e-15)
+    np.testing.assert_allclose(o.com, [-0.009447786168845196, -0.007514649093709692,
+                                       0.10885333386718579], rtol=0, atol=1e-18)
+    roboio.save(w, tmp_path / "a.env.xml", format="openrave")
+    roboio.save(roboio.load(tmp_path / "a.env.xml"), tmp_path / "b.env.xml", format="openrave")
+    assert (tmp_path / "a.env.xml").read_bytes() == (tmp_path / "b.env.xml").read_bytes()
+    assert "<com>-0.009447786168845196 -0.007514649093709692 0.10885333386718579</com>" in \
+        (tmp_path / "a.env.xml").read_text()

@@ -171,6 +171,19 @@ def test_yaml_body_cut_inside_its_link_list_warns_truncated(tmp_path):
         roboio.load(str(tmp_path / "cut.body"))
 
 
+def test_yaml_body_without_its_last_newline_is_a_warning_not_a_failed_validation(tmp_path):
+    """MasutaniLab's KobukiForChoreonoid box.body ends "shininess: 0.2" without a newline:
+    a complete file that Choreonoid loads, and so does roboio; that it may be cut short is
+    a guess, a warning, and ``roboio validate`` passes it (``--strict`` fails it)."""
+    from roboio.validation import fails, problems
+    (tmp_path / "box.body").write_text(BODY.rstrip("\n"))
+    r = _load(tmp_path / "box.body")
+    assert r.links[-1].name == "arm" and r.links[-1].mass == pytest.approx(1.0, abs=1e-12)
+    (msg,) = [m for m in r.warnings if "truncated?" in m]
+    assert (msg.severity, msg.kind) == ("warning", "truncated")
+    assert not fails(problems(r)) and fails(problems(r), strict=True)
+
+
 def test_upper_case_extension_warns_in_klampts_reading(tmp_path):
     (tmp_path / "ARM.ROB").write_text(ROB)
     assert not _load(tmp_path / "ARM.ROB").warnings

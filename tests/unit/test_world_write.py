@@ -232,3 +232,20 @@ def test_unwritable_geometry_fails_before_the_world_file_is_written(tmp_path):
     with pytest.raises(FormatError, match="cannot write a group holding a point cloud"):
         roboio.save(w, str(out))
     assert not out.exists()
+
+
+def test_terrain_rotation_with_a_zero_moment_component_rewrites_to_the_same_bytes(tmp_path):
+    """asibot's VS4 kitchen (OpenRAVE <rotationaxis>1 0 0 -90</rotationaxis> then 0 0 1 180):
+    written rotateMoment="0 -2.22 2.22", read back and written "-0 -2.22 2.22"."""
+    R = np.array([[-1.0, -2.7192621468937821e-32, -1.2246467991473532e-16],
+                  [1.2246467991473532e-16, -2.2204460492503131e-16, -1.0],
+                  [0.0, -1.0, 2.2204460492503131e-16]])
+    M = np.eye(4)
+    M[:3, :3] = R
+    w = World("room")
+    w.add(Terrain("kitchen", Primitive("AABB", {"bmin": (0, 0, 0), "bmax": (1, 2, 0.5)}), M))
+    roboio.save(w, str(tmp_path / "a.xml"))
+    first = (tmp_path / "a.xml").read_text()
+    assert 'rotateMoment="0 -2.22144146907918' in first
+    roboio.save(quiet_load(tmp_path / "a.xml"), str(tmp_path / "a.xml"), overwrite_input=True)
+    assert (tmp_path / "a.xml").read_text() == first

@@ -107,7 +107,11 @@ class _Const:
         self.theta, self.d, self.a, self.alpha = theta, d, a, alpha
 
 
-def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
+def spec_from_model(writer, robot, exclude, world: bool, stem: str = "") -> RobotOut:
+    """The files of ``robot`` written from the model; ``stem``: the robot file's stem, which
+    names what has no name attribute when read (``<stem>Base``, ``<stem>_chain<c>_link<l>``):
+    names equal to those are not written, as the writer from a GraspIt! record does, so the
+    two write the same bytes."""
     report = writer.report
     n = robot.num_links
     keep = [i for i in range(n) if i not in exclude]
@@ -154,6 +158,7 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
             continue
         children.setdefault(p, []).append(i)
     palm = robot.links[0]
+    link_name = _written_link_names(robot, report)
     if not welded(0):
         report.lose(f"{robot.name}: the DOF of the root link {palm.name!r} (a GraspIt! palm does not "
                     f"move; range [{robot.qmin[0]:.4g}, {robot.qmax[0]:.4g}] lost, held at "
@@ -326,15 +331,16 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
             jouts += js
             if owner[i] == ci:
                 body = body_of(link)
-                name = link.name
+                name = link_name(i)
             else:
                 copies[i] = copies.get(i, 0) + 1
-                name = f"{link.name}_copy{copies[i]}"
+                name = f"{link_name(i)}_copy{copies[i]}"
                 body = {"geometry": None, "mass": 1e-6, "com": np.zeros(3), "inertia": np.zeros((3, 3)),
                         "gx": {}, "what": name}
                 report.lose(f"{robot.name}: GraspIt! chains do not branch; chain {ci} repeats link "
                             f"{link.name!r} as a massless copy without geometry ({name!r})", kind="changed")
-            louts.append(LinkOut(dyn, f"{_file_stem(name)}.xml", body, [], name))
+            louts.append(LinkOut(dyn, f"{_file_stem(name)}.xml", body, [],
+                                 None if name == f"{stem}_chain{ci}_link{len(louts)}" else name))
         chains.append(ChainOut(parts_for(_to_mm(chain_T)), jouts, louts))
     for i in keep:
         if i != 0 and i not in dropped and i not in owner:
@@ -383,8 +389,8 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
     if used_fixed:
         dofs.append(DofOut("r", list(DOF_DEFAULTS), [], 1.0))
     gx = robot.extras.get("graspit") or {}
-    palm_attrs = [("name", palm.name)] if palm.name else []
-    out = RobotOut(gx.get("type") or "Hand", gx.get("dbname"), f"{_file_stem(palm.name)}.xml", body_of(palm),
+    palm_attrs = [] if link_name(0) == f"{stem}Base" else [("name", link_name(0))]
+    out = RobotOut(gx.get("type") or "Hand", gx.get("dbname"), f"{_file_stem(link_name(0))}.xml", body_of(palm),
                    palm_attrs, dofs, chains)
     # names: roboio's "name" attributes keep the model's link names
     tail_from_extras(out, robot, gx.get("record"), gx, report)
@@ -394,6 +400,28 @@ def spec_from_model(writer, robot, exclude, world: bool) -> RobotOut:
 def _signed(x: float) -> str:
     """An offset after '+': negative values as '-x' (read as '+-x')."""
     return num(x)
+
+
+def _written_link_names(robot, report):
+    """``name(i)``: the name link ``i`` is written with: its own, or for a link the source
+    left unnamed (an OpenRAVE ``<Body>`` without ``name``) ``link<i>``, unique among the
+    robot's names and reported as a rename of ``''`` (a list when several links have none),
+    so that the link written is known. (Without a name attribute the reader names a palm
+    ``<robot>Base``, which verify cannot match.)"""
+    taken = set(l.name for l in robot.links)
+    names, invented = [], []
+    for l in robot.links:
+        new, k = l.name, 2
+        if not new:
+            new = f"link{l.index}"
+            while new in taken:
+                new, k = f"link{l.index}_{k}", k + 1
+            taken.add(new)
+            invented.append(new)
+        names.append(new)
+    if invented:
+        report.rename("links", "", invented[0] if len(invented) == 1 else invented)
+    return names.__getitem__
 
 
 def _file_stem(name: str) -> str:

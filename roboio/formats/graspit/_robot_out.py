@@ -210,7 +210,7 @@ def robot_files(writer, robot, path: str, world: bool = False, info: Optional[di
         if gx.get("record") is not None:
             report.warn(f"robot {robot.name!r} no longer matches its GraspIt! file ({why}); written "
                         "from the model", kind="changed")
-        spec = spec_from_model(writer, robot, exclude, world)
+        spec = spec_from_model(writer, robot, exclude, world, stem)
     spec.tail += disable_collision_lines(robot, spec, gx.get("record"), report)
     if robot.name and stem != robot.name:
         # GraspIt! names a robot after its file; its links keep their names (see above)

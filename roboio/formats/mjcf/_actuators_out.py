@@ -89,12 +89,13 @@ class Actuators:
     def lose(self, kind: str, item: str) -> None:
         self.report.lose(kind, item)
 
-    def add(self, d, joint: str, a: float, b: float, joint_range=(-math.inf, math.inf)) -> None:
+    def add(self, d, joint: str, a: float, b: float, joint_range=(-math.inf, math.inf)):
         """An actuator for driver ``d`` on the MuJoCo joint ``joint``, whose coordinate is
         ``qpos = a u + b`` of the driver value ``u``; ``joint_range``: that joint's limits
-        (a position actuator's targets are kept within them, as a reading takes them)."""
+        (a position actuator's targets are kept within them, as a reading takes them).
+        Returns the name it is written with (None: no actuators are written)."""
         if self.mode == "none":
-            return
+            return None
         name = self.names.take(actuator_name(d), "actuator", self.report, "actuator")
         if (a, b) != (1.0, 0.0):
             self.report.warn(f"actuator {name!r} works in joint {joint!r}'s coordinate, "
@@ -123,6 +124,7 @@ class Actuators:
             if d.servo_p or d.servo_i or d.servo_d:
                 self.lose("servo gains of drivers (motor actuators take forces)", d.name)
         self._append(el, d.extras.get("mjcf", {}).get("actuators") if isinstance(d.extras.get("mjcf"), dict) else None)
+        return name
 
     def _append(self, el, read=None) -> None:
         """Add ``el``; ``read``: the actuators read from MJCF it stands for (their place

@@ -1080,6 +1080,10 @@ class MjcfWriter:
             # meshes stay apart: MuJoCo collides each one's convex hull
             for g, M in self.meshes.merge_new(list(_leaves(visual))):
                 self._geom(parent, g, M, color, label, "visual", made)
+            if not made:
+                # nothing drawn (its files missing: asibot's ensam03sn.iv): the body is written
+                # as one without visuals, as it reads back, so the rewrite is the same
+                visual = None
         for g, M in _leaves(collision):
             has |= self._geom(parent, g, M, color, label, "collision" if visual is not None else None, made)
         if visual is None and any(el.get("class") for el in made):
@@ -1271,14 +1275,18 @@ class MjcfWriter:
             sl, ol = (d.scale[lead], d.offset[lead]) if d.type == "affine" else (1.0, 0.0)
             kl = _axis_length(r.links[il].axis)
             kept = self._kept_actuators(r, plan, jnames, d) if self.actuators.keep else None
+            written = None
             if kept:
                 self.actuators.add_kept(kept)
             elif not unactuated(d):       # (a joint MuJoCo leaves unactuated stays so)
-                self.actuators.add(d, jnames[il], kl * sl, kl * ol,
-                                   (r.qmin[il] * kl, r.qmax[il] * kl) if plan.jtype(il) != "spin"
-                                   else (-np.inf, np.inf))
+                written = self.actuators.add(d, jnames[il], kl * sl, kl * ol,
+                                             (r.qmin[il] * kl, r.qmax[il] * kl) if plan.jtype(il) != "spin"
+                                             else (-np.inf, np.inf))
+            # couplings are named after the actuator as written (a second robot's dof1 is
+            # actuator dof1_2, the name its driver reads back with: the rewrite keeps it)
+            stem = written or actuator_name(d)
             if d.type == "nonlinear":
-                self._polynomial_couplings(r, plan, jnames, d)
+                self._polynomial_couplings(r, plan, jnames, d, stem)
                 continue
             if d.type != "affine":
                 continue
@@ -1290,7 +1298,7 @@ class MjcfWriter:
                     continue
                 s, o = d.scale[k], d.offset[k]
                 kf = _axis_length(r.links[i].axis)
-                attrs = {"name": self.eq_names.take(f"{actuator_name(d)}:{jnames[i]}", "coupling", _Quiet(), ""),
+                attrs = {"name": self.eq_names.take(f"{stem}:{jnames[i]}", "coupling", _Quiet(), ""),
                          "joint1": jnames[i]}
                 if s != 0:
                     attrs["joint2"] = jnames[il]
@@ -1369,7 +1377,7 @@ class MjcfWriter:
                          f"{a.get('name') or 'unnamed'} ({a['kind']} on {on})", kind="not written",
                          noun="actuator")
 
-    def _polynomial_couplings(self, r: Robot, plan: _RobotPlan, jnames: dict, d):
+    def _polynomial_couplings(self, r: Robot, plan: _RobotPlan, jnames: dict, d, stem: str):
         """``<equality><joint polycoef>`` for each link a polynomial coupling (degree <= 4
         of the driver's own value, its leader link's) moves: ``q_j = sum a_i u^i`` gives
         ``qpos_j = sum |axis_j| a_i / |axis_lead|^i qpos_lead^i``. Other couplings were
@@ -1396,7 +1404,7 @@ class MjcfWriter:
                 continue
             coef = list(p[1]) + [0.0] * (5 - len(p[1]))
             kf = _axis_length(r.links[i].axis)
-            attrs = {"name": self.eq_names.take(f"{actuator_name(d)}:{jnames[i]}", "coupling", _Quiet(), ""),
+            attrs = {"name": self.eq_names.take(f"{stem}:{jnames[i]}", "coupling", _Quiet(), ""),
                      "joint1": jnames[i]}
             if any(coef[1:]):
                 attrs["joint2"] = jnames[lead]

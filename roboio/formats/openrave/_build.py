@@ -689,7 +689,7 @@ def build_body(body: BodyRecord, ctx, path: str, jointvalues=None):
     T0 = np.array(links[0].transform, dtype=float)
     inv0 = inv(T0)
     parts = []
-    mass = Mass()
+    mass = None
     for k, l in enumerate(links):
         coll, _ = link_geometries(l.geoms)
         rel = np.eye(4) if k == 0 else compose(inv0, l.transform)
@@ -699,7 +699,11 @@ def build_body(body: BodyRecord, ctx, path: str, jointvalues=None):
             parts.append(coll)
         m = l.mass
         if np.isfinite(m.mass):
-            mass = mass + Mass(m.mass, m.com, m.inertia).transformed(rel)
+            # the first link's mass as it is: Mass() + m moves its COM by the rounding of
+            # (m * com) / m (a one-link object's <com> changed in its last digit on every read)
+            piece = Mass(m.mass, m.com, m.inertia).transformed(rel)
+            mass = piece if mass is None else mass + piece
+    mass = Mass() if mass is None else mass
     geometry = parts[0] if len(parts) == 1 else (Group(parts) if parts else None)
     if all(l.static for l in links):
         obj = Terrain(name, geometry, T0)

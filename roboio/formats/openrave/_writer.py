@@ -1135,11 +1135,13 @@ def _xml_lines(x, ind) -> list:
     return out
 
 
-def _robot(robot: Robot, report, out_dir, ind="") -> list:
+def _robot(robot: Robot, report, out_dir, ind="", name=None) -> list:
+    """``name``: the body name written (default the robot's; an environment's may differ)."""
     w = _BodyWriter(robot, report, out_dir, f"robot {robot.name!r}")
     ext = robot.extras.get("openrave", {})
     kb = w.write_kinbody(ind + "    ")
-    lines = [f"{ind}<Robot name={_attr(robot.name)}>", f"{ind}  <KinBody name={_attr(robot.name)}>"]
+    name = robot.name if name is None else name
+    lines = [f"{ind}<Robot name={_attr(name)}>", f"{ind}  <KinBody name={_attr(name)}>"]
     lines += kb
     for x in ext.get("unknown", []):
         lines += _xml_lines(x, ind + "    ")
@@ -1177,18 +1179,20 @@ def _camera_raw_matches(cam) -> bool:
     return _close(c.transform, cam["transform"]) and c.focal == cam.get("focal", 0.0)
 
 
-def _element_body(obj, report, out_dir, ind, static: bool) -> list:
-    """A RigidObject or Terrain as a one-link KinBody."""
-    r = Robot(obj.name)
+def _element_body(obj, report, out_dir, ind, static: bool, name=None) -> list:
+    """A RigidObject or Terrain as a one-link KinBody named ``name`` (default its own), its
+    link named so too."""
+    name = obj.name if name is None else name
+    r = Robot(name)
     from ...model import Link
-    link = Link(obj.name, -1, "revolute", (0, 0, 1), obj.transform,
+    link = Link(name, -1, "revolute", (0, 0, 1), obj.transform,
                 mass=getattr(obj, "mass", 0.0), com=getattr(obj, "com", (0, 0, 0)),
                 inertia=getattr(obj, "inertia", np.zeros((3, 3))), geometry=obj.geometry)
     link.appearance = obj.appearance
     link.extras["openrave"] = {"static": static}
     r.set_links([link], qmin=[0.0], qmax=[0.0])
     w = _BodyWriter(r, report, out_dir, f"{'terrain' if static else 'object'} {obj.name!r}")
-    lines = [f"{ind}<KinBody name={_attr(obj.name)}>"]
+    lines = [f"{ind}<KinBody name={_attr(name)}>"]
     lines += w.write_kinbody(ind + "  ")
     lines.append(f"{ind}</KinBody>")
     if isinstance(obj, RigidObject):
@@ -1223,18 +1227,18 @@ def dumps(obj, report, path=None) -> str:
                     lines.append(f"  <camfocal>{fmt_float(cam['focal'])}</camfocal>")
         if ext.get("bkgndcolor"):
             lines.append(f"  <bkgndcolor>{_f(ext['bkgndcolor'])}</bkgndcolor>")
-        names = set()
-        for el in list(obj.robots) + list(obj.rigid_objects) + list(obj.terrains):
-            if el.name in names:
-                report.lose(f"element name {el.name!r} used twice (OpenRAVE refuses the second)",
-                            kind="target refuses")
-            names.add(el.name)
+        # one namespace for every body: OpenRAVE refuses a second body of a name (GraspIt!
+        # worlds repeat an obstacle's name: cvap.xml's six dinner_chair), so repeats and
+        # unnamed elements get unique names, reported as renamed elements
+        elements = list(obj.robots) + list(obj.rigid_objects) + list(obj.terrains)
+        names = iter(Namespace(report, "elements").assign(
+            [el.name for el in elements], [f"body{k}" for k in range(len(elements))]))
         for r in obj.robots:
-            lines += _robot(r, report, out_dir, "  ")
+            lines += _robot(r, report, out_dir, "  ", next(names))
         for o in obj.rigid_objects:
-            lines += _element_body(o, report, out_dir, "  ", False)
+            lines += _element_body(o, report, out_dir, "  ", False, next(names))
         for t in obj.terrains:
-            lines += _element_body(t, report, out_dir, "  ", True)
+            lines += _element_body(t, report, out_dir, "  ", True, next(names))
         for key in ("sensors", "interfaces", "unknown", "plugins"):
             if ext.get(key):
                 report.lose(f"environment {key} ({len(ext[key])})",

@@ -50,8 +50,11 @@ def loads(data, ctx: LoadContext) -> Robot:
     text = as_text(data)
     cut = cut_inside_block(text)
     if cut is not None:
-        ctx.warn("the file ends without a newline inside an indented block (truncated?): links "
-                 "or elements after it would be missing", cut, kind="truncated")
+        # A warning, not the error a cut file is: a complete file whose editor left out the
+        # last newline ends the same way (MasutaniLab's box.body), and Choreonoid reads both.
+        ctx.warn("the file ends without a newline inside an indented block (truncated?): if it "
+                 "was cut short, links or elements after it are missing", cut,
+                 kind="truncated", severity="warning")
     robot = robot_from_records(parse_records(text, ctx), ctx)
     robot.source = ctx.path
     return robot
