@@ -756,3 +756,26 @@ def test_rewrite_keeps_a_principal_inertia_without_fixed_point(tmp_path):
         warnings.simplefilter("ignore")
         roboio.save(back, outs[2], format="mjcf", meshes="keep")
     assert open(outs[2]).read() != texts[1]
+
+
+def test_mujocos_default_friction_is_left_to_mujoco(tmp_path):
+    """A rigid object or terrain with kFriction 1 (what a reading gives a geom without
+    friction, MuJoCo's default) is written without a friction attribute, so that a model
+    written once, read back and written again keeps its bytes; any other value is written."""
+    from conftest import rewrite_is_fixed_point
+    box = Primitive("Sphere", {"center": (0, 0, 0), "radius": 0.05})
+    w = World("w")
+    a, b = RigidObject("a", box), RigidObject("b", box)
+    a.kFriction, b.kFriction = 1.0, 0.7
+    b.transform = np.array([[1, 0, 0, 0.5], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1.0]])
+    w.add(a)
+    w.add(b)
+    out = str(tmp_path / "w.xml")
+    rewrite_is_fixed_point(w, out, "mjcf")
+    root = etree.parse(out).getroot()
+    assert [g.get("friction") for g in root.iterfind(".//body[@name='a']/geom")] == [None]
+    assert [g.get("friction") for g in root.iterfind(".//body[@name='b']/geom")] == ["0.7 0.005 0.0001"]
+    m = mujoco.MjModel.from_xml_path(out)
+    assert np.allclose(m.geom_friction, [[1.0, 0.005, 0.0001], [0.7, 0.005, 0.0001]], rtol=0, atol=0)
+    back = roboio.load(out)
+    assert [o.kFriction for o in back.rigid_objects] == [1.0, 0.7]

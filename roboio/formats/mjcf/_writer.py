@@ -79,6 +79,7 @@ from . import _inertia
 from ._actuators_out import Actuators, actuator_name, lead_index
 from ._actuators import KEPT_KINDS, TRANSMISSIONS, as_read, unactuated
 from ._tendons import kept_tendons, tendon_element
+from ._unread import FRICTION
 from ._geoms import plane_geom, primitive_geom
 from ._orient import MJ_EPS, inertia_matrix, normvec, quat_matrix
 
@@ -1576,6 +1577,8 @@ class MjcfWriter:
         v = np.atleast_1d(np.asarray(kf, float))
         if len(v) != 1:
             self.report.lose("per-element friction coefficients (the first is written for all)", name, kind="not written")
+        if v[0] == FRICTION[0]:
+            return          # MuJoCo's default, what a reading of a geom without one gives
         for el in geoms:
             if el.get("class") != "visual":
                 el.set("friction", _fmt((v[0], 0.005, 0.0001)))
