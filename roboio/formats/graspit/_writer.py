@@ -303,7 +303,7 @@ class GraspitWriter:
                          or os.path.join(root, "models", folder, own, safe_file_stem(el.name) + ".xml"))
                 if isinstance(el, RigidObject):
                     self._lose_object_fields(el)
-                bpath = self.add_file(bpath, self._element_body(self, el, bpath, dynamic), el.name)
+                bpath = self.add_file(bpath, self._element_body(el, bpath, dynamic), el.name)
                 lines += [f"    <{kind}>", f"        <filename>{esc(_rel(bpath, root))}</filename>"]
                 lines += transform_lines(transform_for(ex.get("transform"), el.transform), "        ")
                 lines.append(f"    </{kind}>")
@@ -324,7 +324,7 @@ class GraspitWriter:
                 link = r.links[mount["link"]]
                 mpath = (self._kept_place(link, "mount", root, mount, None, True, mine) or
                          os.path.join(own_dir, "iv", os.path.basename(mount.get("filename") or "mount.xml")))
-                info["mount_file"] = self.add_file(mpath, self._element_body(self, link, mpath, True), link.name)
+                info["mount_file"] = self.add_file(mpath, self._element_body(link, mpath, True), link.name)
             dofmaps.append(info)
             lines += ["    <robot>", f"        <filename>{esc(_rel(rpath, root))}</filename>",
                       f"        <dofValues>{dof_values_text(r, info)}</dofValues>"]
@@ -343,10 +343,9 @@ class GraspitWriter:
             self.report.lose(f"world data of another format: {key}", kind="kept as data")
         return "\n".join(lines) + "\n"
 
-    @staticmethod
-    def _element_body(writer, el, path: str, dynamic: bool) -> str:
+    def _element_body(self, el, path: str, dynamic: bool) -> str:
         """The body file text of ``el`` (a Terrain, RigidObject or link) at ``path``."""
-        return writer.body_text(el.geometry, getattr(el, "mass", None), getattr(el, "com", None),
+        return self.body_text(el.geometry, getattr(el, "mass", None), getattr(el, "com", None),
                                 getattr(el, "inertia", None), el.extras.get("graspit", {}), path,
                                 el.name, dynamic)
 
@@ -358,7 +357,7 @@ class GraspitWriter:
         if kind == "robot":
             aside.files[path] = robot_files(aside, obj, path, world=True)
         else:
-            aside.files[path] = self._element_body(aside, obj, path, dynamic)
+            aside.files[path] = aside._element_body(obj, path, dynamic)
         return aside.files
 
     def _kept_place(self, obj, kind: str, root: str, gx: dict, name, dynamic: bool, mine):
