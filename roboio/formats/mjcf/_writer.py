@@ -232,14 +232,25 @@ def _frame_at_ref(T, link, ref: float, anchor) -> tuple:
         Rb = _read_rotation(R)
         step = np.array([-ref * v for v in axis])
 
-    def read_back(x):          # the reader's link position of body position(s) x
+    return _body_position(Rb, step, p), quat
+
+
+def _body_position(R, offset, target) -> np.ndarray:
+    """The position ``x`` of a body of rotation ``R`` (as a reading gives it) whose frame
+    moved by ``offset`` (``pose(R, x) x Trans(offset)``, what the MJCF reader computes for a
+    joint anchor or a ref) is at ``target`` exactly, where a position a few units in the last
+    place from ``target - R offset`` gives that; else that position (a stable rewrite)."""
+    offset = np.asarray(offset, float)
+    target = np.asarray(target, float)
+
+    def read_back(x):
         x = np.asarray(x, float)
         B = np.zeros(x.shape[:-1] + (4, 4))
-        B[..., :3, :3], B[..., :3, 3], B[..., 3, 3] = Rb, x, 1.0
-        return compose(B, make_transform(np.eye(3), step))[..., :3, 3]
-    guess = p - compose(Rb, step.reshape(3, 1))[:, 0]
-    x = exact_params(guess, read_back, p, (2, 2, 2))
-    return (guess if x is None else np.array(x)), quat
+        B[..., :3, :3], B[..., :3, 3], B[..., 3, 3] = R, x, 1.0
+        return compose(B, make_transform(np.eye(3), offset))[..., :3, 3]
+    guess = target - compose(R, offset.reshape(3, 1))[:, 0]
+    x = exact_params(guess, read_back, target, (2, 2, 2))
+    return guess if x is None else np.array(x)
 
 
 def _set_quat(el, R) -> None:
@@ -736,15 +747,7 @@ class MjcfWriter:
             return np.array(T0, float)
         w = r.links[i].parent_transform[:3, 3]
         R0 = _read_rotation(T0[:3, :3])       # (the body's position is chosen for this one)
-
-        def read_back(x):          # the MJCF reader's anchor frame of body position(s) x
-            x = np.asarray(x, float)
-            B = np.zeros(x.shape[:-1] + (4, 4))
-            B[..., :3, :3], B[..., :3, 3], B[..., 3, 3] = R0, x, 1.0
-            return compose(B, make_transform(np.eye(3), -w))[..., :3, 3]
-        guess = compose(make_transform(R0, T0[:3, 3]), r.links[i].parent_transform)[:3, 3]
-        x = exact_params(guess, read_back, T0[:3, 3], (2, 2, 2))
-        return make_transform(R0, guess if x is None else np.array(x))
+        return make_transform(R0, _body_position(R0, -w, T0[:3, 3]))
 
     @staticmethod
     def _chain_body_pose(r: Robot, first: int, anchor, approx: dict) -> np.ndarray:
@@ -754,16 +757,7 @@ class MjcfWriter:
         position back exactly, where one within a few units in the last place does."""
         T1 = np.asarray(approx.get(first, r.links[first].parent_transform), float)
         R = _read_rotation(T1[:3, :3])       # (the position is chosen for this one)
-        step = make_transform(np.eye(3), anchor)
-
-        def read_back(x):
-            x = np.asarray(x, float)
-            B = np.zeros(x.shape[:-1] + (4, 4))
-            B[..., :3, :3], B[..., :3, 3], B[..., 3, 3] = R, x, 1.0
-            return compose(B, step)[..., :3, 3]
-        guess = T1[:3, 3] - compose(R, np.asarray(anchor, float).reshape(3, 1))[:, 0]
-        x = exact_params(guess, read_back, T1[:3, 3], (2, 2, 2))
-        return make_transform(T1[:3, :3], guess if x is None else np.array(x))
+        return make_transform(T1[:3, :3], _body_position(R, anchor, T1[:3, 3]))
 
     def _ball_name(self, r: Robot, chain: list):
         """``(source name or None, made-up name)`` of the ball joint over ``chain``: the
