@@ -226,22 +226,25 @@ def find_reader(path: str, format: Optional[str] = None, kinds: Optional[tuple] 
         return by_ext[0]
     if by_ext:
         head = _head(path)
-        longest = by_ext[0].matches_extension(path)
         for f in by_ext:
             if not f.has_sniff or f.sniff(head, path):
                 return f
-        # no content match: fall back to the most specific extension match of highest
-        # priority (the ecosystem's native meaning of the extension), whose reader then
-        # says where the file goes wrong
-        top = [f for f in by_ext if f.matches_extension(path) == longest]
-        if len(top) == 1 or top[0].priority > top[1].priority:
-            return top[0]
     head = head if head is not None else _head(path)
     readers = [f for f in _FORMATS.values() if f.can_read and (kinds is None or set(f.kinds) & set(kinds))]
-    sniffers = sorted((f for f in readers if f.has_sniff), key=lambda f: -f.priority)
+    # the content of another format under a shared extension (a URDF saved as robot.xml,
+    # as xacro and ROS tools commonly name it): the format whose content it is
+    sniffers = sorted((f for f in readers if f.has_sniff and f not in by_ext), key=lambda f: -f.priority)
     for f in sniffers:
         if f.sniff(head, path):
             return f
+    if by_ext:
+        # no content match at all: the most specific extension match of highest priority
+        # (the ecosystem's native meaning of the extension), whose reader then says where
+        # the file goes wrong
+        longest = by_ext[0].matches_extension(path)
+        top = [f for f in by_ext if f.matches_extension(path) == longest]
+        if len(top) == 1 or top[0].priority > top[1].priority:
+            return top[0]
     what = f" as {'/'.join(kinds)}" if kinds else ""
     if by_ext:
         names = ", ".join(f.name for f in by_ext)

@@ -49,6 +49,26 @@ def test_xml_dispatch_by_root_element(tmp_path, text, expected):
     assert registry.find_reader(str(p)).name == expected
 
 
+def test_urdf_saved_as_xml_is_read_as_urdf(tmp_path):
+    # xacro and ROS tools often name a URDF robot.xml: no .xml format's content test takes
+    # it, the URDF one does (before: read as a Klamp't world, "root element is <robot>")
+    p = tmp_path / "arm.xml"
+    p.write_text('<?xml version="1.0"?>\n<robot name="arm">\n  <link name="base"/>\n'
+                 '  <link name="tip"/>\n  <joint name="j" type="revolute">\n'
+                 '    <parent link="base"/><child link="tip"/><origin xyz="0 0 0.5"/>\n'
+                 '    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/>\n'
+                 '  </joint>\n</robot>\n')
+    assert registry.find_reader(str(p)).name == "urdf"
+    robot = roboio.load(p)
+    assert robot.link_names[-2:] == ["base", "tip"]
+    # a broken file of the extension's own formats still reaches the native reader
+    q = tmp_path / "w.xml"
+    q.write_text("<nothing/>")
+    with pytest.raises(roboio.FormatError) as e:
+        roboio.load(q)
+    assert str(q) in str(e.value)
+
+
 def test_obj_dispatch_by_content(tmp_path):
     (tmp_path / "m.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
     (tmp_path / "o.obj").write_text('mesh "m.obj"\nmass 2\n')
