@@ -242,6 +242,18 @@ def test_world_from_graspit_environment(tmp_path, monkeypatch):
     assert roboio.load(str(tmp_path / "w.xml")).robots[0].name == "Hand"
 
 
+def test_world_in_a_subfolder_of_worlds_finds_the_graspit_root(tmp_path, monkeypatch):
+    # GraspIt! trees keep worlds in subfolders ($GRASPIT/worlds/PSA/x.xml, ana-GT/Graspit):
+    # without $GRASPIT the root is the folder holding "worlds", two levels up
+    monkeypatch.delenv("GRASPIT", raising=False)
+    root = tmp_path / "gr"
+    make_robot(root / "models" / "robots", [f'{rev("d0")}{links(1)}'])
+    w = root / "worlds" / "PSA" / "w.xml"
+    w.parent.mkdir(parents=True)
+    w.write_text("<world><robot><filename>models/robots/Hand/Hand.xml</filename></robot></world>")
+    assert roboio.load(str(w)).robots[0].name == "Hand"
+
+
 # -- bad input -----------------------------------------------------------------------------
 def line_of(path, needle: str) -> int:
     """1-based line of the first occurrence of ``needle`` in the file."""

@@ -7,7 +7,8 @@
   described by ``$GRASPIT/models/objects/default.xml`` (scaled x1000: metres);
 * a world's ``<filename>``/``<mountFilename>`` relative to the GraspIt! root: the load's
   search paths, then ``$GRASPIT``, then (roboio's fallback for the usual layout
-  ``$GRASPIT/worlds/``) the world's folder and its parent.
+  ``$GRASPIT/worlds/``) the world's folder and its parent, and the folder holding the
+  ``worlds`` folder of a world in a subfolder of it (``worlds/PSA/x.xml``).
 
 Every file opened is charged to the load's budget; a file that references itself (directly
 or through others) is a FormatError naming the chain.
@@ -48,6 +49,13 @@ def graspit_roots(ctx: LoadContext, near: Optional[str] = None) -> list:
     if near:
         d = os.path.dirname(os.path.abspath(near))
         roots += [d, os.path.dirname(d)]
+        # a world in a subfolder of $GRASPIT/worlds (worlds/PSA/x.xml): the folder holding
+        # that worlds folder
+        up = os.path.dirname(d)
+        while os.path.basename(up) and os.path.basename(up).lower() != "worlds":
+            up = os.path.dirname(up)
+        if os.path.basename(up):
+            roots.append(os.path.dirname(up))
     out = []
     for r in roots:
         if r and r not in out:
