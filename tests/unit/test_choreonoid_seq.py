@@ -156,6 +156,21 @@ def test_v1_old_names_and_qx_first_quaternions(tmp_path, path_kind):
     assert m.component("zmp").is_root_relative
 
 
+@pytest.mark.parametrize("name", ["walk.yaml", "walk.yml"])
+def test_motions_named_yaml_are_read_as_choreonoid_loads_them(tmp_path, name):
+    # Choreonoid's BodyMotionItem loads "seq;yaml": old walks were saved as .yaml (format
+    # version 1, top type BodyMotion); before, roboio read them as body descriptions
+    # ("neither format nor modelFile is specified")
+    m1 = load(write(tmp_path, V1, name))
+    assert m1.format_version == 1 and np.array_equal(m1.joint_displacement, [[0.25]])
+    m2 = load(write(tmp_path, V2, "v2" + name))
+    assert m2.format_version == 2 and m2.joint_displacement.shape == (3, 3)
+    # a YAML file that is no motion is still a body description's error
+    other = write(tmp_path, "materials:\n  - name: default\n", "materials.yaml")
+    with pytest.raises(FormatError, match="neither format nor modelFile"):
+        load(other)
+
+
 def test_v3_content_names(tmp_path):
     text = """
     type: CompositeSeq

@@ -28,15 +28,17 @@ register(FormatInfo(
                 "Choreonoid does", ecosystem="choreonoid",
     sniff=sniff_openhrp_vrml, read=_M + "vrml:read", priority=1))
 register(FormatInfo(
-    name="choreonoid-seq", extensions=(".seq",), kinds=("body_motion",),
-    description="Choreonoid standard body motion (YAML); writes format version 2, camelCase keys",
+    name="choreonoid-seq", extensions=(".seq", ".yaml", ".yml"), kinds=("body_motion",),
+    description="Choreonoid standard body motion (YAML, .seq or .yaml as Choreonoid loads "
+                "them); writes format version 2, camelCase keys",
     ecosystem="choreonoid", sniff=sniff_seq, read=_M + "seq:read", write=_M + "seq:write",
-    writes=("BodyMotion",)))
+    # below choreonoid-model: a .yaml whose content neither takes is a body description's
+    writes=("BodyMotion",), priority=-2))
 register(FormatInfo(
     name="choreonoid-seq-v4", extensions=(".seq",), kinds=("body_motion",),
     description="Choreonoid standard body motion, format version 4 (snake_case keys, as current "
                 "Choreonoid writes)", ecosystem="choreonoid",
-    write=_M + "seq:write_v4", writes=("BodyMotion",), priority=-1))
+    write=_M + "seq:write_v4", writes=("BodyMotion",), priority=-3))
 register(FormatInfo(
     name="choreonoid-pseq", extensions=(".pseq",), kinds=("pose_sequence",),
     description="Choreonoid pose sequence (key poses, YAML)", ecosystem="choreonoid",

@@ -12,7 +12,7 @@ _MODEL_FILE = re.compile(rb"(?m)^(?:modelFile|model_file)\s*:")
 # word of READMEs and file lists: a corpus MANIFEST.tsv naming .pseq files)
 _BODY = re.compile(rb"\bformat['\"]?[ \t]*:[ \t]*['\"]?ChoreonoidBody\b")
 _SEQ = re.compile(rb"\btype['\"]?[ \t]*:[ \t]*['\"]?CompositeSeq\b")
-_BODY_MOTION = re.compile(rb"\bcontent['\"]?[ \t]*:[ \t]*['\"]?BodyMotion\b")
+_BODY_MOTION = re.compile(rb"\b(?:content|type)['\"]?[ \t]*:[ \t]*['\"]?BodyMotion\b")
 _PSEQ = re.compile(rb"\btype['\"]?[ \t]*:[ \t]*['\"]?PoseSeq\b")
 
 
@@ -21,6 +21,8 @@ def sniff_body(head: bytes, path: str) -> bool:
 
 
 def sniff_seq(head: bytes, path: str) -> bool:
+    """A body motion: ``type: CompositeSeq`` (format version 2 and later), or ``content:`` or
+    (format version 1) ``type: BodyMotion`` with ``components``."""
     return _SEQ.search(head) is not None or (
         _BODY_MOTION.search(head) is not None and b"components" in head)
 
