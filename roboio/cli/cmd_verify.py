@@ -29,7 +29,8 @@ def register(sub):
                   "roboio verify roboio/data/samples/choreonoid/arm.body "
                   "roboio/data/samples/choreonoid/arm_vrml.wrl --samples 1000 --seed 7 --tol 1e-6",
                   "roboio verify a.urdf b.urdf --map 'left_*=l_*' --json | jq .max_position_error"])
-    p.add_argument("a", help="the first robot (or a world with one robot)")
+    p.add_argument("a", help="the first robot, or a world: each of its robots is compared with "
+                   "its robot in B (same name, else most shared link names)")
     p.add_argument("b", help="the second robot, compared with the first")
     p.add_argument("--samples", type=int, default=100,
                    help="number of random configurations compared (at least 1; default 100)")
@@ -87,15 +88,35 @@ def parse_map(items) -> dict:
 
 
 def run(args):
-    from ..verify import verify
+    from ..model import World
     from .main import UsageError
     if args.samples < 1:
         raise UsageError("--samples must be at least 1")
     link_map = parse_map(args.map)
-    ra = pick_robot(load(args.a), path=args.a)
+    a = load(args.a)
+    if isinstance(a, World) and not a.robots:
+        raise UsageError(f"{args.a}: the world has no robot to verify (roboio diff A B compares "
+                         "its rigid objects and terrains)")
+    if _several_robots(a) and args.reader == "roboio":
+        return _run_world(args, a, load(args.b), link_map)
+    ra = pick_robot(a, path=args.a)
     rb, fk_b, reader, note = _read_b(args.b, args.reader)
     if rb is None:                       # the program refuses B
         return _refused(args, reader, note)
+    res, dyn = _compare(args, ra, rb, fk_b, reader, link_map, note)
+    if args.json:
+        print(dump_json(_result_dict(res, dyn)))
+    else:
+        _print(res, args)
+        if dyn is not None:
+            _print_dynamics(dyn)
+    return 0 if _passed(args, res, dyn) else 1
+
+
+def _compare(args, ra, rb, fk_b, reader, link_map, note=""):
+    """``(VerifyResult, dynamics result or None)`` of robot ``ra`` (from A) against ``rb``."""
+    from ..verify import verify
+    from .main import UsageError
 
     def compare(stated=None):
         try:
@@ -116,18 +137,77 @@ def run(args):
     if note:
         res.notes.append(note)
     dyn = _dynamics(args, ra, rb, res, link_map) if args.dynamics else None
+    return res, dyn
+
+
+def _result_dict(res, dyn) -> dict:
+    out = res.to_dict()
+    if dyn is not None:
+        out["dynamics"] = dyn.to_dict()
+        out["ok"] = out["ok"] and dyn.ok
+    return out
+
+
+def _passed(args, res, dyn) -> bool:
+    return (res.exact if args.exact else res.ok) and (dyn is None or dyn.ok)
+
+
+def _several_robots(obj) -> bool:
+    from ..model import World
+    return isinstance(obj, World) and len(obj.robots) > 1
+
+
+def _pair_robots(a_robots: list, b_robots: list) -> list:
+    """``[(robot of A, robot of B or None)]``: B's robot of the same name, else the one
+    sharing the most link names (a world writer may join an attached hand to its arm),
+    else, when both hold as many robots, the one at the same place."""
+    pairs = []
+    for k, ra in enumerate(a_robots):
+        rb = next((r for r in b_robots if r.name == ra.name), None)
+        if rb is None:
+            names = set(ra.link_names)
+            shared = [(len(names & set(r.link_names)), -i) for i, r in enumerate(b_robots)]
+            best = max(shared, default=(0, 0))
+            if best[0]:
+                rb = b_robots[-best[1]]
+            elif len(a_robots) == len(b_robots):
+                rb = b_robots[k]
+        pairs.append((ra, rb))
+    return pairs
+
+
+def _run_world(args, a, b, link_map) -> int:
+    """A world holding several robots: each robot of A against its robot in B (same name,
+    else most shared link names, else same place); exit 0 when every one passes."""
+    from ..model import Robot, World
+    b_robots = [b] if isinstance(b, Robot) else list(b.robots) if isinstance(b, World) else []
+    results, ok = [], True
+    for ra, rb in _pair_robots(list(a.robots), b_robots):
+        if rb is None:
+            results.append((ra, None, None, None))
+            ok = False
+            continue
+        res, dyn = _compare(args, ra, rb, None, "roboio", link_map)
+        results.append((ra, rb, res, dyn))
+        ok = ok and _passed(args, res, dyn)
     if args.json:
-        out = res.to_dict()
-        if dyn is not None:
-            out["dynamics"] = dyn.to_dict()
-            out["ok"] = out["ok"] and dyn.ok
-        print(dump_json(out))
-    else:
+        print(dump_json({"ok": ok, "robots": [
+            {"a": ra.name, "b": rb.name if rb is not None else None,
+             **(_result_dict(res, dyn) if res is not None else {"ok": False})}
+            for ra, rb, res, dyn in results]}))
+        return 0 if ok else 1
+    for ra, rb, res, dyn in results:
+        if rb is None:
+            print(f"robot {ra.name!r} of A: no robot of B matches it (by name or links)\n")
+            continue
+        print(f"robot {ra.name!r} of A vs {rb.name!r} of B:")
         _print(res, args)
         if dyn is not None:
             _print_dynamics(dyn)
-    ok = res.exact if args.exact else res.ok
-    return 0 if ok and (dyn is None or dyn.ok) else 1
+        print()
+    print(f"{'OK' if ok else 'MISMATCH'}: {sum(r[2] is not None and _passed(args, r[2], r[3]) for r in results)} "
+          f"of {len(results)} robots of A pass (rigid objects and terrains: roboio diff A B)")
+    return 0 if ok else 1
 
 
 def _read_b(path, reader):

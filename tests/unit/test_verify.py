@@ -173,3 +173,30 @@ def test_cli_verify_exact(tmp_path, capsys):
     assert "accounted for: links B welds held at B's value in A's samples: palm" in out
     assert "OK up to what B does not hold" in out
     assert main(["verify", pa, pb, "--samples", "10", "--exact"]) == 1
+
+
+def _two_arm_world(path, shift: float):
+    """A Klamp't world of two sample arms, the second ``shift`` m along y."""
+    path.write_text(f"""<world>
+  <robot name="left" file="{SAMPLES}/planar_arm.rob"/>
+  <robot name="right" file="{SAMPLES}/planar_arm.rob" translation="0 {1 + shift} 0"/>
+</world>
+""")
+    return str(path)
+
+
+def test_cli_verify_compares_every_robot_of_a_world(tmp_path, capsys):
+    # before, verify compared the first robot of a world and said OK whatever the others did
+    a = _two_arm_world(tmp_path / "a.xml", 0.0)
+    assert main(["verify", a, _two_arm_world(tmp_path / "same.xml", 0.0)]) == 0
+    out = capsys.readouterr().out
+    assert "robot 'left' of A vs 'left' of B" in out and "robot 'right' of A vs 'right' of B" in out
+    assert main(["verify", a, _two_arm_world(tmp_path / "moved.xml", 0.002), "--json"]) == 1
+    res = json.loads(capsys.readouterr().out)
+    by_name = {r["a"]: r for r in res["robots"]}
+    assert not res["ok"] and by_name["left"]["ok"] and not by_name["right"]["ok"]
+    assert by_name["right"]["max_position_error"] == pytest.approx(0.002, abs=1e-9)
+    # a world without robots is named as such, with what compares it
+    (tmp_path / "empty.xml").write_text(f'<world><rigidObject name="c" file="{SAMPLES}/crate.obj"/></world>')
+    assert main(["verify", str(tmp_path / "empty.xml"), a]) == 2
+    assert "roboio diff" in capsys.readouterr().err
