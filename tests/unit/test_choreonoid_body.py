@@ -358,3 +358,63 @@ def test_control_character_is_located(tmp_path):
     with pytest.raises(roboio.FormatError) as e:
         roboio.load(p)
     assert e.value.line == 3 and e.value.column == 8 and "not allowed" in str(e.value)
+
+
+TRIANGLE_DAE = """<?xml version="1.0"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <library_geometries>{geoms}</library_geometries>
+  <library_visual_scenes><visual_scene id="S">
+    <node id="P-node" name="P"><translate>1 0 0.5</translate><rotate>0 0 1 90</rotate>
+      <instance_geometry url="#tri0"/>
+      <node id="C-node" name="C"><translate>0 2 0</translate><instance_geometry url="#tri1"/></node>
+      <node id="D-node" name="D"><translate>0 0 3</translate><instance_geometry url="#tri2"/></node>
+    </node>
+  </visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#S"/></scene>
+</COLLADA>
+"""
+GEOM = """<geometry id="tri{k}"><mesh>
+  <source id="p{k}"><float_array id="a{k}" count="9">{x} 0 0  {x} 1 0  {x} 0 1</float_array>
+    <technique_common><accessor source="#a{k}" count="3" stride="3">
+      <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
+    </accessor></technique_common></source>
+  <vertices id="v{k}"><input semantic="POSITION" source="#p{k}"/></vertices>
+  <triangles count="1"><input semantic="VERTEX" source="#v{k}" offset="0"/><p>0 1 2</p></triangles>
+</mesh></geometry>"""
+
+
+def test_collada_resource_nodes_picked_as_choreonoid_does(tmp_path):
+    # Choreonoid 1.x models (the tank: uri resource/tank.dae, node CHASSIS, ...) pick nodes
+    # of a COLLADA scene: a picked node keeps its own and its ancestors' rotation but no
+    # translation, and loses the nodes the file picks elsewhere (Choreonoid takes each picked
+    # node out of the scene it loads once); before, the .dae was read as Inventor and failed
+    (tmp_path / "parts.dae").write_text(TRIANGLE_DAE.format(
+        geoms="".join(GEOM.format(k=k, x=x) for k, x in enumerate((0.1, 0.2, 0.3)))))
+    p = write(tmp_path, """
+    format: ChoreonoidBody
+    formatVersion: 1.0
+    links:
+      - { name: A, jointType: free, elements: { Resource: { uri: parts.dae, node: P } } }
+      - { name: B, parent: A, jointType: fixed, elements: { Resource: { uri: parts.dae, node: C } } }
+    """)
+    r = load(p)
+    Rz = rot((0, 0, 1), 90)
+
+    def placed(points):
+        return np.array(points, dtype=float) @ Rz.T
+    a = r.links[r.link_index("A")].geometry
+    # P's own triangle and D (not picked: kept with its translation in P's frame), not C
+    np.testing.assert_allclose(np.sort(a.world_vertices(), axis=0), np.sort(np.vstack([
+        placed([[0.1, 0, 0], [0.1, 1, 0], [0.1, 0, 1]]),
+        placed([[0.3, 0, 3], [0.3, 1, 3], [0.3, 0, 4]])]), axis=0), atol=1e-6)
+    b = r.links[r.link_index("B")].geometry
+    np.testing.assert_allclose(b.world_vertices(), placed([[0.2, 0, 0], [0.2, 1, 0], [0.2, 0, 1]]),
+                               atol=1e-6)
+    bad = write(tmp_path, """
+    format: ChoreonoidBody
+    formatVersion: 1.0
+    links:
+      - { name: A, elements: { Resource: { uri: parts.dae, node: NOPE } } }
+    """, "bad.body")
+    with pytest.raises(FormatError, match="NOPE"):
+        load(bad).links[0].geometry.world_vertices()

@@ -27,6 +27,12 @@ nodes (``instance_node`` can multiply them exponentially) or instance a node wit
 """
 from __future__ import annotations
 
+import math
+
+import numpy as np
+from lxml import etree
+
+from ... import transforms
 from ...errors import FormatError
 from ...model import TriangleMesh
 from ..fileio import as_bytes
@@ -35,7 +41,7 @@ from ..xmlutil import children, local_name, parse_bytes, where
 from . import _trimesh
 from ._sniff import sniff_collada as sniff
 
-__all__ = ["sniff", "loads", "read", "parse_dae", "parse_dae_bytes", "MAX_INSTANCES"]
+__all__ = ["sniff", "loads", "read", "node_mesh", "parse_dae", "parse_dae_bytes", "MAX_INSTANCES"]
 
 MAX_INSTANCES = 20_000       # placed nodes
 
@@ -172,6 +178,106 @@ def parse_dae_bytes(data: bytes, path, warn=None) -> dict:
     scene = _trimesh.load(path, data, load_collada, "COLLADA", warn, resolver=None, ignore_broken=False,
                           process=False)
     return _trimesh.flatten(scene, path, "COLLADA", warn)
+
+
+def _node_matrix(node, path: str) -> np.ndarray:
+    """The 4x4 matrix of a ``<node>``'s own transform elements, composed in document order
+    (``matrix`` row-major, ``translate``, ``rotate`` axis and degrees, ``scale``)."""
+    M = np.eye(4)
+    for c in children(node):
+        kind = local_name(c)
+        if kind not in ("matrix", "translate", "rotate", "scale", "lookat", "skew"):
+            continue
+        try:
+            v = [float(x) for x in (c.text or "").split()]
+        except ValueError:
+            raise FormatError(path, where(c), None, f"<{kind}>: not numbers") from None
+        size = {"matrix": 16, "translate": 3, "rotate": 4, "scale": 3}.get(kind)
+        if size is None or len(v) != size:
+            raise FormatError(path, where(c), None, f"<{kind}> with {len(v)} numbers: not read "
+                                                    "when picking a node" if size else
+                              f"<{kind}>: not read when picking a node")
+        T = np.eye(4)
+        if kind == "matrix":
+            T = np.array(v).reshape(4, 4)
+        elif kind == "translate":
+            T[:3, 3] = v
+        elif kind == "scale":
+            T[:3, :3] = np.diag(v)
+        else:
+            T[:3, :3] = transforms.axis_angle_to_matrix(v[:3], math.radians(v[3]))[:3, :3]
+        M = transforms.compose(M, T)
+    return M
+
+
+def _pick_node(root, path: str, name: str, compose, exclude) -> None:
+    """Leave in the default visual scene only the node ``name`` (its ``name``, else its
+    ``id``; the first in a pre-order walk), placed by ``compose(parent, local)``, without
+    the nodes of its subtree named in ``exclude``."""
+    scene = _default_visual_scene(root, path)
+    found = None
+    for key in ("name", "id"):
+        stack = [(n, np.eye(4)) for n in reversed(children(scene, "node"))]
+        while stack and found is None:
+            node, M = stack.pop()
+            if node.get(key) == name:
+                found = node, M
+                break
+            inner = transforms.compose(M, _node_matrix(node, path))
+            stack += [(c, inner) for c in reversed(children(node, "node"))]
+        if found is not None:
+            break
+    if found is None:
+        raise FormatError(path, None, None, f"no node named {name!r}")
+    node, parent = found
+    placed = compose(parent, _node_matrix(node, path))
+    for c in children(node):
+        if local_name(c) in ("matrix", "translate", "rotate", "scale"):
+            node.remove(c)
+    for inner in list(node.iter("{*}node")):
+        if inner is not node and (inner.get("name") or inner.get("id")) in exclude:
+            inner.getparent().remove(inner)
+    matrix = etree.Element(node.tag.replace("node", "matrix"))
+    matrix.text = " ".join(repr(float(x)) for x in placed.reshape(-1))
+    node.insert(0, matrix)
+    for c in children(scene, "node"):
+        scene.remove(c)
+    scene.append(node)
+
+
+def _default_visual_scene(root, path: str):
+    """The visual scene ``<scene>`` instances (else the first one)."""
+    scenes = list(root.iter("{*}visual_scene"))
+    for inst in root.iter("{*}instance_visual_scene"):
+        url = (inst.get("url") or "")[1:]
+        for s in scenes:
+            if s.get("id") == url:
+                return s
+    if not scenes:
+        raise FormatError(path, where(root), None, "no <visual_scene>")
+    return scenes[0]
+
+
+def node_mesh(path: str, ctx, name: str, compose=None, exclude=()) -> TriangleMesh:
+    """A lazily loaded mesh of one node of a COLLADA file (Choreonoid's ``Resource { uri,
+    node }``): the node named ``name`` with its subtree, less the nodes named in
+    ``exclude`` (which the caller takes out elsewhere), placed by ``compose(parent, local)``
+    (``parent``: its ancestors' matrix; ``local``: its own transform; default: where the
+    file puts it)."""
+    check_readable(path)
+    compose = compose or transforms.compose
+    exclude = frozenset(exclude) - {name}
+
+    def parse(p):
+        data = read_bytes(p, ctx, document=False)
+        root = _parse_tolerant(data, p, ctx.warn)
+        _check(root, p, lambda *a, **k: None)       # the guards; parse_dae_bytes warns
+        _pick_node(root, p, name, compose, exclude)
+        return parse_dae_bytes(etree.tostring(root.getroottree(), xml_declaration=True,
+                                              encoding="utf-8"), p, ctx.warn)
+    mesh = lazy_mesh(path, parse, "collada", ctx=ctx)
+    mesh.extras["node"] = name
+    return mesh
 
 
 def parse_dae(path: str, warn=None) -> dict:

@@ -70,10 +70,11 @@ def read_translation(node, path, what="translation") -> np.ndarray:
 class ElementReader:
     """Walks ``elements`` trees of one ``.body`` file."""
 
-    def __init__(self, path, ctx, to_radian):
+    def __init__(self, path, ctx, to_radian, document=None):
         self.path, self.ctx, self.to_radian = path, ctx, to_radian
         self.count = 0
         self._resources: dict = {}
+        self._picked = _picked_nodes(document)
 
     def err(self, node, msg):
         return FormatError(self.path, Y.line_of(node), None, msg)
@@ -297,6 +298,14 @@ class ElementReader:
         if not res:
             self.ctx.warn(f"geometry file {uri!r} not found (looked for: {res.describe_tried()})", line, kind="missing file", hint=loading.missing_file_hint(uri))
             return TriangleMesh(source=GeometrySource(uri, None, None), missing=True)
+        if ext == ".dae":
+            # Choreonoid takes each picked node out of the resource's scene, which it loads
+            # once per body: a node's subtree loses the nodes picked elsewhere in the file
+            from ...meshes.collada import node_mesh
+            g = node_mesh(res.path, self.ctx, fragment, compose=_choreonoid_node_frame,
+                          exclude=self._picked.get(uri, ()))
+            g.source = GeometrySource(uri, res.path, "collada")
+            return g
         from ...meshes.inventor import node_mesh
         try:
             g = node_mesh(res.path, self.ctx, fragment, compose=_choreonoid_node_frame)
@@ -304,6 +313,26 @@ class ElementReader:
             raise FormatError(self.path, line, None, f"resource {uri!r} node {fragment!r}: {ex.message}") from None
         g.source = GeometrySource(uri, res.path, "vrml")
         return g
+
+
+def _picked_nodes(document) -> dict:
+    """``{uri: {node names}}`` of every resource of ``document`` (the parsed ``.body``) that
+    picks a node (``uri`` with ``node`` or ``fragment``); aliased subtrees are walked once."""
+    out: dict = {}
+    stack, seen = [document], set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, dict):
+            uri, frag = n.get("uri"), n.get("node", n.get("fragment"))
+            if isinstance(uri, str) and isinstance(frag, str):
+                out.setdefault(uri, set()).add(frag)
+            stack.extend(n.values())
+        elif isinstance(n, list):
+            stack.extend(n)
+    return out
 
 
 def _choreonoid_node_frame(parent, local):

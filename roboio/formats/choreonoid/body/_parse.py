@@ -73,7 +73,7 @@ class _Reader:
             if u == "radian" and version >= 2.0:
                 raise self.err(unit, "angle_unit radian is not allowed in format version 2.0")
             self.degree = u == "degree"
-        self.elements = ElementReader(self.path, self.ctx, self.rad)
+        self.elements = ElementReader(self.path, self.ctx, self.rad, top)
         name = Y.to_str(top["name"], self.path, "name") if "name" in top else \
             os.path.splitext(os.path.basename(self.path))[0]
         links = top.get("links")
