@@ -212,3 +212,19 @@ def test_choreonoid_resource_nodes_of_the_tank():
         sizes = {n: len(node_mesh(wrl, ctx, n).faces) for n in names}
     assert all(v > 0 for v in sizes.values()), sizes
     assert sum(sizes.values()) <= len(whole["faces"])
+
+
+def test_tank_turret_does_not_carry_its_gun():
+    """Tank.body picks TURRET_Y and TURRET_P of tank.wrl, where TURRET_P's Transform sits
+    inside TURRET_Y's: Choreonoid takes each picked node out of the scene, so the turret's
+    visual holds its own Shape only (its points span x in [-0.1, 0.1] in the file) and the
+    gun (out to x = 0.3) moves with the pitch joint alone. Before, it was drawn twice."""
+    import roboio
+    body = corpus_path("choreonoid/share/model/Tank/Tank.body")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = roboio.load(body)
+    yaw = robot.links[robot.link_index("TURRET_Y")].visual_geometry.world_vertices()
+    pitch = robot.links[robot.link_index("TURRET_P")].visual_geometry.world_vertices()
+    assert np.abs(yaw[:, 0]).max() <= 0.1 + 1e-9
+    assert pitch[:, 0].max() > 0.25

@@ -298,9 +298,9 @@ class ElementReader:
         if not res:
             self.ctx.warn(f"geometry file {uri!r} not found (looked for: {res.describe_tried()})", line, kind="missing file", hint=loading.missing_file_hint(uri))
             return TriangleMesh(source=GeometrySource(uri, None, None), missing=True)
+        # Choreonoid takes each picked node out of the resource's scene, which it loads once
+        # per body: a node's subtree loses the nodes picked elsewhere in the file
         if ext == ".dae":
-            # Choreonoid takes each picked node out of the resource's scene, which it loads
-            # once per body: a node's subtree loses the nodes picked elsewhere in the file
             from ...meshes.collada import node_mesh
             g = node_mesh(res.path, self.ctx, fragment, compose=_choreonoid_node_frame,
                           exclude=self._picked.get(uri, ()))
@@ -308,7 +308,8 @@ class ElementReader:
             return g
         from ...meshes.inventor import node_mesh
         try:
-            g = node_mesh(res.path, self.ctx, fragment, compose=_choreonoid_node_frame)
+            g = node_mesh(res.path, self.ctx, fragment, compose=_choreonoid_node_frame,
+                          exclude=self._picked.get(uri, ()))
         except FormatError as ex:
             raise FormatError(self.path, line, None, f"resource {uri!r} node {fragment!r}: {ex.message}") from None
         g.source = GeometrySource(uri, res.path, "vrml")

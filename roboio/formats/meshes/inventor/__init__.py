@@ -276,9 +276,10 @@ def nodes_mesh(nodes: list, matrix: np.ndarray, ctx: LoadContext) -> TriangleMes
     return TriangleMesh(loader=loader)
 
 
-def node_mesh(path: str, ctx: LoadContext, name: str, compose=None) -> TriangleMesh:
+def node_mesh(path: str, ctx: LoadContext, name: str, compose=None, exclude=()) -> TriangleMesh:
     """A lazily loaded mesh of one node of a VRML 2.0 file: the first node ``DEF``-named
-    ``name`` in a pre-order walk (Choreonoid's ``Resource { uri, node }``).
+    ``name`` in a pre-order walk (Choreonoid's ``Resource { uri, node }``), less the nodes
+    of its subtree ``DEF``-named in ``exclude``.
 
     ``compose(parent, local) -> 4x4`` places the node's contents: ``parent`` is the matrix
     of the node's parent frame in the file, ``local`` the node's own Transform (identity for
@@ -296,7 +297,7 @@ def node_mesh(path: str, ctx: LoadContext, name: str, compose=None) -> TriangleM
             raise FormatError(path, None, None, f"no node named {name!r} (DEF {name})")
         includes = _Includes(path, ctx)
         data = build_node_mesh(found[0], found[1], compose, includes, includes.warn,
-                               ctx.limits.max_triangles, ctx.limits.max_depth)
+                               ctx.limits.max_triangles, ctx.limits.max_depth, exclude)
         _charge_mesh(data, ctx)
         return data
 

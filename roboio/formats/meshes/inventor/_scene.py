@@ -366,13 +366,16 @@ def _parts(node, all_parts) -> frozenset:
 
 # -- VRML 2.0 -------------------------------------------------------------------------------
 class _Vrml2Walk:
-    def __init__(self, walk: _Walk):
+    def __init__(self, walk: _Walk, exclude=frozenset()):
         self.w = walk
         self.inventor = _InventorWalk(walk, Header("inventor", 2.1, "ascii", ""))
+        self.exclude = exclude          # DEF names whose nodes (and subtrees) are left out
 
     def nodes(self, nodes, M):
         state = None       # Inventor nodes among VRML ones share a state within one group
         for node in nodes:
+            if node.name is not None and node.name in self.exclude:
+                continue
             handler = getattr(self, "n_" + node.type, None)
             if handler is not None:
                 handler(node, M)
@@ -547,13 +550,14 @@ def find_named(scene, name: str):
 
 
 def build_node_mesh(node, parent: np.ndarray, compose, include, warn, limit=None,
-                    max_depth=None) -> dict:
-    """Triangles of one VRML 2.0 node's subtree. ``compose(parent, local)`` gives the matrix
-    applied to the node's contents from its parent frame and its own Transform matrix
-    (``local`` is the identity for other nodes); ``parent @ local`` is the file frame."""
+                    max_depth=None, exclude=frozenset()) -> dict:
+    """Triangles of one VRML 2.0 node's subtree, less the nodes ``DEF``-named in
+    ``exclude``. ``compose(parent, local)`` gives the matrix applied to the node's contents
+    from its parent frame and its own Transform matrix (``local`` is the identity for other
+    nodes); ``parent @ local`` is the file frame."""
     sink = Sink(MAX_TRIANGLES if limit is None else limit)
     depth = MAX_WALK_DEPTH if max_depth is None else max_depth
-    walk = _Vrml2Walk(_Walk(sink, include, warn, depth))
+    walk = _Vrml2Walk(_Walk(sink, include, warn, depth), frozenset(exclude) - {node.name})
     with recursion_room(depth):
         if node.type == "Transform":
             g = node.get
