@@ -175,6 +175,17 @@ MODELS = {
   </worldbody>
   <actuator><motor joint="knee"/></actuator>
 </mujoco>""",
+    # <include> inside <asset> and <worldbody>: every reader that walks the asset section
+    # (meshes, materials, height fields) sees the included elements, the file counted once
+    "include_in_sections": """
+<mujoco>
+  <compiler meshdir="m"/>
+  <asset><include file="assets.xml"/><material name="blue" rgba="0 0 1 1"/></asset>
+  <worldbody>
+    <include file="bodies.xml"/>
+    <body name="b" pos="0 1 0"><joint axis="1 0 0"/><geom type="mesh" mesh="cube" material="red"/></body>
+  </worldbody>
+</mujoco>""",
     # fusestatic: a static body with an explicit inertial, geoms and a site under a moving body
     "fusestatic_inertial": """
 <mujoco><compiler fusestatic="true"/>
@@ -311,6 +322,8 @@ MODELS = {
 </mujoco>""",
 }
 PARTS = """<mujoco><default><default class="leg"><geom type="capsule" size="0.03"/></default></default></mujoco>"""
+ASSETS = """<mujoco><mesh name="cube" file="cube.obj"/><material name="red" rgba="1 0 0 1"/></mujoco>"""
+BODIES = """<mujoco><body name="a" pos="0.5 0 0"><joint axis="0 1 0"/><geom type="mesh" mesh="cube" material="blue"/></body></mujoco>"""
 
 
 def write_model(tmp_path, name) -> str:
@@ -319,6 +332,8 @@ def write_model(tmp_path, name) -> str:
     (d / "m" / "cube.obj").write_text(CUBE_OBJ)
     (d / "m" / "l.obj").write_text(L_OBJ)
     (d / "parts.xml").write_text(PARTS)
+    (d / "assets.xml").write_text(ASSETS)
+    (d / "bodies.xml").write_text(BODIES)
     p = d / "model.xml"
     p.write_text(MODELS[name])
     return str(p)
