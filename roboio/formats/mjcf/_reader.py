@@ -36,7 +36,7 @@ from ._tree import Body, read_worldbody
 from ._tendons import read_fixed_tendons
 from ._unread import FRICTION
 
-__all__ = ["Reader", "build"]
+__all__ = ["Reader", "build", "read_option", "read_size", "KEPT_SIZES"]
 
 _QPOS_SIZE = {"free": 7, "ball": 4, "hinge": 1, "slide": 1}     # qpos values of a joint type
 
@@ -552,6 +552,9 @@ def build(data: bytes, ctx: LoadContext):
     reader = Reader(doc, b"<!-- written by roboio -->" in head)
     model = reader.build()
     model.extras.setdefault("mjcf", {})["option"] = read_option(doc)
+    size = read_size(doc)
+    if size:
+        model.extras["mjcf"]["size"] = size
     doc.unread.warn(doc)
     return model
 
@@ -560,6 +563,33 @@ def build(data: bytes, ctx: LoadContext):
 _KEPT_OPTIONS = ("timestep", "integrator")
 _INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
 _READ_FLAGS = ("filterparent",)        # (the self-collision pairs follow it)
+
+
+# <size> attributes a reading keeps (written back by the MJCF writer): the key count MuJoCo
+# pads the keyframes to, and the memory the simulation is given
+KEPT_SIZES = ("nkey", "memory", "njmax", "nconmax", "nstack")
+
+
+def read_size(doc: Document) -> dict:
+    """What a reading keeps of ``<size>``: ``nkey`` (int: MuJoCo appends keys at qpos0,
+    unnamed, at time 0, until the model has that many) and the memory sizes (``memory``,
+    ``njmax``, ``nconmax``, ``nstack``: their text); later ``<size>`` elements override
+    earlier ones, as in MuJoCo. Every other attribute is named in a warning."""
+    kept: dict = {}
+    for sec in doc.sections.get("size", []):
+        for k, v in sec.el.attrib.items():
+            if k == "nkey":
+                n = doc.ints(sec, k, 1)[0]
+                if n < 0:
+                    raise doc.error(sec, f"<size nkey=\"{v}\">: a count, at least 0")
+                kept[k] = n
+            elif k in KEPT_SIZES:
+                kept[k] = v.strip()
+        other = sorted(k for k in sec.el.attrib if k not in KEPT_SIZES)
+        if other:
+            doc.warn(sec, f"<size> {', '.join(other)} not read (roboio keeps nkey and the memory "
+                          "sizes)", kind="dropped")
+    return kept
 
 
 def read_option(doc: Document) -> dict:

@@ -79,6 +79,7 @@ from . import _inertia
 from ._actuators_out import Actuators, actuator_name, lead_index
 from ._actuators import KEPT_KINDS, TRANSMISSIONS, as_read, unactuated
 from ._tendons import kept_tendons, tendon_element
+from ._reader import KEPT_SIZES
 from ._unread import FRICTION
 from ._geoms import plane_geom, primitive_geom
 from ._orient import MJ_EPS, inertia_matrix, normvec, quat_matrix
@@ -625,7 +626,11 @@ class MjcfWriter:
         act = self.actuators.element(order)
         if act is not None:
             root.append(act)
-        kept = self._source_option()
+        size = self._source_kept("size")
+        if size:
+            at = root.index(option) + 1
+            root.insert(at, etree.Element("size", **{k: str(size[k]) for k in KEPT_SIZES if k in size}))
+        kept = self._source_kept("option")
         if kept.get("timestep") is not None:
             option.set("timestep", fmt_float(float(kept["timestep"])))
         if kept.get("integrator") is not None:
@@ -656,13 +661,14 @@ class MjcfWriter:
         self.report.fk_error = (max(old[0], self.fk_error[0]), max(old[1], self.fk_error[1]))
         return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="utf-8")
 
-    def _source_option(self) -> dict:
-        """The ``<option>`` an MJCF reading kept (``extras["mjcf"]["option"]`` of the model
-        written, else of its first robot that has one): integrator and timestep."""
+    def _source_kept(self, section: str) -> dict:
+        """What an MJCF reading kept of ``<option>`` (integrator, timestep) or ``<size>`` (the
+        key count, memory sizes): ``extras["mjcf"][section]`` of the model written, else of
+        its first robot that has one."""
         for obj in [self.source] + list(self.world.robots):
             mj = obj.extras.get("mjcf")
-            if isinstance(mj, dict) and isinstance(mj.get("option"), dict):
-                return mj["option"]
+            if isinstance(mj, dict) and isinstance(mj.get(section), dict):
+                return mj[section]
         return {}
 
     # -- robots ---------------------------------------------------------------------------
