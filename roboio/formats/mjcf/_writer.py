@@ -598,6 +598,7 @@ class MjcfWriter:
         self._source_order(worldbody)
         _tidy(worldbody)
         self._qpos_in_document_order(worldbody)
+        self._assets_in_document_order(worldbody)
         for cls, attrs in (("visual", {"contype": "0", "conaffinity": "0", "group": "2"}),
                            ("collision", {"group": "3"}), ("terrain", None)):
             if cls in self.classes_used:
@@ -1176,6 +1177,31 @@ class MjcfWriter:
         if rgba is not None and tuple(float(c) for c in rgba) != _MUJOCO_RGBA:
             el.set("rgba", _fmt(rgba))      # (MuJoCo's own colour not written: it reads back as it)
         return el
+
+    def _assets_in_document_order(self, worldbody) -> None:
+        """Mesh assets in the order the worldbody first uses them, named (file stem, made
+        unique) in that order: the assets follow the document as written, not the order
+        its elements were made in, which a reading of the output does not keep (a
+        terrain of one geom is written among the world's geoms, before the bodies, whatever
+        its place among the terrains), so that the rewrite lists and names them the same."""
+        meshes = [el for el in self.asset_el if el.tag == "mesh"]
+        if not meshes:
+            return
+        used = [g for g in worldbody.iter("geom") if g.get("mesh") is not None]
+        rank = {}
+        for g in used:
+            rank.setdefault(g.get("mesh"), len(rank))
+        meshes.sort(key=lambda el: rank.get(el.get("name"), len(rank)))
+        names, renamed = _Names(), {}
+        for el in meshes:
+            stem = os.path.splitext(os.path.basename(el.get("file")))[0]
+            renamed[el.get("name")] = names.take(stem, "mesh", _Quiet(), "mesh")
+            self.asset_el.append(el)
+        for el in meshes:
+            el.set("name", renamed[el.get("name")])
+        for g in used:
+            g.set("mesh", renamed[g.get("mesh")])
+        self.assets = {k: renamed[v] for k, v in self.assets.items()}
 
     def _mesh_asset(self, piece) -> str:
         scale = _fmt(piece.scale) if not np.array_equal(piece.scale, np.ones(3)) else None
