@@ -175,6 +175,14 @@ class Reader:
 
     # -- model ------------------------------------------------------------------------
     def build(self):
+        """The Robot or World of the file; the sites of ``<worldbody>`` itself kept on it
+        (:func:`kept_sites`, in the world frame)."""
+        model = self._build()
+        if self.world.sites:
+            model.extras.setdefault("mjcf", {}).update(kept_sites(self.world.sites))
+        return model
+
+    def _build(self):
         doc = self.doc
         tops = self.world.children
         objects = [b for b in tops if len(b.joints) == 1 and b.joints[0].type == "free" and not b.children]
@@ -365,18 +373,15 @@ class Reader:
         """The sites of scenery body ``b`` and of the static bodies in it, kept (as on a
         link) as ``t.extras["mjcf"]["sites"]`` (name -> 4x4 pose in the terrain frame); a
         static body nested in ``b`` is named in a note (its geoms are part of ``t``)."""
-        sites = {}
+        sites = []
         for d in b.walk():
             T = _pose_in(d, b)
             if d is not b:
                 self.doc.warn(d.node, f"static body {d.label!r} read as part of terrain {t.name!r} "
                                       f"(its geoms placed in the frame of body {b.label!r})", kind="restructured")
-            for k, x in enumerate(d.sites):
-                name = x.name or f"site{len(sites)}"
-                pose = make_pose(x) if T is None else compose(T, np.asarray(make_pose(x))).tolist()
-                sites[name if name not in sites else f"{name}_{len(sites)}"] = pose
+            sites += [(x, T) for x in d.sites]
         if sites:
-            t.extras["mjcf"]["sites"] = sites
+            t.extras["mjcf"].update(kept_sites([x for x, _ in sites], [T for _, T in sites]))
 
     def _friction_of(self, geoms: list) -> float:
         """The kFriction of a terrain or rigid object of ``geoms``: their sliding friction
@@ -396,6 +401,8 @@ class Reader:
             o.appearance.color = tuple(color)
         if b.joints[0].name and b.joints[0].name != b.label:
             o.extras.setdefault("mjcf", {})["joint"] = b.joints[0].name
+        if b.sites:
+            o.extras.setdefault("mjcf", {}).update(kept_sites(b.sites))
         return o
 
     def robot(self, roots: list, name: str) -> Robot:
@@ -457,7 +464,7 @@ class Reader:
             if b.mocap:
                 info["mocap"] = True
             if b.sites:
-                info["sites"] = {s.name or f"site{k}": make_pose(s) for k, s in enumerate(b.sites)}
+                info.update(kept_sites(b.sites))
             if info:
                 lk.extras.setdefault("mjcf", {}).update(info)
             self.doc.unread.friction(b.geoms, whole=False)
@@ -521,6 +528,30 @@ def _unique_names(doc: Document, bodies: list) -> None:
             if name in seen or (kind == "body" and name == "world"):
                 raise doc.error(node, f"repeated name {name!r} in {kind}")
             seen.add(name)
+
+
+def kept_sites(sites: list, frames: Optional[list] = None) -> dict:
+    """``{"sites": name -> 4x4 pose, "site_shapes": name -> site_shape}`` of ``sites``
+    (SiteRec) in the frame of the element that keeps them (``frames``: each site's body
+    pose in that frame, None for the element's own body). An unnamed site is kept as
+    ``site<k>`` (``k``: its place in the list), a repeated name as ``<name>_<k>``."""
+    poses, shapes = {}, {}
+    for k, x in enumerate(sites):
+        T = frames[k] if frames is not None else None
+        key = x.name or f"site{k}"
+        key = key if key not in poses else f"{key}_{k}"
+        poses[key] = make_pose(x) if T is None else compose(T, np.asarray(make_pose(x))).tolist()
+        shapes[key] = site_shape(x)
+    return {"sites": poses, "site_shapes": shapes}
+
+
+def site_shape(s) -> dict:
+    """What a site is besides its pose: ``{"type", "size"}`` (the three values MuJoCo
+    compiles, m), ``"unnamed": True`` for a site without a name (kept under a made-up one)."""
+    out = {"type": s.type, "size": [float(v) for v in s.size]}
+    if not s.name:
+        out["unnamed"] = True
+    return out
 
 
 def make_pose(s) -> list:

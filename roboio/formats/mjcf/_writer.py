@@ -80,6 +80,7 @@ from ._actuators_out import Actuators, actuator_name, lead_index
 from ._actuators import KEPT_KINDS, TRANSMISSIONS, as_read, unactuated
 from ._tendons import kept_tendons, tendon_element
 from ._reader import KEPT_SIZES
+from ._tree import SITE_SIZE
 from ._unread import FRICTION
 from ._geoms import plane_geom, primitive_geom
 from ._orient import MJ_EPS, inertia_matrix, normvec, quat_matrix
@@ -559,6 +560,7 @@ class MjcfWriter:
         self.joints = Namespace(report, "joints")
         self.mesh_names = _Names()
         self.eq_names = _Names()
+        self.site_names = _Names()
         self.actuators = Actuators(actuators, report, _Names())
         self.assets = {}                 # (reference, scale text) -> mesh name
         self.asset_el = None
@@ -595,6 +597,7 @@ class MjcfWriter:
             self.rigid_object(worldbody, o)
         for r in self.world.robots:
             self.robot(worldbody, r)
+        self._sites(worldbody, self.source.extras.get("mjcf", {}), "world")
         self._source_order(worldbody)
         _tidy(worldbody)
         self._qpos_in_document_order(worldbody)
@@ -720,6 +723,12 @@ class MjcfWriter:
             l = r.links[i]
             color = l.appearance.color if l.appearance is not None else None
             geo[i] = self._geoms(elements[i], l.geometry, l.visual_geometry, color, names[i])
+            self._sites(elements[i], l.extras.get("mjcf", {}), l.name)
+        for i in range(r.num_links):
+            if plan.body_of[i] != i and r.links[i].extras.get("mjcf", {}).get("sites"):
+                self.report.lose("sites of links that are not bodies of their own (moved by a joint "
+                                 "written in a descendant's body)", r.links[i].name, kind="kept as data",
+                                 noun="link")
         self._excludes(r, plan, names, geo, moving, elements)
         self._equalities(r, plan, jnames)
         self._tendons(r, plan, jnames)
@@ -1178,6 +1187,39 @@ class MjcfWriter:
             el.set("rgba", _fmt(rgba))      # (MuJoCo's own colour not written: it reads back as it)
         return el
 
+    def _sites(self, body, kept: dict, owner: str, placed=None) -> None:
+        """The ``<site>`` elements an MJCF reading kept on a link, rigid object or scenery
+        terrain (``kept``: its ``extras["mjcf"]``: ``sites``, name -> 4x4 pose in its frame,
+        and ``site_shapes``, name -> type, size, unnamed), in ``body``, in the order read:
+        MuJoCo numbers them as the source's. ``placed``: the element's transform when its
+        body is written at the identity (its geoms placed); a pose that is then not a
+        rotation and a translation is reported, and the site left out."""
+        sites = kept.get("sites") if isinstance(kept, dict) else None
+        if not isinstance(sites, dict):
+            return
+        shapes = kept.get("site_shapes") if isinstance(kept.get("site_shapes"), dict) else {}
+        for key, pose in sites.items():
+            P = np.asarray(pose, float)
+            if placed is not None:
+                P = compose(np.asarray(placed, float), P)
+            R, err = nearest_rotation(P[:3, :3])
+            if P.shape != (4, 4) or err > 0 or not np.all(np.isfinite(P)):
+                self.report.lose("sites whose pose is not a rotation and a translation", f"{owner} ({key})",
+                                 kind="not written")
+                continue
+            shape = shapes.get(key) if isinstance(shapes.get(key), dict) else {}
+            el = etree.SubElement(body, "site")
+            if not shape.get("unnamed"):
+                el.set("name", self.site_names.take(str(key), "site", self.report, "site"))
+            if np.any(P[:3, 3]):
+                el.set("pos", _fmt(P[:3, 3]))
+            _set_quat(el, R)
+            if shape.get("type", "sphere") != "sphere":
+                el.set("type", str(shape["type"]))
+            size = [float(v) for v in shape.get("size", SITE_SIZE)]
+            if size != list(SITE_SIZE):
+                el.set("size", _fmt(size))
+
     def _assets_in_document_order(self, worldbody) -> None:
         """Mesh assets in the order the worldbody first uses them, named (file stem, made
         unique) in that order: the assets follow the document as written, not the order
@@ -1512,6 +1554,7 @@ class MjcfWriter:
         color = o.appearance.color if o.appearance is not None else None
         self._geoms(body, o.geometry, o.extras.get("mjcf", {}).get("visual_geometry"), color, name)
         self._friction([e for e in body if e.tag == "geom"], o.kFriction, o.name)
+        self._sites(body, o.extras.get("mjcf", {}), o.name)
         extra = [k for k, d in (("kRestitution", 0.5), ("kStiffness", np.inf), ("kDamping", np.inf))
                  if getattr(o, k) != d]
         if extra:
@@ -1539,8 +1582,7 @@ class MjcfWriter:
                 geom, visual = _placed(geom, t.transform), _placed(visual, t.transform)
             self._geoms(body, geom, visual, color, t.name or "terrain")
             self._friction([e for e in body if e.tag == "geom"], t.kFriction, t.name)
-            if t.extras.get("mjcf", {}).get("sites"):      # (as a link's sites)
-                self.report.lose("format-specific terrain data", f"{t.name} (sites)", kind="kept as data")
+            self._sites(body, t.extras.get("mjcf", {}), t.name, None if framed else t.transform)
             return
         geom, visual = _placed(geom, t.transform), _placed(visual, t.transform)
         start = len(worldbody)
@@ -1710,7 +1752,7 @@ def _principal_params(it):
     return derive
 
 
-_ORDER = {"freejoint": 0, "joint": 0, "inertial": 1, "geom": 2, "body": 3}
+_ORDER = {"freejoint": 0, "joint": 0, "inertial": 1, "geom": 2, "site": 2, "body": 3}
 
 
 def _tidy(parent):
