@@ -183,3 +183,25 @@ def test_mjcf_axis_normalised_by_a_reading_is_written_as_it_is(tmp_path):
             kb = b.body(a.body(k).name).id
             assert np.allclose(da.xpos[k], db.xpos[kb], atol=TOL, rtol=0)
             assert np.allclose(da.xmat[k], db.xmat[kb], atol=TOL, rtol=0)
+
+
+# mink's Shadow hand (right_hand.xml): a geom quaternion given unnormalised, whose rotation
+# has no exact quaternion within an ulp; the derived one walked an ulp a rewrite
+UNNORMALISED_QUAT = """<mujoco model="palm">
+  <worldbody>
+    <body name="palm"><joint name="wrist" axis="0 1 0"/>
+      <geom type="cylinder" size="0.0135 0.015" quat="0.499998 0.5 0.5 -0.500002"/>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def test_mjcf_unnormalised_geom_quaternion_rewrites_to_the_same_bytes(tmp_path):
+    src, robot = _source(tmp_path, UNNORMALISED_QUAT)
+    out = str(tmp_path / "o" / "palm.xml")
+    rewrite_is_fixed_point(robot, out, "mjcf")
+    a, b = mujoco.MjModel.from_xml_path(src), mujoco.MjModel.from_xml_path(out)
+    da, db = mujoco.MjData(a), mujoco.MjData(b)
+    mujoco.mj_kinematics(a, da)
+    mujoco.mj_kinematics(b, db)
+    assert np.allclose(da.geom_xmat, db.geom_xmat, atol=1e-15, rtol=0)

@@ -149,10 +149,11 @@ def _fmt(values) -> str:
 def _quat(R) -> str:
     """The quaternion of rotation ``R`` that the MJCF reader turns back into ``R`` exactly
     where one exists (write -> read -> write is then a fixed point)."""
-    return _fmt(stable_params(R, matrix_to_quat, quat_matrix, _QUAT_ULPS))
+    return _fmt(stable_params(R, matrix_to_quat, quat_matrix, _QUAT_ULPS, wider=_QUAT_WIDER))
 
 
 _QUAT_ULPS = (1, 1, 1, 1)
+_QUAT_WIDER = (2, 2, 2, 2)
 
 
 def _free_frame(r: Robot, i: int, q=None) -> tuple:
