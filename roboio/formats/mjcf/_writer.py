@@ -633,8 +633,14 @@ class MjcfWriter:
             root.append(act)
         size = self._source_kept("size")
         if size:
+            # memory in a <size> of its own: MuJoCo refuses it beside the legacy njmax,
+            # nconmax and nstack in one element, and takes them from two (myo_sim)
             at = root.index(option) + 1
-            root.insert(at, etree.Element("size", **{k: str(size[k]) for k in KEPT_SIZES if k in size}))
+            for keys in ([k for k in KEPT_SIZES if k != "memory"], ["memory"]):
+                attrs = {k: str(size[k]) for k in keys if k in size}
+                if attrs:
+                    root.insert(at, etree.Element("size", **attrs))
+                    at += 1
         kept = self._source_kept("option")
         if kept.get("timestep") is not None:
             option.set("timestep", fmt_float(float(kept["timestep"])))
