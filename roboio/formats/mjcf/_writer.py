@@ -267,6 +267,23 @@ def _set_quat(el, R) -> None:
         el.set("quat", q)
 
 
+def _set_scaled_quat(el, R, scale, linear) -> None:
+    """``quat`` of a mesh geom whose asset has ``scale``: the quaternion whose matrix, scaled
+    as a reading scales it (``R diag(scale)``), is ``linear`` exactly where one is near
+    (:func:`_set_quat` chooses for ``R`` alone, which ``linear / scale`` gives only to an
+    ulp: a rotated mesh of scale 0.0013 walked an ulp a rewrite, myo_sim's exosuit)."""
+    s = np.asarray(scale, float)
+    target = np.asarray(linear, float)
+    q = stable_params(target, lambda M: matrix_to_quat(M / s), lambda Q: quat_matrix(Q) * s,
+                      _QUAT_ULPS, wider=_QUAT_WIDER)
+    text = _fmt(q)
+    if "quat" in el.attrib or text != "1 0 0 0":
+        if text == "1 0 0 0":
+            del el.attrib["quat"]
+        else:
+            el.set("quat", text)
+
+
 class _Names:
     """Unique names in one MuJoCo namespace (bodies, joints, meshes, ...)."""
 
@@ -1176,8 +1193,11 @@ class MjcfWriter:
                 collides = True
                 self.report.lose("collision meshes (MuJoCo collides their convex hulls: exact for "
                                  "convex meshes only)", label, kind="read differently")
-            made.append(self._geom_element(parent, piece_cls, piece.rgba or rgba, piece.pose,
-                                           type="mesh", mesh=self._mesh_asset(piece)))
+            el = self._geom_element(parent, piece_cls, piece.rgba or rgba, piece.pose,
+                                    type="mesh", mesh=self._mesh_asset(piece))
+            if piece.linear is not None and not np.array_equal(piece.scale, np.ones(3)):
+                _set_scaled_quat(el, piece.pose[:3, :3], piece.scale, piece.linear)
+            made.append(el)
         return collides
 
     def _geom_element(self, parent, cls, rgba, pose, **attrs):
