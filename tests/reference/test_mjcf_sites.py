@@ -12,8 +12,9 @@ import roboio
 mujoco = pytest.importorskip("mujoco")
 
 # class defaults (type and a partial size that keeps the class's third value), a fromto
-# cylinder and ellipsoid, an unnamed site, sites on scenery, on a free object and on the
-# world body itself
+# cylinder and ellipsoid, an unnamed site, sites on scenery, on a free object, on the
+# world body itself and on a static body without geoms (Gymnasium-Robotics' floor0 target:
+# kept as a site of the world at its world pose)
 MODEL = """
 <mujoco>
   <default><site type="box" size="0.02 0.03 0.04"/><default class="s"><site type="capsule"/></default></default>
@@ -29,6 +30,7 @@ MODEL = """
         <site name="grip" type="ellipsoid" fromto="0 0 0 0.1 0 0" size="0.02"/></body>
     </body>
     <body name="box" pos="0.5 0.5 0.1"><freejoint/><geom type="box" size="0.05 0.05 0.05"/><site name="box_center" size="0.01"/></body>
+    <body name="floor0" pos="1 1 0" euler="0 0 90"><site name="target0" pos="0.1 0 0.5" type="sphere"/></body>
   </worldbody>
 </mujoco>
 """
@@ -60,13 +62,17 @@ def test_sites_are_read_and_written_back_as_mujoco_compiles_them(tmp_path):
     q = [0.4, -0.7]
     a, da = _sites(src, q)
     b, db = _sites(out, q)
-    assert a.nsite == b.nsite == 7
-    assert [a.site(i).name for i in range(a.nsite)] == [b.site(i).name for i in range(b.nsite)]
-    assert [a.body(i).name for i in a.site_bodyid] == [b.body(i).name for i in b.site_bodyid]
-    assert np.array_equal(a.site_type, b.site_type)
-    assert np.allclose(a.site_size, b.site_size, rtol=1e-12, atol=0)
-    assert np.allclose(da.site_xpos, db.site_xpos, rtol=0, atol=1e-12)
-    assert np.allclose(da.site_xmat, db.site_xmat, rtol=0, atol=1e-12)
+    assert a.nsite == b.nsite == 8
+    names = [a.site(i).name for i in range(a.nsite)]
+    order = [names.index(n) for n in [b.site(i).name for i in range(b.nsite)]]
+    assert [b.site(i).name for i in range(b.nsite)] == ["target", "target0"] + [n for n in names if "target" not in n]
+    bodies_b = [b.body(i).name for i in b.site_bodyid]
+    assert bodies_b[:2] == ["world", "world"]             # target0 now a site of the world
+    assert [a.body(i).name for i in a.site_bodyid[order]] == ["world", "floor0"] + bodies_b[2:]
+    assert np.array_equal(a.site_type[order], b.site_type)
+    assert np.allclose(a.site_size[order], b.site_size, rtol=1e-12, atol=0)
+    assert np.allclose(da.site_xpos[order], db.site_xpos, rtol=0, atol=1e-12)
+    assert np.allclose(da.site_xmat[order], db.site_xmat, rtol=0, atol=1e-12)
     again = tmp_path / "o" / "m2.xml"
     roboio.save(_load(out), str(again), format="mjcf")
     assert again.read_bytes() == out.read_bytes()

@@ -175,11 +175,13 @@ class Reader:
 
     # -- model ------------------------------------------------------------------------
     def build(self):
-        """The Robot or World of the file; the sites of ``<worldbody>`` itself kept on it
-        (:func:`kept_sites`, in the world frame)."""
+        """The Robot or World of the file; the sites of ``<worldbody>`` itself, and those of
+        static bodies without geoms, kept on it (:func:`kept_sites`, in the world frame)."""
+        self.world_sites = [(x, None) for x in self.world.sites]
         model = self._build()
-        if self.world.sites:
-            model.extras.setdefault("mjcf", {}).update(kept_sites(self.world.sites))
+        if self.world_sites:
+            model.extras.setdefault("mjcf", {}).update(kept_sites([x for x, _ in self.world_sites],
+                                                                  [T for _, T in self.world_sites]))
         return model
 
     def _build(self):
@@ -331,10 +333,14 @@ class Reader:
                     geoms.append(g)
                     poses.append(T)
             if not geoms:
-                sites = [x.name or "?" for d in b.walk() for x in d.sites]
+                # its sites stay where MuJoCo puts them: sites of the world at their world pose
+                sites = [(x, compose(body_pose(b), T) if T is not None else body_pose(b))
+                         for d in b.walk() for T in [_pose_in(d, b)] for x in d.sites]
                 if sites:
-                    self.doc.warn(b.node, f"static body {b.label!r} has no geoms: not read, nor its "
-                                          f"sites ({', '.join(sites)})", kind="dropped")
+                    self.world_sites += sites
+                    self.doc.warn(b.node, f"static body {b.label!r} has no geoms: not read; its sites "
+                                          f"({', '.join(x.name or '?' for x, _ in sites)}) kept as sites of "
+                                          "the world", kind="restructured")
                 continue
             colliding, drawn_only, made = [], [], []
             for g, T in zip(geoms, poses):
