@@ -11,6 +11,7 @@ import os
 import numpy as np
 
 from ..transforms import compose, det3, symmetric_eigen3, vector_norm
+from .fileio import fmt_float
 
 __all__ = ["split_affine", "column_scales", "nearest_rotation", "relative_reference", "ROTATION_TOL",
            "link_poses"]
@@ -22,11 +23,35 @@ ROTATION_TOL = 1e-12
 _UNIT_ROUNDING = 8 * np.finfo(float).eps     # |column| - 1 of a rotation built from angles
 
 
+_SCALE_ULPS = 8        # a column length this many units in the last place from a shorter number
+
+
+def _shortest_near(v: float) -> float:
+    """The number within ``_SCALE_ULPS`` units in the last place of ``v`` whose text is
+    shortest (the nearest of those), ``v`` itself when none is shorter."""
+    best, length = v, len(fmt_float(v))
+    lo = hi = v
+    for _ in range(_SCALE_ULPS):
+        lo, hi = np.nextafter(lo, -np.inf), np.nextafter(hi, np.inf)
+        for c in (lo, hi):
+            n = len(fmt_float(float(c)))
+            if n < length:
+                best, length = float(c), n
+    return best
+
+
 def column_scales(lengths):
     """Column lengths of a rotation x scale matrix as the scales to write: a length within
-    rounding of 1 is 1 (see :func:`split_affine`)."""
+    rounding of 1 is 1 (see :func:`split_affine`), and one within a few units in the last
+    place of a shorter number is that number (a mesh scale of 0.0013 under a rotation
+    measures 0.0013000000000000004, and the next write 0.0013000000000000008: myo_sim's
+    exosuit meshes drifted at every write -> read -> write)."""
     n = np.asarray(lengths, float)
-    return np.where(np.abs(n - 1.0) <= _UNIT_ROUNDING, 1.0, n)
+    n = np.where(np.abs(n - 1.0) <= _UNIT_ROUNDING, 1.0, n)
+    if n.ndim == 0:
+        return np.asarray(_shortest_near(float(n)))
+    return np.array([_shortest_near(float(v)) if v != 1.0 and np.isfinite(v) else v
+                     for v in n.ravel()], float).reshape(n.shape)
 
 
 def split_affine(M, tol: float = ROTATION_TOL):

@@ -53,16 +53,23 @@ def exact_params(p0, build: Callable, target, ulps: Sequence[int]) -> Optional[t
     return None
 
 
-def stable_params(R, derive: Callable, build: Callable, ulps: Sequence[int], steps: int = 12) -> tuple:
+def stable_params(R, derive: Callable, build: Callable, ulps: Sequence[int], steps: int = 12,
+                  wider: Optional[Sequence[int]] = None) -> tuple:
     """Parameters to write for matrix ``R`` (see the module docstring). From ``R``, pick
     parameters (exact for the matrix when some nearby ones are, else the derived ones),
     rebuild their matrix as a reader does, and pick again, until the pick repeats: then the
     written parameters read back to a matrix this function maps to the same parameters.
-    ``R`` is reproduced exactly when exact parameters exist for it, else to rounding."""
+    ``R`` is reproduced exactly when exact parameters exist for it, else to rounding.
+    ``wider``: units in the last place searched when none within ``ulps`` is exact (a
+    walk of derived parameters can drift an ulp a step without repeating: a quaternion
+    written unnormalised, ``0.499998 0.5 0.5 -0.500002``, whose rebuilt matrix has an exact
+    quaternion two units away)."""
     seen: list = []
     M = np.asarray(R, float)
     for _ in range(steps):
         p = exact_params(derive(M), build, M, ulps)
+        if p is None and wider is not None:
+            p = exact_params(derive(M), build, M, wider)
         if p is None:             # rounding-level components snap to 0 (found exact next time)
             p = tuple(0.0 if abs(v) < _TINY else float(v) for v in derive(M))
         # -0.0 == 0.0, so a pick repeats whatever the sign of its zeros, which the text keeps

@@ -66,6 +66,9 @@ class MeshPiece:
     faces: np.ndarray = field(default=None, repr=False)
     converted: bool = False
     f32_error: float = 0.0       # largest float32 rounding of a written vertex (file units)
+    # the owner frame's 3x3 rotation x scale of the file as given (None: not split from
+    # one): a writer may choose the rotation whose scaled matrix reads back to it exactly
+    linear: Optional[np.ndarray] = field(default=None, repr=False)
 
 
 class MeshExport:
@@ -138,7 +141,7 @@ class MeshExport:
         split = split_affine(M)
         path = src.path if src is not None and src.path and os.path.isfile(src.path) else None
         if split is not None and path is not None and self.mode != "convert" and self.readable(path):
-            return [self._reference_source(mesh, path, split)]
+            return [self._reference_source(mesh, path, split, M)]
         key = (os.path.realpath(path) if path else id(mesh), role,
                None if split is not None else M[:3, :3].tobytes())
         if not path:
@@ -218,13 +221,16 @@ class MeshExport:
             s, R, t = split
             pose, scale = make_transform(R, t), s
         self._note_rounding([p], scale)
-        return MeshPiece(p.reference, p.path, pose, scale, p.rgba, p.vertices, p.faces, p.converted)
+        linear = None if split is None else np.array(M[:3, :3], float)
+        return MeshPiece(p.reference, p.path, pose, scale, p.rgba, p.vertices, p.faces, p.converted,
+                         linear=linear)
 
-    def _reference_source(self, mesh: TriangleMesh, path: str, split) -> MeshPiece:
+    def _reference_source(self, mesh: TriangleMesh, path: str, split, M) -> MeshPiece:
         s, R, t = split
         dest = self.source_file(path)
         return MeshPiece(self._kept_uri(mesh) or self._reference(dest), dest,
-                         make_transform(R, t), s, None, mesh.vertices, mesh.faces)
+                         make_transform(R, t), s, None, mesh.vertices, mesh.faces,
+                         linear=np.array(M[:3, :3], float))
 
     def _reference(self, dest: str) -> str:
         """What the output writes for the file ``dest``: its path relative to the output,

@@ -30,7 +30,7 @@ import numpy as np
 
 __all__ = ["Expr", "Const", "Arg", "Op", "Coupling", "ExpressionCoupling",
            "RotationVectorCoupling", "FUNCTIONS", "affine_fit", "linearized", "expression_text",
-           "polynomial_in_range", "without_clamp", "rebase", "couple", "polynomial"]
+           "polynomial_in_range", "without_clamp", "rebase", "couple", "polynomial", "without_driver"]
 
 # name -> number of arguments (None: any number >= 1)
 FUNCTIONS = {
@@ -382,6 +382,27 @@ def couple(drivers: list, link: int, expr: Expr, inputs: Sequence[int]) -> None:
     d.dofs = dofs
     d.coupling = ExpressionCoupling(ins, fns)
     d.leader = leader
+
+
+def without_driver(drivers: list, gone) -> list:
+    """``drivers`` without the driver ``gone``, every coupling reading the same drivers as
+    before at their new indices (couplings name their inputs by index: removing a driver
+    before an input left them reading the next one). ``ValueError`` if a coupling reads
+    ``gone`` itself."""
+    new_index, kept = {}, []
+    for i, d in enumerate(drivers):
+        if d is gone:
+            continue
+        new_index[i] = len(kept)
+        kept.append(d)
+    for d in kept:
+        c = getattr(d, "coupling", None)
+        if c is None:
+            continue
+        if any(i not in new_index for i in c.inputs):
+            raise ValueError(f"driver {getattr(d, 'name', '?')!r} reads the driver removed")
+        d.coupling = c.remap(new_index)
+    return kept
 
 
 class RotationVectorCoupling(Coupling):

@@ -45,14 +45,18 @@ PAIRS = [("klampt/robots/robotiq_3finger.rob", "urdf", "r.urdf"),
          ("graspit/models/robots/fetch_gripper/fetch_gripper.xml", "mjcf", "r.xml"),
          # mesh assets in the order a reading numbers the links (the mounted grippers' links
          # are the last of the .rob, not of the document)
-         ("klampt/robots/baxter_with_parallel_gripper_col.rob", "mjcf", "r.xml")]
+         ("klampt/robots/baxter_with_parallel_gripper_col.rob", "mjcf", "r.xml"),
+         # a terrain of one geom is written among the world's geoms, before the bodies:
+         # mesh assets in the order the document uses them, not the order of the terrains
+         ("graspit/worlds/barrettGlassDyn.xml", "mjcf", "w.xml"),
+         ("graspit/worlds/cvap.xml", "mjcf", "w.xml")]
 
 
 def _load(path, fmt=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         obj = roboio.load(path, format=fmt, search_paths=[os.path.join(CORPUS, "openrave", "src")])
-    if isinstance(obj, roboio.World) and not path.endswith((".env.xml", "w.xml")):
+    if isinstance(obj, roboio.World) and not path.endswith((".env.xml", "w.xml")) and "/worlds/" not in path:
         obj = obj.robots[0]
     return obj
 

@@ -234,3 +234,27 @@ def test_a_rotated_free_body_rewrites_to_the_same_bytes(tmp_path):
         mujoco.mj_kinematics(m0, d0)
         mujoco.mj_kinematics(m1, d1)
         assert np.allclose(d0.xmat, d1.xmat, rtol=0, atol=1e-12) and np.allclose(d0.xpos, d1.xpos, rtol=0, atol=1e-12)
+
+
+def test_size_nkey_and_memory_are_kept_and_written_back(tmp_path):
+    """``<size nkey>`` pads the keys with blank ones (qpos0, unnamed) and ``memory`` (with
+    the legacy ``njmax``/``nconmax`` of another ``<size>``, myo_sim's) sizes the
+    simulation: all written back, so MuJoCo compiles the output with the source's key
+    count, blank keys and arena; what ``<size>`` sets beyond them is warned about."""
+    src = tmp_path / "s.xml"
+    src.write_text(HUMANOIDISH.replace("<compiler angle=\"degree\"/>",
+                                       "<compiler angle=\"degree\"/><size nkey=\"6\" memory=\"3M\" nuserdata=\"2\"/>"
+                                       "<size njmax=\"500\" nconmax=\"100\"/>"))
+    with pytest.warns(roboio.RoboioWarning, match="nuserdata"):
+        robot = roboio.load(str(src))
+    out = tmp_path / "o" / "k.xml"
+    roboio.save(robot, str(out), "mjcf")
+    a, b = mujoco.MjModel.from_xml_path(str(src)), mujoco.MjModel.from_xml_path(str(out))
+    assert a.nkey == b.nkey == 6
+    assert [b.key(i).name for i in range(b.nkey)] == ["rest", "step", "crouch", "", "", ""]
+    assert np.allclose(b.key_qpos[3:], a.key_qpos[3:], rtol=0, atol=1e-12)
+    assert b.narena == a.narena == 3 * 2 ** 20
+    assert (b.njmax, b.nconmax) == (a.njmax, a.nconmax) == (500, 100)
+    again = tmp_path / "o" / "k2.xml"
+    roboio.save(roboio.load(str(out)), str(again), "mjcf")
+    assert again.read_bytes() == out.read_bytes()

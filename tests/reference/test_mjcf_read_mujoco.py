@@ -175,6 +175,17 @@ MODELS = {
   </worldbody>
   <actuator><motor joint="knee"/></actuator>
 </mujoco>""",
+    # <include> inside <asset> and <worldbody>: every reader that walks the asset section
+    # (meshes, materials, height fields) sees the included elements, the file counted once
+    "include_in_sections": """
+<mujoco>
+  <compiler meshdir="m"/>
+  <asset><include file="assets.xml"/><material name="blue" rgba="0 0 1 1"/></asset>
+  <worldbody>
+    <include file="bodies.xml"/>
+    <body name="b" pos="0 1 0"><joint axis="1 0 0"/><geom type="mesh" mesh="cube" material="red"/></body>
+  </worldbody>
+</mujoco>""",
     # fusestatic: a static body with an explicit inertial, geoms and a site under a moving body
     "fusestatic_inertial": """
 <mujoco><compiler fusestatic="true"/>
@@ -311,6 +322,8 @@ MODELS = {
 </mujoco>""",
 }
 PARTS = """<mujoco><default><default class="leg"><geom type="capsule" size="0.03"/></default></default></mujoco>"""
+ASSETS = """<mujoco><mesh name="cube" file="cube.obj"/><material name="red" rgba="1 0 0 1"/></mujoco>"""
+BODIES = """<mujoco><body name="a" pos="0.5 0 0"><joint axis="0 1 0"/><geom type="mesh" mesh="cube" material="blue"/></body></mujoco>"""
 
 
 def write_model(tmp_path, name) -> str:
@@ -319,6 +332,8 @@ def write_model(tmp_path, name) -> str:
     (d / "m" / "cube.obj").write_text(CUBE_OBJ)
     (d / "m" / "l.obj").write_text(L_OBJ)
     (d / "parts.xml").write_text(PARTS)
+    (d / "assets.xml").write_text(ASSETS)
+    (d / "bodies.xml").write_text(BODIES)
     p = d / "model.xml"
     p.write_text(MODELS[name])
     return str(p)
@@ -633,3 +648,34 @@ def test_polynomial_coupling_satisfies_mujocos_equality(tmp_path):
             mujoco.mj_forward(model, d)
             eq = [i for i in range(d.nefc) if d.efc_type[i] == mujoco.mjtConstraint.mjCNSTR_EQUALITY]
             assert len(eq) == 1 and abs(d.efc_pos[eq[0]]) < 1e-12, d.efc_pos[eq[0]]
+
+
+def test_polynomial_followers_declared_before_their_leader(tmp_path):
+    """Two joints that follow a polynomial of a joint declared after them (myo_sim's knee:
+    translations and rotations of the tibia, then knee_angle), and another driver after
+    it: roboio's drivers put the followers where MuJoCo's constraints are satisfied, and the
+    MJCF written couples them to the same joint. (A follower's driver removed before its
+    leader's left the coupling reading the next driver: the unrelated hip.)"""
+    p = tmp_path / "knee.xml"
+    p.write_text("""<mujoco><compiler angle="radian"/><worldbody>
+        <body name="tibia"><joint name="t1" type="slide" axis="1 0 0"/><joint name="t2" type="slide" axis="0 1 0"/>
+          <joint name="knee" range="0 2"/><geom size="0.1"/>
+          <body name="foot" pos="1 0 0"><joint name="hip"/><geom size="0.1"/></body></body></worldbody>
+      <equality><joint joint1="t1" joint2="knee" polycoef="0.01 0.02 -0.003 0.0004 0"/>
+        <joint joint1="t2" joint2="knee" polycoef="0 0.3 0.1 0 -0.01"/></equality></mujoco>""")
+    r = load(str(p))
+    out = tmp_path / "o" / "knee.xml"
+    roboio.save(r, str(out))
+    m, m2 = mujoco.MjModel.from_xml_path(str(p)), mujoco.MjModel.from_xml_path(str(out))
+    assert [(m2.eq(i).name.split(":")[-1], m2.joint(m2.eq_obj2id[i]).name) for i in range(m2.neq)] == \
+        [("t1", "knee"), ("t2", "knee")]
+    names = [d.name for d in r.drivers]
+    for model in (m, m2):
+        d = mujoco.MjData(model)
+        for knee, hip in ((0.3, -0.5), (1.7, 0.9)):
+            u = np.zeros(len(names))
+            u[names.index("knee")], u[names.index("hip")] = knee, hip
+            d.qpos[:] = r.qpos_from_config(r.config_from_drivers(u))
+            mujoco.mj_forward(model, d)
+            eq = [i for i in range(d.nefc) if d.efc_type[i] == mujoco.mjtConstraint.mjCNSTR_EQUALITY]
+            assert len(eq) == 2 and np.abs(d.efc_pos[eq]).max() < 1e-12, d.efc_pos[eq]

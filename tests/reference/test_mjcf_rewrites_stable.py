@@ -183,3 +183,47 @@ def test_mjcf_axis_normalised_by_a_reading_is_written_as_it_is(tmp_path):
             kb = b.body(a.body(k).name).id
             assert np.allclose(da.xpos[k], db.xpos[kb], atol=TOL, rtol=0)
             assert np.allclose(da.xmat[k], db.xmat[kb], atol=TOL, rtol=0)
+
+
+# mink's Shadow hand (right_hand.xml): a geom quaternion given unnormalised, whose rotation
+# has no exact quaternion within an ulp; the derived one walked an ulp a rewrite
+UNNORMALISED_QUAT = """<mujoco model="palm">
+  <worldbody>
+    <body name="palm"><joint name="wrist" axis="0 1 0"/>
+      <geom type="cylinder" size="0.0135 0.015" quat="0.499998 0.5 0.5 -0.500002"/>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def test_mjcf_unnormalised_geom_quaternion_rewrites_to_the_same_bytes(tmp_path):
+    src, robot = _source(tmp_path, UNNORMALISED_QUAT)
+    out = str(tmp_path / "o" / "palm.xml")
+    rewrite_is_fixed_point(robot, out, "mjcf")
+    a, b = mujoco.MjModel.from_xml_path(src), mujoco.MjModel.from_xml_path(out)
+    da, db = mujoco.MjData(a), mujoco.MjData(b)
+    mujoco.mj_kinematics(a, da)
+    mujoco.mj_kinematics(b, db)
+    assert np.allclose(da.geom_xmat, db.geom_xmat, atol=1e-15, rtol=0)
+
+
+def test_mjcf_rotated_mesh_of_a_small_scale_rewrites_to_the_same_bytes(tmp_path):
+    """myo_sim's exosuit: a mesh asset of scale 0.0013 on a geom at euler 1.57 3.14 -1.57.
+    The rotation x scale read back splits into a scale and a rotation each an ulp off;
+    both walked at every rewrite. MuJoCo places the mesh as in the source."""
+    (tmp_path / "box.obj").write_text("v 0 0 0\nv 1 0 0\nv 1 2 0\nv 0 2 0\nv 0 0 3\nv 1 0 3\nv 1 2 3\nv 0 2 3\n"
+                                      "f 1 3 2\nf 1 4 3\nf 5 6 7\nf 5 7 8\nf 1 2 6\nf 1 6 5\nf 2 3 7\nf 2 7 6\n"
+                                      "f 3 4 8\nf 3 8 7\nf 4 1 5\nf 4 5 8\n")
+    src, robot = _source(tmp_path, """<mujoco model="exo"><compiler angle="radian"/>
+      <asset><mesh name="legs" file="box.obj" scale="0.0013 0.0013 0.0013"/></asset>
+      <worldbody><body name="pelvis"><joint name="hip"/>
+        <geom name="legs" type="mesh" mesh="legs" euler="1.57 3.14 -1.57" pos="-0.08 0.1 0"/></body>
+      </worldbody></mujoco>""")
+    out = str(tmp_path / "o" / "exo.xml")
+    rewrite_is_fixed_point(robot, out, "mjcf")
+    a, b = mujoco.MjModel.from_xml_path(src), mujoco.MjModel.from_xml_path(out)
+    da, db = mujoco.MjData(a), mujoco.MjData(b)
+    mujoco.mj_kinematics(a, da)
+    mujoco.mj_kinematics(b, db)
+    assert np.allclose(da.geom_xmat, db.geom_xmat, atol=1e-12, rtol=0)
+    assert np.allclose(da.geom_xpos, db.geom_xpos, atol=1e-12, rtol=0)

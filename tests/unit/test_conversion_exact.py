@@ -175,3 +175,19 @@ def test_body_with_two_roots_is_readable_and_exact(tmp_path):
     assert back.link_names == ["a", "b"] and back.links[1].parent == 0
     res = verify(r, back, 20)
     assert res.ok, res
+
+
+def test_split_affine_gives_a_scale_near_a_short_number_as_that_number():
+    """A mesh scale of 0.0013 under a rotation (myo_sim's exosuit meshes: euler 1.57 3.14
+    -1.57) measures a few units in the last place off; written as measured, the next
+    reading measured it further off at every write -> read -> write."""
+    from roboio.formats.affine import split_affine
+    from roboio.transforms import rpy_to_matrix
+    R = rpy_to_matrix([1.57, 3.14, -1.57])
+    M = np.eye(4)
+    M[:3, :3] = R * 0.0013
+    s, R2, _ = split_affine(M)
+    assert list(s) == [0.0013, 0.0013, 0.0013]
+    assert np.allclose(R2, R, rtol=0, atol=1e-15)
+    M[:3, :3] = R * np.array([0.0012345678901234567, 1.0, 2.5])   # no shorter number near
+    assert split_affine(M)[0][0] == pytest.approx(0.0012345678901234567, rel=1e-15)

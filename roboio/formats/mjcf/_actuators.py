@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model import Driver
+from ...model.coupling import without_driver
 from ..fileio import fmt_float
 from ._document import ACTUATOR_KINDS
 
@@ -353,7 +354,7 @@ def _joint_coupling(reader, n, a, drivers_of: dict, kept: list, j1, j2) -> None:
             ld.dofs.append(dof)
             ld.scale.append(s * scale)
             ld.offset.append(float(o + s * offset))
-    robot.drivers = [d for d in robot.drivers if d is not fd]
+    robot.drivers = without_driver(robot.drivers, fd)
     # an actuator on the follower's joint drives the coupled joints all the same
     ld.extras["mjcf"]["actuators"].extend(fd.extras["mjcf"]["actuators"])
     for key, val in list(drivers_of.items()):

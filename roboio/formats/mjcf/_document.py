@@ -88,6 +88,7 @@ class Document:
             raise ctx.error(f"root element is <{self.root.tag}>, not <mujoco>", self.root.line)
         self.model = root.get("model") or "MuJoCo Model"
         self.included: set = set()
+        self._expanded: dict = {}         # <include> element -> the Nodes it stands for
         self.compiler = Compiler()
         self.classes: dict = {"main": {t: {} for t in _DEFAULTABLE}}
         self.class_lines: dict = {}
@@ -128,6 +129,15 @@ class Document:
                 yield child
 
     def _include(self, node: Node, depth: int):
+        """The elements an ``<include>`` stands for. A section is walked by several readers
+        (meshes, materials, height fields...), so one ``<include>`` is expanded once and
+        its elements handed out again on every later walk: the file is included once."""
+        done = self._expanded.get(node.el)
+        if done is None:
+            done = self._expanded[node.el] = list(self._include_file(node, depth))
+        return done
+
+    def _include_file(self, node: Node, depth: int):
         ref = node.get("file")
         if not ref:
             raise self.error(node, "<include> needs a file attribute")

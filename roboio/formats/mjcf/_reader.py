@@ -36,7 +36,7 @@ from ._tree import Body, read_worldbody
 from ._tendons import read_fixed_tendons
 from ._unread import FRICTION
 
-__all__ = ["Reader", "build"]
+__all__ = ["Reader", "build", "read_option", "read_size", "KEPT_SIZES"]
 
 _QPOS_SIZE = {"free": 7, "ball": 4, "hinge": 1, "slide": 1}     # qpos values of a joint type
 
@@ -175,6 +175,16 @@ class Reader:
 
     # -- model ------------------------------------------------------------------------
     def build(self):
+        """The Robot or World of the file; the sites of ``<worldbody>`` itself, and those of
+        static bodies without geoms, kept on it (:func:`kept_sites`, in the world frame)."""
+        self.world_sites = [(x, None) for x in self.world.sites]
+        model = self._build()
+        if self.world_sites:
+            model.extras.setdefault("mjcf", {}).update(kept_sites([x for x, _ in self.world_sites],
+                                                                  [T for _, T in self.world_sites]))
+        return model
+
+    def _build(self):
         doc = self.doc
         tops = self.world.children
         objects = [b for b in tops if len(b.joints) == 1 and b.joints[0].type == "free" and not b.children]
@@ -323,10 +333,14 @@ class Reader:
                     geoms.append(g)
                     poses.append(T)
             if not geoms:
-                sites = [x.name or "?" for d in b.walk() for x in d.sites]
+                # its sites stay where MuJoCo puts them: sites of the world at their world pose
+                sites = [(x, compose(body_pose(b), T) if T is not None else body_pose(b))
+                         for d in b.walk() for T in [_pose_in(d, b)] for x in d.sites]
                 if sites:
-                    self.doc.warn(b.node, f"static body {b.label!r} has no geoms: not read, nor its "
-                                          f"sites ({', '.join(sites)})", kind="dropped")
+                    self.world_sites += sites
+                    self.doc.warn(b.node, f"static body {b.label!r} has no geoms: not read; its sites "
+                                          f"({', '.join(x.name or '?' for x, _ in sites)}) kept as sites of "
+                                          "the world", kind="restructured")
                 continue
             colliding, drawn_only, made = [], [], []
             for g, T in zip(geoms, poses):
@@ -365,18 +379,15 @@ class Reader:
         """The sites of scenery body ``b`` and of the static bodies in it, kept (as on a
         link) as ``t.extras["mjcf"]["sites"]`` (name -> 4x4 pose in the terrain frame); a
         static body nested in ``b`` is named in a note (its geoms are part of ``t``)."""
-        sites = {}
+        sites = []
         for d in b.walk():
             T = _pose_in(d, b)
             if d is not b:
                 self.doc.warn(d.node, f"static body {d.label!r} read as part of terrain {t.name!r} "
                                       f"(its geoms placed in the frame of body {b.label!r})", kind="restructured")
-            for k, x in enumerate(d.sites):
-                name = x.name or f"site{len(sites)}"
-                pose = make_pose(x) if T is None else compose(T, np.asarray(make_pose(x))).tolist()
-                sites[name if name not in sites else f"{name}_{len(sites)}"] = pose
+            sites += [(x, T) for x in d.sites]
         if sites:
-            t.extras["mjcf"]["sites"] = sites
+            t.extras["mjcf"].update(kept_sites([x for x, _ in sites], [T for _, T in sites]))
 
     def _friction_of(self, geoms: list) -> float:
         """The kFriction of a terrain or rigid object of ``geoms``: their sliding friction
@@ -396,6 +407,8 @@ class Reader:
             o.appearance.color = tuple(color)
         if b.joints[0].name and b.joints[0].name != b.label:
             o.extras.setdefault("mjcf", {})["joint"] = b.joints[0].name
+        if b.sites:
+            o.extras.setdefault("mjcf", {}).update(kept_sites(b.sites))
         return o
 
     def robot(self, roots: list, name: str) -> Robot:
@@ -457,7 +470,7 @@ class Reader:
             if b.mocap:
                 info["mocap"] = True
             if b.sites:
-                info["sites"] = {s.name or f"site{k}": make_pose(s) for k, s in enumerate(b.sites)}
+                info.update(kept_sites(b.sites))
             if info:
                 lk.extras.setdefault("mjcf", {}).update(info)
             self.doc.unread.friction(b.geoms, whole=False)
@@ -523,6 +536,30 @@ def _unique_names(doc: Document, bodies: list) -> None:
             seen.add(name)
 
 
+def kept_sites(sites: list, frames: Optional[list] = None) -> dict:
+    """``{"sites": name -> 4x4 pose, "site_shapes": name -> site_shape}`` of ``sites``
+    (SiteRec) in the frame of the element that keeps them (``frames``: each site's body
+    pose in that frame, None for the element's own body). An unnamed site is kept as
+    ``site<k>`` (``k``: its place in the list), a repeated name as ``<name>_<k>``."""
+    poses, shapes = {}, {}
+    for k, x in enumerate(sites):
+        T = frames[k] if frames is not None else None
+        key = x.name or f"site{k}"
+        key = key if key not in poses else f"{key}_{k}"
+        poses[key] = make_pose(x) if T is None else compose(T, np.asarray(make_pose(x))).tolist()
+        shapes[key] = site_shape(x)
+    return {"sites": poses, "site_shapes": shapes}
+
+
+def site_shape(s) -> dict:
+    """What a site is besides its pose: ``{"type", "size"}`` (the three values MuJoCo
+    compiles, m), ``"unnamed": True`` for a site without a name (kept under a made-up one)."""
+    out = {"type": s.type, "size": [float(v) for v in s.size]}
+    if not s.name:
+        out["unnamed"] = True
+    return out
+
+
 def make_pose(s) -> list:
     from ._bodies import _mat
     T = np.eye(4)
@@ -552,6 +589,9 @@ def build(data: bytes, ctx: LoadContext):
     reader = Reader(doc, b"<!-- written by roboio -->" in head)
     model = reader.build()
     model.extras.setdefault("mjcf", {})["option"] = read_option(doc)
+    size = read_size(doc)
+    if size:
+        model.extras["mjcf"]["size"] = size
     doc.unread.warn(doc)
     return model
 
@@ -560,6 +600,33 @@ def build(data: bytes, ctx: LoadContext):
 _KEPT_OPTIONS = ("timestep", "integrator")
 _INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
 _READ_FLAGS = ("filterparent",)        # (the self-collision pairs follow it)
+
+
+# <size> attributes a reading keeps (written back by the MJCF writer): the key count MuJoCo
+# pads the keyframes to, and the memory the simulation is given
+KEPT_SIZES = ("nkey", "memory", "njmax", "nconmax", "nstack")
+
+
+def read_size(doc: Document) -> dict:
+    """What a reading keeps of ``<size>``: ``nkey`` (int: MuJoCo appends keys at qpos0,
+    unnamed, at time 0, until the model has that many) and the memory sizes (``memory``,
+    ``njmax``, ``nconmax``, ``nstack``: their text); later ``<size>`` elements override
+    earlier ones, as in MuJoCo. Every other attribute is named in a warning."""
+    kept: dict = {}
+    for sec in doc.sections.get("size", []):
+        for k, v in sec.el.attrib.items():
+            if k == "nkey":
+                n = doc.ints(sec, k, 1)[0]
+                if n < 0:
+                    raise doc.error(sec, f"<size nkey=\"{v}\">: a count, at least 0")
+                kept[k] = n
+            elif k in KEPT_SIZES:
+                kept[k] = v.strip()
+        other = sorted(k for k in sec.el.attrib if k not in KEPT_SIZES)
+        if other:
+            doc.warn(sec, f"<size> {', '.join(other)} not read (roboio keeps nkey and the memory "
+                          "sizes)", kind="dropped")
+    return kept
 
 
 def read_option(doc: Document) -> dict:

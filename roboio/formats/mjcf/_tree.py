@@ -11,7 +11,7 @@ from . import _orient as O
 from ._document import ORIENTATIONS, Attrs, Document, Node
 
 __all__ = ["Body", "JointRec", "GeomRec", "SiteRec", "InertialRec", "read_worldbody",
-           "GEOM_TYPES", "JOINT_TYPES"]
+           "GEOM_TYPES", "JOINT_TYPES", "SITE_TYPES", "SITE_SIZE"]
 
 GEOM_TYPES = ("plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf")
 JOINT_TYPES = ("free", "ball", "slide", "hinge")
@@ -62,12 +62,18 @@ class GeomRec:
         return self.contype == 0 and self.conaffinity == 0
 
 
+SITE_TYPES = ("sphere", "capsule", "ellipsoid", "cylinder", "box")
+SITE_SIZE = (0.005, 0.005, 0.005)    # MuJoCo's default site size
+
+
 @dataclass
 class SiteRec:
     name: Optional[str]
     pos: tuple
     quat: tuple
     node: Node
+    type: str = "sphere"
+    size: tuple = SITE_SIZE           # m (MuJoCo keeps all three whatever the type)
 
 
 @dataclass
@@ -185,9 +191,7 @@ class _Walker:
                     raise doc.error(n, "World body cannot have inertia")
                 body.inertial = self.inertial(n)
             elif tag == "site":
-                a = doc.attrs(n, doc.class_of(n, cls), "site")
-                p, q = O.accum(frame[0], frame[1], *self.frame_pose(a))
-                body.sites.append(SiteRec(self.named(a.text("name")), p, q, n))
+                body.sites.append(self.site(n, frame, doc.class_of(n, cls)))
             elif tag in ("camera", "light"):
                 continue
             elif tag == "replicate":
@@ -275,6 +279,35 @@ class _Walker:
         name = self.named(a.text("name"))
         doc.unread.check("joint", a, name)
         return JointRec(name, jt, pos, axis, limited, rng, ref, n, extra)
+
+    # -- sites ------------------------------------------------------------------------
+    def site(self, n: Node, frame: tuple, cls: str) -> SiteRec:
+        """A ``<site>``: its pose in the body (``fromto`` as a geom's), ``type`` and the
+        three ``size`` values MuJoCo compiles (those not given keep the default's)."""
+        doc = self.doc
+        a = doc.attrs(n, cls, "site")
+        st = a.choice("type", SITE_TYPES, "sphere")
+        # values not given keep the class's, then MuJoCo's default
+        size = list(SITE_SIZE)
+        for text in (doc.classes[cls].get("site", {}).get("size"), a.own.get("size")):
+            if text is not None:
+                given = doc.floats(n, "size", None, text, at_most=3)
+                size[:len(given)] = given
+        fromto = a.floats("fromto", None, 6)
+        if fromto is not None:
+            if st not in ("capsule", "cylinder", "ellipsoid", "box"):
+                raise doc.error(n, "fromto requires capsule, cylinder, box or ellipsoid in site")
+            ft = O.fromto_frame(fromto)
+            if ft is None:
+                raise doc.error(n, "fromto points too close in site")
+            p, q, half = ft
+            size[1] = half
+            if st in ("ellipsoid", "box"):
+                size[2], size[1] = size[1], size[0]
+        else:
+            p, q = self.frame_pose(a)
+        p, q = O.accum(frame[0], frame[1], p, q)
+        return SiteRec(self.named(a.text("name")), p, q, n, st, tuple(size))
 
     # -- geoms ------------------------------------------------------------------------
     def geom(self, n: Node, frame: tuple, cls: str) -> GeomRec:

@@ -79,6 +79,8 @@ from . import _inertia
 from ._actuators_out import Actuators, actuator_name, lead_index
 from ._actuators import KEPT_KINDS, TRANSMISSIONS, as_read, unactuated
 from ._tendons import kept_tendons, tendon_element
+from ._reader import KEPT_SIZES
+from ._tree import SITE_SIZE
 from ._unread import FRICTION
 from ._geoms import plane_geom, primitive_geom
 from ._orient import MJ_EPS, inertia_matrix, normvec, quat_matrix
@@ -147,10 +149,11 @@ def _fmt(values) -> str:
 def _quat(R) -> str:
     """The quaternion of rotation ``R`` that the MJCF reader turns back into ``R`` exactly
     where one exists (write -> read -> write is then a fixed point)."""
-    return _fmt(stable_params(R, matrix_to_quat, quat_matrix, _QUAT_ULPS))
+    return _fmt(stable_params(R, matrix_to_quat, quat_matrix, _QUAT_ULPS, wider=_QUAT_WIDER))
 
 
 _QUAT_ULPS = (1, 1, 1, 1)
+_QUAT_WIDER = (2, 2, 2, 2)
 
 
 def _free_frame(r: Robot, i: int, q=None) -> tuple:
@@ -262,6 +265,23 @@ def _set_quat(el, R) -> None:
     q = _quat(R)
     if q != "1 0 0 0":
         el.set("quat", q)
+
+
+def _set_scaled_quat(el, R, scale, linear) -> None:
+    """``quat`` of a mesh geom whose asset has ``scale``: the quaternion whose matrix, scaled
+    as a reading scales it (``R diag(scale)``), is ``linear`` exactly where one is near
+    (:func:`_set_quat` chooses for ``R`` alone, which ``linear / scale`` gives only to an
+    ulp: a rotated mesh of scale 0.0013 walked an ulp a rewrite, myo_sim's exosuit)."""
+    s = np.asarray(scale, float)
+    target = np.asarray(linear, float)
+    q = stable_params(target, lambda M: matrix_to_quat(M / s), lambda Q: quat_matrix(Q) * s,
+                      _QUAT_ULPS, wider=_QUAT_WIDER)
+    text = _fmt(q)
+    if "quat" in el.attrib or text != "1 0 0 0":
+        if text == "1 0 0 0":
+            del el.attrib["quat"]
+        else:
+            el.set("quat", text)
 
 
 class _Names:
@@ -558,6 +578,7 @@ class MjcfWriter:
         self.joints = Namespace(report, "joints")
         self.mesh_names = _Names()
         self.eq_names = _Names()
+        self.site_names = _Names()
         self.actuators = Actuators(actuators, report, _Names())
         self.assets = {}                 # (reference, scale text) -> mesh name
         self.asset_el = None
@@ -594,9 +615,11 @@ class MjcfWriter:
             self.rigid_object(worldbody, o)
         for r in self.world.robots:
             self.robot(worldbody, r)
+        self._sites(worldbody, self.source.extras.get("mjcf", {}), "world")
         self._source_order(worldbody)
         _tidy(worldbody)
         self._qpos_in_document_order(worldbody)
+        self._assets_in_document_order(worldbody)
         for cls, attrs in (("visual", {"contype": "0", "conaffinity": "0", "group": "2"}),
                            ("collision", {"group": "3"}), ("terrain", None)):
             if cls in self.classes_used:
@@ -625,7 +648,17 @@ class MjcfWriter:
         act = self.actuators.element(order)
         if act is not None:
             root.append(act)
-        kept = self._source_option()
+        size = self._source_kept("size")
+        if size:
+            # memory in a <size> of its own: MuJoCo refuses it beside the legacy njmax,
+            # nconmax and nstack in one element, and takes them from two (myo_sim)
+            at = root.index(option) + 1
+            for keys in ([k for k in KEPT_SIZES if k != "memory"], ["memory"]):
+                attrs = {k: str(size[k]) for k in keys if k in size}
+                if attrs:
+                    root.insert(at, etree.Element("size", **attrs))
+                    at += 1
+        kept = self._source_kept("option")
         if kept.get("timestep") is not None:
             option.set("timestep", fmt_float(float(kept["timestep"])))
         if kept.get("integrator") is not None:
@@ -656,13 +689,14 @@ class MjcfWriter:
         self.report.fk_error = (max(old[0], self.fk_error[0]), max(old[1], self.fk_error[1]))
         return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="utf-8")
 
-    def _source_option(self) -> dict:
-        """The ``<option>`` an MJCF reading kept (``extras["mjcf"]["option"]`` of the model
-        written, else of its first robot that has one): integrator and timestep."""
+    def _source_kept(self, section: str) -> dict:
+        """What an MJCF reading kept of ``<option>`` (integrator, timestep) or ``<size>`` (the
+        key count, memory sizes): ``extras["mjcf"][section]`` of the model written, else of
+        its first robot that has one."""
         for obj in [self.source] + list(self.world.robots):
             mj = obj.extras.get("mjcf")
-            if isinstance(mj, dict) and isinstance(mj.get("option"), dict):
-                return mj["option"]
+            if isinstance(mj, dict) and isinstance(mj.get(section), dict):
+                return mj[section]
         return {}
 
     # -- robots ---------------------------------------------------------------------------
@@ -713,6 +747,12 @@ class MjcfWriter:
             l = r.links[i]
             color = l.appearance.color if l.appearance is not None else None
             geo[i] = self._geoms(elements[i], l.geometry, l.visual_geometry, color, names[i])
+            self._sites(elements[i], l.extras.get("mjcf", {}), l.name)
+        for i in range(r.num_links):
+            if plan.body_of[i] != i and r.links[i].extras.get("mjcf", {}).get("sites"):
+                self.report.lose("sites of links that are not bodies of their own (moved by a joint "
+                                 "written in a descendant's body)", r.links[i].name, kind="kept as data",
+                                 noun="link")
         self._excludes(r, plan, names, geo, moving, elements)
         self._equalities(r, plan, jnames)
         self._tendons(r, plan, jnames)
@@ -1153,8 +1193,11 @@ class MjcfWriter:
                 collides = True
                 self.report.lose("collision meshes (MuJoCo collides their convex hulls: exact for "
                                  "convex meshes only)", label, kind="read differently")
-            made.append(self._geom_element(parent, piece_cls, piece.rgba or rgba, piece.pose,
-                                           type="mesh", mesh=self._mesh_asset(piece)))
+            el = self._geom_element(parent, piece_cls, piece.rgba or rgba, piece.pose,
+                                    type="mesh", mesh=self._mesh_asset(piece))
+            if piece.linear is not None and not np.array_equal(piece.scale, np.ones(3)):
+                _set_scaled_quat(el, piece.pose[:3, :3], piece.scale, piece.linear)
+            made.append(el)
         return collides
 
     def _geom_element(self, parent, cls, rgba, pose, **attrs):
@@ -1170,6 +1213,64 @@ class MjcfWriter:
         if rgba is not None and tuple(float(c) for c in rgba) != _MUJOCO_RGBA:
             el.set("rgba", _fmt(rgba))      # (MuJoCo's own colour not written: it reads back as it)
         return el
+
+    def _sites(self, body, kept: dict, owner: str, placed=None) -> None:
+        """The ``<site>`` elements an MJCF reading kept on a link, rigid object or scenery
+        terrain (``kept``: its ``extras["mjcf"]``: ``sites``, name -> 4x4 pose in its frame,
+        and ``site_shapes``, name -> type, size, unnamed), in ``body``, in the order read:
+        MuJoCo numbers them as the source's. ``placed``: the element's transform when its
+        body is written at the identity (its geoms placed); a pose that is then not a
+        rotation and a translation is reported, and the site left out."""
+        sites = kept.get("sites") if isinstance(kept, dict) else None
+        if not isinstance(sites, dict):
+            return
+        shapes = kept.get("site_shapes") if isinstance(kept.get("site_shapes"), dict) else {}
+        for key, pose in sites.items():
+            P = np.asarray(pose, float)
+            if placed is not None:
+                P = compose(np.asarray(placed, float), P)
+            R, err = nearest_rotation(P[:3, :3])
+            if P.shape != (4, 4) or err > 0 or not np.all(np.isfinite(P)):
+                self.report.lose("sites whose pose is not a rotation and a translation", f"{owner} ({key})",
+                                 kind="not written")
+                continue
+            shape = shapes.get(key) if isinstance(shapes.get(key), dict) else {}
+            el = etree.SubElement(body, "site")
+            if not shape.get("unnamed"):
+                el.set("name", self.site_names.take(str(key), "site", self.report, "site"))
+            if np.any(P[:3, 3]):
+                el.set("pos", _fmt(P[:3, 3]))
+            _set_quat(el, R)
+            if shape.get("type", "sphere") != "sphere":
+                el.set("type", str(shape["type"]))
+            size = [float(v) for v in shape.get("size", SITE_SIZE)]
+            if size != list(SITE_SIZE):
+                el.set("size", _fmt(size))
+
+    def _assets_in_document_order(self, worldbody) -> None:
+        """Mesh assets in the order the worldbody first uses them, named (file stem, made
+        unique) in that order: the assets follow the document as written, not the order
+        its elements were made in, which a reading of the output does not keep (a
+        terrain of one geom is written among the world's geoms, before the bodies, whatever
+        its place among the terrains), so that the rewrite lists and names them the same."""
+        meshes = [el for el in self.asset_el if el.tag == "mesh"]
+        if not meshes:
+            return
+        used = [g for g in worldbody.iter("geom") if g.get("mesh") is not None]
+        rank = {}
+        for g in used:
+            rank.setdefault(g.get("mesh"), len(rank))
+        meshes.sort(key=lambda el: rank.get(el.get("name"), len(rank)))
+        names, renamed = _Names(), {}
+        for el in meshes:
+            stem = os.path.splitext(os.path.basename(el.get("file")))[0]
+            renamed[el.get("name")] = names.take(stem, "mesh", _Quiet(), "mesh")
+            self.asset_el.append(el)
+        for el in meshes:
+            el.set("name", renamed[el.get("name")])
+        for g in used:
+            g.set("mesh", renamed[g.get("mesh")])
+        self.assets = {k: renamed[v] for k, v in self.assets.items()}
 
     def _mesh_asset(self, piece) -> str:
         scale = _fmt(piece.scale) if not np.array_equal(piece.scale, np.ones(3)) else None
@@ -1480,6 +1581,7 @@ class MjcfWriter:
         color = o.appearance.color if o.appearance is not None else None
         self._geoms(body, o.geometry, o.extras.get("mjcf", {}).get("visual_geometry"), color, name)
         self._friction([e for e in body if e.tag == "geom"], o.kFriction, o.name)
+        self._sites(body, o.extras.get("mjcf", {}), o.name)
         extra = [k for k, d in (("kRestitution", 0.5), ("kStiffness", np.inf), ("kDamping", np.inf))
                  if getattr(o, k) != d]
         if extra:
@@ -1507,8 +1609,7 @@ class MjcfWriter:
                 geom, visual = _placed(geom, t.transform), _placed(visual, t.transform)
             self._geoms(body, geom, visual, color, t.name or "terrain")
             self._friction([e for e in body if e.tag == "geom"], t.kFriction, t.name)
-            if t.extras.get("mjcf", {}).get("sites"):      # (as a link's sites)
-                self.report.lose("format-specific terrain data", f"{t.name} (sites)", kind="kept as data")
+            self._sites(body, t.extras.get("mjcf", {}), t.name, None if framed else t.transform)
             return
         geom, visual = _placed(geom, t.transform), _placed(visual, t.transform)
         start = len(worldbody)
@@ -1678,7 +1779,7 @@ def _principal_params(it):
     return derive
 
 
-_ORDER = {"freejoint": 0, "joint": 0, "inertial": 1, "geom": 2, "body": 3}
+_ORDER = {"freejoint": 0, "joint": 0, "inertial": 1, "geom": 2, "site": 2, "body": 3}
 
 
 def _tidy(parent):
