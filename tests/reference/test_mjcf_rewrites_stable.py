@@ -227,3 +227,25 @@ def test_mjcf_rotated_mesh_of_a_small_scale_rewrites_to_the_same_bytes(tmp_path)
     mujoco.mj_kinematics(b, db)
     assert np.allclose(da.geom_xmat, db.geom_xmat, atol=1e-12, rtol=0)
     assert np.allclose(da.geom_xpos, db.geom_xpos, atol=1e-12, rtol=0)
+
+
+def test_mjcf_free_object_with_two_equal_moments_rewrites_to_the_same_bytes(tmp_path):
+    """A GraspIt! world's disc-like object (ana-GT/Graspit CS8750/allObjects) written as
+    MJCF: two equal principal moments leave its axes free, and each rewrite chose others.
+    The quat + diaginertia a reading finds are now kept for rigid objects as for links."""
+    src = tmp_path / "src.xml"
+    src.write_text("""<mujoco model="table"><worldbody>
+      <body name="arm"><joint name="j" axis="0 0 1"/><geom type="sphere" size="0.1"/></body>
+      <body name="can" pos="0.5 0 0.1"><freejoint/>
+        <inertial pos="0 0 0" mass="0.44" quat="0.983025477881032 5.476214569096542e-05 7.934688197534699e-07 0.18346908959616778"
+                  diaginertia="0.00022011302354559345 0.00022011302354559353 0.00044022604709118696"/>
+        <geom type="cylinder" size="0.03 0.06" contype="0" conaffinity="0"/></body>
+    </worldbody></mujoco>""")
+    world = _load(str(src))
+    assert world.rigid_objects
+    out = str(tmp_path / "o" / "table.xml")
+    rewrite_is_fixed_point(world, out, "mjcf")
+    a, b = mujoco.MjModel.from_xml_path(str(src)), mujoco.MjModel.from_xml_path(out)
+    ia, ib = a.body("can").id, b.body("can").id
+    np.testing.assert_allclose(b.body_inertia[ib], a.body_inertia[ia], rtol=1e-12)
+    np.testing.assert_allclose(b.body_mass[ib], a.body_mass[ia], rtol=1e-15)

@@ -41,6 +41,17 @@ __all__ = ["Reader", "build", "read_option", "read_size", "KEPT_SIZES"]
 _QPOS_SIZE = {"free": 7, "ball": 4, "hinge": 1, "slide": 1}     # qpos values of a joint type
 
 
+
+def _keep_principal_form(owner, b, props) -> None:
+    """Keep in ``owner.extras["mjcf"]`` the ``quat`` + ``diaginertia`` body ``b`` gave its
+    inertia (with the tensor ``props`` made of them): a writer gives them back while the
+    tensor is unchanged (a degenerate or near-degenerate tensor has no principal form that is
+    a fixed point of its own: two equal moments leave the axes free)."""
+    it = b.inertial
+    if it is not None and it.diag is not None:
+        owner.extras.setdefault("mjcf", {})["principal_inertia"] = (
+            tuple(it.quat) + tuple(it.diag), np.array(props.inertia, dtype=float))
+
 class _Names:
     def __init__(self):
         self.used: set = set()
@@ -403,6 +414,7 @@ class Reader:
             o.extras["mjcf"] = {"visual_geometry": vis}
         p = self.massprops[b.id]
         o.mass, o.com, o.inertia = float(p.mass), np.array(p.com), np.array(p.inertia)
+        _keep_principal_form(o, b, p)
         if color is not None:
             o.appearance.color = tuple(color)
         if b.joints[0].name and b.joints[0].name != b.label:
@@ -455,12 +467,7 @@ class Reader:
             lk = links[own]
             p = self.massprops[b.id]
             lk.mass, lk.com, lk.inertia = float(p.mass), p.com, p.inertia
-            it = b.inertial
-            if it is not None and it.diag is not None:
-                # the principal form as written: a writer gives it back while the tensor is
-                # the one it makes (near-degenerate tensors have no exact fixed point of their own)
-                lk.extras.setdefault("mjcf", {})["principal_inertia"] = (
-                    tuple(it.quat) + tuple(it.diag), np.array(p.inertia, dtype=float))
+            _keep_principal_form(lk, b, p)
             geoms = [g for g in b.geoms if not (self.doc.compiler.discardvisual and g.visual)]
             coll, vis, color = body_geometry(geoms, self)
             lk.geometry, lk.visual_geometry = coll, vis

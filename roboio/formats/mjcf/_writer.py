@@ -1092,10 +1092,7 @@ class MjcfWriter:
             if its[k] is not None:
                 for c in its[k].changes:
                     self.report.lose("mass properties changed for MuJoCo", f"{r.links[b].name}: {c}", kind="changed")
-                written = r.links[b].extras.get("mjcf", {}).get("principal_inertia")
-                if written is not None and not np.array_equal(written[1], r.links[b].inertia):
-                    written = None           # the inertia changed since it was read
-                elements[b].append(_inertial_element(its[k], written and written[0]))
+                elements[b].append(_inertial_element(its[k], _written_principal(r.links[b])))
 
     def _floor(self, it, name: str):
         before = it.mass
@@ -1577,7 +1574,7 @@ class MjcfWriter:
             self._floor(it, o.name)
         for c in it.changes:
             self.report.lose("mass properties changed for MuJoCo", f"{o.name}: {c}", kind="changed")
-        body.append(_inertial_element(it))
+        body.append(_inertial_element(it, _written_principal(o)))
         color = o.appearance.color if o.appearance is not None else None
         self._geoms(body, o.geometry, o.extras.get("mjcf", {}).get("visual_geometry"), color, name)
         self._friction([e for e in body if e.tag == "geom"], o.kFriction, o.name)
@@ -1766,6 +1763,15 @@ def _inertial_element(it, written=None) -> etree._Element:
         el.set("quat", _fmt(p[:4]))
         el.set("diaginertia", _fmt(p[4:]))
     return el
+
+
+def _written_principal(owner):
+    """The ``quat`` + ``diaginertia`` an MJCF reading kept for a link or rigid object, None
+    when there is none or its inertia changed since it was read."""
+    written = owner.extras.get("mjcf", {}).get("principal_inertia")
+    if written is None or not np.array_equal(written[1], owner.inertia):
+        return None
+    return written[0]
 
 
 def _principal_params(it):
