@@ -189,3 +189,15 @@ def test_one_named_node_in_its_file_frame_or_by_a_custom_rule(tmp_path):
     np.testing.assert_allclose(mesh.vertices, (Rz @ (2 * P).T).T, atol=1e-12)
     with pytest.raises(FormatError, match="no node named 'NONE'"):
         node_mesh(str(p), LoadContext(str(p)), "NONE").vertices
+
+
+def test_coordinate_defined_in_a_line_set_is_used_by_a_face_set(tmp_path):
+    # Choreonoid's DoubleArmV7 parts DEF their Coordinate inside an IndexedLineSet (edges)
+    # and USE it in the IndexedFaceSet: lines draw nothing, but their nodes are read
+    body = ("Shape { geometry IndexedLineSet { coord DEF pts Coordinate { point [ 1 2 3, 4 5 6, "
+            "-1 0 2 ] } coordIndex [ 0 1 -1 ] } } "
+            "Shape { geometry PointSet { coord USE pts } } "
+            "Shape { geometry IndexedFaceSet { coord USE pts coordIndex [ 0 1 2 -1 ] } }")
+    d, ctx = load(tmp_path, body)
+    assert len(d["faces"]) == 1
+    np.testing.assert_array_equal(d["vertices"][d["faces"][0]], P)

@@ -197,7 +197,12 @@ VRML2 = _table([
         "TimeSensor", "TouchSensor", "PlaneSensor", "SphereSensor", "CylinderSensor",
         "ProximitySensor", "VisibilitySensor", "ColorInterpolator", "CoordinateInterpolator",
         "NormalInterpolator", "OrientationInterpolator", "PositionInterpolator",
-        "ScalarInterpolator", "IndexedLineSet", "PointSet")],
+        "ScalarInterpolator")],
+    # lines and points draw no surface, but are read: a Coordinate DEF-named in them may be
+    # USEd by a later IndexedFaceSet (Choreonoid's DoubleArmV7 parts)
+    ("IndexedLineSet", "color SFNode coord SFNode colorIndex MFInt32 colorPerVertex SFBool "
+                       "coordIndex MFInt32", ""),
+    ("PointSet", "color SFNode coord SFNode", ""),
     ("Script", "", "skip warn:scripts are not run"),
     ("Text", "", "skip warn:text is not tessellated"),
     ("Extrusion", "beginCap SFBool ccw SFBool convex SFBool creaseAngle SFFloat "

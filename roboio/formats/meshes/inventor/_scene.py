@@ -365,6 +365,9 @@ def _parts(node, all_parts) -> frozenset:
 
 
 # -- VRML 2.0 -------------------------------------------------------------------------------
+_NO_SURFACE = ("IndexedLineSet", "PointSet")     # VRML 2.0 geometry that draws no triangles
+
+
 class _Vrml2Walk:
     def __init__(self, walk: _Walk, exclude=frozenset()):
         self.w = walk
@@ -419,7 +422,7 @@ class _Vrml2Walk:
 
     def n_Shape(self, node, M):
         geom = node.get("geometry")
-        if geom is None or geom.skipped:
+        if geom is None or geom.skipped or geom.type in _NO_SURFACE:
             return
         handler = getattr(self, "g_" + geom.type, None)
         if handler is None:
