@@ -201,6 +201,7 @@ class _Writer:
         got = Namespace(self.report, "joints").assign([source[i] for i in written],
                                                       [self.lnames[i] for i in written])
         self.jnames = dict(zip(written, got))
+        self.root_joint_named = source[written[0]] is not None if written else False
 
     def joint_ids(self, bodies) -> dict:
         table = self.r.joint_id_links
@@ -306,7 +307,9 @@ class _Writer:
         out = ["  -\n", f"{p}name: {json.dumps(name)}\n"]
         if parent >= 0:
             out.append(f"{p}parent: {json.dumps(self.lnames[parent])}\n")
-        if self.jnames[i] != name:
+        # a joint named as its link goes without the key (Choreonoid's default), but the
+        # root's: the reader names the root's joint only where the file does
+        if self.jnames[i] != name or (parent < 0 and self.root_joint_named):
             out.append(f"{p}joint_name: {json.dumps(self.jnames[i])}\n")
         t, R = offset[:3, 3], offset[:3, :3]
         if np.any(t != 0):
