@@ -94,9 +94,10 @@ def load(path, package_dirs=None, **kw):
     return obj.robots[0] if isinstance(obj, roboio.World) else obj
 
 
-def pinocchio_check(out, back) -> str:
+def pinocchio_check(out, back, package_dirs=()) -> str:
     """'' when pinocchio reads ``out`` with the FK (by link name, 1e-9) and total mass of
-    ``back`` (the model roboio reads from ``out``), else what differs."""
+    ``back`` (the model roboio reads from ``out``), else what differs. ``package_dirs``:
+    where the source's ``package://`` meshes are (the written URDF keeps those references)."""
     from test_urdf_reference import pinocchio_fk, urdf_structure
     import pinocchio as pin
     names = back.link_names
@@ -112,7 +113,7 @@ def pinocchio_check(out, back) -> str:
     msgs = []
     # pinocchio finds relative mesh references through package_dirs only (not beside the file)
     try:
-        _, cgeom, vgeom = pin.buildModelsFromUrdf(os.fspath(out), package_dirs=[os.path.dirname(os.fspath(out))])
+        _, cgeom, vgeom = pin.buildModelsFromUrdf(os.fspath(out), package_dirs=[os.path.dirname(os.fspath(out)), *package_dirs])
         root = etree.parse(os.fspath(out)).getroot()
         want = (len(root.findall("link/collision")), len(root.findall("link/visual")))
         if (cgeom.ngeoms, vgeom.ngeoms) != want:
@@ -167,7 +168,7 @@ def check_pair(src, package_dirs, fmt, tmp, meshes=None):
             os.environ["ROS_PACKAGE_PATH"] = old
     if fmt == "urdf":
         out = os.path.join(tmp, WRITERS[fmt])
-        bad = pinocchio_check(out, load(out))
+        bad = pinocchio_check(out, load(out, package_dirs), package_dirs)
         if bad:
             status, msg = "FAIL", f"{bad}; {msg}"
     return status, msg
