@@ -386,3 +386,22 @@ def test_package_uri_without_package_root(tmp_path):
     assert any("package_root" in w for w in r.warnings)
     with pytest.raises(FormatError, match="package_root"):
         roboio.load(d / "r.urdf", strict=True)
+
+
+XACRO_NS = 'xmlns:xacro="http://www.ros.org/wiki/xacro"'
+
+
+@pytest.mark.parametrize("name, text, xacro", [
+    # NEXTAGE's nxo_gz.xacro: an include and gazebo tags, no link
+    ("a.xacro", f'<robot name="r" {XACRO_NS}><xacro:include filename="$(find p)/r.urdf"/></robot>', True),
+    ("b.urdf", f'<robot {XACRO_NS}><xacro:macro name="m"/><link name="a"/></robot>', True),
+    ("c.urdf.xacro", '<robot><material name="Black"/></robot>', True),   # materials.urdf.xacro
+    # example-robot-data's ur3.urdf: expanded by xacro (its namespace kept), no robot name
+    ("ur3.urdf", f'<robot {XACRO_NS}><link name="a"/></robot>', False),
+])
+def test_a_xacro_source_is_refused_with_what_to_do(tmp_path, name, text, xacro):
+    p = tmp_path / name
+    p.write_text(text)
+    with pytest.raises(FormatError) as e:
+        roboio.load(str(p), format="urdf")
+    assert ("expand it first, `xacro FILE > robot.urdf`" in str(e.value)) == xacro
