@@ -198,3 +198,26 @@ def test_negative_effort_and_velocity_read_as_written_and_said_to_be_invalid(tmp
     assert "neg (effort=-1.0, velocity=-2.5)" in bad[0] and "fix" not in bad[0] and "pos" not in bad[0]
     assert bad[0].startswith(f"{path}:4:")      # the line of joint neg
     assert main(["validate", path]) == 1
+
+
+def test_gazebo_model_uris_are_found_as_packages(tmp_path, monkeypatch):
+    """rtmros_tutorials' Gazebo models: robot_models/LIP/model.urdf names its meshes
+    model://LIP/meshes/...; DRCTestbedValve_fixed/model.urdf those of its sibling model
+    DRCTestbedValve; elsewhere, GAZEBO_MODEL_PATH holds the model directories."""
+    monkeypatch.delenv("ROS_PACKAGE_PATH", raising=False)
+    monkeypatch.delenv("GAZEBO_MODEL_PATH", raising=False)
+    models = tmp_path / "models"
+    (models / "LIP" / "meshes").mkdir(parents=True)
+    stl(models / "LIP" / "meshes" / "a.stl")
+    text = ('<robot name="lip"><link name="a"><collision><geometry>'
+            '<mesh filename="model://LIP/meshes/a.stl"/></geometry></collision></link></robot>')
+    for where in (models / "LIP", models / "LIP_fixed"):
+        where.mkdir(exist_ok=True)
+        (where / "model.urdf").write_text(text)
+        r = load(str(where / "model.urdf"))
+        assert not missing(r) and len(r.links[-1].geometry.faces) == 4
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "lip.urdf").write_text(text)
+    assert missing(load(str(tmp_path / "elsewhere" / "lip.urdf"))) == ["a"]
+    monkeypatch.setenv("GAZEBO_MODEL_PATH", str(models))
+    assert not missing(load(str(tmp_path / "elsewhere" / "lip.urdf")))
