@@ -405,3 +405,26 @@ def test_a_xacro_source_is_refused_with_what_to_do(tmp_path, name, text, xacro):
     with pytest.raises(FormatError) as e:
         roboio.load(str(p), format="urdf")
     assert ("expand it first, `xacro FILE > robot.urdf`" in str(e.value)) == xacro
+
+
+SRDF = b"""<?xml version="1.0" ?>
+<robot name="falcon">
+    <group name="arm"><chain base_link="base" tip_link="tool"/></group>
+    <group name="links"><link name="base"/></group>
+    <disable_collisions link1="base" link2="tool" reason="Adjacent"/>
+</robot>
+"""
+
+
+def test_an_srdf_is_not_read_as_a_urdf(tmp_path):
+    """example-robot-data ships MoveIt's semantic descriptions (.srdf, a <robot> root) beside
+    its URDFs: roboio batch validate/convert failed them as robots without links."""
+    assert not sniff(SRDF, "falcon.srdf")
+    assert not sniff(b'<robot name="r"><virtual_joint name="w" type="floating"/></robot>', "r.srdf")
+    assert sniff(b'<robot name="r"><link name="a"/><gazebo reference="a"/></robot>', "r.xml")
+    p = tmp_path / "falcon.srdf"
+    p.write_bytes(SRDF)
+    from roboio.errors import UnknownFileType
+    with pytest.raises(UnknownFileType) as e:
+        roboio.load(str(p))
+    assert "no reader recognises its content" in str(e.value)
