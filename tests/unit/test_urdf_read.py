@@ -428,3 +428,21 @@ def test_an_srdf_is_not_read_as_a_urdf(tmp_path):
     with pytest.raises(UnknownFileType) as e:
         roboio.load(str(p))
     assert "no reader recognises its content" in str(e.value)
+
+
+def test_a_material_used_but_never_defined_is_black_and_not_an_error(tmp_path):
+    """example-robot-data talos_reduced_corrected.urdf: <material name="FlatBlack"/> with no
+    top-level definition. urdfdom keeps the name-only material (opaque black, its colour's
+    default; pinocchio and yourdfpy load the file); only releases before 2013 refused it."""
+    from roboio.cli.main import main
+    from roboio.errors import severity_of
+    p = tmp_path / "r.urdf"
+    p.write_text('<robot name="r"><link name="a"><visual><geometry><box size="1 1 1"/></geometry>'
+                 '<material name="FlatBlack"/></visual></link></robot>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = roboio.load(str(p))
+    bad = [w for w in r.warnings if "FlatBlack" in w]
+    assert len(bad) == 1 and severity_of(bad[0]) == "warning"
+    assert tuple(r.links[-1].appearance.color) == (0.0, 0.0, 0.0, 1.0)
+    assert main(["validate", str(p)]) == 0

@@ -327,9 +327,11 @@ class _Builder:
                     rgba = v.color
                     if v.material_name:
                         if rgba is None:
+                            # urdfdom keeps a name-only material (black, opaque: its
+                            # Color's default) since 2013; older releases refused the model
                             self.ctx.warn(f"link {name!r}: material {v.material_name!r} is not "
-                                          "defined (urdfdom refuses the model; Klamp't shows it "
-                                          "black)", v.geometry.line, kind="invalid value")
+                                          "defined: read as opaque black, as urdfdom, pinocchio and "
+                                          "Klamp't read it", v.geometry.line, kind="guessed")
                         self.materials[v.material_name] = rgba
                 colors.append(tuple(rgba) if rgba is not None else (0.0, 0.0, 0.0, 1.0))
             if any(c is not None for c in colors):
