@@ -34,6 +34,7 @@ import importlib.util
 import io
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -227,6 +228,20 @@ def main(argv=None) -> int:
         robots = given + [(p, d) for p, d in robots if any(s in p for s in args.robots if not os.path.isfile(s))]
     counts = collections.defaultdict(collections.Counter)
     tmp_root = tempfile.mkdtemp(prefix="roboio-outside-")
+    try:
+        _run(robots, writers, args, counts, tmp_root)
+    finally:
+        shutil.rmtree(tmp_root, ignore_errors=True)   # every pair's outputs (hundreds of MB)
+    print()
+    print(f"{'writer':16} " + " ".join(f"{s:>7}" for s in STATUSES))
+    for fmt in writers:
+        c = counts[fmt]
+        print(f"{fmt:16} " + " ".join(f"{c[s]:7d}" for s in STATUSES))
+    return 0
+
+
+def _run(robots, writers, args, counts, tmp_root) -> None:
+    """Every (robot, writer) pair, one line each; outputs under ``tmp_root``."""
     for src, dirs in robots:
         name = src if len(src) < 60 else "..." + src[-57:]
         try:
@@ -252,12 +267,6 @@ def main(argv=None) -> int:
                 status, msg = "ERROR", f"{type(e).__name__}: {str(e)[:200]} at {tb.filename}:{tb.lineno}"
             counts[fmt][status] += 1
             print(f"{status:7} {os.path.basename(src)} -> {fmt}: {msg} ({time.time() - t0:.1f}s)", flush=True)
-    print()
-    print(f"{'writer':16} " + " ".join(f"{s:>7}" for s in STATUSES))
-    for fmt in writers:
-        c = counts[fmt]
-        print(f"{fmt:16} " + " ".join(f"{c[s]:7d}" for s in STATUSES))
-    return 0
 
 
 if __name__ == "__main__":
