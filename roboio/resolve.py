@@ -58,11 +58,13 @@ def _case_insensitive(path: str) -> Optional[str]:
 
 def split_url(reference: str) -> tuple:
     """``("package", NAME, rest)`` for ``package://NAME/rest`` and ``package:///NAME/rest``
-    (ROS 2's spelling with an empty host), ``("file", path)`` for ``file://path`` and
-    ``file:///abs/path``, else ``(None, reference)``."""
+    (ROS 2's spelling with an empty host) and for Gazebo's ``model://NAME/rest`` (a model
+    directory, found as a package is, and in ``GAZEBO_MODEL_PATH``), ``("file", path)`` for
+    ``file://path`` and ``file:///abs/path``, else ``(None, reference)``."""
     ref = reference.strip()
-    if ref.startswith("package://"):
-        rest = ref[len("package://"):].lstrip("/")
+    scheme = next((s for s in ("package://", "model://") if ref.startswith(s)), None)
+    if scheme is not None:
+        rest = ref[len(scheme):].lstrip("/")
         name, _, sub = rest.partition("/")
         return ("package", name, sub)
     if ref.startswith("file://"):
@@ -85,7 +87,8 @@ def package_candidates(name: str, referring_file=None, packages=None, environ=No
        NAME -> directory, or a list of directories holding packages (``DIR/NAME``, or DIR
        itself when it is named NAME);
     2. ``ROS_PACKAGE_PATH`` entries (``ENTRY/NAME``, ``ENTRY`` itself, ``ENTRY/*/NAME``);
-    3. ``AMENT_PREFIX_PATH`` prefixes (``PREFIX/share/NAME``);
+    3. ``AMENT_PREFIX_PATH`` prefixes (``PREFIX/share/NAME``), then ``GAZEBO_MODEL_PATH``
+       entries (``ENTRY/NAME``: Gazebo's ``model://NAME`` URIs);
     4. the referring file's ancestors: a directory named NAME, or holding one, or holding a
        ``package.xml`` whose ``<name>`` is NAME (as ROS finds a package).
     """
@@ -134,6 +137,10 @@ def iter_package_candidates(name: str, referring_file=None, packages=None, envir
                     yield p
     for prefix in _env_paths(environ, "AMENT_PREFIX_PATH"):
         p = new(os.path.join(prefix, "share", name))
+        if p is not None:
+            yield p
+    for entry in _env_paths(environ, "GAZEBO_MODEL_PATH"):      # (model:// URIs)
+        p = new(os.path.join(entry, name))
         if p is not None:
             yield p
     if referring_file:

@@ -34,6 +34,7 @@ import importlib.util
 import io
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -94,9 +95,10 @@ def load(path, package_dirs=None, **kw):
     return obj.robots[0] if isinstance(obj, roboio.World) else obj
 
 
-def pinocchio_check(out, back) -> str:
+def pinocchio_check(out, back, package_dirs=()) -> str:
     """'' when pinocchio reads ``out`` with the FK (by link name, 1e-9) and total mass of
-    ``back`` (the model roboio reads from ``out``), else what differs."""
+    ``back`` (the model roboio reads from ``out``), else what differs. ``package_dirs``:
+    where the source's ``package://`` meshes are (the written URDF keeps those references)."""
     from test_urdf_reference import pinocchio_fk, urdf_structure
     import pinocchio as pin
     names = back.link_names
@@ -112,7 +114,7 @@ def pinocchio_check(out, back) -> str:
     msgs = []
     # pinocchio finds relative mesh references through package_dirs only (not beside the file)
     try:
-        _, cgeom, vgeom = pin.buildModelsFromUrdf(os.fspath(out), package_dirs=[os.path.dirname(os.fspath(out))])
+        _, cgeom, vgeom = pin.buildModelsFromUrdf(os.fspath(out), package_dirs=[os.path.dirname(os.fspath(out)), *package_dirs])
         root = etree.parse(os.fspath(out)).getroot()
         want = (len(root.findall("link/collision")), len(root.findall("link/visual")))
         if (cgeom.ngeoms, vgeom.ngeoms) != want:
@@ -167,7 +169,7 @@ def check_pair(src, package_dirs, fmt, tmp, meshes=None):
             os.environ["ROS_PACKAGE_PATH"] = old
     if fmt == "urdf":
         out = os.path.join(tmp, WRITERS[fmt])
-        bad = pinocchio_check(out, load(out))
+        bad = pinocchio_check(out, load(out, package_dirs), package_dirs)
         if bad:
             status, msg = "FAIL", f"{bad}; {msg}"
     return status, msg
@@ -226,6 +228,20 @@ def main(argv=None) -> int:
         robots = given + [(p, d) for p, d in robots if any(s in p for s in args.robots if not os.path.isfile(s))]
     counts = collections.defaultdict(collections.Counter)
     tmp_root = tempfile.mkdtemp(prefix="roboio-outside-")
+    try:
+        _run(robots, writers, args, counts, tmp_root)
+    finally:
+        shutil.rmtree(tmp_root, ignore_errors=True)   # every pair's outputs (hundreds of MB)
+    print()
+    print(f"{'writer':16} " + " ".join(f"{s:>7}" for s in STATUSES))
+    for fmt in writers:
+        c = counts[fmt]
+        print(f"{fmt:16} " + " ".join(f"{c[s]:7d}" for s in STATUSES))
+    return 0
+
+
+def _run(robots, writers, args, counts, tmp_root) -> None:
+    """Every (robot, writer) pair, one line each; outputs under ``tmp_root``."""
     for src, dirs in robots:
         name = src if len(src) < 60 else "..." + src[-57:]
         try:
@@ -251,12 +267,6 @@ def main(argv=None) -> int:
                 status, msg = "ERROR", f"{type(e).__name__}: {str(e)[:200]} at {tb.filename}:{tb.lineno}"
             counts[fmt][status] += 1
             print(f"{status:7} {os.path.basename(src)} -> {fmt}: {msg} ({time.time() - t0:.1f}s)", flush=True)
-    print()
-    print(f"{'writer':16} " + " ".join(f"{s:>7}" for s in STATUSES))
-    for fmt in writers:
-        c = counts[fmt]
-        print(f"{fmt:16} " + " ".join(f"{c[s]:7d}" for s in STATUSES))
-    return 0
 
 
 if __name__ == "__main__":

@@ -53,13 +53,20 @@ _OPENRAVE_CHILDREN = ("kinbody", "body", "manipulator", "attachedsensor", "robot
 _URDF_LINK = re.compile(rb"<link\s[^>]*\bname\s*=", re.S)
 
 
+# MoveIt's semantic description (SRDF): a <robot> of groups, collision rules and poses
+# naming the links of a URDF (example-robot-data ships one beside each robot)
+_SRDF_CHILDREN = (b"group", b"group_state", b"disable_collisions", b"virtual_joint",
+                  b"end_effector", b"passive_joint", b"disable_default_collisions")
+
+
 def robot_flavour(head: bytes) -> Optional[str]:
     """For a file whose root element is ``<robot>`` in any case: ``"graspit"`` (a ``<palm>``
     element), ``"openrave"`` (root spelled other than ``robot``, a ``file=`` attribute on the
     root, or OpenRAVE children ``<KinBody>``, ``<Body>``, ``<Manipulator>``,
-    ``<AttachedSensor>``, a nested ``<Robot>``), ``"urdf"`` (root exactly ``robot`` and
-    ``<link name=...>`` elements, or no OpenRAVE child at all); None if the root is not a
-    robot."""
+    ``<AttachedSensor>``, a nested ``<Robot>``), ``"srdf"`` (MoveIt's ``<group>``,
+    ``<disable_collisions>``, ``<virtual_joint>``... elements: no format roboio reads),
+    ``"urdf"`` (root exactly ``robot`` and ``<link name=...>`` elements, or no OpenRAVE child
+    at all); None if the root is not a robot."""
     root = root_element(head)
     if root is None or root[0].lower() != b"robot":
         return None
@@ -73,4 +80,6 @@ def robot_flavour(head: bytes) -> Optional[str]:
     if re.search(b"<(?:" + b"|".join(n.encode() for n in _OPENRAVE_CHILDREN) + rb")(?=[\s/>])",
                  rest, re.I):
         return "openrave"
+    if re.search(b"<(?:" + b"|".join(_SRDF_CHILDREN) + rb")(?=[\s/>])", rest):
+        return "srdf"
     return "urdf"

@@ -20,8 +20,8 @@ several counts once, under the first that applies):
   ``athlete.rob`` likewise swallows ``servoI``; ``pr2gripper_x2.rob`` gives torqueMax
   without accMax (Klamp't computes NaN acceleration limits); GraspIt!'s M7tool and
   fetch_gripper have minValue > maxValue; OpenRAVE's chassis_and_wheels.robot.xml has a
-  non-symmetric inertia matrix; Choreonoid's SR1.urdf uses materials it never defines
-  (urdfdom refuses it);
+  non-symmetric inertia matrix; Choreonoid's SR1.urdf has a <material> without a name
+  (urdfdom refuses it; the materials it uses but never defines are only a warning);
 * ``cannot be read``: the file does not load at all (an OpenRAVE environment whose robot
   file is not in the corpus, a Klamp't robot Klamp't itself rejects, a GraspIt! body without
   geometry).

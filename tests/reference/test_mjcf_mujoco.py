@@ -389,6 +389,29 @@ def test_unnamed_link_is_checked_under_the_name_the_report_gives(tmp_path, monke
     np.testing.assert_allclose(m.body_quat[b], [np.sqrt(0.5), 0, 0, np.sqrt(0.5)], atol=1e-12)
 
 
+def test_tiny_inertia_is_written_not_zeroed(tmp_path, monkeypatch):
+    """unitree b2_description.urdf's sensor frames (f_dc_link...): mass 4.19e-15 kg, moments
+    1.68e-27 kg m^2 with off-diagonal terms of 1e-44; the principal moments were picked as 0
+    (the absolute 1e-12 below which an angle is rounding), so MuJoCo read no inertia."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r.urdf").write_text(
+        '<robot name="r"><link name="base"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" '
+        'izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>'
+        '<link name="cam"><inertial><origin xyz="3.47E-18 0 5.55E-17"/><mass value="4.19E-15"/>'
+        '<inertia ixx="1.68E-27" ixy="-9.81E-45" ixz="-2.54E-44" iyy="1.68E-27" iyz="0" izz="1.68E-27"/>'
+        '</inertial></link><joint name="j" type="fixed"><origin xyz="0.4 0 0.05" rpy="-2.3562 0 -1.5708"/>'
+        '<parent link="base"/><child link="cam"/></joint></robot>')
+    robot = roboio.load(str(tmp_path / "r.urdf"))
+    out = str(tmp_path / "model.xml")
+    report = roboio.save(robot, out, format="mjcf")
+    m = check_model(robot, out, report)
+    b = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "cam")
+    np.testing.assert_allclose(m.body_inertia[b], [1.68e-27] * 3, rtol=1e-9)
+    first = open(out, "rb").read()
+    roboio.save(roboio.load(str(tmp_path / "r.urdf")), str(tmp_path / "again.xml"), format="mjcf")
+    assert open(tmp_path / "again.xml", "rb").read() == first
+
+
 @pytest.mark.parametrize("rel", ["klampt/robots/ur5.rob", "klampt/robots/robotiq_85.rob",
                                  "klampt/robots/robotiq_140.urdf"])
 def test_position_actuators_hold_their_targets(rel, tmp_path, monkeypatch):

@@ -87,3 +87,27 @@ def test_floating_base_offset_is_reported_with_its_size(tmp_path):
     back = load(tmp_path / "f.body")
     frames = back.fk(back.config)
     np.testing.assert_allclose(frames[-1][:3, 3], [0.0, 0.0, 0.708], atol=1e-15)
+
+
+def test_scaled_mesh_rotated_near_a_half_turn_is_a_fixed_point(tmp_path):
+    """r2c6.urdf's finger meshes: scale 0.9 at rpy (3.14, 0, 1.57). The rotation built from
+    the written axis-angle has columns a unit in the last place off unit length, so the
+    lengths of R diag(0.9) read back were 0.9000000000000001..., written as the new scale
+    at every rewrite."""
+    import struct
+    tri = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32)
+    (tmp_path / "m.stl").write_bytes(b" " * 80 + struct.pack("<I", 1) + np.zeros(3, np.float32).tobytes()
+                                     + tri.tobytes() + b"\0\0")
+    (tmp_path / "r.urdf").write_text(
+        '<robot name="r"><link name="world"/><joint name="j" type="fixed"><parent link="world"/>'
+        '<child link="a"/></joint><link name="a"><collision><origin rpy="3.14 0 1.57"/><geometry>'
+        '<mesh filename="m.stl" scale="0.9 0.9 0.9"/></geometry></collision></link></robot>')
+    out = tmp_path / "out.body"
+    roboio.save(load(tmp_path / "r.urdf"), out)
+    first = out.read_bytes()
+    roboio.save(load(out), tmp_path / "again.body")
+    assert (tmp_path / "again.body").read_bytes() == first
+    # and the mesh is where the URDF puts it: Rz(1.57) Ry(0) Rx(3.14) diag(0.9)
+    expect = rodrigues([0, 0, 1], math.degrees(1.57)) @ rodrigues([1, 0, 0], math.degrees(3.14)) * 0.9
+    (m,) = leaves(load(out).links[0].geometry)
+    assert np.allclose(np.asarray(m.transform)[:3, :3], expect, atol=1e-14)

@@ -197,3 +197,22 @@ def test_motion_cli_resample_and_fk(tmp_path, capsys):
     assert d["links"] == ["BASE"] and len(d["frames"]) == 3
     assert np.allclose(np.array(d["frames"][0]["transforms"][0])[:3, 3], [1, 2, 3])
     assert main(["motion", "resample", p, out, "--rate", "-1"]) == 2
+
+
+def test_root_joint_named_as_its_link_keeps_its_name(tmp_path):
+    """An OpenHRP VRML root (DEF WAIST Joint { jointType "free" } with a segment named
+    WAIST too), or a .body whose root says joint_name: WAIST, keeps its joint name through
+    the body writer: the reader names the root's joint only where the file does, so the
+    key is written for the root even when it equals the link name (other links go without
+    it, Choreonoid's default)."""
+    named = ARM.replace("    name: BASE\n", "    name: BASE\n    joint_name: BASE\n", 1)
+    for text, expect in ((named, "BASE"), (ARM, None)):
+        src = load(write(tmp_path, text, "arm.body"))
+        assert src.links[src.link_names.index("BASE")].joint_name == expect
+        out = str(tmp_path / "out.body")
+        roboio.save(src, out, overwrite_input=True)
+        back = load(out)
+        assert back.links[back.link_names.index("BASE")].joint_name == expect
+        assert open(out).read().count("joint_name") == (1 if expect else 0)
+        roboio.save(back, str(tmp_path / "again.body"), overwrite_input=True)
+        assert open(out, "rb").read() == open(tmp_path / "again.body", "rb").read()

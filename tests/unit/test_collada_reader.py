@@ -284,3 +284,44 @@ def test_prefix_renames_links_joints_manipulators_and_mimic_equations():
     assert (m.name, m.base, m.effector, m.gripper_joints, m.chucking_direction) == \
         ("l_hand", "l_a", "l_c", ["l_m1"], [-1.0])
     assert np.allclose(m.tool_transform[:3, 3], [0, 0, 0.1])
+
+
+# OpenHRP3's export-collada (NEXTAGE OPEN's main.dae) declares the root link's joint
+# (WAIST, fixed in the VRML) in the kinematics model, binds its axis to a visual element
+# that does not exist and gives it an actuator, although no <attachment_full> uses it.
+UNATTACHED_JOINT = '<joint name="WAIST" sid="joint1000"><revolute sid="axis0"><axis>0 0 1</axis></revolute></joint>'
+UNATTACHED_BIND = ('<bind_joint_axis target="visual1/node_joint0_axis0"><axis><SIDREF>'
+                   'body1_kinematics/kmodel1_inst/joint1000/axis0</SIDREF></axis>'
+                   '<value><float>0</float></value></bind_joint_axis>')
+
+
+def _actuator(name, joint):
+    return (f'<extra name="{name}" type="attach_actuator"><technique profile="OpenRAVE">'
+            f'<bind_actuator joint="{joint}"/></technique></extra>')
+
+
+def _with_unattached_joint(text, bind=UNATTACHED_BIND):
+    text = text.replace('<joint name="J1"', UNATTACHED_JOINT + '<joint name="J1"', 1)
+    return text.replace("</instance_kinematics_scene>", bind + "</instance_kinematics_scene>", 1)
+
+
+def test_a_joint_no_link_attaches_is_ignored_with_its_binding_and_actuator_as_openrave_does():
+    from roboio.errors import severity_of
+    text = _with_unattached_joint(robot_dae(ARM, system_extras=_actuator("WAIST", "kmodel1/joint1000")
+                                            + _actuator("J1", "kmodel1/joint1")))
+    body, warns = read(text)
+    assert [j.name for j in body.joints] == ["J1", "J2"]          # WAIST is part of no chain
+    assert not [w for w in warns if severity_of(w) == "error"], warns
+    notes = [w for w in warns if "WAIST" in w]
+    assert len(notes) == 2 and all(w.kind == "ignored" for w in notes), warns
+    assert any("bind_joint_axis" in w for w in notes) and any("actuator 'WAIST'" in w for w in notes)
+
+
+def test_an_attached_joints_binding_without_target_or_an_actuator_of_no_joint_stays_an_error():
+    from roboio.errors import severity_of
+    missing_target = robot_dae(ARM).replace('target="visual1/node_joint1_axis0"', 'target="visual1/nowhere"', 1)
+    _, warns = read(missing_target)
+    assert [w.kind for w in warns if "nowhere" in w] == ["invalid value"]
+    _, warns = read(robot_dae(ARM, system_extras=_actuator("X", "kmodel1/joint77")))
+    bad = [w for w in warns if "joint77" in w]
+    assert len(bad) == 1 and severity_of(bad[0]) == "error"

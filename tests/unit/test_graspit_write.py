@@ -348,3 +348,32 @@ def test_names_the_reader_gives_by_default_are_not_written_so_the_rewrite_is_sta
     roboio.save(back, tmp_path / "arm.xml", format="graspit", overwrite_input=True)
     after = {p: open(tmp_path / p, "rb").read() for p in os.listdir(tmp_path) if p.endswith(".xml")}
     assert before == after
+
+
+def test_copies_of_a_link_share_one_file(tmp_path):
+    """A tree branching below the palm repeats the shared links in every later chain: the
+    copies of one link are one file (ias_kitchen.urdf's 242 leaves wrote 1,200 copy files,
+    more than roboio's reader opens), each copy still named in the robot file."""
+    r = sample_robot()
+    link = Link("finger_c", 4, "revolute", (1, 0, 0), make_transform(np.eye(3), (0.0, 0.02, 0.03)),
+                mass=0.5, com=(0.01, 0, 0), inertia=np.diag([1e-3, 2e-3, 3e-3]))
+    r.add_link(link, qmin=-1.0, qmax=1.0, q=0.0)
+    r.joints.append(Joint("normal", [link.index]))
+    r.drivers.append(Driver("finger_c", "normal", [link.index]))
+    out = tmp_path / "arm.xml"
+    rep = roboio.save(r, str(out), format="graspit")
+    text = out.read_text()
+    files = re.findall(r"<link[^>]*>([^<]+)</link>", text)
+    copies = [f for f in files if "_copy" in f]
+    # chains: finger_a, finger_b, finger_c; shoulder, elbow, slider, wrist repeated twice
+    assert len(copies) == 8 and sorted(set(copies)) == ["arm/elbow_copy.xml", "arm/shoulder_copy.xml",
+                                                        "arm/slider_copy.xml", "arm/wrist_copy.xml"]
+    names = re.findall(r'<link[^>]*name="([^"]+)"', text)
+    assert len([n for n in names if "_copy" in n]) == 8 == len(set(n for n in names if "_copy" in n))
+    from roboio.verify import verify
+    back = roboio.load(str(out))
+    res = verify(r, back, 20, seed=3, space="drivers")
+    assert res.ok and not res.only_a, res
+    assert any("massless copy" in str(x) for x in rep.lost)
+    roboio.save(back, str(out), format="graspit", overwrite_input=True)
+    assert out.read_text() == text

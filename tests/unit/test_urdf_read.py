@@ -386,3 +386,63 @@ def test_package_uri_without_package_root(tmp_path):
     assert any("package_root" in w for w in r.warnings)
     with pytest.raises(FormatError, match="package_root"):
         roboio.load(d / "r.urdf", strict=True)
+
+
+XACRO_NS = 'xmlns:xacro="http://www.ros.org/wiki/xacro"'
+
+
+@pytest.mark.parametrize("name, text, xacro", [
+    # NEXTAGE's nxo_gz.xacro: an include and gazebo tags, no link
+    ("a.xacro", f'<robot name="r" {XACRO_NS}><xacro:include filename="$(find p)/r.urdf"/></robot>', True),
+    ("b.urdf", f'<robot {XACRO_NS}><xacro:macro name="m"/><link name="a"/></robot>', True),
+    ("c.urdf.xacro", '<robot><material name="Black"/></robot>', True),   # materials.urdf.xacro
+    # example-robot-data's ur3.urdf: expanded by xacro (its namespace kept), no robot name
+    ("ur3.urdf", f'<robot {XACRO_NS}><link name="a"/></robot>', False),
+])
+def test_a_xacro_source_is_refused_with_what_to_do(tmp_path, name, text, xacro):
+    p = tmp_path / name
+    p.write_text(text)
+    with pytest.raises(FormatError) as e:
+        roboio.load(str(p), format="urdf")
+    assert ("expand it first, `xacro FILE > robot.urdf`" in str(e.value)) == xacro
+
+
+SRDF = b"""<?xml version="1.0" ?>
+<robot name="falcon">
+    <group name="arm"><chain base_link="base" tip_link="tool"/></group>
+    <group name="links"><link name="base"/></group>
+    <disable_collisions link1="base" link2="tool" reason="Adjacent"/>
+</robot>
+"""
+
+
+def test_an_srdf_is_not_read_as_a_urdf(tmp_path):
+    """example-robot-data ships MoveIt's semantic descriptions (.srdf, a <robot> root) beside
+    its URDFs: roboio batch validate/convert failed them as robots without links."""
+    assert not sniff(SRDF, "falcon.srdf")
+    assert not sniff(b'<robot name="r"><virtual_joint name="w" type="floating"/></robot>', "r.srdf")
+    assert sniff(b'<robot name="r"><link name="a"/><gazebo reference="a"/></robot>', "r.xml")
+    p = tmp_path / "falcon.srdf"
+    p.write_bytes(SRDF)
+    from roboio.errors import UnknownFileType
+    with pytest.raises(UnknownFileType) as e:
+        roboio.load(str(p))
+    assert "no reader recognises its content" in str(e.value)
+
+
+def test_a_material_used_but_never_defined_is_black_and_not_an_error(tmp_path):
+    """example-robot-data talos_reduced_corrected.urdf: <material name="FlatBlack"/> with no
+    top-level definition. urdfdom keeps the name-only material (opaque black, its colour's
+    default; pinocchio and yourdfpy load the file); only releases before 2013 refused it."""
+    from roboio.cli.main import main
+    from roboio.errors import severity_of
+    p = tmp_path / "r.urdf"
+    p.write_text('<robot name="r"><link name="a"><visual><geometry><box size="1 1 1"/></geometry>'
+                 '<material name="FlatBlack"/></visual></link></robot>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = roboio.load(str(p))
+    bad = [w for w in r.warnings if "FlatBlack" in w]
+    assert len(bad) == 1 and severity_of(bad[0]) == "warning"
+    assert tuple(r.links[-1].appearance.color) == (0.0, 0.0, 0.0, 1.0)
+    assert main(["validate", str(p)]) == 0

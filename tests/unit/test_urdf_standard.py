@@ -173,3 +173,51 @@ def test_axes_are_normalised_and_inertials_rotated(tmp_path):
     assert np.allclose(k.links[0].inertia, Rx(0.5).T @ I @ Rx(0.5), atol=1e-15)
     # the same file, read both ways, turns the link at q and at 2 q
     assert np.allclose(r.fk([0.4])[0][:3, :3], k.fk([0.2])[0][:3, :3], atol=1e-15)
+
+
+# halodi's eve_r3.urdf writes SDF's "no limit" (-1) into every <limit effort velocity>
+NEGATIVE = """
+  <link name="a"/><link name="b"/><link name="c"/>
+  <joint name="fix" type="fixed"><parent link="world"/><child link="a"/><limit effort="-1" velocity="-1"/></joint>
+  <joint name="neg" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="-1.0" velocity="-2.5"/></joint>
+  <joint name="pos" type="revolute"><parent link="b"/><child link="c"/><axis xyz="0 0 1"/>{LIM}</joint>
+"""
+
+
+@pytest.mark.parametrize("flavor", [None, "klampt"])
+def test_negative_effort_and_velocity_read_as_written_and_said_to_be_invalid(tmp_path, flavor):
+    from roboio.errors import severity_of
+    path = urdf(tmp_path, NEGATIVE.format(LIM=LIM))
+    r = load(path, **({"flavor": flavor} if flavor else {}))
+    b = r.link_names.index("b")
+    # as written (urdfdom and Klamp't: torque [-effort, effort], velocity [-velocity, velocity])
+    assert r.tmax[b] == -1.0 and r.vmax[b] == -2.5 and r.vmin[b] == 2.5
+    bad = [w for w in r.warnings if "negative <limit" in w]
+    assert len(bad) == 1 and severity_of(bad[0]) == "error" and bad[0].kind == "invalid value"
+    assert "neg (effort=-1.0, velocity=-2.5)" in bad[0] and "fix" not in bad[0] and "pos" not in bad[0]
+    assert bad[0].startswith(f"{path}:4:")      # the line of joint neg
+    assert main(["validate", path]) == 1
+
+
+def test_gazebo_model_uris_are_found_as_packages(tmp_path, monkeypatch):
+    """rtmros_tutorials' Gazebo models: robot_models/LIP/model.urdf names its meshes
+    model://LIP/meshes/...; DRCTestbedValve_fixed/model.urdf those of its sibling model
+    DRCTestbedValve; elsewhere, GAZEBO_MODEL_PATH holds the model directories."""
+    monkeypatch.delenv("ROS_PACKAGE_PATH", raising=False)
+    monkeypatch.delenv("GAZEBO_MODEL_PATH", raising=False)
+    models = tmp_path / "models"
+    (models / "LIP" / "meshes").mkdir(parents=True)
+    stl(models / "LIP" / "meshes" / "a.stl")
+    text = ('<robot name="lip"><link name="a"><collision><geometry>'
+            '<mesh filename="model://LIP/meshes/a.stl"/></geometry></collision></link></robot>')
+    for where in (models / "LIP", models / "LIP_fixed"):
+        where.mkdir(exist_ok=True)
+        (where / "model.urdf").write_text(text)
+        r = load(str(where / "model.urdf"))
+        assert not missing(r) and len(r.links[-1].geometry.faces) == 4
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "lip.urdf").write_text(text)
+    assert missing(load(str(tmp_path / "elsewhere" / "lip.urdf"))) == ["a"]
+    monkeypatch.setenv("GAZEBO_MODEL_PATH", str(models))
+    assert not missing(load(str(tmp_path / "elsewhere" / "lip.urdf")))

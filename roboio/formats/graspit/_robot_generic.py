@@ -339,7 +339,11 @@ def spec_from_model(writer, robot, exclude, world: bool, stem: str = "") -> Robo
                         "gx": {}, "what": name}
                 report.lose(f"{robot.name}: GraspIt! chains do not branch; chain {ci} repeats link "
                             f"{link.name!r} as a massless copy without geometry ({name!r})", kind="changed")
-            louts.append(LinkOut(dyn, f"{_file_stem(name)}.xml", body, [],
+            # the copies of one link share one file (the same massless body without geometry):
+            # a kitchen of 242 leaves below five shared links wrote 1,200 files, more than a
+            # reader opens (max_files)
+            file = f"{_file_stem(name if owner[i] == ci else link_name(i) + '_copy')}.xml"
+            louts.append(LinkOut(dyn, file, body, [],
                                  None if name == f"{stem}_chain{ci}_link{len(louts)}" else name))
         chains.append(ChainOut(parts_for(_to_mm(chain_T)), jouts, louts))
     for i in keep:

@@ -1756,7 +1756,11 @@ def _inertial_element(it, written=None) -> etree._Element:
     if a >= 2 * _inertia.MJ_EPS and a + b >= c * (1 + 1e-9):
         el.set("fullinertia", _fmt((I[0, 0], I[1, 1], I[2, 2], I[0, 1], I[0, 2], I[1, 2])))
     else:
-        p = stable_params(I, _principal_params(it), inertia_matrix, (1,) * 7)
+        # moments are rounding only against the largest (b2's 4e-15 kg sensor links have
+        # moments of 1.68e-27 kg m^2, which the angles' absolute 1e-12 wrote as 0)
+        scale = float(np.abs(w).max(initial=0.0))
+        p = stable_params(I, _principal_params(it), inertia_matrix, (1,) * 7,
+                          tiny=(1e-12,) * 4 + (1e-12 * scale,) * 3)
         a, b, c = sorted(p[4:])
         if not (a + b >= c and a >= 0):      # a neighbour MuJoCo would refuse: the prepared form
             p = tuple(matrix_to_quat(it.axes)) + tuple(w)

@@ -258,6 +258,7 @@ class _Builder:
         self.scales: dict = {}              # <mesh scale> -> its 4x4 matrix (with flip_yz)
         self.package_notes = defaultdict(list)   # (kind, package) -> link names
         self.scaled_axes: list = []         # links whose axis was normalised
+        self.negative_limits: list = []     # (line, 'joint (effort=.., velocity=..)') read as written
         self.rotated_inertia: list = []     # links whose inertia differs from Klamp't's
         self.deferred: list = []            # (link, joint, name, type) of mimic joints
         self.links: list = []
@@ -326,9 +327,11 @@ class _Builder:
                     rgba = v.color
                     if v.material_name:
                         if rgba is None:
+                            # urdfdom keeps a name-only material (black, opaque: its
+                            # Color's default) since 2013; older releases refused the model
                             self.ctx.warn(f"link {name!r}: material {v.material_name!r} is not "
-                                          "defined (urdfdom refuses the model; Klamp't shows it "
-                                          "black)", v.geometry.line, kind="invalid value")
+                                          "defined: read as opaque black, as urdfdom, pinocchio and "
+                                          "Klamp't read it", v.geometry.line, kind="guessed")
                         self.materials[v.material_name] = rgba
                 colors.append(tuple(rgba) if rgba is not None else (0.0, 0.0, 0.0, 1.0))
             if any(c is not None for c in colors):
@@ -615,7 +618,15 @@ class _Builder:
                           "importer ignores a mimic of a joint that comes later in its link order)", kind="read differently")
 
     def reading_notes(self):
-        """Where the standard reading differs from Klamp't's, said once each."""
+        """Where the standard reading differs from Klamp't's, said once each; negative
+        efforts and velocities (urdfdom and Klamp't keep them, pinocchio refuses the file)."""
+        if self.negative_limits:
+            self.ctx.warn("negative <limit effort> or <limit velocity> of joint(s) "
+                          + ", ".join(t for _, t in self.negative_limits)
+                          + ": read as written (urdfdom and Klamp't keep them), which makes their torque "
+                          "[-effort, effort] or velocity [-velocity, velocity] limits inverted; pinocchio "
+                          "refuses the file, and SDF's convention reads -1 as 'no limit'",
+                          self.negative_limits[0][0], kind="invalid value")
         if self.scaled_axes:
             self.ctx.warn("joint axes normalised as the URDF specification says: "
                           f"{', '.join(self.scaled_axes)} (Klamp't keeps them and turns these "
@@ -707,6 +718,8 @@ class _Builder:
         lim = joint.limit or {}
         qmin, qmax = lim.get("lower", -INF), lim.get("upper", INF)
         vmax, tmax = lim.get("velocity", INF), lim.get("effort", INF)
+        if joint.type != "fixed" and (vmax < 0 or tmax < 0):
+            self.negative_limits.append((joint.line, f"{joint.name} (effort={tmax!r}, velocity={vmax!r})"))
         amax = self.s.links.get(name, {}).get("accMax", self.s.default_acc_max)
         jtype = {"revolute": "normal", "prismatic": "normal", "continuous": "spin",
                  "fixed": "weld"}[joint.type]

@@ -332,6 +332,16 @@ class _Reader:
         return rec
 
 
+def _xacro_hint(root, path: str) -> str:
+    """What to add to an error that a xacro source file (``*.xacro``, or ``xacro:``
+    elements: macros, includes) meets: it is a URDF only once xacro has expanded it."""
+    xacro = str(path).endswith(".xacro") or any(
+        isinstance(el.tag, str) and el.tag.startswith("{") and "xacro" in el.tag.split("}", 1)[0]
+        for el in root.iter())
+    return (" (a xacro file: expand it first, `xacro FILE > robot.urdf`; urdfdom cannot read it "
+            "either)") if xacro else ""
+
+
 def parse_model(root, path: str, ctx: LoadContext) -> UrdfModel:
     """Records of the ``<robot>`` element ``root`` (checked like urdfdom does)."""
     rd = _Reader(path, ctx)
@@ -339,7 +349,7 @@ def parse_model(root, path: str, ctx: LoadContext) -> UrdfModel:
         raise rd.error(root, f"root element is <{local_name(root)}>, expected <robot>")
     name = root.get("name")
     if name is None:
-        raise rd.error(root, "<robot> without a 'name' attribute")
+        raise rd.error(root, "<robot> without a 'name' attribute" + _xacro_hint(root, path))
     materials: dict = {}
     links: dict = {}
     joints: dict = {}
@@ -359,7 +369,7 @@ def parse_model(root, path: str, ctx: LoadContext) -> UrdfModel:
         elif tag not in _IGNORED_TOP:
             ctx.warn(f"<{tag}> in <robot> ignored", where(el), kind="ignored")
     if not links:
-        raise rd.error(root, "the robot has no <link> elements")
+        raise rd.error(root, "the robot has no <link> elements" + _xacro_hint(root, path))
     return UrdfModel(name, links, joints, materials, root)
 
 

@@ -51,6 +51,18 @@ def _pose_in_ancestor(robot: Robot, q, link: int, ancestor: int) -> np.ndarray:
     return T
 
 
+def _scales(A) -> np.ndarray:
+    """The scales of ``A = R diag(s)`` (``(..., 3, 3)``, R a rotation): its columns' lengths,
+    to 15 significant digits. The reader builds ``R diag(s)`` from the written rotation and
+    scale, and when R's columns are not unit to the last bit (near a half turn) the lengths
+    come out a unit in the last place off ``s`` (r2c6's finger meshes, scale 0.9 and
+    rotation 3.14158 rad, were rewritten with scale 0.9000000000000001, then ...02): the
+    rounding makes the next write find the same scale, which stays within 5e-16 of the
+    lengths."""
+    n = tf.vector_norm(np.swapaxes(np.asarray(A, float), -1, -2))
+    return np.vectorize(lambda x: float(f"{x:.15g}"), otypes=[float])(n)
+
+
 class _Writer:
     def __init__(self, robot: Robot, path: str, report):
         self.r, self.path, self.report = robot, path, report
@@ -100,6 +112,13 @@ class _Writer:
             return w
         return min(exact, key=lambda c: (len(fmt_float(c)), abs(c - w)))
 
+    def rotation_matrix(self, P):
+        """The rotation(s) the reader builds from written ``[ax, ay, az, angle]`` (``(..., 4)``)."""
+        P = np.asarray(P, float)
+        a = P[..., :3]
+        return tf.axis_angle_to_matrix(a / np.sqrt(np.sum(a * a, axis=-1, keepdims=True)),
+                                       P[..., 3] * np.pi / 180.0 if self.degree else P[..., 3])
+
     def rotation_value(self, R, scale=None) -> list:
         """``[ax, ay, az, angle]`` (angle in file units) to write for rotation ``R``: among
         the values a few last-place units around the derived ones, one that the reader
@@ -115,18 +134,14 @@ class _Writer:
             axis = m / angle if angle > 0 else np.array([0.0, 0.0, 1.0])
             return [*axis, self.fixed_angle(axis, angle, M)]
 
-        def build(P):                 # as the reader builds it from the written numbers
-            P = np.asarray(P, float)
-            a = P[..., :3]
-            return tf.axis_angle_to_matrix(a / np.sqrt(np.sum(a * a, axis=-1, keepdims=True)),
-                                           P[..., 3] * np.pi / 180.0 if self.degree else P[..., 3])
+        build = self.rotation_matrix
         if scale is None:
             return list(stable_params(R, derive, build, (3, 3, 3, 2)))
         s = np.asarray(scale, float)
 
         def split(P):                 # as transform_keys splits what the reader built
             A = build(P) * s
-            n = tf.vector_norm(np.swapaxes(A, -1, -2))[..., None, :]
+            n = _scales(A)[..., None, :]
             return np.concatenate([(A / n).reshape(A.shape[:-2] + (9,)), n.reshape(A.shape[:-2] + (3,))], -1)
         target = np.concatenate([np.asarray(R, float).reshape(9), s])
         return list(stable_params(target, lambda X: derive(np.asarray(X)[:9].reshape(3, 3)), split,
@@ -201,6 +216,7 @@ class _Writer:
         got = Namespace(self.report, "joints").assign([source[i] for i in written],
                                                       [self.lnames[i] for i in written])
         self.jnames = dict(zip(written, got))
+        self.root_joint_named = source[written[0]] is not None if written else False
 
     def joint_ids(self, bodies) -> dict:
         table = self.r.joint_id_links
@@ -306,7 +322,9 @@ class _Writer:
         out = ["  -\n", f"{p}name: {json.dumps(name)}\n"]
         if parent >= 0:
             out.append(f"{p}parent: {json.dumps(self.lnames[parent])}\n")
-        if self.jnames[i] != name:
+        # a joint named as its link goes without the key (Choreonoid's default), but the
+        # root's: the reader names the root's joint only where the file does
+        if self.jnames[i] != name or (parent < 0 and self.root_joint_named):
             out.append(f"{p}joint_name: {json.dumps(self.jnames[i])}\n")
         t, R = offset[:3, 3], offset[:3, :3]
         if np.any(t != 0):
@@ -442,7 +460,7 @@ class _Writer:
             R, s = A, np.ones(3)
         else:
             # A = R diag(s) with R a rotation: columns' lengths are the scales
-            s = tf.vector_norm(A.T)
+            s = _scales(A)
             R = A / np.where(s > 0, s, 1.0)
             if tf.det3(R) < 0:
                 R[:, 0] *= -1

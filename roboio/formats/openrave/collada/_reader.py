@@ -97,6 +97,7 @@ class _AxisBinding:
         self.motion_axis_info = None
         self.joint: Optional[CJoint] = None
         self.iaxis = 0
+        self.element = None             # the <bind_joint_axis>
 
 
 class _LinkBinding:
@@ -177,9 +178,11 @@ class ColladaReader:
                             "(a mesh-only COLLADA file is read as a mesh, not as a robot)", self.scene)
         possible = []
         result = None
+        read_bindings = []
         for kis in ikscenes:
             kscene = doc.url(kis, "url")
             bindings = self._kinematics_visual_bindings(kis, kscene)
+            read_bindings.append(bindings)
             self._physics_bindings(bindings)
             for ias in kids(kscene, "instance_articulated_system"):
                 if fragment and (ias.get("url") or "").strip() != "#" + fragment:
@@ -202,6 +205,8 @@ class ColladaReader:
             raise doc.error("the kinematics scene yields no articulated system or kinematics model",
                             ikscenes[0])
         body = result
+        for bindings in read_bindings:
+            self._unresolved_axis_targets(bindings)
         body.document = doc.path
         body.up_axis = self.up_axis
         if self.up_axis != "Z_UP":
@@ -216,6 +221,26 @@ class ColladaReader:
                 doc.warn(f"prefix={self.opts.prefix!r} is not applied: OpenRAVE ignores it when a "
                          "COLLADA file is included as a KinBody", kind="ignored")
         return body
+
+    def _unresolved_axis_targets(self, b: _Bindings) -> None:
+        """Say which ``<bind_joint_axis>`` targets name no element of the visual scene (once
+        the tree is built, so that it is known whether the axis's joint is part of it): the
+        axis of a joint in the tree loses its child link's visual node (an error); the axis
+        of a ``<joint>`` that no link's ``<attachment_full>`` uses is ignored by OpenRAVE
+        too, which only warns (a note: OpenHRP3's export-collada declares the root link's
+        joint, WAIST, and binds it although the root has no joint)."""
+        for ab in b.axes:
+            if ab.target is not None or ab.element is None:
+                continue
+            ref = ab.element.get("target") or ""
+            jel = ab.axis.getparent()
+            if ab.joint is None and jel is not None and ln(jel) == "joint":
+                self.doc.warn(f"<bind_joint_axis target=\"{ref}\">: target not found in the visual scene; "
+                              f"its axis belongs to joint {jel.get('name') or jel.get('sid')!r}, which no "
+                              "link attaches: ignored (as OpenRAVE does)", ab.element, kind="ignored")
+            else:
+                self.doc.warn(f"<bind_joint_axis target=\"{ref}\">: target not found in the visual scene",
+                              ab.element, kind="invalid value")
 
     def _visual_body(self, body):
         """OpenRAVE's KinBody read of a file without kinematics: the first top-level visual
@@ -352,8 +377,6 @@ class ColladaReader:
         for bja in kids(kis, "bind_joint_axis"):
             target_ref = bja.get("target") or ""
             target = doc.resolve_sid(target_ref, vs) if vs is not None else None
-            if target is None:
-                doc.warn(f"<bind_joint_axis target=\"{target_ref}\">: target not found in the visual scene", bja, kind="invalid value")
             axis_el = child(bja, "axis")
             scope = []
             axis = self._search_common(axis_el, kscene, scope) if axis_el is not None else None
@@ -377,7 +400,9 @@ class ColladaReader:
                 visual = e
                 if visual is None:
                     doc.warn(f"<bind_joint_axis target=\"{target_ref}\">: target is not inside a <node>", bja, kind="invalid value")
-            b.axes.append(_AxisBinding(target, axis, value, visual))
+            ab = _AxisBinding(target, axis, value, visual)
+            ab.element = bja
+            b.axes.append(ab)
         return b
 
     def _common_float(self, el, default):
@@ -1421,6 +1446,10 @@ class ColladaReader:
             joint = None
             for c in kids(tec, "bind_actuator"):
                 j, dom = self._joint_from_ref(c.get("joint") or "", asys, body, b)
+                if j is None and dom is not None:
+                    doc.warn(f"actuator {ex.get('name')!r}: joint {dom.get('name') or c.get('joint')!r} is "
+                             "attached to no link: ignored (as OpenRAVE does)", c, kind="ignored")
+                    continue
                 if j is None or dom is None:
                     doc.warn(f"actuator {ex.get('name')!r}: joint {c.get('joint')!r} not found", c, kind="invalid value")
                     continue
