@@ -185,6 +185,17 @@ def test_mjcf_axis_normalised_by_a_reading_is_written_as_it_is(tmp_path):
             assert np.allclose(da.xmat[k], db.xmat[kb], atol=TOL, rtol=0)
 
 
+def _assert_same_geom_frames(src: str, out: str, atol: float) -> None:
+    """MuJoCo places every geom of ``out`` where it places ``src``'s (at qpos0, within
+    ``atol``: rotation matrix entries and metres)."""
+    a, b = mujoco.MjModel.from_xml_path(src), mujoco.MjModel.from_xml_path(out)
+    da, db = mujoco.MjData(a), mujoco.MjData(b)
+    mujoco.mj_kinematics(a, da)
+    mujoco.mj_kinematics(b, db)
+    assert np.allclose(da.geom_xmat, db.geom_xmat, atol=atol, rtol=0)
+    assert np.allclose(da.geom_xpos, db.geom_xpos, atol=atol, rtol=0)
+
+
 # mink's Shadow hand (right_hand.xml): a geom quaternion given unnormalised, whose rotation
 # has no exact quaternion within an ulp; the derived one walked an ulp a rewrite
 UNNORMALISED_QUAT = """<mujoco model="palm">
@@ -200,11 +211,7 @@ def test_mjcf_unnormalised_geom_quaternion_rewrites_to_the_same_bytes(tmp_path):
     src, robot = _source(tmp_path, UNNORMALISED_QUAT)
     out = str(tmp_path / "o" / "palm.xml")
     rewrite_is_fixed_point(robot, out, "mjcf")
-    a, b = mujoco.MjModel.from_xml_path(src), mujoco.MjModel.from_xml_path(out)
-    da, db = mujoco.MjData(a), mujoco.MjData(b)
-    mujoco.mj_kinematics(a, da)
-    mujoco.mj_kinematics(b, db)
-    assert np.allclose(da.geom_xmat, db.geom_xmat, atol=1e-15, rtol=0)
+    _assert_same_geom_frames(src, out, 1e-15)
 
 
 def test_mjcf_rotated_mesh_of_a_small_scale_rewrites_to_the_same_bytes(tmp_path):
@@ -221,12 +228,7 @@ def test_mjcf_rotated_mesh_of_a_small_scale_rewrites_to_the_same_bytes(tmp_path)
       </worldbody></mujoco>""")
     out = str(tmp_path / "o" / "exo.xml")
     rewrite_is_fixed_point(robot, out, "mjcf")
-    a, b = mujoco.MjModel.from_xml_path(src), mujoco.MjModel.from_xml_path(out)
-    da, db = mujoco.MjData(a), mujoco.MjData(b)
-    mujoco.mj_kinematics(a, da)
-    mujoco.mj_kinematics(b, db)
-    assert np.allclose(da.geom_xmat, db.geom_xmat, atol=1e-12, rtol=0)
-    assert np.allclose(da.geom_xpos, db.geom_xpos, atol=1e-12, rtol=0)
+    _assert_same_geom_frames(src, out, 1e-12)
 
 
 def test_mjcf_free_object_with_two_equal_moments_rewrites_to_the_same_bytes(tmp_path):

@@ -295,19 +295,29 @@ class _Walker:
                 size[:len(given)] = given
         fromto = a.floats("fromto", None, 6)
         if fromto is not None:
-            if st not in ("capsule", "cylinder", "ellipsoid", "box"):
-                raise doc.error(n, "fromto requires capsule, cylinder, box or ellipsoid in site")
-            ft = O.fromto_frame(fromto)
-            if ft is None:
-                raise doc.error(n, "fromto points too close in site")
-            p, q, half = ft
-            size[1] = half
-            if st in ("ellipsoid", "box"):
-                size[2], size[1] = size[1], size[0]
+            p, q = self.from_to(n, "site", st, fromto, size)
         else:
             p, q = self.frame_pose(a)
         p, q = O.accum(frame[0], frame[1], p, q)
         return SiteRec(self.named(a.text("name")), p, q, n, st, tuple(size))
+
+    def from_to_type(self, n: Node, kind: str, shape: str) -> None:
+        if shape not in ("capsule", "cylinder", "ellipsoid", "box"):
+            raise self.doc.error(n, f"fromto requires capsule, cylinder, box or ellipsoid in {kind}")
+
+    def from_to(self, n: Node, kind: str, shape: str, fromto, size: list) -> tuple:
+        """``(pos, quat)`` of a site or geom given by ``fromto`` (MuJoCo's frame: z along
+        the segment); ``size`` gets the half length (second size, or third for ellipsoids
+        and boxes, whose second becomes the first)."""
+        self.from_to_type(n, kind, shape)
+        ft = O.fromto_frame(fromto)
+        if ft is None:
+            raise self.doc.error(n, f"fromto points too close in {kind}")
+        p, q, half = ft
+        size[1] = half
+        if shape in ("ellipsoid", "box"):
+            size[2], size[1] = size[1], size[0]
+        return p, q
 
     # -- geoms ------------------------------------------------------------------------
     def geom(self, n: Node, frame: tuple, cls: str) -> GeomRec:
@@ -321,16 +331,11 @@ class _Walker:
         if fromto is not None:
             if gt not in ("capsule", "cylinder", "ellipsoid", "box"):
                 raise doc.error(n, "fromto requires capsule, cylinder, box or ellipsoid in geom")
+            self.from_to_type(n, "geom", gt)
             pos = a.floats("pos", (0.0, 0.0, 0.0), 3)
             if any(pos):
                 raise doc.error(n, "both pos and fromto defined in geom")
-            ft = O.fromto_frame(fromto)
-            if ft is None:
-                raise doc.error(n, "fromto points too close in geom")
-            p, q, half = ft
-            size[1] = half
-            if gt in ("ellipsoid", "box"):
-                size[2], size[1] = size[1], size[0]
+            p, q = self.from_to(n, "geom", gt, fromto, size)
         else:
             p = tuple(a.floats("pos", (0.0, 0.0, 0.0), 3))
             q = self.orientation(a, "geom")
