@@ -1518,7 +1518,7 @@ class MjcfWriter:
                 if i != root and (l.mass != 0 or np.any(l.inertia)):
                     rep.lose("mass of virtual floating-base links", l.name, kind="not written", noun="link")
             rep.warn(f"floating base {', '.join(r.links[i].name for i in virtual + [root])} written "
-                     f"as the free joint {r.links[root].name!r}", kind="changed")
+                     f"as the free joint of body {r.links[root].name!r}", kind="changed")
         for i in range(r.num_links):
             if plan.body_of[i] is None or i in plan.free_root or plan.jtype(i) == "weld":
                 continue
