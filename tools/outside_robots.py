@@ -12,7 +12,13 @@ generated ``random_urdfs``). For each robot and writer (the writers of
   model and the same total mass;
 * MJCF outputs are compiled by MuJoCo: FK by body name, masses, inertias, couplings and
   collision filtering as roboio's model (``tests/reference/test_mjcf_mujoco.check_model``),
-  and writing the same model twice gives the same bytes;
+  and writing the same model twice gives the same bytes. When the source is MJCF itself
+  (a path given on the command line), like is compared with like: its actuators (muscles,
+  motors, tendon and site transmissions) are the source's written back, not one position
+  actuator per driver, so they are compared with MuJoCo's compilation of the source (each
+  that moves a body of the written robot kept, or named by the report), and so are the
+  masses and the poses at ``qpos0`` of the bodies both models have
+  (:func:`source_differences`);
 * ``--cli``: the same conversion through ``roboio convert IN OUT --to FMT`` followed by
   ``roboio verify IN OUT`` (exit status and a traceback-free output).
 
@@ -134,6 +140,124 @@ def cm_sample(robot, n, seed=7):
     return sample(robot, n, seed)
 
 
+def is_mjcf(path) -> bool:
+    from roboio.formats.registry import find_reader
+    try:
+        return find_reader(path).name == "mjcf"
+    except Exception:  # noqa: BLE001  (no reader: not MJCF)
+        return False
+
+
+def _stated(report) -> str:
+    """Every loss of ``report`` with all the names it concerns, as one text."""
+    return "\n".join(str(d) for d in report.lost)
+
+
+def _names(stated: str, name: str, about: str) -> bool:
+    """Whether a loss of ``stated`` about ``about`` ("actuator", "mass") names ``name`` (as
+    a group's item: ``name (...)``, ``name,`` or at the end)."""
+    pattern = re.compile(r"(^|[:,(]\s*|\s)" + re.escape(name) + r"(\s\(|,|\)|$)")
+    return any(about in line and pattern.search(line) for line in stated.splitlines())
+
+
+def source_differences(src, out, report, tol=1e-9) -> list:
+    """What differs between MuJoCo's compilations of an MJCF source ``src`` and of roboio's
+    output ``out`` (names mapped through ``report.renamed``): actuators (type of
+    transmission and its target's name, gear, dynamics, gain and bias, control and force
+    ranges; one the output lacks must be named by a loss of the report), masses (relative
+    1e-9) and world poses at ``qpos0`` (``tol`` plus the report's FK error) of the bodies
+    both models have."""
+    import mujoco
+    a, b = mujoco.MjModel.from_xml_path(src), mujoco.MjModel.from_xml_path(out)
+    obj = mujoco.mjtObj
+    renamed = {k: {old: new for old, new in v.items() if isinstance(new, str)}
+               for k, v in report.renamed.items()}
+    stated = _stated(report)
+    msgs = []
+
+    def named(m, kind, k, fallback):
+        return mujoco.mj_id2name(m, kind, k) or fallback
+
+    trn_kind = {int(mujoco.mjtTrn.mjTRN_JOINT): (obj.mjOBJ_JOINT, "joints"),
+                int(mujoco.mjtTrn.mjTRN_JOINTINPARENT): (obj.mjOBJ_JOINT, "joints"),
+                int(mujoco.mjtTrn.mjTRN_TENDON): (obj.mjOBJ_TENDON, None),
+                int(mujoco.mjtTrn.mjTRN_SITE): (obj.mjOBJ_SITE, None),
+                int(mujoco.mjtTrn.mjTRN_BODY): (obj.mjOBJ_BODY, "links")}
+
+    def target(m, k, mapped):
+        kind, space = trn_kind.get(int(m.actuator_trntype[k]), (None, None))
+        if kind is None:
+            return None
+        n = named(m, kind, int(m.actuator_trnid[k][0]), f"#{int(m.actuator_trnid[k][0])}")
+        return renamed.get(space, {}).get(n, n) if mapped and space else n
+
+    links = renamed.get("links", {})
+    bodies_b = {named(b, obj.mjOBJ_BODY, k, ""): k for k in range(1, b.nbody)}
+
+    def written(k) -> bool:
+        """Whether source actuator ``k`` moves a body the output has (the tool writes one
+        robot of a world: the others' actuators are not expected)."""
+        kind = int(a.actuator_trntype[k])
+        i = int(a.actuator_trnid[k][0])
+        if kind == int(mujoco.mjtTrn.mjTRN_TENDON):
+            wraps = range(a.tendon_adr[i], a.tendon_adr[i] + a.tendon_num[i])
+            ids = [int(a.jnt_bodyid[a.wrap_objid[w]]) if a.wrap_type[w] == mujoco.mjtWrap.mjWRAP_JOINT
+                   else int(a.site_bodyid[a.wrap_objid[w]]) if a.wrap_type[w] == mujoco.mjtWrap.mjWRAP_SITE
+                   else -1 for w in wraps]
+        elif kind in (int(mujoco.mjtTrn.mjTRN_JOINT), int(mujoco.mjtTrn.mjTRN_JOINTINPARENT)):
+            ids = [int(a.jnt_bodyid[i])]
+        elif kind == int(mujoco.mjtTrn.mjTRN_SITE):
+            ids = [int(a.site_bodyid[i])]
+        elif kind == int(mujoco.mjtTrn.mjTRN_BODY):
+            ids = [i]
+        else:
+            return True
+        names = [named(a, obj.mjOBJ_BODY, j, "") for j in ids if j > 0]
+        return not names or any(links.get(n, n) in bodies_b for n in names)
+
+    acts_a = {named(a, obj.mjOBJ_ACTUATOR, k, f"#{k}"): k for k in range(a.nu) if written(k)}
+    acts_b = {named(b, obj.mjOBJ_ACTUATOR, k, f"#{k}"): k for k in range(b.nu)}
+    for n, k in acts_a.items():
+        j = acts_b.get(n)
+        if j is None:
+            if not _names(stated, n, "actuator"):
+                msgs.append(f"actuator {n!r} of the source is not written and the report does not say so")
+            continue
+        if int(a.actuator_trntype[k]) != int(b.actuator_trntype[j]) or target(a, k, True) != target(b, j, False):
+            msgs.append(f"actuator {n!r} drives {target(b, j, False)!r}, the source's {target(a, k, True)!r}")
+            continue
+        for field in ("actuator_gear", "actuator_dyntype", "actuator_dynprm", "actuator_gaintype",
+                      "actuator_gainprm", "actuator_biastype", "actuator_biasprm", "actuator_ctrllimited",
+                      "actuator_forcelimited"):
+            x, y = np.asarray(getattr(a, field)[k], float), np.asarray(getattr(b, field)[j], float)
+            if not np.allclose(x, y, rtol=1e-12, atol=0):
+                msgs.append(f"actuator {n!r}: {field} {y.tolist()} != the source's {x.tolist()}")
+        for field, flag in (("actuator_ctrlrange", "actuator_ctrllimited"),
+                            ("actuator_forcerange", "actuator_forcelimited")):
+            if getattr(a, flag)[k] and not np.allclose(getattr(a, field)[k], getattr(b, field)[j], rtol=1e-12, atol=0):
+                msgs.append(f"actuator {n!r}: {field} {getattr(b, field)[j]} != the source's {getattr(a, field)[k]}")
+    for n in acts_b:
+        if n not in acts_a:
+            msgs.append(f"actuator {n!r} is not the source's")
+    # bodies both have: masses and poses at qpos0
+    da, db = mujoco.MjData(a), mujoco.MjData(b)
+    mujoco.mj_kinematics(a, da)
+    mujoco.mj_kinematics(b, db)
+    tol_pos = tol + 2 * report.fk_error[0]
+    tol_rot = tol + 2 * report.fk_error[1]
+    for k in range(1, a.nbody):
+        n = named(a, obj.mjOBJ_BODY, k, "")
+        j = bodies_b.get(links.get(n, n))
+        if not n or j is None:
+            continue
+        if abs(a.body_mass[k] - b.body_mass[j]) > 1e-9 * max(a.body_mass[k], 1e-300) and not _names(stated, n, "mass"):
+            msgs.append(f"body {n!r}: mass {b.body_mass[j]!r} != the source's {a.body_mass[k]!r}")
+        if (np.abs(da.xpos[k] - db.xpos[j]).max() > tol_pos
+                or np.abs(da.xmat[k] - db.xmat[j]).max() > tol_rot):
+            msgs.append(f"body {n!r}: pose at qpos0 differs from the source's")
+    return msgs
+
+
 def check_mjcf(src, package_dirs, tmp, meshes=None):
     """(status, message) of ``src`` written as MJCF and checked by MuJoCo."""
     from test_mjcf_mujoco import check_collisions, check_model
@@ -141,13 +265,18 @@ def check_mjcf(src, package_dirs, tmp, meshes=None):
     out = os.path.join(tmp, WRITERS["mjcf"])
     rep = roboio.save(robot, out, format="mjcf", meshes=meshes)
     s1 = open(out, "rb").read()
+    from_mjcf = is_mjcf(src)
+    src_path = os.path.abspath(src)
     cwd = os.getcwd()
     os.chdir(tmp)                          # MuJoCo writes MUJOCO_LOG.TXT into the working directory
     try:
-        m = check_model(robot, out, rep)
+        m = check_model(robot, out, rep, from_mjcf=from_mjcf)
         check_collisions(m, robot)
+        bad = source_differences(src_path, out, rep) if from_mjcf else []
     finally:
         os.chdir(cwd)
+    if bad:
+        return "FAIL", "; ".join(bad[:4]) + (f" (+{len(bad) - 4} more)" if len(bad) > 4 else "")
     roboio.save(load(src, package_dirs), out, format="mjcf", meshes=meshes, overwrite_input=True)
     if open(out, "rb").read() != s1:
         return "FAIL", "writing the same model twice gives different bytes"

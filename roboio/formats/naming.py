@@ -79,12 +79,12 @@ def joint_names(robot) -> list:
     return out
 
 
-def say_unwritten(robot, written, report, why: str) -> None:
-    """Warn about the source joint names (:func:`joint_names`) of links whose joint the
-    target does not write (``written``: the link indices whose joints it writes), saying
-    ``why`` the target has no place for them (a root's joint to the world, a fixed joint
-    in MuJoCo)."""
-    names = joint_names(robot)
+def say_unwritten(robot, written, report, why: str, names=None) -> None:
+    """Warn about the source joint names (:func:`joint_names`, or ``names`` when the writer
+    moved some: one per link) of links whose joint the target does not write (``written``:
+    the link indices whose joints it writes), saying ``why`` the target has no place for
+    them (a root's joint to the world, a fixed joint in MuJoCo)."""
+    names = joint_names(robot) if names is None else names
     gone = [f"{n} ({robot.links[i].name})" for i, n in enumerate(names)
             if n is not None and i not in written]
     for name in gone:

@@ -6,7 +6,8 @@ compared with roboio's model.
 The map from a roboio configuration to MuJoCo's ``qpos`` is written here from the documented
 rules, not taken from the writer: a joint is named as the source names it -- the name of the
 driver whose actuated link it moves, else the link's ``joint_name`` (a moving one where
-several links share it), else the link's name; a hinge or slide joint of link ``i`` has
+several links share it; the body link of a floating base whose links share it), else the
+link's name; a hinge or slide joint of link ``i`` has
 ``qpos = |axis_i| q_i``; a free joint has its link's world pose (x, y, z, then a unit
 quaternion computed here with scipy).
 """
@@ -74,6 +75,11 @@ def link_of_joint(robot, name):
     welded = {i for j in robot.joints if j.type == "weld" for i in j.links}
     by_driver = [d.leader for d in robot.drivers if d.name == name and d.leader is not None]
     by_joint = [i for i, l in enumerate(robot.links) if l.joint_name == name and i not in welded]
+    # the six links of a floating base named once (an MJCF <freejoint name="root"/>, read
+    # as the name of each): MuJoCo's free joint moves the last, the body
+    for j in robot.joints:
+        if j.type == "floating" and by_joint and set(by_joint) <= set(j.links):
+            by_joint = [j.links[-1]]
     by_link = [i for i, l in enumerate(robot.links) if l.name == name]
     for found in (by_driver, by_joint, by_link):
         if len(found) == 1:
@@ -107,8 +113,12 @@ def reported(report, prefix, name):
                for item in report.lost)
 
 
-def check_model(robot, path, report, nsamples=4, seed=0):
-    """Compile ``path`` with MuJoCo and compare it with ``robot`` (see the module doc)."""
+def check_model(robot, path, report, nsamples=4, seed=0, from_mjcf=False):
+    """Compile ``path`` with MuJoCo and compare it with ``robot`` (see the module doc).
+    ``from_mjcf``: ``robot`` was read from an MJCF file, whose actuators and equalities
+    other than joint couplings (welds, connects, tendons) the writer writes back: the
+    caller compares those with the source's compiled model (``tools/outside_robots.py``),
+    not with the rule for robots of other formats (one position actuator per driver)."""
     m = mujoco.MjModel.from_xml_path(path)
     d = mujoco.MjData(m)
     # bodies by the name of the link each is: its own, or the one report.renamed says it
@@ -165,8 +175,9 @@ def check_model(robot, path, report, nsamples=4, seed=0):
         assert np.abs(m.body_ipos[b] - l.com).max() <= 1e-12 * max(1.0, np.abs(l.com).max()), name
     total = sum(l.mass for l in robot.links)
     assert m.body_mass.sum() == pytest.approx(total + added, rel=1e-12, abs=1e-12)
-    check_couplings(m, d, robot, report)
-    check_actuators(m, robot)
+    check_couplings(m, d, robot, report, joint_only=from_mjcf)
+    if not from_mjcf:
+        check_actuators(m, robot)
     meshes = sum(1 for l in robot.links if isinstance(l.geometry, roboio.model.TriangleMesh)
                  and not l.geometry.missing and l.visual_geometry is None
                  and len(np.unique(l.geometry.faces)) >= 4)
@@ -239,10 +250,11 @@ def _leaves(g):
         yield g
 
 
-def check_couplings(m, d, robot, report):
+def check_couplings(m, d, robot, report, joint_only=False):
     """Configurations moved through the drivers satisfy MuJoCo's joint equalities. Couplings
     that are not polynomials of degree <= 4 are written as their nearest affine coupling
-    (reported): the written model is compared."""
+    (reported): the written model is compared. ``joint_only``: equalities of other types
+    (an MJCF source's, written back) are left out."""
     from roboio.model.coupling import ExpressionCoupling, linearized, polynomial_in_range
     robot, _ = linearized(robot, lambda dr, i: isinstance(dr.coupling, ExpressionCoupling)
                           and dr.coupling.inputs == (i,)
@@ -250,15 +262,16 @@ def check_couplings(m, d, robot, report):
                                   for f in dr.coupling.functions))
     affine = [k for k, dr in enumerate(robot.drivers)
               if dr.type in ("affine", "nonlinear") and len(dr.dofs) > 1]
+    joints = [e for e in range(m.neq) if m.eq_type[e] == mujoco.mjtEq.mjEQ_JOINT or not joint_only]
     if not affine:
-        assert m.neq == 0
+        assert not joints
         return
     rng = np.random.default_rng(3)
     u = rng.uniform(-0.5, 0.5, size=len(robot.drivers))
     q = robot.config_from_drivers(u)
     qpos = qpos_of(m, robot, q, robot.fk(q))
     followers = {link_of_joint(robot, mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, m.eq_obj1id[e]))
-                 for e in range(m.neq)}
+                 for e in joints}
     for k in affine:
         dr = robot.drivers[k]
         # every DOF but one (the leader) follows through an equality, or the report says why not
@@ -268,7 +281,7 @@ def check_couplings(m, d, robot, report):
         assert len(missing) <= 1, (dr.name, missing)
         if len(missing) == 1 and dr.leader in dr.dofs:      # the one that leads: the actuated joint
             assert missing == [robot.links[dr.leader].name], (dr.name, missing)
-    for e in range(m.neq):
+    for e in joints:
         assert m.eq_type[e] == mujoco.mjtEq.mjEQ_JOINT
         j1, j2 = m.eq_obj1id[e], m.eq_obj2id[e]
         y = qpos[m.jnt_qposadr[j1]]

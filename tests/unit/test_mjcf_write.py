@@ -125,7 +125,7 @@ def test_floating_base_is_one_freejoint(tmp_path):
     p, R = body(m, d, "arm")
     assert np.allclose(R, Rw @ Ry(a), atol=1e-12)
     assert np.allclose(p, np.array([x, y, z]) + Rw @ [0.2, 0, 0], atol=1e-12)
-    assert any("written as the free joint 'torso'" in w for w in rep.warnings)
+    assert any("written as the free joint of body 'torso'" in w for w in rep.warnings)
 
 
 def test_weld_at_its_configured_value_and_zero_axis(tmp_path):

@@ -21,6 +21,7 @@ import numpy as np
 
 from ...errors import OutputError
 from ...transforms import vector_norm
+from ..naming import joint_names, say_unwritten
 from ._build import MM, dh_structure, joint_infos
 from ._collision_out import disable_collision_lines
 from ._robot_generic import spec_from_model
@@ -283,6 +284,11 @@ def _report_model_losses(robot, report, exclude):
         report.lose(f"{robot.name}: robot properties ({', '.join(sorted(robot.properties))})", kind="not written")
     for key in sorted(k for k in robot.extras if k != "graspit"):
         report.lose(f"{robot.name}: data of another format ({key})", kind="kept as data")
+    # the source file's joint names (an MJCF <freejoint name>, URDF joints); the names of
+    # drivers are the DOFs' (dof<k>: GraspIt! numbers them) and are not said
+    source = [n if n is not None and n == l.joint_name else None
+              for n, l in zip(joint_names(robot), robot.links)]
+    say_unwritten(robot, set(exclude), report, "GraspIt! joints and DOFs have no names", names=source)
     for l in robot.links:
         if l.visual_geometry is not None:
             report.lose("separate visual geometry (GraspIt! bodies have one geometry)", l.name,

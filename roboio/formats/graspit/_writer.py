@@ -32,6 +32,7 @@ from ...errors import RoboioError
 from ...model import RigidObject, Robot, Terrain, TriangleMesh, World
 from ...report import ConversionReport
 from ...transforms import compose, vector_norm
+from .. import static_mass
 from ..fileio import atomic_write, safe_file_stem
 from ._build import GRAMS, MM, com_m, geometry_transform_si, inertia_si, mass_kg
 from ._iv_out import inventor_text
@@ -303,6 +304,8 @@ class GraspitWriter:
                          or os.path.join(root, "models", folder, own, safe_file_stem(el.name) + ".xml"))
                 if isinstance(el, RigidObject):
                     self._lose_object_fields(el)
+                else:
+                    static_mass.say_lost(el, self.report, "a terrain is written as an obstacle without mass")
                 bpath = self.add_file(bpath, self._element_body(el, bpath, dynamic), el.name)
                 lines += [f"    <{kind}>", f"        <filename>{esc(_rel(bpath, root))}</filename>"]
                 lines += transform_lines(transform_for(ex.get("transform"), el.transform), "        ")

@@ -19,6 +19,7 @@ import numpy as np
 from ...errors import FormatError
 from ...model import Group, PointCloud, Terrain, TriangleMesh
 from ...transforms import compose
+from .. import static_mass
 from ..fileio import as_text, atomic_write, read_bytes
 from ..loading import load_geometry_ref
 from . import _simplefile
@@ -105,6 +106,7 @@ def terrain_items(t: Terrain, path: str, report, geometry_writer: GeometryWriter
 def terrain_text(t: Terrain, path: str, report, geometry_writer=None, placed: bool = False) -> str:
     """The ``.env`` text of ``t`` to be stored at ``path`` (see :func:`terrain_items`)."""
     what = f"terrain {t.name!r}"
+    static_mass.say_lost(t, report, "Klamp't terrains have no mass")
     return element_file_text(t, path, report, geometry_writer, what, "<terrain margin>",
                              lambda gw: terrain_items(t, path, report, gw, what, placed))
 

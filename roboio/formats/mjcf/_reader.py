@@ -22,7 +22,8 @@ import numpy as np
 
 from ...context import LoadContext
 from ...model import Appearance, Driver, Group, Joint, Link, RigidObject, Robot, Terrain, World
-from ...transforms import compose, symmetric_eigen3
+from ...transforms import compose, matrix_vector, rotate_tensor, symmetric_eigen3
+from .. import static_mass
 from . import _massprops as MP
 from ._actuators import attach_drivers
 from ._bodies import DEFAULT_RGBA, VISIBLE_GROUPS, body_chain, body_geometry, body_massprops, body_pose, geom_pose
@@ -382,6 +383,9 @@ class Reader:
                     t.extras["mjcf"]["visual_geometry"] = (drawn_only[0] if len(drawn_only) == 1
                                                            else Group(drawn_only))
                 self._scenery_parts(b, t)
+                mass = self._scenery_mass(b)
+                if mass is not None:
+                    static_mass.keep(t, mass.mass, mass.com, mass.inertia)
                 self.terrain_of[b.id] = t
                 out.append(t)
         return out
@@ -395,10 +399,27 @@ class Reader:
             T = _pose_in(d, b)
             if d is not b:
                 self.doc.warn(d.node, f"static body {d.label!r} read as part of terrain {t.name!r} "
-                                      f"(its geoms placed in the frame of body {b.label!r})", kind="restructured")
+                                      f"(its geoms and mass placed in the frame of body {b.label!r})", kind="restructured")
             sites += [(x, T) for x in d.sites]
         if sites:
             t.extras["mjcf"].update(kept_sites([x for x, _ in sites], [T for _, T in sites]))
+
+    def _scenery_mass(self, b: Body) -> Optional[MP.MassProps]:
+        """The mass MuJoCo compiles for scenery body ``b`` and the static bodies in it
+        (``body_mass``, ``body_ipos``, ``body_inertia``: each body's as the reading computed
+        it, boundmass included), summed in ``b``'s frame, or None when massless. (A nested
+        static body's mass joins ``b``'s, as its geoms join the terrain.)"""
+        parts = []
+        for d in b.walk():
+            p = self.massprops.get(d.id)
+            if p is None or (p.mass == 0 and not np.any(p.inertia)):
+                continue
+            T = _pose_in(d, b)
+            if T is not None:
+                R = T[:3, :3]
+                p = MP.MassProps(p.mass, matrix_vector(R, p.com) + T[:3, 3], rotate_tensor(R, p.inertia))
+            parts.append(p)
+        return MP.combine(parts) if parts else None
 
     def _friction_of(self, geoms: list) -> float:
         """The kFriction of a terrain or rigid object of ``geoms``: their sliding friction

@@ -70,6 +70,7 @@ from ...report import extras_text
 from ...transforms import (axis_angle_to_matrix, compose, det3, make_transform, matrix_to_quat, matrix_to_rpy, symmetric_eigen3,
                            transform_points, vector_norm)
 from ..affine import link_poses, nearest_rotation
+from .. import static_mass
 from ..fileio import fmt_float
 from ..fixed_point import exact_params, stable_params
 from ..fk_change import FK_SAMPLES, fk_change, fk_loss_kind
@@ -1515,7 +1516,7 @@ class MjcfWriter:
                 if i != root and (l.mass != 0 or np.any(l.inertia)):
                     rep.lose("mass of virtual floating-base links", l.name, kind="not written", noun="link")
             rep.warn(f"floating base {', '.join(r.links[i].name for i in virtual + [root])} written "
-                     f"as the free joint {r.links[root].name!r}", kind="changed")
+                     f"as the free joint of body {r.links[root].name!r}", kind="changed")
         for i in range(r.num_links):
             if plan.body_of[i] is None or i in plan.free_root or plan.jtype(i) == "weld":
                 continue
@@ -1604,10 +1605,12 @@ class MjcfWriter:
                 _set_quat(body, R)
             else:
                 geom, visual = _placed(geom, t.transform), _placed(visual, t.transform)
+            self._static_mass(body, t, framed)
             self._geoms(body, geom, visual, color, t.name or "terrain")
             self._friction([e for e in body if e.tag == "geom"], t.kFriction, t.name)
             self._sites(body, t.extras.get("mjcf", {}), t.name, None if framed else t.transform)
             return
+        static_mass.say_lost(t, self.report, "a terrain of one geom is a geom of the world body, which has no mass")
         geom, visual = _placed(geom, t.transform), _placed(visual, t.transform)
         start = len(worldbody)
         self._geoms(worldbody, geom, visual, color, t.name or "terrain")
@@ -1625,6 +1628,23 @@ class MjcfWriter:
                 body.append(el)
             self.classes_used.add("terrain")
         self._friction(made, t.kFriction, t.name)
+
+    def _static_mass(self, body, t: Terrain, framed: bool) -> None:
+        """The ``<inertial>`` of a scenery body: the mass MuJoCo compiled for the static body
+        it was read from (:mod:`roboio.formats.static_mass`), so that ``body_mass`` and
+        ``body_inertia`` are the source's (the terrain class's geoms add none: the compiler
+        has ``inertiafromgeom="false"``). ``framed``: the body is at the terrain's pose;
+        else the pose is not a rotation and a translation, and the mass is reported."""
+        props = static_mass.kept(t)
+        if props is None or props[0] <= 0:
+            return
+        if not framed:
+            static_mass.say_lost(t, self.report, "the terrain's pose is not a rotation and a translation")
+            return
+        it = _inertia.prepare(*props)
+        for c in it.changes:
+            self.report.lose("mass properties changed for MuJoCo", f"{t.name}: {c}", kind="changed")
+        body.append(_inertial_element(it))
 
     def _source_order(self, worldbody) -> None:
         """The top-level bodies in the order of the MJCF file the world was read from

@@ -34,6 +34,7 @@ from ...model import Group, PointCloud, Primitive, RigidObject, Robot, TriangleM
 from ...model.geometry import leaf_appearances
 from ...transforms import compose, det3, make_transform, transform_points, vector_norm
 from ..affine import link_poses
+from .. import static_mass
 from ..fileio import fmt_float
 from ..naming import Namespace, joint_names, no_whitespace, say_unwritten
 from ._math import apply_transform_tag, matrices_from_quats, quat_from_matrix
@@ -1192,6 +1193,8 @@ def _element_body(obj, report, out_dir, ind, static: bool, name=None) -> list:
     link.extras["openrave"] = {"static": static}
     r.set_links([link], qmin=[0.0], qmax=[0.0])
     w = _BodyWriter(r, report, out_dir, f"{'terrain' if static else 'object'} {obj.name!r}")
+    if static:
+        static_mass.say_lost(obj, report, "a terrain is written as a massless static KinBody")
     lines = [f"{ind}<KinBody name={_attr(name)}>"]
     lines += w.write_kinbody(ind + "  ")
     lines.append(f"{ind}</KinBody>")

@@ -256,8 +256,10 @@ class _Writer:
             world = "_" + world
         moved = [i for i in emitted if i != self.urdf_root]
         source = joint_names(self.r)
-        say_unwritten(self.r, set(moved) | set(self.fb[:5] if self.fb else ()), self.report,
-                      "a URDF root has no joint")
+        # (a floating base's name: an MJCF <freejoint name>, a .body's free root joint_name)
+        say_unwritten(self.r, set(moved), self.report,
+                      "a URDF floating base is its root link, which has no joint" if self.fb
+                      else "a URDF root has no joint")
         joints = Namespace(self.report, "joints")
         got = joints.assign([source[i] for i in moved], [f"{lnames[i]}_joint" for i in moved])
         jnames = dict(zip(moved, got))

@@ -30,7 +30,7 @@ from ...fileio import fmt_float
 from ...fixed_point import stable_params
 from ...fk_change import FK_SAMPLES, fk_change, fk_loss_kind, note_fk_change
 from .. import _yaml as Y
-from ...naming import Namespace, joint_names
+from ...naming import Namespace, joint_names, say_unwritten
 from ._build import FLOATING_NAMES
 
 __all__ = ["body_text"]
@@ -212,11 +212,26 @@ class _Writer:
         got = Namespace(self.report, "links").assign([r.links[i].name for i in written],
                                                      [f"link{i}" for i in written])
         self.lnames = dict(zip(written, got))
-        source = joint_names(r)
+        source = self.floating_names(joint_names(r))
+        say_unwritten(r, set(written), self.report, "a Choreonoid free link is one joint, named "
+                      "once", names=source)
         got = Namespace(self.report, "joints").assign([source[i] for i in written],
                                                       [self.lnames[i] for i in written])
         self.jnames = dict(zip(written, got))
         self.root_joint_named = source[written[0]] is not None if written else False
+
+    def floating_names(self, source) -> list:
+        """``source`` (per link) with a floating joint's name (an MJCF ``<freejoint name>``,
+        which :func:`~roboio.formats.naming.joint_names` leaves on its first virtual link)
+        moved to the free link the chain is folded into, which Choreonoid names with its
+        ``joint_name`` key (the root's too: ``jointName()``)."""
+        source = list(source)
+        for last, virtual in self.virtual.items():
+            if source[last] is None:
+                k = next((k for k in virtual if source[k] is not None), None)
+                if k is not None:
+                    source[last], source[k] = source[k], None
+        return source
 
     def joint_ids(self, bodies) -> dict:
         table = self.r.joint_id_links
