@@ -103,6 +103,9 @@ def run(args):
     rb, fk_b, reader, note = _read_b(args.b, args.reader)
     if rb is None:                       # the program refuses B
         return _refused(args, reader, note)
+    if _several_robots(a):
+        note = "; ".join(filter(None, [note, f"A holds {len(a.robots)} robots: --reader "
+                                       f"{args.reader} compares the first, {ra.name!r}"]))
     res, dyn = _compare(args, ra, rb, fk_b, reader, link_map, note)
     if args.json:
         print(dump_json(_result_dict(res, dyn)))
