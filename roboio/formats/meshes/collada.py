@@ -20,6 +20,9 @@ with an element pycollada rejects is a FormatError. A ``<sampler2D>`` whose surf
 effect does not declare is removed with a warning (pycollada would drop every geometry
 whose material uses it; Assimp loses only the texture).
 
+:func:`node_mesh` reads one node of the scene (Choreonoid's ``Resource { uri, node }``): the
+node named so (its ``name``, else its ``id``) with its subtree, placed by the caller's rule.
+
 Before trimesh runs, roboio parses the file with its hardened XML parser and refuses
 documents with a DOCTYPE (pycollada's parser would expand entities), negative ``<p>``
 indices (they would wrap around) and scenes that place more than :data:`MAX_INSTANCES`
@@ -193,10 +196,10 @@ def _node_matrix(node, path: str) -> np.ndarray:
         except ValueError:
             raise FormatError(path, where(c), None, f"<{kind}>: not numbers") from None
         size = {"matrix": 16, "translate": 3, "rotate": 4, "scale": 3}.get(kind)
-        if size is None or len(v) != size:
-            raise FormatError(path, where(c), None, f"<{kind}> with {len(v)} numbers: not read "
-                                                    "when picking a node" if size else
-                              f"<{kind}>: not read when picking a node")
+        if size is None:
+            raise FormatError(path, where(c), None, f"<{kind}>: not read when picking a node")
+        if len(v) != size:
+            raise FormatError(path, where(c), None, f"<{kind}> with {len(v)} numbers, not {size}")
         T = np.eye(4)
         if kind == "matrix":
             T = np.array(v).reshape(4, 4)
@@ -215,18 +218,7 @@ def _pick_node(root, path: str, name: str, compose, exclude) -> None:
     ``id``; the first in a pre-order walk), placed by ``compose(parent, local)``, without
     the nodes of its subtree named in ``exclude``."""
     scene = _default_visual_scene(root, path)
-    found = None
-    for key in ("name", "id"):
-        stack = [(n, np.eye(4)) for n in reversed(children(scene, "node"))]
-        while stack and found is None:
-            node, M = stack.pop()
-            if node.get(key) == name:
-                found = node, M
-                break
-            inner = transforms.compose(M, _node_matrix(node, path))
-            stack += [(c, inner) for c in reversed(children(node, "node"))]
-        if found is not None:
-            break
+    found = _find_node(scene, "name", name, path) or _find_node(scene, "id", name, path)
     if found is None:
         raise FormatError(path, None, None, f"no node named {name!r}")
     node, parent = found
@@ -237,12 +229,25 @@ def _pick_node(root, path: str, name: str, compose, exclude) -> None:
     for inner in list(node.iter("{*}node")):
         if inner is not node and (inner.get("name") or inner.get("id")) in exclude:
             inner.getparent().remove(inner)
-    matrix = etree.Element(node.tag.replace("node", "matrix"))
+    matrix = etree.Element(etree.QName(etree.QName(node).namespace, "matrix"))
     matrix.text = " ".join(repr(float(x)) for x in placed.reshape(-1))
     node.insert(0, matrix)
     for c in children(scene, "node"):
         scene.remove(c)
     scene.append(node)
+
+
+def _find_node(scene, key: str, name: str, path: str):
+    """``(node, matrix of its parent frame)`` of the first ``<node>`` whose ``key``
+    attribute is ``name`` in a pre-order walk of ``scene``, or None."""
+    stack = [(n, np.eye(4)) for n in reversed(children(scene, "node"))]
+    while stack:
+        node, M = stack.pop()
+        if node.get(key) == name:
+            return node, M
+        inner = transforms.compose(M, _node_matrix(node, path))
+        stack += [(c, inner) for c in reversed(children(node, "node"))]
+    return None
 
 
 def _default_visual_scene(root, path: str):
