@@ -32,7 +32,8 @@ register(FormatInfo(
     description="Choreonoid standard body motion (YAML, .seq or .yaml as Choreonoid loads "
                 "them); writes format version 2, camelCase keys",
     ecosystem="choreonoid", sniff=sniff_seq, read=_M + "seq:read", write=_M + "seq:write",
-    # below choreonoid-model: a .yaml whose content neither takes is a body description's
+    # below choreonoid-model's priority: a .yaml neither recognises gets the body
+    # description's error; the write-only v4 is lower still (a .seq is written as version 2)
     writes=("BodyMotion",), priority=-2))
 register(FormatInfo(
     name="choreonoid-seq-v4", extensions=(".seq",), kinds=("body_motion",),
