@@ -61,8 +61,10 @@ def sample(robot, n, seed):
     their configured value (a weld does not move whatever its limits say)."""
     rng = np.random.default_rng(seed)
     span = np.where([l.is_prismatic for l in robot.links], 1.0, np.pi)
-    lo = np.where(np.isfinite(robot.qmin), robot.qmin, -span)
-    hi = np.where(np.isfinite(robot.qmax), robot.qmax, span)
+    # a URDF's unlimited prismatic joint reads back with limits of +-1.8e308 (finite, but
+    # their range overflows uniform())
+    lo = np.where(np.isfinite(robot.qmin) & (robot.qmin > -1e100), robot.qmin, -span)
+    hi = np.where(np.isfinite(robot.qmax) & (robot.qmax < 1e100), robot.qmax, span)
     Q = rng.uniform(np.minimum(lo, hi), np.maximum(lo, hi), size=(n, robot.num_links))
     for j in robot.joints:
         if j.type == "weld":

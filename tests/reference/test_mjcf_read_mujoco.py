@@ -163,6 +163,30 @@ MODELS = {
     </body>
   </worldbody>
 </mujoco>""",
+    # tilted bricks (vertices rounded to mm): MuJoCo keeps a mesh's principal axes where its
+    # Jacobi iteration stops, up to 1e-7 of the largest moment off the exact tensor's
+    "mesh_principal_axes": """
+<mujoco>
+  <asset>
+    <mesh name="brick9" face="0 1 3 0 3 2 4 6 7 4 7 5 0 4 5 0 5 1 2 3 7 2 7 6 0 2 6 0 6 4 1 5 7 1 7 3"
+      vertex="0.314 0.004 -0.203 0.371 -0.048 -0.018 0.058 -0.303 -0.212 0.115 -0.355 -0.027
+      -0.115 0.355 0.027 -0.058 0.303 0.212 -0.371 0.048 0.018 -0.314 -0.004 0.203"/>
+    <mesh name="brick38" face="0 1 3 0 3 2 4 6 7 4 7 5 0 4 5 0 5 1 2 3 7 2 7 6 0 2 6 0 6 4 1 5 7 1 7 3"
+      vertex="0.207 0.309 -0.04 0.335 0.166 0.012 0.088 0.09 -0.352 0.217 -0.054 -0.3
+      -0.217 0.054 0.3 -0.088 -0.09 0.352 -0.335 -0.166 -0.012 -0.207 -0.309 0.04"/>
+    <!-- no faces: MuJoCo's convex hull of its float32 vertices (a double-precision hull
+         splits the corners, not quite coplanar, the other way: a volume 1.4e-8 off) -->
+    <mesh name="hull9" vertex="0.314 0.004 -0.203 0.371 -0.048 -0.018 0.058 -0.303 -0.212 0.115 -0.355 -0.027
+      -0.115 0.355 0.027 -0.058 0.303 0.212 -0.371 0.048 0.018 -0.314 -0.004 0.203"/>
+  </asset>
+  <worldbody>
+    <body name="h" pos="0 0 1"><joint/><geom type="mesh" mesh="hull9"/></body>
+    <body name="a"><joint/><geom type="mesh" mesh="brick9"/>
+      <body name="b" pos="1 0 0"><joint axis="0 1 0"/><geom type="mesh" mesh="brick38" mass="2" euler="10 20 30"/></body>
+      <body name="c" pos="0 1 0"><joint/><geom type="mesh" mesh="brick9" pos="0.1 0 0"/><geom type="mesh" mesh="brick38"/></body>
+    </body>
+  </worldbody>
+</mujoco>""",
     "include_replicate": """
 <mujoco>
   <include file="parts.xml"/>

@@ -150,3 +150,44 @@ def test_static_body_mass_reported_elsewhere(tmp_path, fmt, name):
     said = [d for d in report.lost if "mass of static bodies" in str(d)]
     assert said and "table" in str(said[0]) and "shelf" in str(said[0])
     assert said[0].severity == "warning"
+
+
+KEPT_AND_NOT = """<mujoco model="m">
+  <option integrator="RK4"/>
+  <worldbody>
+    <body name="base" mocap="true"><geom type="box" size=".1 .1 .1"/></body>
+    <body name="a" pos="0 0 1">
+      <joint name="ball" type="ball" range="0 40"/>
+      <geom type="sphere" size=".1" mass="1"/>
+      <site name="tip" pos="0 0 .1"/>
+      <body name="b" pos="0 0 .2">
+        <joint name="j" axis="0 1 0" ref="10"/>
+        <inertial pos="0 0 0" mass="1" quat="0.9 0.1 0.3 0.2" diaginertia="0.03 0.02 0.015"/>
+      </body>
+    </body>
+  </worldbody>
+  <equality><connect body1="b" anchor="0 0 0"/></equality>
+  <keyframe><key qpos="1 0 0 0 0.2"/></keyframe>
+</mujoco>
+"""
+
+
+def test_mjcf_rewrite_reports_only_what_it_does_not_write(tmp_path):
+    """MJCF -> MJCF: what the reading kept and the writer gives back (a site, a ball's cone,
+    a joint's ref, the inertia's quat + diaginertia, <option>, a key) is not reported lost
+    (every link with a site was, as 'format-specific link data'); the mocap flag and the
+    <connect>, which it does not write, are."""
+    src = tmp_path / "m.xml"
+    src.write_text(KEPT_AND_NOT)
+    with pytest.warns(roboio.RoboioWarning):
+        world = roboio.load(str(src))
+    out = tmp_path / "out" / "m.xml"
+    report = roboio.save(world, str(out), "mjcf")
+    lost = [str(x) for x in report.lost]
+    link_data = [x for x in lost if x.startswith("format-specific link data")]
+    robot_data = [x for x in lost if x.startswith("format-specific robot data")]
+    assert link_data == [] or all("mjcf.mocap" in x and "sites" not in x for x in link_data), lost
+    assert any("mjcf.equality" in x for x in robot_data), lost
+    assert not any(k in x for x in robot_data for k in ("option", "keyframes", "sites")), lost
+    text = out.read_text()
+    assert 'name="tip"' in text and 'integrator="RK4"' in text and "<key" in text

@@ -278,6 +278,7 @@ def test_fusestatic_moves_static_bodies_into_their_parents(tmp_path):
     ('<mujoco>\n<include file="missing.xml"/></mujoco>', 2, "not found"),
     ('<mujoco><worldbody><body name="a"/>\n<body name="a"/></worldbody></mujoco>', 2, "repeated name"),
     ('<mujoco><worldbody><body>\n<geom type="mesh" mesh="m"/></body></worldbody></mujoco>', 2, "unknown mesh"),
+    ('<mujoco><worldbody>\n<geom type="plane" size="1 1 0"/></worldbody></mujoco>', 2, "plane size\\(3\\) must be positive"),
 ])
 def test_what_mujoco_refuses_is_a_located_error(tmp_path, text, line, message):
     p = tmp_path / "bad.xml"
@@ -306,3 +307,21 @@ def test_what_mujoco_ignores_or_roboio_cannot_hold_is_warned(tmp_path):
     assert w.robots[0].extras["mjcf"]["equality"][0]["type"] == "connect"
     with pytest.raises(FormatError):
         roboio.load(str(p), strict=True)
+
+
+def test_plane_of_negative_half_sizes_is_infinite(tmp_path):
+    """MuJoCo checks only a plane's third size (> 0); half sizes <= 0 make it infinite, as
+    robohive's scene_sim floor size="-1 -1 .1" (refused as 'plane size must be
+    non-negative' before). Read as the square of an infinite plane, written back as given."""
+    text = """<mujoco><worldbody><geom name="floor" type="plane" size="-1 -1 .1"/>
+      <body name="b"><joint/><geom size="0.1"/></body></worldbody></mujoco>"""
+    (tmp_path / "m.xml").write_text(text)
+    with pytest.warns(roboio.RoboioWarning, match="infinite plane"):
+        w = roboio.load(str(tmp_path / "m.xml"))
+    floor = w.terrains[0].geometry
+    assert np.allclose(np.abs(np.asarray(floor.vertices)).max(axis=0), [50.0, 50.0, 0.0], rtol=0, atol=0)
+    out = tmp_path / "out.xml"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        roboio.save(w, str(out), "mjcf")
+    assert '<geom type="plane" size="-1 -1 0.1" name="floor"/>' in out.read_text()

@@ -15,7 +15,7 @@ from typing import Optional
 import numpy as np
 
 from ...transforms import compose, matrix_vector, rotate_tensor, symmetric_eigen3, vector_dot, vector_norm
-from ._orient import MJ_EPS, MJ_MINVAL, quat_to_mat
+from ._orient import MJ_EPS, MJ_MINVAL, mesh_inertia, quat_to_mat
 
 __all__ = ["MassProps", "MeshProps", "primitive_volume", "primitive_inertia", "mesh_props",
            "combine", "geom_props", "rotation"]
@@ -199,7 +199,8 @@ def mesh_props(V, F, mode: str) -> tuple:
                  + E[:, i] * G[:, j] + E[:, j] * G[:, i])
             P[i, j] = P[j, i] = (w / C * s).sum()
     tr = np.trace(P)
-    full = np.eye(3) * tr - P
+    # MuJoCo keeps the principal form its eigen-solver stops at (1e-8 off: _orient.eig3)
+    full = mesh_inertia(np.eye(3) * tr - P)
     ev = symmetric_eigen3(full)[0]
     if ev[2] <= 0:
         return None, "eigenvalue of mesh inertia must be positive"

@@ -73,7 +73,9 @@ class MeshAsset:
     def _inline(self, doc: Document):
         V = np.asarray(self.vertex, float).reshape(-1, 3)
         if self.face is None:
-            F = _hull(V)
+            # MuJoCo's hull is of its single-precision vertices: near-coplanar corners (vertices
+            # rounded to mm) may be triangulated otherwise, a volume 1e-8 off, in double
+            F = _hull(V.astype(np.float32).astype(np.float64))
             if F is None:
                 raise doc.error(self.node, f"mesh {self.name!r}: vertices without faces need a convex "
                                            "hull (install scipy)")

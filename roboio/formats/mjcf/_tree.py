@@ -391,9 +391,9 @@ def _check_size(doc: Document, n: Node, gt: str, size: list, fitted: bool) -> No
     if fitted:
         return
     need = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}.get(gt, 0)
-    if gt == "plane":
-        if size[2] < 0 or size[0] < 0 or size[1] < 0:
-            raise doc.error(n, "plane size must be non-negative")
+    if gt == "plane":            # a half size <= 0 is infinite (robohive's size="-1 -1 .1")
+        if size[2] <= 0:
+            raise doc.error(n, "plane size(3) must be positive")
         return
     for k in range(need):
         if size[k] <= 0:

@@ -66,7 +66,6 @@ from lxml import etree
 from ...errors import OutputError
 from ...model import Group, PointCloud, Primitive, RigidObject, Robot, Terrain, TriangleMesh, World
 from ...model.qpos import is_ball_group, qpos_slots, zyx_quat
-from ...report import extras_text
 from ...transforms import (axis_angle_to_matrix, compose, det3, make_transform, matrix_to_quat, matrix_to_rpy, symmetric_eigen3,
                            transform_points, vector_norm)
 from ..affine import link_poses, nearest_rotation
@@ -190,6 +189,26 @@ def _read_rotation(R) -> np.ndarray:
     if np.array_equal(R, np.eye(3)):
         return np.eye(3)
     return quat_matrix(np.array([float(v) for v in _quat(R).split()]))
+
+
+# what an MJCF reading keeps that the writer gives back: on a link, sites, the inertia's
+# quat + diaginertia, a ball's cone, a joint's ref; on a robot, <option>, <size>, keys,
+# tendons, actuators of no driver and the world's sites (not welds and connects)
+_WRITTEN_LINK_MJCF = frozenset({"sites", "site_shapes", "principal_inertia", "ball_range", "ref"})
+_WRITTEN_ROBOT_MJCF = frozenset({"option", "size", "keyframes", "tendons", "actuators", "sites", "site_shapes"})
+
+
+def _unwritten_extras(extras: dict, written: frozenset) -> list:
+    """The keys of ``extras`` the writer does not write: other ecosystems' whole, the MJCF
+    reading's own (``mjcf.<key>``) but those in ``written``."""
+    out = []
+    for k in sorted(extras):
+        v = extras[k]
+        if k == "mjcf" and isinstance(v, dict):
+            out += [f"mjcf.{x}" for x in sorted(v) if x not in written]
+        else:
+            out.append(k)
+    return out
 
 
 def _read_ref(link) -> Optional[float]:
@@ -1530,14 +1549,14 @@ class MjcfWriter:
             if (d.dry_friction or d.viscous_friction) and not (d.type == "normal" and len(d.dofs) == 1):
                 rep.lose("friction of drivers that are not one-DOF drivers", d.name, kind="not written", noun="driver")
         self._report_robot_actuators(r)
-        kept = extras_text(r.extras, skip=("klampt",))
+        kept = ", ".join(k for k in _unwritten_extras(r.extras, _WRITTEN_ROBOT_MJCF) if k != "klampt")
         if kept:
             rep.lose("format-specific robot data", kept, kind="kept as data")
         if r.properties:
             rep.lose("robot properties (sensors, controller, ...)", ", ".join(sorted(r.properties)), kind="not written")
         from ...model import Appearance
         for l in r.links:
-            keys = sorted(l.extras)
+            keys = _unwritten_extras(l.extras, _WRITTEN_LINK_MJCF)
             if keys:
                 rep.lose("format-specific link data", f"{l.name} ({', '.join(keys)})", kind="kept as data", noun="link")
             ap = l.appearance
