@@ -64,8 +64,8 @@ from .limits import check_alloc
 from .link_match import LinkMatch, map_name, match_links
 from .model import Driver, Robot, World
 
-__all__ = ["verify", "VerifyResult", "sample_configs", "map_name", "match_links", "LinkMatch",
-           "STATED_MARGIN"]
+__all__ = ["verify", "VerifyResult", "pair_robots", "sample_configs", "map_name", "match_links",
+           "LinkMatch", "STATED_MARGIN"]
 
 STATED_MARGIN = 2.0     # a stated FK error is allowed this many times over (see verify)
 
@@ -155,6 +155,25 @@ class VerifyResult:
                 "samples": self.samples, "tol": self.tol, "notes": self.notes,
                 "per_link": {k: {"position": p, "rotation": r} for k, (p, r) in self.per_link.items()},
                 **({"collision": self.collision.to_dict()} if self.collision is not None else {})}
+
+
+def pair_robots(a_robots: list, b_robots: list) -> list:
+    """``[(robot of A, robot of B or None)]``: B's robot of the same name, else the one
+    sharing the most link names (a world writer may join an attached hand to its arm),
+    else, when both hold as many robots, the one at the same place."""
+    pairs = []
+    for k, ra in enumerate(a_robots):
+        rb = next((r for r in b_robots if r.name == ra.name), None)
+        if rb is None:
+            names = set(ra.link_names)
+            shared = [(len(names & set(r.link_names)), -i) for i, r in enumerate(b_robots)]
+            best = max(shared, default=(0, 0))
+            if best[0]:
+                rb = b_robots[-best[1]]
+            elif len(a_robots) == len(b_robots):
+                rb = b_robots[k]
+        pairs.append((ra, rb))
+    return pairs
 
 
 def _as_robot(obj) -> Robot:

@@ -160,32 +160,14 @@ def _several_robots(obj) -> bool:
     return isinstance(obj, World) and len(obj.robots) > 1
 
 
-def _pair_robots(a_robots: list, b_robots: list) -> list:
-    """``[(robot of A, robot of B or None)]``: B's robot of the same name, else the one
-    sharing the most link names (a world writer may join an attached hand to its arm),
-    else, when both hold as many robots, the one at the same place."""
-    pairs = []
-    for k, ra in enumerate(a_robots):
-        rb = next((r for r in b_robots if r.name == ra.name), None)
-        if rb is None:
-            names = set(ra.link_names)
-            shared = [(len(names & set(r.link_names)), -i) for i, r in enumerate(b_robots)]
-            best = max(shared, default=(0, 0))
-            if best[0]:
-                rb = b_robots[-best[1]]
-            elif len(a_robots) == len(b_robots):
-                rb = b_robots[k]
-        pairs.append((ra, rb))
-    return pairs
-
-
 def _run_world(args, a, b, link_map) -> int:
     """A world holding several robots: each robot of A against its robot in B (same name,
     else most shared link names, else same place); exit 0 when every one passes."""
     from ..model import Robot, World
     b_robots = [b] if isinstance(b, Robot) else list(b.robots) if isinstance(b, World) else []
     results, ok = [], True
-    for ra, rb in _pair_robots(list(a.robots), b_robots):
+    from ..verify import pair_robots
+    for ra, rb in pair_robots(list(a.robots), b_robots):
         if rb is None:
             results.append((ra, None, None, None))
             ok = False
